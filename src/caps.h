@@ -1,0 +1,9 @@
+/* caps.h — capabilities (libcap-ng) and no_new_privs for the command. */
+#ifndef JAIL_CAPS_H
+#define JAIL_CAPS_H
+#include "util.h"
+/* Empty every capability set (effective, permitted, inheritable, ambient,
+ * bounding), lock securebits, set no_new_privs.  Runs in init's child right
+ * before seccomp and exec; fails closed. */
+int caps_drop_all(struct jail_err *e) WUR;
+#endif

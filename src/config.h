@@ -1,0 +1,65 @@
+/* config.h — the one validated configuration a jail runs with.
+ *
+ * Filled from the layered policy files (policy.c) and then the command line
+ * (cli.c); everything else only reads it.  No global option flags.
+ */
+#ifndef JAIL_CONFIG_H
+#define JAIL_CONFIG_H
+
+#include "util.h"
+
+enum net_mode { NET_NONE = 0, NET_ALLOW, NET_OPEN };
+enum home_mode { HOME_FRESH = 0, HOME_PERSISTENT };
+
+struct jail_config {
+	/* invocation */
+	char *project;         /* -D, as given (default ".") */
+	char *session;         /* -s, default "default" */
+	char **argv;           /* the command (borrowed from main's argv) */
+	struct strv policies;  /* -p NAME, in order */
+	bool quiet;            /* --quiet */
+	bool no_export;        /* --no-export: leave patches for `jail export` */
+
+	/* [fs] */
+	struct strv ro_binds;       /* host paths bound read-only at the same path */
+	struct strv rw_binds;       /* host paths bound read-write */
+	struct strv hide;           /* extra patterns hidden in the project */
+	struct strv show_ignored;   /* git-ignored paths shown anyway */
+	struct strv tmpfs;          /* extra tmpfs mounts */
+
+	/* [home] */
+	enum home_mode home;
+	struct strv home_copy;      /* host files copied into the fake home */
+
+	/* [env] */
+	struct strv env_pass;       /* names passed from the host */
+	struct strv env_set;        /* NAME=VALUE */
+
+	/* [secrets]: NAME=SOURCE (env:VAR, file:PATH, cmd:...) */
+	struct strv secrets;
+
+	/* [net] */
+	enum net_mode net;
+	struct strv allow;          /* HOST:PORT */
+	char *dns_upstream;         /* ADDR[:PORT] */
+	struct strv publish;        /* PORT[:HOSTPORT] */
+
+	/* [export] */
+	struct strv export_deny;    /* extra left-out patterns */
+	struct strv export_allow;   /* default left-out patterns let through again */
+	bool export_binary;
+	long long export_max_size;  /* bytes */
+
+	/* [syscalls] */
+	struct strv syscalls_allow;
+
+	/* [limits] (0 = none) */
+	long long memory;           /* bytes */
+	long long pids;
+	double cpus;
+};
+
+void config_init(struct jail_config *c);
+void config_free(struct jail_config *c);
+
+#endif

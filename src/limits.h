@@ -1,0 +1,14 @@
+/* limits.h — resource limits: cgroup v2 where delegated, rlimits otherwise. */
+#ifndef JAIL_LIMITS_H
+#define JAIL_LIMITS_H
+#include "config.h"
+/* Supervisor, after clone: put the jail's init into a cgroup with the limits,
+ * when a delegated cgroup v2 subtree is writable.  Returns 1 when cgroup limits
+ * are in force, 0 when the rlimit fallback must do. */
+int limits_cgroup_attach(const struct jail_config *cfg, pid_t init_pid, struct jail_err *e) WUR;
+/* Init's child, before exec: rlimits (core dumps off, and the fallbacks). */
+int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
+                         struct jail_err *e) WUR;
+/* Supervisor, at exit: remove the cgroup made for the jail. */
+void limits_cgroup_cleanup(void);
+#endif

@@ -1,0 +1,39 @@
+/* main.c — parse the command line and dispatch; the only place jail exits. */
+#include "commands.h"
+#include "log.h"
+
+#include <string.h>
+
+#ifndef JAIL_VERSION
+#define JAIL_VERSION "0.1.0"
+#endif
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	struct jail_err e = {0};
+	if (cli_parse(argc, argv, &c, &e) < 0) {
+		log_error("%s", e.msg);
+		cli_free(&c);
+		return EXIT_JAIL_FAIL;
+	}
+	log_set_quiet(c.cfg.quiet);
+	int rc;
+	switch (c.cmd) {
+	case CMD_RUN: rc = cmd_run(&c); break;
+	case CMD_RESET: rc = cmd_reset(&c); break;
+	case CMD_LIST: rc = cmd_list(&c); break;
+	case CMD_DOCTOR: rc = cmd_doctor(&c); break;
+	case CMD_DIFF: rc = cmd_diff(&c); break;
+	case CMD_EXPORT: rc = cmd_export(&c); break;
+	case CMD_STATUS: rc = cmd_status(&c); break;
+	case CMD_APPLY: rc = cmd_apply(&c); break;
+	case CMD_POLICY: rc = cmd_policy(&c); break;
+	case CMD_TRUST: rc = cmd_trust(&c); break;
+	case CMD_VERSION: printf("jail %s\n", JAIL_VERSION); rc = 0; break;
+	case CMD_HELP:
+	default: cli_usage(stdout); rc = 0; break;
+	}
+	cli_free(&c);
+	return rc;
+}

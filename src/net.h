@@ -1,0 +1,22 @@
+/* net.h — the jail's network: lo only, an allowlist, or open.
+ *
+ * Two halves run at the same time during setup and talk over the sync socket
+ * (SYNC_NET messages):
+ *   init (in the new netns, still holding capabilities): net_jail_setup()
+ *   supervisor (on the host): net_host_start(), later net_host_stop() */
+#ifndef JAIL_NET_H
+#define JAIL_NET_H
+#include "config.h"
+
+/* init: bring up lo; for net=allow install the nftables ruleset and hand the
+ * sockets that must live in the netns (DNS listener, netlink) to the supervisor. */
+int net_jail_setup(const struct jail_config *cfg, int sync_sock, struct jail_err *e) WUR;
+
+struct net_host;
+/* supervisor: start pasta/slirp4netns on the child's netns, serve DNS, read the
+ * denied-connection log.  *out is NULL for net=none. */
+int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
+                   struct net_host **out, struct jail_err *e) WUR;
+/* Stop the helper and the DNS/NFLOG threads; print the blocked count unless quiet. */
+void net_host_stop(struct net_host *n, bool quiet);
+#endif

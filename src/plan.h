@@ -1,0 +1,34 @@
+/* plan.h — everything the supervisor works out on the host before the clone.
+ *
+ * Parse first, then execute: the supervisor fills a struct jail_plan from the
+ * policy, the session and the host; init (a copy of the supervisor's memory after
+ * clone) only carries it out.  Nothing in here is read from the jail. */
+#ifndef JAIL_PLAN_H
+#define JAIL_PLAN_H
+#include "config.h"
+#include "session.h"
+
+struct secret_file {
+	char *path;     /* relative to the fake home */
+	char *content;
+	size_t len;
+};
+
+struct jail_plan {
+	const struct jail_config *cfg;
+	struct session *session;
+	uid_t uid;
+	gid_t gid;
+	char *user;           /* login name */
+	char *home;           /* $HOME inside the jail (the caller's home path) */
+	char *shell;          /* a shell that exists inside */
+	char *cwd;            /* working directory inside the jail */
+	struct strv env;      /* the command's whole environment, NAME=VALUE */
+	struct secret_file *secret_files;
+	size_t n_secret_files;
+	bool use_pty;         /* one of 0, 1, 2 is a terminal */
+	int tty_fds[3];       /* which of 0, 1, 2 the pty slave replaces (1 = yes) */
+};
+
+void plan_free(struct jail_plan *p);
+#endif

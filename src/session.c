@@ -1,0 +1,311 @@
+/* session.c — session state dirs, validation of the project dir, the lock. */
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+
+#define OVERLAYFS_MAGIC 0x794c7630
+#define NFS_MAGIC 0x6969
+#define FUSE_MAGIC 0x65735546
+#define SMB2_MAGIC 0xfe534d42
+#define CIFS_MAGIC 0xff534d42
+
+char *state_root(void)
+{
+	const char *x = getenv("XDG_STATE_HOME");
+	if (x && x[0] == '/')
+		return xasprintf("%s/jail", x);
+	return xasprintf("%s/.local/state/jail", home_dir());
+}
+
+int session_name_check(const char *name, struct jail_err *e)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 64 || name[0] == '.')
+		return jail_err_set(e, 0,
+		                    "bad session name '%s': use 1-64 letters, digits, '.', '_' "
+		                    "or '-', not starting with '.'", name);
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-')) {
+			_cleanup_free_ char *esc = escape_name(name);
+			return jail_err_set(e, 0,
+			                    "bad session name '%s': use only letters, digits, '.', "
+			                    "'_' or '-'", esc);
+		}
+	}
+	return 0;
+}
+
+/* Directories a project may not be: the jail would hide or shadow the system. */
+static bool is_system_dir(const char *p)
+{
+	static const char *const sys[] = {"/",     "/bin",  "/boot", "/dev",  "/etc", "/lib",
+	                                  "/lib32", "/lib64", "/libx32", "/proc", "/run",
+	                                  "/sbin", "/sys",  "/usr",  "/var",  "/tmp", "/home",
+	                                  "/root", "/opt", "/srv", "/mnt", "/media"};
+	for (size_t i = 0; i < ARRAY_SIZE(sys); i++)
+		if (strcmp(p, sys[i]) == 0)
+			return true;
+	return strncmp(p, "/usr/", 5) == 0 || strncmp(p, "/proc/", 6) == 0 ||
+	       strncmp(p, "/sys/", 5) == 0 || strncmp(p, "/dev/", 5) == 0 ||
+	       strncmp(p, "/etc/", 5) == 0;
+}
+
+/* Is b equal to a or below it? */
+static bool path_is_within(const char *b, const char *a)
+{
+	size_t n = strlen(a);
+	if (strcmp(a, "/") == 0)
+		return true;
+	return strncmp(b, a, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
+static int project_check(const char *given, const char *real, struct jail_err *e)
+{
+	if (is_system_dir(real))
+		return jail_err_set(e, 0,
+		                    "-D %s: '%s' is a system directory, not a project; "
+		                    "name the project's own directory", given, real);
+	char home_real[PATH_MAX];
+	if (realpath(home_dir(), home_real) && strcmp(home_real, real) == 0)
+		return jail_err_set(e, 0,
+		                    "-D %s: that is your home directory, not a project; "
+		                    "name the project's own directory", given);
+	_cleanup_free_ char *root = state_root();
+	char root_real[PATH_MAX];
+	const char *r = realpath(root, root_real) ? root_real : root;
+	if (path_is_within(r, real) || path_is_within(real, r))
+		return jail_err_set(e, 0,
+		                    "-D %s: it overlaps jail's state directory '%s'; "
+		                    "name a project directory outside it", given, r);
+	return 0;
+}
+
+static char *project_state_name(const char *real)
+{
+	const char *base = strrchr(real, '/');
+	base = base && base[1] ? base + 1 : "root";
+	char hex[65];
+	sha256_hex(real, strlen(real), hex);
+	struct strbuf b = {0};
+	/* keep the name readable but safe as one path component */
+	for (const char *p = base; *p && b.len < 40; p++) {
+		char c = *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		sb_append(&b, ok ? &c : "_", 1);
+	}
+	if (b.len == 0 || b.s[0] == '.')
+		sb_puts(&b, "_");
+	sb_printf(&b, "-%.8s", hex);
+	return sb_steal(&b);
+}
+
+int session_resolve(struct session *s, const char *project, const char *name,
+                    struct jail_err *e)
+{
+	memset(s, 0, sizeof(*s));
+	s->lockfd = -1;
+	if (session_name_check(name, e) < 0)
+		return -1;
+	struct stat st;
+	if (stat(project, &st) < 0) {
+		_cleanup_free_ char *esc = escape_name(project);
+		if (errno == ENOENT)
+			return jail_err_set(e, 0, "-D %s: no such directory; create it or name "
+			                          "an existing project", esc);
+		return jail_err_sys(e, "-D %s", esc);
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		_cleanup_free_ char *esc = escape_name(project);
+		return jail_err_set(e, 0, "-D %s: not a directory; name the project's directory",
+		                    esc);
+	}
+	char real[PATH_MAX];
+	if (!realpath(project, real))
+		return jail_err_sys(e, "-D %s: resolve path", project);
+	if (project_check(project, real, e) < 0)
+		return -1;
+	_cleanup_free_ char *root = state_root();
+	_cleanup_free_ char *pname = project_state_name(real);
+	s->project = xstrdup(real);
+	s->name = xstrdup(name);
+	s->project_root = xasprintf("%s/%s", root, pname);
+	s->dir = xasprintf("%s/%s", s->project_root, name);
+	s->upper = xasprintf("%s/upper", s->dir);
+	s->work = xasprintf("%s/work", s->dir);
+	s->home = xasprintf("%s/home", s->dir);
+	s->patches = xasprintf("%s/patches", s->dir);
+	return 0;
+}
+
+static int check_upper_fs(const char *dir, struct jail_err *e)
+{
+	struct statfs sf;
+	if (statfs(dir, &sf) < 0)
+		return jail_err_sys(e, "statfs '%s'", dir);
+	const char *what = NULL;
+	switch ((unsigned long)sf.f_type) {
+	case OVERLAYFS_MAGIC: what = "an overlay filesystem"; break;
+	case NFS_MAGIC: what = "NFS"; break;
+	case FUSE_MAGIC: what = "a FUSE filesystem"; break;
+	case SMB2_MAGIC:
+	case CIFS_MAGIC: what = "SMB/CIFS"; break;
+	default: break;
+	}
+	if (what)
+		return jail_err_set(e, 0,
+		                    "state directory '%s' is on %s, which cannot hold an overlay "
+		                    "upper dir; set XDG_STATE_HOME to a directory on a local "
+		                    "filesystem (ext4, xfs, btrfs, tmpfs)", dir, what);
+	return 0;
+}
+
+int session_create(struct session *s, struct jail_err *e)
+{
+	if (mkdir_p(s->dir, 0700, e) < 0)
+		return -1;
+	if (check_upper_fs(s->dir, e) < 0)
+		return -1;
+	const char *dirs[] = {s->upper, s->work};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (mkdir(dirs[i], 0700) < 0 && errno != EEXIST)
+			return jail_err_sys(e, "create '%s'", dirs[i]);
+	_cleanup_free_ char *created = session_meta_get(s, "created");
+	if (!created) {
+		char now[32];
+		snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+		if (session_meta_set(s, e, "project", s->project, "created", now, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int session_lock(struct session *s, struct jail_err *e)
+{
+	if (mkdir_p(s->dir, 0700, e) < 0)
+		return -1;
+	_cleanup_free_ char *path = xasprintf("%s/lock", s->dir);
+	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return jail_err_sys(e, "open lock '%s'", path);
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			return jail_err_sys(e, "lock '%s'", path);
+		char pid[32] = "";
+		ssize_t r = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[r > 0 ? r : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		return jail_err_set(e, EBUSY,
+		                    "session '%s' of %s is in use (jail pid %s); wait for it to "
+		                    "end or use another session with -s NAME",
+		                    s->name, s->project, pid[0] ? pid : "?");
+	}
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		return jail_err_sys(e, "write lock '%s'", path);
+	s->lockfd = steal_fd(&fd);
+	return 0;
+}
+
+char *session_meta_get(const struct session *s, const char *key)
+{
+	_cleanup_free_ char *path = xasprintf("%s/meta", s->dir);
+	_cleanup_free_ char *data = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &e) < 0)
+		return NULL;
+	size_t kl = strlen(key);
+	for (char *line = data; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(line, key, kl) == 0 && line[kl] == '=')
+			return xstrdup(line + kl + 1);
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+int session_meta_set(const struct session *s, struct jail_err *e, ...)
+{
+	_cleanup_free_ char *path = xasprintf("%s/meta", s->dir);
+	_cleanup_free_ char *tmp = xasprintf("%s/meta.tmp", s->dir);
+	_cleanup_free_ char *old = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &old, NULL, &ignored) < 0)
+		old = xstrdup("");
+	struct strv keys = {0}, vals = {0};
+	va_list ap;
+	va_start(ap, e);
+	for (const char *k; (k = va_arg(ap, const char *));) {
+		strv_push(&keys, k);
+		strv_push(&vals, va_arg(ap, const char *));
+	}
+	va_end(ap);
+	struct strbuf out = {0};
+	/* keep the lines we do not replace, in order */
+	for (char *line = old; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *eq = strchr(line, '=');
+		bool replaced = false;
+		for (size_t i = 0; eq && i < keys.n; i++)
+			if ((size_t)(eq - line) == strlen(keys.v[i]) &&
+			    strncmp(line, keys.v[i], (size_t)(eq - line)) == 0)
+				replaced = true;
+		if (!replaced && *line)
+			sb_printf(&out, "%s\n", line);
+		line = nl ? nl + 1 : NULL;
+	}
+	for (size_t i = 0; i < keys.n; i++)
+		sb_printf(&out, "%s=%s\n", keys.v[i], vals.v[i]);
+	strv_free(&keys);
+	strv_free(&vals);
+	int r = write_file_at(AT_FDCWD, tmp, out.s ? out.s : "", out.len, 0600, e);
+	sb_free(&out);
+	if (r < 0)
+		return -1;
+	if (rename(tmp, path) < 0)
+		return jail_err_sys(e, "rename '%s'", tmp);
+	return 0;
+}
+
+int session_remove(struct session *s, struct jail_err *e)
+{
+	_cleanup_close_ int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : jail_err_sys(e, "open '%s'", s->dir);
+	const char *names[] = {"upper", "work", "home", "patches", "meta"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (rm_rf_at(dfd, names[i], e) < 0)
+			return jail_err_wrap(e, "reset session '%s'", s->name);
+	return 0;
+}
+
+void session_free(struct session *s)
+{
+	free(s->project);
+	free(s->name);
+	free(s->project_root);
+	free(s->dir);
+	free(s->upper);
+	free(s->work);
+	free(s->home);
+	free(s->patches);
+	if (s->lockfd >= 0)
+		close(s->lockfd);
+	memset(s, 0, sizeof(*s));
+	s->lockfd = -1;
+}

@@ -1,0 +1,47 @@
+/* session.h — a project's session state on the host.
+ *
+ *   ${XDG_STATE_HOME:-~/.local/state}/jail/<project>-<hash8>/<session>/
+ *       upper/ work/   overlay upper and work dirs
+ *       home/          persistent fake home (when the policy asks for one)
+ *       meta           project path, base commit, created, last run
+ *       lock           one running jail per session (flock)
+ *       patches/       the last export
+ */
+#ifndef JAIL_SESSION_H
+#define JAIL_SESSION_H
+
+#include "util.h"
+
+struct session {
+	char *project;      /* realpath of the project directory */
+	char *name;         /* session name */
+	char *project_root; /* state dir of the project (holds all its sessions) */
+	char *dir;          /* state dir of this session */
+	char *upper, *work, *home, *patches;
+	int lockfd;         /* -1 until session_lock() */
+};
+
+/* Check the name: letters, digits, '.', '_', '-', not starting with '.', <= 64. */
+int session_name_check(const char *name, struct jail_err *e) WUR;
+/* Resolve and validate the project directory, derive the state paths.  Creates
+ * nothing. */
+int session_resolve(struct session *s, const char *project, const char *name,
+                    struct jail_err *e) WUR;
+/* Create the session's directories (mode 0700) and check the filesystem can hold
+ * an overlay upper dir. */
+int session_create(struct session *s, struct jail_err *e) WUR;
+/* Take the session's lock without waiting; a session in use is an error that
+ * names the holder. */
+int session_lock(struct session *s, struct jail_err *e) WUR;
+/* Read one key of the meta file; NULL when absent. */
+char *session_meta_get(const struct session *s, const char *key);
+/* Set keys in the meta file (written atomically).  pairs: key, value, ..., NULL. */
+int session_meta_set(const struct session *s, struct jail_err *e, ...) WUR;
+/* Remove the session's state (it must be locked). */
+int session_remove(struct session *s, struct jail_err *e) WUR;
+void session_free(struct session *s);
+
+/* The state root: ${XDG_STATE_HOME:-~/.local/state}/jail */
+char *state_root(void);
+
+#endif

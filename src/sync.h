@@ -1,0 +1,27 @@
+/* sync.h — messages between the supervisor and the jail's init over a
+ * SOCK_SEQPACKET socketpair: sync points, errors, and fds (SCM_RIGHTS).
+ *
+ * An error in init travels to the supervisor as SYNC_ERROR and is printed there;
+ * sync_recv() turns it (and a vanished peer) into an ordinary -1 with *e set. */
+#ifndef JAIL_SYNC_H
+#define JAIL_SYNC_H
+#include "util.h"
+
+enum sync_type {
+	SYNC_ERROR = 1,   /* payload: struct jail_err */
+	SYNC_MAPS_DONE,   /* supervisor → init: uid/gid maps are written */
+	SYNC_PTY,         /* init → supervisor: the pty master (fd) */
+	SYNC_READY,       /* init → supervisor: the root is built, waiting for GO */
+	SYNC_GO,          /* supervisor → init: start the command */
+	SYNC_NET,         /* network setup, both ways (payload and fds: net.c's own) */
+};
+
+int sync_send(int sock, enum sync_type type, const void *data, size_t len, int fd,
+              struct jail_err *e) WUR;
+/* Receive one message of the expected type.  data/len may be NULL; *len is in:
+ * capacity, out: bytes received.  fd may be NULL; else receives a passed fd or -1. */
+int sync_recv(int sock, enum sync_type expect, void *data, size_t *len, int *fd,
+              struct jail_err *e) WUR;
+/* Best effort: tell the peer why we fail. */
+void sync_send_error(int sock, const struct jail_err *err);
+#endif

@@ -1,0 +1,366 @@
+/* util.c — the error convention and small helpers used everywhere. */
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int err_vset(struct jail_err *e, int errnum, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	if (n < 0)
+		n = 0;
+	if (errnum && (size_t)n < sizeof(e->msg))
+		snprintf(e->msg + n, sizeof(e->msg) - n, ": %s", strerror(errnum));
+	e->errnum = errnum;
+	return -1;
+}
+
+int jail_err_set(struct jail_err *e, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(e, errnum, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int jail_err_sys(struct jail_err *e, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+	va_start(ap, fmt);
+	err_vset(e, saved, fmt, ap);
+	va_end(ap);
+	errno = saved;
+	return -1;
+}
+
+int jail_err_wrap(struct jail_err *e, const char *fmt, ...)
+{
+	struct strbuf b = {0};
+	char *prefix;
+	va_list ap;
+	va_start(ap, fmt);
+	if (vasprintf(&prefix, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	sb_printf(&b, "%s: %s", prefix, e->msg);
+	free(prefix);
+	size_t n = b.len < sizeof(e->msg) - 1 ? b.len : sizeof(e->msg) - 1;
+	memcpy(e->msg, b.s, n);
+	e->msg[n] = '\0';
+	sb_free(&b);
+	return -1;
+}
+
+void freep(void *p) { free(*(void **)p); }
+void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+		close(*fd);
+		errno = saved;
+	}
+}
+void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+void *xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+	if (!p)
+		abort();
+	return p;
+}
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (!d)
+		abort();
+	return d;
+}
+char *xasprintf(const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	return s;
+}
+
+void sb_append(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xrealloc(b->s, b->cap);
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+void sb_puts(struct strbuf *b, const char *s) { sb_append(b, s, strlen(s)); }
+void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	sb_append(b, s, (size_t)n);
+	free(s);
+}
+char *sb_steal(struct strbuf *b)
+{
+	char *s = b->s ? b->s : xstrdup("");
+	b->s = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+void sb_free(struct strbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+void strv_push_take(struct strv *l, char *s)
+{
+	if (l->n + 2 > l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 8;
+		l->v = xrealloc(l->v, l->cap * sizeof(char *));
+	}
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+}
+void strv_push(struct strv *l, const char *s) { strv_push_take(l, xstrdup(s)); }
+void strv_free(struct strv *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+bool strv_contains(const struct strv *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **out, size_t *len,
+                 struct jail_err *e)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return jail_err_sys(e, "open '%s'", path);
+	struct strbuf b = {0};
+	char chunk[65536];
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			sb_free(&b);
+			return jail_err_sys(e, "read '%s'", path);
+		}
+		if (r == 0)
+			break;
+		if (b.len + (size_t)r > max) {
+			sb_free(&b);
+			return jail_err_set(e, EFBIG, "read '%s'", path);
+		}
+		sb_append(&b, chunk, (size_t)r);
+	}
+	if (len)
+		*len = b.len;
+	*out = sb_steal(&b);
+	return 0;
+}
+
+int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_t mode,
+                  struct jail_err *e)
+{
+	_cleanup_close_ int fd =
+		openat(dirfd, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return jail_err_sys(e, "open '%s' for writing", path);
+	if (write_all(fd, data, n) < 0)
+		return jail_err_sys(e, "write '%s'", path);
+	return 0;
+}
+
+int mkdir_p(const char *path, mode_t mode, struct jail_err *e)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return jail_err_sys(e, "create directory '%s'", p);
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	return 0;
+}
+
+int rm_rf_at(int parent, const char *name, struct jail_err *e)
+{
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return jail_err_sys(e, "remove '%s'", name);
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* overlayfs leaves work/work mode 000; the agent may chmod its dirs 000 */
+		if (fchmodat(parent, name, 0700, 0) == 0)
+			fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return jail_err_sys(e, "open directory '%s'", name);
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return jail_err_sys(e, "read directory '%s'", name);
+	}
+	struct dirent *de;
+	int ret = 0;
+	while (ret == 0 && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		ret = rm_rf_at(dirfd(d), de->d_name, e);
+	}
+	closedir(d);
+	if (ret == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "remove directory '%s'", name);
+	return ret;
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	unsigned min;
+	unsigned cp;
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xE0) == 0xC0)
+		len = 2, min = 0x80, cp = s[0] & 0x1F;
+	else if ((s[0] & 0xF0) == 0xE0)
+		len = 3, min = 0x800, cp = s[0] & 0x0F;
+	else if ((s[0] & 0xF8) == 0xF0)
+		len = 4, min = 0x10000, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+bool is_valid_utf8(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (n > 0) {
+		size_t l = utf8_seq_len(p, n);
+		if (!l)
+			return false;
+		p += l;
+		n -= l;
+	}
+	return true;
+}
+
+char *escape_name(const char *s)
+{
+	struct strbuf b = {0};
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	sb_append(&b, "", 0);
+	while (n > 0) {
+		size_t l = utf8_seq_len(p, n);
+		if (l == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
+			sb_append(&b, (const char *)p, 1);
+		} else if (l > 1 && !(l == 2 && p[0] == 0xC2 && p[1] < 0xA0)) {
+			/* multi-byte, but not a C1 control (U+0080..U+009F) */
+			sb_append(&b, (const char *)p, l);
+		} else {
+			if (!l)
+				l = 1;
+			for (size_t i = 0; i < l; i++)
+				sb_printf(&b, "\\x%02x", p[i]);
+		}
+		p += l;
+		n -= l;
+	}
+	return sb_steal(&b);
+}
+
+const char *home_dir(void)
+{
+	const char *h = getenv("HOME");
+	if (h && h[0] == '/')
+		return h;
+	struct passwd *pw = getpwuid(getuid());
+	return pw && pw->pw_dir ? pw->pw_dir : "/";
+}
+
+char *expand_home(const char *path)
+{
+	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+		return xasprintf("%s%s", home_dir(), path + 1);
+	return xstrdup(path);
+}

@@ -1,0 +1,105 @@
+/* util.h — the error convention, cleanup attributes and small helpers.
+ *
+ * Error convention: a function that can fail returns a negative value and fills a
+ * struct jail_err with errno and a message naming the object
+ * ("mount overlay on '/x': Permission denied").  Only main() exits.
+ */
+#ifndef JAIL_UTIL_H
+#define JAIL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define WUR __attribute__((warn_unused_result))
+#define PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit statuses of jail itself (the agent's own status passes through). */
+enum {
+	EXIT_JAIL_FAIL = 125,    /* jail failed: bad input, setup error */
+	EXIT_CANNOT_EXEC = 126,  /* command found but not executable */
+	EXIT_NOT_FOUND = 127,    /* command not found */
+};
+
+struct jail_err {
+	int errnum;      /* errno of the failure, 0 when not a syscall error */
+	char msg[1024];  /* one line: what failed, on what, and what to do */
+};
+
+/* Fill *e and return -1.  errnum is appended as ": strerror" when non-zero. */
+int jail_err_set(struct jail_err *e, int errnum, const char *fmt, ...) PRINTF(3, 4);
+/* The same with errno as errnum. */
+int jail_err_sys(struct jail_err *e, const char *fmt, ...) PRINTF(2, 3);
+/* Prefix an error already set with more context: "context: old message". */
+int jail_err_wrap(struct jail_err *e, const char *fmt, ...) PRINTF(2, 3);
+
+/* Cleanup attributes: the variable is released when it goes out of scope.
+ * Hand ownership on with steal_ptr()/steal_fd(). */
+void freep(void *p);
+void closep(int *fd);
+void fclosep(FILE **f);
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+#define _cleanup_close_ __attribute__((cleanup(closep)))
+#define _cleanup_fclose_ __attribute__((cleanup(fclosep)))
+static inline void *steal_ptr_(void **p) { void *v = *p; *p = NULL; return v; }
+#define steal_ptr(p) steal_ptr_((void **)(p))
+static inline int steal_fd(int *fd) { int v = *fd; *fd = -1; return v; }
+
+/* Allocation that cannot fail: out of memory aborts (there is nothing to save). */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) PRINTF(1, 2);
+
+/* A growable string; .s is always NUL-terminated once anything was appended. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+void sb_append(struct strbuf *b, const char *s, size_t n);
+void sb_puts(struct strbuf *b, const char *s);
+void sb_printf(struct strbuf *b, const char *fmt, ...) PRINTF(2, 3);
+char *sb_steal(struct strbuf *b);
+void sb_free(struct strbuf *b);
+
+/* A growable list of owned strings, NULL-terminated (usable as argv). */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+void strv_push(struct strv *l, const char *s);
+void strv_push_take(struct strv *l, char *s);
+void strv_free(struct strv *l);
+bool strv_contains(const struct strv *l, const char *s);
+
+/* Write all of buf, retrying on EINTR and short writes. */
+int write_all(int fd, const void *buf, size_t n) WUR;
+/* Read up to max bytes of a file into a NUL-terminated malloc'd buffer. */
+int read_file_at(int dirfd, const char *path, size_t max, char **out, size_t *len,
+                 struct jail_err *e) WUR;
+int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_t mode,
+                  struct jail_err *e) WUR;
+/* mkdir -p; existing directories are fine. */
+int mkdir_p(const char *path, mode_t mode, struct jail_err *e) WUR;
+/* Remove a tree fd-relatively, never following symlinks. */
+int rm_rf_at(int dirfd, const char *name, struct jail_err *e) WUR;
+
+/* Escape a name for printing: control bytes, backslash, and invalid UTF-8 become
+ * \xNN, so a file name can never drive the terminal. */
+char *escape_name(const char *s);
+bool is_valid_utf8(const char *s, size_t n);
+
+/* "~" and "~/x" expanded with the caller's HOME. */
+char *expand_home(const char *path);
+const char *home_dir(void);
+
+/* SHA-256, for project hashes and policy digests. */
+void sha256(const void *data, size_t n, unsigned char out[32]);
+void sha256_hex(const void *data, size_t n, char out[65]);
+
+#endif
