@@ -1,5 +1,5 @@
-/* limits.c — placeholder: core dumps off (hardening issue completes it). */
-#include "limits.h"
+/* resources.c — placeholder: core dumps off (hardening issue completes it). */
+#include "resources.h"
 
 #include <sys/resource.h>
 

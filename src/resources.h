@@ -1,6 +1,6 @@
-/* limits.h — resource limits: cgroup v2 where delegated, rlimits otherwise. */
-#ifndef JAIL_LIMITS_H
-#define JAIL_LIMITS_H
+/* resources.h — resource limits: cgroup v2 where delegated, rlimits otherwise. */
+#ifndef JAIL_RESOURCES_H
+#define JAIL_RESOURCES_H
 #include "config.h"
 /* Supervisor, after clone: put the jail's init into a cgroup with the limits,
  * when a delegated cgroup v2 subtree is writable.  Returns 1 when cgroup limits
