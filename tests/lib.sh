@@ -1,0 +1,70 @@
+# lib.sh — helpers for integration and security tests.  Each test is a function
+# test_NAME run with `set -e` in a fresh temp dir $T; it fails on the first
+# failed command or assertion.  $JAIL is the binary under test, $PROBE the probe.
+
+fail() { echo "FAIL: $*" >&2; return 1; }
+
+assert_eq() { # actual expected [what]
+	[ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
+}
+assert_ne() { [ "$1" != "$2" ] || fail "${3:-value}: did not expect '$2'"; }
+assert_contains() { # haystack needle
+	[[ "$1" == *"$2"* ]] || fail "expected to find '$2' in: $1"
+}
+assert_not_contains() {
+	[[ "$1" != *"$2"* ]] || fail "did not expect '$2' in: $1"
+}
+assert_file() { [ -e "$1" ] || fail "expected file $1"; }
+assert_no_file() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "expected no file $1"; }
+
+# run_jail ARGS...: run jail, keep stdout in $out, stderr in $err, status in $rc.
+run_jail() {
+	set +e
+	out=$("$JAIL" "$@" 2>"$T/.stderr" </dev/null)
+	rc=$?
+	set -e
+	err=$(cat "$T/.stderr")
+}
+
+# expect_fail125 ARGS...: jail refuses with exit 125 and exactly one line.
+expect_fail125() {
+	run_jail "$@"
+	assert_eq "$rc" 125 "exit status of: jail $*"
+	assert_eq "$(printf '%s\n' "$err" | grep -c .)" 1 "error lines of: jail $*"
+	assert_contains "$err" "jail: "
+}
+
+# mkrepo DIR: a small git repository with a tracked file, an ignored secret
+# and an untracked file.
+mkrepo() {
+	local d=$1
+	mkdir -p "$d"
+	git -C "$d" init -q -b main
+	git -C "$d" config user.email t@example.com
+	git -C "$d" config user.name Tester
+	printf 'hello\n' >"$d/README"
+	printf 'print("hi")\n' >"$d/main.py"
+	printf '.env\n*.log\nbuild/\n' >"$d/.gitignore"
+	git -C "$d" add README main.py .gitignore
+	git -C "$d" commit -q -m init
+	printf 'SECRET=canary-env-1234\n' >"$d/.env"
+	printf 'log\n' >"$d/debug.log"
+	mkdir -p "$d/build"
+	printf 'obj\n' >"$d/build/out.o"
+	printf 'untracked\n' >"$d/notes.txt"
+}
+
+# tree_hash DIR: contents, modes and mtimes of every file below DIR.
+tree_hash() {
+	(cd "$1" && find . -printf '%p %m %T@ %s %y %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum | cut -d' ' -f1
+}
+
+# session_dir PROJECT [SESSION]: the session's state dir.
+session_dir() {
+	local real name hash
+	real=$(realpath "$1")
+	name=$(basename "$real")
+	hash=$(printf '%s' "$real" | sha256sum | cut -c1-8)
+	echo "$XDG_STATE_HOME/jail/$name-$hash/${2:-default}"
+}

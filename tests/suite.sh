@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# suite.sh — runs every test_* function of tests/integration/*.sh and
+# tests/security/*.sh, each in its own bash with `set -e`, its own temp dir and
+# its own XDG_STATE_HOME.  Run by tests/run as an unprivileged user.
+set -u
+passed=0 failed=0
+for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh; do
+	[ -f "$file" ] || continue
+	rel=${file#"$TESTS"/}
+	[ -n "$FILE_FILTER" ] && [[ "$rel" != *"$FILE_FILTER"* ]] && [[ "unit" != *"$FILE_FILTER"* ]] && continue
+	echo "# $rel"
+	for fn in $(bash -c "source '$TESTS/lib.sh'; source '$file'; declare -F" | awk '{print $3}' | grep '^test_'); do
+		[ -n "$TEST_FILTER" ] && [[ "$fn" != *"$TEST_FILTER"* ]] && continue
+		T=$(mktemp -d /tmp/jail-t.XXXXXX)
+		log="$T.log"
+		T="$T" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" \
+			timeout -k 5 ${TEST_TIMEOUT:-120} bash -c "
+			cd '$T' || exit 1
+			source '$TESTS/lib.sh'
+			source '$file'
+			set -eE -o pipefail
+			trap 'echo \"    at line \$LINENO: \$BASH_COMMAND\" >&2' ERR
+			$fn
+		" >"$log" 2>&1
+		rc=$?
+		if [ $rc = 0 ]; then
+			passed=$((passed + 1))
+			echo "ok - $rel: $fn"
+		else
+			failed=$((failed + 1))
+			echo "not ok - $rel: $fn (exit $rc)"
+			sed 's/^/    /' "$log" | tail -n 30
+		fi
+		chmod -R u+rwX "$T" 2>/dev/null
+		rm -rf "$T" "$log"
+	done
+done
+echo "$passed passed, $failed failed"
