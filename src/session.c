@@ -180,6 +180,10 @@ int session_create(struct session *s, struct jail_err *e)
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (mkdir(dirs[i], 0700) < 0 && errno != EEXIST)
 			return jail_err_sys(e, "create '%s'", dirs[i]);
+	/* the overlay's root takes the upper dir's mode: make it the project's */
+	struct stat st;
+	if (stat(s->project, &st) < 0 || chmod(s->upper, st.st_mode & 07777) < 0)
+		return jail_err_sys(e, "set the mode of '%s'", s->upper);
 	_cleanup_free_ char *created = session_meta_get(s, "created");
 	if (!created) {
 		char now[32];
