@@ -41,6 +41,25 @@ static void expand_paths(struct strv *l)
 	}
 }
 
+/* The host commit the session started from, for the exporter's base. */
+static void record_base(const struct session *s)
+{
+	_cleanup_free_ char *have = session_meta_get(s, "base");
+	if (have)
+		return;
+	char *argv[] = {"git", "rev-parse", "--verify", "-q", "HEAD", NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status;
+	if (spawn_capture(argv, s->project, 4096, &out, &status, &e) == 0 && status == 0 &&
+	    out.len >= 40) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		if (session_meta_set(s, &e, "base", out.s, NULL) < 0)
+			log_warn("%s", e.msg);
+	}
+	sb_free(&out);
+}
+
 static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *e)
 {
 	expand_paths(&cfg->ro_binds);
@@ -50,6 +69,7 @@ static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *
 		return -1;
 	if (cfg->home == HOME_PERSISTENT && mkdir_p(s->home, 0700, e) < 0)
 		return -1;
+	record_base(s);
 	return hide_ignored(s, cfg, e);
 }
 
