@@ -288,3 +288,20 @@ test_help_and_version() {
 	out=$("$JAIL" --version)
 	assert_contains "$out" "jail "
 }
+
+test_newly_ignored_files_are_hidden_on_the_next_run() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- ls -A
+	assert_contains "$out" "notes.txt"
+	sleep 1.1 # step past the cache's same-second distrust
+	run_jail -D "$T/p" -- true
+	echo canary-log-99 > "$T/p/sub.log"
+	printf 'notes.txt\n' >> "$T/p/.gitignore"
+	run_jail -D "$T/p" -- sh -c 'ls -A; cat sub.log notes.txt 2>&1'
+	assert_not_contains "$out" "canary-log-99"
+	assert_not_contains "$out" "untracked"
+	# and a path no longer ignored comes back
+	printf '.env\n' > "$T/p/.gitignore"
+	run_jail -D "$T/p" -- cat notes.txt
+	assert_eq "$out" "untracked"
+}
