@@ -72,6 +72,11 @@ session_dir() {
 # in_pty CMD: run the shell command line CMD with a terminal as its stdin, stdout
 # and stderr (script(1)); stdin stays open, so no EOF character is typed into it.
 in_pty() {
-	{ sleep 30 & echo $! >"$T/.pty-sleep"; wait; } | script -qec "$1" /dev/null | tr -d '\r'
-	kill "$(cat "$T/.pty-sleep")" 2>/dev/null || true
+	local fifo="$T/.pty-in.$RANDOM" spid
+	mkfifo "$fifo"
+	sleep 60 >"$fifo" &
+	spid=$!
+	script -qec "$1" /dev/null <"$fifo" | tr -d '\r'
+	kill "$spid" 2>/dev/null || true
+	rm -f "$fifo"
 }
