@@ -321,3 +321,35 @@ test_pty_window_size_follows_the_terminal() {
 	tmux -S "$sock" kill-server 2>/dev/null || true
 	assert_eq "$(cat "$up/winch.txt")" "30 100"
 }
+
+test_persistent_home_survives_runs_fresh_does_not() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --home persistent -- sh -c 'echo kept > ~/.state'
+	run_jail -D "$T/p" --home persistent -- cat .state
+	out=$(cd "$T/p" && "$JAIL" --home persistent -- sh -c 'cat ~/.state' </dev/null)
+	assert_eq "$out" "kept"
+	run_jail -D "$T/p" -- sh -c 'cat ~/.state 2>/dev/null || echo fresh'
+	assert_eq "$out" "fresh"
+	assert_no_file "$HOME/.state"
+}
+
+test_binds_and_tmpfs() {
+	mkrepo "$T/p"
+	mkdir -p "$T/ro" "$T/rw"
+	echo data > "$T/ro/f"
+	run_jail -D "$T/p" --ro "$T/ro" --rw "$T/rw" --tmpfs /scratch -- sh -c \
+		"cat $T/ro/f; touch $T/ro/g 2>/dev/null && echo ro-WRITABLE; echo w > $T/rw/out; touch /scratch/x && echo scratch-ok"
+	assert_eq "$(printf '%s\n' "$out" | tr '\n' ' ')" "data scratch-ok "
+	assert_eq "$(cat "$T/rw/out")" "w"
+	assert_no_file "$T/ro/g"
+}
+
+test_copy_into_home_is_never_written_back() {
+	mkrepo "$T/p"
+	mkdir -p "$HOME/.config/tool"
+	echo setting=1 > "$HOME/.config/tool/conf"
+	run_jail -D "$T/p" --copy "~/.config/tool/conf" -- sh -c 'cat ~/.config/tool/conf; echo changed > ~/.config/tool/conf'
+	assert_eq "$out" "setting=1"
+	assert_eq "$(cat "$HOME/.config/tool/conf")" "setting=1"
+	rm -rf "$HOME/.config/tool"
+}
