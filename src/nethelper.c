@@ -100,7 +100,7 @@ static int spawn(struct net_host *n, const char *path, char *const argv[], const
 	return 0;
 }
 
-/* The helper failed to start: its own last words, if any. */
+/* The helper failed to start: its own last words (up to three lines). */
 static int helper_failed(struct net_host *n, const char *why, struct jail_err *e)
 {
 	_cleanup_free_ char *log = xasprintf("%s/helper.log", n->rundir), *text = NULL;
@@ -110,8 +110,16 @@ static int helper_failed(struct net_host *n, const char *why, struct jail_err *e
 	if (read_file_at(AT_FDCWD, log, 1 << 16, &text, &len, &ignored) == 0) {
 		while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
 			text[--len] = '\0';
-		char *nl = strrchr(text, '\n');
-		last = nl ? nl + 1 : text;
+		last = text;
+		for (int lines = 0; lines < 3; lines++) {
+			char *nl = memrchr(text, '\n', (size_t)(last - text - (last > text)));
+			if (!nl)
+				break;
+			last = nl + 1;
+		}
+		for (char *p = text; *p; p++)
+			if (*p == '\n')
+				*p = ' ';  /* one line, escaped below */
 	}
 	_cleanup_free_ char *esc = escape_name(last);
 	return jail_err_set(e, 0, "%s %s%s%s", n->helper_name, why, *esc ? ": " : "", esc);
@@ -207,9 +215,10 @@ static int start_slirp(struct net_host *n, const char *path, pid_t child, bool m
 	_cleanup_close_ int rd = ready[0], rw = ready[1], xr = ex[0];
 	n->helper_exit_fd = ex[1];  /* closing it tells slirp4netns to exit */
 	struct strv argv = {0};
+	/* No --enable-sandbox: it needs uid 0 mapped in the jail's user namespace
+	 * (it calls setegid(0) there), and the jail maps only the caller's uid. */
 	const char *const fixed[] = {"slirp4netns", "--configure", "--mtu=65520",
-	                             "--enable-sandbox", "--enable-seccomp", "--ready-fd=3",
-	                             "--exit-fd=4", NULL};
+	                             "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", NULL};
 	push_all(&argv, fixed);
 	strv_push_take(&argv, xasprintf("--userns-path=/proc/%d/ns/user", (int)child));
 	if (!map_host)
