@@ -27,6 +27,8 @@
 #define MAX_ADDRS 32
 #define MAX_PORTS 16
 #define DNS_BUF 65536
+#define TCP_CLIENT_MS 3000  /* all the time one TCP DNS client gets */
+#define BURST 64            /* packets handled per wakeup, so no source starves the others */
 
 /* ---- reporting ---- */
 
@@ -89,7 +91,7 @@ static void report_blocked(const struct nflog_conn *c, void *arg)
 static void read_nflog(struct net_host *n)
 {
 	static unsigned char buf[DNS_BUF];
-	for (;;) {
+	for (int i = 0; i < BURST; i++) {
 		ssize_t len = recv(n->nflog, buf, sizeof(buf), 0);
 		if (len < 0 && errno == ENOBUFS)
 			continue;  /* the kernel dropped some: the count is a lower bound */
@@ -140,10 +142,20 @@ static ssize_t upstream_udp(const struct net_host *n, const unsigned char *q, si
 	return -1;
 }
 
-static int read_full(int s, unsigned char *buf, size_t len)
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* Read exactly len bytes before the deadline: a client trickling bytes cannot
+ * hold the thread longer than that. */
+static int read_full(int s, unsigned char *buf, size_t len, long long deadline)
 {
 	for (size_t got = 0; got < len;) {
-		if (wait_fd(s, POLLIN, UPSTREAM_TIMEOUT_MS) < 0)
+		long long left = deadline - now_ms();
+		if (left <= 0 || wait_fd(s, POLLIN, (int)left) < 0)
 			return -1;
 		ssize_t r = recv(s, buf + got, len - got, 0);
 		if (r <= 0)
@@ -175,10 +187,11 @@ static ssize_t upstream_tcp(const struct net_host *n, const unsigned char *q, si
 	    fcntl(s, F_SETFL, 0) < 0 || write_framed(s, q, qlen) < 0)
 		return -1;
 	unsigned char hdr[2];
-	if (read_full(s, hdr, 2) < 0)
+	long long deadline = now_ms() + UPSTREAM_TIMEOUT_MS;
+	if (read_full(s, hdr, 2, deadline) < 0)
 		return -1;
 	size_t len = (size_t)(hdr[0] << 8 | hdr[1]);
-	if (len > cap || read_full(s, out, len) < 0 || !answers(out, len, q, qlen))
+	if (len > cap || read_full(s, out, len, deadline) < 0 || !answers(out, len, q, qlen))
 		return -1;
 	return (ssize_t)len;
 }
@@ -294,7 +307,7 @@ static size_t resolve(struct net_host *n, unsigned char *q, size_t len, bool tcp
 static void serve_udp(struct net_host *n)
 {
 	static unsigned char q[4096], out[DNS_BUF];
-	for (;;) {
+	for (int i = 0; i < BURST; i++) {
 		struct sockaddr_storage from;
 		socklen_t fl = sizeof(from);
 		ssize_t len = recvfrom(n->udp, q, sizeof(q), 0, (struct sockaddr *)&from, &fl);
@@ -306,19 +319,20 @@ static void serve_udp(struct net_host *n)
 	}
 }
 
-/* One TCP client: a few framed queries, then close. */
+/* One TCP client: a few framed queries within a few seconds, then close. */
 static void serve_tcp(struct net_host *n)
 {
 	static unsigned char q[DNS_BUF], out[DNS_BUF];
 	_cleanup_close_ int c = accept4(n->tcp, NULL, NULL, SOCK_CLOEXEC);
 	if (c < 0)
 		return;
+	long long deadline = now_ms() + TCP_CLIENT_MS;
 	for (int i = 0; i < 8; i++) {
 		unsigned char hdr[2];
-		if (read_full(c, hdr, 2) < 0)
+		if (read_full(c, hdr, 2, deadline) < 0)
 			return;
 		size_t len = (size_t)(hdr[0] << 8 | hdr[1]);
-		if (read_full(c, q, len) < 0)
+		if (read_full(c, q, len, deadline) < 0)
 			return;
 		size_t r = resolve(n, q, len, true, out, sizeof(out));
 		if (!r || write_framed(c, out, r) < 0)
