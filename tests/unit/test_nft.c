@@ -2,11 +2,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_log.h>
+#include <linux/netlink.h>
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "allow.h"
+#include "nflog.h"
 #include "nft.h"
 #include "t.h"
 
@@ -192,4 +196,68 @@ T(install_in_an_unprivileged_netns)
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st));
 	CHECK_INT(WEXITSTATUS(st), 0);
+}
+
+T(nflog_packet_destinations)
+{
+	unsigned char v4[40] = {0x45, 0, 0, 40, 0, 0, 0x40, 0, 64, IPPROTO_TCP};
+	inet_pton(AF_INET, "203.0.113.7", v4 + 16);
+	v4[22] = 0x01; /* dport 443 */
+	v4[23] = 0xbb;
+	struct nflog_conn c;
+	CHECK_INT(nflog_parse_packet(AF_INET, v4, sizeof(v4), &c), 0);
+	CHECK_INT(c.proto, IPPROTO_TCP);
+	CHECK_INT(c.dport, 443);
+	char a[64];
+	inet_ntop(AF_INET, c.daddr, a, sizeof(a));
+	CHECK_STR(a, "203.0.113.7");
+	CHECK_INT(nflog_parse_packet(AF_INET, v4, 23, &c), -1);  /* no room for the port */
+	v4[7] = 8;                                                 /* a later fragment */
+	CHECK_INT(nflog_parse_packet(AF_INET, v4, sizeof(v4), &c), -1);
+	v4[7] = 0;
+	v4[9] = IPPROTO_ICMP;
+	CHECK_INT(nflog_parse_packet(AF_INET, v4, sizeof(v4), &c), -1);
+	CHECK_INT(nflog_parse_packet(AF_INET6, v4, sizeof(v4), &c), -1); /* not v6 */
+
+	unsigned char v6[48] = {0x60, 0, 0, 0, 0, 8, IPPROTO_UDP, 64};
+	inet_pton(AF_INET6, "2001:db8::53", v6 + 24);
+	v6[42] = 0;
+	v6[43] = 53;
+	CHECK_INT(nflog_parse_packet(AF_INET6, v6, sizeof(v6), &c), 0);
+	CHECK_INT(c.proto, IPPROTO_UDP);
+	CHECK_INT(c.dport, 53);
+	inet_ntop(AF_INET6, c.daddr, a, sizeof(a));
+	CHECK_STR(a, "2001:db8::53");
+}
+
+static void count_conn(const struct nflog_conn *c, void *arg)
+{
+	(void)c;
+	(*(int *)arg)++;
+}
+
+T(nflog_messages_walked)
+{
+	/* one NFULNL_MSG_PACKET with an NFULA_PAYLOAD holding an IPv4 TCP header,
+	 * then a message of another type */
+	unsigned char buf[256] = {0};
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	h->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET;
+	struct nfgenmsg *g = (struct nfgenmsg *)(buf + NLMSG_HDRLEN);
+	g->nfgen_family = AF_INET;
+	struct nlattr *at = (struct nlattr *)(buf + NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(*g)));
+	at->nla_type = NFULA_PAYLOAD;
+	at->nla_len = NLA_HDRLEN + 24;
+	unsigned char *ip = (unsigned char *)at + NLA_HDRLEN;
+	ip[0] = 0x45;
+	ip[9] = IPPROTO_TCP;
+	h->nlmsg_len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(*g)) + NLA_ALIGN(at->nla_len);
+	struct nlmsghdr *h2 = (struct nlmsghdr *)(buf + h->nlmsg_len);
+	h2->nlmsg_type = NLMSG_NOOP;
+	h2->nlmsg_len = NLMSG_HDRLEN;
+	int n = 0;
+	nflog_each(buf, h->nlmsg_len + h2->nlmsg_len, count_conn, &n);
+	CHECK_INT(n, 1);
+	nflog_each(buf, h->nlmsg_len - 1, count_conn, &n);  /* truncated: ignored */
+	CHECK_INT(n, 1);
 }
