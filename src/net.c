@@ -235,7 +235,7 @@ void net_host_stop(struct net_host *n, bool quiet)
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 	if (!quiet && n->mode == NET_ALLOW && (n->blocked || n->refused))
-		log_info("network: %lu connection attempt%s blocked, %lu name%s refused",
+		log_info("network: %lu connection attempt%s blocked, %lu DNS lookup%s refused",
 		         n->blocked, n->blocked == 1 ? "" : "s", n->refused,
 		         n->refused == 1 ? "" : "s");
 	allow_free(&n->allow);

@@ -87,7 +87,7 @@ except socket.gaierror as e:
 print("resolved")'
 	assert_eq "$out" "gaierror True"
 	assert_contains "$err" "jail: dns: refused other.test (not on the allowlist)"
-	assert_contains "$err" "names refused"
+	assert_contains "$err" "DNS lookups refused"
 	# the upstream never saw it: no DNS exfiltration through a refused name
 	assert_not_contains "$(cat "$T/dns.log" 2>/dev/null)" "other.test"
 	run_jail "${NET[@]}" -- getent hosts api.test
