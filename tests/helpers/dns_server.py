@@ -5,7 +5,7 @@
 
 Binds UDP and TCP on 127.0.0.1 (a free port, written to PORTFILE once ready),
 answers A/AAAA for the NAME=ADDR pairs (TTL 300), CNAMEs for ALIAS=>TARGET,
-NXDOMAIN for the rest, and appends every queried name to LOGFILE (so a test
+NXDOMAIN for the rest, and appends every queried name (and "udp" or "tcp") to LOGFILE (so a test
 can check that a refused name never left the jail).
 """
 import ipaddress
@@ -51,13 +51,13 @@ def rr(name, rtype, rdata, ttl=300):
     return encode_name(name) + struct.pack("!HHIH", rtype, 1, ttl, len(rdata)) + rdata
 
 
-def answer(pkt, log):
+def answer(pkt, log, via):
     qid, flags = struct.unpack("!HH", pkt[:4])
     name, off = read_name(pkt, 12)
     qtype, = struct.unpack("!H", pkt[off:off + 2])
     question = pkt[12:off + 4]
     with open(log, "a") as f:
-        f.write(name + "\n")
+        f.write(name + " " + via + "\n")
     answers = []
     cur = name
     for _ in range(8):
@@ -77,7 +77,7 @@ def serve_udp(sock, log):
     while True:
         pkt, addr = sock.recvfrom(4096)
         try:
-            sock.sendto(answer(pkt, log), addr)
+            sock.sendto(answer(pkt, log, "udp"), addr)
         except Exception as e:  # a malformed query: no answer
             print("dns_server:", e, file=sys.stderr)
 
@@ -88,7 +88,7 @@ def serve_tcp(sock, log):
         with conn:
             try:
                 n, = struct.unpack("!H", conn.recv(2, socket.MSG_WAITALL))
-                reply = answer(conn.recv(n, socket.MSG_WAITALL), log)
+                reply = answer(conn.recv(n, socket.MSG_WAITALL), log, "tcp")
                 conn.sendall(struct.pack("!H", len(reply)) + reply)
             except Exception as e:
                 print("dns_server:", e, file=sys.stderr)

@@ -259,3 +259,15 @@ test_bad_allow_entry_is_refused() {
 	expect_fail125 -D "$T/p" --net allow --allow "example.com" -- true
 	assert_contains "$err" "--allow example.com: expected HOST:PORT"
 }
+
+test_dns_over_tcp_is_filtered_too() {
+	net_servers
+	run_jail "${NET[@]}" -- env RES_OPTIONS=use-vc getent hosts api.test
+	assert_eq "$rc" 0 "TCP lookup of an allowed name (stderr: $err)"
+	assert_contains "$out" "$HOST4"
+	assert_contains "$(cat "$T/dns.log")" "api.test tcp"   # upstream over TCP as well
+	run_jail "${NET[@]}" -- env RES_OPTIONS=use-vc getent hosts other.test
+	assert_ne "$rc" 0
+	assert_contains "$err" "jail: dns: refused other.test"
+	assert_not_contains "$(cat "$T/dns.log")" "other.test"
+}
