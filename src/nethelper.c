@@ -314,6 +314,10 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 		return -1;
 	if (map_host)
 		find_host_addrs(n);
+	if (strcmp(n->helper_name, "slirp4netns") == 0) {
+		inet_pton(AF_INET, "10.0.2.3", n->helper_dns);  /* slirp's DNS forwarder */
+		n->has_helper_dns = true;
+	}
 	log_debug("network: %s (pid %d) serves the jail", n->helper_name, (int)n->helper);
 	return 0;
 }

@@ -41,6 +41,7 @@ struct net_host {
 	struct dns_addr host_addrs[2];
 	size_t n_host_addrs;
 	unsigned char helper_dns[4]; /* the helper's own DNS forwarder, never opened */
+	bool has_helper_dns;
 
 	/* the thread */
 	pthread_t thread;

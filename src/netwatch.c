@@ -208,13 +208,15 @@ static bool in4(const unsigned char *a, const char *net, int bits)
 }
 
 /* Addresses a DNS answer may never open: loopback, link-local (cloud
- * metadata), multicast, unspecified; those have to be named literally. */
-static bool may_open(const struct dns_addr *a)
+ * metadata), multicast, unspecified, the helper's own DNS forwarder; those
+ * have to be named literally. */
+static bool may_open(const struct net_host *n, const struct dns_addr *a)
 {
 	const unsigned char *p = a->addr;
 	if (a->family == AF_INET)
 		return !in4(p, "0.0.0.0", 8) && !in4(p, "127.0.0.0", 8) &&
-		       !in4(p, "169.254.0.0", 16) && !in4(p, "224.0.0.0", 4);
+		       !in4(p, "169.254.0.0", 16) && !in4(p, "224.0.0.0", 4) &&
+		       !(n->has_helper_dns && memcmp(p, n->helper_dns, 4) == 0);
 	static const unsigned char zero[16];
 	bool loop = memcmp(p, zero, 15) == 0 && (p[15] == 1 || p[15] == 0);
 	bool mapped = memcmp(p, zero, 10) == 0 && p[10] == 0xff && p[11] == 0xff;
@@ -237,7 +239,7 @@ static int open_answer(struct net_host *n, const char *name, const unsigned char
 		return -1;
 	for (size_t i = 0; i < k; i++) {
 		char a[INET6_ADDRSTRLEN];
-		if (!may_open(&addrs[i])) {
+		if (!may_open(n, &addrs[i])) {
 			_cleanup_free_ char *esc = escape_name(name);
 			inet_ntop(addrs[i].family, addrs[i].addr, a, sizeof(a));
 			log_warn("dns: %s resolved to %s; not opened (allow it by address)", esc, a);

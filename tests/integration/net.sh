@@ -39,6 +39,7 @@ net_servers() {
 	bg python3 "$HELPERS/http_server.py" "$T/p6" ::1 "$T/www"
 	bg python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
 		"api.test=$HOST4" "other.test=$HOST4" "link.test=169.254.169.254" \
+		"slirpdns.test=10.0.2.3" \
 		"alias.test=>api.test"
 	for f in p1 p2 p3 p6 dnsport; do wait_file "$T/$f"; done
 	P1=$(cat "$T/p1") P2=$(cat "$T/p2") P3=$(cat "$T/p3") P6=$(cat "$T/p6")
@@ -241,6 +242,10 @@ test_slirp4netns_fallback() {
 	assert_contains "$out" "rc=7"
 	run_jail "${NET[@]}" -- sh -c "$MS" - curl -sS -m 10 "http://10.0.2.3:53/"
 	assert_contains "$out" "rc=7"   # slirp's own DNS forwarder is not named
+	# nor opened by a name that resolves to it
+	run_jail "${NET[@]}" --allow slirpdns.test:53 -- sh -c "$MS" - curl -sS -m 10 "http://slirpdns.test:53/"
+	assert_contains "$out" "rc=7"
+	assert_contains "$err" "slirpdns.test resolved to 10.0.2.3; not opened"
 	assert_eq "$(count_procs slirp4netns)" 0 "slirp4netns after the jail"
 }
 
