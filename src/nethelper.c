@@ -175,6 +175,10 @@ static int start_pasta(struct net_host *n, const char *path, pid_t child, bool m
 	                             "--pid", pidfile, "-t", "none", "-u", "none",
 	                             "-T", "none", "-U", "none", NULL};
 	push_all(&argv, fixed);
+	/* As root, pasta would switch to "nobody", who cannot join the jail's
+	 * user namespace: it stays who we are (the owner of that namespace). */
+	strv_push(&argv, "--runas");
+	strv_push_take(&argv, xasprintf("%u:%u", (unsigned)geteuid(), (unsigned)getegid()));
 	if (!map_host)
 		strv_push(&argv, "--no-map-gw");
 	strv_push_take(&argv, xasprintf("%d", (int)child));
