@@ -7,7 +7,11 @@
  * its default "auto" would splice the jail's 127.0.0.1 to the host's) and does
  * not map the gateway to the host (--no-map-gw); slirp4netns gets
  * --disable-host-loopback.  When host ports are allowed, the mapping stays and
- * the ruleset opens exactly those ports on it. */
+ * the ruleset opens exactly those ports on it.
+ *
+ * Isolation: pasta isolates itself (namespaces, seccomp, no capabilities).
+ * slirp4netns runs with --enable-seccomp only: its --enable-sandbox needs uid 0
+ * mapped in the jail's user namespace, which maps only the caller's uid. */
 #include "log.h"
 #include "netpriv.h"
 
