@@ -13,7 +13,7 @@
 #include "mounts.h"
 #include "net.h"
 #include "resources.h"
-#include "seccomp.h"
+#include "sysfilter.h"
 #include "sync.h"
 
 #include <errno.h>
