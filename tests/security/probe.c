@@ -328,6 +328,18 @@ static int do_ptrace(pid_t pid)
 	return err_or_ok(ptrace(PTRACE_SEIZE, pid, NULL, NULL));
 }
 
+/* A well-formed v2 file capability with every capability permitted and
+ * effective: the kernel accepts the value, so only the privilege check can
+ * refuse it. */
+static int do_setcap(const char *path)
+{
+	struct {
+		unsigned magic_etc;
+		struct { unsigned permitted, inheritable; } data[2];
+	} cap = {0x02000000 | 1, {{~0u, 0}, {~0u, 0}}};
+	return err_or_ok(setxattr(path, "security.capability", &cap, sizeof(cap), 0));
+}
+
 static int more(int argc, char **argv)
 {
 	const char *c = argv[1], *a = argc > 2 ? argv[2] : "", *b = argc > 3 ? argv[3] : "";
@@ -351,6 +363,7 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "memhog")) return do_memhog(atol(a));
 	if (!strcmp(c, "int80")) return do_int80();
 	if (!strcmp(c, "x32")) return err_or_ok(syscall(0x40000000L | 39));
+	if (!strcmp(c, "setcap")) return do_setcap(a);
 	if (!strcmp(c, "setxattr")) return err_or_ok(setxattr(a, b, "y", 1, 0));
 	if (!strcmp(c, "chmod")) return err_or_ok(chmod(a, (mode_t)strtol(b, NULL, 8)));
 	if (!strcmp(c, "sleep")) return sleep((unsigned)atoi(a)), 0;
