@@ -47,7 +47,7 @@ hp() { probe_setup; "$T/bin/probe" "$@"; }
 # in_pty CMD: run a shell command with a terminal (script(1)), output in $out.
 in_pty() {
 	set +e
-	out=$(script -qec "$1" /dev/null </dev/null 2>&1)
+	out=$(SHELL=/bin/bash script -qec "$1" /dev/null </dev/null 2>&1)
 	rc=$?
 	set -e
 }
