@@ -9,8 +9,9 @@
 probe_setup() {
 	[ -d "$T/p" ] && return 0
 	mkrepo "$T/p"
-	mkdir -p "$T/bin"
+	mkdir -p "$T/bin" "$T/host"
 	cp "$PROBE" "$T/bin/probe"
+	cp "$PROBE" "$T/host/probe" # host-side canaries: not counted as strays
 	P="$T/bin/probe"
 	BEFORE=$(tree_hash "$T/p")
 }
@@ -42,7 +43,7 @@ no_stray() {
 }
 
 # hp CASE ARGS...: the probe on the host, for canaries and positive controls.
-hp() { probe_setup; "$T/bin/probe" "$@"; }
+hp() { probe_setup; "$T/host/probe" "$@"; }
 
 # in_pty CMD: run a shell command with a terminal (script(1)), output in $out.
 in_pty() {
