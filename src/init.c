@@ -54,6 +54,8 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 		return -1;
 	if (sethostname("jail", 4) < 0)
 		return jail_err_sys(e, "set hostname");
+	if (limits_userns_counts(p->cfg, e) < 0)
+		return -1;
 	if (mounts_build_root(p, e) < 0)
 		return -1;
 	if (net_jail_setup(p->cfg, sock, e) < 0)

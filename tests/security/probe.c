@@ -340,6 +340,23 @@ static int do_setcap(const char *path)
 	return err_or_ok(setxattr(path, "security.capability", &cap, sizeof(cap), 0));
 }
 
+/* Open inotify instances (or ptys) until the kernel refuses: print how many,
+ * exit with the refusal's errno. */
+static int do_many(bool ptys)
+{
+	int n = 0, err = 0;
+	for (; n < 100000; n++) {
+		int fd = ptys ? open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+		              : (int)syscall(SYS_inotify_init1, O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+	}
+	printf("%d\n", n);
+	return err;
+}
+
 static int more(int argc, char **argv)
 {
 	const char *c = argv[1], *a = argc > 2 ? argv[2] : "", *b = argc > 3 ? argv[3] : "";
@@ -363,6 +380,8 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "memhog")) return do_memhog(atol(a));
 	if (!strcmp(c, "int80")) return do_int80();
 	if (!strcmp(c, "x32")) return err_or_ok(syscall(0x40000000L | 39));
+	if (!strcmp(c, "inotify-many")) return do_many(false);
+	if (!strcmp(c, "ptmx-many")) return do_many(true);
 	if (!strcmp(c, "setcap")) return do_setcap(a);
 	if (!strcmp(c, "setxattr")) return err_or_ok(setxattr(a, b, "y", 1, 0));
 	if (!strcmp(c, "chmod")) return err_or_ok(chmod(a, (mode_t)strtol(b, NULL, 8)));

@@ -50,3 +50,24 @@ test_limits_fallback_is_announced() {
 	fi
 	host_safe
 }
+
+test_inotify_instances_bounded() {
+	jp -- inotify-many
+	assert_eq "$rc" "$EMFILE" "inotify_init past the bound"
+	[ "$out" -gt 0 ] && [ "$out" -le 128 ] || fail "opened $out inotify instances"
+}
+
+test_pty_count_bounded() {
+	jp -- ptmx-many
+	assert_eq "$rc" "$ENOSPC" "opening ptys past the devpts bound"
+	[ "$out" -gt 0 ] && [ "$out" -le 256 ] || fail "opened $out ptys"
+}
+
+test_namespace_counts_zero_unless_allowed_back() {
+	jp -- read /proc/sys/user/max_user_namespaces
+	assert_eq "$out" 0
+	jp --allow-syscall unshare -- read /proc/sys/user/max_user_namespaces
+	assert_ne "$out" 0 "positive control: allowed back, the count is left alone"
+	jp --allow-syscall unshare -- sys unshare_user
+	assert_eq "$rc" 0 "and a nested namespace works"
+}
