@@ -158,3 +158,43 @@ T(output_bound_holds_byte_by_byte)
 	CHECK(max <= 1 + TERM_FILTER_HOLD);
 	free(f);
 }
+
+/* Random streams over the bytes that matter, in random chunks: the output
+ * bound holds and no dangerous sequence survives, however it was split. */
+T(random_streams_never_leak_queries)
+{
+	static const unsigned char alphabet[] = {0x1b, '[', ']', '5', '2', ';', '6', 'n', 0x07,
+	                                         '\\', 'P', '$', 'q', 'c', 't', '?', 0xc2,
+	                                         0x9b, 0x9d, 0x90, 'a', 0x18, 'm', '1'};
+	/* in each introducer form: 7-bit, UTF-8 encoded C1, raw C1 */
+	static const char *const bad[] = {
+		"\x1b]52", "\xc2\x9d" "52", "\x9d" "52",       /* clipboard */
+		"\x1b[6n", "\xc2\x9b" "6n", "\x9b" "6n",       /* cursor report */
+		"\x1b[?6n", "\xc2\x9b?6n", "\x9b?6n",
+		"\x1b[c", "\xc2\x9b" "c", "\x9b" "c",          /* device attributes */
+		"\x1b[1c", "\x1b[?c",
+		"\x1bP", "\xc2\x90", "\x90",                  /* any DCS */
+		"\x1b]5;?", "\x1b]2;?\x07",
+	};
+	unsigned seed = 12345;
+	for (int round = 0; round < 200; round++) {
+		struct term_filter *f = calloc(1, sizeof(*f));
+		char in[4096], out[4096 + TERM_FILTER_HOLD], all[64 * 1024];
+		size_t total = 0;
+		for (int chunk = 0; chunk < 8; chunk++) {
+			size_t n = (seed = seed * 1103515245 + 12345) % sizeof(in);
+			for (size_t i = 0; i < n; i++)
+				in[i] = (char)alphabet[((seed = seed * 1103515245 + 12345) >> 16) %
+				                       sizeof(alphabet)];
+			size_t m = term_filter_run(f, in, n, out);
+			CHECK(m <= n + TERM_FILTER_HOLD);
+			if (total + m < sizeof(all)) {
+				memcpy(all + total, out, m);
+				total += m;
+			}
+		}
+		for (size_t b = 0; b < ARRAY_SIZE(bad); b++)
+			CHECK(memmem(all, total, bad[b], strlen(bad[b])) == NULL);
+		free(f);
+	}
+}
