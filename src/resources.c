@@ -196,10 +196,10 @@ const char *limits_fallback_note(const struct jail_config *cfg)
 {
 	if (cfg->cpus > 0)
 		return "using rlimits: --memory limits each process, --pids the jail's "
-		       "processes, --cpus is NOT enforced (run under systemd-run --user -p "
-		       "Delegate=yes to get cgroup limits)";
+		       "processes, --cpus is NOT enforced (run jail under systemd-run --user --scope -p "
+		       "Delegate=yes for cgroup limits)";
 	return "using rlimits: --memory limits each process, --pids the jail's processes "
-	       "(run under systemd-run --user -p Delegate=yes to get cgroup limits)";
+	       "(run jail under systemd-run --user --scope -p Delegate=yes for cgroup limits)";
 }
 
 static int set_limit(int res, rlim_t v, const char *what, struct jail_err *e)
