@@ -54,10 +54,12 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 		return -1;
 	if (sethostname("jail", 4) < 0)
 		return jail_err_sys(e, "set hostname");
+	log_debug("init: maps done");
 	if (limits_userns_counts(p->cfg, e) < 0)
 		return -1;
 	if (mounts_build_root(p, e) < 0)
 		return -1;
+	log_debug("init: root built");
 	if (net_jail_setup(p->cfg, sock, e) < 0)
 		return -1;
 	if (p->use_pty && open_pty(p, sock, slave, e) < 0)
@@ -156,8 +158,10 @@ static int reap_loop(pid_t cmd, int sigfd)
 				kill(-1, SIGKILL);
 			}
 		}
-		if (w < 0 && errno == ECHILD && exit_code >= 0)
+		if (w < 0 && errno == ECHILD && exit_code >= 0) {
+			log_debug("init: command done");
 			return exit_code;
+		}
 	}
 }
 

@@ -68,3 +68,10 @@ session_dir() {
 	hash=$(printf '%s' "$real" | sha256sum | cut -c1-8)
 	echo "$XDG_STATE_HOME/jail/$name-$hash/${2:-default}"
 }
+
+# in_pty CMD: run the shell command line CMD with a terminal as its stdin, stdout
+# and stderr (script(1)); stdin stays open, so no EOF character is typed into it.
+in_pty() {
+	{ sleep 30 & echo $! >"$T/.pty-sleep"; wait; } | script -qec "$1" /dev/null | tr -d '\r'
+	kill "$(cat "$T/.pty-sleep")" 2>/dev/null || true
+}
