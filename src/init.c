@@ -88,8 +88,10 @@ static void attach_terminal(const struct jail_plan *p, int slave)
 static int harden_and_exec(const struct jail_plan *p)
 {
 	struct jail_err e = {0};
-	if (limits_apply_rlimits(p->cfg, false, &e) < 0 || caps_drop_all(&e) < 0 ||
-	    seccomp_install(p->cfg, &e) < 0) {
+	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
+	 * libseccomp's allocations here, which fail under ASan's allocator */
+	if (caps_drop_all(&e) < 0 || seccomp_install(p->cfg, &e) < 0 ||
+	    limits_apply_rlimits(p->cfg, false, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}
