@@ -201,7 +201,7 @@ static int add_personality(scmp_filter_ctx ctx, const struct jail_config *cfg,
 
 /* Every name the policy allows back must be a syscall: a typo would otherwise
  * pass silently. */
-static int check_allow_list(const struct jail_config *cfg, struct jail_err *e)
+int sysfilter_check_config(const struct jail_config *cfg, struct jail_err *e)
 {
 	for (size_t i = 0; cfg && i < cfg->syscalls_allow.n; i++) {
 		const char *name = cfg->syscalls_allow.v[i];
@@ -232,7 +232,7 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 
 int seccomp_install(const struct jail_config *cfg, struct jail_err *e)
 {
-	if (check_allow_list(cfg, e) < 0)
+	if (sysfilter_check_config(cfg, e) < 0)
 		return -1;
 	/* seccomp_init puts only the native architecture in the filter: the BPF
 	 * program checks the arch field and the x32 bit before any rule. */

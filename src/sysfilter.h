@@ -7,4 +7,8 @@
  * load the filter described in sysfilter.c.  cfg->syscalls_allow names
  * syscalls to leave out of it.  Fails closed. */
 int seccomp_install(const struct jail_config *cfg, struct jail_err *e) WUR;
+/* Validation for the supervisor (policy/CLI time, before anything is set up):
+ * every name in cfg->syscalls_allow must be a syscall.  seccomp_install checks
+ * it again. */
+int sysfilter_check_config(const struct jail_config *cfg, struct jail_err *e) WUR;
 #endif

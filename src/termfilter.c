@@ -27,6 +27,7 @@ enum {
 
 #define ESC 0x1b
 #define BEL 0x07
+#define ENQ 0x05 /* makes many terminals send their answerback string */
 #define CAN 0x18
 #define SUB 0x1a
 
@@ -179,6 +180,8 @@ static void ground(struct term_filter *f, struct out *o, unsigned char c)
 		}
 		f->utf8_need = 0;
 	}
+	if (c == ENQ)
+		return;
 	if (c == ESC || c == 0xc2) {
 		hold(f, (char)c);
 		f->state = c == ESC ? S_ESC : S_C2;
@@ -224,7 +227,8 @@ static bool seq_common(struct term_filter *f, struct out *o, unsigned char c)
 		return true;
 	}
 	if (c < 0x20) {
-		put(o, (char)c);
+		if (c != ENQ)
+			put(o, (char)c);
 		return true;
 	}
 	if (c >= 0x7f) { /* not part of any sequence: drop it and start over */

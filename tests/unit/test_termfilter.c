@@ -100,6 +100,7 @@ T(answering_csi_dropped)
 	expect("a\x9b" "6nb", "ab");
 	expect("a\xc2\x9b" "6nb", "ab");
 	expect("a\x1bZb", "ab");
+	expect("a\x05" "b\x1b[\x05m", "ab\x1b[m"); /* ENQ: the answerback */
 }
 
 T(control_strings_dropped)
