@@ -161,3 +161,15 @@ test_unknown_allow_syscall_refused_before_anything_runs() {
 	assert_no_file "$(session_dir "$T/p")/upper/marker"
 	host_safe
 }
+
+test_clone3_enosys_lets_threads_and_spawn_fall_back() {
+	probe_setup
+	run_jail -q -D "$T/p" -- python3 -c '
+import threading, subprocess
+done = []
+ts = [threading.Thread(target=lambda: done.append(1)) for _ in range(8)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print(len(done), subprocess.run(["echo", "spawned"], capture_output=True, text=True).stdout.strip())'
+	assert_eq "$out" "8 spawned" "threads (pthread_create) and posix_spawn inside"
+	host_safe
+}
