@@ -55,8 +55,12 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 	if (sethostname("jail", 4) < 0)
 		return jail_err_sys(e, "set hostname");
 	log_debug("init: maps done");
-	if (limits_userns_counts(p->cfg, e) < 0)
-		return -1;
+	/* The namespace counts are set after GO, once the network helper has made
+	 * its own sandbox inside our user namespace; /proc/sys is read-only by then,
+	 * so the directory is opened now. */
+	_cleanup_close_ int sysuser = open("/proc/sys/user", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sysuser < 0)
+		return jail_err_sys(e, "open /proc/sys/user");
 	if (mounts_build_root(p, e) < 0)
 		return -1;
 	log_debug("init: root built");
@@ -67,6 +71,8 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
 		return -1;
 	if (sync_recv(sock, SYNC_GO, NULL, NULL, NULL, e) < 0)
+		return -1;
+	if (limits_userns_counts(p->cfg, sysuser, e) < 0)
 		return -1;
 	/* From here on nothing in the jail may open /proc/1/{exe,mem,environ}. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)

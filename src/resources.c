@@ -232,16 +232,13 @@ int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
  * namespace starts at INT_MAX.  Inotify instances are bounded like the host's
  * per-user default, and, unless the policy allowed namespace creation back,
  * no namespace of any kind can be created (a second wall behind seccomp). */
-int limits_userns_counts(const struct jail_config *cfg, struct jail_err *e)
+int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err *e)
 {
 	static const char *const ns_counts[] = {
 		"max_user_namespaces", "max_mnt_namespaces", "max_net_namespaces",
 		"max_pid_namespaces", "max_ipc_namespaces", "max_uts_namespaces",
 		"max_cgroup_namespaces", "max_time_namespaces",
 	};
-	_cleanup_close_ int dfd = open("/proc/sys/user", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return jail_err_sys(e, "open /proc/sys/user");
 	if (write_str_at(dfd, "max_inotify_instances", "128", e) < 0 ||
 	    write_str_at(dfd, "max_fanotify_groups", "0", e) < 0)
 		return jail_err_wrap(e, "bound the jail's inotify/fanotify counts");
