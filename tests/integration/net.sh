@@ -186,7 +186,11 @@ attr = struct.pack("=HH", 4 + len(name), 1) + name + b"\0" * ((-len(name)) % 4)
 batch = (msg(0x10, 1, 1, struct.pack("=BBH", 0, 0, socket.htons(10))) +
          msg(0x0a02, 1 | 4, 2, struct.pack("=BBH", 1, 0, 0) + attr) +
          msg(0x11, 1, 3, struct.pack("=BBH", 0, 0, socket.htons(10))))
-s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)
+try:  # seccomp refuses netfilter netlink sockets; without it, no capability
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 12)
+except OSError as e:
+    print("delete table:", errno.errorcode[e.errno], "(socket)")
+    raise SystemExit
 s.send(batch)
 s.settimeout(2)
 data = s.recv(4096)
