@@ -47,13 +47,15 @@ void git_env(const struct git *g, struct strv *env)
 		"GIT_CONFIG_NOSYSTEM=1",      "GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_ATTR_NOSYSTEM=1",        "GIT_TERMINAL_PROMPT=0",
 		"GIT_PAGER=cat",              "PAGER=cat",
-		"GIT_OPTIONAL_LOCKS=0",       "GIT_LITERAL_PATHSPECS=1",
+		"GIT_OPTIONAL_LOCKS=0",
 		"GIT_NO_REPLACE_OBJECTS=1",   "GIT_EDITOR=false",
 		"GIT_ASKPASS=false",          "GIT_SSH_COMMAND=false",
 		"LC_ALL=C",                   "TZ=UTC",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		strv_push(env, fixed[i]);
+	if (g->literal_pathspecs)
+		strv_push(env, "GIT_LITERAL_PATHSPECS=1");
 	if (g->git_dir)
 		strv_push_take(env, xasprintf("GIT_DIR=%s", g->git_dir));
 	if (g->work_tree)

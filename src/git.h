@@ -17,6 +17,7 @@ struct git {
 	const char *git_dir;     /* GIT_DIR, or NULL to let git discover from cwd */
 	const char *work_tree;   /* GIT_WORK_TREE, or NULL */
 	const char *index_file;  /* GIT_INDEX_FILE, or NULL */
+	bool literal_pathspecs;  /* GIT_LITERAL_PATHSPECS=1 (check-ignore refuses it) */
 };
 
 /* Run `git ARGS...` (args NULL-terminated, without "git").  in/in_len go to its

@@ -1,0 +1,367 @@
+/* patch.c — patch series through a throwaway git repository, and the summary. */
+#include "patch.h"
+
+#include "git.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define AUTHOR "jail <jail@localhost>"
+#define OLD_READ_MAX (1ULL << 30)
+
+int scratch_create(struct scratch *s, const char *parent, struct jail_err *e)
+{
+	s->dir = xasprintf("%s/.export.XXXXXX", parent);
+	if (!mkdtemp(s->dir)) {
+		jail_err_sys(e, "create a scratch directory in '%s'", parent);
+		free(s->dir);
+		s->dir = NULL;
+		return -1;
+	}
+	/* a bare repository by hand: no templates, no hooks, a config of our own */
+	static const char *const dirs[] = {"objects", "objects/info", "objects/pack", "refs",
+	                                   "refs/heads", "refs/tags"};
+	_cleanup_close_ int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return jail_err_sys(e, "open '%s'", s->dir);
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (mkdirat(fd, dirs[i], 0700) < 0)
+			return jail_err_sys(e, "create '%s/%s'", s->dir, dirs[i]);
+	static const char head[] = "ref: refs/heads/post\n";
+	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n";
+	if (write_file_at(fd, "HEAD", head, sizeof(head) - 1, 0600, e) < 0 ||
+	    write_file_at(fd, "config", config, sizeof(config) - 1, 0600, e) < 0)
+		return -1;
+	return 0;
+}
+
+void scratch_destroy(struct scratch *s)
+{
+	if (!s->dir)
+		return;
+	struct jail_err e;
+	if (rm_rf_at(AT_FDCWD, s->dir, &e) < 0) {
+		/* a leftover scratch dir is harmless; the next export makes a new one */
+	}
+	free(s->dir);
+	s->dir = NULL;
+}
+
+static int scratch_git(struct scratch *s, const char *const *args, const char *in,
+                       size_t in_len, struct strbuf *out, struct jail_err *e)
+{
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	return git_run(&g, args, in, in_len, out, NULL, e);
+}
+
+/* fast-import takes a path C-quoted: then only '"' and '\' need escaping (names
+ * with control characters never get this far). */
+static void fi_path(struct strbuf *b, const char *prefix, const char *path)
+{
+	sb_puts(b, "\"");
+	for (const char *parts[] = {prefix, path}, **p = parts; p < parts + 2; p++)
+		for (const char *c = *p; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				sb_append(b, "\\", 1);
+			sb_append(b, c, 1);
+		}
+	sb_puts(b, "\"");
+}
+
+static const char *git_mode(enum ftype t, bool exec)
+{
+	return t == FT_SYMLINK ? "120000" : exec ? "100755" : "100644";
+}
+
+static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, const char *path,
+                     enum ftype t, bool exec, size_t max, struct jail_err *e)
+{
+	struct strbuf data = {0};
+	if (read_entry(dirfd, path, t, max, &data, e) < 0) {
+		sb_free(&data);
+		return -1;
+	}
+	sb_printf(b, "M %s inline ", git_mode(t, exec));
+	fi_path(b, x->prefix, path);
+	sb_printf(b, "\ndata %zu\n", data.len);
+	sb_append(b, data.s, data.len);
+	sb_puts(b, "\n");
+	sb_free(&data);
+	return 0;
+}
+
+static void fi_commit_header(struct strbuf *b, const char *ref, const char *msg, long long when)
+{
+	sb_printf(b, "commit %s\nauthor " AUTHOR " %lld +0000\ncommitter " AUTHOR " %lld +0000\n",
+	          ref, when, when);
+	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
+}
+
+int patch_commit(struct scratch *s, struct export_ctx *x, const struct changeset *cs,
+                 const char *message, struct jail_err *e)
+{
+	struct strbuf b = {0};
+	long long now = (long long)time(NULL);
+	sb_puts(&b, "feature done\n");
+	fi_commit_header(&b, "refs/heads/pre", "base", now);
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		const struct change *c = &cs->v[i];
+		if (!c->reason && c->old_in_base)
+			r = fi_modify(&b, x->project_fd, x, c->path, c->old_type, c->old_exec,
+			              OLD_READ_MAX, e);
+	}
+	fi_commit_header(&b, "refs/heads/post", message, now);
+	sb_puts(&b, "from refs/heads/pre\n");
+	/* deletions first: a file may be replaced by a directory of the same name */
+	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].old_in_base) {
+			sb_puts(&b, "D ");
+			fi_path(&b, x->prefix, cs->v[i].path);
+			sb_puts(&b, "\n");
+		}
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		const struct change *c = &cs->v[i];
+		if (!c->reason && c->new_type != FT_NONE)
+			r = fi_modify(&b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
+			              (size_t)x->rules.max_size + 1, e);
+	}
+	sb_puts(&b, "done\n");
+	const char *args[] = {"fast-import", "--quiet", "--done", NULL};
+	if (r == 0)
+		r = scratch_git(s, args, b.s, b.len, NULL, e);
+	sb_free(&b);
+	return r < 0 ? jail_err_wrap(e, "build the patch") : 0;
+}
+
+static int cmp_change_path(const void *key, const void *elem)
+{
+	return strcmp((const char *)key, ((const struct change *)elem)->path);
+}
+
+int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                  struct jail_err *e)
+{
+	struct strbuf out = {0};
+	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
+	                      "refs/heads/pre", "refs/heads/post", NULL};
+	if (scratch_git(s, args, NULL, 0, &out, e) < 0)
+		return -1;
+	size_t pl = strlen(x->prefix);
+	/* records: "ADDED\tDELETED\tPATH\0" ("-" for binary) */
+	for (size_t i = 0; out.s && i < out.len;) {
+		char *rec = out.s + i;
+		i += strlen(rec) + 1;
+		char *t1 = strchr(rec, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2 || strncmp(t2 + 1, x->prefix, pl) != 0)
+			continue;
+		struct change *c = bsearch(t2 + 1 + pl, cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
+		if (!c)
+			continue;
+		c->added = rec[0] == '-' ? -1 : strtol(rec, NULL, 10);
+		c->deleted = t1[1] == '-' ? -1 : strtol(t1 + 1, NULL, 10);
+	}
+	sb_free(&out);
+	return 0;
+}
+
+int patch_mbox(struct scratch *s, struct strbuf *out, struct jail_err *e)
+{
+	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
+	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
+	                      "refs/heads/post", NULL};
+	return scratch_git(s, args, NULL, 0, out, e);
+}
+
+int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e)
+{
+	const char *how = strcmp(mode, "stat") == 0          ? "--stat"
+	                  : strcmp(mode, "name-status") == 0 ? "--name-status"
+	                                                     : "-p";
+	const char *args[] = {"diff-tree", "-r", "-M", "--no-color", how,
+	                      "refs/heads/pre", "refs/heads/post", NULL};
+	return scratch_git(s, args, NULL, 0, out, e);
+}
+
+/* ---- what the user reads: commit message and summary ---- */
+
+static char status_letter(const struct change *c)
+{
+	if (c->new_type == FT_NONE)
+		return 'D';
+	if (c->old_type == FT_NONE || !c->old_in_base)
+		return 'A';
+	return c->old_type == c->new_type ? 'M' : 'T';
+}
+
+static void render_left_out(const struct changeset *cs, const char *indent, struct strbuf *b)
+{
+	for (size_t i = 0; i < cs->git_dirs.n; i++) {
+		_cleanup_free_ char *esc = escape_name(cs->git_dirs.v[i]);
+		sb_printf(b, "%s%s/: git internals (hooks, config) are never exported\n", indent, esc);
+	}
+	for (size_t i = 0; i < cs->n; i++) {
+		if (!cs->v[i].reason)
+			continue;
+		_cleanup_free_ char *esc = escape_name(cs->v[i].path);
+		_cleanup_free_ char *why = escape_name(cs->v[i].reason);
+		sb_printf(b, "%s%s: %s\n", indent, esc, why);
+	}
+}
+
+static void render_flags(const struct changeset *cs, const char *indent, struct strbuf *b)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct change *c = &cs->v[i];
+		if (c->reason || !c->flags)
+			continue;
+		_cleanup_free_ char *esc = escape_name(c->path);
+		if (c->flags & CF_EXEC_ADDED)
+			sb_printf(b, "%s%s: exec bit added\n", indent, esc);
+		if (c->flags & CF_SYMLINK)
+			sb_printf(b, "%s%s: symlink\n", indent, esc);
+		if (c->flags & CF_REVIEW)
+			sb_printf(b, "%s%s: %s\n", indent, esc, path_flag_reason(c->path));
+	}
+}
+
+static size_t count_left_out(const struct changeset *cs)
+{
+	return cs->n - changeset_included(cs) + cs->git_dirs.n;
+}
+
+static bool any_flags(const struct changeset *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].flags)
+			return true;
+	return false;
+}
+
+char *patch_message(const struct changeset *cs, const char *session)
+{
+	struct strbuf b = {0};
+	_cleanup_free_ char *esc = escape_name(session);
+	size_t n = changeset_included(cs);
+	sb_printf(&b, "Changes from jail session '%s'\n\n", esc);
+	sb_printf(&b, "%zu file%s changed by an agent in a jail; review before landing.\n", n,
+	          n == 1 ? "" : "s");
+	if (any_flags(cs)) {
+		sb_puts(&b, "\nFlagged for review:\n");
+		render_flags(cs, "  ", &b);
+	}
+	if (count_left_out(cs)) {
+		sb_puts(&b, "\nLeft out of this patch:\n");
+		render_left_out(cs, "  ", &b);
+	}
+	return sb_steal(&b);
+}
+
+bool changeset_worth_telling(const struct changeset *cs)
+{
+	return cs->n > 0;
+}
+
+static void render_changed(const struct changeset *cs, struct strbuf *b)
+{
+	long add = 0, del = 0;
+	size_t n = changeset_included(cs);
+	for (size_t i = 0; i < cs->n; i++) {
+		add += cs->v[i].reason || cs->v[i].added < 0 ? 0 : cs->v[i].added;
+		del += cs->v[i].reason || cs->v[i].deleted < 0 ? 0 : cs->v[i].deleted;
+	}
+	sb_printf(b, "%zu file%s changed, +%ld -%ld\n", n, n == 1 ? "" : "s", add, del);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct change *c = &cs->v[i];
+		if (c->reason)
+			continue;
+		_cleanup_free_ char *esc = escape_name(c->path);
+		if (c->added < 0)
+			sb_printf(b, "  %c %s (binary)\n", status_letter(c), esc);
+		else
+			sb_printf(b, "  %c %s +%ld -%ld\n", status_letter(c), esc, c->added, c->deleted);
+	}
+}
+
+void summary_render(const struct changeset *cs, const char *patch_path, struct strbuf *out)
+{
+	if (!changeset_worth_telling(cs))
+		return;
+	render_changed(cs, out);
+	if (any_flags(cs)) {
+		sb_puts(out, "flagged for review:\n");
+		render_flags(cs, "  ", out);
+	}
+	if (count_left_out(cs)) {
+		sb_printf(out, "left out (%zu):\n", count_left_out(cs));
+		render_left_out(cs, "  ", out);
+	}
+	if (patch_path) {
+		_cleanup_free_ char *esc = escape_name(patch_path);
+		sb_printf(out, "patch: %s\n", esc);
+	}
+}
+
+/* ---- terminal output ---- */
+
+/* Length of a UTF-8 sequence by its lead byte (0: not a lead byte). */
+static size_t utf8_lead_len(unsigned char c)
+{
+	return c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+}
+
+void sanitize_for_terminal(const char *s, size_t n, struct strbuf *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	sb_append(out, "", 0);
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_lead_len(p[i]);
+		bool ok = l == 1 ? (p[i] >= 0x20 || p[i] == '\t' || p[i] == '\n') && p[i] != 0x7f
+		                 : l > 1 && i + l <= n && is_valid_utf8(s + i, l) &&
+		                           !(p[i] == 0xC2 && p[i + 1] < 0xA0); /* C1 controls */
+		if (!ok)
+			l = 1;
+		for (size_t k = 0; k < l; k++) {
+			if (ok)
+				sb_append(out, s + i + k, 1);
+			else
+				sb_printf(out, "\\x%02x", p[i + k]);
+		}
+		i += l;
+	}
+}
+
+void colorize_diff(const char *s, size_t n, struct strbuf *out)
+{
+	struct strbuf clean = {0};
+	sanitize_for_terminal(s, n, &clean);
+	bool in_header = false;
+	for (char *line = clean.s, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		const char *col = NULL;
+		if (strncmp(line, "diff --git ", 11) == 0)
+			in_header = true;
+		if (strncmp(line, "@@", 2) == 0) {
+			in_header = false;
+			col = "\033[36m";
+		} else if (in_header) {
+			col = "\033[1m";
+		} else if (line[0] == '+') {
+			col = "\033[32m";
+		} else if (line[0] == '-') {
+			col = "\033[31m";
+		}
+		if (col)
+			sb_puts(out, col);
+		sb_append(out, line, len);
+		if (col)
+			sb_puts(out, "\033[m");
+		if (nl)
+			sb_puts(out, "\n");
+	}
+	sb_free(&clean);
+}
