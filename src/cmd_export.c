@@ -87,7 +87,7 @@ static int write_series(struct collect *k, const struct session *s, const char *
 		return 0;
 	struct strbuf mbox = {0}, summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
-	int r = patch_mbox(&k->sc, &mbox, e);
+	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
 	if (r == 0)
 		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
 	if (r == 0) {

@@ -30,6 +30,7 @@ struct change {
 	char *reason;            /* why it is left out; NULL when it goes out */
 	unsigned flags;
 	long added, deleted;     /* from git's numstat; -1 for binary */
+	bool has_cr;             /* a side holds '\r': `git am` would strip it from text */
 };
 
 struct changeset {

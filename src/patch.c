@@ -77,13 +77,15 @@ static const char *git_mode(enum ftype t, bool exec)
 }
 
 static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, const char *path,
-                     enum ftype t, bool exec, size_t max, struct jail_err *e)
+                     enum ftype t, bool exec, size_t max, bool *has_cr, struct jail_err *e)
 {
 	struct strbuf data = {0};
 	if (read_entry(dirfd, path, t, max, &data, e) < 0) {
 		sb_free(&data);
 		return -1;
 	}
+	if (t == FT_FILE && memchr(data.s, '\r', data.len))
+		*has_cr = true;
 	sb_printf(b, "M %s inline ", git_mode(t, exec));
 	fi_path(b, x->prefix, path);
 	sb_printf(b, "\ndata %zu\n", data.len);
@@ -100,7 +102,7 @@ static void fi_commit_header(struct strbuf *b, const char *ref, const char *msg,
 	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
 }
 
-int patch_commit(struct scratch *s, struct export_ctx *x, const struct changeset *cs,
+int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e)
 {
 	struct strbuf b = {0};
@@ -109,10 +111,10 @@ int patch_commit(struct scratch *s, struct export_ctx *x, const struct changeset
 	fi_commit_header(&b, "refs/heads/pre", "base", now);
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		const struct change *c = &cs->v[i];
+		struct change *c = &cs->v[i];
 		if (!c->reason && c->old_in_base)
 			r = fi_modify(&b, x->project_fd, x, c->path, c->old_type, c->old_exec,
-			              OLD_READ_MAX, e);
+			              OLD_READ_MAX, &c->has_cr, e);
 	}
 	fi_commit_header(&b, "refs/heads/post", message, now);
 	sb_puts(&b, "from refs/heads/pre\n");
@@ -124,10 +126,10 @@ int patch_commit(struct scratch *s, struct export_ctx *x, const struct changeset
 			sb_puts(&b, "\n");
 		}
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		const struct change *c = &cs->v[i];
+		struct change *c = &cs->v[i];
 		if (!c->reason && c->new_type != FT_NONE)
 			r = fi_modify(&b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
-			              (size_t)x->rules.max_size + 1, e);
+			              (size_t)x->rules.max_size + 1, &c->has_cr, e);
 	}
 	sb_puts(&b, "done\n");
 	const char *args[] = {"fast-import", "--quiet", "--done", NULL};
@@ -168,12 +170,50 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	return 0;
 }
 
-int patch_mbox(struct scratch *s, struct strbuf *out, struct jail_err *e)
+/* A gitattributes pattern matching exactly one path: glob characters escaped,
+ * the whole C-quoted. */
+static void attr_pattern(struct strbuf *b, const char *prefix, const char *path)
 {
+	sb_puts(b, "\"/");
+	for (const char *parts[] = {prefix, path}, **p = parts; p < parts + 2; p++)
+		for (const char *c = *p; *c; c++) {
+			if (*c == '\\') {
+				sb_puts(b, "\\\\\\\\");  /* quoted, then glob-escaped */
+				continue;
+			}
+			if (strchr("*?[", *c))
+				sb_puts(b, "\\\\");
+			else if (*c == '"')
+				sb_puts(b, "\\");
+			sb_append(b, c, 1);
+		}
+	sb_puts(b, "\"");
+}
+
+int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
+               struct strbuf *out, struct jail_err *e)
+{
+	struct strbuf attrs = {0};
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].has_cr) {
+			attr_pattern(&attrs, x->prefix, cs->v[i].path);
+			sb_puts(&attrs, " -diff\n");
+		}
+	_cleanup_free_ char *info = xasprintf("%s/info", s->dir);
+	_cleanup_free_ char *path = xasprintf("%s/info/attributes", s->dir);
+	int r = 0;
+	if (attrs.len && (mkdir_p(info, 0700, e) < 0 ||
+	                  write_file_at(AT_FDCWD, path, attrs.s, attrs.len, 0600, e) < 0))
+		r = -1;
+	sb_free(&attrs);
+	if (r < 0)
+		return -1;
 	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
 	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
 	                      "refs/heads/post", NULL};
-	return scratch_git(s, args, NULL, 0, out, e);
+	r = scratch_git(s, args, NULL, 0, out, e);
+	unlink(path);  /* `jail diff` shows those files as text */
+	return r;
 }
 
 int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e)

@@ -21,13 +21,15 @@ int scratch_create(struct scratch *s, const char *parent, struct jail_err *e) WU
 void scratch_destroy(struct scratch *s);
 
 /* Commit the included changes: refs/heads/pre (old side), refs/heads/post. */
-int patch_commit(struct scratch *s, struct export_ctx *x, const struct changeset *cs,
+int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e) WUR;
 /* Fill each included change's added/deleted line counts from git's numstat. */
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e) WUR;
-/* `git format-patch` of the post commit: one mbox patch. */
-int patch_mbox(struct scratch *s, struct strbuf *out, struct jail_err *e) WUR;
+/* `git format-patch` of the post commit: one mbox patch.  Files holding '\r' go
+ * as binary patches: `git am` strips carriage returns from text patch lines. */
+int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
+               struct strbuf *out, struct jail_err *e) WUR;
 /* A diff of pre..post for reading: mode "patch", "stat" or "name-status". */
 int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e) WUR;
 
