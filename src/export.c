@@ -616,7 +616,8 @@ static int host_ignored(struct export_ctx *x, const struct strbuf *in, struct st
 	struct git g = {.cwd = x->project};
 	struct strbuf out = {0};
 	int status;
-	const char *args[] = {"check-ignore", "-z", "--stdin", NULL};
+	/* the paths are known untracked: --no-index spares reading the whole index */
+	const char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
 	if (git_run(&g, args, in->s, in->len, &out, &status, e) < 0)
 		return -1;
 	if (status > 1) {
