@@ -9,6 +9,7 @@
 
 #include "log.h"
 #include "patch.h"
+#include "policy.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -136,10 +137,14 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	return r < 0 ? jail_err_wrap(e, "export") : 0;
 }
 
-/* Resolve and lock the session a subcommand names. */
-static int open_session(struct cli *c, struct session *s, struct jail_err *e)
+/* Resolve and lock the session a subcommand names; the policy's [export] keys
+ * and the flags go into *cfg. */
+static int open_session(struct cli *c, struct session *s, struct jail_config *cfg,
+                        struct jail_err *e)
 {
 	if (session_resolve(s, c->cfg.project, c->cfg.session, e) < 0)
+		return -1;
+	if (policy_resolve(c, s->project, cfg, e) < 0)
 		return -1;
 	struct stat st;
 	if (stat(s->dir, &st) < 0) {
@@ -161,13 +166,16 @@ static int run_export_cmd(struct cli *c, export_action act)
 	struct collect k;
 	memset(&k, 0, sizeof(k));
 	k.x.project_fd = k.x.upper_fd = -1;
-	int r = open_session(c, &s, &e);
+	struct jail_config cfg;
+	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
+	int r = open_session(c, &s, &cfg, &e);
 	if (r == 0)
-		r = collect(&k, &s, &c->cfg, &e);
+		r = collect(&k, &s, &cfg, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
 	collect_free(&k);
 	session_free(&s);
+	config_free(&cfg);
 	if (r < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;

@@ -251,6 +251,11 @@ test_fifo_and_huge_file() {
 	assert_contains "$agent_err" "huge.txt: larger than the size limit"
 	land "$T/p"
 	expect_clone '^[0-9]+ \./(pipe|huge\.txt) '
+	# the limits are the policy's: flags here
+	run_jail status -D "$T/p" --max-size 10M --export-deny 'small*'
+	assert_not_contains "$out" "huge.txt: larger"
+	assert_contains "$out" "A huge.txt +1 -0"
+	assert_contains "$out" "small.txt: matches 'small*': denied by the policy (export.deny)"
 }
 
 test_equal_content_is_no_change_and_nothing_printed() {
