@@ -143,7 +143,13 @@ struct walk {
 	struct export_ctx *x;
 	struct changeset *cs;
 	struct jail_err *e;
+	int depth;
 };
+
+/* Beyond these the agent is building a trap (fd exhaustion, paths longer than
+ * the kernel resolves), not a project: left out, and the export goes on. */
+#define WALK_MAX_DEPTH 64
+#define WALK_MAX_PATH 2048
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -346,7 +352,10 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
 	}
 	/* below an opaque directory the lower is hidden, whether or not the
 	 * subdirectory carries the mark itself */
-	return walk_dir(w, sub, lsub, opaque || is_opaque(sub), path);
+	w->depth++;
+	int r = walk_dir(w, sub, lsub, opaque || is_opaque(sub), path);
+	w->depth--;
+	return r;
 }
 
 static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const char *rel,
@@ -355,6 +364,12 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 	_cleanup_free_ char *path = join(rel, name);
 	if (strcmp(name, ".git") == 0) {
 		strv_push(&w->cs->git_dirs, path);
+		return 0;
+	}
+	if (w->depth >= WALK_MAX_DEPTH || strlen(path) > WALK_MAX_PATH) {
+		struct change *c = change_add(w->cs, path, FT_NONE, FT_DIR);
+		c->reason = xasprintf("nested deeper than %d directories or longer than %d bytes",
+		                      WALK_MAX_DEPTH, WALK_MAX_PATH);
 		return 0;
 	}
 	struct stat st, lstb, *lst = NULL;
@@ -448,7 +463,7 @@ static int cmp_change(const void *a, const void *b)
 int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	memset(cs, 0, sizeof(*cs));
-	struct walk w = {x, cs, e};
+	struct walk w = {x, cs, e, 0};
 	if (x->upper_fd < 0)
 		return 0;  /* the session never ran: nothing changed */
 	if (walk_dir(&w, x->upper_fd, x->project_fd, is_opaque(x->upper_fd), NULL) < 0)

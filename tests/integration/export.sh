@@ -85,7 +85,10 @@ test_modify_add_delete_roundtrip() {
 
 test_delete_whole_directory() {
 	base "$T/p"
+	echo cache >"$T/p/src/lib/cache.log"  # ignored: hidden in the jail, no deletion
 	agent "$T/p" 'rm -rf src/lib'
+	assert_not_contains "$agent_err" "cache.log"
+	assert_not_contains "$agent_err" ".env"
 	land "$T/p"
 	expect_clone
 	assert_no_file "$T/clone/src/lib/util.c"
@@ -346,4 +349,24 @@ test_host_moved_on_git_am_3way() {
 	git -C "$T/p" commit -qam "host moved on"
 	git -C "$T/p" am -3 -q "$patch"
 	assert_eq "$(cat "$T/p/src/lib/util.c")" "$(printf 'z\na\nb\nc\nd')"
+}
+
+test_deep_nesting_is_left_out_not_fatal() {
+	base "$T/p"
+	agent "$T/p" 'd=.; for i in $(seq 80); do d=$d/d; done; mkdir -p $d && echo x > $d/f && echo ok > ok.txt'
+	assert_contains "$agent_err" "nested deeper than 64 directories"
+	land "$T/p"
+	assert_eq "$(cat "$T/clone/ok.txt")" "ok"
+}
+
+test_diff_on_a_terminal_is_coloured_and_escaped() {
+	base "$T/p"
+	run_jail -D "$T/p" -- sh -c 'printf "evil \033]0;title\007 \033[2J\n" >> README'
+	out=$(script -qec "$JAIL diff -D '$T/p'" /dev/null)
+	assert_contains "$out" $'\033[32m'  # colour
+	assert_contains "$out" 'evil \x1b]0;title\x07 \x1b[2J'
+	assert_not_contains "$out" $'\033]0;'
+	out=$(NO_COLOR=1 script -qec "$JAIL diff -D '$T/p'" /dev/null)
+	assert_not_contains "$out" $'\033[32m'
+	assert_contains "$out" 'evil \x1b]0;title'
 }
