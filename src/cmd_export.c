@@ -13,6 +13,8 @@
 #include "session.h"
 
 #include <dirent.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -245,8 +247,53 @@ int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff); }
 int cmd_status(struct cli *c) { return run_export_cmd(c, act_status); }
 int cmd_export(struct cli *c) { return run_export_cmd(c, act_export); }
 
-int cmd_apply(struct cli *c)
+extern char **environ;
+
+/* `git am` in the project, as the user would type it: the user's own git with
+ * the user's environment (identity, hooks of their repository).  Only the patch
+ * comes from the jail, and it was filtered like every export. */
+static int git_am(const char *project, const char *patch, bool three_way, struct jail_err *e)
 {
-	log_error("'jail apply' is not implemented yet; use 'jail export' and git am");
-	return EXIT_JAIL_FAIL;
+	struct strv argv = {0};
+	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--", patch};
+	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
+		strv_push(&argv, args[i]);
+	pid_t pid;
+	int r = posix_spawnp(&pid, "git", NULL, NULL, argv.v, environ);
+	strv_free(&argv);
+	if (r != 0)
+		return jail_err_set(e, r, "run git am");
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return jail_err_sys(e, "wait for git am");
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+		_cleanup_free_ char *esc = escape_name(project);
+		return jail_err_set(e, 0, "git am failed in %s; resolve it there and run "
+		                          "'git am --continue', or 'git am --abort' (the patch "
+		                          "stays in the session)", esc);
+	}
+	return 0;
 }
+
+static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
+{
+	_cleanup_free_ char *patch = NULL;
+	if (write_series(k, s, s->patches, true, &patch, e) < 0)
+		return -1;
+	struct strbuf sum = {0};
+	summary_render(&k->cs, patch, &sum);
+	if (sum.s)
+		log_lines(sum.s);
+	sb_free(&sum);
+	if (!patch) {
+		log_info("no changes to apply");
+		return 0;
+	}
+	if (git_am(s->project, patch, c->three_way, e) < 0)
+		return -1;
+	log_info("applied; 'jail reset' starts the session afresh");
+	return 0;
+}
+
+int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply); }

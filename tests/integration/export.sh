@@ -370,3 +370,14 @@ test_diff_on_a_terminal_is_coloured_and_escaped() {
 	assert_not_contains "$out" $'\033[32m'
 	assert_contains "$out" 'evil \x1b]0;title'
 }
+
+test_apply_lands_the_patch_in_the_project() {
+	base "$T/p"
+	run_jail -D "$T/p" -- sh -c 'echo more >> README && echo n > n.txt && echo x > .envrc'
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply: $err"
+	assert_eq "$(git -C "$T/p" log -1 --format=%s)" "Changes from jail session 'default'"
+	assert_eq "$(cat "$T/p/n.txt")" "n"
+	assert_no_file "$T/p/.envrc"
+	assert_eq "$(git -C "$T/p" status --porcelain)" "" "project clean after apply"
+}
