@@ -23,7 +23,7 @@ static const char *const hardening[] = {
 	"diff.renames=false",         "diff.relative=false",
 	"gc.auto=0",                  "maintenance.auto=false",
 	"protocol.allow=never",       "color.ui=false",
-	"format.headers=",            "format.coverLetter=false",
+	"format.coverLetter=false",
 	"i18n.logOutputEncoding=UTF-8",
 };
 

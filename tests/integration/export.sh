@@ -238,12 +238,14 @@ CFG
 	mkdir -p "$T/hooks"
 	printf '#!/bin/sh\ntouch %s.hook\n' "$mark" >"$T/hooks/pre-commit"
 	chmod +x "$T/hooks/pre-commit"
+	before=$(tree_hash "$T/p")
 	run_jail status -D "$T/p"
 	run_jail diff -D "$T/p"
 	assert_contains "$out" "+changed"
 	land "$T/p"
 	assert_eq "$(ls "$T" | grep -c marker || true)" 0 "marker files written by git"
 	assert_not_contains "$(cat "$patch")" "fsmonitor"
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project (and its .git) untouched by the export"
 	assert_eq "$(git -C "$T/p" config core.fsmonitor || echo unset)" "unset" "host config untouched"
 }
 
