@@ -65,6 +65,7 @@ static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *
 	expand_paths(&cfg->ro_binds);
 	expand_paths(&cfg->rw_binds);
 	expand_paths(&cfg->tmpfs);
+	expand_paths(&cfg->home_copy);
 	if (session_lock(s, e) < 0 || session_create(s, e) < 0)
 		return -1;
 	if (cfg->home == HOME_PERSISTENT && mkdir_p(s->home, 0700, e) < 0)
