@@ -3,6 +3,7 @@
 
 #include "git.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -12,8 +13,26 @@
 #define AUTHOR "jail <jail@localhost>"
 #define OLD_READ_MAX (1ULL << 30)
 
+/* A scratch dir left by an export that crashed: the session is locked, so no
+ * other export is using it. */
+static void remove_stale_scratch(const char *parent)
+{
+	_cleanup_close_ int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d)
+		return;
+	fd = -1;  /* owned by d now */
+	struct dirent *de;
+	struct jail_err e;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, ".export.", 8) == 0 && rm_rf_at(dirfd(d), de->d_name, &e) < 0)
+			break;
+	closedir(d);
+}
+
 int scratch_create(struct scratch *s, const char *parent, struct jail_err *e)
 {
+	remove_stale_scratch(parent);
 	s->dir = xasprintf("%s/.export.XXXXXX", parent);
 	if (!mkdtemp(s->dir)) {
 		jail_err_sys(e, "create a scratch directory in '%s'", parent);
