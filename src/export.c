@@ -515,6 +515,39 @@ static int probe_repo(struct export_ctx *x, struct jail_err *e)
 	return 0;
 }
 
+/* The user's global ignore file, as the supervisor's hiding honours it: git would
+ * find it through the global config, which the exporter's git never reads, so
+ * look it up here (`git config --file` only parses) and pass it on. */
+static char *user_excludes_file(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
+	                                               : xasprintf("%s/.config", home_dir());
+	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
+	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
+	const char *files[] = {home_cfg, xdg_cfg};  /* ~/.gitconfig wins */
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct git g = {.cwd = "/"};
+		struct strbuf out = {0};
+		struct jail_err e;
+		int status = 1;
+		const char *args[] = {"config", "--file", files[i], "--get", "core.excludesFile", NULL};
+		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
+		    status == 0 && out.s) {
+			out.s[strcspn(out.s, "\n")] = '\0';
+			char *path = expand_home(out.s);
+			sb_free(&out);
+			return path;
+		}
+		sb_free(&out);
+	}
+	char *def = xasprintf("%s/git/ignore", xdir);
+	if (access(def, R_OK) == 0)
+		return def;
+	free(def);
+	return NULL;
+}
+
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
                     const struct jail_config *cfg, struct jail_err *e)
 {
@@ -531,7 +564,12 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	if (x->upper_fd < 0 && errno != ENOENT)
 		return jail_err_sys(e, "open the session's upper dir '%s'", upper);
 	read_hidden(x, session_dir);
-	return probe_repo(x, e);
+	if (probe_repo(x, e) < 0)
+		return -1;
+	_cleanup_free_ char *ex = x->is_repo ? user_excludes_file() : NULL;
+	if (ex)
+		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
+	return 0;
 }
 
 void export_ctx_close(struct export_ctx *x)
@@ -540,7 +578,8 @@ void export_ctx_close(struct export_ctx *x)
 	closep(&x->upper_fd);
 	x->project_fd = x->upper_fd = -1;
 	free(x->prefix);
-	x->prefix = NULL;
+	free(x->user_excludes);
+	x->prefix = x->user_excludes = NULL;
 	strv_free(&x->hidden);
 	pathrules_free(&x->rules);
 }
@@ -622,13 +661,14 @@ static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv 
 }
 
 /* Which of these untracked paths do the host's ignore rules (the lower tree's
- * .gitignore files and .git/info/exclude, never the agent's edits) ignore? */
+ * .gitignore files, .git/info/exclude and the user's global excludes file; never
+ * the agent's edits) ignore? */
 static int host_ignored(struct export_ctx *x, const struct strbuf *in, struct strv *ignored,
                         struct jail_err *e)
 {
 	if (in->len == 0)
 		return 0;
-	struct git g = {.cwd = x->project};
+	struct git g = {.cwd = x->project, .config = x->user_excludes};
 	struct strbuf out = {0};
 	int status;
 	/* the paths are known untracked: --no-index spares reading the whole index */
@@ -664,7 +704,7 @@ static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_er
 		r = host_ignored(x, &cand, &ignored, e);
 	for (size_t i = 0; r == 0 && i < cs->n; i++)
 		if (!cs->v[i].reason && in_sorted(&ignored, cs->v[i].path))
-			leave_out(&cs->v[i], xstrdup("ignored by the project's .gitignore"));
+			leave_out(&cs->v[i], xstrdup("ignored by git on the host"));
 	strv_free(&tracked);
 	strv_free(&ignored);
 	sb_free(&cand);

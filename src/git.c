@@ -186,6 +186,10 @@ int git_run(const struct git *g, const char *const *args, const char *in, size_t
 {
 	struct strv argv = {0}, env = {0};
 	git_argv_prefix(&argv);
+	if (g->config) {
+		strv_push(&argv, "-c");
+		strv_push(&argv, g->config);
+	}
 	for (size_t i = 0; args[i]; i++)
 		strv_push(&argv, args[i]);
 	git_env(g, &env);

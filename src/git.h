@@ -18,6 +18,7 @@ struct git {
 	const char *work_tree;   /* GIT_WORK_TREE, or NULL */
 	const char *index_file;  /* GIT_INDEX_FILE, or NULL */
 	bool literal_pathspecs;  /* GIT_LITERAL_PATHSPECS=1 (check-ignore refuses it) */
+	const char *config;      /* one more "-c key=value", or NULL */
 };
 
 /* Run `git ARGS...` (args NULL-terminated, without "git").  in/in_len go to its

@@ -178,8 +178,8 @@ test_ignored_paths_and_agent_gitignore_edits() {
 	base "$T/p"
 	agent "$T/p" 'mkdir -p build && echo o > build/out.o && echo l > debug.log &&
 		printf "!*.log\n" >> .gitignore && echo k > keep.txt'
-	assert_contains "$agent_err" "build/out.o: ignored by the project's .gitignore"
-	assert_contains "$agent_err" "debug.log: ignored by the project's .gitignore"
+	assert_contains "$agent_err" "build/out.o: ignored by git on the host"
+	assert_contains "$agent_err" "debug.log: ignored by git on the host"
 	land "$T/p"
 	expect_clone '^100644 \./(build/out\.o|debug\.log) '
 	assert_contains "$(cat "$T/clone/.gitignore")" '!*.log'
@@ -382,4 +382,14 @@ test_apply_lands_the_patch_in_the_project() {
 	assert_eq "$(cat "$T/p/n.txt")" "n"
 	assert_no_file "$T/p/.envrc"
 	assert_eq "$(git -C "$T/p" status --porcelain)" "" "project clean after apply"
+}
+
+test_users_global_excludes_are_honoured() {
+	base "$T/p"
+	mkdir -p "$XDG_CONFIG_HOME/git"
+	printf '*.swp\n' >"$XDG_CONFIG_HOME/git/ignore"
+	agent "$T/p" 'echo x > .README.swp && echo y > kept.txt'
+	assert_contains "$agent_err" ".README.swp: ignored by git on the host"
+	land "$T/p"
+	expect_clone '^100644 \./\.README\.swp '
 }
