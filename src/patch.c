@@ -256,19 +256,80 @@ static char status_letter(const struct change *c)
 	return c->old_type == c->new_type ? 'M' : 'T';
 }
 
+#define GROUP_MIN 4     /* this many left-out files for one reason in one dir: one line */
+#define LEFT_OUT_LINES 100
+
+/* The run of left-out changes from i on (in path order, skipping included ones)
+ * that share i's reason; *end is one past its last member. */
+static size_t same_reason_run(const struct changeset *cs, size_t i, size_t *end)
+{
+	size_t n = 0, j = i;
+	for (; j < cs->n; j++) {
+		if (!cs->v[j].reason)
+			continue;
+		if (strcmp(cs->v[j].reason, cs->v[i].reason) != 0)
+			break;
+		n++;
+	}
+	*end = j;
+	return n;
+}
+
+/* Length of the directory prefix ("a/b/") that paths a and b share. */
+static size_t common_dir(const char *a, const char *b)
+{
+	size_t n = 0;
+	for (size_t k = 0; a[k] && a[k] == b[k]; k++)
+		if (a[k] == '/')
+			n = k + 1;
+	return n;
+}
+
+static void left_out_line(struct strbuf *b, const char *indent, const char *path, size_t n,
+                          const char *reason)
+{
+	_cleanup_free_ char *esc = escape_name(path);
+	_cleanup_free_ char *why = escape_name(reason);
+	if (n > 1)
+		sb_printf(b, "%s%s (%zu files): %s\n", indent, esc, n, why);
+	else
+		sb_printf(b, "%s%s: %s\n", indent, esc, why);
+}
+
 static void render_left_out(const struct changeset *cs, const char *indent, struct strbuf *b)
 {
 	for (size_t i = 0; i < cs->git_dirs.n; i++) {
 		_cleanup_free_ char *esc = escape_name(cs->git_dirs.v[i]);
 		sb_printf(b, "%s%s/: git internals (hooks, config) are never exported\n", indent, esc);
 	}
-	for (size_t i = 0; i < cs->n; i++) {
+	size_t lines = 0, skipped = 0;
+	for (size_t i = 0, end; i < cs->n; i = end) {
+		end = i + 1;
 		if (!cs->v[i].reason)
 			continue;
-		_cleanup_free_ char *esc = escape_name(cs->v[i].path);
-		_cleanup_free_ char *why = escape_name(cs->v[i].reason);
-		sb_printf(b, "%s%s: %s\n", indent, esc, why);
+		size_t last = i, n = same_reason_run(cs, i, &end);
+		for (size_t j = i; j < end; j++)
+			last = cs->v[j].reason ? j : last;
+		size_t dir = n >= GROUP_MIN ? common_dir(cs->v[i].path, cs->v[last].path) : 0;
+		if (dir) {
+			_cleanup_free_ char *p = xasprintf("%.*s", (int)dir, cs->v[i].path);
+			if (lines++ < LEFT_OUT_LINES)
+				left_out_line(b, indent, p, n, cs->v[i].reason);
+			else
+				skipped += n;
+			continue;
+		}
+		for (size_t j = i; j < end; j++) {
+			if (!cs->v[j].reason)
+				continue;
+			if (lines++ < LEFT_OUT_LINES)
+				left_out_line(b, indent, cs->v[j].path, 1, cs->v[j].reason);
+			else
+				skipped++;
+		}
 	}
+	if (skipped)
+		sb_printf(b, "%s... and %zu more\n", indent, skipped);
 }
 
 static void render_flags(const struct changeset *cs, const char *indent, struct strbuf *b)

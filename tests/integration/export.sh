@@ -393,3 +393,12 @@ test_users_global_excludes_are_honoured() {
 	land "$T/p"
 	expect_clone '^100644 \./\.README\.swp '
 }
+
+test_many_left_out_files_make_one_line() {
+	base "$T/p"
+	agent "$T/p" 'for i in $(seq 300); do mkdir -p node_modules/p$i && echo x > node_modules/p$i/index.js; done; echo k > k.txt'
+	assert_contains "$agent_err" "node_modules/ (300 files): matches 'node_modules/'"
+	assert_eq "$(printf '%s\n' "$agent_err" | grep -c node_modules)" 1
+	land "$T/p"
+	assert_eq "$(grep -c '^diff --git' "$patch")" 1
+}

@@ -210,3 +210,24 @@ T(summary_and_message_escape_names)
 	CHECK(b.len == 0);
 	sb_free(&b);
 }
+
+T(left_out_files_of_one_directory_are_one_line)
+{
+	struct change v[8];
+	memset(v, 0, sizeof(v));
+	char *paths[] = {"a.txt", "node_modules/a/1.js", "node_modules/a/2.js",
+	                       "node_modules/b/3.js", "node_modules/c.js", "x/1.pyc", "y/2.pyc", "z.c"};
+	for (size_t i = 0; i < 8; i++) {
+		v[i].path = paths[i];
+		v[i].new_type = FT_FILE;
+	}
+	for (size_t i = 1; i < 5; i++)
+		v[i].reason = (char *)"matches 'node_modules/'";
+	v[5].reason = v[6].reason = (char *)"matches '*.pyc'";
+	struct changeset cs = {.v = v, .n = 8};
+	struct strbuf b = {0};
+	summary_render(&cs, NULL, &b);
+	CHECK(strstr(b.s, "left out (6):\n  node_modules/ (4 files): matches 'node_modules/'\n"
+	                  "  x/1.pyc: matches '*.pyc'\n  y/2.pyc: matches '*.pyc'\n") != NULL);
+	sb_free(&b);
+}
