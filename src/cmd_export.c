@@ -7,6 +7,7 @@
  */
 #include "commands.h"
 
+#include "git.h"
 #include "log.h"
 #include "patch.h"
 #include "policy.h"
@@ -54,7 +55,7 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 	if (scratch_create(&k->sc, s->dir, e) < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
-	k->built = true;
+	k->built = changeset_included(&k->cs) > 0;
 	return 0;
 }
 
@@ -69,7 +70,8 @@ static int clear_patches(int dfd, struct jail_err *e)
 	}
 	struct dirent *de;
 	while ((de = readdir(d)))
-		if (fnmatch("[0-9][0-9][0-9][0-9]-*.patch", de->d_name, 0) == 0)
+		if (fnmatch("[0-9][0-9][0-9][0-9]-*.patch", de->d_name, 0) == 0 ||
+		    strcmp(de->d_name, "summary") == 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 	return 0;
@@ -103,6 +105,28 @@ static int write_series(struct collect *k, const struct session *s, const char *
 	return r;
 }
 
+/* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
+ * the session started (meta "base"), so a conflict merges instead of failing. */
+static void log_landing(const struct session *s, const char *patch)
+{
+	_cleanup_free_ char *base = session_meta_get(s, "base");
+	struct git g = {.cwd = s->project};
+	struct strbuf head = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	bool moved = base && git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 &&
+	             head.s && strncmp(head.s, base, strlen(base)) != 0;
+	sb_free(&head);
+	_cleanup_free_ char *esc = escape_name(s->project);
+	_cleanup_free_ char *pesc = escape_name(patch);
+	if (moved)
+		log_info("the project moved on since the session started; land it with: "
+		         "git -C %s am -3 %s", esc, pesc);
+	else
+		log_info("review it, then land it: git -C %s am %s", esc, pesc);
+}
+
 static void log_lines(const char *text)
 {
 	_cleanup_free_ char *copy = xstrdup(text);
@@ -128,11 +152,8 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 		summary_render(&k.cs, patch, &sum);
 		if (sum.s)
 			log_lines(sum.s);
-		if (patch) {
-			_cleanup_free_ char *esc = escape_name(s->project);
-			_cleanup_free_ char *pesc = escape_name(patch);
-			log_info("review it, then land it: git -C %s am %s", esc, pesc);
-		}
+		if (patch)
+			log_landing(s, patch);
 		sb_free(&sum);
 	}
 	collect_free(&k);

@@ -515,6 +515,25 @@ static int probe_repo(struct export_ctx *x, struct jail_err *e)
 	return 0;
 }
 
+/* The "base" key of the session's meta file: a commit id, or NULL. */
+static char *read_base(const char *session_dir)
+{
+	_cleanup_free_ char *path = xasprintf("%s/meta", session_dir);
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &ignored) < 0)
+		return NULL;
+	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		size_t n = strspn(line + 5, "0123456789abcdef");
+		if (strncmp(line, "base=", 5) == 0 && (n == 40 || n == 64) && line[5 + n] == '\0')
+			return xstrdup(line + 5);
+	}
+	return NULL;
+}
+
 /* The user's global ignore file, as the supervisor's hiding honours it: git would
  * find it through the global config, which the exporter's git never reads, so
  * look it up here (`git config --file` only parses) and pass it on. */
@@ -569,6 +588,8 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	_cleanup_free_ char *ex = x->is_repo ? user_excludes_file() : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
+	if (x->is_repo)
+		x->base = read_base(session_dir);
 	return 0;
 }
 
@@ -579,7 +600,8 @@ void export_ctx_close(struct export_ctx *x)
 	x->project_fd = x->upper_fd = -1;
 	free(x->prefix);
 	free(x->user_excludes);
-	x->prefix = x->user_excludes = NULL;
+	free(x->base);
+	x->prefix = x->user_excludes = x->base = NULL;
 	strv_free(&x->hidden);
 	pathrules_free(&x->rules);
 }
@@ -685,15 +707,69 @@ static int host_ignored(struct export_ctx *x, const struct strbuf *in, struct st
 	return 0;
 }
 
+static void parse_ls_tree(struct export_ctx *x, struct changeset *cs, const struct strbuf *out)
+{
+	/* records: "MODE TYPE OID\tPATH\0" */
+	for (size_t i = 0; out->s && i < out->len;) {
+		char *rec = out->s + i;
+		i += strlen(rec) + 1;
+		char *tab = strchr(rec, '\t');
+		char type[16], oid[65];
+		unsigned mode;
+		if (!tab || sscanf(rec, "%o %15s %64s", &mode, type, oid) != 3 || strcmp(type, "blob"))
+			continue;
+		struct change key = {.path = tab + 1}, *c;
+		c = bsearch(&key, cs->v, cs->n, sizeof(*cs->v), cmp_change);
+		if (c && !c->reason) {
+			c->pre = PRE_BASE;
+			c->base_mode = mode;
+			snprintf(c->base_oid, sizeof(c->base_oid), "%s", oid);
+		}
+	}
+}
+
+/* The changed paths as they were in the session's base commit: the agent started
+ * from there, so the patch says base -> agent, and `git am -3` merges whatever the
+ * host did since instead of the patch silently undoing it. */
+static int host_base_entries(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
+{
+	if (!x->base)
+		return 0;
+	struct strv args = {0};
+	const char *head[] = {"ls-tree", "-r", "-z", x->base, "--"};
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		strv_push(&args, head[i]);
+	for (size_t i = 0; cs->n <= 2000 && i < cs->n; i++)
+		if (!cs->v[i].reason)
+			strv_push(&args, cs->v[i].path);
+	struct git g = {.cwd = x->project, .literal_pathspecs = true};
+	struct strbuf out = {0};
+	int status = 0, r = 0;
+	if (cs->n > 2000 || args.n > ARRAY_SIZE(head))
+		r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, &status, e);
+	if (r == 0 && status == 0)
+		parse_ls_tree(x, cs, &out);
+	else if (r == 0)
+		log_warn("the session's base commit %.12s is gone from the project; the patch "
+		         "is against the files as they are now", x->base);
+	strv_free(&args);
+	sb_free(&out);
+	return r;
+}
+
 static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	struct strv tracked = {0}, ignored = {0};
 	struct strbuf cand = {0};
 	int r = host_tracked(x, cs, &tracked, e);
+	if (r == 0)
+		r = host_base_entries(x, cs, e);
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		struct change *c = &cs->v[i];
-		c->old_in_base = c->old_type != FT_NONE && in_sorted(&tracked, c->path);
-		if (c->reason || c->old_in_base || in_sorted(&tracked, c->path))
+		bool tracked_now = in_sorted(&tracked, c->path);
+		if (c->pre != PRE_BASE)
+			c->pre = c->old_type != FT_NONE && tracked_now ? PRE_LOWER : PRE_NONE;
+		if (c->reason || c->pre != PRE_NONE || tracked_now)
 			continue;
 		if (c->new_type == FT_NONE)
 			leave_out(c, xstrdup("not tracked by git: the patch does not delete it"));
@@ -746,7 +822,7 @@ static void set_flags(struct change *c)
 int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	for (size_t i = 0; i < cs->n; i++) {
-		cs->v[i].old_in_base = cs->v[i].old_type != FT_NONE;  /* no git: all of it */
+		cs->v[i].pre = cs->v[i].old_type != FT_NONE ? PRE_LOWER : PRE_NONE; /* no git: all */
 		if (filter_local(x, &cs->v[i], e) < 0)
 			return -1;
 	}

@@ -14,6 +14,13 @@
 
 enum ftype { FT_NONE = 0, FT_FILE, FT_SYMLINK, FT_DIR, FT_SPECIAL };
 
+/* Where the patch's old side of a path comes from. */
+enum pre_source {
+	PRE_NONE = 0,  /* nothing: the path is new to git */
+	PRE_LOWER,     /* the project's file as it is now (no base commit, or not in it) */
+	PRE_BASE,      /* the blob in the session's base commit: the agent started there */
+};
+
 enum change_flag {
 	CF_EXEC_ADDED = 1 << 0,  /* a file became executable (or is new and executable) */
 	CF_SYMLINK = 1 << 1,     /* a symlink was added or retargeted */
@@ -24,7 +31,10 @@ struct change {
 	char *path;              /* relative to the project dir */
 	enum ftype old_type, new_type;
 	bool old_exec, new_exec;
-	bool old_in_base;        /* the old side is in the host's git (or there is no git) */
+	enum pre_source pre;
+	unsigned base_mode;      /* PRE_BASE: git mode (0100644, 0100755, 0120000) */
+	char base_oid[65];       /* PRE_BASE: blob id */
+	bool in_diff;            /* git found a difference (set with the numstat) */
 	long long new_size;
 	const char *special;     /* what kind of special file the new entry is */
 	char *reason;            /* why it is left out; NULL when it goes out */
@@ -46,6 +56,7 @@ struct export_ctx {
 	bool is_repo;            /* the project is (inside) a git work tree */
 	char *prefix;            /* the project's path inside its repository, "" or "sub/" */
 	char *user_excludes;     /* "core.excludesFile=PATH" of the user's own git, or NULL */
+	char *base;              /* the host commit the session started from, or NULL */
 	struct strv hidden;      /* sorted: paths the supervisor whited out at start */
 	struct pathrules rules;
 };

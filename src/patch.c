@@ -95,6 +95,16 @@ static const char *git_mode(enum ftype t, bool exec)
 	return t == FT_SYMLINK ? "120000" : exec ? "100755" : "100644";
 }
 
+static void fi_inline(struct strbuf *b, const char *mode, const struct export_ctx *x,
+                      const char *path, const char *data, size_t len)
+{
+	sb_printf(b, "M %s inline ", mode);
+	fi_path(b, x->prefix, path);
+	sb_printf(b, "\ndata %zu\n", len);
+	sb_append(b, data, len);
+	sb_puts(b, "\n");
+}
+
 static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, const char *path,
                      enum ftype t, bool exec, size_t max, bool *has_cr, struct jail_err *e)
 {
@@ -105,11 +115,7 @@ static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, co
 	}
 	if (t == FT_FILE && memchr(data.s, '\r', data.len))
 		*has_cr = true;
-	sb_printf(b, "M %s inline ", git_mode(t, exec));
-	fi_path(b, x->prefix, path);
-	sb_printf(b, "\ndata %zu\n", data.len);
-	sb_append(b, data.s, data.len);
-	sb_puts(b, "\n");
+	fi_inline(b, git_mode(t, exec), x, path, data.s, data.len);
 	sb_free(&data);
 	return 0;
 }
@@ -121,6 +127,72 @@ static void fi_commit_header(struct strbuf *b, const char *ref, const char *msg,
 	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
 }
 
+/* The base blobs of the changes whose old side comes from the base commit, read
+ * from the host's objects in one `git cat-file --batch` (no filters). */
+static int fetch_base_blobs(const struct export_ctx *x, const struct changeset *cs,
+                            struct strbuf *out, struct jail_err *e)
+{
+	struct strbuf in = {0};
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE)
+			sb_printf(&in, "%s\n", cs->v[i].base_oid);
+	int r = 0;
+	if (in.len) {
+		struct git g = {.cwd = x->project};
+		const char *args[] = {"cat-file", "--batch", NULL};
+		r = git_run(&g, args, in.s, in.len, out, NULL, e);
+	}
+	sb_free(&in);
+	return r;
+}
+
+/* The next blob of cat-file's output at *off: "OID blob SIZE\nDATA\n". */
+static int next_blob(const struct strbuf *b, size_t *off, const char **data, size_t *len,
+                     struct jail_err *e)
+{
+	char *nl = b->s && *off < b->len ? memchr(b->s + *off, '\n', b->len - *off) : NULL;
+	char *sp = nl ? memchr(b->s + *off, ' ', (size_t)(nl - (b->s + *off))) : NULL;
+	unsigned long long n;
+	if (!sp || strncmp(sp, " blob ", 6) != 0 || sscanf(sp + 6, "%llu", &n) != 1 ||
+	    (size_t)(nl + 1 - b->s) + n + 1 > b->len)
+		return jail_err_set(e, 0, "git cat-file: unexpected output reading a base blob");
+	*data = nl + 1;
+	*len = (size_t)n;
+	*off = (size_t)(nl + 1 - b->s) + n + 1;
+	return 0;
+}
+
+/* The old side: base blobs, or the project's files as they are now. */
+static int fi_pre(struct strbuf *b, struct export_ctx *x, struct changeset *cs,
+                  struct jail_err *e)
+{
+	struct strbuf blobs = {0};
+	size_t off = 0;
+	int r = fetch_base_blobs(x, cs, &blobs, e);
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		struct change *c = &cs->v[i];
+		if (c->reason || c->pre == PRE_NONE)
+			continue;
+		if (c->pre == PRE_LOWER) {
+			r = fi_modify(b, x->project_fd, x, c->path, c->old_type, c->old_exec,
+			              OLD_READ_MAX, &c->has_cr, e);
+			continue;
+		}
+		const char *data = NULL;
+		size_t len = 0;
+		r = next_blob(&blobs, &off, &data, &len, e);
+		if (r == 0) {
+			char mode[16];
+			snprintf(mode, sizeof(mode), "%06o", c->base_mode);
+			if ((c->base_mode & 0170000) == 0100000 && memchr(data, '\r', len))
+				c->has_cr = true;
+			fi_inline(b, mode, x, c->path, data, len);
+		}
+	}
+	sb_free(&blobs);
+	return r;
+}
+
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e)
 {
@@ -128,18 +200,12 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	long long now = (long long)time(NULL);
 	sb_puts(&b, "feature done\n");
 	fi_commit_header(&b, "refs/heads/pre", "base", now);
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		struct change *c = &cs->v[i];
-		if (!c->reason && c->old_in_base)
-			r = fi_modify(&b, x->project_fd, x, c->path, c->old_type, c->old_exec,
-			              OLD_READ_MAX, &c->has_cr, e);
-	}
+	int r = fi_pre(&b, x, cs, e);
 	fi_commit_header(&b, "refs/heads/post", message, now);
 	sb_puts(&b, "from refs/heads/pre\n");
 	/* deletions first: a file may be replaced by a directory of the same name */
 	for (size_t i = 0; r == 0 && i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].old_in_base) {
+		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].pre != PRE_NONE) {
 			sb_puts(&b, "D ");
 			fi_path(&b, x->prefix, cs->v[i].path);
 			sb_puts(&b, "\n");
@@ -182,10 +248,20 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 		struct change *c = bsearch(t2 + 1 + pl, cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
 		if (!c)
 			continue;
+		c->in_diff = true;
 		c->added = rec[0] == '-' ? -1 : strtol(rec, NULL, 10);
 		c->deleted = t1[1] == '-' ? -1 : strtol(t1 + 1, NULL, 10);
 	}
 	sb_free(&out);
+	size_t keep = 0;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (!cs->v[i].reason && !cs->v[i].in_diff) {
+			free(cs->v[i].path);
+			continue;
+		}
+		cs->v[keep++] = cs->v[i];
+	}
+	cs->n = keep;
 	return 0;
 }
 
@@ -251,9 +327,12 @@ static char status_letter(const struct change *c)
 {
 	if (c->new_type == FT_NONE)
 		return 'D';
-	if (c->old_type == FT_NONE || !c->old_in_base)
+	if (c->pre == PRE_NONE)
 		return 'A';
-	return c->old_type == c->new_type ? 'M' : 'T';
+	enum ftype old = c->pre == PRE_LOWER                          ? c->old_type
+	                 : (c->base_mode & 0170000) == 0120000 ? FT_SYMLINK
+	                                                             : FT_FILE;
+	return old == c->new_type ? 'M' : 'T';
 }
 
 #define GROUP_MIN 4     /* this many left-out files for one reason in one dir: one line */
@@ -365,10 +444,8 @@ char *patch_message(const struct changeset *cs, const char *session)
 {
 	struct strbuf b = {0};
 	_cleanup_free_ char *esc = escape_name(session);
-	size_t n = changeset_included(cs);
 	sb_printf(&b, "Changes from jail session '%s'\n\n", esc);
-	sb_printf(&b, "%zu file%s changed by an agent in a jail; review before landing.\n", n,
-	          n == 1 ? "" : "s");
+	sb_puts(&b, "Made by an agent in a jail; review before landing.\n");
 	if (any_flags(cs)) {
 		sb_puts(&b, "\nFlagged for review:\n");
 		render_flags(cs, "  ", &b);

@@ -23,7 +23,9 @@ void scratch_destroy(struct scratch *s);
 /* Commit the included changes: refs/heads/pre (old side), refs/heads/post. */
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e) WUR;
-/* Fill each included change's added/deleted line counts from git's numstat. */
+/* Fill each included change's added/deleted line counts from git's numstat, and
+ * drop the included changes git finds no difference in (a file the agent only
+ * touched, whose base version the host has changed since). */
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e) WUR;
 /* `git format-patch` of the post commit: one mbox patch.  Files holding '\r' go

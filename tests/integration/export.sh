@@ -345,10 +345,13 @@ test_project_in_a_subdirectory_of_the_repository() {
 test_host_moved_on_git_am_3way() {
 	base "$T/p"
 	run_jail -D "$T/p" -- sh -c 'printf "a\nb\nc\nd\n" > src/lib/util.c'
-	run_jail export -D "$T/p"
-	patch=$out
+	assert_contains "$err" "review it, then land it: git -C $T/p am "
 	printf 'z\na\nb\nc\n' >"$T/p/src/lib/util.c"
 	git -C "$T/p" commit -qam "host moved on"
+	run_jail -D "$T/p" -- true
+	assert_contains "$err" "the project moved on since the session started; land it with: git -C $T/p am -3 "
+	run_jail export -D "$T/p"
+	patch=$out
 	git -C "$T/p" am -3 -q "$patch"
 	assert_eq "$(cat "$T/p/src/lib/util.c")" "$(printf 'z\na\nb\nc\nd')"
 }
@@ -401,4 +404,19 @@ test_many_left_out_files_make_one_line() {
 	assert_eq "$(printf '%s\n' "$agent_err" | grep -c node_modules)" 1
 	land "$T/p"
 	assert_eq "$(grep -c '^diff --git' "$patch")" 1
+}
+
+test_host_change_after_copy_up_is_not_undone() {
+	base "$T/p"
+	run_jail -D "$T/p" -- sh -c 'touch README src/main.c && echo agent >> src/lib/util.c'
+	printf 'host\n' >"$T/p/README"
+	printf 'host\na\nb\nc\n' >"$T/p/src/lib/util.c"
+	git -C "$T/p" commit -qam "host moved on"
+	run_jail status -D "$T/p"
+	assert_eq "$out" "$(printf '1 file changed, +1 -0\n  M src/lib/util.c +1 -0')"
+	run_jail export -D "$T/p"
+	assert_not_contains "$(cat "$out")" "-hello"
+	git -C "$T/p" am -3 -q "$out"
+	assert_eq "$(cat "$T/p/README")" "host"
+	assert_eq "$(cat "$T/p/src/lib/util.c")" "$(printf 'host\na\nb\nc\nagent')"
 }
