@@ -216,6 +216,16 @@ static char *join(const char *rel, const char *name)
 	return rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
 }
 
+/* The agent can chmod its files and directories 000: that leaves them out, it
+ * does not stop the export.  Returns 1 when errno says so (and records it). */
+static int unreadable(struct walk *w, const char *path, enum ftype old_t, enum ftype new_t)
+{
+	if (errno != EACCES && errno != EPERM)
+		return 0;
+	change_add(w->cs, path, old_t, new_t)->reason = xasprintf("cannot read it: %s", strerror(errno));
+	return 1;
+}
+
 /* Every file and symlink below the lower directory name is deleted. */
 static int delete_lower_tree(struct walk *w, int lfd, const char *name, const char *path)
 {
@@ -315,6 +325,8 @@ static int classify_leaf(struct walk *w, int ufd, int lfd, const char *name, con
 			r = same_content(ufd, lfd, name, &same);
 		else if (nt == FT_SYMLINK)
 			r = same_link(ufd, lfd, name, &same);
+		if (r < 0 && unreadable(w, path, ot, nt))
+			return 0;
 		if (r < 0) {
 			_cleanup_free_ char *esc = escape_name(path);
 			return jail_err_sys(w->e, "compare '%s' with the project", esc);
@@ -336,6 +348,8 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
                         const struct stat *lst, bool opaque)
 {
 	_cleanup_close_ int sub = openat(ufd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0 && unreadable(w, path, FT_NONE, FT_DIR))
+		return 0;
 	if (sub < 0) {
 		_cleanup_free_ char *esc = escape_name(path);
 		return jail_err_sys(w->e, "open '%s' in the session", esc);
@@ -795,11 +809,11 @@ static int filter_content(struct export_ctx *x, struct change *c, struct jail_er
 		return leave_out(c, xasprintf("larger than the size limit (%lld bytes > %lld; "
 		                              "raise it with --max-size)",
 		                              c->new_size, x->rules.max_size)), 0;
-	if (x->rules.binary_ok)
-		return 0;
 	_cleanup_close_ int fd = open_beneath(x->upper_fd, c->path, O_RDONLY);
 	char buf[BINARY_PROBE_LEN];
-	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf), 0);
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, x->rules.binary_ok ? 0 : sizeof(buf), 0);
+	if (n < 0 && (errno == EACCES || errno == EPERM))
+		return leave_out(c, xasprintf("cannot read it: %s", strerror(errno))), 0;
 	if (n < 0) {
 		_cleanup_free_ char *esc = escape_name(c->path);
 		return jail_err_sys(e, "read '%s' in the session", esc);

@@ -420,3 +420,15 @@ test_host_change_after_copy_up_is_not_undone() {
 	assert_eq "$(cat "$T/p/README")" "host"
 	assert_eq "$(cat "$T/p/src/lib/util.c")" "$(printf 'host\na\nb\nc\nagent')"
 }
+
+test_unreadable_files_are_left_out_not_fatal() {
+	base "$T/p"
+	agent "$T/p" 'echo x > locked.txt && chmod 000 locked.txt && echo y >> README && chmod 000 README &&
+		mkdir -p closed && echo z > closed/f && chmod 000 closed && echo ok > ok.txt'
+	assert_contains "$agent_err" "locked.txt: cannot read it: Permission denied"
+	assert_contains "$agent_err" "README: cannot read it: Permission denied"
+	assert_contains "$agent_err" "closed: cannot read it: Permission denied"
+	land "$T/p"
+	assert_eq "$(cat "$T/clone/ok.txt")" "ok"
+	chmod -R u+rwx "$(session_dir "$T/p")/upper"
+}
