@@ -69,6 +69,11 @@ T(walk_classifies_overlay_entries)
 	p = xasprintf("%s/u/sub", root);
 	CHECK_INT(setxattr(p, "user.overlay.opaque", "y", 1, 0), 0);
 	free(p);
+	/* a privileged overlay marks with trusted.*: only root can set it here */
+	mk("l/tdir"), put("l/tdir/gone", "g\n"), mk("u/tdir"), put("u/tdir/new", "n\n");
+	p = xasprintf("%s/u/tdir", root);
+	bool trusted = geteuid() == 0 && setxattr(p, "trusted.overlay.opaque", "y", 1, 0) == 0;
+	free(p);
 	p = xasprintf("%s/u/fifo", root);
 	CHECK_INT(mkfifo(p, 0600), 0);
 	free(p);
@@ -113,7 +118,12 @@ T(walk_classifies_overlay_entries)
 	CHECK(find(&cs, "hid/s") == NULL && find(&cs, "hid") == NULL);
 	CHECK(find(&cs, ".git/config") == NULL);
 	CHECK(cs.git_dirs.n == 1 && strcmp(cs.git_dirs.v[0], ".git") == 0);
-	CHECK_INT(cs.n, 10);
+	CHECK((c = find(&cs, "tdir/new")) && c->old_type == FT_NONE);
+	if (trusted)
+		CHECK((c = find(&cs, "tdir/gone")) && c->new_type == FT_NONE);
+	else
+		fprintf(stderr, "  (not root: trusted.overlay.opaque not checked)\n");
+	CHECK_INT(cs.n, trusted ? 12 : 11);
 
 	changeset_free(&cs);
 	export_ctx_close(&x);
