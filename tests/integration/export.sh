@@ -187,20 +187,29 @@ test_ignored_paths_and_agent_gitignore_edits() {
 
 test_left_out_paths() {
 	base "$T/p"
-	local paths=".envrc .venv/bin/python venv/lib/x.py __pycache__/m.pyc src/m.pyc
-		node_modules/p/index.js .vscode/tasks.json .vscode/settings.json .idea/workspace.xml
-		.direnv/cache .claude/settings.json .husky/pre-commit .npmrc"
+	# one path for every default pattern (pathrules_defaults)
+	local paths=".envrc .direnv/cache .venv/bin/python venv/lib/x.py __pycache__/m.cpython.pyc
+		src/m.pyc src/m.pyo web/node_modules/p/index.js .vscode/tasks.json .vscode/settings.json
+		.vscode/launch.json .idea/workspace.xml .dir-locals.el .dir-locals-2.el .exrc .nvimrc
+		.nvim.lua .claude/settings.json .claude/settings.local.json .mcp.json .gemini/settings.json
+		.codex/config.toml .cursor/mcp.json .aider.conf.yml .husky/pre-commit .githooks/pre-commit
+		.npmrc .yarnrc .yarnrc.yml .pnpmfile.cjs"
 	agent "$T/p" "for f in $(echo $paths); do mkdir -p \$(dirname \$f); echo x > \$f; done;
-		mkdir -p .git/hooks .git/info sub/.git && echo evil > .git/hooks/pre-commit &&
+		mkdir -p .git/hooks .git/info .git/modules/m sub/.git && echo evil > .git/hooks/pre-commit &&
 		chmod +x .git/hooks/pre-commit && echo x > .git/info/exclude && echo y > sub/.git/config &&
-		echo fine > kept.txt"
+		echo z > .git/modules/m/config && echo '[core]' >> .git/config && echo fine > kept.txt"
 	for f in $paths; do assert_contains "$agent_err" "  $f: matches"; done
+	assert_eq "$(printf '%s\n' "$agent_err" | grep -c ': matches ')" 30 "one line per default pattern"
 	assert_contains "$agent_err" ".git/: git internals"
 	assert_contains "$agent_err" "sub/.git/: git internals"
 	land "$T/p"
 	assert_eq "$(grep -c '^diff --git' "$patch")" 1 "only kept.txt goes out"
 	assert_contains "$(cat "$patch")" "b/kept.txt"
+	assert_not_contains "$(cat "$patch")" "evil"
 	assert_no_file "$T/clone/.git/hooks/pre-commit"
+	# the policy adds patterns (export.allow, which lets a default through, is unit-tested)
+	run_jail status -D "$T/p" --export-deny 'kept.txt'
+	assert_contains "$out" "kept.txt: matches 'kept.txt': denied by the policy"
 }
 
 test_flagged_files() {
