@@ -91,11 +91,15 @@ int read_entry(int dirfd, const char *rel, enum ftype t, size_t max, struct strb
 	}
 	_cleanup_close_ int fd = open_beneath(dirfd, rel, O_RDONLY);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    read_fd_all(fd, max, out) < 0) {
+	int r = fd < 0 || fstat(fd, &st) < 0 ? -1 : 0;
+	if (r == 0 && !S_ISREG(st.st_mode)) {
+		errno = EINVAL;  /* it changed type since the walk */
+		r = -1;
+	}
+	if (r == 0)
+		r = read_fd_all(fd, max, out);
+	if (r < 0) {
 		_cleanup_free_ char *esc = escape_name(rel);
-		if (fd >= 0 && errno == 0)
-			errno = EINVAL;
 		return jail_err_sys(e, "read '%s'", esc);
 	}
 	return 0;
