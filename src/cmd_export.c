@@ -62,7 +62,7 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 /* Remove the previous export's patches: the dir holds the last export only. */
 static int clear_patches(int dfd, struct jail_err *e)
 {
-	int fd = dup(dfd);
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	if (!d) {
 		closep(&fd);
