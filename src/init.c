@@ -13,7 +13,7 @@
 #include "mounts.h"
 #include "net.h"
 #include "resources.h"
-#include "seccomp.h"
+#include "sysfilter.h"
 #include "sync.h"
 
 #include <errno.h>
@@ -55,6 +55,8 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 	if (sethostname("jail", 4) < 0)
 		return jail_err_sys(e, "set hostname");
 	log_debug("init: maps done");
+	if (limits_userns_counts(p->cfg, e) < 0)
+		return -1;
 	if (mounts_build_root(p, e) < 0)
 		return -1;
 	log_debug("init: root built");
@@ -86,8 +88,10 @@ static void attach_terminal(const struct jail_plan *p, int slave)
 static int harden_and_exec(const struct jail_plan *p)
 {
 	struct jail_err e = {0};
-	if (limits_apply_rlimits(p->cfg, false, &e) < 0 || caps_drop_all(&e) < 0 ||
-	    seccomp_install(p->cfg, &e) < 0) {
+	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
+	 * libseccomp's allocations here, which fail under ASan's allocator */
+	if (caps_drop_all(&e) < 0 || seccomp_install(p->cfg, &e) < 0 ||
+	    limits_apply_rlimits(p->cfg, false, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}

@@ -203,7 +203,7 @@ static int build_dev(struct jail_err *e)
 	if (mkdir(NEW "/dev/pts", 0755) < 0 || mkdir(NEW "/dev/shm", 01777) < 0)
 		return jail_err_sys(e, "create /dev/pts, /dev/shm");
 	if (xmount("devpts", NEW "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-	           "newinstance,ptmxmode=0666,mode=0620", e) < 0 ||
+	           "newinstance,ptmxmode=0666,mode=0620,max=256", e) < 0 ||
 	    xmount("tmpfs", NEW "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", e) < 0)
 		return -1;
 	static const char *const links[][2] = {
