@@ -1,6 +1,7 @@
 /* run.c — `jail [run]`: policy → session → plan → sandbox → export. */
 #include "commands.h"
 
+#include "git.h"
 #include "hide.h"
 #include "log.h"
 #include "plan.h"
@@ -47,12 +48,12 @@ static void record_base(const struct session *s)
 	_cleanup_free_ char *have = session_meta_get(s, "base");
 	if (have)
 		return;
-	char *argv[] = {"git", "rev-parse", "--verify", "-q", "HEAD", NULL};
+	const char *args[] = {"rev-parse", "--verify", "-q", "HEAD", NULL};
+	struct git g = {.cwd = s->project};
 	struct strbuf out = {0};
 	struct jail_err e;
-	int status;
-	if (spawn_capture(argv, s->project, 4096, &out, &status, &e) == 0 && status == 0 &&
-	    out.len >= 40) {
+	int status = 0;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.len >= 40) {
 		out.s[strcspn(out.s, "\n")] = '\0';
 		if (session_meta_set(s, &e, "base", out.s, NULL) < 0)
 			log_warn("%s", e.msg);
