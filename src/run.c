@@ -4,10 +4,12 @@
 #include "git.h"
 #include "hide.h"
 #include "log.h"
+#include "net.h"
 #include "plan.h"
 #include "policy.h"
 #include "sandbox.h"
 #include "session.h"
+#include "sysfilter.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +116,13 @@ int cmd_run(struct cli *c)
 		return EXIT_JAIL_FAIL;
 	}
 	log_set_quiet(cfg.quiet);
+	/* bad values are refused before anything is created or started */
+	if (sysfilter_check_config(&cfg, &e) < 0 || net_validate(&cfg, &e) < 0) {
+		log_error("%s", e.msg);
+		config_free(&cfg);
+		session_free(&s);
+		return EXIT_JAIL_FAIL;
+	}
 	if (run_jail(&cfg, &s, &exit_code, &e) < 0) {
 		log_error("%s", e.msg);
 		exit_code = EXIT_JAIL_FAIL;
