@@ -4,7 +4,7 @@
 # its own XDG_STATE_HOME.  Run by tests/run as an unprivileged user.
 set -u
 passed=0 failed=0
-for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh; do
+for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh "$TESTS"/e2e/*.sh; do
 	[ -f "$file" ] || continue
 	rel=${file#"$TESTS"/}
 	[ -n "$FILE_FILTER" ] && [[ "$rel" != *"$FILE_FILTER"* ]] && [[ "unit" != *"$FILE_FILTER"* ]] && continue

@@ -1,0 +1,134 @@
+# agents.bash — helpers for the end-to-end tests (sourced by tests/e2e/*.sh):
+# the real agent CLIs from the npm registry, a scripted model API on the host's
+# loopback (tests/helpers/scriptapi.py), a project with planted canary secrets.
+#
+# The CLIs are installed once into $JAIL_AGENTS_DIR (default
+# /tmp/jail-agents-UID, shared with tests/integration/agents.sh) and reused by
+# later runs.  If npm cannot install them the test fails; it never skips.
+
+AGENTS_DIR=${JAIL_AGENTS_DIR:-/tmp/jail-agents-$(id -u)}
+AGENT_BIN=$AGENTS_DIR/node_modules/.bin
+HELPERS=$TESTS/helpers
+
+# Canaries: if one of these strings reaches the model or a patch, jail leaked.
+SSH_CANARY=ssh-canary-e2e-7781
+ENV_CANARY=dotenv-canary-e2e-4412
+HOSTENV_CANARY=hostenv-canary-e2e-9023
+BLOCKED_CANARY=blocked-body-e2e-3305
+
+# e2e_install BIN PACKAGE: PACKAGE from npm unless BIN is already there.
+e2e_install() {
+	[ -x "$AGENT_BIN/$1" ] && return 0
+	command -v npm >/dev/null || fail "npm is needed to install $2"
+	mkdir -p "$AGENTS_DIR"
+	(
+		flock 9
+		[ -x "$AGENT_BIN/$1" ] && exit 0
+		# the suite's environment is built from nothing: name the CA store
+		[ -r /etc/ssl/certs/ca-certificates.crt ] &&
+			export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+		npm install --silent --no-fund --no-audit --prefix "$AGENTS_DIR" \
+			--cache "$AGENTS_DIR/.npm-cache" "$2"
+	) 9>"$AGENTS_DIR/.lock" || fail "npm install of $2 failed"
+	[ -x "$AGENT_BIN/$1" ] || fail "npm installed $2 but there is no $AGENT_BIN/$1"
+	chmod -R a+rX "$AGENTS_DIR"
+}
+
+e2e_bg() { # run in the background, killed when the test ends
+	"$@" &
+	echo $! >>"$T/.pids"
+}
+e2e_cleanup() {
+	[ -f "$T/.pids" ] && kill $(cat "$T/.pids") 2>/dev/null
+	[ -n "${TMUX_SOCK:-}" ] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+	true
+}
+e2e_wait_file() {
+	for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done
+	fail "not there after 10 s: $1"
+}
+
+# e2e_project: the project $T/p (a function, its test, an ignored .env with a
+# canary), a host home $T/h with a canary ssh key, a canary in the host's
+# environment.  P (unused) holds its tree hash in $HOST_HASH.
+e2e_project() {
+	local d=$T/p
+	git_init "$d"
+	cat >"$d/greet.py" <<-'PY'
+	def greet(name):
+	    return "hi " + name
+	PY
+	cat >"$d/test_greet.py" <<-'PY'
+	import unittest
+	from greet import greet
+
+
+	class T(unittest.TestCase):
+	    def test_name(self):
+	        self.assertTrue(greet("jail").endswith("jail"))
+
+
+	unittest.main()
+	PY
+	printf '.env\n__pycache__/\n' >"$d/.gitignore"
+	git -C "$d" add .
+	git -C "$d" commit -q -m init
+	printf 'API_TOKEN=%s\n' "$ENV_CANARY" >"$d/.env"
+	export HOME=$T/h
+	mkdir -p "$HOME/.ssh"
+	printf -- '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n' "$SSH_CANARY" >"$HOME/.ssh/id_ed25519"
+	chmod 600 "$HOME/.ssh/id_ed25519"
+	export AWS_SECRET_ACCESS_KEY=$HOSTENV_CANARY
+	HOST_HASH=$(tree_hash "$d")
+}
+
+# e2e_servers SCRIPT.json: the scripted API ($API, logs in $T/api) and a server
+# the jail must not reach ($BLOCKED_PORT, its page holds a canary).
+e2e_servers() {
+	trap e2e_cleanup EXIT
+	[ -r /dev/net/tun ] && [ -w /dev/net/tun ] || fail "/dev/net/tun is not usable: chmod 0666 /dev/net/tun"
+	mkdir -p "$T/www"
+	echo "$BLOCKED_CANARY" >"$T/www/index.html"
+	e2e_bg python3 "$HELPERS/scriptapi.py" "$T/apiport" "$T/api" "$1"
+	e2e_bg python3 "$HELPERS/http_server.py" "$T/blockedport" 127.0.0.1 "$T/www"
+	e2e_wait_file "$T/apiport"
+	e2e_wait_file "$T/blockedport"
+	API=$(cat "$T/apiport")
+	BLOCKED_PORT=$(cat "$T/blockedport")
+}
+
+# e2e_requests: every request body the model API received, one per line.
+e2e_requests() { cat "$T"/api/[0-9]*.json; }
+
+# e2e_assert_no_canary TEXT WHAT
+e2e_assert_no_canary() {
+	local c
+	for c in "$SSH_CANARY" "$ENV_CANARY" "$HOSTENV_CANARY" "$BLOCKED_CANARY"; do
+		[[ "$1" != *"$c"* ]] || fail "$2 holds the canary $c"
+	done
+}
+
+# e2e_check_landing: the host tree is untouched; the patch jail wrote lands
+# with git am on a fresh clone and holds exactly the edit and the new file.
+e2e_check_landing() {
+	local patches all
+	assert_eq "$(tree_hash "$T/p")" "$HOST_HASH" "the host project's tree hash"
+	patches=$(ls "$(session_dir "$T/p")"/patches/*.patch) || fail "no patch written: $err"
+	all=$(cat $patches)
+	e2e_assert_no_canary "$all" "the patch"
+	assert_not_contains "$all" "pre-commit"
+	assert_not_contains "$all" "post-checkout"
+	assert_not_contains "$all" "pwned"
+	assert_eq "$(grep '^diff --git' <<<"$all")" \
+		"$(printf 'diff --git a/farewell.py b/farewell.py\ndiff --git a/greet.py b/greet.py')" "files in the patch"
+	git clone -q "$T/p" "$T/clone"
+	git -C "$T/clone" config user.email t@example.com
+	git -C "$T/clone" config user.name Tester
+	git -C "$T/clone" am -q $patches || fail "git am of $patches failed"
+	assert_eq "$(git -C "$T/clone" diff --name-status HEAD~1 HEAD | LC_ALL=C sort | tr '\t' ' ')" \
+		"$(printf 'A farewell.py\nM greet.py')" "files in the patch"
+	assert_eq "$(cat "$T/clone/greet.py")" "$(printf 'def greet(name):\n    return "hello " + name')"
+	assert_eq "$(cat "$T/clone/farewell.py")" "$(printf 'def bye(name):\n    return "bye " + name')"
+	assert_no_file "$T/clone/.git/hooks/pre-commit"
+	(cd "$T/clone" && python3 test_greet.py 2>&1) || fail "the project's tests fail after git am"
+}

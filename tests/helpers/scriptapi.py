@@ -1,0 +1,137 @@
+"""scriptapi.py PORTFILE LOGDIR SCRIPT — a scripted model API for the e2e tests.
+
+Listens on an ephemeral port of 127.0.0.1 (written to PORTFILE) and speaks
+enough of the Anthropic Messages API (streaming, with tool use) to drive a real
+agent CLI: the Nth answer to the agent's main loop (a request that offers
+tools) is step N of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
+{...}} or {"text": "..."}; after the last step it says "done".  Requests
+without tools (titles, summaries) get a short text.  Every request is logged:
+"METHOD PATH" to LOGDIR/requests, its body to LOGDIR/NNN.json, so a test can
+check what reached the model — never a secret.
+"""
+import http.server
+import json
+import os
+import socketserver
+import sys
+import threading
+
+portfile, logdir, script_path = sys.argv[1:4]
+os.makedirs(logdir, exist_ok=True)
+lock = threading.Lock()
+counter = [0]
+
+
+def record(method, path, body):
+    with lock:
+        counter[0] += 1
+        n = counter[0]
+        with open(os.path.join(logdir, "requests"), "a") as f:
+            f.write("%s %s\n" % (method, path))
+        with open(os.path.join(logdir, "%03d.json" % n), "wb") as f:
+            f.write(body)
+
+
+def step_for(req):
+    """The script step that answers REQ: one per assistant turn so far."""
+    with open(script_path) as f:  # read late: a test writes it after the start
+        script = json.load(f)
+    turns = sum(1 for m in req.get("messages", []) if m.get("role") == "assistant")
+    if turns < len(script):
+        return turns, script[turns]
+    return turns, {"text": "done"}
+
+
+def sse_events(model, block, idx):
+    """The stream of events for one assistant message holding BLOCK."""
+    msg_id = "msg_e2e_%03d" % idx
+    yield "message_start", {"type": "message_start", "message": {
+        "id": msg_id, "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1}}}
+    if "tool" in block:
+        start = {"type": "tool_use", "id": "toolu_e2e_%03d" % idx,
+                 "name": block["tool"], "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        stop = "tool_use"
+    else:
+        start = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": block["text"]}
+        stop = "end_turn"
+    yield "content_block_start", {"type": "content_block_start", "index": 0,
+                                  "content_block": start}
+    yield "content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}
+    yield "content_block_stop", {"type": "content_block_stop", "index": 0}
+    yield "message_delta", {"type": "message_delta",
+                            "delta": {"stop_reason": stop, "stop_sequence": None},
+                            "usage": {"output_tokens": 10}}
+    yield "message_stop", {"type": "message_stop"}
+
+
+def whole_message(model, block, idx):
+    """The same answer for a request that did not ask for a stream."""
+    content = [{"type": "text", "text": block.get("text", "ok")}]
+    return {"id": "msg_e2e_%03d" % idx, "type": "message", "role": "assistant",
+            "model": model, "content": content, "stop_reason": "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 10}}
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def reply_json(self, code, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        record("GET", self.path, b"")
+        self.reply_json(404, {"type": "error", "error": {
+            "type": "not_found_error", "message": "scriptapi: no such endpoint"}})
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        record("POST", self.path, body)
+        path = self.path.split("?")[0]
+        if path.endswith("/count_tokens"):
+            return self.reply_json(200, {"input_tokens": 10})
+        if not path.endswith("/v1/messages"):
+            return self.do_GET_body()
+        req = json.loads(body or b"{}")
+        model = req.get("model", "claude-e2e")
+        if req.get("tools"):
+            idx, block = step_for(req)
+        else:
+            idx, block = 900 + counter[0], {"text": "ok"}
+        if not req.get("stream"):
+            return self.reply_json(200, whole_message(model, block, idx))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for name, data in sse_events(model, block, idx):
+            self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
+            self.wfile.flush()
+        self.close_connection = True
+
+    def do_GET_body(self):
+        self.reply_json(404, {"type": "error", "error": {
+            "type": "not_found_error", "message": "scriptapi: no such endpoint"}})
+
+    def log_message(self, *args):
+        pass
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+
+srv = Server(("127.0.0.1", 0), Handler)
+with open(portfile + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(portfile + ".tmp", portfile)
+srv.serve_forever()
