@@ -89,3 +89,90 @@ test_claude_print_mode_end_to_end() {
 	assert_contains "$err" "connection attempts blocked"
 	e2e_check_landing
 }
+
+# --- the same flow in the TUI, in a tmux pane -------------------------------
+
+TMUX_FLAGS='#{alternate_on} #{cursor_flag} #{insert_flag} #{keypad_cursor_flag} #{keypad_flag} #{mouse_any_flag} #{origin_flag}'
+tm() { tmux -S "$TMUX_SOCK" "$@"; }
+screen() { tm capture-pane -p -t e2e; }
+# wait_screen TEXT [SECONDS]: until the pane shows TEXT.
+wait_screen() {
+	local i
+	for i in $(seq $((${2:-20} * 10))); do
+		[[ "$(screen)" == *"$1"* ]] && return 0
+		sleep 0.1
+	done
+	fail "the screen never showed '$1'; it shows:
+$(screen)"
+}
+# rule_width: the width of the TUI's input box, a rule of ─ across the window.
+rule_width() { screen | grep -m1 -E '^─+$' | tr -d '\n' | wc -m; }
+
+# claude_first_run_done: the host's login state as after a first run, copied in
+# (never written back): onboarding done, the project trusted, the API key
+# approved (by its last 20 characters), bypass mode acknowledged.
+claude_first_run_done() {
+	mkdir -p "$HOME/.claude"
+	cat >"$HOME/.claude.json" <<-EOF2
+	{"hasCompletedOnboarding": true, "theme": "dark",
+	 "customApiKeyResponses": {"approved": ["-e2e-fake-key-000000"], "rejected": []},
+	 "projects": {"$T/p": {"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}}
+	EOF2
+	printf '{"skipDangerousModePermissionPrompt": true}\n' >"$HOME/.claude/settings.json"
+}
+
+test_claude_tui_in_tmux() {
+	e2e_install claude @anthropic-ai/claude-code
+	e2e_project
+	e2e_servers "$T/script.json"
+	claude_script
+	claude_first_run_done
+	TMUX_SOCK=$T/tmux.sock
+	# the pane waits for "go" so that the host can note its state first
+	cat >"$T/pane.sh" <<-EOF2
+	while [ ! -e "$T/go" ]; do sleep 0.1; done
+	stty -g >"$T/stty.before"
+	"$JAIL" -D "$T/p" --net allow --allow "host:$API" --dns-upstream 127.0.0.1:9 \\
+		--ro "$AGENTS_DIR" --copy "$HOME/.claude.json" --copy "$HOME/.claude/settings.json" \\
+		--setenv ANTHROPIC_BASE_URL=http://host.jail.internal:$API \\
+		--setenv ANTHROPIC_API_KEY=sk-ant-e2e-fake-key-000000 \\
+		--setenv DISABLE_AUTOUPDATER=1 --setenv CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \\
+		-- "$AGENT_BIN/claude" --dangerously-skip-permissions 2>"$T/jail.err"
+	echo \$? >"$T/jail.status"
+	stty -g >"$T/stty.after"
+	exec sleep 120
+	EOF2
+	tm -f /dev/null new-session -d -s e2e -x 100 -y 40 "bash $T/pane.sh"
+	local before
+	before=$(tm display -p -t e2e "$TMUX_FLAGS")
+	touch "$T/go"
+	wait_screen "Claude Code" 30
+	wait_screen "bypass permissions"
+	assert_eq "$(rule_width)" 100 "the input box at 100 columns"
+	tm send-keys -t e2e -l "Work through the task."
+	sleep 0.3
+	tm send-keys -t e2e Enter
+	wait_screen "All done" 60
+	# a resize of the window reaches the TUI through jail's pty: wider, so
+	# that only a redraw at the new size (not tmux's clipping) passes
+	tm resize-window -t e2e -x 123 -y 30
+	for _ in $(seq 50); do [ "$(rule_width)" = 123 ] && break; sleep 0.1; done
+	assert_eq "$(rule_width)" 123 "the input box after the resize to 123 columns"
+	# Ctrl-C twice is claude's way out
+	tm send-keys -t e2e C-c
+	sleep 0.3
+	tm send-keys -t e2e C-c
+	for _ in $(seq 100); do [ -s "$T/stty.after" ] && break; sleep 0.1; done
+	assert_file "$T/stty.after"
+	assert_eq "$(cat "$T/jail.status")" 0 "jail's status after Ctrl-C ($(cat "$T/jail.err"))"
+	assert_eq "$(pgrep -u "$(id -u)" -f "^$AGENT_BIN/claude" || true)" "" "claude processes left"
+	# the terminal is as before: termios, and the pane's modes (alternate
+	# screen, cursor, keypad, mouse)
+	assert_eq "$(cat "$T/stty.after")" "$(cat "$T/stty.before")" "termios after the agent"
+	assert_eq "$(tm display -p -t e2e "$TMUX_FLAGS")" "$before" "the pane's modes after the agent"
+	err=$(cat "$T/jail.err")
+	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
+	e2e_assert_no_canary "$(screen)" "the screen"
+	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
+	e2e_check_landing
+}
