@@ -132,3 +132,79 @@ e2e_check_landing() {
 	assert_no_file "$T/clone/.git/hooks/pre-commit"
 	(cd "$T/clone" && python3 test_greet.py 2>&1) || fail "the project's tests fail after git am"
 }
+
+# e2e_script AGENT: the turns of the scripted model in $T/script.json, in the
+# tool names and parameters of AGENT (claude or opencode).  Needs $BLOCKED_PORT.
+e2e_script() {
+	AGENT=$1 P=$T/p H=$T/h BLOCKED_PORT=$BLOCKED_PORT python3 - >"$T/script.json" <<-'PY'
+	import json, os
+	p, h, port = os.environ["P"], os.environ["H"], os.environ["BLOCKED_PORT"]
+	claude = os.environ["AGENT"] == "claude"
+	path = "file_path" if claude else "filePath"
+	def tool(name, **args):
+	    name = name if claude else name.lower()
+	    if not claude:
+	        args = {{"old_string": "oldString", "new_string": "newString",
+	                 "file_path": "filePath"}.get(k, k): v for k, v in args.items()}
+	    return {"tool": name, "input": args}
+	def bash(cmd):
+	    return tool("Bash", command=cmd, **({"description": "e2e step"} if claude else {}))
+	print(json.dumps([
+	    tool("Read", file_path=p + "/greet.py"),
+	    tool("Edit", file_path=p + "/greet.py", old_string='return "hi " + name',
+	         new_string='return "hello " + name'),
+	    tool("Write", file_path=p + "/farewell.py",
+	         content='def bye(name):\n    return "bye " + name\n'),
+	    bash("python3 test_greet.py 2>&1; echo tests-exit=$?"),
+	    bash("cat ~/.ssh/id_ed25519 " + h + "/.ssh/id_ed25519 2>&1; echo ssh-exit=$?"),
+	    tool("Read", file_path=h + "/.ssh/id_ed25519"),
+	    bash("cat .env 2>&1; ls -a; echo env-exit=$?"),
+	    tool("Read", file_path=p + "/.env"),
+	    bash("env; echo printenv-exit=$?"),
+	    bash("curl -sS -m 5 http://host.jail.internal:%s/ 2>&1; echo curl-exit=$?" % port),
+	    bash("printf '#!/bin/sh\\necho pwned\\n' >.git/hooks/pre-commit && "
+	         "chmod +x .git/hooks/pre-commit; echo hook-exit=$?"),
+	    tool("Write", file_path=p + "/.git/hooks/post-checkout",
+	         content="#!/bin/sh\necho pwned\n"),
+	    {"text": "All done: greet.py edited, farewell.py created."},
+	]))
+	PY
+}
+
+# e2e_tool_results REQUEST.json...: the tool results of the request that
+# carries most, one JSON string a line (Messages API tool_result blocks or Chat
+# "tool" messages): the agent's last turn, whatever side requests came after.
+e2e_tool_results() {
+	python3 - "$@" <<-'PY'
+	import json, sys
+	def text(c):
+	    if isinstance(c, list):
+	        return "".join(x.get("text", "") for x in c if isinstance(x, dict))
+	    return c
+	def results(path):
+	    out = []
+	    for m in json.load(open(path)).get("messages", []):
+	        if m.get("role") == "tool":
+	            out.append(text(m.get("content")))
+	        elif isinstance(m.get("content"), list):
+	            out += [text(b["content"]) for b in m["content"]
+	                    if isinstance(b, dict) and b.get("type") == "tool_result"]
+	    return out
+	for r in max((results(p) for p in sys.argv[1:]), key=len):
+	    print(json.dumps(r))
+	PY
+}
+
+# e2e_check_results: a request to the model carries all 12 results,
+# and they say what each step did or could not do.
+e2e_check_results() {
+	local results
+	results=$(e2e_tool_results "$T"/api/[0-9]*.json)
+	assert_eq "$(grep -c . <<<"$results")" 12 "tool results in the last request"
+	assert_contains "$results" "tests-exit=0"
+	assert_contains "$results" "Ran 1 test"
+	assert_contains "$results" "ssh-exit=1"
+	assert_contains "$results" "curl-exit=7"
+	assert_contains "$results" "hook-exit=0"
+	assert_contains "$results" "JAIL=1"
+}

@@ -8,36 +8,6 @@
 
 source "$TESTS/e2e/agents.bash"
 
-# claude_script: the turns of the scripted model, as JSON in $T/script.json.
-claude_script() {
-	P=$T/p H=$T/h BLOCKED_PORT=$BLOCKED_PORT python3 - >"$T/script.json" <<-'PY'
-	import json, os
-	p, h, port = os.environ["P"], os.environ["H"], os.environ["BLOCKED_PORT"]
-	def bash(cmd):
-	    return {"tool": "Bash", "input": {"command": cmd, "description": "e2e step"}}
-	print(json.dumps([
-	    {"tool": "Read", "input": {"file_path": p + "/greet.py"}},
-	    {"tool": "Edit", "input": {"file_path": p + "/greet.py",
-	                               "old_string": 'return "hi " + name',
-	                               "new_string": 'return "hello " + name'}},
-	    {"tool": "Write", "input": {"file_path": p + "/farewell.py",
-	                                "content": 'def bye(name):\n    return "bye " + name\n'}},
-	    bash("python3 test_greet.py 2>&1; echo tests-exit=$?"),
-	    bash("cat ~/.ssh/id_ed25519 " + h + "/.ssh/id_ed25519 2>&1; echo ssh-exit=$?"),
-	    {"tool": "Read", "input": {"file_path": h + "/.ssh/id_ed25519"}},
-	    bash("cat .env 2>&1; ls -a; echo env-exit=$?"),
-	    {"tool": "Read", "input": {"file_path": p + "/.env"}},
-	    bash("env; echo printenv-exit=$?"),
-	    bash("curl -sS -m 5 http://host.jail.internal:%s/ 2>&1; echo curl-exit=$?" % port),
-	    bash("printf '#!/bin/sh\\necho pwned\\n' >.git/hooks/pre-commit && "
-	         "chmod +x .git/hooks/pre-commit; echo hook-exit=$?"),
-	    {"tool": "Write", "input": {"file_path": p + "/.git/hooks/post-checkout",
-	                                "content": "#!/bin/sh\necho pwned\n"}},
-	    {"text": "All done: greet.py edited, farewell.py created."},
-	]))
-	PY
-}
-
 # claude_run ARGS...: claude -p in the jail, talking to the scripted API.
 claude_run() {
 	local api_env=(--setenv ANTHROPIC_BASE_URL="http://host.jail.internal:$API"
@@ -55,33 +25,13 @@ test_claude_print_mode_end_to_end() {
 	e2e_install claude @anthropic-ai/claude-code
 	e2e_project
 	e2e_servers "$T/script.json"
-	claude_script
+	e2e_script claude
 	claude_run
 	assert_eq "$rc" 0 "claude's exit status (stdout: $out; stderr: $err)"
 	assert_contains "$out" "All done"
-	local reqs last
+	local reqs
 	reqs=$(e2e_requests)
-	# every turn ran: the last request carries every tool's result
-	last=$(ls "$T"/api/[0-9]*.json | tail -n 1)
-	python3 - "$last" >"$T/results" <<-'PY'
-	import json, sys
-	for m in json.load(open(sys.argv[1]))["messages"]:
-	    if isinstance(m.get("content"), list):
-	        for b in m["content"]:
-	            if b.get("type") == "tool_result":
-	                c = b["content"]
-	                if isinstance(c, list):
-	                    c = "".join(x.get("text", "") for x in c)
-	                print(json.dumps(c))
-	PY
-	assert_eq "$(wc -l <"$T/results")" 12 "tool results in the last request"
-	results=$(cat "$T/results")
-	assert_contains "$results" "tests-exit=0"
-	assert_contains "$results" "Ran 1 test"
-	assert_contains "$results" "ssh-exit=1"
-	assert_contains "$results" "curl-exit=7"
-	assert_contains "$results" "hook-exit=0"
-	assert_contains "$results" "JAIL=1"
+	e2e_check_results
 	# nothing secret reached the model
 	e2e_assert_no_canary "$reqs" "what the model API received"
 	# the blocked connection was refused and said so
@@ -125,7 +75,7 @@ test_claude_tui_in_tmux() {
 	e2e_install claude @anthropic-ai/claude-code
 	e2e_project
 	e2e_servers "$T/script.json"
-	claude_script
+	e2e_script claude
 	claude_first_run_done
 	TMUX_SOCK=$T/tmux.sock
 	# the pane waits for "go" so that the host can note its state first
@@ -171,6 +121,7 @@ test_claude_tui_in_tmux() {
 	assert_eq "$(cat "$T/stty.after")" "$(cat "$T/stty.before")" "termios after the agent"
 	assert_eq "$(tm display -p -t e2e "$TMUX_FLAGS")" "$before" "the pane's modes after the agent"
 	err=$(cat "$T/jail.err")
+	e2e_check_results
 	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
 	e2e_assert_no_canary "$(screen)" "the screen"
 	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"

@@ -1,7 +1,8 @@
 """scriptapi.py PORTFILE LOGDIR SCRIPT — a scripted model API for the e2e tests.
 
 Listens on an ephemeral port of 127.0.0.1 (written to PORTFILE) and speaks
-enough of the Anthropic Messages API (streaming, with tool use) to drive a real
+enough of the Anthropic Messages API (/v1/messages) and of OpenAI's Chat
+Completions (/v1/chat/completions), streaming, with tool use, to drive a real
 agent CLI: the Nth answer to the agent's main loop (a request that offers
 tools) is step N of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
 {...}} or {"text": "..."}; after the last step it says "done".  Requests
@@ -68,6 +69,24 @@ def sse_events(model, block, idx):
     yield "message_stop", {"type": "message_stop"}
 
 
+def chat_chunks(model, block, idx):
+    """The same as Chat Completions chunks (OpenAI-compatible servers)."""
+    def chunk(delta, finish=None):
+        return {"id": "chatcmpl-e2e-%03d" % idx, "object": "chat.completion.chunk",
+                "created": 0, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    if "tool" in block:
+        call = {"index": 0, "id": "call_e2e_%03d" % idx, "type": "function",
+                "function": {"name": block["tool"], "arguments": json.dumps(block["input"])}}
+        yield chunk({"role": "assistant", "content": None, "tool_calls": [call]})
+        last = chunk({}, "tool_calls")
+    else:
+        yield chunk({"role": "assistant", "content": block["text"]})
+        last = chunk({}, "stop")
+    last["usage"] = {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+    yield last
+
+
 def whole_message(model, block, idx):
     """The same answer for a request that did not ask for a stream."""
     content = [{"type": "text", "text": block.get("text", "ok")}]
@@ -98,7 +117,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path.endswith("/count_tokens"):
             return self.reply_json(200, {"input_tokens": 10})
-        if not path.endswith("/v1/messages"):
+        chat = path.endswith("/chat/completions")
+        if not chat and not path.endswith("/v1/messages"):
             return self.do_GET_body()
         req = json.loads(body or b"{}")
         model = req.get("model", "claude-e2e")
@@ -106,6 +126,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             idx, block = step_for(req)
         else:
             idx, block = 900 + counter[0], {"text": "ok"}
+        if chat:
+            return self.stream_chat(model, block, idx, req.get("stream"))
         if not req.get("stream"):
             return self.reply_json(200, whole_message(model, block, idx))
         self.send_response(200)
@@ -116,6 +138,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for name, data in sse_events(model, block, idx):
             self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
             self.wfile.flush()
+        self.close_connection = True
+
+    def stream_chat(self, model, block, idx, stream):
+        if not stream:
+            msg = {"role": "assistant", "content": block.get("text", "ok")}
+            return self.reply_json(200, {"id": "chatcmpl-e2e", "object": "chat.completion",
+                                         "created": 0, "model": model, "choices": [
+                                             {"index": 0, "message": msg, "finish_reason": "stop"}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for c in chat_chunks(model, block, idx):
+            self.wfile.write(("data: %s\n\n" % json.dumps(c)).encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
         self.close_connection = True
 
     def do_GET_body(self):
