@@ -34,6 +34,17 @@ e2e_install() {
 	chmod -R a+rX "$AGENTS_DIR"
 }
 
+# e2e_policy NAME: "-p NAME" when the shipped policy NAME is there (the policy
+# work, issue #6), else nothing: the test then passes what the agent needs with
+# flags.  Sets $POLICY (the arguments) and $HAVE_POLICY.
+e2e_policy() {
+	POLICY=() HAVE_POLICY=
+	if [ -f "$TESTS/../policies/$1.ini" ]; then
+		export JAIL_POLICY_PATH=$TESTS/../policies
+		POLICY=(-p "$1") HAVE_POLICY=1
+	fi
+}
+
 e2e_bg() { # run in the background, killed when the test ends
 	"$@" &
 	echo $! >>"$T/.pids"

@@ -8,15 +8,26 @@
 
 source "$TESTS/e2e/agents.bash"
 
+# claude_args: jail's arguments for Claude Code at the scripted API, in
+# $JAIL_ARGS.  With the shipped policy, the key and the base URL come from the
+# host's environment as they would for a user; without it, as flags.
+claude_args() {
+	export ANTHROPIC_BASE_URL="http://host.jail.internal:$API"
+	export ANTHROPIC_API_KEY=sk-ant-e2e-fake-key-000000
+	e2e_policy claude
+	JAIL_ARGS=("${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" --ro "$AGENTS_DIR")
+	# names other than host.jail.internal get NXDOMAIN, or for the policy's
+	# allowed names, an answer from a loopback port where nothing listens
+	JAIL_ARGS+=(--dns-upstream 127.0.0.1:9)
+	[ -n "$HAVE_POLICY" ] || JAIL_ARGS+=(--setenv ANTHROPIC_BASE_URL="$ANTHROPIC_BASE_URL"
+		--setenv ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" --setenv DISABLE_AUTOUPDATER=1
+		--setenv CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1)
+}
+
 # claude_run ARGS...: claude -p in the jail, talking to the scripted API.
 claude_run() {
-	local api_env=(--setenv ANTHROPIC_BASE_URL="http://host.jail.internal:$API"
-		--setenv ANTHROPIC_API_KEY=sk-ant-e2e-fake --setenv DISABLE_AUTOUPDATER=1
-		--setenv CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1)
-	# names other than host.jail.internal get NXDOMAIN; should the filter ask
-	# upstream, it asks a loopback port where nothing answers
-	run_jail -D "$T/p" --net allow --allow "host:$API" --dns-upstream 127.0.0.1:9 \
-		--ro "$AGENTS_DIR" "${api_env[@]}" -- \
+	claude_args
+	run_jail "${JAIL_ARGS[@]}" -- \
 		timeout 90 "$AGENT_BIN/claude" -p "Work through the task." \
 		--dangerously-skip-permissions "$@"
 }
@@ -78,16 +89,15 @@ test_claude_tui_in_tmux() {
 	e2e_script claude
 	claude_first_run_done
 	TMUX_SOCK=$T/tmux.sock
+	claude_args
+	[ -n "$HAVE_POLICY" ] ||
+		JAIL_ARGS+=(--copy "$HOME/.claude.json" --copy "$HOME/.claude/settings.json")
 	# the pane waits for "go" so that the host can note its state first
 	cat >"$T/pane.sh" <<-EOF2
 	while [ ! -e "$T/go" ]; do sleep 0.1; done
 	stty -g >"$T/stty.before"
-	"$JAIL" -D "$T/p" --net allow --allow "host:$API" --dns-upstream 127.0.0.1:9 \\
-		--ro "$AGENTS_DIR" --copy "$HOME/.claude.json" --copy "$HOME/.claude/settings.json" \\
-		--setenv ANTHROPIC_BASE_URL=http://host.jail.internal:$API \\
-		--setenv ANTHROPIC_API_KEY=sk-ant-e2e-fake-key-000000 \\
-		--setenv DISABLE_AUTOUPDATER=1 --setenv CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 \\
-		-- "$AGENT_BIN/claude" --dangerously-skip-permissions 2>"$T/jail.err"
+	"$JAIL" $(printf '%q ' "${JAIL_ARGS[@]}") -- \\
+		"$AGENT_BIN/claude" --dangerously-skip-permissions 2>"$T/jail.err"
 	echo \$? >"$T/jail.status"
 	stty -g >"$T/stty.after"
 	exec sleep 120

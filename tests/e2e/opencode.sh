@@ -27,8 +27,10 @@ test_opencode_run_end_to_end() {
 	e2e_servers "$T/script.json"
 	e2e_script opencode
 	opencode_config
-	run_jail -D "$T/p" --net allow --allow "host:$API" --dns-upstream 127.0.0.1:9 \
-		--ro "$AGENTS_DIR" --copy "$HOME/.config/opencode/opencode.json" -- \
+	e2e_policy opencode
+	[ -n "$HAVE_POLICY" ] || POLICY=(--copy "$HOME/.config/opencode/opencode.json")
+	run_jail "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
+		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- \
 		timeout 90 "$AGENT_BIN/opencode" run -m e2e/m "Work through the task."
 	assert_eq "$rc" 0 "opencode's exit status (stdout: $out; stderr: $err)"
 	# opencode run shows the tools' work on stderr, the answer on stdout
