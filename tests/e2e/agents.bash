@@ -145,14 +145,32 @@ e2e_check_landing() {
 }
 
 # e2e_script AGENT: the turns of the scripted model in $T/script.json, in the
-# tool names and parameters of AGENT (claude or opencode).  Needs $BLOCKED_PORT.
+# tool names and parameters of AGENT (claude, opencode or codex; Codex does all
+# through its shell tool, edits with its apply_patch).  Needs $BLOCKED_PORT.
 e2e_script() {
 	AGENT=$1 P=$T/p H=$T/h BLOCKED_PORT=$BLOCKED_PORT python3 - >"$T/script.json" <<-'PY'
 	import json, os
 	p, h, port = os.environ["P"], os.environ["H"], os.environ["BLOCKED_PORT"]
 	claude = os.environ["AGENT"] == "claude"
-	path = "file_path" if claude else "filePath"
+	codex = os.environ["AGENT"] == "codex"
+	def patch(body):
+	    return "apply_patch <<'EOF'\n*** Begin Patch\n%s*** End Patch\nEOF\n" % body
+	def codex_tool(name, args):
+	    f = args.get("file_path", "")
+	    if name == "Read":
+	        cmd = "cat '%s'" % f
+	    elif name == "Edit":
+	        cmd = patch("*** Update File: %s\n@@\n-    %s\n+    %s\n" % (
+	            f, args["old_string"], args["new_string"]))
+	    elif name == "Write":
+	        cmd = patch("*** Add File: %s\n%s" % (f, "".join(
+	            "+" + l + "\n" for l in args["content"].splitlines())))
+	    else:
+	        cmd = args["command"]
+	    return {"tool": "exec_command", "input": {"cmd": cmd}}
 	def tool(name, **args):
+	    if codex:
+	        return codex_tool(name, args)
 	    name = name if claude else name.lower()
 	    if not claude:
 	        args = {{"old_string": "oldString", "new_string": "newString",
@@ -183,8 +201,8 @@ e2e_script() {
 }
 
 # e2e_tool_results REQUEST.json...: the tool results of the request that
-# carries most, one JSON string a line (Messages API tool_result blocks or Chat
-# "tool" messages): the agent's last turn, whatever side requests came after.
+# carries most, one JSON string a line (Messages API tool_result blocks, Chat
+# "tool" messages, Responses function_call_output items): the agent's last turn, whatever side requests came after.
 e2e_tool_results() {
 	python3 - "$@" <<-'PY'
 	import json, sys
@@ -194,8 +212,13 @@ e2e_tool_results() {
 	    return c
 	def results(path):
 	    out = []
-	    for m in json.load(open(path)).get("messages", []):
-	        if m.get("role") == "tool":
+	    req = json.load(open(path))
+	    for m in req.get("messages", []) + req.get("input", []):
+	        if not isinstance(m, dict):
+	            continue
+	        if m.get("type") == "function_call_output":
+	            out.append(text(m.get("output")))
+	        elif m.get("role") == "tool":
 	            out.append(text(m.get("content")))
 	        elif isinstance(m.get("content"), list):
 	            out += [text(b["content"]) for b in m["content"]

@@ -1,9 +1,9 @@
 """scriptapi.py PORTFILE LOGDIR SCRIPT — a scripted model API for the e2e tests.
 
 Listens on an ephemeral port of 127.0.0.1 (written to PORTFILE) and speaks
-enough of the Anthropic Messages API (/v1/messages) and of OpenAI's Chat
-Completions (/v1/chat/completions), streaming, with tool use, to drive a real
-agent CLI: the Nth answer to the agent's main loop (a request that offers
+enough of the Anthropic Messages API (/v1/messages), OpenAI's Chat
+Completions (/v1/chat/completions) and Responses (/v1/responses) APIs,
+streaming, with tool use, to drive a real agent CLI: the Nth answer to the agent's main loop (a request that offers
 tools) is step N of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
 {...}} or {"text": "..."}; after the last step it says "done".  Requests
 without tools (titles, summaries) get a short text.  Every request is logged:
@@ -38,6 +38,9 @@ def step_for(req):
     with open(script_path) as f:  # read late: a test writes it after the start
         script = json.load(f)
     turns = sum(1 for m in req.get("messages", []) if m.get("role") == "assistant")
+    # the Responses API sends the history back as items: earlier calls and answers
+    turns += sum(1 for m in req.get("input", []) if isinstance(m, dict) and (
+        m.get("type") == "function_call" or m.get("role") == "assistant"))
     if turns < len(script):
         return turns, script[turns]
     return turns, {"text": "done"}
@@ -87,6 +90,32 @@ def chat_chunks(model, block, idx):
     yield last
 
 
+def responses_events(model, block, idx):
+    """The same as Responses API events (Codex CLI)."""
+    rid = "resp_e2e_%03d" % idx
+    base = {"id": rid, "object": "response", "model": model, "status": "in_progress",
+            "output": []}
+    yield "response.created", {"type": "response.created", "response": base}
+    if "tool" in block:
+        item = {"type": "function_call", "id": "fc_e2e_%03d" % idx,
+                "call_id": "call_e2e_%03d" % idx, "name": block["tool"],
+                "arguments": json.dumps(block["input"]), "status": "completed"}
+    else:
+        item = {"type": "message", "id": "msg_e2e_%03d" % idx, "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": block["text"], "annotations": []}]}
+        yield "response.output_text.delta", {"type": "response.output_text.delta",
+                                             "item_id": item["id"], "output_index": 0,
+                                             "content_index": 0, "delta": block["text"]}
+    yield "response.output_item.done", {"type": "response.output_item.done",
+                                        "output_index": 0, "item": item}
+    done = dict(base, status="completed", output=[item], usage={
+        "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 20})
+    yield "response.completed", {"type": "response.completed", "response": done}
+
+
 def whole_message(model, block, idx):
     """The same answer for a request that did not ask for a stream."""
     content = [{"type": "text", "text": block.get("text", "ok")}]
@@ -118,7 +147,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if path.endswith("/count_tokens"):
             return self.reply_json(200, {"input_tokens": 10})
         chat = path.endswith("/chat/completions")
-        if not chat and not path.endswith("/v1/messages"):
+        responses = path.endswith("/responses")
+        if not chat and not responses and not path.endswith("/v1/messages"):
             return self.do_GET_body()
         req = json.loads(body or b"{}")
         model = req.get("model", "claude-e2e")
@@ -128,6 +158,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             idx, block = 900 + counter[0], {"text": "ok"}
         if chat:
             return self.stream_chat(model, block, idx, req.get("stream"))
+        events = sse_events
+        if responses:
+            events = responses_events
         if not req.get("stream"):
             return self.reply_json(200, whole_message(model, block, idx))
         self.send_response(200)
@@ -135,7 +168,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
-        for name, data in sse_events(model, block, idx):
+        for name, data in events(model, block, idx):
             self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
             self.wfile.flush()
         self.close_connection = True
