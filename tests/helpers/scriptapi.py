@@ -104,6 +104,9 @@ def responses_events(model, block, idx):
         item = {"type": "message", "id": "msg_e2e_%03d" % idx, "role": "assistant",
                 "status": "completed",
                 "content": [{"type": "output_text", "text": block["text"], "annotations": []}]}
+        added = dict(item, status="in_progress", content=[])
+        yield "response.output_item.added", {"type": "response.output_item.added",
+                                             "output_index": 0, "item": added}
         yield "response.output_text.delta", {"type": "response.output_text.delta",
                                              "item_id": item["id"], "output_index": 0,
                                              "content_index": 0, "delta": block["text"]}
