@@ -242,3 +242,50 @@ e2e_check_results() {
 	assert_contains "$results" "hook-exit=0"
 	assert_contains "$results" "JAIL=1"
 }
+
+# --- a TUI in a tmux pane ----------------------------------------------------
+
+# the pane's terminal modes: alternate screen, cursor, insert, keypad, mouse, origin
+TMUX_FLAGS='#{alternate_on} #{cursor_flag} #{insert_flag} #{keypad_cursor_flag} #{keypad_flag} #{mouse_any_flag} #{origin_flag}'
+tm() { tmux -S "$TMUX_SOCK" "$@"; }
+screen() { tm capture-pane -p -t e2e; }
+# wait_screen TEXT [SECONDS]: until the pane shows TEXT.
+wait_screen() {
+	local i
+	for i in $(seq $((${2:-20} * 10))); do
+		[[ "$(screen)" == *"$1"* ]] && return 0
+		sleep 0.1
+	done
+	fail "the screen never showed '$1'; it shows:
+$(screen)"
+}
+
+# tui_start JAIL-ARGS... -- CMD...: a pane of 100x40 that, once "go" is there,
+# notes `stty -g`, runs jail, then notes its status and `stty -g` again.
+# $TUI_MODES holds the pane's modes from before.
+tui_start() {
+	TMUX_SOCK=$T/tmux.sock
+	cat >"$T/pane.sh" <<-EOF2
+	while [ ! -e "$T/go" ]; do sleep 0.1; done
+	stty -g >"$T/stty.before"
+	"$JAIL" $(printf '%q ' "$@") 2>"$T/jail.err"
+	echo \$? >"$T/jail.status"
+	stty -g >"$T/stty.after"
+	exec sleep 120
+	EOF2
+	tm -f /dev/null new-session -d -s e2e -x 100 -y 40 "bash $T/pane.sh"
+	TUI_MODES=$(tm display -p -t e2e "$TMUX_FLAGS")
+	touch "$T/go"
+}
+
+# tui_check_exit AGENT: jail ended with status 0 and left no AGENT process,
+# the terminal is as before.  $err is jail's stderr.
+tui_check_exit() {
+	for _ in $(seq 100); do [ -s "$T/stty.after" ] && break; sleep 0.1; done
+	assert_file "$T/stty.after"
+	err=$(cat "$T/jail.err")
+	assert_eq "$(cat "$T/jail.status")" 0 "jail's status after Ctrl-C ($err)"
+	assert_eq "$(pgrep -u "$(id -u)" -f "^$AGENT_BIN/$1" || true)" "" "$1 processes left"
+	assert_eq "$(cat "$T/stty.after")" "$(cat "$T/stty.before")" "termios after the agent"
+	assert_eq "$(tm display -p -t e2e "$TMUX_FLAGS")" "$TUI_MODES" "the pane's modes after the agent"
+}

@@ -53,19 +53,6 @@ test_claude_print_mode_end_to_end() {
 
 # --- the same flow in the TUI, in a tmux pane -------------------------------
 
-TMUX_FLAGS='#{alternate_on} #{cursor_flag} #{insert_flag} #{keypad_cursor_flag} #{keypad_flag} #{mouse_any_flag} #{origin_flag}'
-tm() { tmux -S "$TMUX_SOCK" "$@"; }
-screen() { tm capture-pane -p -t e2e; }
-# wait_screen TEXT [SECONDS]: until the pane shows TEXT.
-wait_screen() {
-	local i
-	for i in $(seq $((${2:-20} * 10))); do
-		[[ "$(screen)" == *"$1"* ]] && return 0
-		sleep 0.1
-	done
-	fail "the screen never showed '$1'; it shows:
-$(screen)"
-}
 # rule_width: the width of the TUI's input box, a rule of ─ across the window.
 rule_width() { screen | grep -m1 -E '^─+$' | tr -d '\n' | wc -m; }
 
@@ -88,24 +75,10 @@ test_claude_tui_in_tmux() {
 	e2e_servers "$T/script.json"
 	e2e_script claude
 	claude_first_run_done
-	TMUX_SOCK=$T/tmux.sock
 	claude_args
 	[ -n "$HAVE_POLICY" ] ||
 		JAIL_ARGS+=(--copy "$HOME/.claude.json" --copy "$HOME/.claude/settings.json")
-	# the pane waits for "go" so that the host can note its state first
-	cat >"$T/pane.sh" <<-EOF2
-	while [ ! -e "$T/go" ]; do sleep 0.1; done
-	stty -g >"$T/stty.before"
-	"$JAIL" $(printf '%q ' "${JAIL_ARGS[@]}") -- \\
-		"$AGENT_BIN/claude" --dangerously-skip-permissions 2>"$T/jail.err"
-	echo \$? >"$T/jail.status"
-	stty -g >"$T/stty.after"
-	exec sleep 120
-	EOF2
-	tm -f /dev/null new-session -d -s e2e -x 100 -y 40 "bash $T/pane.sh"
-	local before
-	before=$(tm display -p -t e2e "$TMUX_FLAGS")
-	touch "$T/go"
+	tui_start "${JAIL_ARGS[@]}" -- "$AGENT_BIN/claude" --dangerously-skip-permissions
 	wait_screen "Claude Code" 30
 	wait_screen "bypass permissions"
 	assert_eq "$(rule_width)" 100 "the input box at 100 columns"
@@ -122,15 +95,7 @@ test_claude_tui_in_tmux() {
 	tm send-keys -t e2e C-c
 	sleep 0.3
 	tm send-keys -t e2e C-c
-	for _ in $(seq 100); do [ -s "$T/stty.after" ] && break; sleep 0.1; done
-	assert_file "$T/stty.after"
-	assert_eq "$(cat "$T/jail.status")" 0 "jail's status after Ctrl-C ($(cat "$T/jail.err"))"
-	assert_eq "$(pgrep -u "$(id -u)" -f "^$AGENT_BIN/claude" || true)" "" "claude processes left"
-	# the terminal is as before: termios, and the pane's modes (alternate
-	# screen, cursor, keypad, mouse)
-	assert_eq "$(cat "$T/stty.after")" "$(cat "$T/stty.before")" "termios after the agent"
-	assert_eq "$(tm display -p -t e2e "$TMUX_FLAGS")" "$before" "the pane's modes after the agent"
-	err=$(cat "$T/jail.err")
+	tui_check_exit claude
 	e2e_check_results
 	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
 	e2e_assert_no_canary "$(screen)" "the screen"
