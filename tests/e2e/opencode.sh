@@ -1,7 +1,8 @@
 # End to end with opencode (npm: opencode-ai) against an OpenAI-compatible
 # endpoint: the scripted model API (Chat Completions, streaming, tool calls) on
 # the host's loopback drives `opencode run` in the jail through the same turns
-# as the Claude Code test, and the host checks the same things.
+# as the Claude Code test, and the host checks the same things; then the same
+# in its TUI in a tmux pane (resize, Ctrl-C, the terminal restored).
 
 source "$TESTS/e2e/agents.bash"
 
@@ -39,6 +40,43 @@ test_opencode_run_end_to_end() {
 	e2e_check_results
 	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
 	e2e_assert_no_canary "$out$err" "opencode's output"
+	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
+	e2e_check_landing
+}
+
+# box_end: the column where the TUI's input box ends (its bottom edge, ╹▀▀▀).
+box_end() { screen | { grep -m1 -E '^ *╹▀+' || true; } | sed 's/ *$//' | tr -d '\n' | wc -m; }
+
+test_opencode_tui_in_tmux() {
+	e2e_install opencode opencode-ai
+	e2e_project
+	e2e_servers "$T/script.json"
+	e2e_script opencode
+	opencode_config
+	OPENCODE_VERSION=$("$AGENT_BIN/opencode" --version)
+	e2e_policy opencode
+	[ -n "$HAVE_POLICY" ] || POLICY=(--copy "$HOME/.config/opencode/opencode.json")
+	tui_start "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
+		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- "$AGENT_BIN/opencode"
+	wait_screen "$OPENCODE_VERSION" 40
+	tm send-keys -t e2e -l "Work through the task."
+	sleep 0.3
+	tm send-keys -t e2e Enter
+	wait_screen "All done" 60
+	# a resize reaches the TUI: its input box grows with the window (up to
+	# 120 columns, where a sidebar would take the room)
+	local narrow
+	narrow=$(box_end)
+	[ "$narrow" -gt 80 ] || fail "no input box on the screen: $(screen)"
+	tm resize-window -t e2e -x 112 -y 30
+	for _ in $(seq 50); do [ "$(box_end)" = $((narrow + 12)) ] && break; sleep 0.1; done
+	assert_eq "$(box_end)" $((narrow + 12)) "where the input box ends after 12 more columns"
+	# one Ctrl-C ends opencode
+	tm send-keys -t e2e C-c
+	tui_check_exit opencode
+	e2e_check_results
+	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
+	e2e_assert_no_canary "$(screen)" "the screen"
 	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
 	e2e_check_landing
 }
