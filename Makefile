@@ -37,13 +37,15 @@ UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(filter-out tests/unit/t.c
 all: $(BUILD)/jail $(BUILD)/probe
 
 $(BUILD)/jail: $(BUILD)/main.o $(BUILD)/libjail.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LD      $@"
+	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/libjail.a: $(OBJS)
 	$(AR) rcs $@ $^
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@echo "  CC      $<"
+	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The embedded default policy: policies/default.ini as a C string, so jail works
 # with nothing installed.
@@ -59,7 +61,8 @@ $(BUILD)/probe: tests/security/probe.c | $(BUILD)
 
 $(BUILD)/unit/%: tests/unit/%.c tests/unit/t.c tests/unit/t.h $(BUILD)/libjail.a | $(BUILD)
 	@mkdir -p $(BUILD)/unit
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< tests/unit/t.c $(BUILD)/libjail.a $(LDLIBS)
+	@echo "  CC      $@"
+	@$(CC) $(ALL_CFLAGS) -Itests/unit $(ALL_LDFLAGS) -o $@ $< tests/unit/t.c $(BUILD)/libjail.a $(LDLIBS)
 
 $(BUILD):
 	@mkdir -p $(BUILD)

@@ -41,3 +41,8 @@ int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
 }
 
 void net_host_stop(struct net_host *n, bool quiet) {}
+
+const char *net_resolv_conf(const struct jail_config *cfg)
+{
+	return "# no network in this jail (net = none)\n";
+}

@@ -30,5 +30,8 @@ struct jail_plan {
 	int tty_fds[3];       /* which of 0, 1, 2 the pty slave replaces (1 = yes) */
 };
 
+/* Fill the plan from the configuration, the session and the caller. */
+int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct session *s,
+               struct jail_err *e) WUR;
 void plan_free(struct jail_plan *p);
 #endif

@@ -1,8 +1,120 @@
-/* run.c — `jail run` (placeholder while the sandbox is built). */
+/* run.c — `jail [run]`: policy → session → plan → sandbox → export. */
 #include "commands.h"
+
+#include "hide.h"
 #include "log.h"
+#include "plan.h"
+#include "policy.h"
+#include "sandbox.h"
+#include "session.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+/* Nested mounts under the project are not part of the overlay's lower layer. */
+static void warn_nested_mounts(const char *project)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	char line[8192];
+	size_t n = strlen(project);
+	while (fgets(line, sizeof(line), f)) {
+		char mp[4096];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		if (strncmp(mp, project, n) == 0 && mp[n] == '/') {
+			_cleanup_free_ char *esc = escape_name(mp);
+			log_warn("'%s' is a separate mount inside the project; the jail shows the "
+			         "directory under it, not the mounted filesystem", esc);
+		}
+	}
+}
+
+static void expand_paths(struct strv *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		char *x = expand_home(l->v[i]);
+		free(l->v[i]);
+		l->v[i] = x;
+	}
+}
+
+/* The host commit the session started from, for the exporter's base. */
+static void record_base(const struct session *s)
+{
+	_cleanup_free_ char *have = session_meta_get(s, "base");
+	if (have)
+		return;
+	char *argv[] = {"git", "rev-parse", "--verify", "-q", "HEAD", NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status;
+	if (spawn_capture(argv, s->project, 4096, &out, &status, &e) == 0 && status == 0 &&
+	    out.len >= 40) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		if (session_meta_set(s, &e, "base", out.s, NULL) < 0)
+			log_warn("%s", e.msg);
+	}
+	sb_free(&out);
+}
+
+static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *e)
+{
+	expand_paths(&cfg->ro_binds);
+	expand_paths(&cfg->rw_binds);
+	expand_paths(&cfg->tmpfs);
+	if (session_lock(s, e) < 0 || session_create(s, e) < 0)
+		return -1;
+	if (cfg->home == HOME_PERSISTENT && mkdir_p(s->home, 0700, e) < 0)
+		return -1;
+	record_base(s);
+	return hide_ignored(s, cfg, e);
+}
+
+static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
+                    struct jail_err *e)
+{
+	if (prepare(cfg, s, e) < 0)
+		return -1;
+	warn_nested_mounts(s->project);
+	struct jail_plan plan;
+	int r = plan_build(&plan, cfg, s, e);
+	if (r == 0)
+		r = sandbox_run(&plan, exit_code, e);
+	plan_free(&plan);
+	char now[32];
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	struct jail_err ignored;
+	if (session_meta_set(s, &ignored, "last_run", now, NULL) < 0)
+		log_warn("%s", ignored.msg);
+	return r;
+}
+
 int cmd_run(struct cli *c)
 {
-	log_error("'jail run' is not implemented yet");
-	return EXIT_JAIL_FAIL;
+	struct jail_err e = {0};
+	struct jail_config cfg;
+	struct session s = {.lockfd = -1};
+	int exit_code = EXIT_JAIL_FAIL;
+	if (session_resolve(&s, c->cfg.project, c->cfg.session, &e) < 0) {
+		log_error("%s", e.msg);
+		return EXIT_JAIL_FAIL;
+	}
+	if (policy_resolve(c, s.project, &cfg, &e) < 0) {
+		log_error("%s", e.msg);
+		session_free(&s);
+		return EXIT_JAIL_FAIL;
+	}
+	log_set_quiet(cfg.quiet);
+	if (run_jail(&cfg, &s, &exit_code, &e) < 0) {
+		log_error("%s", e.msg);
+		exit_code = EXIT_JAIL_FAIL;
+	} else if (!cfg.no_export && export_after_run(&s, &cfg, &e) < 0) {
+		log_error("export: %s", e.msg);
+	}
+	config_free(&cfg);
+	session_free(&s);
+	return exit_code;
 }

@@ -180,6 +180,10 @@ int session_create(struct session *s, struct jail_err *e)
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (mkdir(dirs[i], 0700) < 0 && errno != EEXIST)
 			return jail_err_sys(e, "create '%s'", dirs[i]);
+	/* the overlay's root takes the upper dir's mode: make it the project's */
+	struct stat st;
+	if (stat(s->project, &st) < 0 || chmod(s->upper, st.st_mode & 07777) < 0)
+		return jail_err_sys(e, "set the mode of '%s'", s->upper);
 	_cleanup_free_ char *created = session_meta_get(s, "created");
 	if (!created) {
 		char now[32];
@@ -287,10 +291,15 @@ int session_remove(struct session *s, struct jail_err *e)
 	_cleanup_close_ int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
 		return errno == ENOENT ? 0 : jail_err_sys(e, "open '%s'", s->dir);
-	const char *names[] = {"upper", "work", "home", "patches", "meta"};
+	const char *names[] = {"upper", "work", "home", "patches", "meta", "hidden", "meta.tmp"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (rm_rf_at(dfd, names[i], e) < 0)
 			return jail_err_wrap(e, "reset session '%s'", s->name);
+	/* the lock goes last; what else is left (a patches dir given to export -o?)
+	 * keeps the directory */
+	unlinkat(dfd, "lock", 0);
+	if (rmdir(s->dir) < 0 && errno != ENOTEMPTY && errno != EEXIST)
+		return jail_err_sys(e, "remove '%s'", s->dir);
 	return 0;
 }
 

@@ -35,4 +35,4 @@ for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh; do
 		rm -rf "$T" "$log"
 	done
 done
-echo "$passed passed, $failed failed"
+echo "suite: $passed passed, $failed failed"

@@ -1,0 +1,165 @@
+/* doctor.c — `jail doctor`: can this host run jail, and if not, what to do. */
+#include "commands.h"
+
+#include "log.h"
+#include "session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+
+struct check {
+	int failed, warned;
+};
+
+static void report(struct check *c, int level, const char *what, const char *fix)
+{
+	static const char *const tag[] = {"ok  ", "warn", "FAIL"};
+	printf("[%s] %s\n", tag[level], what);
+	if (fix && level)
+		printf("       fix: %s\n", fix);
+	if (level == 1)
+		c->warned++;
+	if (level == 2)
+		c->failed++;
+}
+
+static long read_long(const char *path)
+{
+	_cleanup_free_ char *s = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 64, &s, NULL, &e) < 0)
+		return -1;
+	return atol(s);
+}
+
+static void check_kernel(struct check *c)
+{
+	struct utsname u;
+	uname(&u);
+	int major = 0, minor = 0;
+	sscanf(u.release, "%d.%d", &major, &minor);
+	_cleanup_free_ char *msg = xasprintf("kernel %s", u.release);
+	bool ok = major > 5 || (major == 5 && minor >= 11);
+	report(c, ok ? 0 : 2, msg,
+	       "overlayfs in a user namespace needs Linux >= 5.11; upgrade the kernel");
+}
+
+static void check_sysctls(struct check *c)
+{
+	long clone = read_long("/proc/sys/kernel/unprivileged_userns_clone");
+	if (clone == 0)
+		report(c, 2, "kernel.unprivileged_userns_clone = 0",
+		       "sysctl -w kernel.unprivileged_userns_clone=1 (and in /etc/sysctl.d/)");
+	long max = read_long("/proc/sys/user/max_user_namespaces");
+	if (max == 0)
+		report(c, 2, "user.max_user_namespaces = 0",
+		       "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
+	long aa = read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	if (aa == 1)
+		report(c, 1, "AppArmor restricts unprivileged user namespaces (Ubuntu >= 23.10)",
+		       "install jail's AppArmor profile (make install does), or "
+		       "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+}
+
+/* Try what jail does: a user+mount namespace with an overlay using userxattr. */
+static int try_overlay(const char *base)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
+		return 1;
+	char map[64];
+	struct jail_err e;
+	snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+	if (write_file_at(AT_FDCWD, "/proc/self/setgroups", "deny", 4, 0, &e) < 0 ||
+	    write_file_at(AT_FDCWD, "/proc/self/uid_map", map, strlen(map), 0, &e) < 0)
+		return 1;
+	snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+	if (write_file_at(AT_FDCWD, "/proc/self/gid_map", map, strlen(map), 0, &e) < 0)
+		return 1;
+	_cleanup_free_ char *opts = xasprintf(
+		"lowerdir=%s/l,upperdir=%s/u,workdir=%s/w,userxattr", base, base, base);
+	_cleanup_free_ char *m = xasprintf("%s/m", base);
+	if (mount("overlay", m, "overlay", 0, opts) < 0)
+		return 2;
+	return 0;
+}
+
+static void check_namespaces(struct check *c)
+{
+	_cleanup_free_ char *root = state_root();
+	struct jail_err e;
+	if (mkdir_p(root, 0700, &e) < 0) {
+		report(c, 2, e.msg, "make the state directory writable or set XDG_STATE_HOME");
+		return;
+	}
+	_cleanup_free_ char *tmpl = xasprintf("%s/.doctor.XXXXXX", root);
+	if (!mkdtemp(tmpl)) {
+		report(c, 2, "cannot create a test directory in the state dir", NULL);
+		return;
+	}
+	const char *sub[] = {"l", "u", "w", "m"};
+	for (size_t i = 0; i < ARRAY_SIZE(sub); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", tmpl, sub[i]);
+		mkdir(p, 0700);
+	}
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(try_overlay(tmpl));
+	int status = 0;
+	waitpid(pid, &status, 0);
+	int r = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+	if (r == 1)
+		report(c, 2, "cannot create an unprivileged user namespace",
+		       "allow unprivileged user namespaces (see the sysctl lines above)");
+	else if (r == 2)
+		report(c, 2, "overlayfs cannot be mounted in a user namespace on the state dir",
+		       "put XDG_STATE_HOME on a local filesystem (ext4, xfs, btrfs, tmpfs)");
+	else
+		report(c, 0, "user namespace and overlayfs (userxattr) work", NULL);
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (rm_rf_at(fd, strrchr(tmpl, '/') + 1, &e) < 0)
+			report(c, 1, e.msg, "remove it by hand");
+		close(fd);
+	}
+}
+
+static void check_tools(struct check *c)
+{
+	static const char *const dirs[] = {"/usr/bin", "/bin", "/usr/local/bin"};
+	static const char *const tools[][2] = {
+		{"git", "install git: jail hides ignored files and exports patches with it"},
+		{"pasta", "install passt (or slirp4netns) for --net allow/open"},
+	};
+	for (size_t t = 0; t < ARRAY_SIZE(tools); t++) {
+		bool found = false;
+		for (size_t d = 0; d < ARRAY_SIZE(dirs) && !found; d++) {
+			_cleanup_free_ char *p = xasprintf("%s/%s", dirs[d], tools[t][0]);
+			found = access(p, X_OK) == 0;
+		}
+		_cleanup_free_ char *msg = xasprintf("%s %s", tools[t][0], found ? "found" : "not found");
+		report(c, found ? 0 : 1, msg, tools[t][1]);
+	}
+}
+
+int cmd_doctor(struct cli *cl)
+{
+	struct check c = {0};
+	check_kernel(&c);
+	check_sysctls(&c);
+	check_namespaces(&c);
+	check_tools(&c);
+	if (c.failed)
+		printf("%d problem(s): jail cannot run here until they are fixed\n", c.failed);
+	else
+		printf("jail can run here%s\n", c.warned ? " (see the warnings)" : "");
+	return c.failed ? EXIT_JAIL_FAIL : 0;
+}

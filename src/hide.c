@@ -1,0 +1,220 @@
+/* hide.c — whiteouts for the project's ignored files. */
+#include "hide.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+/* git must not run anything the repository configures: no pager, no fsmonitor
+ * hook, no system config, no prompts. */
+static char *const git_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
+	"GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", NULL, NULL,
+};
+
+int spawn_capture(char *const argv[], const char *dir, size_t max, struct strbuf *out,
+                  int *status, struct jail_err *e)
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return jail_err_sys(e, "pipe for %s", argv[0]);
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (dir)
+		posix_spawn_file_actions_addchdir_np(&fa, dir);
+	char *env[ARRAY_SIZE(git_env)];
+	memcpy(env, git_env, sizeof(git_env));
+	_cleanup_free_ char *home = xasprintf("HOME=%s", home_dir());
+	env[ARRAY_SIZE(git_env) - 2] = home; /* for the user's own excludesFile */
+	pid_t pid;
+	int r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	_cleanup_close_ int rd = pipefd[0];
+	if (r != 0)
+		return jail_err_set(e, r, "run %s", argv[0]);
+	char buf[65536];
+	ssize_t n;
+	bool too_much = false;
+	while ((n = read(rd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (out->len + (size_t)n > max)
+			too_much = true;
+		else
+			sb_append(out, buf, (size_t)n);
+	}
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return jail_err_sys(e, "wait for %s", argv[0]);
+	if (too_much)
+		return jail_err_set(e, EFBIG, "output of %s", argv[0]);
+	return 0;
+}
+
+static bool shown_anyway(const struct jail_config *cfg, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < cfg->show_ignored.n; i++) {
+		const char *pat = cfg->show_ignored.v[i];
+		size_t n = strlen(pat);
+		if (fnmatch(pat, path, FNM_PATHNAME) == 0 || fnmatch(pat, base, 0) == 0 ||
+		    (strncmp(path, pat, n) == 0 && path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* Open (creating as needed, with the lower dir's mode) the upper directory that
+ * mirrors `rel`'s parent.  Returns -1 with errno ENOTDIR when something in the
+ * upper already covers it (the agent's own file, a whiteout). */
+static int open_upper_parent(int upper, int lower, const char *rel, const char **name)
+{
+	_cleanup_free_ char *dup = xstrdup(rel);
+	int up = fcntl(upper, F_DUPFD_CLOEXEC, 3);
+	int lo = fcntl(lower, F_DUPFD_CLOEXEC, 3);
+	char *save = NULL, *comp = strtok_r(dup, "/", &save), *next;
+	for (; comp && (next = strtok_r(NULL, "/", &save)); comp = next) {
+		struct stat st;
+		if (fstatat(lo, comp, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			goto fail;
+		if (mkdirat(up, comp, st.st_mode & 07777) < 0 && errno != EEXIST)
+			goto fail;
+		int nup = openat(up, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int nlo = openat(lo, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(up);
+		close(lo);
+		up = nup, lo = nlo;
+		if (up < 0 || lo < 0)
+			goto fail;
+	}
+	close(lo);
+	*name = rel + (comp ? (size_t)(comp - dup) : 0);
+	return up;
+fail:
+	if (up >= 0)
+		close(up);
+	if (lo >= 0)
+		close(lo);
+	errno = ENOTDIR;
+	return -1;
+}
+
+static bool is_whiteout(int dir, const char *name)
+{
+	struct stat st;
+	return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISCHR(st.st_mode) &&
+	       st.st_rdev == makedev(0, 0);
+}
+
+/* One whiteout; an entry already in the upper dir is the agent's and stays. */
+static void whiteout(int upper, int lower, const char *rel)
+{
+	const char *name;
+	_cleanup_close_ int dir = open_upper_parent(upper, lower, rel, &name);
+	if (dir < 0)
+		return;
+	struct stat st;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return;
+	if (mknodat(dir, name, S_IFCHR | 0, makedev(0, 0)) < 0) {
+		_cleanup_free_ char *esc = escape_name(rel);
+		log_warn("cannot hide ignored '%s': %s", esc, strerror(errno));
+	}
+}
+
+/* Remove the whiteouts of the last run that are not in `now`. */
+static void unhide_stale(const struct session *s, int upper, const struct strv *now)
+{
+	_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
+	_cleanup_free_ char *old = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 64 << 20, &old, NULL, &e) < 0)
+		return;
+	for (char *line = old, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strv_contains(now, line))
+			continue;
+		const char *slash = strrchr(line, '/');
+		_cleanup_free_ char *parent = slash ? strndup(line, (size_t)(slash - line)) : NULL;
+		_cleanup_close_ int dir =
+			parent ? openat(upper, parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			       : fcntl(upper, F_DUPFD_CLOEXEC, 3);
+		const char *name = slash ? slash + 1 : line;
+		if (dir >= 0 && is_whiteout(dir, name))
+			unlinkat(dir, name, 0);
+	}
+}
+
+static int list_ignored(const char *project, struct strv *out, struct jail_err *e)
+{
+	char *argv[] = {"git", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+	                "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+	                "--directory", NULL};
+	struct strbuf b = {0};
+	int status;
+	if (spawn_capture(argv, project, 256 << 20, &b, &status, e) < 0) {
+		sb_free(&b);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		sb_free(&b);
+		return 1; /* not a git repository (or no git): nothing to hide */
+	}
+	for (size_t i = 0; i < b.len;) {
+		char *p = b.s + i;
+		size_t n = strlen(p);
+		if (n && p[n - 1] == '/')
+			p[n - 1] = '\0';
+		if (*p && strcmp(p, ".git") != 0)
+			strv_push(out, p);
+		i += n + 1;
+	}
+	sb_free(&b);
+	return 0;
+}
+
+int hide_ignored(const struct session *s, const struct jail_config *cfg, struct jail_err *e)
+{
+	struct strv ignored = {0}, hidden = {0};
+	int r = list_ignored(s->project, &ignored, e);
+	if (r < 0)
+		return -1;
+	_cleanup_close_ int upper = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (upper < 0 || lower < 0) {
+		strv_free(&ignored);
+		return jail_err_sys(e, "open '%s'", upper < 0 ? s->upper : s->project);
+	}
+	for (size_t i = 0; i < ignored.n; i++) {
+		if (shown_anyway(cfg, ignored.v[i]))
+			continue;
+		whiteout(upper, lower, ignored.v[i]);
+		strv_push(&hidden, ignored.v[i]);
+	}
+	unhide_stale(s, upper, &hidden);
+	struct strbuf list = {0};
+	for (size_t i = 0; i < hidden.n; i++)
+		if (!strchr(hidden.v[i], '\n'))
+			sb_printf(&list, "%s\n", hidden.v[i]);
+	_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
+	r = write_file_at(AT_FDCWD, path, list.s ? list.s : "", list.len, 0600, e);
+	sb_free(&list);
+	strv_free(&ignored);
+	strv_free(&hidden);
+	return r;
+}

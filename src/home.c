@@ -1,0 +1,80 @@
+/* home.c — the fake home: nothing of the host's but what the policy names. */
+#include "home.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char bashrc[] =
+	"# jail: a fake home; nothing of your real home is here unless a policy copies it\n"
+	"PS1='(jail) \\u@\\h:\\w\\$ '\n"
+	"alias ls='ls --color=auto'\n";
+static const char profile[] =
+	"[ -n \"$BASH_VERSION\" ] && [ -f \"$HOME/.bashrc\" ] && . \"$HOME/.bashrc\"\n";
+
+static int write_if_absent(int dir, const char *name, const char *data, struct jail_err *e)
+{
+	if (faccessat(dir, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	return write_file_at(dir, name, data, strlen(data), 0644, e);
+}
+
+/* Create the parent directories of rel below dir. */
+static int make_parents(int dir, const char *rel, struct jail_err *e)
+{
+	_cleanup_free_ char *p = xstrdup(rel);
+	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdirat(dir, p, 0700) < 0 && errno != EEXIST)
+			return jail_err_sys(e, "create '%s' in the fake home", p);
+		*s = '/';
+	}
+	return 0;
+}
+
+/* Copy one host file (under the host's home) into the fake home. */
+static int copy_in(const struct jail_plan *p, int dir, const char *host_prefix,
+                   const char *path, struct jail_err *e)
+{
+	size_t hl = strlen(p->home);
+	if (strncmp(path, p->home, hl) != 0 || path[hl] != '/')
+		return jail_err_set(e, 0, "home copy '%s': only files under %s can be copied in",
+		                    path, p->home);
+	const char *rel = path + hl + 1;
+	_cleanup_free_ char *src = xasprintf("%s%s", host_prefix, path);
+	_cleanup_free_ char *data = NULL;
+	size_t n;
+	if (read_file_at(AT_FDCWD, src, 64 << 20, &data, &n, e) < 0) {
+		if (e->errnum == ENOENT)
+			return 0; /* nothing to copy: the agent starts without it */
+		return jail_err_wrap(e, "home copy");
+	}
+	if (make_parents(dir, rel, e) < 0)
+		return -1;
+	unlinkat(dir, rel, 0);
+	return write_file_at(dir, rel, data, n, 0600, e);
+}
+
+int home_populate(const struct jail_plan *p, const char *dir, const char *host_prefix,
+                  struct jail_err *e)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return jail_err_sys(e, "open the fake home");
+	if (write_if_absent(fd, ".bashrc", bashrc, e) < 0 ||
+	    write_if_absent(fd, ".profile", profile, e) < 0)
+		return -1;
+	for (size_t i = 0; i < p->cfg->home_copy.n; i++)
+		if (copy_in(p, fd, host_prefix, p->cfg->home_copy.v[i], e) < 0)
+			return -1;
+	for (size_t i = 0; i < p->n_secret_files; i++) {
+		const struct secret_file *f = &p->secret_files[i];
+		if (make_parents(fd, f->path, e) < 0)
+			return -1;
+		unlinkat(fd, f->path, 0);
+		if (write_file_at(fd, f->path, f->content, f->len, 0600, e) < 0)
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,12 @@
+/* home.h — the fake $HOME's contents. */
+#ifndef JAIL_HOME_H
+#define JAIL_HOME_H
+#include "plan.h"
+
+/* Fill the fake home at `dir` (a path in the new root being built; host files
+ * are read under `host_prefix`): a minimal shell setup, the files the policy
+ * copies in, the secret files.  Existing files of a persistent home are kept,
+ * except copies and secrets, which are refreshed. */
+int home_populate(const struct jail_plan *p, const char *dir, const char *host_prefix,
+                  struct jail_err *e) WUR;
+#endif

@@ -1,0 +1,198 @@
+/* init.c — PID 1 of the jail.
+ *
+ * The containment recipe, in order; each step fails closed:
+ *   wait for the uid/gid maps → hostname → new root (mounts) → network → pty →
+ *   READY/GO with the supervisor → not dumpable → fork the command, which drops
+ *   rlimits, capabilities, seccomp, fds, and execs.
+ * Then init reaps everything, forwards signals to the command and, when the
+ * command exits, kills whatever it left behind and exits with its status. */
+#include "init.h"
+
+#include "caps.h"
+#include "log.h"
+#include "mounts.h"
+#include "net.h"
+#include "resources.h"
+#include "seccomp.h"
+#include "sync.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+
+extern char **environ;
+
+/* Signals init passes on to the command's process group. */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2};
+
+static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail_err *e)
+{
+	_cleanup_close_ int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0)
+		return jail_err_sys(e, "open /dev/ptmx in the jail");
+	int unlock = 0, n;
+	if (ioctl(master, TIOCSPTLCK, &unlock) < 0 || ioctl(master, TIOCGPTN, &n) < 0)
+		return jail_err_sys(e, "set up the jail's pty");
+	/* TIOCGPTPEER opens the slave through the master: no path lookup. */
+	*slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*slave < 0)
+		return jail_err_sys(e, "open the jail's pty slave");
+	return sync_send(sock, SYNC_PTY, NULL, 0, master, e);
+}
+
+static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct jail_err *e)
+{
+	if (sync_recv(sock, SYNC_MAPS_DONE, NULL, NULL, NULL, e) < 0)
+		return -1;
+	if (sethostname("jail", 4) < 0)
+		return jail_err_sys(e, "set hostname");
+	if (mounts_build_root(p, e) < 0)
+		return -1;
+	if (net_jail_setup(p->cfg, sock, e) < 0)
+		return -1;
+	if (p->use_pty && open_pty(p, sock, slave, e) < 0)
+		return -1;
+	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
+		return -1;
+	if (sync_recv(sock, SYNC_GO, NULL, NULL, NULL, e) < 0)
+		return -1;
+	/* From here on nothing in the jail may open /proc/1/{exe,mem,environ}. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return jail_err_sys(e, "make init not dumpable");
+	return 0;
+}
+
+static void attach_terminal(const struct jail_plan *p, int slave)
+{
+	if (slave < 0)
+		return;
+	if (ioctl(slave, TIOCSCTTY, 0) < 0)
+		log_warn("make the pty the controlling terminal: %s", strerror(errno));
+	for (int fd = 0; fd < 3; fd++)
+		if (p->tty_fds[fd] && dup2(slave, fd) < 0)
+			log_warn("dup2 pty to fd %d: %s", fd, strerror(errno));
+}
+
+static int harden_and_exec(const struct jail_plan *p)
+{
+	struct jail_err e = {0};
+	if (limits_apply_rlimits(p->cfg, false, &e) < 0 || caps_drop_all(&e) < 0 ||
+	    seccomp_install(p->cfg, &e) < 0) {
+		log_error("%s", e.msg);
+		return EXIT_JAIL_FAIL;
+	}
+	if (syscall(SYS_close_range, 3, ~0U, 0) < 0) {
+		log_error("close inherited fds: %s", strerror(errno));
+		return EXIT_JAIL_FAIL;
+	}
+	environ = p->env.v;
+	execvp(p->cfg->argv[0], p->cfg->argv);
+	int err = errno;
+	_cleanup_free_ char *cmd = escape_name(p->cfg->argv[0]);
+	if (err == ENOENT) {
+		log_error("%s: command not found in the jail", cmd);
+		return EXIT_NOT_FOUND;
+	}
+	log_error("%s: cannot run it: %s", cmd, strerror(err));
+	return EXIT_CANNOT_EXEC;
+}
+
+/* The command's process: its own session, the pty as its terminal, then exec. */
+static void command_child(const struct jail_plan *p, int slave)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (setsid() < 0)
+		log_warn("setsid: %s", strerror(errno));
+	attach_terminal(p, slave);
+	if (chdir(p->cwd) < 0 && chdir(p->session->project) < 0) {
+		log_error("chdir '%s' in the jail: %s", p->cwd, strerror(errno));
+		_exit(EXIT_JAIL_FAIL);
+	}
+	_exit(harden_and_exec(p));
+}
+
+static int status_to_exit(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_JAIL_FAIL;
+}
+
+/* Reap until the command is gone, then kill the rest and reap them too. */
+static int reap_loop(pid_t cmd, int sigfd)
+{
+	int exit_code = -1;
+	for (;;) {
+		struct signalfd_siginfo si;
+		ssize_t r = read(sigfd, &si, sizeof(si));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != sizeof(si))
+			return EXIT_JAIL_FAIL;
+		if (si.ssi_signo != SIGCHLD) {
+			kill(-cmd, (int)si.ssi_signo);
+			continue;
+		}
+		int status;
+		pid_t w;
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+			if (w == cmd) {
+				exit_code = status_to_exit(status);
+				/* nothing outlives the command */
+				kill(-1, SIGKILL);
+			}
+		}
+		if (w < 0 && errno == ECHILD && exit_code >= 0)
+			return exit_code;
+	}
+}
+
+int init_main(const struct jail_plan *p, int sock)
+{
+	struct jail_err e = {0};
+	int slave = -1;
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* our own session: the host terminal's signals reach the supervisor only,
+	 * and it forwards them once */
+	setsid();
+	if (setup_jail(p, sock, &slave, &e) < 0) {
+		sync_send_error(sock, &e);
+		return EXIT_JAIL_FAIL;
+	}
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&mask, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sigfd < 0) {
+		jail_err_sys(&e, "signalfd in init");
+		sync_send_error(sock, &e);
+		return EXIT_JAIL_FAIL;
+	}
+	pid_t cmd = fork();
+	if (cmd < 0) {
+		jail_err_sys(&e, "fork the command");
+		sync_send_error(sock, &e);
+		return EXIT_JAIL_FAIL;
+	}
+	if (cmd == 0)
+		command_child(p, slave);
+	if (slave >= 0)
+		close(slave);
+	close(sock);
+	return reap_loop(cmd, sigfd);
+}

@@ -1,0 +1,374 @@
+/* mounts.c — the jail's root, built inside the new mount namespace by init.
+ *
+ * Like bubblewrap: a tmpfs becomes the root first, with the host's old root
+ * reachable at /oldroot while the new tree is assembled at /newroot; a second
+ * pivot makes /newroot the root and the old root is detached.  Every host path is
+ * read through /oldroot, so a project under /tmp or $HOME is still reachable after
+ * the jail's own /tmp and $HOME are mounted. */
+#include "mounts.h"
+
+#include "home.h"
+#include "log.h"
+#include "net.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <linux/mount.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+
+#define OLD "/oldroot"
+#define NEW "/newroot"
+
+enum { B_RO = 1, B_DEV = 2, B_OPTIONAL = 4, B_RW = 8 };
+
+/* The parts of /etc programs need.  Everything else of /etc (ssh host keys,
+ * credentials of system services, the host's git and shell config) stays out. */
+static const char *const etc_keep[] = {
+	"alternatives", "bash.bashrc", "bash_completion", "bash_completion.d", "ca-certificates",
+	"ca-certificates.conf", "crypto-policies", "debian_version", "environment", "fonts",
+	"gai.conf", "gnutls", "host.conf", "inputrc", "issue", "java-*", "ld.so.cache",
+	"ld.so.conf", "ld.so.conf.d", "locale.alias", "locale.conf", "locale.gen", "localtime",
+	"lsb-release", "magic", "magic.mime", "manpath.config", "mime.types", "nanorc",
+	"nsswitch.conf", "os-release", "perl", "pki", "profile", "profile.d", "protocols",
+	"python3*", "rpc", "services", "shells", "ssl", "terminfo", "timezone", "vim",
+	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs",
+};
+
+/* The system directories bound read-only when the host has them. */
+static const char *const sys_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+                                       "/libx32", "/opt"};
+
+static int xmount(const char *src, const char *dst, const char *type, unsigned long flags,
+                  const char *data, struct jail_err *e)
+{
+	if (mount(src, dst, type, flags, data) < 0)
+		return jail_err_sys(e, "mount %s on '%s'", type ? type : src ? src : "(remount)", dst);
+	return 0;
+}
+
+/* Make a mount and everything below it read-only, nosuid (and nodev unless
+ * devices are wanted).  mount_setattr does it recursively; older kernels get a
+ * remount that keeps the flags the kernel locked. */
+static int make_readonly(const char *path, unsigned how, struct jail_err *e)
+{
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
+	if (how & B_RO)
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (!(how & B_DEV))
+		attr.attr_set |= MOUNT_ATTR_NODEV;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE | AT_SYMLINK_NOFOLLOW, &attr,
+	            sizeof(attr)) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return jail_err_sys(e, "make '%s' read-only", path);
+	/* A remount in a user namespace must keep the flags the kernel locked. */
+	struct statvfs sv;
+	if (statvfs(path, &sv) < 0)
+		return jail_err_sys(e, "statvfs '%s'", path);
+	unsigned long fl = MS_REMOUNT | MS_BIND | MS_NOSUID | (how & B_RO ? MS_RDONLY : 0) |
+	                   (how & B_DEV ? 0 : MS_NODEV);
+	if (sv.f_flag & ST_NODEV)
+		fl |= MS_NODEV;
+	if (sv.f_flag & ST_NOEXEC)
+		fl |= MS_NOEXEC;
+	if (sv.f_flag & ST_NOATIME)
+		fl |= MS_NOATIME;
+	if (sv.f_flag & ST_NODIRATIME)
+		fl |= MS_NODIRATIME;
+	if (sv.f_flag & ST_RELATIME)
+		fl |= MS_RELATIME;
+	if (mount(NULL, path, NULL, fl, NULL) < 0)
+		return jail_err_sys(e, "remount '%s' read-only", path);
+	return 0;
+}
+
+/* Create dst like src (directory, or an empty file to bind a file over). */
+static int make_target(const char *dst, bool dir, struct jail_err *e)
+{
+	if (dir)
+		return mkdir_p(dst, 0755, e);
+	_cleanup_free_ char *parent = xstrdup(dst);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (mkdir_p(parent, 0755, e) < 0)
+			return -1;
+	}
+	int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0 && errno != EEXIST)
+		return jail_err_sys(e, "create mount point '%s'", dst);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Bind host path `host` (a path on the host) at `at` inside the new root. */
+static int bind_host(const char *host, const char *at, unsigned how, struct jail_err *e)
+{
+	_cleanup_free_ char *src = xasprintf(OLD "%s", host);
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", at);
+	struct stat st;
+	if (lstat(src, &st) < 0) {
+		if (how & B_OPTIONAL)
+			return 0;
+		return jail_err_sys(e, "bind '%s'", host);
+	}
+	if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t n = readlink(src, target, sizeof(target) - 1);
+		if (n < 0)
+			return jail_err_sys(e, "read link '%s'", host);
+		target[n] = '\0';
+		if (symlink(target, dst) < 0 && errno != EEXIST)
+			return jail_err_sys(e, "copy link '%s'", host);
+		return 0;
+	}
+	if (make_target(dst, S_ISDIR(st.st_mode), e) < 0)
+		return -1;
+	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0)
+		return -1;
+	return make_readonly(dst, how, e);
+}
+
+static int bind_etc(struct jail_err *e)
+{
+	DIR *d = opendir(OLD "/etc");
+	if (!d)
+		return jail_err_sys(e, "open host /etc");
+	struct dirent *de;
+	int r = 0;
+	while (r == 0 && (de = readdir(d))) {
+		for (size_t i = 0; i < ARRAY_SIZE(etc_keep); i++) {
+			if (fnmatch(etc_keep[i], de->d_name, 0) != 0)
+				continue;
+			_cleanup_free_ char *p = xasprintf("/etc/%s", de->d_name);
+			r = bind_host(p, p, B_RO | B_OPTIONAL, e);
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+static int write_new(const char *path, const char *content, struct jail_err *e)
+{
+	_cleanup_free_ char *p = xasprintf(NEW "%s", path);
+	return write_file_at(AT_FDCWD, p, content, strlen(content), 0644, e);
+}
+
+static int write_etc_files(const struct jail_plan *p, struct jail_err *e)
+{
+	_cleanup_free_ char *passwd = NULL, *group = NULL;
+	if (p->uid == 0)
+		passwd = xasprintf("root:x:0:0:root:%s:%s\n"
+		                   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		                   p->home, p->shell);
+	else
+		passwd = xasprintf("root:x:0:0:root:/root:/usr/sbin/nologin\n"
+		                   "%s:x:%u:%u:%s:%s:%s\n"
+		                   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+		                   p->user, p->uid, p->gid, p->user, p->home, p->shell);
+	if (p->gid == 0)
+		group = xstrdup("root:x:0:\nnogroup:x:65534:\n");
+	else
+		group = xasprintf("root:x:0:\n%s:x:%u:\nnogroup:x:65534:\n", p->user, p->gid);
+	const char *resolv = net_resolv_conf(p->cfg);
+	if (write_new("/etc/passwd", passwd, e) < 0 || write_new("/etc/group", group, e) < 0 ||
+	    write_new("/etc/hostname", "jail\n", e) < 0 ||
+	    write_new("/etc/hosts", "127.0.0.1\tlocalhost jail\n::1\tlocalhost ip6-localhost\n",
+	              e) < 0 ||
+	    write_new("/etc/resolv.conf", resolv, e) < 0)
+		return -1;
+	return 0;
+}
+
+static int build_dev(struct jail_err *e)
+{
+	static const char *const nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+	if (mkdir(NEW "/dev", 0755) < 0 ||
+	    xmount("tmpfs", NEW "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k", e) < 0)
+		return e->msg[0] ? -1 : jail_err_sys(e, "create /dev");
+	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
+		_cleanup_free_ char *p = xasprintf("/dev/%s", nodes[i]);
+		if (bind_host(p, p, B_DEV, e) < 0)
+			return -1;
+	}
+	if (mkdir(NEW "/dev/pts", 0755) < 0 || mkdir(NEW "/dev/shm", 01777) < 0)
+		return jail_err_sys(e, "create /dev/pts, /dev/shm");
+	if (xmount("devpts", NEW "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+	           "newinstance,ptmxmode=0666,mode=0620", e) < 0 ||
+	    xmount("tmpfs", NEW "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", e) < 0)
+		return -1;
+	static const char *const links[][2] = {
+		{"pts/ptmx", "/dev/ptmx"}, {"/proc/self/fd", "/dev/fd"},
+		{"/proc/self/fd/0", "/dev/stdin"}, {"/proc/self/fd/1", "/dev/stdout"},
+		{"/proc/self/fd/2", "/dev/stderr"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(links); i++) {
+		_cleanup_free_ char *p = xasprintf(NEW "%s", links[i][1]);
+		if (symlink(links[i][0], p) < 0)
+			return jail_err_sys(e, "create %s", links[i][1]);
+	}
+	return 0;
+}
+
+/* A new procfs; the parts that can change the kernel are bound read-only over
+ * themselves (the user namespace refuses most writes already). */
+static int build_proc(struct jail_err *e)
+{
+	static const char *const ro[] = {"sys", "sysrq-trigger", "irq", "bus", "fs"};
+	if (mkdir(NEW "/proc", 0555) < 0)
+		return jail_err_sys(e, "create /proc");
+	if (xmount("proc", NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, e) < 0)
+		return jail_err_wrap(e, "a new /proc needs a new pid namespace");
+	for (size_t i = 0; i < ARRAY_SIZE(ro); i++) {
+		_cleanup_free_ char *p = xasprintf(NEW "/proc/%s", ro[i]);
+		if (access(p, F_OK) < 0)
+			continue;
+		if (xmount(p, p, NULL, MS_BIND | MS_REC, NULL, e) < 0 ||
+		    make_readonly(p, B_RO, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int tmpfs_at(const char *at, const char *opts, struct jail_err *e)
+{
+	_cleanup_free_ char *p = xasprintf(NEW "%s", at);
+	if (mkdir_p(p, 0755, e) < 0)
+		return -1;
+	return xmount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts, e);
+}
+
+char *overlay_escape(const char *path)
+{
+	struct strbuf b = {0};
+	sb_append(&b, "", 0);
+	for (const char *s = path; *s; s++) {
+		if (*s == ',' || *s == ':' || *s == '\\')
+			sb_append(&b, "\\", 1);
+		sb_append(&b, s, 1);
+	}
+	return sb_steal(&b);
+}
+
+static int mount_project(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct session *s = p->session;
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", s->project);
+	if (mkdir_p(dst, 0755, e) < 0)
+		return -1;
+	_cleanup_free_ char *lo = overlay_escape(s->project);
+	_cleanup_free_ char *up = overlay_escape(s->upper);
+	_cleanup_free_ char *wk = overlay_escape(s->work);
+	_cleanup_free_ char *opts =
+		xasprintf("lowerdir=" OLD "%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
+		          up, wk);
+	if (mount("overlay", dst, "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
+		int err = errno;
+		return jail_err_set(e, err,
+		                    "mount overlay on %s (upper %s): is the state dir on a local "
+		                    "filesystem, and the kernel >= 5.11? see jail doctor",
+		                    s->project, s->upper);
+	}
+	return 0;
+}
+
+static int build_home(const struct jail_plan *p, struct jail_err *e)
+{
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
+	if (mkdir_p(dst, 0700, e) < 0)
+		return -1;
+	if (p->cfg->home == HOME_PERSISTENT) {
+		_cleanup_free_ char *src = xasprintf(OLD "%s", p->session->home);
+		if (xmount(src, dst, NULL, MS_BIND, NULL, e) < 0 ||
+		    make_readonly(dst, 0, e) < 0)
+			return -1;
+	} else if (xmount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700", e) < 0) {
+		return -1;
+	}
+	return home_populate(p, dst, OLD, e);
+}
+
+static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		if (bind_host(paths->v[i], paths->v[i], how, e) < 0)
+			return -1;
+	return 0;
+}
+
+/* First pivot: a private tmpfs becomes / and the host's root moves to /oldroot. */
+static int enter_scratch_root(struct jail_err *e)
+{
+	if (xmount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL, e) < 0)
+		return -1;
+	if (xmount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700", e) < 0)
+		return -1;
+	if (mkdir("/tmp" OLD, 0700) < 0 || mkdir("/tmp" NEW, 0755) < 0)
+		return jail_err_sys(e, "create the scratch root");
+	if (syscall(SYS_pivot_root, "/tmp", "/tmp" OLD) < 0)
+		return jail_err_sys(e, "pivot_root to the scratch root");
+	if (chdir("/") < 0)
+		return jail_err_sys(e, "chdir /");
+	return xmount("tmpfs", NEW, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755", e);
+}
+
+/* Second pivot: /newroot becomes /, the scratch root with the host under it is
+ * detached, and the root tmpfs turns read-only. */
+static int enter_new_root(struct jail_err *e)
+{
+	if (chdir(NEW) < 0)
+		return jail_err_sys(e, "chdir " NEW);
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return jail_err_sys(e, "pivot_root to the new root");
+	if (umount2(".", MNT_DETACH) < 0)
+		return jail_err_sys(e, "detach the host's root");
+	if (chdir("/") < 0)
+		return jail_err_sys(e, "chdir /");
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV,
+	          NULL) < 0)
+		return jail_err_sys(e, "make the jail's root read-only");
+	return 0;
+}
+
+int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct jail_config *c = p->cfg;
+	if (enter_scratch_root(e) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(sys_dirs); i++) {
+		bool opt = strcmp(sys_dirs[i], "/opt") == 0;
+		if (opt && !strv_contains(&c->ro_binds, "/opt"))
+			continue;
+		if (bind_host(sys_dirs[i], sys_dirs[i], B_RO | B_OPTIONAL, e) < 0)
+			return -1;
+	}
+	if (mkdir(NEW "/etc", 0755) < 0)
+		return jail_err_sys(e, "create /etc");
+	if (bind_etc(e) < 0 || write_etc_files(p, e) < 0)
+		return -1;
+	if (build_proc(e) < 0 || build_dev(e) < 0)
+		return -1;
+	if (tmpfs_at("/tmp", "mode=1777", e) < 0 || tmpfs_at("/run", "mode=0755", e) < 0 ||
+	    mkdir(NEW "/var", 0755) < 0 || symlink("/tmp", NEW "/var/tmp") < 0)
+		return e->msg[0] ? -1 : jail_err_sys(e, "create /var/tmp");
+	if (build_home(p, e) < 0)
+		return -1;
+	if (mount_project(p, e) < 0)
+		return -1;
+	if (user_binds(&c->ro_binds, B_RO | B_OPTIONAL, e) < 0 ||
+	    user_binds(&c->rw_binds, B_RW, e) < 0)
+		return -1;
+	for (size_t i = 0; i < c->tmpfs.n; i++)
+		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)
+			return -1;
+	return enter_new_root(e);
+}

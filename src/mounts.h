@@ -1,0 +1,18 @@
+/* mounts.h — the jail's filesystem, built by init in its new mount namespace. */
+#ifndef JAIL_MOUNTS_H
+#define JAIL_MOUNTS_H
+#include "plan.h"
+
+/* Build the new root and pivot into it:
+ *   tmpfs /                  read-only once built
+ *   /usr /bin /sbin /lib*    read-only binds of the host's (symlinks copied)
+ *   /etc                     chosen pieces read-only, passwd/group/hosts generated
+ *   /proc /dev /tmp /run     new instances (devpts newinstance, tmpfs)
+ *   $HOME                    tmpfs, or the session's home/ when persistent
+ *   <project>                overlayfs: lower = the real dir, upper/work = session's
+ * Each step fails closed: an error leaves no half-built jail running. */
+int mounts_build_root(const struct jail_plan *p, struct jail_err *e) WUR;
+
+/* Escape a path for an overlayfs option value (',' ':' '\\'). */
+char *overlay_escape(const char *path);
+#endif

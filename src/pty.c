@@ -1,0 +1,172 @@
+/* pty.c — relay between the host terminal and the jail's pty.
+ *
+ * The host terminal's fd never enters the jail: the command gets the slave of a
+ * pty from the jail's own devpts, and everything it prints passes through
+ * term_filter_run before it reaches the host terminal.  Input waits in a bounded
+ * buffer: when the command does not read, the relay stops reading the host. */
+#include "pty.h"
+
+#include "log.h"
+#include "termfilter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <termios.h>
+
+#define WINSIZE_MAX 2000 /* rows and columns; anything larger is a lie */
+
+struct relay {
+	int in;        /* host stdin when it is a terminal, else -1 */
+	int out;       /* host terminal fd that shows the jail's output */
+	int master;
+	char pending[4096];
+	size_t npending;
+	struct term_filter filter;
+	bool init_done, master_done;
+};
+
+static struct termios saved_termios;
+static bool termios_saved;
+
+static void restore_terminal(void)
+{
+	if (termios_saved) {
+		tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_termios);
+		termios_saved = false;
+	}
+}
+
+static int raw_mode(struct jail_err *e)
+{
+	if (tcgetattr(STDIN_FILENO, &saved_termios) < 0)
+		return jail_err_sys(e, "read terminal settings");
+	struct termios raw = saved_termios;
+	cfmakeraw(&raw);
+	termios_saved = true;
+	atexit(restore_terminal);
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) < 0)
+		return jail_err_sys(e, "set the terminal to raw mode");
+	return 0;
+}
+
+static void copy_winsize(const struct relay *r)
+{
+	struct winsize ws;
+	int from = r->in >= 0 ? r->in : r->out;
+	if (ioctl(from, TIOCGWINSZ, &ws) < 0)
+		return;
+	if (ws.ws_row > WINSIZE_MAX)
+		ws.ws_row = WINSIZE_MAX;
+	if (ws.ws_col > WINSIZE_MAX)
+		ws.ws_col = WINSIZE_MAX;
+	ioctl(r->master, TIOCSWINSZ, &ws);
+}
+
+/* Read what the jail printed and show it, filtered.  Returns false at EOF/EIO. */
+static bool pump_output(struct relay *r)
+{
+	char buf[8192], out[8192 + sizeof(r->filter.hold)];
+	ssize_t n = read(r->master, buf, sizeof(buf));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return true;
+	if (n <= 0)
+		return false; /* EIO: every slave fd is closed */
+	size_t m = term_filter_run(&r->filter, buf, (size_t)n, out);
+	if (write_all(r->out, out, m) < 0)
+		return false;
+	return true;
+}
+
+static void pump_input(struct relay *r)
+{
+	if (r->npending == 0) {
+		ssize_t n = read(r->in, r->pending, sizeof(r->pending));
+		if (n <= 0) {
+			if (n == 0 || errno != EINTR)
+				r->in = -1; /* host stdin closed: stop reading it */
+			return;
+		}
+		r->npending = (size_t)n;
+	}
+	ssize_t w = write(r->master, r->pending, r->npending);
+	if (w > 0) {
+		memmove(r->pending, r->pending + w, r->npending - (size_t)w);
+		r->npending -= (size_t)w;
+	}
+}
+
+/* A signal for the supervisor: returns true when init has exited. */
+static bool handle_signal(struct relay *r, pid_t init_pid, int sigfd, int *status)
+{
+	struct signalfd_siginfo si;
+	if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+		return false;
+	if (si.ssi_signo == SIGCHLD)
+		return waitpid(init_pid, status, WNOHANG) == init_pid;
+	if (si.ssi_signo == SIGWINCH && r)
+		copy_winsize(r);
+	else
+		kill(init_pid, (int)si.ssi_signo);
+	return false;
+}
+
+static void drain_output(struct relay *r)
+{
+	while (pump_output(r))
+		;
+}
+
+int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, int *status,
+              struct jail_err *e)
+{
+	struct relay r = {.in = p->tty_fds[0] ? STDIN_FILENO : -1, .master = master};
+	r.out = p->tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
+	if (fcntl(master, F_SETFL, O_NONBLOCK) < 0)
+		return jail_err_sys(e, "make the pty master non-blocking");
+	copy_winsize(&r);
+	if (r.in >= 0 && raw_mode(e) < 0)
+		return -1;
+	bool done = false;
+	while (!done) {
+		struct pollfd fds[3] = {
+			{sigfd, POLLIN, 0},
+			{r.master_done ? -1 : master, (short)(POLLIN | (r.npending ? POLLOUT : 0)), 0},
+			{r.npending || r.in < 0 ? -1 : r.in, POLLIN, 0},
+		};
+		if (poll(fds, 3, -1) < 0 && errno != EINTR) {
+			restore_terminal();
+			return jail_err_sys(e, "poll the terminal");
+		}
+		if (fds[0].revents & POLLIN)
+			done = handle_signal(&r, init_pid, sigfd, status);
+		if (fds[1].revents & POLLIN)
+			r.master_done = !pump_output(&r);
+		else if (fds[1].revents & (POLLHUP | POLLERR))
+			r.master_done = true;
+		if ((fds[1].revents & POLLOUT) || (fds[2].revents & (POLLIN | POLLHUP)))
+			pump_input(&r);
+	}
+	drain_output(&r);
+	restore_terminal();
+	return 0;
+}
+
+int wait_forwarding(pid_t init_pid, int sigfd, int *status, struct jail_err *e)
+{
+	for (;;) {
+		struct pollfd pfd = {sigfd, POLLIN, 0};
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return jail_err_sys(e, "wait for the jail");
+		}
+		if (handle_signal(NULL, init_pid, sigfd, status))
+			return 0;
+	}
+}

@@ -1,0 +1,14 @@
+/* pty.h — the supervisor's side of the jail's terminal. */
+#ifndef JAIL_PTY_H
+#define JAIL_PTY_H
+#include "plan.h"
+
+/* Put the host terminal in raw mode (when stdin is one) and relay between it and
+ * the jail's pty master until init exits; window-size changes follow the host
+ * terminal; other signals go to init.  The terminal is restored on every path.
+ * Returns init's wait status in *status. */
+int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd,
+              int *status, struct jail_err *e) WUR;
+/* Without a pty: forward signals to init until it exits. */
+int wait_forwarding(pid_t init_pid, int sigfd, int *status, struct jail_err *e) WUR;
+#endif

@@ -1,0 +1,150 @@
+/* sandbox.c — clone, id maps, the sync with init, and the wait. */
+#include "sandbox.h"
+
+#include "init.h"
+#include "log.h"
+#include "net.h"
+#include "pty.h"
+#include "resources.h"
+#include "sync.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define CLONE_FLAGS                                                                        \
+	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |         \
+	 CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+static const int supervised[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
+                                 SIGUSR1, SIGUSR2};
+
+static int write_proc(pid_t pid, const char *file, const char *data, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/%d/%s", (int)pid, file);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write_all(fd, data, strlen(data)) < 0)
+		return jail_err_sys(e, "write %s", path);
+	return 0;
+}
+
+/* The caller's own uid and gid, and nothing else, inside the jail. */
+static int write_id_maps(const struct jail_plan *p, pid_t pid, struct jail_err *e)
+{
+	char map[64];
+	if (write_proc(pid, "setgroups", "deny", e) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, p->uid);
+	if (write_proc(pid, "uid_map", map, e) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, p->gid);
+	return write_proc(pid, "gid_map", map, e);
+}
+
+static int clone_error(int err, struct jail_err *e)
+{
+	if (err == EPERM || err == ENOSPC || err == EUSERS || err == EINVAL)
+		return jail_err_set(e, err,
+		                    "cannot create a user namespace: this host does not allow "
+		                    "unprivileged user namespaces; run 'jail doctor' for the fix");
+	return jail_err_set(e, err, "clone the jail's init");
+}
+
+static int block_signals(int *sigfd, struct jail_err *e)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	for (size_t i = 0; i < ARRAY_SIZE(supervised); i++)
+		sigaddset(&mask, supervised[i]);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return jail_err_sys(e, "block signals");
+	*sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (*sigfd < 0)
+		return jail_err_sys(e, "signalfd");
+	return 0;
+}
+
+/* Everything between clone and GO.  On error init is killed by the caller. */
+static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *master,
+                           struct net_host **net, struct jail_err *e)
+{
+	if (write_id_maps(p, pid, e) < 0) {
+		if (e->errnum == EPERM || e->errnum == EACCES)
+			jail_err_wrap(e, "user namespace refused (AppArmor or a sysctl?); "
+			                 "run 'jail doctor'");
+		return -1;
+	}
+	/* Not before the clone: the child would inherit it, and its /proc files
+	 * (uid_map) would become root's. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return jail_err_sys(e, "make the supervisor not dumpable");
+	if (sync_send(sock, SYNC_MAPS_DONE, NULL, 0, -1, e) < 0)
+		return -1;
+	if (net_host_start(p->cfg, pid, sock, net, e) < 0)
+		return -1;
+	if (limits_cgroup_attach(p->cfg, pid, e) < 0)
+		return -1;
+	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
+		return -1;
+	if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e) < 0)
+		return -1;
+	return sync_send(sock, SYNC_GO, NULL, 0, -1, e);
+}
+
+static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd,
+                     int *exit_code, struct jail_err *e)
+{
+	int status = 0;
+	int r = master >= 0 ? pty_relay(p, master, pid, sigfd, &status, e)
+	                    : wait_forwarding(pid, sigfd, &status, e);
+	if (r < 0)
+		return -1;
+	if (WIFEXITED(status)) {
+		*exit_code = WEXITSTATUS(status);
+		return 0;
+	}
+	return jail_err_set(e, 0, "the jail's init was killed by signal %d",
+	                    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
+{
+	_cleanup_close_ int sigfd = -1;
+	int sv[2];
+	if (block_signals(&sigfd, e) < 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return jail_err_sys(e, "socketpair");
+	_cleanup_close_ int sock = sv[0];
+	/* fork-like clone: the child runs on a copy of our stack */
+	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		int err = errno;
+		close(sv[1]);
+		return clone_error(err, e);
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		_exit(init_main(p, sv[1]));
+	}
+	close(sv[1]);
+	_cleanup_close_ int master = -1;
+	struct net_host *net = NULL;
+	int r = setup_from_host(p, pid, sock, &master, &net, e);
+	if (r < 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	} else {
+		r = wait_init(p, pid, master, sigfd, exit_code, e);
+	}
+	net_host_stop(net, p->cfg->quiet);
+	limits_cgroup_cleanup();
+	return r;
+}

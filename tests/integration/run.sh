@@ -1,0 +1,290 @@
+# Integration tests for `jail run` (issue: the foundation).  Each test_* runs as
+# an unprivileged user with its own $T and XDG_STATE_HOME; see tests/suite.sh.
+
+test_host_tree_unchanged_after_writes() {
+	mkrepo "$T/p"
+	chmod 644 "$T/p/main.py"
+	before=$(tree_hash "$T/p")
+	run_jail -D "$T/p" -- sh -c 'echo more >> README && rm main.py && chmod 755 .gitignore &&
+		mkdir -p src/deep && echo new > src/deep/new.c && mv notes.txt moved.txt'
+	assert_eq "$rc" 0
+	assert_eq "$(tree_hash "$T/p")" "$before" "host tree hash"
+	up="$(session_dir "$T/p")/upper"
+	assert_eq "$(cat "$up/README")" "$(printf 'hello\nmore')"
+	assert_eq "$(stat -c %t,%T "$up/main.py")" "0,0" "whiteout for the deleted file"
+	assert_eq "$(cat "$up/src/deep/new.c")" "new"
+	assert_eq "$(stat -c %a "$up/.gitignore")" "755"
+}
+
+test_second_run_sees_first_runs_changes() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- sh -c 'echo one > state.txt'
+	run_jail -D "$T/p" -- cat state.txt
+	assert_eq "$out" "one"
+	assert_no_file "$T/p/state.txt"
+}
+
+test_named_sessions_are_separate() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -s a -- sh -c 'echo A > which'
+	run_jail -D "$T/p" -s b -- sh -c 'cat which 2>/dev/null || echo none'
+	assert_eq "$out" "none"
+	run_jail -D "$T/p" -s a -- cat which
+	assert_eq "$out" "A"
+}
+
+test_reset_discards_the_session() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- sh -c 'echo x > gone.txt'
+	"$JAIL" reset -D "$T/p" 2>/dev/null
+	run_jail -D "$T/p" -- sh -c 'test -e gone.txt && echo present || echo absent'
+	assert_eq "$out" "absent"
+}
+
+test_list_shows_sessions() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -s first -- true
+	run_jail -D "$T/p" -s second -- true
+	out=$("$JAIL" list -D "$T/p")
+	assert_contains "$out" "first"
+	assert_contains "$out" "second"
+}
+
+test_ignored_files_hidden_tracked_and_untracked_visible() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- sh -c 'ls -A; cat .env 2>&1; ls build 2>&1; cat debug.log 2>&1'
+	assert_not_contains "$out" "canary-env-1234"
+	assert_not_contains "$out" "out.o"
+	for f in README main.py .gitignore notes.txt; do assert_contains "$out" "$f"; done
+	names=$(run_jail -D "$T/p" -- ls -A; echo "$out")
+	assert_not_contains "$names" ".env"
+	assert_not_contains "$names" "debug.log"
+	assert_not_contains "$names" "build"
+}
+
+test_show_ignored_path_stays_visible() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --show build -- cat build/out.o
+	assert_eq "$out" "obj"
+	run_jail -D "$T/p" -- cat .env
+	assert_ne "$rc" 0
+}
+
+test_fake_home_holds_nothing_of_the_real_one() {
+	mkrepo "$T/p"
+	mkdir -p "$HOME/.ssh"
+	echo canary-ssh-5678 > "$HOME/.ssh/id_test_canary"
+	run_jail -D "$T/p" -- sh -c 'ls -A "$HOME"; cat "$HOME/.ssh/id_test_canary" 2>&1; echo home=$HOME'
+	rm -f "$HOME/.ssh/id_test_canary"
+	assert_not_contains "$out" "canary-ssh-5678"
+	assert_eq "$(printf '%s\n' "$out" | grep -v 'No such' | grep -v home= | sort | tr '\n' ' ')" ".bashrc .profile "
+	assert_contains "$out" "home=$HOME"
+}
+
+test_environment_built_from_nothing() {
+	mkrepo "$T/p"
+	out=$(SSH_AUTH_SOCK=/tmp/agent.sock MY_TOKEN=canary-tok-42 "$JAIL" -D "$T/p" -- env </dev/null)
+	assert_not_contains "$out" "canary-tok-42"
+	assert_not_contains "$out" "SSH_AUTH_SOCK"
+	names=$(printf '%s\n' "$out" | cut -d= -f1 | grep -v '^PWD$' | grep -v '^SHLVL$' | grep -v '^_$' | sort | tr '\n' ' ')
+	assert_eq "$names" "HOME JAIL LANG LOGNAME PATH SHELL TERM TMPDIR USER "
+}
+
+test_env_pass_and_set() {
+	mkrepo "$T/p"
+	out=$(FOO=bar "$JAIL" -D "$T/p" -e FOO --setenv X=1 -- sh -c 'echo $FOO $X' </dev/null)
+	assert_eq "$out" "bar 1"
+}
+
+test_proc_shows_only_jail_processes() {
+	mkrepo "$T/p"
+	sleep 300 & host_pid=$!
+	run_jail -D "$T/p" -- sh -c 'ls /proc | grep -E "^[0-9]+$" | wc -l; test -e /proc/'$host_pid' && echo SEEN || echo hidden; cat /proc/1/comm'
+	kill $host_pid
+	lines=($out)
+	# init, sh, ls, grep, wc: the host's hundreds of processes are not there
+	[ "${lines[0]}" -le 6 ] || fail "expected at most 6 pids in /proc, got ${lines[0]}"
+	assert_eq "${lines[1]}" "hidden"
+	assert_eq "${lines[2]}" "jail"
+}
+
+test_system_is_read_only_and_host_dirs_absent() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- sh -c 'touch /usr/x 2>/dev/null && echo WROTE-usr; touch /etc/x 2>/dev/null && echo WROTE-etc;
+		touch /x 2>/dev/null && echo WROTE-root;
+		for d in /root /run/user /mnt /media /srv /var/run/docker.sock /etc/shadow /etc/ssh; do test -e $d && echo "PRESENT $d"; done;
+		ls /home; echo end'
+	assert_not_contains "$out" "WROTE"
+	assert_not_contains "$out" "PRESENT"
+	assert_eq "$(printf '%s\n' "$out" | head -n 1)" "$(basename "$HOME")"
+}
+
+test_tmp_is_private_and_writable() {
+	mkrepo "$T/p"
+	echo host-tmp-canary > "$T/hostfile"
+	run_jail -D "$T/p" -- sh -c 'echo x > /tmp/f && cat /tmp/f; ls -A "$(dirname "$PWD")"'
+	assert_eq "$(printf '%s\n' "$out" | tr '\n' ' ')" "x p "
+	assert_no_file "$T/f"
+}
+
+test_identity_hostname_and_network() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- sh -c 'id -u; id -g; hostname; cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d " "; cat /sys/class/net/lo/operstate 2>/dev/null; grep -c . /proc/net/route'
+	lines=($out)
+	assert_eq "${lines[0]}" "$(id -u)"
+	assert_eq "${lines[1]}" "$(id -g)"
+	assert_eq "${lines[2]}" "jail"
+	assert_eq "${lines[3]}" "lo"
+	assert_eq "${lines[4]}" "1" "only the header line in the route table"
+}
+
+test_loopback_is_up_inside() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(s.getsockname()); print("connected")'
+	assert_eq "$out" "connected"
+}
+
+test_cwd_follows_the_caller_inside_the_project() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/sub/dir"
+	out=$(cd "$T/p/sub/dir" && "$JAIL" -- pwd </dev/null)
+	assert_eq "$out" "$(realpath "$T/p/sub/dir")"
+	out=$(cd "$T" && "$JAIL" -D p -- pwd </dev/null)
+	assert_eq "$out" "$(realpath "$T/p")"
+}
+
+test_exit_statuses() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- true;                  assert_eq "$rc" 0
+	run_jail -D "$T/p" -- sh -c 'exit 7';        assert_eq "$rc" 7
+	run_jail -D "$T/p" -- sh -c 'kill -9 $$';    assert_eq "$rc" 137
+	run_jail -D "$T/p" -- sh -c 'kill -15 $$';   assert_eq "$rc" 143
+	run_jail -D "$T/p" -- no-such-command-xyz;   assert_eq "$rc" 127
+	assert_contains "$err" "command not found"
+	printf 'x' > "$T/p/notexec"
+	run_jail -D "$T/p" -- ./notexec;             assert_eq "$rc" 126
+}
+
+test_pipes_pass_through() {
+	mkrepo "$T/p"
+	out=$(echo hi | "$JAIL" -D "$T/p" -- cat)
+	assert_eq "$out" "hi"
+	out=$("$JAIL" -D "$T/p" -- sh -c 'tty; true' </dev/null)
+	assert_eq "$out" "not a tty"
+	"$JAIL" -D "$T/p" -- sh -c 'echo to-stderr >&2' 2>"$T/e" >/dev/null </dev/null
+	assert_eq "$(cat "$T/e")" "to-stderr"
+}
+
+test_pty_when_stdin_is_a_terminal() {
+	mkrepo "$T/p"
+	out=$(script -qec "$JAIL -D $T/p -- sh -c 'tty; test -t 0 && echo stdin-tty; stty -a | head -n 1'" /dev/null </dev/null)
+	assert_contains "$out" "/dev/pts/0"
+	assert_contains "$out" "stdin-tty"
+	# the host's pty is not the jail's: its number space is the jail's own devpts
+	out=$(script -qec "$JAIL -D $T/p -- ls -1 /dev/pts" /dev/null </dev/null | tr -d '\r')
+	assert_eq "$(printf '%s\n' "$out" | sort | tr '\n' ' ')" "0 ptmx "
+}
+
+test_pty_exit_status_and_terminal_restored() {
+	mkrepo "$T/p"
+	out=$(script -qec "stty -g > $T/before; $JAIL -D $T/p -- sh -c 'exit 3'; echo rc=\$?; stty -g > $T/after" /dev/null </dev/null | tr -d '\r')
+	assert_contains "$out" "rc=3"
+	assert_eq "$(cat "$T/after")" "$(cat "$T/before")" "terminal settings after the jail"
+}
+
+test_sigterm_is_forwarded() {
+	mkrepo "$T/p"
+	"$JAIL" -D "$T/p" -- sh -c 'trap "echo got-TERM; exit 3" TERM; echo ready; while :; do sleep 0.1; done' >"$T/o" 2>&1 </dev/null &
+	jpid=$!
+	for i in $(seq 100); do grep -q ready "$T/o" && break; sleep 0.1; done
+	kill -TERM $jpid
+	set +e; wait $jpid; rc=$?; set -e
+	assert_eq "$rc" 3
+	assert_contains "$(cat "$T/o")" "got-TERM"
+}
+
+test_nothing_survives_jail_killed() {
+	mkrepo "$T/p"
+	marker="jail-marker-$$-$RANDOM"
+	"$JAIL" -D "$T/p" -- bash -c "(exec -a $marker sleep 1000) & exec -a $marker-2 sleep 1000" </dev/null >/dev/null 2>&1 &
+	jpid=$!
+	for i in $(seq 100); do pgrep -f "$marker-2" >/dev/null && break; sleep 0.1; done
+	pgrep -f "$marker" >/dev/null || fail "the jail did not start"
+	kill -KILL $jpid
+	for i in $(seq 50); do pgrep -f "$marker" >/dev/null || break; sleep 0.1; done
+	assert_eq "$(pgrep -f "$marker" | wc -l)" 0 "processes left after SIGKILL of jail"
+}
+
+test_background_processes_die_with_the_command() {
+	mkrepo "$T/p"
+	marker="jail-bg-$$-$RANDOM"
+	run_jail -D "$T/p" -- sh -c "(exec -a $marker sleep 1000) & echo started"
+	assert_eq "$out" "started"
+	sleep 0.2
+	assert_eq "$(pgrep -f "$marker" | wc -l)" 0 "background process outlived the command"
+}
+
+test_same_session_twice_is_refused() {
+	mkrepo "$T/p"
+	"$JAIL" -D "$T/p" -- sh -c 'echo up > /tmp/x; sleep 30' </dev/null >/dev/null 2>&1 &
+	jpid=$!
+	sleep 1
+	before=$(tree_hash "$T/p")
+	expect_fail125 -D "$T/p" -- true
+	assert_contains "$err" "in use"
+	# another session of the same project runs at the same time
+	run_jail -D "$T/p" -s other -- echo ok
+	assert_eq "$out" "ok"
+	kill $jpid; wait $jpid || true
+	assert_eq "$(tree_hash "$T/p")" "$before"
+}
+
+test_bad_input_one_line_exit_125() {
+	mkrepo "$T/p"
+	before=$(tree_hash "$T/p")
+	expect_fail125 -D "$T/missing" -- true;        assert_contains "$err" "no such directory"
+	expect_fail125 -D "$T/p/README" -- true;        assert_contains "$err" "not a directory"
+	expect_fail125 -D "$T/p";                        assert_contains "$err" "no command"
+	expect_fail125 -D "$T/p" --frobnicate -- true;   assert_contains "$err" "unknown option"
+	expect_fail125 -D "$T/p" -s ../x -- true;        assert_contains "$err" "session name"
+	expect_fail125 -D / -- true;                     assert_contains "$err" "system directory"
+	expect_fail125 -D "$HOME" -- true;               assert_contains "$err" "home directory"
+	expect_fail125 -D "$T/p" --net bogus -- true;    assert_contains "$err" "--net"
+	expect_fail125 -D "$T/p" --memory lots -- true;  assert_contains "$err" "--memory"
+	expect_fail125 diff --three-way -D "$T/p";       assert_contains "$err" "does not apply"
+	assert_eq "$(tree_hash "$T/p")" "$before"
+}
+
+test_state_dir_on_overlay_is_refused() {
+	mkrepo "$T/p"
+	mkdir -p "$T/o/l" "$T/o/u" "$T/o/w" "$T/o/m"
+	out=$(unshare -Urm sh -c "mount -t overlay o -o lowerdir=$T/o/l,upperdir=$T/o/u,workdir=$T/o/w,userxattr $T/o/m &&
+		XDG_STATE_HOME=$T/o/m $JAIL -D $T/p -- true; echo rc=\$?" 2>&1)
+	assert_contains "$out" "rc=125"
+	assert_contains "$out" "overlay filesystem"
+}
+
+test_no_user_namespaces_is_one_clear_line() {
+	mkrepo "$T/p"
+	out=$(unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && $JAIL -D $T/p -- true; echo rc=\$?" 2>&1)
+	assert_contains "$out" "rc=125"
+	assert_contains "$out" "jail doctor"
+	assert_eq "$(printf '%s\n' "$out" | grep -c '^jail:')" 1
+}
+
+test_doctor_reports_this_host_fit() {
+	out=$("$JAIL" doctor)
+	assert_contains "$out" "user namespace and overlayfs (userxattr) work"
+	assert_contains "$out" "jail can run here"
+}
+
+test_help_and_version() {
+	out=$("$JAIL" --help)
+	assert_contains "$out" "usage: jail"
+	for s in run diff status export reset list doctor; do assert_contains "$out" "  $s "; done
+	out=$("$JAIL" --version)
+	assert_contains "$out" "jail "
+}
