@@ -3,8 +3,9 @@
  * The host's git config can hold credential helpers, aliases that run commands,
  * includes and url rewrites; the agent needs none of them, only an identity for
  * its commits.  git itself reads the value (so include files and XDG locations
- * work as the user expects), through argv, with cwd "/" so no repository's
- * config is involved. */
+ * work as the user expects), through the hardened git runner (argv, no system
+ * config, only HOME), from cwd "/" so no repository's config is involved. */
+#include "hide.h"
 #include "secrets.h"
 
 #include <string.h>
@@ -15,12 +16,16 @@ static char *git_get(const char *key)
 	_cleanup_free_ char *k = xstrdup(key);
 	char *argv[] = {(char *)"git", (char *)"config", (char *)"--global", (char *)"--includes",
 	                (char *)"--get", k, NULL};
-	char *out = NULL;
-	size_t len = 0;
+	struct strbuf b = {0};
 	int status = 0;
 	struct jail_err e = {0};
-	if (run_capture(argv, true, 4096, &out, &len, &status, &e) < 0)
+	if (spawn_capture(argv, "/", 4096, &b, &status, &e) < 0) {
+		sb_free(&b);
 		return NULL;
+	}
+	sb_append(&b, "", 0);
+	size_t len = b.len;
+	char *out = sb_steal(&b);
 	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
 		out[--len] = '\0';
 	bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && len > 0 && strlen(out) == len &&

@@ -1,5 +1,10 @@
-/* secrets.c — resolve [secrets] on the host side; run a command and capture it. */
+/* secrets.c — resolve [secrets] on the host side.
+ *
+ * cmd: runs with the user's own environment (a password manager needs its agent
+ * socket and PATH), unlike the hardened git runner of hide.c; its output is
+ * wiped from memory once copied. */
 #include "secrets.h"
+#include "env.h"
 #include "policy_keys.h"
 
 #include <errno.h>
@@ -36,8 +41,7 @@ static int read_pipe(int fd, size_t max, char **out, size_t *len, struct jail_er
 	return 0;
 }
 
-static int spawn_piped(char *const argv[], bool chdir_root, int out_fd, pid_t *pid,
-                       struct jail_err *e)
+static int spawn_piped(char *const argv[], int out_fd, pid_t *pid, struct jail_err *e)
 {
 	posix_spawn_file_actions_t fa;
 	if (posix_spawn_file_actions_init(&fa) != 0)
@@ -45,8 +49,6 @@ static int spawn_piped(char *const argv[], bool chdir_root, int out_fd, pid_t *p
 	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!rc)
 		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	if (!rc && chdir_root)
-		rc = posix_spawn_file_actions_addchdir_np(&fa, "/");
 	if (!rc)
 		rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -55,14 +57,14 @@ static int spawn_piped(char *const argv[], bool chdir_root, int out_fd, pid_t *p
 	return 0;
 }
 
-int run_capture(char *const argv[], bool chdir_root, size_t max, char **out, size_t *len,
-                int *status, struct jail_err *e)
+static int run_capture(char *const argv[], size_t max, char **out, size_t *len, int *status,
+                       struct jail_err *e)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return jail_err_sys(e, "pipe");
 	pid_t pid;
-	int rc = spawn_piped(argv, chdir_root, p[1], &pid, e);
+	int rc = spawn_piped(argv, p[1], &pid, e);
 	close(p[1]);
 	if (rc < 0) {
 		close(p[0]);
@@ -113,7 +115,7 @@ static int secret_value(const char *name, const char *src, char **val, size_t *l
 	char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
 	int status = 0;
 	struct jail_err ce = {0};
-	if (run_capture(argv, false, SECRET_MAX_SIZE, val, len, &status, &ce) < 0)
+	if (run_capture(argv, SECRET_MAX_SIZE, val, len, &status, &ce) < 0)
 		return jail_err_set(e, ce.errnum, "secret %s: its command failed to run", name);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		wipe_free(steal_ptr(val), *len);
@@ -132,9 +134,7 @@ static int secret_as_env(const char *name, char *val, size_t len, struct strv *e
 		val[--len] = '\0';
 	if (strlen(val) != len)
 		return jail_err_set(e, 0, "secret %s: a NUL byte in the value; use a file (~/PATH) instead", name);
-	struct strbuf b = {0};
-	sb_printf(&b, "%s=%s", name, val);
-	strv_push_take(env, sb_steal(&b));
+	env_put(env, name, val);
 	return 0;
 }
 
@@ -171,4 +171,19 @@ void secret_files_free(struct secret_file *files, size_t n)
 		wipe_free(files[i].content, files[i].len);
 	}
 	free(files);
+}
+
+int secrets_plan(struct jail_plan *p, struct jail_err *e)
+{
+	if (secrets_resolve(&p->cfg->secrets, &p->env, &p->secret_files, &p->n_secret_files, e) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_secret_files; i++)
+		if (strcmp(p->secret_files[i].path, ".gitconfig") == 0)
+			return 0;
+	char *git = gitidentity_gitconfig();
+	if (!git)
+		return 0;
+	p->secret_files = xrealloc(p->secret_files, (p->n_secret_files + 1) * sizeof(*p->secret_files));
+	p->secret_files[p->n_secret_files++] = (struct secret_file){xstrdup(".gitconfig"), git, strlen(git)};
+	return 0;
 }

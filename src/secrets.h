@@ -16,14 +16,11 @@
  * files appended to *files (paths relative to the fake home). */
 int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_file **files,
                     size_t *n_files, struct jail_err *e) WUR;
+/* For the plan: the secrets of p->cfg into p->env and p->secret_files, and the
+ * sanitized ~/.gitconfig (unless a secret names that file). */
+int secrets_plan(struct jail_plan *p, struct jail_err *e) WUR;
 /* Wipe and free what secrets_resolve gave out. */
 void secret_files_free(struct secret_file *files, size_t n);
-
-/* Run argv (no shell unless argv says so) with stdin from /dev/null, in cwd "/"
- * when chdir_root, and capture up to max bytes of its stdout.  *status is the
- * wait status. */
-int run_capture(char *const argv[], bool chdir_root, size_t max, char **out, size_t *len,
-                int *status, struct jail_err *e) WUR;
 
 /* The jail's ~/.gitconfig: only user.name and user.email of the host's global
  * git config (no credential helpers, aliases, includes).  NULL when neither is
