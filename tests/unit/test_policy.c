@@ -34,6 +34,15 @@ static char *tmpdir(void)
 	return xstrdup(mkdtemp(tmpl));
 }
 
+/* Remove a temp dir of tmpdir() and free its name. */
+static void drop(char *dir)
+{
+	struct jail_err e;
+	if (rm_rf_at(AT_FDCWD, dir, &e) < 0)
+		fprintf(stderr, "  %s\n", e.msg);
+	free(dir);
+}
+
 static void put(const char *dir, const char *name, const char *text)
 {
 	char *path = xasprintf("%s/%s", dir, name);
@@ -231,7 +240,7 @@ T(include_reads_named_policies_once_and_refuses_cycles)
 	put(d, "bad.ini", "[net]\n\nallow = nope\n");
 	CHECK(strstr(error_of("include = bad\n"), "bad.ini:3: net.allow: 'nope': expected HOST:PORT") != NULL);
 	unsetenv("JAIL_POLICY_PATH");
-	free(d);
+	drop(d);
 }
 
 T(unreadable_policy_file_is_an_error)
@@ -270,7 +279,7 @@ T(flags_come_last_lists_append_scalars_replace)
 	CHECK_STR(e.msg, "command line net.allow: 'nope': expected HOST:PORT");
 	cli_free(&c);
 	free(pol);
-	free(d);
+	drop(d);
 }
 
 T(project_file_only_when_trusted)
@@ -311,7 +320,8 @@ T(project_file_only_when_trusted)
 	/* a trusted digest does not carry to another project */
 	char *other = tmpdir();
 	CHECK_INT(policy_trusted(other, text, strlen(text)), 0);
-	free(rec), free(line), free(tdir), free(conf), free(proj), free(other);
+	free(rec), free(line), free(tdir);
+	drop(conf), drop(proj), drop(other);
 }
 
 T(project_file_must_not_be_a_symlink)
@@ -323,7 +333,8 @@ T(project_file_must_not_be_a_symlink)
 	size_t len;
 	CHECK_INT(policy_read_project(proj, &text, &len, &err), -1);
 	CHECK(strstr(err.msg, "is not a regular file") != NULL);
-	free(link), free(proj);
+	free(link);
+	drop(proj);
 }
 
 T(secrets_resolve_each_source)
@@ -354,7 +365,7 @@ T(secrets_resolve_each_source)
 	secret_files_free(files, n);
 	strv_free(&in);
 	strv_free(&env);
-	free(d);
+	drop(d);
 }
 
 T(secret_errors_never_carry_the_value)
@@ -398,7 +409,7 @@ T(git_identity_holds_name_and_email_only)
 	CHECK(gitidentity_gitconfig() == NULL);
 	setenv("HOME", old, 1);
 	free(old);
-	free(d);
+	drop(d);
 }
 
 /* The man page documents every key of the table, in its section. */
