@@ -40,8 +40,11 @@ $(BUILD)/jail: $(BUILD)/main.o $(BUILD)/libjail.a
 	@echo "  LD      $@"
 	@$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# Made anew each time: `ar rcs` on an old archive keeps members whose source is
+# gone (a renamed module's stub would still win at link time).
 $(BUILD)/libjail.a: $(OBJS)
-	$(AR) rcs $@ $^
+	@rm -f $@
+	@$(AR) rcs $@ $^
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
 	@echo "  CC      $<"

@@ -1,17 +1,320 @@
-/* cmd_export.c — diff, status, export, apply (placeholder until the export lands). */
+/* cmd_export.c — `jail diff`, `jail status`, `jail export`, and the export that
+ * runs when the command of `jail run` ended.
+ *
+ * Each one: resolve the session, take its lock (an export never reads an upper
+ * dir that an agent is still writing), walk and filter the change (export.c),
+ * build it with git in a throwaway repository (patch.c), then print or write.
+ */
 #include "commands.h"
-#include "log.h"
 
-static int not_yet(const char *what)
+#include "git.h"
+#include "log.h"
+#include "patch.h"
+#include "policy.h"
+#include "session.h"
+
+#include <dirent.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Everything one export needs, released by collect_free(). */
+struct collect {
+	struct export_ctx x;
+	struct changeset cs;
+	struct scratch sc;
+	bool built;  /* the scratch repository holds pre and post */
+};
+
+static void collect_free(struct collect *k)
 {
-	log_error("'jail %s' is not implemented yet", what);
-	return EXIT_JAIL_FAIL;
+	scratch_destroy(&k->sc);
+	changeset_free(&k->cs);
+	export_ctx_close(&k->x);
 }
-int cmd_diff(struct cli *c) { return not_yet("diff"); }
-int cmd_export(struct cli *c) { return not_yet("export"); }
-int cmd_status(struct cli *c) { return not_yet("status"); }
-int cmd_apply(struct cli *c) { return not_yet("apply"); }
-int export_after_run(struct session *s, const struct jail_config *cfg, struct jail_err *e)
+
+static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
+                   struct jail_err *e)
 {
+	memset(k, 0, sizeof(*k));
+	k->x.project_fd = k->x.upper_fd = -1;
+	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 ||
+	    export_scan(&k->x, &k->cs, e) < 0 || export_filter(&k->x, &k->cs, e) < 0)
+		return -1;
+	if (k->cs.n && !k->x.is_repo) {
+		_cleanup_free_ char *esc = escape_name(s->project);
+		log_warn("%s is not a git repository: exporting every regular text file", esc);
+	}
+	if (changeset_included(&k->cs) == 0)
+		return 0;
+	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
+	if (scratch_create(&k->sc, s->dir, e) < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
+	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
+		return -1;
+	k->built = changeset_included(&k->cs) > 0;
 	return 0;
 }
+
+/* Remove the previous export's patches: the dir holds the last export only. */
+static int clear_patches(int dfd, struct jail_err *e)
+{
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		closep(&fd);
+		return jail_err_sys(e, "read the patches directory");
+	}
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (fnmatch("[0-9][0-9][0-9][0-9]-*.patch", de->d_name, 0) == 0 ||
+		    strcmp(de->d_name, "summary") == 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+	return 0;
+}
+
+static int write_series(struct collect *k, const struct session *s, const char *dir,
+                        bool clear, char **patch_path, struct jail_err *e)
+{
+	if (mkdir_p(dir, 0700, e) < 0)
+		return -1;
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return jail_err_sys(e, "open '%s'", dir);
+	if (clear && clear_patches(dfd, e) < 0)
+		return -1;
+	*patch_path = NULL;
+	if (!k->built)
+		return 0;
+	struct strbuf mbox = {0}, summary = {0};
+	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
+	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
+	if (r == 0)
+		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
+	if (r == 0) {
+		*patch_path = xasprintf("%s/%s", dir, name);
+		summary_render(&k->cs, *patch_path, &summary);
+		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
+	}
+	sb_free(&mbox);
+	sb_free(&summary);
+	return r;
+}
+
+/* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
+ * the session started (meta "base"), so a conflict merges instead of failing. */
+static void log_landing(const struct session *s, const char *patch)
+{
+	_cleanup_free_ char *base = session_meta_get(s, "base");
+	struct git g = {.cwd = s->project};
+	struct strbuf head = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	bool moved = base && git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 &&
+	             head.s && strncmp(head.s, base, strlen(base)) != 0;
+	sb_free(&head);
+	_cleanup_free_ char *esc = escape_name(s->project);
+	_cleanup_free_ char *pesc = escape_name(patch);
+	if (moved)
+		log_info("the project moved on since the session started; land it with: "
+		         "git -C %s am -3 %s", esc, pesc);
+	else
+		log_info("review it, then land it: git -C %s am %s", esc, pesc);
+}
+
+static void log_lines(const char *text)
+{
+	_cleanup_free_ char *copy = xstrdup(text);
+	for (char *line = copy, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		log_info("%s", line);
+	}
+}
+
+int export_after_run(struct session *s, const struct jail_config *cfg, struct jail_err *e)
+{
+	if (cfg->no_export)
+		return 0;
+	struct collect k;
+	_cleanup_free_ char *patch = NULL;
+	int r = collect(&k, s, cfg, e);
+	if (r == 0)
+		r = write_series(&k, s, s->patches, true, &patch, e);
+	if (r == 0) {
+		struct strbuf sum = {0};
+		summary_render(&k.cs, patch, &sum);
+		if (sum.s)
+			log_lines(sum.s);
+		if (patch)
+			log_landing(s, patch);
+		sb_free(&sum);
+	}
+	collect_free(&k);
+	return r < 0 ? jail_err_wrap(e, "export") : 0;
+}
+
+/* Resolve and lock the session a subcommand names; the policy's [export] keys
+ * and the flags go into *cfg. */
+static int open_session(struct cli *c, struct session *s, struct jail_config *cfg,
+                        struct jail_err *e)
+{
+	if (session_resolve(s, c->cfg.project, c->cfg.session, e) < 0)
+		return -1;
+	if (policy_resolve(c, s->project, cfg, e) < 0)
+		return -1;
+	struct stat st;
+	if (stat(s->dir, &st) < 0) {
+		_cleanup_free_ char *esc = escape_name(s->project);
+		return jail_err_set(e, 0, "no session '%s' for %s; run a command in it first "
+		                          "(jail -D DIR -- COMMAND)", s->name, esc);
+	}
+	return session_lock(s, e);
+}
+
+/* Common shape of the subcommands: open, collect, act, report. */
+typedef int (*export_action)(struct cli *c, struct session *s, struct collect *k,
+                             struct jail_err *e);
+
+static int run_export_cmd(struct cli *c, export_action act)
+{
+	struct jail_err e = {0};
+	struct session s = {.lockfd = -1};
+	struct collect k;
+	memset(&k, 0, sizeof(k));
+	k.x.project_fd = k.x.upper_fd = -1;
+	struct jail_config cfg;
+	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
+	int r = open_session(c, &s, &cfg, &e);
+	if (r == 0)
+		r = collect(&k, &s, &cfg, &e);
+	if (r == 0)
+		r = act(c, &s, &k, &e);
+	collect_free(&k);
+	session_free(&s);
+	config_free(&cfg);
+	if (r < 0) {
+		log_error("%s", e.msg);
+		return EXIT_JAIL_FAIL;
+	}
+	return 0;
+}
+
+static int write_stdout(const char *s, size_t n, struct jail_err *e)
+{
+	if (n && write_all(STDOUT_FILENO, s, n) < 0)
+		return jail_err_sys(e, "write to standard output");
+	return 0;
+}
+
+static int act_diff(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
+{
+	if (!k->built)
+		return 0;
+	const char *mode = c->stat ? "stat" : c->name_status ? "name-status" : "patch";
+	struct strbuf out = {0}, shown = {0};
+	int r = patch_diff(&k->sc, mode, &out, e);
+	bool tty = isatty(STDOUT_FILENO);
+	const char *no_color = getenv("NO_COLOR");
+	/* the agent chose these bytes: a terminal gets them escaped */
+	if (r == 0 && tty && strcmp(mode, "patch") == 0 && !(no_color && *no_color))
+		colorize_diff(out.s ? out.s : "", out.len, &shown);
+	else if (r == 0 && tty)
+		sanitize_for_terminal(out.s ? out.s : "", out.len, &shown);
+	if (r == 0)
+		r = tty ? write_stdout(shown.s, shown.len, e) : write_stdout(out.s, out.len, e);
+	sb_free(&out);
+	sb_free(&shown);
+	return r;
+}
+
+static int act_status(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
+{
+	struct strbuf out = {0};
+	summary_render(&k->cs, NULL, &out);
+	if (!out.len)
+		sb_puts(&out, "no changes\n");
+	int r = write_stdout(out.s, out.len, e);
+	sb_free(&out);
+	return r;
+}
+
+static int act_export(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
+{
+	_cleanup_free_ char *patch = NULL;
+	const char *dir = c->output ? c->output : s->patches;
+	if (write_series(k, s, dir, c->output == NULL, &patch, e) < 0)
+		return -1;
+	struct strbuf sum = {0};
+	summary_render(&k->cs, NULL, &sum);
+	if (sum.s)
+		log_lines(sum.s);
+	sb_free(&sum);
+	if (!patch) {
+		log_info("no changes to export");
+		return 0;
+	}
+	_cleanup_free_ char *line = xasprintf("%s\n", patch);
+	return write_stdout(line, strlen(line), e);
+}
+
+int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff); }
+int cmd_status(struct cli *c) { return run_export_cmd(c, act_status); }
+int cmd_export(struct cli *c) { return run_export_cmd(c, act_export); }
+
+extern char **environ;
+
+/* `git am` in the project, as the user would type it: the user's own git with
+ * the user's environment (identity, hooks of their repository).  Only the patch
+ * comes from the jail, and it was filtered like every export. */
+static int git_am(const char *project, const char *patch, bool three_way, struct jail_err *e)
+{
+	struct strv argv = {0};
+	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--", patch};
+	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
+		strv_push(&argv, args[i]);
+	pid_t pid;
+	int r = posix_spawnp(&pid, "git", NULL, NULL, argv.v, environ);
+	strv_free(&argv);
+	if (r != 0)
+		return jail_err_set(e, r, "run git am");
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return jail_err_sys(e, "wait for git am");
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+		_cleanup_free_ char *esc = escape_name(project);
+		return jail_err_set(e, 0, "git am failed in %s; resolve it there and run "
+		                          "'git am --continue', or 'git am --abort' (the patch "
+		                          "stays in the session)", esc);
+	}
+	return 0;
+}
+
+static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
+{
+	_cleanup_free_ char *patch = NULL;
+	if (write_series(k, s, s->patches, true, &patch, e) < 0)
+		return -1;
+	struct strbuf sum = {0};
+	summary_render(&k->cs, patch, &sum);
+	if (sum.s)
+		log_lines(sum.s);
+	sb_free(&sum);
+	if (!patch) {
+		log_info("no changes to apply");
+		return 0;
+	}
+	if (git_am(s->project, patch, c->three_way, e) < 0)
+		return -1;
+	log_info("applied; 'jail reset' starts the session afresh");
+	return 0;
+}
+
+int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply); }

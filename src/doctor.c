@@ -150,6 +150,16 @@ static void check_tools(struct check *c)
 	}
 }
 
+static void check_tun(struct check *c)
+{
+	if (access("/dev/net/tun", R_OK | W_OK) == 0)
+		report(c, 0, "/dev/net/tun is usable (for --net allow/open)", NULL);
+	else
+		report(c, 1, "/dev/net/tun is not readable and writable by you: --net allow/open "
+		             "cannot start pasta or slirp4netns",
+		       "chmod 0666 /dev/net/tun (as root; scripts/setup does it)");
+}
+
 int cmd_doctor(struct cli *cl)
 {
 	struct check c = {0};
@@ -157,6 +167,7 @@ int cmd_doctor(struct cli *cl)
 	check_sysctls(&c);
 	check_namespaces(&c);
 	check_tools(&c);
+	check_tun(&c);
 	if (c.failed)
 		printf("%d problem(s): jail cannot run here until they are fixed\n", c.failed);
 	else

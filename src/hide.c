@@ -1,6 +1,7 @@
 /* hide.c — whiteouts for the project's ignored files. */
 #include "hide.h"
 
+#include "ignorecache.h"
 #include "log.h"
 
 #include <errno.h>
@@ -160,38 +161,10 @@ static void unhide_stale(const struct session *s, int upper, const struct strv *
 	}
 }
 
-static int list_ignored(const char *project, struct strv *out, struct jail_err *e)
-{
-	char *argv[] = {"git", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
-	                "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-	                "--directory", NULL};
-	struct strbuf b = {0};
-	int status;
-	if (spawn_capture(argv, project, 256 << 20, &b, &status, e) < 0) {
-		sb_free(&b);
-		return -1;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		sb_free(&b);
-		return 1; /* not a git repository (or no git): nothing to hide */
-	}
-	for (size_t i = 0; i < b.len;) {
-		char *p = b.s + i;
-		size_t n = strlen(p);
-		if (n && p[n - 1] == '/')
-			p[n - 1] = '\0';
-		if (*p && strcmp(p, ".git") != 0)
-			strv_push(out, p);
-		i += n + 1;
-	}
-	sb_free(&b);
-	return 0;
-}
-
 int hide_ignored(const struct session *s, const struct jail_config *cfg, struct jail_err *e)
 {
 	struct strv ignored = {0}, hidden = {0};
-	int r = list_ignored(s->project, &ignored, e);
+	int r = ignored_paths(s, &ignored, e);
 	if (r < 0)
 		return -1;
 	_cleanup_close_ int upper = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -13,7 +13,7 @@
 #include "mounts.h"
 #include "net.h"
 #include "resources.h"
-#include "seccomp.h"
+#include "sysfilter.h"
 #include "sync.h"
 
 #include <errno.h>
@@ -54,8 +54,16 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 		return -1;
 	if (sethostname("jail", 4) < 0)
 		return jail_err_sys(e, "set hostname");
+	log_debug("init: maps done");
+	/* The namespace counts are set after GO, once the network helper has made
+	 * its own sandbox inside our user namespace; /proc/sys is read-only by then,
+	 * so the directory is opened now. */
+	_cleanup_close_ int sysuser = open("/proc/sys/user", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (sysuser < 0)
+		return jail_err_sys(e, "open /proc/sys/user");
 	if (mounts_build_root(p, e) < 0)
 		return -1;
+	log_debug("init: root built");
 	if (net_jail_setup(p->cfg, sock, e) < 0)
 		return -1;
 	if (p->use_pty && open_pty(p, sock, slave, e) < 0)
@@ -63,6 +71,8 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
 		return -1;
 	if (sync_recv(sock, SYNC_GO, NULL, NULL, NULL, e) < 0)
+		return -1;
+	if (limits_userns_counts(p->cfg, sysuser, e) < 0)
 		return -1;
 	/* From here on nothing in the jail may open /proc/1/{exe,mem,environ}. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
@@ -84,8 +94,10 @@ static void attach_terminal(const struct jail_plan *p, int slave)
 static int harden_and_exec(const struct jail_plan *p)
 {
 	struct jail_err e = {0};
-	if (limits_apply_rlimits(p->cfg, false, &e) < 0 || caps_drop_all(&e) < 0 ||
-	    seccomp_install(p->cfg, &e) < 0) {
+	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
+	 * libseccomp's allocations here, which fail under ASan's allocator */
+	if (caps_drop_all(&e) < 0 || seccomp_install(p->cfg, &e) < 0 ||
+	    limits_apply_rlimits(p->cfg, false, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}
@@ -154,8 +166,10 @@ static int reap_loop(pid_t cmd, int sigfd)
 				kill(-1, SIGKILL);
 			}
 		}
-		if (w < 0 && errno == ECHILD && exit_code >= 0)
+		if (w < 0 && errno == ECHILD && exit_code >= 0) {
+			log_debug("init: command done");
 			return exit_code;
+		}
 	}
 }
 

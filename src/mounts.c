@@ -203,7 +203,7 @@ static int build_dev(struct jail_err *e)
 	if (mkdir(NEW "/dev/pts", 0755) < 0 || mkdir(NEW "/dev/shm", 01777) < 0)
 		return jail_err_sys(e, "create /dev/pts, /dev/shm");
 	if (xmount("devpts", NEW "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
-	           "newinstance,ptmxmode=0666,mode=0620", e) < 0 ||
+	           "newinstance,ptmxmode=0666,mode=0620,max=256", e) < 0 ||
 	    xmount("tmpfs", NEW "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", e) < 0)
 		return -1;
 	static const char *const links[][2] = {
@@ -259,19 +259,23 @@ char *overlay_escape(const char *path)
 	return sb_steal(&b);
 }
 
-static int mount_project(const struct jail_plan *p, struct jail_err *e)
+/* The overlay is mounted first, at a staging point in the scratch root, and
+ * moved into place once /tmp and $HOME exist: an overlay mounted after the other
+ * mounts of the jail costs several times as long (measured: 5 ms against 1). */
+#define STAGE "/project"
+
+static int mount_project_staged(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct session *s = p->session;
-	_cleanup_free_ char *dst = xasprintf(NEW "%s", s->project);
-	if (mkdir_p(dst, 0755, e) < 0)
-		return -1;
+	if (mkdir(STAGE, 0755) < 0)
+		return jail_err_sys(e, "create " STAGE);
 	_cleanup_free_ char *lo = overlay_escape(s->project);
 	_cleanup_free_ char *up = overlay_escape(s->upper);
 	_cleanup_free_ char *wk = overlay_escape(s->work);
 	_cleanup_free_ char *opts =
 		xasprintf("lowerdir=" OLD "%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
 		          up, wk);
-	if (mount("overlay", dst, "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
+	if (mount("overlay", STAGE, "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
 		int err = errno;
 		return jail_err_set(e, err,
 		                    "mount overlay on %s (upper %s): is the state dir on a local "
@@ -279,6 +283,14 @@ static int mount_project(const struct jail_plan *p, struct jail_err *e)
 		                    s->project, s->upper);
 	}
 	return 0;
+}
+
+static int move_project(const struct jail_plan *p, struct jail_err *e)
+{
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->session->project);
+	if (mkdir_p(dst, 0755, e) < 0)
+		return -1;
+	return xmount(STAGE, dst, NULL, MS_MOVE, NULL, e);
 }
 
 static int build_home(const struct jail_plan *p, struct jail_err *e)
@@ -342,7 +354,7 @@ static int enter_new_root(struct jail_err *e)
 int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct jail_config *c = p->cfg;
-	if (enter_scratch_root(e) < 0)
+	if (enter_scratch_root(e) < 0 || mount_project_staged(p, e) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(sys_dirs); i++) {
 		bool opt = strcmp(sys_dirs[i], "/opt") == 0;
@@ -362,7 +374,7 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 		return e->msg[0] ? -1 : jail_err_sys(e, "create /var/tmp");
 	if (build_home(p, e) < 0)
 		return -1;
-	if (mount_project(p, e) < 0)
+	if (move_project(p, e) < 0)
 		return -1;
 	if (user_binds(&c->ro_binds, B_RO | B_OPTIONAL, e) < 0 ||
 	    user_binds(&c->rw_binds, B_RW, e) < 0)

@@ -1,9 +1,24 @@
-/* net.c — the jail's network (placeholder: lo only; the allowlist issue adds the
- * rest). */
+/* net.c — the jail's network: lo only (none), an allowlist (allow), or open.
+ *
+ * init, inside the new netns and still holding capabilities:
+ *   lo up → (allow) nftables ruleset, NFLOG socket, netlink socket for the sets
+ *   → DNS listeners on 127.0.0.1:53 → each fd to the supervisor (SYNC_NET).
+ * supervisor, on the host:
+ *   receive the fds → start pasta / slirp4netns on the child's netns → open
+ *   the host's loopback for host:PORT entries → the DNS/NFLOG thread. */
 #include "net.h"
 
+#include "log.h"
+#include "netpriv.h"
+#include "nflog.h"
+#include "nft.h"
+#include "sync.h"
+
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -23,13 +38,170 @@ static int lo_up(struct jail_err *e)
 	return 0;
 }
 
+/* A socket on 127.0.0.1:53 of the jail's netns: port 53 needs the
+ * capability init still has; the supervisor serves it from the host. */
+static int dns_listener(int type, struct jail_err *e)
+{
+	_cleanup_close_ int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return jail_err_sys(e, "socket for the jail's DNS");
+	int one = 1;
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(NET_DNS_PORT),
+	                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
+		return jail_err_sys(e, "bind the jail's DNS to 127.0.0.1:53");
+	if (type == SOCK_STREAM && listen(fd, 16) < 0)
+		return jail_err_sys(e, "listen on the jail's DNS TCP socket");
+	return steal_fd(&fd);
+}
+
+static int send_fd(int sock, enum net_fd_kind kind, int fd, struct jail_err *e)
+{
+	int k = kind;
+	int r = sync_send(sock, SYNC_NET, &k, sizeof(k), fd, e);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+static int install_ruleset(const struct jail_config *cfg, struct jail_err *e)
+{
+	struct allow_list allow;
+	if (allow_parse(&cfg->allow, &allow, e) < 0)
+		return -1;
+	struct nft_plan plan;
+	nft_plan_build(&allow, &plan);
+	int r = nft_install(&plan, e);
+	nft_plan_free(&plan);
+	allow_free(&allow);
+	return r;
+}
+
 int net_jail_setup(const struct jail_config *cfg, int sync_sock, struct jail_err *e)
 {
 	if (lo_up(e) < 0)
 		return -1;
-	if (cfg->net != NET_NONE)
-		return jail_err_set(e, 0, "--net %s is not implemented yet",
-		                    cfg->net == NET_ALLOW ? "allow" : "open");
+	if (cfg->net == NET_NONE)
+		return 0;
+	if (cfg->net == NET_ALLOW) {
+		if (install_ruleset(cfg, e) < 0)
+			return -1;
+		int nft = nft_netlink_socket(e);
+		if (nft < 0 || send_fd(sync_sock, NETFD_NFT, nft, e) < 0)
+			return -1;
+		int nflog = nflog_open(NFT_LOG_GROUP, e);
+		if (nflog < 0 || send_fd(sync_sock, NETFD_NFLOG, nflog, e) < 0)
+			return -1;
+	}
+	int udp = dns_listener(SOCK_DGRAM, e);
+	if (udp < 0 || send_fd(sync_sock, NETFD_DNS_UDP, udp, e) < 0)
+		return -1;
+	int tcp = dns_listener(SOCK_STREAM, e);
+	if (tcp < 0 || send_fd(sync_sock, NETFD_DNS_TCP, tcp, e) < 0)
+		return -1;
+	return send_fd(sync_sock, NETFD_DONE, -1, e);
+}
+
+/* ---- the supervisor ---- */
+
+static int recv_fds(struct net_host *n, int sock, struct jail_err *e)
+{
+	for (;;) {
+		int kind = 0, fd = -1;
+		size_t len = sizeof(kind);
+		if (sync_recv(sock, SYNC_NET, &kind, &len, &fd, e) < 0)
+			return -1;
+		int *slot = kind == NETFD_DNS_UDP ? &n->udp : kind == NETFD_DNS_TCP ? &n->tcp
+		            : kind == NETFD_NFT ? &n->nft : kind == NETFD_NFLOG ? &n->nflog : NULL;
+		if (kind == NETFD_DONE && fd < 0)
+			return 0;
+		if (!slot || fd < 0 || *slot >= 0) {
+			if (fd >= 0)
+				close(fd);
+			return jail_err_set(e, EPROTO, "network setup: unexpected message %d", kind);
+		}
+		*slot = fd;
+	}
+}
+
+/* The first "nameserver" of the host's resolv.conf. */
+static int host_upstream(struct net_host *n, struct jail_err *e)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	if (read_file_at(AT_FDCWD, "/etc/resolv.conf", 1 << 16, &text, &len, e) < 0)
+		return jail_err_wrap(e, "find the host's DNS server (or give --dns-upstream)");
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char addr[128];
+		if (sscanf(line, " nameserver %127s", addr) == 1) {
+			struct jail_err ignored;
+			if (addr_port_parse(addr, NET_DNS_PORT, &n->upstream, &n->upstream_len,
+			                    &ignored) == 0)
+				return 0;
+		}
+	}
+	return jail_err_set(e, 0, "/etc/resolv.conf names no DNS server; give --dns-upstream ADDR");
+}
+
+static int upstream_setup(struct net_host *n, const struct jail_config *cfg,
+                          struct jail_err *e)
+{
+	if (!cfg->dns_upstream)
+		return host_upstream(n, e);
+	if (addr_port_parse(cfg->dns_upstream, NET_DNS_PORT, &n->upstream, &n->upstream_len, e) < 0)
+		return jail_err_wrap(e, "--dns-upstream");
+	return 0;
+}
+
+/* host:PORT entries: the helper's host-loopback address(es) . PORT, for good. */
+static int open_host_ports(struct net_host *n, struct jail_err *e)
+{
+	uint16_t ports[64];
+	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
+	if (n->mode != NET_ALLOW || np == 0 || n->n_host_addrs == 0)
+		return 0;
+	struct nft_elem els[2 * ARRAY_SIZE(ports)];
+	size_t ne = 0;
+	for (size_t i = 0; i < n->n_host_addrs; i++)
+		for (size_t j = 0; j < np; j++) {
+			struct nft_elem *el = &els[ne++];
+			memset(el, 0, sizeof(*el));
+			el->family = n->host_addrs[i].family;
+			memcpy(el->addr, n->host_addrs[i].addr, sizeof(el->addr));
+			el->port = ports[j];
+		}
+	if (nft_elems_add(n->nft, els, ne, e) < 0)
+		return jail_err_wrap(e, "open the host's loopback ports");
+	return 0;
+}
+
+static struct net_host *net_host_new(const struct jail_config *cfg)
+{
+	struct net_host *n = xcalloc(1, sizeof(*n));
+	n->mode = cfg->net;
+	n->quiet = cfg->quiet;
+	n->udp = n->tcp = n->nft = n->nflog = -1;
+	n->helper = -1;
+	n->helper_exit_fd = -1;
+	n->stop[0] = n->stop[1] = -1;
+	return n;
+}
+
+int net_validate(const struct jail_config *cfg, struct jail_err *e)
+{
+	struct allow_list allow;
+	if (cfg->net == NET_NONE)
+		return 0;
+	if (allow_parse(&cfg->allow, &allow, e) < 0)
+		return -1;
+	allow_free(&allow);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (cfg->dns_upstream &&
+	    addr_port_parse(cfg->dns_upstream, NET_DNS_PORT, &ss, &len, e) < 0)
+		return jail_err_wrap(e, "--dns-upstream");
 	return 0;
 }
 
@@ -37,12 +209,43 @@ int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
                    struct net_host **out, struct jail_err *e)
 {
 	*out = NULL;
-	return 0;
+	if (cfg->net == NET_NONE)
+		return 0;
+	struct net_host *n = net_host_new(cfg);
+	*out = n;  /* net_host_stop() cleans up whatever was started */
+	if (allow_parse(&cfg->allow, &n->allow, e) < 0 || upstream_setup(n, cfg, e) < 0)
+		return -1;
+	if (recv_fds(n, sync_sock, e) < 0)
+		return jail_err_wrap(e, "set up the jail's network");
+	if ((cfg->net == NET_ALLOW && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0)
+		return jail_err_set(e, EPROTO, "set up the jail's network: sockets missing");
+	if (net_helper_start(n, child, e) < 0 || open_host_ports(n, e) < 0)
+		return -1;
+	return net_watch_start(n, e);
 }
 
-void net_host_stop(struct net_host *n, bool quiet) {}
+void net_host_stop(struct net_host *n, bool quiet)
+{
+	if (!n)
+		return;
+	net_watch_stop(n);
+	net_helper_stop(n);
+	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog};
+	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	if (!quiet && n->mode == NET_ALLOW && (n->blocked || n->refused))
+		log_info("network: %lu connection attempt%s blocked, %lu DNS lookup%s refused",
+		         n->blocked, n->blocked == 1 ? "" : "s", n->refused,
+		         n->refused == 1 ? "" : "s");
+	allow_free(&n->allow);
+	free(n);
+}
 
 const char *net_resolv_conf(const struct jail_config *cfg)
 {
-	return "# no network in this jail (net = none)\n";
+	if (cfg->net == NET_NONE)
+		return "# no network in this jail (net = none)\n";
+	return "# the jail's filtering resolver (served by jail on the host)\n"
+	       "nameserver 127.0.0.1\n";
 }

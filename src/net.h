@@ -19,6 +19,8 @@ int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
                    struct net_host **out, struct jail_err *e) WUR;
 /* Stop the helper and the DNS/NFLOG threads; print the blocked count unless quiet. */
 void net_host_stop(struct net_host *n, bool quiet);
+/* Check --allow and --dns-upstream before anything starts (exit 125 early). */
+int net_validate(const struct jail_config *cfg, struct jail_err *e) WUR;
 /* The jail's /etc/resolv.conf for this configuration. */
 const char *net_resolv_conf(const struct jail_config *cfg);
 #endif

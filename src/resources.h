@@ -9,6 +9,13 @@ int limits_cgroup_attach(const struct jail_config *cfg, pid_t init_pid, struct j
 /* Init's child, before exec: rlimits (core dumps off, and the fallbacks). */
 int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
                          struct jail_err *e) WUR;
+/* Init, in the jail's user namespace while it still holds capabilities there:
+ * bound inotify, forbid fanotify and (unless a policy allowed unshare/clone back)
+ * creating any namespace.  sysuser: /proc/sys/user, opened while /proc/sys was
+ * still writable. */
+int limits_userns_counts(const struct jail_config *cfg, int sysuser, struct jail_err *e) WUR;
+/* The one line that says which limits the rlimit fallback keeps. */
+const char *limits_fallback_note(const struct jail_config *cfg);
 /* Supervisor, at exit: remove the cgroup made for the jail. */
 void limits_cgroup_cleanup(void);
 #endif

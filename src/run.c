@@ -65,12 +65,16 @@ static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *
 	expand_paths(&cfg->ro_binds);
 	expand_paths(&cfg->rw_binds);
 	expand_paths(&cfg->tmpfs);
+	expand_paths(&cfg->home_copy);
 	if (session_lock(s, e) < 0 || session_create(s, e) < 0)
 		return -1;
 	if (cfg->home == HOME_PERSISTENT && mkdir_p(s->home, 0700, e) < 0)
 		return -1;
 	record_base(s);
-	return hide_ignored(s, cfg, e);
+	log_debug("session ready");
+	int r = hide_ignored(s, cfg, e);
+	log_debug("ignored files hidden");
+	return r;
 }
 
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
@@ -98,6 +102,7 @@ int cmd_run(struct cli *c)
 	struct jail_config cfg;
 	struct session s = {.lockfd = -1};
 	int exit_code = EXIT_JAIL_FAIL;
+	log_debug("start");
 	if (session_resolve(&s, c->cfg.project, c->cfg.session, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;

@@ -135,6 +135,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		_exit(init_main(p, sv[1]));
 	}
 	close(sv[1]);
+	log_debug("cloned init %d", (int)pid);
 	_cleanup_close_ int master = -1;
 	struct net_host *net = NULL;
 	int r = setup_from_host(p, pid, sock, &master, &net, e);
@@ -142,7 +143,9 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	} else {
+		log_debug("jail started");
 		r = wait_init(p, pid, master, sigfd, exit_code, e);
+		log_debug("init exited");
 	}
 	net_host_stop(net, p->cfg->quiet);
 	limits_cgroup_cleanup();

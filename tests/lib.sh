@@ -68,3 +68,15 @@ session_dir() {
 	hash=$(printf '%s' "$real" | sha256sum | cut -c1-8)
 	echo "$XDG_STATE_HOME/jail/$name-$hash/${2:-default}"
 }
+
+# in_pty CMD: run the shell command line CMD with a terminal as its stdin, stdout
+# and stderr (script(1)); stdin stays open, so no EOF character is typed into it.
+in_pty() {
+	local fifo="$T/.pty-in.$RANDOM" spid
+	mkfifo "$fifo"
+	sleep 60 >"$fifo" &
+	spid=$!
+	script -qec "$1" /dev/null <"$fifo" | tr -d '\r'
+	kill "$spid" 2>/dev/null || true
+	rm -f "$fifo"
+}

@@ -180,17 +180,17 @@ test_pipes_pass_through() {
 
 test_pty_when_stdin_is_a_terminal() {
 	mkrepo "$T/p"
-	out=$(script -qec "$JAIL -D $T/p -- sh -c 'tty; test -t 0 && echo stdin-tty; stty -a | head -n 1'" /dev/null </dev/null)
+	out=$(in_pty "$JAIL -D $T/p -- sh -c 'tty; test -t 0 && echo stdin-tty; stty -a | head -n 1'")
 	assert_contains "$out" "/dev/pts/0"
 	assert_contains "$out" "stdin-tty"
 	# the host's pty is not the jail's: its number space is the jail's own devpts
-	out=$(script -qec "$JAIL -D $T/p -- ls -1 /dev/pts" /dev/null </dev/null | tr -d '\r')
+	out=$(in_pty "$JAIL -D $T/p -- ls -1 /dev/pts")
 	assert_eq "$(printf '%s\n' "$out" | sort | tr '\n' ' ')" "0 ptmx "
 }
 
 test_pty_exit_status_and_terminal_restored() {
 	mkrepo "$T/p"
-	out=$(script -qec "stty -g > $T/before; $JAIL -D $T/p -- sh -c 'exit 3'; echo rc=\$?; stty -g > $T/after" /dev/null </dev/null | tr -d '\r')
+	out=$(in_pty "stty -g > $T/before; $JAIL -D $T/p -- sh -c 'exit 3'; echo rc=\$?; stty -g > $T/after")
 	assert_contains "$out" "rc=3"
 	assert_eq "$(cat "$T/after")" "$(cat "$T/before")" "terminal settings after the jail"
 }
@@ -287,4 +287,69 @@ test_help_and_version() {
 	for s in run diff status export reset list doctor; do assert_contains "$out" "  $s "; done
 	out=$("$JAIL" --version)
 	assert_contains "$out" "jail "
+}
+
+test_newly_ignored_files_are_hidden_on_the_next_run() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- ls -A
+	assert_contains "$out" "notes.txt"
+	sleep 1.1 # step past the cache's same-second distrust
+	run_jail -D "$T/p" -- true
+	echo canary-log-99 > "$T/p/sub.log"
+	printf 'notes.txt\n' >> "$T/p/.gitignore"
+	run_jail -D "$T/p" -- sh -c 'ls -A; cat sub.log notes.txt 2>&1'
+	assert_not_contains "$out" "canary-log-99"
+	assert_not_contains "$out" "untracked"
+	# and a path no longer ignored comes back
+	printf '.env\n' > "$T/p/.gitignore"
+	run_jail -D "$T/p" -- cat notes.txt
+	assert_eq "$out" "untracked"
+}
+
+test_pty_window_size_follows_the_terminal() {
+	mkrepo "$T/p"
+	out=$(in_pty "stty cols 123 rows 45; $JAIL -D $T/p -- stty size")
+	assert_eq "$out" "45 123"
+	# a resize while the command runs reaches it as SIGWINCH with the new size
+	sock="$T/tmux.sock"
+	tmux -S "$sock" new-session -d -x 80 -y 24 \
+		"$JAIL -D $T/p -- sh -c 'trap \"stty size > winch.txt\" WINCH; echo ready > ready.txt; i=0; while [ ! -s winch.txt ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done'"
+	up="$(session_dir "$T/p")/upper"
+	for i in $(seq 100); do [ -e "$up/ready.txt" ] && break; sleep 0.1; done
+	tmux -S "$sock" resize-window -x 100 -y 30
+	for i in $(seq 100); do [ -s "$up/winch.txt" ] && break; sleep 0.1; done
+	tmux -S "$sock" kill-server 2>/dev/null || true
+	assert_eq "$(cat "$up/winch.txt")" "30 100"
+}
+
+test_persistent_home_survives_runs_fresh_does_not() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --home persistent -- sh -c 'echo kept > ~/.state'
+	run_jail -D "$T/p" --home persistent -- cat .state
+	out=$(cd "$T/p" && "$JAIL" --home persistent -- sh -c 'cat ~/.state' </dev/null)
+	assert_eq "$out" "kept"
+	run_jail -D "$T/p" -- sh -c 'cat ~/.state 2>/dev/null || echo fresh'
+	assert_eq "$out" "fresh"
+	assert_no_file "$HOME/.state"
+}
+
+test_binds_and_tmpfs() {
+	mkrepo "$T/p"
+	mkdir -p "$T/ro" "$T/rw"
+	echo data > "$T/ro/f"
+	run_jail -D "$T/p" --ro "$T/ro" --rw "$T/rw" --tmpfs /scratch -- sh -c \
+		"cat $T/ro/f; touch $T/ro/g 2>/dev/null && echo ro-WRITABLE; echo w > $T/rw/out; touch /scratch/x && echo scratch-ok"
+	assert_eq "$(printf '%s\n' "$out" | tr '\n' ' ')" "data scratch-ok "
+	assert_eq "$(cat "$T/rw/out")" "w"
+	assert_no_file "$T/ro/g"
+}
+
+test_copy_into_home_is_never_written_back() {
+	mkrepo "$T/p"
+	mkdir -p "$HOME/.config/tool"
+	echo setting=1 > "$HOME/.config/tool/conf"
+	run_jail -D "$T/p" --copy "~/.config/tool/conf" -- sh -c 'cat ~/.config/tool/conf; echo changed > ~/.config/tool/conf'
+	assert_eq "$out" "setting=1"
+	assert_eq "$(cat "$HOME/.config/tool/conf")" "setting=1"
+	rm -rf "$HOME/.config/tool"
 }

@@ -1,0 +1,855 @@
+/* export.c — walk the upper dir against the lower and classify what changed. */
+#include "export.h"
+
+#include "git.h"
+#include "log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+#define LOWER_READ_MAX (1LL << 30)
+
+/* ---- opening and reading below a root, never following a symlink ---- */
+
+static int open_walk(int dirfd, const char *rel, int flags)
+{
+	_cleanup_free_ char *copy = xstrdup(rel);
+	_cleanup_close_ int cur = -1;
+	char *save = NULL, *part = strtok_r(copy, "/", &save);
+	while (part) {
+		char *next = strtok_r(NULL, "/", &save);
+		if (strcmp(part, "..") == 0 || strcmp(part, ".") == 0) {
+			errno = EXDEV;
+			return -1;
+		}
+		int base = cur >= 0 ? cur : dirfd;
+		int f = next ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+		             : flags | O_NOFOLLOW | O_CLOEXEC;
+		int fd = openat(base, part, f);
+		if (fd < 0)
+			return -1;
+		closep(&cur);
+		cur = fd;
+		part = next;
+	}
+	return steal_fd(&cur);
+}
+
+int open_beneath(int dirfd, const char *rel, int flags)
+{
+	struct open_how how = {
+		.flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd;
+	return open_walk(dirfd, rel, flags);
+}
+
+static int read_fd_all(int fd, size_t max, struct strbuf *out)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			return 0;
+		if (out->len + (size_t)r > max) {
+			errno = EFBIG;
+			return -1;
+		}
+		sb_append(out, chunk, (size_t)r);
+	}
+}
+
+int read_entry(int dirfd, const char *rel, enum ftype t, size_t max, struct strbuf *out,
+               struct jail_err *e)
+{
+	sb_append(out, "", 0);
+	if (t == FT_SYMLINK) {
+		/* O_PATH|O_NOFOLLOW opens the link itself; readlinkat with "" reads it */
+		_cleanup_close_ int fd = open_beneath(dirfd, rel, O_PATH);
+		char buf[4096];
+		ssize_t n = fd < 0 ? -1 : readlinkat(fd, "", buf, sizeof(buf));
+		if (n < 0 || (size_t)n >= sizeof(buf)) {
+			_cleanup_free_ char *esc = escape_name(rel);
+			return jail_err_sys(e, "read symlink '%s'", esc);
+		}
+		sb_append(out, buf, (size_t)n);
+		return 0;
+	}
+	_cleanup_close_ int fd = open_beneath(dirfd, rel, O_RDONLY);
+	struct stat st;
+	int r = fd < 0 || fstat(fd, &st) < 0 ? -1 : 0;
+	if (r == 0 && !S_ISREG(st.st_mode)) {
+		errno = EINVAL;  /* it changed type since the walk */
+		r = -1;
+	}
+	if (r == 0)
+		r = read_fd_all(fd, max, out);
+	if (r < 0) {
+		_cleanup_free_ char *esc = escape_name(rel);
+		return jail_err_sys(e, "read '%s'", esc);
+	}
+	return 0;
+}
+
+/* ---- the changeset ---- */
+
+static struct change *change_add(struct changeset *cs, const char *path, enum ftype old_t,
+                                 enum ftype new_t)
+{
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? cs->cap * 2 : 32;
+		cs->v = xrealloc(cs->v, cs->cap * sizeof(*cs->v));
+	}
+	struct change *c = &cs->v[cs->n++];
+	memset(c, 0, sizeof(*c));
+	c->path = xstrdup(path);
+	c->old_type = old_t;
+	c->new_type = new_t;
+	return c;
+}
+
+void changeset_free(struct changeset *cs)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		free(cs->v[i].path);
+		free(cs->v[i].reason);
+	}
+	free(cs->v);
+	strv_free(&cs->git_dirs);
+	memset(cs, 0, sizeof(*cs));
+}
+
+size_t changeset_included(const struct changeset *cs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cs->n; i++)
+		n += cs->v[i].reason == NULL;
+	return n;
+}
+
+/* ---- the walk ---- */
+
+struct walk {
+	struct export_ctx *x;
+	struct changeset *cs;
+	struct jail_err *e;
+	int depth;
+};
+
+/* Beyond these the agent is building a trap (fd exhaustion, paths longer than
+ * the kernel resolves), not a project: left out, and the export goes on. */
+#define WALK_MAX_DEPTH 64
+#define WALK_MAX_PATH 2048
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Was path (or a directory above it) whited out by the supervisor to hide a
+ * git-ignored file?  Those whiteouts are not the agent's deletions. */
+static bool is_hidden(const struct export_ctx *x, const char *path)
+{
+	if (x->hidden.n == 0)
+		return false;
+	_cleanup_free_ char *p = xstrdup(path);
+	for (;;) {
+		char *key = p;
+		if (bsearch(&key, x->hidden.v, x->hidden.n, sizeof(char *), cmp_str))
+			return true;
+		char *slash = strrchr(p, '/');
+		if (!slash)
+			return false;
+		*slash = '\0';
+	}
+}
+
+static enum ftype ftype_of(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return FT_FILE;
+	if (S_ISLNK(st->st_mode))
+		return FT_SYMLINK;
+	if (S_ISDIR(st->st_mode))
+		return FT_DIR;
+	return FT_SPECIAL;
+}
+
+static const char *special_kind(mode_t m)
+{
+	if (S_ISFIFO(m))
+		return "a fifo";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "a device node";
+}
+
+static bool is_whiteout(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0);
+}
+
+static bool is_opaque(int dirfd)
+{
+	char v[4];
+	static const char *const names[] = {"user.overlay.opaque", "trusted.overlay.opaque"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		ssize_t n = fgetxattr(dirfd, names[i], v, sizeof(v));
+		if (n == 1 && v[0] == 'y')
+			return true;
+	}
+	return false;
+}
+
+static char *join(const char *rel, const char *name)
+{
+	return rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
+}
+
+/* The agent can chmod its files and directories 000: that leaves them out, it
+ * does not stop the export.  Returns 1 when errno says so (and records it). */
+static int unreadable(struct walk *w, const char *path, enum ftype old_t, enum ftype new_t)
+{
+	if (errno != EACCES && errno != EPERM)
+		return 0;
+	change_add(w->cs, path, old_t, new_t)->reason = xasprintf("cannot read it: %s", strerror(errno));
+	return 1;
+}
+
+/* Every file and symlink below the lower directory name is deleted. */
+static int delete_lower_tree(struct walk *w, int lfd, const char *name, const char *path)
+{
+	int fd = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		_cleanup_free_ char *esc = escape_name(path);
+		return jail_err_sys(w->e, "open '%s' in the project", esc);
+	}
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return jail_err_sys(w->e, "read directory in the project");
+	}
+	int ret = 0;
+	struct dirent *de;
+	while (ret == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+			continue;
+		_cleanup_free_ char *p = join(path, de->d_name);
+		struct stat st;
+		if (is_hidden(w->x, p) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		enum ftype t = ftype_of(&st);
+		if (t == FT_DIR)
+			ret = delete_lower_tree(w, dirfd(d), de->d_name, p);
+		else if (t != FT_SPECIAL)
+			change_add(w->cs, p, t, FT_NONE)->old_exec = st.st_mode & 0100;
+	}
+	closedir(d);
+	return ret;
+}
+
+/* The lower entry at name is gone from the merged view. */
+static int delete_lower(struct walk *w, int lfd, const char *name, const char *path,
+                        const struct stat *lst)
+{
+	enum ftype t = ftype_of(lst);
+	if (t == FT_DIR)
+		return delete_lower_tree(w, lfd, name, path);
+	if (t != FT_SPECIAL)
+		change_add(w->cs, path, t, FT_NONE)->old_exec = lst->st_mode & 0100;
+	return 0;
+}
+
+static int same_content(int ufd, int lfd, const char *name, bool *same)
+{
+	_cleanup_close_ int a = openat(ufd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int b = openat(lfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (a < 0 || b < 0)
+		return -1;
+	static char ba[65536], bb[65536];
+	for (;;) {
+		ssize_t ra = read(a, ba, sizeof(ba));
+		ssize_t rb = ra < 0 ? -1 : read(b, bb, (size_t)ra ? (size_t)ra : 1);
+		if (ra < 0 || rb < 0)
+			return -1;
+		if (ra != rb || memcmp(ba, bb, (size_t)ra) != 0) {
+			*same = false;
+			return 0;
+		}
+		if (ra == 0) {
+			*same = true;
+			return 0;
+		}
+	}
+}
+
+static int same_link(int ufd, int lfd, const char *name, bool *same)
+{
+	char a[4096], b[4096];
+	ssize_t na = readlinkat(ufd, name, a, sizeof(a));
+	ssize_t nb = readlinkat(lfd, name, b, sizeof(b));
+	if (na < 0 || nb < 0)
+		return -1;
+	*same = na == nb && memcmp(a, b, (size_t)na) == 0;
+	return 0;
+}
+
+/* A regular file or symlink in the upper dir, against the lower entry (if any). */
+static int classify_leaf(struct walk *w, int ufd, int lfd, const char *name, const char *path,
+                         const struct stat *st, const struct stat *lst)
+{
+	enum ftype nt = ftype_of(st), ot = lst ? ftype_of(lst) : FT_NONE;
+	bool nexec = nt == FT_FILE && (st->st_mode & 0100);
+	bool oexec = ot == FT_FILE && (lst->st_mode & 0100);
+	if (ot == FT_DIR) {
+		if (delete_lower_tree(w, lfd, name, path) < 0)
+			return -1;
+		ot = FT_NONE;
+	} else if (ot == FT_SPECIAL) {
+		ot = FT_NONE;
+	}
+	if (ot == nt) {
+		bool same = false;
+		int r = 0;
+		if (nt == FT_FILE && st->st_size == lst->st_size)
+			r = same_content(ufd, lfd, name, &same);
+		else if (nt == FT_SYMLINK)
+			r = same_link(ufd, lfd, name, &same);
+		if (r < 0 && unreadable(w, path, ot, nt))
+			return 0;
+		if (r < 0) {
+			_cleanup_free_ char *esc = escape_name(path);
+			return jail_err_sys(w->e, "compare '%s' with the project", esc);
+		}
+		if (same && nexec == oexec)
+			return 0;
+	}
+	struct change *c = change_add(w->cs, path, ot, nt);
+	c->old_exec = oexec;
+	c->new_exec = nexec;
+	c->new_size = st->st_size;
+	return 0;
+}
+
+static int walk_dir(struct walk *w, int ufd, int lfd, bool opaque, const char *rel);
+
+/* A directory in the upper dir: recurse with the lower directory of that name. */
+static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, const char *path,
+                        const struct stat *lst, bool opaque)
+{
+	_cleanup_close_ int sub = openat(ufd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0 && unreadable(w, path, FT_NONE, FT_DIR))
+		return 0;
+	if (sub < 0) {
+		_cleanup_free_ char *esc = escape_name(path);
+		return jail_err_sys(w->e, "open '%s' in the session", esc);
+	}
+	_cleanup_close_ int lsub = -1;
+	if (lst && S_ISDIR(lst->st_mode)) {
+		lsub = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (lsub < 0) {
+			_cleanup_free_ char *esc = escape_name(path);
+			return jail_err_sys(w->e, "open '%s' in the project", esc);
+		}
+	} else if (lst && delete_lower(w, lfd, name, path, lst) < 0) {
+		return -1;
+	}
+	/* below an opaque directory the lower is hidden, whether or not the
+	 * subdirectory carries the mark itself */
+	w->depth++;
+	int r = walk_dir(w, sub, lsub, opaque || is_opaque(sub), path);
+	w->depth--;
+	return r;
+}
+
+static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const char *rel,
+                      bool opaque)
+{
+	_cleanup_free_ char *path = join(rel, name);
+	if (strcmp(name, ".git") == 0) {
+		strv_push(&w->cs->git_dirs, path);
+		return 0;
+	}
+	if (w->depth >= WALK_MAX_DEPTH || strlen(path) > WALK_MAX_PATH) {
+		struct change *c = change_add(w->cs, path, FT_NONE, FT_DIR);
+		c->reason = xasprintf("nested deeper than %d directories or longer than %d bytes",
+		                      WALK_MAX_DEPTH, WALK_MAX_PATH);
+		return 0;
+	}
+	struct stat st, lstb, *lst = NULL;
+	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		_cleanup_free_ char *esc = escape_name(path);
+		return jail_err_sys(w->e, "stat '%s' in the session", esc);
+	}
+	if (lfd >= 0 && fstatat(lfd, name, &lstb, AT_SYMLINK_NOFOLLOW) == 0)
+		lst = &lstb;
+	if (is_whiteout(&st)) {
+		if (!lst || is_hidden(w->x, path))
+			return 0;
+		return delete_lower(w, lfd, name, path, lst);
+	}
+	switch (ftype_of(&st)) {
+	case FT_DIR:
+		return classify_dir(w, ufd, lfd, name, path, lst, opaque);
+	case FT_FILE:
+	case FT_SYMLINK:
+		return classify_leaf(w, ufd, lfd, name, path, &st, lst);
+	case FT_SPECIAL:
+	case FT_NONE:
+	default:
+		if (lst && delete_lower(w, lfd, name, path, lst) < 0)
+			return -1;
+		change_add(w->cs, path, FT_NONE, FT_SPECIAL)->special = special_kind(st.st_mode);
+		return 0;
+	}
+}
+
+/* In an opaque directory, lower entries the upper does not hold are deleted. */
+static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, const char *rel)
+{
+	int fd = openat(lfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		closep(&fd);
+		return jail_err_sys(w->e, "read a project directory");
+	}
+	int ret = 0;
+	struct dirent *de;
+	while (ret == 0 && (de = readdir(d))) {
+		const char *n = de->d_name;
+		const char *key = n;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, ".git") ||
+		    bsearch(&key, seen->v, seen->n, sizeof(char *), cmp_str))
+			continue;
+		_cleanup_free_ char *p = join(rel, n);
+		struct stat st;
+		if (is_hidden(w->x, p) || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		ret = delete_lower(w, dirfd(d), n, p, &st);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int walk_dir(struct walk *w, int ufd, int lfd, bool opaque, const char *rel)
+{
+	int fd = openat(ufd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		closep(&fd);
+		return jail_err_sys(w->e, "read a session directory");
+	}
+	struct strv seen = {0};
+	int ret = 0;
+	struct dirent *de;
+	while (ret == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (opaque && lfd >= 0)
+			strv_push(&seen, de->d_name);
+		ret = walk_entry(w, ufd, lfd, de->d_name, rel, opaque);
+	}
+	closedir(d);
+	if (ret == 0 && opaque && lfd >= 0) {
+		if (seen.n)
+			qsort(seen.v, seen.n, sizeof(char *), cmp_str);
+		ret = opaque_deletions(w, lfd, &seen, rel);
+	}
+	strv_free(&seen);
+	return ret;
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	return strcmp(((const struct change *)a)->path, ((const struct change *)b)->path);
+}
+
+int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
+{
+	memset(cs, 0, sizeof(*cs));
+	struct walk w = {x, cs, e, 0};
+	if (x->upper_fd < 0)
+		return 0;  /* the session never ran: nothing changed */
+	if (walk_dir(&w, x->upper_fd, x->project_fd, is_opaque(x->upper_fd), NULL) < 0)
+		return -1;
+	if (cs->n)
+		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_change);
+	return 0;
+}
+
+/* ---- context: the dirs, the hidden list, the host repository ---- */
+
+static void read_hidden(struct export_ctx *x, const char *session_dir)
+{
+	_cleanup_free_ char *path = xasprintf("%s/hidden", session_dir);
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64u << 20, &data, NULL, &ignored) < 0)
+		return;
+	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		size_t l = strlen(line);
+		while (l > 1 && line[l - 1] == '/')
+			line[--l] = '\0';
+		if (l > 2 && line[0] == '.' && line[1] == '/')
+			line += 2;
+		if (*line)
+			strv_push(&x->hidden, line);
+	}
+	if (x->hidden.n)
+		qsort(x->hidden.v, x->hidden.n, sizeof(char *), cmp_str);
+}
+
+/* Is the project a git work tree, and where in its repository does it sit?
+ * git reads only the host's own repository here, never the upper dir. */
+static int probe_repo(struct export_ctx *x, struct jail_err *e)
+{
+	struct git g = {.cwd = x->project};
+	struct strbuf out = {0};
+	int status;
+	const char *args[] = {"rev-parse", "--is-inside-work-tree", "--show-prefix", NULL};
+	if (git_run(&g, args, NULL, 0, &out, &status, e) < 0)
+		return -1;
+	x->is_repo = status == 0 && out.s && strncmp(out.s, "true\n", 5) == 0;
+	x->prefix = xstrdup(x->is_repo ? out.s + 5 : "");
+	x->prefix[strcspn(x->prefix, "\n")] = '\0';
+	sb_free(&out);
+	return 0;
+}
+
+/* The "base" key of the session's meta file: a commit id, or NULL. */
+static char *read_base(const char *session_dir)
+{
+	_cleanup_free_ char *path = xasprintf("%s/meta", session_dir);
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &ignored) < 0)
+		return NULL;
+	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		size_t n = strspn(line + 5, "0123456789abcdef");
+		if (strncmp(line, "base=", 5) == 0 && (n == 40 || n == 64) && line[5 + n] == '\0')
+			return xstrdup(line + 5);
+	}
+	return NULL;
+}
+
+/* The user's global ignore file, as the supervisor's hiding honours it: git would
+ * find it through the global config, which the exporter's git never reads, so
+ * look it up here (`git config --file` only parses) and pass it on. */
+static char *user_excludes_file(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
+	                                               : xasprintf("%s/.config", home_dir());
+	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
+	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
+	const char *files[] = {home_cfg, xdg_cfg};  /* ~/.gitconfig wins */
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct git g = {.cwd = "/"};
+		struct strbuf out = {0};
+		struct jail_err e;
+		int status = 1;
+		const char *args[] = {"config", "--file", files[i], "--get", "core.excludesFile", NULL};
+		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
+		    status == 0 && out.s) {
+			out.s[strcspn(out.s, "\n")] = '\0';
+			char *path = expand_home(out.s);
+			sb_free(&out);
+			return path;
+		}
+		sb_free(&out);
+	}
+	char *def = xasprintf("%s/git/ignore", xdir);
+	if (access(def, R_OK) == 0)
+		return def;
+	free(def);
+	return NULL;
+}
+
+int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
+                    const struct jail_config *cfg, struct jail_err *e)
+{
+	memset(x, 0, sizeof(*x));
+	x->project_fd = x->upper_fd = -1;
+	x->project = project;
+	x->upper = NULL;
+	pathrules_init(&x->rules, cfg);
+	x->project_fd = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (x->project_fd < 0)
+		return jail_err_sys(e, "open project '%s'", project);
+	_cleanup_free_ char *upper = xasprintf("%s/upper", session_dir);
+	x->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (x->upper_fd < 0 && errno != ENOENT)
+		return jail_err_sys(e, "open the session's upper dir '%s'", upper);
+	read_hidden(x, session_dir);
+	if (probe_repo(x, e) < 0)
+		return -1;
+	_cleanup_free_ char *ex = x->is_repo ? user_excludes_file() : NULL;
+	if (ex)
+		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
+	if (x->is_repo)
+		x->base = read_base(session_dir);
+	return 0;
+}
+
+void export_ctx_close(struct export_ctx *x)
+{
+	closep(&x->project_fd);
+	closep(&x->upper_fd);
+	x->project_fd = x->upper_fd = -1;
+	free(x->prefix);
+	free(x->user_excludes);
+	free(x->base);
+	x->prefix = x->user_excludes = x->base = NULL;
+	strv_free(&x->hidden);
+	pathrules_free(&x->rules);
+}
+
+/* ---- the filter ---- */
+
+static void leave_out(struct change *c, char *reason)
+{
+	if (!c->reason)
+		c->reason = reason;
+	else
+		free(reason);
+}
+
+/* The rules that need nothing but the change itself and a symlink's target. */
+static int filter_local(struct export_ctx *x, struct change *c, struct jail_err *e)
+{
+	const char *p = path_name_problem(c->path);
+	if (p)
+		return leave_out(c, xasprintf("%s", p)), 0;
+	if (c->new_type == FT_SPECIAL)
+		return leave_out(c, xasprintf("%s: only files and symlinks are exported", c->special)), 0;
+	char *why = pathrules_denied(&x->rules, c->path, false);
+	if (why)
+		return leave_out(c, why), 0;
+	if (c->new_type != FT_SYMLINK)
+		return 0;
+	struct strbuf t = {0};
+	if (read_entry(x->upper_fd, c->path, FT_SYMLINK, 4096, &t, e) < 0)
+		return -1;
+	if (path_name_problem(t.s) || strlen(t.s) != t.len)
+		leave_out(c, xstrdup("symlink target with control characters or invalid UTF-8"));
+	else if (symlink_leaves_tree(c->path, t.s))
+		leave_out(c, xstrdup("symlink pointing outside the project"));
+	sb_free(&t);
+	return 0;
+}
+
+/* NUL-separated git output into a sorted list. */
+static void split_nul(const struct strbuf *out, struct strv *l)
+{
+	for (size_t i = 0; out->s && i < out->len;) {
+		size_t n = strlen(out->s + i);
+		if (n)
+			strv_push(l, out->s + i);
+		i += n + 1;
+	}
+	if (l->n)
+		qsort(l->v, l->n, sizeof(char *), cmp_str);
+}
+
+static bool in_sorted(const struct strv *l, const char *s)
+{
+	return l->n && bsearch(&s, l->v, l->n, sizeof(char *), cmp_str) != NULL;
+}
+
+/* Which of the changed paths does the host's index track? */
+static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv *tracked,
+                        struct jail_err *e)
+{
+	struct strv args = {0};
+	strv_push(&args, "ls-files");
+	strv_push(&args, "-z");
+	strv_push(&args, "--");
+	/* with few changes, pathspecs keep git's output (and our work) small */
+	for (size_t i = 0; cs->n <= 2000 && i < cs->n; i++)
+		if (!cs->v[i].reason)
+			strv_push(&args, cs->v[i].path);
+	struct git g = {.cwd = x->project, .literal_pathspecs = true};
+	struct strbuf out = {0};
+	int r = 0;
+	if (cs->n > 2000 || args.n > 3)
+		r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, NULL, e);
+	if (r == 0)
+		split_nul(&out, tracked);
+	strv_free(&args);
+	sb_free(&out);
+	return r;
+}
+
+/* Which of these untracked paths do the host's ignore rules (the lower tree's
+ * .gitignore files, .git/info/exclude and the user's global excludes file; never
+ * the agent's edits) ignore? */
+static int host_ignored(struct export_ctx *x, const struct strbuf *in, struct strv *ignored,
+                        struct jail_err *e)
+{
+	if (in->len == 0)
+		return 0;
+	struct git g = {.cwd = x->project, .config = x->user_excludes};
+	struct strbuf out = {0};
+	int status;
+	/* the paths are known untracked: --no-index spares reading the whole index */
+	const char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
+	if (git_run(&g, args, in->s, in->len, &out, &status, e) < 0)
+		return -1;
+	if (status > 1) {
+		sb_free(&out);
+		return jail_err_set(e, 0, "git check-ignore failed (exit %d) in '%s'", status,
+		                    x->project);
+	}
+	split_nul(&out, ignored);
+	sb_free(&out);
+	return 0;
+}
+
+static void parse_ls_tree(struct export_ctx *x, struct changeset *cs, const struct strbuf *out)
+{
+	/* records: "MODE TYPE OID\tPATH\0" */
+	for (size_t i = 0; out->s && i < out->len;) {
+		char *rec = out->s + i;
+		i += strlen(rec) + 1;
+		char *tab = strchr(rec, '\t');
+		char type[16], oid[65];
+		unsigned mode;
+		if (!tab || sscanf(rec, "%o %15s %64s", &mode, type, oid) != 3 || strcmp(type, "blob"))
+			continue;
+		struct change key = {.path = tab + 1}, *c;
+		c = bsearch(&key, cs->v, cs->n, sizeof(*cs->v), cmp_change);
+		if (c && !c->reason) {
+			c->pre = PRE_BASE;
+			c->base_mode = mode;
+			snprintf(c->base_oid, sizeof(c->base_oid), "%s", oid);
+		}
+	}
+}
+
+/* The changed paths as they were in the session's base commit: the agent started
+ * from there, so the patch says base -> agent, and `git am -3` merges whatever the
+ * host did since instead of the patch silently undoing it. */
+static int host_base_entries(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
+{
+	if (!x->base)
+		return 0;
+	struct strv args = {0};
+	const char *head[] = {"ls-tree", "-r", "-z", x->base, "--"};
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		strv_push(&args, head[i]);
+	for (size_t i = 0; cs->n <= 2000 && i < cs->n; i++)
+		if (!cs->v[i].reason)
+			strv_push(&args, cs->v[i].path);
+	struct git g = {.cwd = x->project, .literal_pathspecs = true};
+	struct strbuf out = {0};
+	int status = 0, r = 0;
+	if (cs->n > 2000 || args.n > ARRAY_SIZE(head))
+		r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, &status, e);
+	if (r == 0 && status == 0)
+		parse_ls_tree(x, cs, &out);
+	else if (r == 0)
+		log_warn("the session's base commit %.12s is gone from the project; the patch "
+		         "is against the files as they are now", x->base);
+	strv_free(&args);
+	sb_free(&out);
+	return r;
+}
+
+static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
+{
+	struct strv tracked = {0}, ignored = {0};
+	struct strbuf cand = {0};
+	int r = host_tracked(x, cs, &tracked, e);
+	if (r == 0)
+		r = host_base_entries(x, cs, e);
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		struct change *c = &cs->v[i];
+		bool tracked_now = in_sorted(&tracked, c->path);
+		if (c->pre != PRE_BASE)
+			c->pre = c->old_type != FT_NONE && tracked_now ? PRE_LOWER : PRE_NONE;
+		if (c->reason || c->pre != PRE_NONE || tracked_now)
+			continue;
+		if (c->new_type == FT_NONE)
+			leave_out(c, xstrdup("not tracked by git: the patch does not delete it"));
+		else
+			sb_append(&cand, c->path, strlen(c->path) + 1);
+	}
+	if (r == 0)
+		r = host_ignored(x, &cand, &ignored, e);
+	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		if (!cs->v[i].reason && in_sorted(&ignored, cs->v[i].path))
+			leave_out(&cs->v[i], xstrdup("ignored by git on the host"));
+	strv_free(&tracked);
+	strv_free(&ignored);
+	sb_free(&cand);
+	return r;
+}
+
+static int filter_content(struct export_ctx *x, struct change *c, struct jail_err *e)
+{
+	if (c->new_type != FT_FILE)
+		return 0;
+	if (c->new_size > x->rules.max_size)
+		return leave_out(c, xasprintf("larger than the size limit (%lld bytes > %lld; "
+		                              "raise it with --max-size)",
+		                              c->new_size, x->rules.max_size)), 0;
+	_cleanup_close_ int fd = open_beneath(x->upper_fd, c->path, O_RDONLY);
+	char buf[BINARY_PROBE_LEN];
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, x->rules.binary_ok ? 0 : sizeof(buf), 0);
+	if (n < 0 && (errno == EACCES || errno == EPERM))
+		return leave_out(c, xasprintf("cannot read it: %s", strerror(errno))), 0;
+	if (n < 0) {
+		_cleanup_free_ char *esc = escape_name(c->path);
+		return jail_err_sys(e, "read '%s' in the session", esc);
+	}
+	if (content_is_binary(buf, (size_t)n))
+		leave_out(c, xstrdup("binary content (export it with --allow-binary)"));
+	return 0;
+}
+
+static void set_flags(struct change *c)
+{
+	if (c->new_type == FT_FILE && c->new_exec && !(c->old_type == FT_FILE && c->old_exec))
+		c->flags |= CF_EXEC_ADDED;
+	if (c->new_type == FT_SYMLINK)
+		c->flags |= CF_SYMLINK;
+	if (path_flag_reason(c->path))
+		c->flags |= CF_REVIEW;
+}
+
+int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		cs->v[i].pre = cs->v[i].old_type != FT_NONE ? PRE_LOWER : PRE_NONE; /* no git: all */
+		if (filter_local(x, &cs->v[i], e) < 0)
+			return -1;
+	}
+	if (x->is_repo && filter_git(x, cs, e) < 0)
+		return -1;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (!cs->v[i].reason && filter_content(x, &cs->v[i], e) < 0)
+			return -1;
+		set_flags(&cs->v[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* export.h — what the agent changed: the upper dir walked against the lower.
+ *
+ * export_scan() walks the session's upper dir fd-relatively (never following a
+ * symlink, never leaving the tree) and compares each entry with the lower (the
+ * real project dir, read-only here): whiteouts are deletions, opaque directories
+ * delete the lower entries they do not hold, equal content is no change.
+ * export_filter() then decides, for each change, whether it may leave the jail
+ * (pathrules.h, plus the host repository's index and ignore rules).
+ */
+#ifndef JAIL_EXPORT_H
+#define JAIL_EXPORT_H
+
+#include "pathrules.h"
+
+enum ftype { FT_NONE = 0, FT_FILE, FT_SYMLINK, FT_DIR, FT_SPECIAL };
+
+/* Where the patch's old side of a path comes from. */
+enum pre_source {
+	PRE_NONE = 0,  /* nothing: the path is new to git */
+	PRE_LOWER,     /* the project's file as it is now (no base commit, or not in it) */
+	PRE_BASE,      /* the blob in the session's base commit: the agent started there */
+};
+
+enum change_flag {
+	CF_EXEC_ADDED = 1 << 0,  /* a file became executable (or is new and executable) */
+	CF_SYMLINK = 1 << 1,     /* a symlink was added or retargeted */
+	CF_REVIEW = 1 << 2,      /* .gitattributes and friends: see path_flag_reason() */
+};
+
+struct change {
+	char *path;              /* relative to the project dir */
+	enum ftype old_type, new_type;
+	bool old_exec, new_exec;
+	enum pre_source pre;
+	unsigned base_mode;      /* PRE_BASE: git mode (0100644, 0100755, 0120000) */
+	char base_oid[65];       /* PRE_BASE: blob id */
+	bool in_diff;            /* git found a difference (set with the numstat) */
+	long long new_size;
+	const char *special;     /* what kind of special file the new entry is */
+	char *reason;            /* why it is left out; NULL when it goes out */
+	unsigned flags;
+	long added, deleted;     /* from git's numstat; -1 for binary */
+	bool has_cr;             /* a side holds '\r': `git am` would strip it from text */
+};
+
+struct changeset {
+	struct change *v;
+	size_t n, cap;
+	struct strv git_dirs;    /* .git entries found in the upper dir (left out) */
+};
+
+struct export_ctx {
+	const char *project;     /* the lower: real project dir */
+	const char *upper;       /* the session's upper dir */
+	int project_fd, upper_fd;
+	bool is_repo;            /* the project is (inside) a git work tree */
+	char *prefix;            /* the project's path inside its repository, "" or "sub/" */
+	char *user_excludes;     /* "core.excludesFile=PATH" of the user's own git, or NULL */
+	char *base;              /* the host commit the session started from, or NULL */
+	struct strv hidden;      /* sorted: paths the supervisor whited out at start */
+	struct pathrules rules;
+};
+
+/* Open the dirs, read the hidden list, ask the host's git where the project is. */
+int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
+                    const struct jail_config *cfg, struct jail_err *e) WUR;
+void export_ctx_close(struct export_ctx *x);
+
+int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e) WUR;
+int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e) WUR;
+void changeset_free(struct changeset *cs);
+/* Number of changes that go out. */
+size_t changeset_included(const struct changeset *cs);
+
+/* Open rel below dirfd without following any symlink on the way (openat2
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a component walk where it is missing). */
+int open_beneath(int dirfd, const char *rel, int flags);
+/* Read a file or symlink target below dirfd into *out (max bytes). */
+int read_entry(int dirfd, const char *rel, enum ftype t, size_t max, struct strbuf *out,
+               struct jail_err *e) WUR;
+
+#endif

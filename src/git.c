@@ -1,0 +1,232 @@
+/* git.c — run host-side git with an argv array and a hardened environment. */
+#include "git.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+
+/* Config that neutralises everything a repository's config could make git run
+ * or load: hooks, fsmonitor, pagers, attributes files, external diff drivers,
+ * automatic gc/maintenance, protocols.  Command-line config wins over the
+ * repository's own. */
+static const char *const hardening[] = {
+	"core.hooksPath=/dev/null",   "core.fsmonitor=false",
+	"core.untrackedCache=false",  "core.pager=cat",
+	"core.attributesFile=/dev/null", "core.autocrlf=false",
+	"core.safecrlf=false",        "core.quotePath=false",
+	"core.splitIndex=false",      "diff.external=",
+	"diff.noprefix=false",        "diff.mnemonicPrefix=false",
+	"diff.renames=false",         "diff.relative=false",
+	"gc.auto=0",                  "maintenance.auto=false",
+	"protocol.allow=never",       "color.ui=false",
+	"format.coverLetter=false",
+	"i18n.logOutputEncoding=UTF-8",
+};
+
+void git_argv_prefix(struct strv *argv)
+{
+	strv_push(argv, "git");
+	strv_push(argv, "--no-pager");
+	strv_push(argv, "--no-replace-objects");
+	for (size_t i = 0; i < ARRAY_SIZE(hardening); i++) {
+		strv_push(argv, "-c");
+		strv_push(argv, hardening[i]);
+	}
+}
+
+void git_env(const struct git *g, struct strv *env)
+{
+	const char *path = getenv("PATH");
+	strv_push_take(env, xasprintf("PATH=%s", path && *path ? path : "/usr/bin:/bin"));
+	static const char *const fixed[] = {
+		"HOME=/nonexistent",          "XDG_CONFIG_HOME=/nonexistent",
+		"GIT_CONFIG_NOSYSTEM=1",      "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_ATTR_NOSYSTEM=1",        "GIT_TERMINAL_PROMPT=0",
+		"GIT_PAGER=cat",              "PAGER=cat",
+		"GIT_OPTIONAL_LOCKS=0",
+		"GIT_NO_REPLACE_OBJECTS=1",   "GIT_EDITOR=false",
+		"GIT_ASKPASS=false",          "GIT_SSH_COMMAND=false",
+		"LC_ALL=C",                   "TZ=UTC",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+		strv_push(env, fixed[i]);
+	if (g->literal_pathspecs)
+		strv_push(env, "GIT_LITERAL_PATHSPECS=1");
+	if (g->git_dir)
+		strv_push_take(env, xasprintf("GIT_DIR=%s", g->git_dir));
+	if (g->work_tree)
+		strv_push_take(env, xasprintf("GIT_WORK_TREE=%s", g->work_tree));
+	if (g->index_file)
+		strv_push_take(env, xasprintf("GIT_INDEX_FILE=%s", g->index_file));
+}
+
+/* Spawn git with stdin/stdout/stderr on the given fds; every other fd closed. */
+static int git_spawn(const struct git *g, char *const *argv, char *const *envp, int fds[3],
+                     pid_t *pid, struct jail_err *e)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	if (posix_spawn_file_actions_init(&fa) != 0 || posix_spawnattr_init(&at) != 0)
+		return jail_err_sys(e, "start git");
+	int r = 0;
+	for (int i = 0; i < 3 && r == 0; i++)
+		r = posix_spawn_file_actions_adddup2(&fa, fds[i], i);
+	if (r == 0 && g->cwd)
+		r = posix_spawn_file_actions_addchdir_np(&fa, g->cwd);
+	if (r == 0)
+		r = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	sigset_t none, def;
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	if (r == 0)
+		r = posix_spawnattr_setsigmask(&at, &none);
+	if (r == 0)
+		r = posix_spawnattr_setsigdefault(&at, &def);
+	if (r == 0)
+		r = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	if (r == 0)
+		r = posix_spawnp(pid, "git", &fa, &at, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (r != 0)
+		return jail_err_set(e, r, "run git%s", r == ENOENT ? " (is git installed?)" : "");
+	return 0;
+}
+
+struct pump {
+	int in, out, err;          /* our ends, -1 when done */
+	const char *data;
+	size_t len, off;
+	struct strbuf *stdout_buf;
+	struct strbuf errbuf;
+};
+
+static int pump_read(int *fd, struct strbuf *b)
+{
+	char chunk[65536];
+	ssize_t r = read(*fd, chunk, sizeof(chunk));
+	if (r < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 : -1;
+	if (r == 0) {
+		close(*fd);
+		*fd = -1;
+		return 0;
+	}
+	if (b)
+		sb_append(b, chunk, (size_t)r);
+	return 0;
+}
+
+/* Feed stdin and drain stdout/stderr at once: git may answer before it has read
+ * all its input (fast-import, check-ignore), so sequential I/O could deadlock. */
+static int pump_run(struct pump *p, struct jail_err *e)
+{
+	while (p->in >= 0 || p->out >= 0 || p->err >= 0) {
+		struct pollfd pf[3] = {{p->in, POLLOUT, 0}, {p->out, POLLIN, 0}, {p->err, POLLIN, 0}};
+		if (poll(pf, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return jail_err_sys(e, "poll git pipes");
+		}
+		if (p->in >= 0 && (pf[0].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t w = p->off < p->len ? write(p->in, p->data + p->off, p->len - p->off) : 0;
+			if (w < 0 && errno != EINTR && errno != EAGAIN)
+				w = -2;  /* git closed its stdin early: its exit status tells */
+			if (w > 0)
+				p->off += (size_t)w;
+			if (w == -2 || p->off >= p->len) {
+				close(p->in);
+				p->in = -1;
+			}
+		}
+		if (p->out >= 0 && pf[1].revents && pump_read(&p->out, p->stdout_buf) < 0)
+			return jail_err_sys(e, "read git output");
+		if (p->err >= 0 && pf[2].revents && pump_read(&p->err, &p->errbuf) < 0)
+			return jail_err_sys(e, "read git errors");
+	}
+	return 0;
+}
+
+static void pump_close(struct pump *p)
+{
+	int *fds[] = {&p->in, &p->out, &p->err};
+	for (size_t i = 0; i < 3; i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+}
+
+static int git_wait(pid_t pid, const char *sub, struct pump *p, int *status, struct jail_err *e)
+{
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		if (errno != EINTR)
+			return jail_err_sys(e, "wait for git %s", sub);
+	int code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	if (status) {
+		*status = code;
+		return 0;
+	}
+	if (code == 0)
+		return 0;
+	char *msg = p->errbuf.s ? p->errbuf.s : "";
+	msg[strcspn(msg, "\n")] = '\0';
+	_cleanup_free_ char *esc = escape_name(msg);
+	return jail_err_set(e, 0, "git %s failed (exit %d)%s%s", sub, code, *esc ? ": " : "", esc);
+}
+
+int git_run(const struct git *g, const char *const *args, const char *in, size_t in_len,
+            struct strbuf *out, int *status, struct jail_err *e)
+{
+	struct strv argv = {0}, env = {0};
+	git_argv_prefix(&argv);
+	if (g->config) {
+		strv_push(&argv, "-c");
+		strv_push(&argv, g->config);
+	}
+	for (size_t i = 0; args[i]; i++)
+		strv_push(&argv, args[i]);
+	git_env(g, &env);
+	int pin[2] = {-1, -1}, pout[2] = {-1, -1}, perr[2] = {-1, -1};
+	struct pump p = {-1, -1, -1, in ? in : "", in ? in_len : 0, 0, out, {0}};
+	int ret = -1;
+	pid_t pid;
+	if (pipe2(pin, O_CLOEXEC) < 0 || pipe2(pout, O_CLOEXEC) < 0 || pipe2(perr, O_CLOEXEC) < 0) {
+		jail_err_sys(e, "create pipes for git");
+		goto done;
+	}
+	int child[3] = {pin[0], pout[1], perr[1]};
+	if (git_spawn(g, argv.v, env.v, child, &pid, e) < 0)
+		goto done;
+	close(pin[0]), close(pout[1]), close(perr[1]);
+	pin[0] = pout[1] = perr[1] = -1;
+	p.in = steal_fd(&pin[1]), p.out = steal_fd(&pout[0]), p.err = steal_fd(&perr[0]);
+	/* non-blocking stdin, and EPIPE instead of SIGPIPE if git stops reading */
+	int fl = fcntl(p.in, F_GETFL);
+	int pr = fl < 0 || fcntl(p.in, F_SETFL, fl | O_NONBLOCK) < 0
+	                 ? jail_err_sys(e, "set git stdin non-blocking")
+	                 : 0;
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old);
+	if (pr == 0)
+		pr = pump_run(&p, e);
+	sigaction(SIGPIPE, &old, NULL);
+	pump_close(&p);
+	int wr = git_wait(pid, args[0], &p, status, e);
+	ret = pr < 0 || wr < 0 ? -1 : 0;
+done:
+	for (int i = 0; i < 2; i++) {
+		closep(&pin[i]), closep(&pout[i]), closep(&perr[i]);
+	}
+	sb_free(&p.errbuf);
+	strv_free(&argv);
+	strv_free(&env);
+	return ret;
+}

@@ -1,0 +1,38 @@
+/* git.h — host-side git, hardened.
+ *
+ * Every git process jail starts goes through git_run(): an argv array (never a
+ * shell string), an environment built from nothing, no system or global config, no
+ * hooks, no fsmonitor, no pager, no external diff or textconv, no optional locks.
+ * git only ever sees the host's own repository (the real project dir, which the
+ * agent cannot write) or a throwaway repository jail made itself; never the .git
+ * the agent wrote into the upper dir.
+ */
+#ifndef JAIL_GIT_H
+#define JAIL_GIT_H
+
+#include "util.h"
+
+struct git {
+	const char *cwd;         /* working directory of the git process */
+	const char *git_dir;     /* GIT_DIR, or NULL to let git discover from cwd */
+	const char *work_tree;   /* GIT_WORK_TREE, or NULL */
+	const char *index_file;  /* GIT_INDEX_FILE, or NULL */
+	bool literal_pathspecs;  /* GIT_LITERAL_PATHSPECS=1 (check-ignore refuses it) */
+	const char *config;      /* one more "-c key=value", or NULL */
+};
+
+/* Run `git ARGS...` (args NULL-terminated, without "git").  in/in_len go to its
+ * stdin (NULL: /dev/null); its stdout is appended to *out (may be NULL).  A
+ * non-zero exit is an error carrying git's first stderr line, escaped.
+ * *status gets the exit status when not NULL; then a non-zero exit is not an
+ * error (for commands such as check-ignore that use 1 as an answer). */
+int git_run(const struct git *g, const char *const *args, const char *in, size_t in_len,
+            struct strbuf *out, int *status, struct jail_err *e) WUR;
+
+/* Fill *argv with the hardened prefix: "git", "--no-pager", "-c", ... (exposed
+ * for the unit test). */
+void git_argv_prefix(struct strv *argv);
+/* The environment git runs with (exposed for the unit test). */
+void git_env(const struct git *g, struct strv *env);
+
+#endif

@@ -1,0 +1,204 @@
+/* ignorecache.c — see ignorecache.h.
+ *
+ * The cache file <session>/ignored.cache is a list of NUL-terminated fields:
+ *   "jail-ignore-cache-3" then records of (kind, path, stamp):
+ *   kind "s": a stamped path (a directory git walks, an ignore file, the index);
+ *   kind "i": an ignored path (stamp empty);
+ *   kind "t": when the cache was made (seconds), in the path field.
+ * A stamp whose mtime lies within a second of that time is not trusted: a
+ * change in the same timestamp tick would leave it equal (git's "racy" case).
+ * Stamped paths are relative to the project, or absolute for files outside it. */
+#include "ignorecache.h"
+
+#include "hide.h"
+#include "log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define MAGIC "jail-ignore-cache-3"
+#define WALK_DEPTH_MAX 256
+
+static void stamp_of(int dirfd, const char *path, char out[96])
+{
+	struct stat st;
+	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		snprintf(out, 96, "none");
+	else
+		snprintf(out, 96, "%lld.%09ld:%llu:%lld", (long long)st.st_mtim.tv_sec,
+		         st.st_mtim.tv_nsec, (unsigned long long)st.st_ino, (long long)st.st_size);
+}
+
+static void add_record(struct strbuf *b, const char *kind, const char *path, const char *stamp)
+{
+	sb_append(b, kind, strlen(kind) + 1);
+	sb_append(b, path, strlen(path) + 1);
+	sb_append(b, stamp, strlen(stamp) + 1);
+}
+
+static void add_stamped(struct strbuf *b, int proj, const char *path)
+{
+	char stamp[96];
+	stamp_of(proj, path, stamp);
+	add_record(b, "s", path, stamp);
+}
+
+/* Walk the directories git walks (not .git, not ignored ones), stamping each and
+ * every .gitignore in them. */
+static void walk_dirs(struct strbuf *b, int proj, const char *rel, const struct strv *ign,
+                      int depth)
+{
+	if (depth > WALK_DEPTH_MAX)
+		return;
+	add_stamped(b, proj, rel);
+	int fd = openat(proj, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || !strcmp(n, ".git"))
+			continue;
+		_cleanup_free_ char *child =
+			strcmp(rel, ".") ? xasprintf("%s/%s", rel, n) : xstrdup(n);
+		if (de->d_type == DT_DIR && !strv_contains(ign, child))
+			walk_dirs(b, proj, child, ign, depth + 1);
+		else if (!strcmp(n, ".gitignore"))
+			add_stamped(b, proj, child);
+	}
+	closedir(d);
+}
+
+static char *global_excludes_file(const char *project)
+{
+	char *argv[] = {"git", "config", "--path", "--get", "core.excludesFile", NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status;
+	if (spawn_capture(argv, project, 8192, &out, &status, &e) == 0 && status == 0 && out.len) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		return sb_steal(&out);
+	}
+	sb_free(&out);
+	const char *x = getenv("XDG_CONFIG_HOME");
+	return x && *x == '/' ? xasprintf("%s/git/ignore", x)
+	                      : xasprintf("%s/.config/git/ignore", home_dir());
+}
+
+static int ask_git(const char *project, struct strv *out, struct jail_err *e)
+{
+	char *argv[] = {"git", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
+	                "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+	                "--directory", NULL};
+	struct strbuf b = {0};
+	int status;
+	if (spawn_capture(argv, project, 256 << 20, &b, &status, e) < 0) {
+		sb_free(&b);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		sb_free(&b);
+		return 1; /* not a git repository (or no git): nothing to hide */
+	}
+	for (size_t i = 0; i < b.len;) {
+		char *p = b.s + i;
+		size_t n = strlen(p);
+		i += n + 1;
+		if (n && p[n - 1] == '/')
+			p[n - 1] = '\0';
+		if (*p && strcmp(p, ".git") != 0)
+			strv_push(out, p);
+	}
+	sb_free(&b);
+	return 0;
+}
+
+static char *cache_path(const struct session *s) { return xasprintf("%s/ignored.cache", s->dir); }
+
+/* 0 and *out filled when every stamp still matches; -1 otherwise. */
+static int cache_load(const struct session *s, int proj, struct strv *out)
+{
+	_cleanup_free_ char *path = cache_path(s);
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 256 << 20, &data, &len, &e) < 0)
+		return -1;
+	if (len < sizeof(MAGIC) || memcmp(data, MAGIC, sizeof(MAGIC)) != 0 || data[len - 1])
+		return -1;
+	struct strv got = {0};
+	long long made = 0;
+	for (size_t i = sizeof(MAGIC); i < len;) {
+		const char *kind = data + i, *p, *stamp;
+		i += strlen(kind) + 1;
+		p = data + (i < len ? i : len - 1);
+		i += strlen(p) + 1;
+		stamp = data + (i < len ? i : len - 1);
+		i += strlen(stamp) + 1;
+		char now[96];
+		if (kind[0] == 'i') {
+			strv_push(&got, p);
+			continue;
+		}
+		if (kind[0] == 't') {
+			made = atoll(p);
+			continue;
+		}
+		stamp_of(proj, p, now);
+		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 1) {
+			log_debug("ignore cache: '%s' changed", p);
+			strv_free(&got);
+			return -1;
+		}
+	}
+	*out = got;
+	return 0;
+}
+
+static void cache_store(const struct session *s, int proj, const struct strv *ign)
+{
+	struct strbuf b = {0};
+	sb_append(&b, MAGIC, sizeof(MAGIC));
+	char made[32];
+	snprintf(made, sizeof(made), "%lld", (long long)time(NULL));
+	add_record(&b, "t", made, "");
+	_cleanup_free_ char *excl = global_excludes_file(s->project);
+	_cleanup_free_ char *gcfg = xasprintf("%s/.gitconfig", home_dir());
+	const char *files[] = {".git/index", ".git/info/exclude", ".git/HEAD", excl, gcfg};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		add_stamped(&b, proj, files[i]);
+	walk_dirs(&b, proj, ".", ign, 0);
+	for (size_t i = 0; i < ign->n; i++)
+		add_record(&b, "i", ign->v[i], "");
+	_cleanup_free_ char *path = cache_path(s);
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
+	struct jail_err e;
+	if (write_file_at(AT_FDCWD, tmp, b.s, b.len, 0600, &e) < 0 || rename(tmp, path) < 0)
+		log_warn("cannot write the ignore cache: %s", e.msg);
+	sb_free(&b);
+}
+
+int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
+{
+	_cleanup_close_ int proj = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (proj < 0)
+		return jail_err_sys(e, "open '%s'", s->project);
+	struct stat st;
+	/* only a plain .git directory: a worktree's index lives elsewhere */
+	bool cacheable = fstatat(proj, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	if (cacheable && cache_load(s, proj, out) == 0)
+		return 0;
+	int r = ask_git(s->project, out, e);
+	if (r == 0 && cacheable)
+		cache_store(s, proj, out);
+	return r;
+}

@@ -1,0 +1,366 @@
+/* nethelper.c — the user-mode network helper that gives the jail's netns a
+ * route out: pasta (preferred) or slirp4netns, started by the supervisor on
+ * the child's namespaces, unprivileged, and stopped with the jail.
+ *
+ * Both are told to keep the host's loopback closed unless host:PORT is in the
+ * allowlist: pasta forwards no ports in either direction (-t/-u/-T/-U none;
+ * its default "auto" would splice the jail's 127.0.0.1 to the host's) and does
+ * not map the gateway to the host (--no-map-gw); slirp4netns gets
+ * --disable-host-loopback.  When host ports are allowed, the mapping stays and
+ * the ruleset opens exactly those ports on it.
+ *
+ * Isolation: pasta isolates itself (namespaces, seccomp, no capabilities).
+ * slirp4netns runs with --enable-seccomp only: its --enable-sandbox needs uid 0
+ * mapped in the jail's user namespace, which maps only the caller's uid. */
+#include "log.h"
+#include "netpriv.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define HELPER_WAIT_MS 10000
+
+static char *find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin";
+	_cleanup_free_ char *copy = xstrdup(path);
+	for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", dir, name);
+		if (dir[0] == '/' && access(full, X_OK) == 0)
+			return full;
+		free(full);
+	}
+	return NULL;
+}
+
+/* Which helper: JAIL_NET_HELPER names one; else pasta, else slirp4netns. */
+static int choose_helper(struct net_host *n, char **path, struct jail_err *e)
+{
+	const char *want = getenv("JAIL_NET_HELPER");
+	if (want && strcmp(want, "pasta") != 0 && strcmp(want, "slirp4netns") != 0)
+		return jail_err_set(e, 0, "JAIL_NET_HELPER=%s: use pasta or slirp4netns", want);
+	static const char *const helpers[] = {"pasta", "slirp4netns"};
+	for (size_t i = 0; i < ARRAY_SIZE(helpers); i++) {
+		if (want && strcmp(want, helpers[i]) != 0)
+			continue;
+		if ((*path = find_in_path(helpers[i]))) {
+			n->helper_name = helpers[i];
+			return 0;
+		}
+	}
+	if (want)
+		return jail_err_set(e, 0, "JAIL_NET_HELPER=%s: not found in PATH", want);
+	return jail_err_set(e, 0, "--net %s needs pasta (Debian package passt) or "
+	                    "slirp4netns; neither is installed",
+	                    n->mode == NET_OPEN ? "open" : "allow");
+}
+
+/* In the forked child: only async-signal-safe calls. */
+static void exec_helper(const char *path, char *const argv[], int logfd, const int *keep,
+                        int nkeep)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);  /* the supervisor blocks what it watches */
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(logfd, 2) < 0)
+		_exit(127);
+	int high[4];
+	for (int i = 0; i < nkeep; i++)  /* out of the way first: keep[1] may be 3 */
+		if ((high[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 16)) < 0)
+			_exit(127);
+	for (int i = 0; i < nkeep; i++)
+		if (dup2(high[i], 3 + i) < 0)
+			_exit(127);
+	syscall(SYS_close_range, 3 + nkeep, ~0U, 0);
+	execv(path, argv);
+	_exit(127);
+}
+
+static int spawn(struct net_host *n, const char *path, char *const argv[], const int *keep,
+                 int nkeep, struct jail_err *e)
+{
+	_cleanup_free_ char *log = xasprintf("%s/helper.log", n->rundir);
+	_cleanup_close_ int logfd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (logfd < 0)
+		return jail_err_sys(e, "create %s", log);
+	pid_t pid = fork();
+	if (pid < 0)
+		return jail_err_sys(e, "fork for %s", n->helper_name);
+	if (pid == 0)
+		exec_helper(path, argv, logfd, keep, nkeep);
+	n->helper = pid;
+	return 0;
+}
+
+/* The helper failed to start: its own last words (up to three lines). */
+static int helper_failed(struct net_host *n, const char *why, struct jail_err *e)
+{
+	_cleanup_free_ char *log = xasprintf("%s/helper.log", n->rundir), *text = NULL;
+	size_t len = 0;
+	struct jail_err ignored;
+	const char *last = "";
+	if (read_file_at(AT_FDCWD, log, 1 << 16, &text, &len, &ignored) == 0) {
+		while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+			text[--len] = '\0';
+		last = text;
+		for (int lines = 0; lines < 3; lines++) {
+			char *nl = memrchr(text, '\n', (size_t)(last - text - (last > text)));
+			if (!nl)
+				break;
+			last = nl + 1;
+		}
+		for (char *p = text; *p; p++)
+			if (*p == '\n')
+				*p = ' ';  /* one line, escaped below */
+	}
+	_cleanup_free_ char *esc = escape_name(last);
+	return jail_err_set(e, 0, "%s %s%s%s", n->helper_name, why, *esc ? ": " : "", esc);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static bool helper_exited(struct net_host *n)
+{
+	int st;
+	if (waitpid(n->helper, &st, WNOHANG) == n->helper) {
+		n->helper = -1;
+		return true;
+	}
+	return false;
+}
+
+/* pasta writes its pid file once the namespace is configured. */
+static int pasta_wait(struct net_host *n, struct jail_err *e)
+{
+	_cleanup_free_ char *pidfile = xasprintf("%s/pasta.pid", n->rundir);
+	long long deadline = now_ms() + HELPER_WAIT_MS;
+	for (;;) {
+		struct stat st;
+		if (stat(pidfile, &st) == 0 && st.st_size > 0)
+			return 0;
+		if (helper_exited(n))
+			return helper_failed(n, "exited during setup", e);
+		if (now_ms() > deadline)
+			return helper_failed(n, "did not configure the jail's network in time", e);
+		struct timespec ts = {0, 5 * 1000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void push_all(struct strv *v, const char *const *args)
+{
+	for (; *args; args++)
+		strv_push(v, *args);
+}
+
+static int start_pasta(struct net_host *n, const char *path, pid_t child, bool map_host,
+                       struct jail_err *e)
+{
+	_cleanup_free_ char *pidfile = xasprintf("%s/pasta.pid", n->rundir);
+	struct strv argv = {0};
+	const char *const fixed[] = {"pasta", "--config-net", "--quiet", "--foreground",
+	                             "--pid", pidfile, "-t", "none", "-u", "none",
+	                             "-T", "none", "-U", "none", NULL};
+	push_all(&argv, fixed);
+	/* As root, pasta would switch to "nobody", who cannot join the jail's
+	 * user namespace: it stays who we are (the owner of that namespace). */
+	strv_push(&argv, "--runas");
+	strv_push_take(&argv, xasprintf("%u:%u", (unsigned)geteuid(), (unsigned)getegid()));
+	if (!map_host)
+		strv_push(&argv, "--no-map-gw");
+	strv_push_take(&argv, xasprintf("%d", (int)child));
+	int r = spawn(n, path, argv.v, NULL, 0, e);
+	strv_free(&argv);
+	if (r < 0)
+		return -1;
+	return pasta_wait(n, e);
+}
+
+static int slirp_wait(struct net_host *n, int ready, struct jail_err *e)
+{
+	long long deadline = now_ms() + HELPER_WAIT_MS;
+	for (;;) {
+		struct pollfd pfd = {ready, POLLIN, 0};
+		int r = poll(&pfd, 1, 50);
+		char c;
+		if (r > 0 && read(ready, &c, 1) == 1)
+			return 0;
+		if (helper_exited(n))
+			return helper_failed(n, "exited during setup", e);
+		if (now_ms() > deadline)
+			return helper_failed(n, "did not configure the jail's network in time", e);
+	}
+}
+
+static int start_slirp(struct net_host *n, const char *path, pid_t child, bool map_host,
+                       struct jail_err *e)
+{
+	int ready[2], ex[2];
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return jail_err_sys(e, "pipe");
+	if (pipe2(ex, O_CLOEXEC) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return jail_err_sys(e, "pipe");
+	}
+	_cleanup_close_ int rd = ready[0], rw = ready[1], xr = ex[0];
+	n->helper_exit_fd = ex[1];  /* closing it tells slirp4netns to exit */
+	struct strv argv = {0};
+	/* No --enable-sandbox: it needs uid 0 mapped in the jail's user namespace
+	 * (it calls setegid(0) there), and the jail maps only the caller's uid. */
+	const char *const fixed[] = {"slirp4netns", "--configure", "--mtu=65520",
+	                             "--enable-seccomp", "--ready-fd=3", "--exit-fd=4", NULL};
+	push_all(&argv, fixed);
+	strv_push_take(&argv, xasprintf("--userns-path=/proc/%d/ns/user", (int)child));
+	if (!map_host)
+		strv_push(&argv, "--disable-host-loopback");
+	strv_push_take(&argv, xasprintf("%d", (int)child));
+	strv_push(&argv, "tap0");
+	int keep[2] = {rw, xr};
+	int r = spawn(n, path, argv.v, keep, 2, e);
+	strv_free(&argv);
+	if (r < 0)
+		return -1;
+	close(steal_fd(&rw));
+	return slirp_wait(n, rd, e);
+}
+
+/* The default IPv4 gateway of the host (pasta gives the jail the host's). */
+static bool default_gw4(unsigned char out[4])
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/net/route", "re");
+	char line[256];
+	while (f && fgets(line, sizeof(line), f)) {
+		char ifname[32];
+		unsigned dest, gw, flags, mask;
+		if (sscanf(line, "%31s %x %x %x %*d %*d %*d %x", ifname, &dest, &gw, &flags,
+		           &mask) == 5 && dest == 0 && mask == 0 && gw != 0) {
+			memcpy(out, &gw, 4);  /* the kernel prints the raw network-order word */
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool default_gw6(unsigned char out[16])
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/net/ipv6_route", "re");
+	char line[512], dest[33], gw[33];
+	unsigned plen;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%32s %x %*s %*x %32s", dest, &plen, gw) != 3 || plen != 0 ||
+		    strspn(dest, "0") != 32 || strspn(gw, "0") == 32)
+			continue;
+		for (int i = 0; i < 16; i++) {
+			unsigned b;
+			if (sscanf(gw + 2 * i, "%2x", &b) != 1)
+				return false;
+			out[i] = (unsigned char)b;
+		}
+		return true;
+	}
+	return false;
+}
+
+static void add_host_addr(struct net_host *n, int family, const void *addr, size_t len)
+{
+	struct dns_addr *a = &n->host_addrs[n->n_host_addrs++];
+	memset(a, 0, sizeof(*a));
+	a->family = family;
+	a->ttl = 60;
+	memcpy(a->addr, addr, len);
+}
+
+static void find_host_addrs(struct net_host *n)
+{
+	unsigned char a[16];
+	if (strcmp(n->helper_name, "slirp4netns") == 0) {
+		inet_pton(AF_INET, "10.0.2.2", a);
+		add_host_addr(n, AF_INET, a, 4);
+		return;
+	}
+	if (default_gw4(a))
+		add_host_addr(n, AF_INET, a, 4);
+	if (default_gw6(a))
+		add_host_addr(n, AF_INET6, a, 16);
+}
+
+int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
+{
+	_cleanup_free_ char *path = NULL;
+	if (choose_helper(n, &path, e) < 0)
+		return -1;
+	if (access("/dev/net/tun", R_OK | W_OK) < 0)
+		return jail_err_sys(e, "%s needs /dev/net/tun (as root: chmod 0666 /dev/net/tun)",
+		                    n->helper_name);
+	char tmpl[] = "/tmp/jail-net.XXXXXX";
+	if (!mkdtemp(tmpl))
+		return jail_err_sys(e, "create a temporary directory in /tmp");
+	n->rundir = xstrdup(tmpl);
+	uint16_t ports[1];
+	bool map_host = allow_host_ports(&n->allow, ports, 1) > 0;
+	int r = strcmp(n->helper_name, "pasta") == 0 ? start_pasta(n, path, child, map_host, e)
+	                                             : start_slirp(n, path, child, map_host, e);
+	if (r < 0)
+		return -1;
+	if (map_host)
+		find_host_addrs(n);
+	if (strcmp(n->helper_name, "slirp4netns") == 0) {
+		inet_pton(AF_INET, "10.0.2.3", n->helper_dns);  /* slirp's DNS forwarder */
+		n->has_helper_dns = true;
+	}
+	log_debug("network: %s (pid %d) serves the jail", n->helper_name, (int)n->helper);
+	return 0;
+}
+
+static void remove_rundir(struct net_host *n)
+{
+	if (!n->rundir)
+		return;
+	static const char *const files[] = {"pasta.pid", "helper.log"};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", n->rundir, files[i]);
+		unlink(p);
+	}
+	rmdir(n->rundir);
+	free(n->rundir);
+	n->rundir = NULL;
+}
+
+void net_helper_stop(struct net_host *n)
+{
+	if (n->helper_exit_fd >= 0)
+		close(steal_fd(&n->helper_exit_fd));
+	if (n->helper > 0) {
+		if (strcmp(n->helper_name, "pasta") == 0)
+			kill(n->helper, SIGTERM);
+		long long deadline = now_ms() + 2000;
+		while (!helper_exited(n) && now_ms() < deadline) {
+			struct timespec ts = {0, 5 * 1000000};
+			nanosleep(&ts, NULL);
+		}
+		if (n->helper > 0) {
+			kill(n->helper, SIGKILL);
+			waitpid(n->helper, NULL, 0);
+			n->helper = -1;
+		}
+	}
+	remove_rundir(n);
+}

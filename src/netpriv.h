@@ -1,0 +1,64 @@
+/* netpriv.h — the supervisor's network state, shared by net.c (setup and
+ * teardown), nethelper.c (pasta / slirp4netns) and netwatch.c (the thread that
+ * serves DNS and reads the denied-connection log).  Not for other modules. */
+#ifndef JAIL_NETPRIV_H
+#define JAIL_NETPRIV_H
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "allow.h"
+#include "config.h"
+#include "dns.h"
+
+/* The fds init hands out over the sync socket, one SYNC_NET message each. */
+enum net_fd_kind { NETFD_DNS_UDP = 1, NETFD_DNS_TCP, NETFD_NFT, NETFD_NFLOG, NETFD_DONE };
+
+#define NET_MEMO 256   /* addresses remembered with the name that resolved to them */
+#define NET_DNS_PORT 53
+
+struct net_memo {
+	int family;
+	unsigned char addr[16];
+	char name[DNS_MAX_NAME];
+};
+
+struct net_host {
+	enum net_mode mode;
+	bool quiet;
+	struct allow_list allow;
+	struct sockaddr_storage upstream;
+	socklen_t upstream_len;
+
+	/* made by init inside the jail's netns */
+	int udp, tcp, nft, nflog;
+
+	/* the helper */
+	const char *helper_name;
+	pid_t helper;
+	int helper_exit_fd;          /* slirp4netns --exit-fd, else -1 */
+	char *rundir;                /* private temp dir: pid file, helper log */
+	/* host.jail.internal: how the jail reaches the host's loopback */
+	struct dns_addr host_addrs[2];
+	size_t n_host_addrs;
+	unsigned char helper_dns[4]; /* the helper's own DNS forwarder, never opened */
+	bool has_helper_dns;
+
+	/* the thread */
+	pthread_t thread;
+	bool running;
+	int stop[2];
+	unsigned long blocked, refused;   /* read after the thread is joined */
+	struct net_memo memo[NET_MEMO];
+	size_t memo_next;
+	char last_line[300];
+	time_t last_time;
+};
+
+/* nethelper.c */
+int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e) WUR;
+void net_helper_stop(struct net_host *n);
+
+/* netwatch.c */
+int net_watch_start(struct net_host *n, struct jail_err *e) WUR;
+void net_watch_stop(struct net_host *n);
+#endif

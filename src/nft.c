@@ -1,0 +1,189 @@
+/* nft.c — the nftables plan (pure) and its installation (libnftnl + libmnl).
+ *
+ * Chain "output" in table inet "jail", policy drop:
+ *   loopback and established/related traffic pass; IPv6 neighbour discovery
+ *   passes (without it no IPv6 address is reachable at all); TCP and UDP to an
+ *   "address . port" pair in allow4/allow6 pass; everything else is logged to
+ *   NFLOG and rejected at once (TCP reset, ICMP administratively prohibited)
+ *   so that a blocked client fails fast instead of hanging. */
+#include "nft.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <net/if.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+
+/* ---- the plan (pure) ---- */
+
+static struct nft_rule *plan_rule(struct nft_plan *p, enum nft_verdict v, uint32_t arg)
+{
+	if (p->n_rules == NFT_MAX_RULES)
+		abort();  /* a programming error: the rule list is fixed */
+	struct nft_rule *r = &p->rules[p->n_rules++];
+	memset(r, 0, sizeof(*r));
+	r->verdict = v;
+	r->arg = arg;
+	return r;
+}
+
+static void rule_match(struct nft_rule *r, enum nft_match_type t, uint32_t value,
+                       const char *str)
+{
+	if (r->n_match == NFT_MAX_MATCH)
+		abort();
+	r->match[r->n_match++] = (struct nft_match){t, value, str};
+}
+
+static void plan_set_rules(struct nft_plan *p, uint32_t nfproto, const char *set)
+{
+	static const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP};
+	for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
+		struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
+		rule_match(r, NM_NFPROTO, nfproto, NULL);
+		rule_match(r, NM_L4PROTO, protos[i], NULL);
+		rule_match(r, NM_DADDR_DPORT, 0, set);
+	}
+}
+
+static void plan_elems(const struct allow_list *allow, struct nft_plan *p)
+{
+	p->elems = allow->n ? xcalloc(allow->n, sizeof(*p->elems)) : NULL;
+	for (size_t i = 0; i < allow->n; i++) {
+		const struct allow_entry *a = &allow->v[i];
+		if (a->kind != ALLOW_V4 && a->kind != ALLOW_V6)
+			continue;
+		struct nft_elem *el = &p->elems[p->n_elems++];
+		el->family = a->kind == ALLOW_V4 ? AF_INET : AF_INET6;
+		memcpy(el->addr, a->addr, sizeof(el->addr));
+		el->port = a->port;
+	}
+}
+
+void nft_plan_build(const struct allow_list *allow, struct nft_plan *p)
+{
+	static const uint32_t nd_types[] = {133, 135, 136};  /* router solicit, NS, NA */
+	memset(p, 0, sizeof(*p));
+	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
+	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
+	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(nd_types); i++) {
+		struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
+		rule_match(r, NM_NFPROTO, NFPROTO_IPV6, NULL);
+		rule_match(r, NM_L4PROTO, IPPROTO_ICMPV6, NULL);
+		rule_match(r, NM_ICMPV6_TYPE, nd_types[i], NULL);
+	}
+	plan_set_rules(p, NFPROTO_IPV4, NFT_SET4);
+	plan_set_rules(p, NFPROTO_IPV6, NFT_SET6);
+	plan_rule(p, NV_LOG, NFT_LOG_GROUP);
+	rule_match(plan_rule(p, NV_REJECT_TCP_RST, 0), NM_L4PROTO, IPPROTO_TCP, NULL);
+	plan_rule(p, NV_REJECT_ICMPX, NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+	plan_elems(allow, p);
+}
+
+void nft_plan_free(struct nft_plan *p)
+{
+	free(p->elems);
+	p->elems = NULL;
+	p->n_elems = 0;
+}
+
+void nft_elem_format(const struct nft_elem *el, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	if (!inet_ntop(el->family, el->addr, a, sizeof(a)))
+		strcpy(a, "?");
+	snprintf(buf, len, "%s . %u", a, el->port);
+}
+
+static const char *proto_name(uint32_t p)
+{
+	switch (p) {
+	case IPPROTO_TCP: return "tcp";
+	case IPPROTO_UDP: return "udp";
+	case IPPROTO_ICMPV6: return "ipv6-icmp";
+	default: return "?";
+	}
+}
+
+static void format_match(struct strbuf *b, const struct nft_match *m, uint32_t nfproto)
+{
+	switch (m->type) {
+	case NM_OIFNAME: sb_printf(b, "oifname \"%s\" ", m->str); break;
+	case NM_CT_STATE: sb_puts(b, "ct state established,related "); break;
+	case NM_NFPROTO:
+		sb_printf(b, "meta nfproto %s ", m->value == NFPROTO_IPV4 ? "ipv4" : "ipv6");
+		break;
+	case NM_L4PROTO: sb_printf(b, "meta l4proto %s ", proto_name(m->value)); break;
+	case NM_ICMPV6_TYPE: sb_printf(b, "icmpv6 type %u ", m->value); break;
+	case NM_DADDR_DPORT:
+		sb_printf(b, "%s daddr . th dport @%s ", nfproto == NFPROTO_IPV4 ? "ip" : "ip6",
+		          m->str);
+		break;
+	default: sb_puts(b, "? "); break;
+	}
+}
+
+static void format_rule(struct strbuf *b, const struct nft_rule *r)
+{
+	uint32_t nfproto = 0;
+	sb_puts(b, "\t\t");
+	for (size_t i = 0; i < r->n_match; i++) {
+		if (r->match[i].type == NM_NFPROTO)
+			nfproto = r->match[i].value;
+		format_match(b, &r->match[i], nfproto);
+	}
+	switch (r->verdict) {
+	case NV_ACCEPT: sb_puts(b, "accept\n"); break;
+	case NV_LOG: sb_printf(b, "log group %u\n", r->arg); break;
+	case NV_REJECT_TCP_RST: sb_puts(b, "reject with tcp reset\n"); break;
+	case NV_REJECT_ICMPX: sb_puts(b, "reject with icmpx admin-prohibited\n"); break;
+	default: sb_puts(b, "?\n"); break;
+	}
+}
+
+static void format_set(struct strbuf *b, const struct nft_plan *p, const char *name,
+                       int family)
+{
+	sb_printf(b, "\tset %s {\n\t\ttype %s . inet_service\n\t\tflags timeout\n", name,
+	          family == AF_INET ? "ipv4_addr" : "ipv6_addr");
+	const char *sep = "\t\telements = { ";
+	for (size_t i = 0; i < p->n_elems; i++) {
+		if (p->elems[i].family != family)
+			continue;
+		char el[80];
+		nft_elem_format(&p->elems[i], el, sizeof(el));
+		sb_printf(b, "%s%s", sep, el);
+		sep = ", ";
+	}
+	if (strcmp(sep, ", ") == 0)
+		sb_puts(b, " }\n");
+	sb_puts(b, "\t}\n");
+}
+
+char *nft_plan_format(const struct nft_plan *p)
+{
+	struct strbuf b = {0};
+	sb_puts(&b, "table inet " NFT_TABLE " {\n");
+	format_set(&b, p, NFT_SET4, AF_INET);
+	format_set(&b, p, NFT_SET6, AF_INET6);
+	sb_puts(&b, "\tchain " NFT_CHAIN " {\n"
+	            "\t\ttype filter hook output priority 0; policy drop;\n");
+	for (size_t i = 0; i < p->n_rules; i++)
+		format_rule(&b, &p->rules[i]);
+	sb_puts(&b, "\t}\n}\n");
+	return sb_steal(&b);
+}

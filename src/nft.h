@@ -1,0 +1,84 @@
+/* nft.h — the jail's nftables ruleset.
+ *
+ * nft_plan_build() is a pure function from the allowlist to a plan: one inet
+ * table with an output chain (policy drop), two sets of "address . port" pairs
+ * (IPv4, IPv6; with timeouts) and an ordered list of rules.  nft_install()
+ * turns the plan into one libnftnl netlink batch, all or nothing.
+ * nft_elems_add() is what the DNS filter calls later to open a resolved
+ * address for the ports its name is allowed on. */
+#ifndef JAIL_NFT_H
+#define JAIL_NFT_H
+#include <stdint.h>
+
+#include "allow.h"
+
+#define NFT_TABLE "jail"
+#define NFT_CHAIN "output"
+#define NFT_SET4 "allow4"
+#define NFT_SET6 "allow6"
+#define NFT_LOG_GROUP 7
+
+enum nft_match_type {
+	NM_OIFNAME,      /* str: the output interface */
+	NM_CT_STATE,     /* value: any of these ct state bits */
+	NM_NFPROTO,      /* value: NFPROTO_IPV4 / NFPROTO_IPV6 */
+	NM_L4PROTO,      /* value: IPPROTO_* */
+	NM_ICMPV6_TYPE,  /* value: ICMPv6 type */
+	NM_DADDR_DPORT,  /* str: set of "daddr . dport" (family from a preceding NM_NFPROTO) */
+};
+
+struct nft_match {
+	enum nft_match_type type;
+	uint32_t value;
+	const char *str;
+};
+
+enum nft_verdict {
+	NV_ACCEPT,
+	NV_LOG,            /* arg: NFLOG group; the rule goes on to the next */
+	NV_REJECT_TCP_RST,
+	NV_REJECT_ICMPX,   /* arg: NFT_REJECT_ICMPX_* code */
+};
+
+#define NFT_MAX_MATCH 3
+#define NFT_MAX_RULES 16
+
+struct nft_rule {
+	struct nft_match match[NFT_MAX_MATCH];
+	size_t n_match;
+	enum nft_verdict verdict;
+	uint32_t arg;
+};
+
+/* One element of allow4/allow6. */
+struct nft_elem {
+	int family;                /* AF_INET or AF_INET6 */
+	unsigned char addr[16];
+	uint16_t port;             /* host order */
+	uint32_t timeout_s;        /* 0: no timeout */
+};
+
+struct nft_plan {
+	struct nft_rule rules[NFT_MAX_RULES];
+	size_t n_rules;
+	struct nft_elem *elems;    /* the literal addresses of the allowlist */
+	size_t n_elems;
+};
+
+/* Pure: the ruleset for this allowlist. */
+void nft_plan_build(const struct allow_list *allow, struct nft_plan *out);
+void nft_plan_free(struct nft_plan *p);
+/* The plan in nft(8) syntax, for tests, debugging and the man page. */
+char *nft_plan_format(const struct nft_plan *p);
+/* Format one element's key as "203.0.113.7 . 443" (for the plan text). */
+void nft_elem_format(const struct nft_elem *el, char *buf, size_t len);
+
+/* Install the plan in the current network namespace in one batch (needs
+ * CAP_NET_ADMIN over it). */
+int nft_install(const struct nft_plan *p, struct jail_err *e) WUR;
+/* Add elements (refreshing the timeout of ones already there) through a
+ * NETLINK_NETFILTER socket opened in the jail's netns. */
+int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_err *e) WUR;
+/* A NETLINK_NETFILTER socket (close-on-exec) in the current network namespace. */
+int nft_netlink_socket(struct jail_err *e) WUR;
+#endif

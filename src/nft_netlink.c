@@ -1,0 +1,414 @@
+/* nft_netlink.c — carrying out an nft_plan: one netlink batch built with
+ * libnftnl, sent and acknowledged with libmnl helpers on a plain
+ * NETLINK_NETFILTER socket (so the supervisor can use one opened in the jail's
+ * network namespace and passed out). */
+#include "nft.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
+#include <net/if.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <libmnl/libmnl.h>
+#include <libnftnl/chain.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/set.h>
+#include <libnftnl/table.h>
+
+#define BATCH_LIMIT (128 * 1024)
+#define BATCH_MAX_MSGS 256
+#define SET_ID4 1
+#define SET_ID6 2
+
+struct batch {
+	char *buf;
+	struct mnl_nlmsg_batch *b;
+	uint32_t seq0, seq;
+	const char *what[BATCH_MAX_MSGS];  /* what each acknowledged message does */
+	bool overflow;
+};
+
+static void *oom_check(void *p)
+{
+	if (!p)
+		abort();  /* libnftnl allocation failed: out of memory */
+	return p;
+}
+
+static void batch_start(struct batch *bt)
+{
+	memset(bt, 0, sizeof(*bt));
+	bt->buf = xmalloc(2 * BATCH_LIMIT);  /* libmnl: room for one message past the limit */
+	bt->b = oom_check(mnl_nlmsg_batch_start(bt->buf, BATCH_LIMIT));
+	bt->seq0 = bt->seq = (uint32_t)time(NULL);
+	nftnl_batch_begin(mnl_nlmsg_batch_current(bt->b), bt->seq++);
+	mnl_nlmsg_batch_next(bt->b);
+}
+
+static void batch_free(struct batch *bt)
+{
+	if (bt->b)
+		mnl_nlmsg_batch_stop(bt->b);
+	free(bt->buf);
+}
+
+static struct nlmsghdr *batch_msg(struct batch *bt, uint16_t type, uint16_t flags,
+                                  const char *what)
+{
+	uint32_t idx = bt->seq - bt->seq0;
+	if (idx < BATCH_MAX_MSGS)
+		bt->what[idx] = what;
+	return nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(bt->b), type, NFPROTO_INET,
+	                             flags | NLM_F_ACK, bt->seq++);
+}
+
+static void batch_next(struct batch *bt)
+{
+	if (!mnl_nlmsg_batch_next(bt->b))
+		bt->overflow = true;
+}
+
+static const char *batch_what(const struct batch *bt, uint32_t seq)
+{
+	uint32_t idx = seq - bt->seq0;
+	return idx < BATCH_MAX_MSGS && bt->what[idx] ? bt->what[idx] : "nftables batch";
+}
+
+/* Count the acknowledgements of one received buffer; keep the first error. */
+static unsigned batch_acks(const struct batch *bt, const char *buf, int n, int *err,
+                           const char **what)
+{
+	unsigned got = 0;
+	for (const struct nlmsghdr *h = (const void *)buf; mnl_nlmsg_ok(h, n);
+	     h = mnl_nlmsg_next(h, &n)) {
+		if (h->nlmsg_type != NLMSG_ERROR)
+			continue;
+		got++;
+		const struct nlmsgerr *ne = mnl_nlmsg_get_payload(h);
+		if (ne->error && !*err) {
+			*err = -ne->error;
+			*what = batch_what(bt, h->nlmsg_seq);
+		}
+	}
+	return got;
+}
+
+static int batch_send(int fd, struct batch *bt, struct jail_err *e)
+{
+	nftnl_batch_end(mnl_nlmsg_batch_current(bt->b), bt->seq++);
+	batch_next(bt);
+	if (bt->overflow)
+		return jail_err_set(e, E2BIG, "nftables batch over %d bytes", BATCH_LIMIT);
+	unsigned want = bt->seq - bt->seq0 - 2, got = 0;  /* begin/end are not acked */
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	if (sendto(fd, mnl_nlmsg_batch_head(bt->b), mnl_nlmsg_batch_size(bt->b), 0,
+	           (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return jail_err_sys(e, "send the nftables batch");
+	int err = 0;
+	const char *what = NULL;
+	char buf[16384];
+	while (got < want) {
+		struct pollfd pfd = {fd, POLLIN, 0};
+		int r = poll(&pfd, 1, 5000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return jail_err_set(e, r ? errno : ETIMEDOUT, "nftables: waiting for the kernel");
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return jail_err_sys(e, "nftables: receive the kernel's answer");
+		got += batch_acks(bt, buf, (int)n, &err, &what);
+	}
+	if (err)
+		return jail_err_set(e, err, "nftables: %s", what);
+	return 0;
+}
+
+/* ---- expressions ---- */
+
+static struct nftnl_expr *expr(struct nftnl_rule *r, const char *name)
+{
+	struct nftnl_expr *x = oom_check(nftnl_expr_alloc(name));
+	nftnl_rule_add_expr(r, x);
+	return x;
+}
+
+static void expr_cmp(struct nftnl_rule *r, uint32_t reg, const void *data, uint32_t len)
+{
+	struct nftnl_expr *x = expr(r, "cmp");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, reg);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_EQ);
+	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, data, len);
+}
+
+static void expr_meta(struct nftnl_rule *r, uint32_t key)
+{
+	struct nftnl_expr *x = expr(r, "meta");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_META_KEY, key);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_META_DREG, NFT_REG_1);
+}
+
+static void expr_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint32_t len,
+                         uint32_t reg)
+{
+	struct nftnl_expr *x = expr(r, "payload");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_BASE, base);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_OFFSET, off);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_LEN, len);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_DREG, reg);
+}
+
+static void expr_ct_state(struct nftnl_rule *r, uint32_t bits)
+{
+	struct nftnl_expr *x = expr(r, "ct");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+	uint32_t zero = 0;
+	x = expr(r, "bitwise");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_MASK, &bits, sizeof(bits));
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+	x = expr(r, "cmp");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_NEQ);
+	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, &zero, sizeof(zero));
+}
+
+/* ip daddr . th dport @set: the address into the 32-bit registers from
+ * NFT_REG32_00, the port into the one after it (zero-padded by the kernel). */
+static void expr_daddr_dport(struct nftnl_rule *r, uint32_t nfproto, const char *set)
+{
+	bool v4 = nfproto == NFPROTO_IPV4;
+	uint32_t alen = v4 ? 4 : 16;
+	expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? 16 : 24, alen, NFT_REG32_00);
+	expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_00 + alen / 4);
+	struct nftnl_expr *x = expr(r, "lookup");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
+	nftnl_expr_set_str(x, NFTNL_EXPR_LOOKUP_SET, set);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SET_ID, v4 ? SET_ID4 : SET_ID6);
+}
+
+static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint32_t nfproto)
+{
+	uint8_t u8 = (uint8_t)m->value;
+	char ifname[IFNAMSIZ] = {0};
+	switch (m->type) {
+	case NM_OIFNAME:
+		strncpy(ifname, m->str, sizeof(ifname) - 1);
+		expr_meta(r, NFT_META_OIFNAME);
+		expr_cmp(r, NFT_REG_1, ifname, sizeof(ifname));
+		break;
+	case NM_CT_STATE: expr_ct_state(r, m->value); break;
+	case NM_NFPROTO:
+		expr_meta(r, NFT_META_NFPROTO);
+		expr_cmp(r, NFT_REG_1, &u8, 1);
+		break;
+	case NM_L4PROTO:
+		expr_meta(r, NFT_META_L4PROTO);
+		expr_cmp(r, NFT_REG_1, &u8, 1);
+		break;
+	case NM_ICMPV6_TYPE:
+		expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 0, 1, NFT_REG_1);
+		expr_cmp(r, NFT_REG_1, &u8, 1);
+		break;
+	case NM_DADDR_DPORT: expr_daddr_dport(r, nfproto, m->str); break;
+	default: abort();
+	}
+}
+
+static void rule_add_verdict(struct nftnl_rule *r, const struct nft_rule *pr)
+{
+	struct nftnl_expr *x;
+	switch (pr->verdict) {
+	case NV_ACCEPT:
+		x = expr(r, "immediate");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
+		break;
+	case NV_LOG:
+		x = expr(r, "log");
+		nftnl_expr_set_u16(x, NFTNL_EXPR_LOG_GROUP, (uint16_t)pr->arg);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_LOG_SNAPLEN, 128);
+		break;
+	case NV_REJECT_TCP_RST:
+		x = expr(r, "reject");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_TCP_RST);
+		nftnl_expr_set_u8(x, NFTNL_EXPR_REJECT_CODE, 0);
+		break;
+	case NV_REJECT_ICMPX:
+		x = expr(r, "reject");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_REJECT_TYPE, NFT_REJECT_ICMPX_UNREACH);
+		nftnl_expr_set_u8(x, NFTNL_EXPR_REJECT_CODE, (uint8_t)pr->arg);
+		break;
+	default: abort();
+	}
+}
+
+/* ---- objects ---- */
+
+static void add_table(struct batch *bt)
+{
+	struct nftnl_table *t = oom_check(nftnl_table_alloc());
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, NFT_TABLE);
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_INET);
+	nftnl_table_nlmsg_build_payload(
+		batch_msg(bt, NFT_MSG_NEWTABLE, NLM_F_CREATE | NLM_F_EXCL, "add table " NFT_TABLE), t);
+	nftnl_table_free(t);
+	batch_next(bt);
+}
+
+static void add_chain(struct batch *bt)
+{
+	struct nftnl_chain *c = oom_check(nftnl_chain_alloc());
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, NFT_CHAIN);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
+	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, 0);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_DROP);
+	nftnl_chain_nlmsg_build_payload(
+		batch_msg(bt, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, "add chain " NFT_CHAIN), c);
+	nftnl_chain_free(c);
+	batch_next(bt);
+}
+
+/* Key types as nft(8) numbers them: ipv4_addr 7, ipv6_addr 8, inet_service 13,
+ * a concatenation is (a << 6) | b; each field is padded to 4 bytes. */
+static struct nftnl_set *set_of(int family)
+{
+	struct nftnl_set *s = oom_check(nftnl_set_alloc());
+	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
+	nftnl_set_set_str(s, NFTNL_SET_NAME, family == AF_INET ? NFT_SET4 : NFT_SET6);
+	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+	nftnl_set_set_u32(s, NFTNL_SET_ID, family == AF_INET ? SET_ID4 : SET_ID6);
+	return s;
+}
+
+static void add_set(struct batch *bt, int family)
+{
+	struct nftnl_set *s = set_of(family);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, family == AF_INET ? (7 << 6) | 13 : (8 << 6) | 13);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, family == AF_INET ? 8 : 20);
+	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_TIMEOUT);
+	nftnl_set_nlmsg_build_payload(
+		batch_msg(bt, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL,
+		          family == AF_INET ? "add set " NFT_SET4 : "add set " NFT_SET6), s);
+	nftnl_set_free(s);
+	batch_next(bt);
+}
+
+/* One NEWSETELEM (or DELSETELEM) message for the elements of one family. */
+static void add_elems(struct batch *bt, int family, const struct nft_elem *els, size_t n,
+                      uint16_t type)
+{
+	struct nftnl_set *s = set_of(family);
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (els[i].family != family)
+			continue;
+		unsigned char key[20] = {0};
+		size_t alen = family == AF_INET ? 4 : 16;
+		memcpy(key, els[i].addr, alen);
+		key[alen] = (unsigned char)(els[i].port >> 8);
+		key[alen + 1] = (unsigned char)els[i].port;
+		struct nftnl_set_elem *el = oom_check(nftnl_set_elem_alloc());
+		nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, (uint32_t)alen + 4);
+		if (els[i].timeout_s && type == NFT_MSG_NEWSETELEM)
+			nftnl_set_elem_set_u64(el, NFTNL_SET_ELEM_TIMEOUT, els[i].timeout_s * 1000ULL);
+		nftnl_set_elem_add(s, el);
+		count++;
+	}
+	if (count) {
+		nftnl_set_elems_nlmsg_build_payload(
+			batch_msg(bt, type, NLM_F_CREATE,
+			          type == NFT_MSG_NEWSETELEM ? "add set elements" : "delete set elements"),
+			s);
+		batch_next(bt);
+	}
+	nftnl_set_free(s);
+}
+
+static void add_rule(struct batch *bt, const struct nft_rule *pr)
+{
+	struct nftnl_rule *r = oom_check(nftnl_rule_alloc());
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFT_CHAIN);
+	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
+	uint32_t nfproto = 0;
+	for (size_t i = 0; i < pr->n_match; i++) {
+		if (pr->match[i].type == NM_NFPROTO)
+			nfproto = pr->match[i].value;
+		rule_add_match(r, &pr->match[i], nfproto);
+	}
+	rule_add_verdict(r, pr);
+	nftnl_rule_nlmsg_build_payload(
+		batch_msg(bt, NFT_MSG_NEWRULE, NLM_F_CREATE | NLM_F_APPEND, "add rule"), r);
+	nftnl_rule_free(r);
+	batch_next(bt);
+}
+
+static int netlink_open(struct jail_err *e)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (fd < 0)
+		return jail_err_sys(e, "open a netfilter netlink socket");
+	int one = 1;
+	/* Errors without a copy of our (large) messages. */
+	if (setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0) {
+		jail_err_sys(e, "netlink: NETLINK_CAP_ACK");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int nft_install(const struct nft_plan *p, struct jail_err *e)
+{
+	_cleanup_close_ int fd = netlink_open(e);
+	if (fd < 0)
+		return -1;
+	struct batch bt;
+	batch_start(&bt);
+	add_table(&bt);
+	add_set(&bt, AF_INET);
+	add_set(&bt, AF_INET6);
+	add_elems(&bt, AF_INET, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
+	add_elems(&bt, AF_INET6, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
+	add_chain(&bt);
+	for (size_t i = 0; i < p->n_rules; i++)
+		add_rule(&bt, &p->rules[i]);
+	int r = batch_send(fd, &bt, e);
+	batch_free(&bt);
+	if (r < 0)
+		return jail_err_wrap(e, "load the jail's nftables ruleset");
+	return 0;
+}
+
+int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_err *e)
+{
+	struct batch bt;
+	batch_start(&bt);
+	add_elems(&bt, AF_INET, els, n, NFT_MSG_NEWSETELEM);
+	add_elems(&bt, AF_INET6, els, n, NFT_MSG_NEWSETELEM);
+	int r = batch_send(nl_fd, &bt, e);
+	batch_free(&bt);
+	return r;
+}
+
+int nft_netlink_socket(struct jail_err *e)
+{
+	return netlink_open(e);
+}

@@ -1,0 +1,564 @@
+/* patch.c — patch series through a throwaway git repository, and the summary. */
+#include "patch.h"
+
+#include "git.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define AUTHOR "jail <jail@localhost>"
+#define OLD_READ_MAX (1ULL << 30)
+
+/* A scratch dir left by an export that crashed: the session is locked, so no
+ * other export is using it. */
+static void remove_stale_scratch(const char *parent)
+{
+	_cleanup_close_ int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d)
+		return;
+	fd = -1;  /* owned by d now */
+	struct dirent *de;
+	struct jail_err e;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, ".export.", 8) == 0 && rm_rf_at(dirfd(d), de->d_name, &e) < 0)
+			break;
+	closedir(d);
+}
+
+int scratch_create(struct scratch *s, const char *parent, struct jail_err *e)
+{
+	remove_stale_scratch(parent);
+	s->dir = xasprintf("%s/.export.XXXXXX", parent);
+	if (!mkdtemp(s->dir)) {
+		jail_err_sys(e, "create a scratch directory in '%s'", parent);
+		free(s->dir);
+		s->dir = NULL;
+		return -1;
+	}
+	/* a bare repository by hand: no templates, no hooks, a config of our own */
+	static const char *const dirs[] = {"objects", "objects/info", "objects/pack", "refs",
+	                                   "refs/heads", "refs/tags"};
+	_cleanup_close_ int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return jail_err_sys(e, "open '%s'", s->dir);
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
+		if (mkdirat(fd, dirs[i], 0700) < 0)
+			return jail_err_sys(e, "create '%s/%s'", s->dir, dirs[i]);
+	static const char head[] = "ref: refs/heads/post\n";
+	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n";
+	if (write_file_at(fd, "HEAD", head, sizeof(head) - 1, 0600, e) < 0 ||
+	    write_file_at(fd, "config", config, sizeof(config) - 1, 0600, e) < 0)
+		return -1;
+	return 0;
+}
+
+void scratch_destroy(struct scratch *s)
+{
+	if (!s->dir)
+		return;
+	struct jail_err e;
+	if (rm_rf_at(AT_FDCWD, s->dir, &e) < 0) {
+		/* a leftover scratch dir is harmless; the next export makes a new one */
+	}
+	free(s->dir);
+	s->dir = NULL;
+}
+
+static int scratch_git(struct scratch *s, const char *const *args, const char *in,
+                       size_t in_len, struct strbuf *out, struct jail_err *e)
+{
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	return git_run(&g, args, in, in_len, out, NULL, e);
+}
+
+/* fast-import takes a path C-quoted: then only '"' and '\' need escaping (names
+ * with control characters never get this far). */
+static void fi_path(struct strbuf *b, const char *prefix, const char *path)
+{
+	sb_puts(b, "\"");
+	for (const char *parts[] = {prefix, path}, **p = parts; p < parts + 2; p++)
+		for (const char *c = *p; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				sb_append(b, "\\", 1);
+			sb_append(b, c, 1);
+		}
+	sb_puts(b, "\"");
+}
+
+static const char *git_mode(enum ftype t, bool exec)
+{
+	return t == FT_SYMLINK ? "120000" : exec ? "100755" : "100644";
+}
+
+static void fi_inline(struct strbuf *b, const char *mode, const struct export_ctx *x,
+                      const char *path, const char *data, size_t len)
+{
+	sb_printf(b, "M %s inline ", mode);
+	fi_path(b, x->prefix, path);
+	sb_printf(b, "\ndata %zu\n", len);
+	sb_append(b, data, len);
+	sb_puts(b, "\n");
+}
+
+static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, const char *path,
+                     enum ftype t, bool exec, size_t max, bool *has_cr, struct jail_err *e)
+{
+	struct strbuf data = {0};
+	if (read_entry(dirfd, path, t, max, &data, e) < 0) {
+		sb_free(&data);
+		return -1;
+	}
+	if (t == FT_FILE && memchr(data.s, '\r', data.len))
+		*has_cr = true;
+	fi_inline(b, git_mode(t, exec), x, path, data.s, data.len);
+	sb_free(&data);
+	return 0;
+}
+
+static void fi_commit_header(struct strbuf *b, const char *ref, const char *msg, long long when)
+{
+	sb_printf(b, "commit %s\nauthor " AUTHOR " %lld +0000\ncommitter " AUTHOR " %lld +0000\n",
+	          ref, when, when);
+	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
+}
+
+/* The base blobs of the changes whose old side comes from the base commit, read
+ * from the host's objects in one `git cat-file --batch` (no filters). */
+static int fetch_base_blobs(const struct export_ctx *x, const struct changeset *cs,
+                            struct strbuf *out, struct jail_err *e)
+{
+	struct strbuf in = {0};
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE)
+			sb_printf(&in, "%s\n", cs->v[i].base_oid);
+	int r = 0;
+	if (in.len) {
+		struct git g = {.cwd = x->project};
+		const char *args[] = {"cat-file", "--batch", NULL};
+		r = git_run(&g, args, in.s, in.len, out, NULL, e);
+	}
+	sb_free(&in);
+	return r;
+}
+
+/* The next blob of cat-file's output at *off: "OID blob SIZE\nDATA\n". */
+static int next_blob(const struct strbuf *b, size_t *off, const char **data, size_t *len,
+                     struct jail_err *e)
+{
+	char *nl = b->s && *off < b->len ? memchr(b->s + *off, '\n', b->len - *off) : NULL;
+	char *sp = nl ? memchr(b->s + *off, ' ', (size_t)(nl - (b->s + *off))) : NULL;
+	unsigned long long n;
+	if (!sp || strncmp(sp, " blob ", 6) != 0 || sscanf(sp + 6, "%llu", &n) != 1 ||
+	    (size_t)(nl + 1 - b->s) + n + 1 > b->len)
+		return jail_err_set(e, 0, "git cat-file: unexpected output reading a base blob");
+	*data = nl + 1;
+	*len = (size_t)n;
+	*off = (size_t)(nl + 1 - b->s) + n + 1;
+	return 0;
+}
+
+/* The old side: base blobs, or the project's files as they are now. */
+static int fi_pre(struct strbuf *b, struct export_ctx *x, struct changeset *cs,
+                  struct jail_err *e)
+{
+	struct strbuf blobs = {0};
+	size_t off = 0;
+	int r = fetch_base_blobs(x, cs, &blobs, e);
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		struct change *c = &cs->v[i];
+		if (c->reason || c->pre == PRE_NONE)
+			continue;
+		if (c->pre == PRE_LOWER) {
+			r = fi_modify(b, x->project_fd, x, c->path, c->old_type, c->old_exec,
+			              OLD_READ_MAX, &c->has_cr, e);
+			continue;
+		}
+		const char *data = NULL;
+		size_t len = 0;
+		r = next_blob(&blobs, &off, &data, &len, e);
+		if (r == 0) {
+			char mode[16];
+			snprintf(mode, sizeof(mode), "%06o", c->base_mode);
+			if ((c->base_mode & 0170000) == 0100000 && memchr(data, '\r', len))
+				c->has_cr = true;
+			fi_inline(b, mode, x, c->path, data, len);
+		}
+	}
+	sb_free(&blobs);
+	return r;
+}
+
+int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                 const char *message, struct jail_err *e)
+{
+	struct strbuf b = {0};
+	long long now = (long long)time(NULL);
+	sb_puts(&b, "feature done\n");
+	fi_commit_header(&b, "refs/heads/pre", "base", now);
+	int r = fi_pre(&b, x, cs, e);
+	fi_commit_header(&b, "refs/heads/post", message, now);
+	sb_puts(&b, "from refs/heads/pre\n");
+	/* deletions first: a file may be replaced by a directory of the same name */
+	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].pre != PRE_NONE) {
+			sb_puts(&b, "D ");
+			fi_path(&b, x->prefix, cs->v[i].path);
+			sb_puts(&b, "\n");
+		}
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		struct change *c = &cs->v[i];
+		if (!c->reason && c->new_type != FT_NONE)
+			r = fi_modify(&b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
+			              (size_t)x->rules.max_size + 1, &c->has_cr, e);
+	}
+	sb_puts(&b, "done\n");
+	const char *args[] = {"fast-import", "--quiet", "--done", NULL};
+	if (r == 0)
+		r = scratch_git(s, args, b.s, b.len, NULL, e);
+	sb_free(&b);
+	return r < 0 ? jail_err_wrap(e, "build the patch") : 0;
+}
+
+static int cmp_change_path(const void *key, const void *elem)
+{
+	return strcmp((const char *)key, ((const struct change *)elem)->path);
+}
+
+int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                  struct jail_err *e)
+{
+	struct strbuf out = {0};
+	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
+	                      "refs/heads/pre", "refs/heads/post", NULL};
+	if (scratch_git(s, args, NULL, 0, &out, e) < 0)
+		return -1;
+	size_t pl = strlen(x->prefix);
+	/* records: "ADDED\tDELETED\tPATH\0" ("-" for binary) */
+	for (size_t i = 0; out.s && i < out.len;) {
+		char *rec = out.s + i;
+		i += strlen(rec) + 1;
+		char *t1 = strchr(rec, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2 || strncmp(t2 + 1, x->prefix, pl) != 0)
+			continue;
+		struct change *c = bsearch(t2 + 1 + pl, cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
+		if (!c)
+			continue;
+		c->in_diff = true;
+		c->added = rec[0] == '-' ? -1 : strtol(rec, NULL, 10);
+		c->deleted = t1[1] == '-' ? -1 : strtol(t1 + 1, NULL, 10);
+	}
+	sb_free(&out);
+	size_t keep = 0;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (!cs->v[i].reason && !cs->v[i].in_diff) {
+			free(cs->v[i].path);
+			continue;
+		}
+		cs->v[keep++] = cs->v[i];
+	}
+	cs->n = keep;
+	return 0;
+}
+
+/* A gitattributes pattern matching exactly one path: glob characters escaped,
+ * the whole C-quoted. */
+static void attr_pattern(struct strbuf *b, const char *prefix, const char *path)
+{
+	sb_puts(b, "\"/");
+	for (const char *parts[] = {prefix, path}, **p = parts; p < parts + 2; p++)
+		for (const char *c = *p; *c; c++) {
+			if (*c == '\\') {
+				sb_puts(b, "\\\\\\\\");  /* quoted, then glob-escaped */
+				continue;
+			}
+			if (strchr("*?[", *c))
+				sb_puts(b, "\\\\");
+			else if (*c == '"')
+				sb_puts(b, "\\");
+			sb_append(b, c, 1);
+		}
+	sb_puts(b, "\"");
+}
+
+int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
+               struct strbuf *out, struct jail_err *e)
+{
+	struct strbuf attrs = {0};
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].has_cr) {
+			attr_pattern(&attrs, x->prefix, cs->v[i].path);
+			sb_puts(&attrs, " -diff\n");
+		}
+	_cleanup_free_ char *info = xasprintf("%s/info", s->dir);
+	_cleanup_free_ char *path = xasprintf("%s/info/attributes", s->dir);
+	int r = 0;
+	if (attrs.len && (mkdir_p(info, 0700, e) < 0 ||
+	                  write_file_at(AT_FDCWD, path, attrs.s, attrs.len, 0600, e) < 0))
+		r = -1;
+	sb_free(&attrs);
+	if (r < 0)
+		return -1;
+	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
+	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
+	                      "refs/heads/post", NULL};
+	r = scratch_git(s, args, NULL, 0, out, e);
+	unlink(path);  /* `jail diff` shows those files as text */
+	return r;
+}
+
+int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e)
+{
+	const char *how = strcmp(mode, "stat") == 0          ? "--stat"
+	                  : strcmp(mode, "name-status") == 0 ? "--name-status"
+	                                                     : "-p";
+	const char *args[] = {"diff-tree", "-r", "-M", "--no-color", how,
+	                      "refs/heads/pre", "refs/heads/post", NULL};
+	return scratch_git(s, args, NULL, 0, out, e);
+}
+
+/* ---- what the user reads: commit message and summary ---- */
+
+static char status_letter(const struct change *c)
+{
+	if (c->new_type == FT_NONE)
+		return 'D';
+	if (c->pre == PRE_NONE)
+		return 'A';
+	enum ftype old = c->pre == PRE_LOWER                          ? c->old_type
+	                 : (c->base_mode & 0170000) == 0120000 ? FT_SYMLINK
+	                                                             : FT_FILE;
+	return old == c->new_type ? 'M' : 'T';
+}
+
+#define GROUP_MIN 4     /* this many left-out files for one reason in one dir: one line */
+#define LEFT_OUT_LINES 100
+
+/* The run of left-out changes from i on (in path order, skipping included ones)
+ * that share i's reason; *end is one past its last member. */
+static size_t same_reason_run(const struct changeset *cs, size_t i, size_t *end)
+{
+	size_t n = 0, j = i;
+	for (; j < cs->n; j++) {
+		if (!cs->v[j].reason)
+			continue;
+		if (strcmp(cs->v[j].reason, cs->v[i].reason) != 0)
+			break;
+		n++;
+	}
+	*end = j;
+	return n;
+}
+
+/* Length of the directory prefix ("a/b/") that paths a and b share. */
+static size_t common_dir(const char *a, const char *b)
+{
+	size_t n = 0;
+	for (size_t k = 0; a[k] && a[k] == b[k]; k++)
+		if (a[k] == '/')
+			n = k + 1;
+	return n;
+}
+
+static void left_out_line(struct strbuf *b, const char *indent, const char *path, size_t n,
+                          const char *reason)
+{
+	_cleanup_free_ char *esc = escape_name(path);
+	_cleanup_free_ char *why = escape_name(reason);
+	if (n > 1)
+		sb_printf(b, "%s%s (%zu files): %s\n", indent, esc, n, why);
+	else
+		sb_printf(b, "%s%s: %s\n", indent, esc, why);
+}
+
+static void render_left_out(const struct changeset *cs, const char *indent, struct strbuf *b)
+{
+	for (size_t i = 0; i < cs->git_dirs.n; i++) {
+		_cleanup_free_ char *esc = escape_name(cs->git_dirs.v[i]);
+		sb_printf(b, "%s%s/: git internals (hooks, config) are never exported\n", indent, esc);
+	}
+	size_t lines = 0, skipped = 0;
+	for (size_t i = 0, end; i < cs->n; i = end) {
+		end = i + 1;
+		if (!cs->v[i].reason)
+			continue;
+		size_t last = i, n = same_reason_run(cs, i, &end);
+		for (size_t j = i; j < end; j++)
+			last = cs->v[j].reason ? j : last;
+		size_t dir = n >= GROUP_MIN ? common_dir(cs->v[i].path, cs->v[last].path) : 0;
+		if (dir) {
+			_cleanup_free_ char *p = xasprintf("%.*s", (int)dir, cs->v[i].path);
+			if (lines++ < LEFT_OUT_LINES)
+				left_out_line(b, indent, p, n, cs->v[i].reason);
+			else
+				skipped += n;
+			continue;
+		}
+		for (size_t j = i; j < end; j++) {
+			if (!cs->v[j].reason)
+				continue;
+			if (lines++ < LEFT_OUT_LINES)
+				left_out_line(b, indent, cs->v[j].path, 1, cs->v[j].reason);
+			else
+				skipped++;
+		}
+	}
+	if (skipped)
+		sb_printf(b, "%s... and %zu more\n", indent, skipped);
+}
+
+static void render_flags(const struct changeset *cs, const char *indent, struct strbuf *b)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct change *c = &cs->v[i];
+		if (c->reason || !c->flags)
+			continue;
+		_cleanup_free_ char *esc = escape_name(c->path);
+		if (c->flags & CF_EXEC_ADDED)
+			sb_printf(b, "%s%s: exec bit added\n", indent, esc);
+		if (c->flags & CF_SYMLINK)
+			sb_printf(b, "%s%s: symlink\n", indent, esc);
+		if (c->flags & CF_REVIEW)
+			sb_printf(b, "%s%s: %s\n", indent, esc, path_flag_reason(c->path));
+	}
+}
+
+static size_t count_left_out(const struct changeset *cs)
+{
+	return cs->n - changeset_included(cs) + cs->git_dirs.n;
+}
+
+static bool any_flags(const struct changeset *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].flags)
+			return true;
+	return false;
+}
+
+char *patch_message(const struct changeset *cs, const char *session)
+{
+	struct strbuf b = {0};
+	_cleanup_free_ char *esc = escape_name(session);
+	sb_printf(&b, "Changes from jail session '%s'\n\n", esc);
+	sb_puts(&b, "Made by an agent in a jail; review before landing.\n");
+	if (any_flags(cs)) {
+		sb_puts(&b, "\nFlagged for review:\n");
+		render_flags(cs, "  ", &b);
+	}
+	if (count_left_out(cs)) {
+		sb_puts(&b, "\nLeft out of this patch:\n");
+		render_left_out(cs, "  ", &b);
+	}
+	return sb_steal(&b);
+}
+
+bool changeset_worth_telling(const struct changeset *cs)
+{
+	return cs->n > 0;
+}
+
+static void render_changed(const struct changeset *cs, struct strbuf *b)
+{
+	long add = 0, del = 0;
+	size_t n = changeset_included(cs);
+	for (size_t i = 0; i < cs->n; i++) {
+		add += cs->v[i].reason || cs->v[i].added < 0 ? 0 : cs->v[i].added;
+		del += cs->v[i].reason || cs->v[i].deleted < 0 ? 0 : cs->v[i].deleted;
+	}
+	sb_printf(b, "%zu file%s changed, +%ld -%ld\n", n, n == 1 ? "" : "s", add, del);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct change *c = &cs->v[i];
+		if (c->reason)
+			continue;
+		_cleanup_free_ char *esc = escape_name(c->path);
+		if (c->added < 0)
+			sb_printf(b, "  %c %s (binary)\n", status_letter(c), esc);
+		else
+			sb_printf(b, "  %c %s +%ld -%ld\n", status_letter(c), esc, c->added, c->deleted);
+	}
+}
+
+void summary_render(const struct changeset *cs, const char *patch_path, struct strbuf *out)
+{
+	if (!changeset_worth_telling(cs))
+		return;
+	render_changed(cs, out);
+	if (any_flags(cs)) {
+		sb_puts(out, "flagged for review:\n");
+		render_flags(cs, "  ", out);
+	}
+	if (count_left_out(cs)) {
+		sb_printf(out, "left out (%zu):\n", count_left_out(cs));
+		render_left_out(cs, "  ", out);
+	}
+	if (patch_path) {
+		_cleanup_free_ char *esc = escape_name(patch_path);
+		sb_printf(out, "patch: %s\n", esc);
+	}
+}
+
+/* ---- terminal output ---- */
+
+/* Length of a UTF-8 sequence by its lead byte (0: not a lead byte). */
+static size_t utf8_lead_len(unsigned char c)
+{
+	return c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+}
+
+void sanitize_for_terminal(const char *s, size_t n, struct strbuf *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	sb_append(out, "", 0);
+	for (size_t i = 0; i < n;) {
+		size_t l = utf8_lead_len(p[i]);
+		bool ok = l == 1 ? (p[i] >= 0x20 || p[i] == '\t' || p[i] == '\n') && p[i] != 0x7f
+		                 : l > 1 && i + l <= n && is_valid_utf8(s + i, l) &&
+		                           !(p[i] == 0xC2 && p[i + 1] < 0xA0); /* C1 controls */
+		if (!ok)
+			l = 1;
+		for (size_t k = 0; k < l; k++) {
+			if (ok)
+				sb_append(out, s + i + k, 1);
+			else
+				sb_printf(out, "\\x%02x", p[i + k]);
+		}
+		i += l;
+	}
+}
+
+void colorize_diff(const char *s, size_t n, struct strbuf *out)
+{
+	struct strbuf clean = {0};
+	sanitize_for_terminal(s, n, &clean);
+	bool in_header = false;
+	for (char *line = clean.s, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		const char *col = NULL;
+		if (strncmp(line, "diff --git ", 11) == 0)
+			in_header = true;
+		if (strncmp(line, "@@", 2) == 0) {
+			in_header = false;
+			col = "\033[36m";
+		} else if (in_header) {
+			col = "\033[1m";
+		} else if (line[0] == '+') {
+			col = "\033[32m";
+		} else if (line[0] == '-') {
+			col = "\033[31m";
+		}
+		if (col)
+			sb_puts(out, col);
+		sb_append(out, line, len);
+		if (col)
+			sb_puts(out, "\033[m");
+		if (nl)
+			sb_puts(out, "\n");
+	}
+	sb_free(&clean);
+}

@@ -1,0 +1,201 @@
+/* pathrules.c — the export filter's pure rules: deny patterns, names, symlinks,
+ * binary content, flagged files. */
+#include "pathrules.h"
+
+#include <fnmatch.h>
+#include <string.h>
+
+#define RUNS_PY "compiled Python that runs instead of the source"
+#define VSCODE "VS Code runs or loads it from the project"
+#define VIMRC "vim/neovim loads it with 'exrc'"
+#define AGENT "an agent CLI loads it (hooks, servers, commands it runs)"
+#define HOOKS "git hooks run by a hooks manager"
+#define PKG "a package manager reads it (scripts, shells, registries)"
+
+/* Files that a shell, an editor, a package manager or an agent CLI loads or runs
+ * from a project directory without asking: a patch must not smuggle them in. */
+const struct deny_rule pathrules_defaults[] = {
+	{(char *)".envrc", (char *)"direnv runs it on entering the directory"},
+	{(char *)".direnv/", (char *)"direnv state, loaded by the shell"},
+	{(char *)".venv/", (char *)"a Python environment: its programs run as your tools"},
+	{(char *)"venv/", (char *)"a Python environment: its programs run as your tools"},
+	{(char *)"__pycache__/", (char *)RUNS_PY},
+	{(char *)"*.pyc", (char *)RUNS_PY},
+	{(char *)"*.pyo", (char *)RUNS_PY},
+	{(char *)"node_modules/", (char *)"installed packages: they run as your tools"},
+	{(char *)".vscode/tasks.json", (char *)VSCODE},
+	{(char *)".vscode/settings.json", (char *)VSCODE},
+	{(char *)".vscode/launch.json", (char *)VSCODE},
+	{(char *)".idea/", (char *)"JetBrains project settings (run configurations)"},
+	{(char *)".dir-locals.el", (char *)"Emacs evaluates it when visiting files"},
+	{(char *)".dir-locals-2.el", (char *)"Emacs evaluates it when visiting files"},
+	{(char *)".exrc", (char *)VIMRC},
+	{(char *)".nvimrc", (char *)VIMRC},
+	{(char *)".nvim.lua", (char *)VIMRC},
+	{(char *)".claude/settings.json", (char *)AGENT},
+	{(char *)".claude/settings.local.json", (char *)AGENT},
+	{(char *)".mcp.json", (char *)AGENT},
+	{(char *)".gemini/", (char *)AGENT},
+	{(char *)".codex/", (char *)AGENT},
+	{(char *)".cursor/", (char *)AGENT},
+	{(char *)".aider.conf.yml", (char *)AGENT},
+	{(char *)".husky/", (char *)HOOKS},
+	{(char *)".githooks/", (char *)HOOKS},
+	{(char *)".npmrc", (char *)PKG},
+	{(char *)".yarnrc", (char *)PKG},
+	{(char *)".yarnrc.yml", (char *)PKG},
+	{(char *)".pnpmfile.cjs", (char *)PKG},
+};
+const size_t pathrules_ndefaults = ARRAY_SIZE(pathrules_defaults);
+
+static void add_rule(struct pathrules *r, const char *pattern, char *why)
+{
+	r->rules = xrealloc(r->rules, (r->n + 1) * sizeof(*r->rules));
+	r->rules[r->n].pattern = xstrdup(pattern);
+	r->rules[r->n].why = why;
+	r->n++;
+}
+
+void pathrules_init(struct pathrules *r, const struct jail_config *cfg)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < pathrules_ndefaults; i++)
+		if (!strv_contains(&cfg->export_allow, pathrules_defaults[i].pattern))
+			add_rule(r, pathrules_defaults[i].pattern, xstrdup(pathrules_defaults[i].why));
+	for (size_t i = 0; i < cfg->export_deny.n; i++)
+		add_rule(r, cfg->export_deny.v[i], xstrdup("denied by the policy (export.deny)"));
+	r->binary_ok = cfg->export_binary;
+	r->max_size = cfg->export_max_size;
+}
+
+void pathrules_free(struct pathrules *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->rules[i].pattern);
+		free(r->rules[i].why);
+	}
+	free(r->rules);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Does pat match the components of path between [from, to)? */
+static bool match_span(const char *pat, const char *path, size_t from, size_t to)
+{
+	char buf[4096];
+	if (to - from >= sizeof(buf))
+		return false;
+	memcpy(buf, path + from, to - from);
+	buf[to - from] = '\0';
+	return fnmatch(pat, buf, FNM_PATHNAME) == 0;
+}
+
+bool pattern_match(const char *pattern, const char *path, bool is_dir)
+{
+	char pat[4096];
+	size_t pl = strlen(pattern);
+	bool anchored = pattern[0] == '/';
+	bool dir_only = pl > 0 && pattern[pl - 1] == '/';
+	if (anchored)
+		pattern++, pl--;
+	if (dir_only)
+		pl--;
+	if (pl == 0 || pl >= sizeof(pat))
+		return false;
+	memcpy(pat, pattern, pl);
+	pat[pl] = '\0';
+	size_t n = strlen(path);
+	/* every span of whole components: start at a component, end at one */
+	for (size_t from = 0; from < n; from++) {
+		if (from > 0 && path[from - 1] != '/')
+			continue;
+		if (anchored && from > 0)
+			break;
+		for (size_t to = from + 1; to <= n; to++) {
+			if (to < n && path[to] != '/')
+				continue;
+			bool last = to == n;
+			if ((!last || !dir_only || is_dir) && match_span(pat, path, from, to))
+				return true;
+		}
+	}
+	return false;
+}
+
+char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (pattern_match(r->rules[i].pattern, path, is_dir)) {
+			_cleanup_free_ char *esc = escape_name(r->rules[i].pattern);
+			return xasprintf("matches '%s': %s", esc, r->rules[i].why);
+		}
+	return NULL;
+}
+
+bool path_in_git_dir(const char *path)
+{
+	for (const char *p = path; p;) {
+		size_t l = strcspn(p, "/");
+		if (l == 4 && strncmp(p, ".git", 4) == 0)
+			return true;
+		p = p[l] ? p + l + 1 : NULL;
+	}
+	return false;
+}
+
+const char *path_name_problem(const char *path)
+{
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return *p == '\n' ? "newline in the name" : "control character in the name";
+	if (!is_valid_utf8(path, strlen(path)))
+		return "the name is not valid UTF-8";
+	/* C1 controls (U+0080..U+009F) drive terminals as well */
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0)
+			return "control character in the name";
+	return NULL;
+}
+
+bool symlink_leaves_tree(const char *linkpath, const char *target)
+{
+	if (target[0] == '/' || target[0] == '\0')
+		return true;
+	long depth = 0;
+	for (const char *p = linkpath; *p; p++)
+		if (*p == '/')
+			depth++;
+	for (const char *p = target; p;) {
+		size_t l = strcspn(p, "/");
+		if (l == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return true;
+		} else if (!(l == 0 || (l == 1 && p[0] == '.'))) {
+			depth++;
+		}
+		p = p[l] ? p + l + 1 : NULL;
+	}
+	return false;
+}
+
+bool content_is_binary(const char *buf, size_t n)
+{
+	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
+}
+
+const char *path_flag_reason(const char *path)
+{
+	static const struct {
+		const char *name, *why;
+	} flagged[] = {
+		{".gitattributes", "changes how git filters, diffs and merges files"},
+		{".gitmodules", "changes which repositories git fetches"},
+		{".pre-commit-config.yaml", "changes the commands pre-commit runs"},
+		{".jail.ini", "changes the project's jail policy"},
+	};
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < ARRAY_SIZE(flagged); i++)
+		if (strcmp(base, flagged[i].name) == 0)
+			return flagged[i].why;
+	return NULL;
+}

@@ -1,0 +1,53 @@
+/* pathrules.h — which changed paths may leave the jail, and why the others may not.
+ *
+ * Pure functions: no I/O.  The exporter (export.c) asks these about each change;
+ * each "no" comes with a reason the user reads in the summary.
+ */
+#ifndef JAIL_PATHRULES_H
+#define JAIL_PATHRULES_H
+
+#include "config.h"
+
+/* A deny pattern: gitignore-like.  "name" matches that name at any depth, "dir/"
+ * matches a directory (and everything below), a pattern with an inner '/' matches
+ * that sub-path at any depth, a leading '/' anchors it to the project root;
+ * '*', '?' and '[...]' as in fnmatch(3) within one path component. */
+struct deny_rule {
+	char *pattern;
+	char *why;
+};
+
+struct pathrules {
+	struct deny_rule *rules;
+	size_t n;
+	bool binary_ok;
+	long long max_size;
+};
+
+/* The default left-out patterns minus cfg->export_allow, plus cfg->export_deny. */
+void pathrules_init(struct pathrules *r, const struct jail_config *cfg);
+void pathrules_free(struct pathrules *r);
+
+/* Does pattern match path (a file, or a directory when is_dir)? */
+bool pattern_match(const char *pattern, const char *path, bool is_dir);
+/* The reason a deny rule leaves path out (malloc'd), or NULL. */
+char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir);
+
+/* Is any component of path ".git"?  Git internals never leave the jail. */
+bool path_in_git_dir(const char *path);
+/* Why a name cannot go into a patch (control characters, invalid UTF-8), or NULL. */
+const char *path_name_problem(const char *path);
+/* Does a symlink at linkpath with this target point outside the project? */
+bool symlink_leaves_tree(const char *linkpath, const char *target);
+/* git's own test: a NUL byte in the first 8000 bytes. */
+bool content_is_binary(const char *buf, size_t n);
+#define BINARY_PROBE_LEN 8000
+/* Paths whose change is kept but flagged for review (they change how git or its
+ * tools treat the repository): the reason, or NULL. */
+const char *path_flag_reason(const char *path);
+
+/* The built-in default patterns (for the summary, man page and tests). */
+extern const struct deny_rule pathrules_defaults[];
+extern const size_t pathrules_ndefaults;
+
+#endif

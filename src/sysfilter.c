@@ -1,0 +1,250 @@
+/* sysfilter.c — the syscall filter, installed last before exec.
+ *
+ * The filter allows by default and refuses the kernel surface a coding agent
+ * never needs (threat 5 in DESIGN.md): it is a deny list, because an allow
+ * list would break the toolchains agents run, and the namespaces already take
+ * away what the rest could reach.  Refusals return EPERM, except clone3, whose
+ * flags live in memory seccomp cannot read: it gets ENOSYS so that glibc and
+ * musl fall back to clone(2), whose flags the filter can inspect.
+ *
+ * Only the native architecture is in the filter: a syscall made through
+ * another ABI (int 0x80 for i386, the x32 bit) kills the process, since the
+ * rules below would not apply to its numbering.
+ */
+#include "sysfilter.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <seccomp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+/* Refused outright.  A name libseccomp does not know yet is looked up in
+ * newer_syscalls below; one unknown to both is skipped with a debug line (the
+ * running kernel then does not have it either, or it is not on this arch). */
+static const char *const refused[] = {
+	/* kernel keyrings, bpf, perf, userfaultfd, io_uring: attack surface */
+	"keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	/* kernel and module loading */
+	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	/* the mount family, old and new API */
+	"mount", "umount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick",
+	"move_mount", "open_tree", "open_tree_attr", "mount_setattr", "pivot_root", "chroot",
+	/* namespaces: joining others */
+	"setns",
+	/* handles bypass the path walk (the shocker attack) */
+	"open_by_handle_at",
+	/* host-wide administration */
+	"acct", "swapon", "swapoff", "reboot", "quotactl", "quotactl_fd", "syslog",
+	"vhangup", "iopl", "ioperm", "modify_ldt", "uselib", "lookup_dcookie", "nfsservctl",
+	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+};
+
+/* Syscalls newer than the libseccomp we may be built against (x86_64 numbers). */
+static const struct {
+	const char *name;
+	int nr;
+} newer_syscalls[] = {
+#if defined(__x86_64__)
+	{"open_tree_attr", 467},
+#endif
+	{NULL, 0},
+};
+
+/* Namespace flags: unshare(2) and clone(2) may create none of them. */
+static const unsigned long ns_flags[] = {
+	CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,    CLONE_NEWNET,
+	CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP, CLONE_NEWTIME,
+};
+
+/* The only socket families: unix, inet, inet6, netlink (NETLINK_ROUTE only). */
+static const int allowed_families[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+
+static bool is_allowed_back(const struct jail_config *cfg, const char *name)
+{
+	return cfg && strv_contains(&cfg->syscalls_allow, name);
+}
+
+static int resolve(const char *name)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+	if (nr != __NR_SCMP_ERROR)
+		return nr;
+	for (size_t i = 0; newer_syscalls[i].name; i++)
+		if (strcmp(newer_syscalls[i].name, name) == 0)
+			return newer_syscalls[i].nr;
+	return __NR_SCMP_ERROR;
+}
+
+static int add(scmp_filter_ctx ctx, uint32_t action, const char *name, unsigned n,
+               const struct scmp_arg_cmp *cmp, struct jail_err *e)
+{
+	int nr = resolve(name);
+	if (nr == __NR_SCMP_ERROR) {
+		log_debug("seccomp: %s is not a syscall here; nothing to refuse", name);
+		return 0;
+	}
+	int rc = seccomp_rule_add_array(ctx, action, nr, n, cmp);
+	if (rc < 0)
+		return jail_err_set(e, -rc, "seccomp: add the rule for %s", name);
+	return 0;
+}
+
+static int add_refused(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		if (is_allowed_back(cfg, refused[i]))
+			continue;
+		if (add(ctx, SCMP_ACT_ERRNO(EPERM), refused[i], 0, NULL, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* unshare and clone with any namespace flag: one rule per flag, since a rule's
+ * masked comparison matches one value. */
+static int add_namespaces(scmp_filter_ctx ctx, const struct jail_config *cfg,
+                          struct jail_err *e)
+{
+	static const char *const calls[] = {"unshare", "clone"};
+	for (size_t c = 0; c < ARRAY_SIZE(calls); c++) {
+		if (is_allowed_back(cfg, calls[c]))
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(ns_flags); i++) {
+			/* clone(2) reads 0x80 as part of the exit signal, not NEWTIME */
+			if (c == 1 && ns_flags[i] == CLONE_NEWTIME)
+				continue;
+			struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]);
+			if (add(ctx, SCMP_ACT_ERRNO(EPERM), calls[c], 1, &cmp, e) < 0)
+				return -1;
+		}
+	}
+	if (!is_allowed_back(cfg, "clone3") &&
+	    add(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* ioctl TIOCSTI and TIOCLINUX inject keystrokes into a terminal.  The kernel
+ * reads the request as 32 bits, so the comparison masks the high half: a
+ * request of 1<<32 | TIOCSTI is refused too. */
+static int add_ioctls(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+{
+	static const unsigned long reqs[] = {TIOCSTI, TIOCLINUX};
+	if (is_allowed_back(cfg, "ioctl"))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(reqs); i++) {
+		struct scmp_arg_cmp cmp = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffUL, reqs[i]);
+		if (add(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &cmp, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* socket(2): refuse every family that is not allowed (the filter allows by
+ * default, so the refusals are the gaps between the allowed values and
+ * everything above the largest; values with high bits set are above it). */
+static int add_sockets(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+{
+	if (is_allowed_back(cfg, "socket"))
+		return 0;
+	int max = AF_NETLINK;
+	for (int fam = 0; fam < max; fam++) {
+		bool ok = false;
+		for (size_t i = 0; i < ARRAY_SIZE(allowed_families); i++)
+			ok = ok || allowed_families[i] == fam;
+		struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam);
+		if (!ok && add(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &cmp, e) < 0)
+			return -1;
+	}
+	struct scmp_arg_cmp above = SCMP_A0(SCMP_CMP_GT, (scmp_datum_t)max);
+	if (add(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &above, e) < 0)
+		return -1;
+	/* netlink: route only (audit, uevents, sock_diag and the rest are host-wide) */
+	struct scmp_arg_cmp nl[2] = {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
+	                             SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE)};
+	return add(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 2, nl, e);
+}
+
+/* personality(2): only the default (0) and the query (0xffffffff).  Flags such
+ * as READ_IMPLIES_EXEC or MMAP_PAGE_ZERO weaken the address space.
+ *
+ * libseccomp takes one comparison per argument in a rule, and rules refuse
+ * (the filter allows by default), so "neither 0 nor all ones" is built from
+ * masked comparisons: a 32-bit value that is neither has, going round its bits,
+ * some set bit followed by a clear one.  One rule per bit position catches it:
+ * (x & (b_i | b_i+1)) == b_i.  Values above 32 bits are refused as well. */
+static int add_personality(scmp_filter_ctx ctx, const struct jail_config *cfg,
+                           struct jail_err *e)
+{
+	if (is_allowed_back(cfg, "personality"))
+		return 0;
+	for (unsigned i = 0; i < 32; i++) {
+		scmp_datum_t bit = 1UL << i, next = 1UL << ((i + 1) % 32);
+		struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, bit | next, bit);
+		if (add(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &cmp, e) < 0)
+			return -1;
+	}
+	struct scmp_arg_cmp above = SCMP_A0(SCMP_CMP_GT, 0xffffffffUL);
+	return add(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &above, e);
+}
+
+/* Every name the policy allows back must be a syscall: a typo would otherwise
+ * pass silently. */
+int sysfilter_check_config(const struct jail_config *cfg, struct jail_err *e)
+{
+	for (size_t i = 0; cfg && i < cfg->syscalls_allow.n; i++) {
+		const char *name = cfg->syscalls_allow.v[i];
+		if (resolve(name) == __NR_SCMP_ERROR) {
+			_cleanup_free_ char *esc = escape_name(name);
+			return jail_err_set(e, 0, "syscalls.allow: '%s' is not a syscall", esc);
+		}
+		log_debug("seccomp: %s allowed back by the policy", name);
+	}
+	return 0;
+}
+
+static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+{
+	int rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc < 0)
+		return jail_err_set(e, -rc, "seccomp: set the action for foreign architectures");
+	/* no_new_privs is set by caps_drop_all; libseccomp setting it again is harmless */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
+	if (rc < 0)
+		return jail_err_set(e, -rc, "seccomp: set no_new_privs");
+	if (add_refused(ctx, cfg, e) < 0 || add_namespaces(ctx, cfg, e) < 0 ||
+	    add_ioctls(ctx, cfg, e) < 0 || add_sockets(ctx, cfg, e) < 0 ||
+	    add_personality(ctx, cfg, e) < 0)
+		return -1;
+	return 0;
+}
+
+int seccomp_install(const struct jail_config *cfg, struct jail_err *e)
+{
+	if (sysfilter_check_config(cfg, e) < 0)
+		return -1;
+	/* seccomp_init puts only the native architecture in the filter: the BPF
+	 * program checks the arch field and the x32 bit before any rule. */
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return jail_err_set(e, ENOMEM, "seccomp: create the filter");
+	int ret = build(ctx, cfg, e);
+	if (ret == 0) {
+		int rc = seccomp_load(ctx);
+		if (rc < 0)
+			ret = jail_err_set(e, -rc, "seccomp: load the filter");
+	}
+	seccomp_release(ctx);
+	return ret;
+}

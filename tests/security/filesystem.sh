@@ -1,0 +1,126 @@
+# The escape suite: the filesystem (threats 1 and 2 in DESIGN.md).
+source "$TESTS/security/helpers.bash"
+
+test_host_home_secrets_unreadable() {
+	probe_setup
+	mkdir -p "$T/hosthome/.ssh"
+	echo canary-ssh-key-5150 >"$T/hosthome/.ssh/id_ed25519"
+	HOME="$T/hosthome" jp -- read "$T/hosthome/.ssh/id_ed25519"
+	assert_eq "$rc" "$ENOENT" "host ~/.ssh/id_ed25519 inside"
+	assert_not_contains "$out" canary-ssh-key
+	HOME="$T/hosthome" jp -- ls "$T/hosthome"
+	assert_not_contains "$out" .ssh
+	# positive control: the probe reads what is there (the project)
+	jp -- read "$T/p/README"
+	assert_eq "$out" hello
+}
+
+test_run_user_sockets_absent() {
+	jp -- ls "/run/user/$(id -u)"
+	assert_eq "$rc" "$ENOENT" "/run/user/UID inside"
+	jp -- ls /run
+	assert_eq "$rc" 0 "positive control: /run itself lists"
+	assert_not_contains "$out" user
+}
+
+test_other_users_files() {
+	jp -- read /etc/shadow
+	assert_ne "$rc" 0 "/etc/shadow"
+	jp -- ls /root
+	assert_ne "$rc" 0 "/root"
+	jp -- read /etc/passwd
+	assert_eq "$rc" 0 "positive control: a world-readable system file"
+}
+
+test_remount_usr_rw_and_write_refused() {
+	jp -- remount /usr
+	assert_eq "$rc" "$EPERM" "remount /usr"
+	jp -- create /usr/bin/jail-canary x
+	assert_ne "$rc" 0 "create in /usr/bin"
+	[ ! -e /usr/bin/jail-canary ] || fail "file appeared on the host"
+	jp -- create "$T/p/new-file" x
+	assert_eq "$rc" 0 "positive control: the project is writable"
+}
+
+test_unmount_masks_refused() {
+	jp -- sys umount2
+	assert_eq "$rc" "$EPERM" "umount /proc"
+	jp -- read "$T/p/.env"
+	assert_eq "$rc" "$ENOENT" "the hidden .env stays hidden"
+	assert_not_contains "$out" canary-env
+	jp -- read "$T/p/main.py"
+	assert_eq "$rc" 0 "positive control: tracked file"
+}
+
+test_no_capability_xattr_or_foreign_setuid_in_upper() {
+	probe_setup
+	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c "cp /bin/true ./t && chmod 4755 ./t &&
+		$T/bin/probe setcap ./t; echo cap=\$?;
+		$T/bin/probe setxattr ./t security.capability; echo bad=\$?"
+	assert_contains "$out" "cap=$EPERM"
+	assert_contains "$out" "bad=$EINVAL" # positive control: the call reaches the kernel
+	up="$(session_dir "$T/p")/upper"
+	[ -e "$up/t" ] || fail "positive control: the copy is in the upper dir"
+	assert_eq "$(stat -c %u "$up/t")" "$(id -u)" "owner of a setuid file in upper"
+	assert_eq "$(getfattr -n security.capability "$up/t" 2>/dev/null | grep -c capability)" 0
+	host_safe
+}
+
+test_overlay_xattrs_refused() {
+	probe_setup
+	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c "mkdir d;
+		$T/bin/probe setxattr d user.overlay.opaque; echo opaque=\$?;
+		$T/bin/probe setxattr d trusted.overlay.opaque; echo trusted=\$?;
+		$T/bin/probe setxattr d user.harmless; echo user=\$?"
+	# overlayfs (6.7+) stores an overlay xattr set from inside escaped, as
+	# user.overlay.overlay.*: the upper dir must not carry the real one
+	assert_not_contains "$out" "trusted=0"
+	assert_contains "$out" "user=0"
+	up="$(session_dir "$T/p")/upper"
+	xattrs=$(getfattr -d -m - "$up/d" 2>/dev/null)
+	assert_contains "$xattrs" "user.harmless" # positive control: xattrs reach the upper
+	assert_eq "$(grep -c '^user.overlay.opaque=' <<<"$xattrs")" 0 "real opaque xattr in upper"
+	assert_eq "$(grep -c '^trusted.overlay' <<<"$xattrs")" 0 "trusted overlay xattr in upper"
+	host_safe
+}
+
+test_session_state_dirs_invisible() {
+	probe_setup
+	run_jail -q -D "$T/p" -- true
+	sd=$(session_dir "$T/p")
+	[ -d "$sd/upper" ] || fail "positive control: the session's upper exists on the host"
+	jp -- ls "$sd"
+	assert_eq "$rc" "$ENOENT" "session dir inside"
+	jp -- ls "$XDG_STATE_HOME"
+	assert_eq "$rc" "$ENOENT" "state home inside"
+}
+
+test_cgroupfs_write_refused() {
+	jp -- write /sys/fs/cgroup/cgroup.procs 1
+	assert_ne "$rc" 0 "/sys/fs/cgroup write"
+	jp -- create /sys/fs/cgroup/escape x
+	assert_ne "$rc" 0 "/sys/fs/cgroup create"
+}
+
+test_proc_sys_write_refused() {
+	jp -- write /proc/sys/kernel/hostname evil
+	assert_ne "$rc" 0 "/proc/sys/kernel/hostname"
+	[ "$(cat /proc/sys/kernel/hostname)" != evil ] || fail "host hostname changed"
+	jp -- read /proc/sys/kernel/hostname
+	assert_eq "$rc" 0 "positive control: /proc/sys readable"
+}
+
+test_core_pattern_unchanged() {
+	before=$(cat /proc/sys/kernel/core_pattern)
+	jp -- write /proc/sys/kernel/core_pattern "|$T/p/pwn"
+	assert_ne "$rc" 0 "core_pattern write"
+	assert_eq "$(cat /proc/sys/kernel/core_pattern)" "$before" "host core_pattern"
+}
+
+test_core_dumps_off() {
+	probe_setup
+	run_jail -q -D "$T/p" -- sh -c 'ulimit -c; ulimit -c unlimited 2>/dev/null; echo raise=$?'
+	assert_contains "$out" "0"
+	assert_not_contains "$out" "raise=0"
+	host_safe
+}

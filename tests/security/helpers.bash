@@ -1,0 +1,58 @@
+# helpers.bash — shared by the escape suite (tests/security/*.sh source it).
+#
+# jp [JAIL OPTIONS...] -- CASE [ARGS...]: run the probe in a jail on the
+# project $T/p (a small git repository made on first use) and leave $out, $err
+# and $rc as run_jail does.  The probe is static and reaches the jail through a
+# read-only bind of $T/bin.  After every run the host side is checked: the
+# project tree is byte-for-byte what it was, and no probe process is left.
+
+probe_setup() {
+	[ -d "$T/p" ] && return 0
+	mkrepo "$T/p"
+	mkdir -p "$T/bin" "$T/host"
+	cp "$PROBE" "$T/bin/probe"
+	cp "$PROBE" "$T/host/probe" # host-side canaries: not counted as strays
+	P="$T/bin/probe"
+	BEFORE=$(tree_hash "$T/p")
+}
+
+jp() {
+	probe_setup
+	local opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	run_jail -q "${opts[@]}" --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" "$@"
+	host_safe
+}
+
+# host_safe: the outcome seen from the host.
+host_safe() {
+	assert_eq "$(tree_hash "$T/p")" "$BEFORE" "host project tree"
+	no_stray
+}
+
+# no_stray: no process of ours still runs the probe (the jail's processes all
+# die with it); give the kernel a moment to reap.
+no_stray() {
+	local i
+	for i in $(seq 50); do
+		pgrep -u "$(id -u)" -f "$T/bin/probe" >/dev/null || return 0
+		sleep 0.1
+	done
+	fail "processes left behind: $(pgrep -a -u "$(id -u)" -f "$T/bin/probe")"
+}
+
+# hp CASE ARGS...: the probe on the host, for canaries and positive controls.
+hp() { probe_setup; "$T/host/probe" "$@"; }
+
+# in_pty CMD: run a shell command with a terminal (script(1)), output in $out.
+in_pty() {
+	set +e
+	out=$(SHELL=/bin/bash script -qec "$1" /dev/null </dev/null 2>&1)
+	rc=$?
+	set -e
+}
+
+# errno numbers the probe reports
+EPERM=1 ENOENT=2 ESRCH=3 EBADF=9 EAGAIN=11 ENOMEM=12 EACCES=13 EFAULT=14 ENOTTY=25
+EROFS=30 EMFILE=24 ENOSPC=28 EINVAL=22 ENODEV=19 ENOSYS=38 EAFNOSUPPORT=97 ECONNREFUSED=111 ENOKEY=126

@@ -1,0 +1,137 @@
+# The escape suite: processes, and faults (threats 4 and 5 in DESIGN.md).
+source "$TESTS/security/helpers.bash"
+
+# canary: a host process the jail must not be able to touch.
+start_canary() {
+	sleep 60 &
+	CANARY=$!
+}
+canary_alive() { kill -0 "$CANARY" 2>/dev/null || fail "the host canary process was killed"; }
+stop_canary() { kill "$CANARY" 2>/dev/null || true; }
+
+test_host_pids_invisible() {
+	start_canary
+	jp -- pids
+	assert_eq "$rc" 0
+	assert_eq "$(printf '%s\n' "$out" | grep -c .)" 2 "processes visible inside (init and the probe)"
+	jp -- read "/proc/$CANARY/cmdline"
+	assert_ne "$out" "$(tr '\0' ' ' <"/proc/$CANARY/cmdline")" "host canary's cmdline"
+	[ -r "/proc/$CANARY/cmdline" ] || fail "positive control: the host sees it"
+	canary_alive
+	stop_canary
+}
+
+test_signals_to_host_processes() {
+	start_canary
+	jp -- kill "$CANARY" 9
+	assert_eq "$rc" "$ESRCH" "kill the host canary by its pid"
+	jp -- kill "$$" 9
+	assert_eq "$rc" "$ESRCH" "kill the test shell (the supervisor's parent)"
+	jp -- kill -1 9
+	canary_alive
+	jp -- kill 2 0
+	assert_eq "$rc" 0 "positive control: signal to itself (pid 2) works"
+	stop_canary
+}
+
+test_supervisor_unreachable_by_signal() {
+	probe_setup
+	# the supervisor's host pid, handed in: still no such process inside
+	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 30 >/dev/null 2>&1 &
+	sup=$!
+	sleep 0.5
+	kill -0 "$sup" || fail "positive control: the supervisor is running"
+	# (not jp: its stray-process check would wait for the sleeping probe)
+	run_jail -q -s second --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" kill "$sup" 9
+	assert_eq "$rc" "$ESRCH" "kill the supervisor"
+	kill -0 "$sup" || fail "supervisor was killed"
+	kill "$sup"
+	wait "$sup" || true
+	no_stray
+}
+
+test_init_not_dumpable() {
+	jp -- read /proc/1/environ
+	assert_eq "$rc" "$EACCES" "/proc/1/environ"
+	jp -- read /proc/1/mem
+	assert_eq "$rc" "$EACCES" "/proc/1/mem"
+	jp -- write /proc/1/exe x
+	assert_eq "$rc" "$EACCES" "/proc/1/exe for writing"
+	jp -- read /proc/self/environ
+	assert_eq "$rc" 0 "positive control: own environ"
+	assert_contains "$out" PATH=
+}
+
+test_jail_binary_not_replaceable_through_proc() {
+	probe_setup
+	cp "$JAIL" "$T/jail-own"
+	sum=$(sha256sum <"$T/jail-own")
+	run_jail -q -D "$T/p" -- true # positive control: our own copy runs
+	out=$("$T/jail-own" -q --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" write /proc/1/exe x; echo "rc=$?")
+	assert_contains "$out" "rc=$EACCES"
+	assert_eq "$(sha256sum <"$T/jail-own")" "$sum" "the user-owned jail binary"
+	host_safe
+}
+
+test_ptrace_init_refused_ptrace_child_works() {
+	jp -- ptrace 1
+	assert_eq "$rc" "$EPERM" "ptrace init"
+	jp -- ptrace-child
+	assert_eq "$rc" 0 "positive control: a debugger may trace its own child"
+}
+
+test_no_leaked_fds() {
+	probe_setup
+	exec 7<"$T/p/README" 8>"$T/leak" 9<"$HOME"
+	jp -- fds
+	exec 7<&- 8>&- 9<&-
+	assert_eq "$(printf '%s\n' "$out" | tr '\n' ' ')" "0 1 2 " "fds inside"
+	exec 7<"$T/p/README"
+	assert_contains "$(hp fds)" 7 # positive control: the probe sees an open fd
+	exec 7<&-
+}
+
+test_cwd_escape_through_proc() {
+	jp -- chdir /proc/1/cwd
+	assert_eq "$rc" "$EACCES" "/proc/1/cwd"
+	jp -- ls /proc/1/root
+	assert_eq "$rc" "$EACCES" "/proc/1/root"
+	jp -- chdir /proc/self/fd/0/..
+	assert_ne "$rc" 0 "/proc/self/fd/0/.."
+	jp -- chdir /proc/self/cwd
+	assert_eq "$rc" 0 "positive control: own cwd"
+	assert_contains "$out" README
+}
+
+test_supervisor_sigkill_leaves_nothing() {
+	probe_setup
+	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 30 >/dev/null 2>&1 &
+	sup=$!
+	for i in $(seq 50); do
+		pgrep -u "$(id -u)" -f "$T/bin/probe sleep" >/dev/null && break
+		sleep 0.1
+	done
+	pgrep -u "$(id -u)" -f "$T/bin/probe sleep" >/dev/null || fail "positive control: the probe ran"
+	kill -9 "$sup"
+	wait "$sup" || true
+	no_stray
+	assert_eq "$(tree_hash "$T/p")" "$BEFORE"
+	[ -d "$(session_dir "$T/p")/upper" ] || fail "the session survives the crash"
+}
+
+test_nothing_outlives_the_command() {
+	probe_setup
+	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c "setsid $T/bin/probe sleep 30 & $T/bin/probe sleep 30 & echo started"
+	assert_eq "$out" started
+	no_stray
+}
+
+test_setup_failure_refuses_to_start() {
+	probe_setup
+	expect_fail125 -D "$T/does-not-exist" -- sh -c 'echo ran > "$T/marker"'
+	assert_no_file "$T/marker"
+	expect_fail125 --memory nonsense -D "$T/p" -- sh -c 'echo ran > marker'
+	assert_no_file "$(session_dir "$T/p")/upper/marker"
+	run_jail -q -D "$T/p" -- sh -c 'echo ran > marker'
+	assert_file "$(session_dir "$T/p")/upper/marker" # positive control
+}

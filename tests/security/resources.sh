@@ -1,0 +1,73 @@
+# The escape suite: resources.  Limits come from cgroup v2 where a delegated
+# subtree is writable, else from rlimits; either way the probe must stop at
+# the limit, the host stays responsive and nothing is left running.
+source "$TESTS/security/helpers.bash"
+
+test_fork_bomb_stops_at_the_limit() {
+	jp --pids 32 -- forkbomb
+	assert_eq "$rc" "$EAGAIN" "fork at the limit"
+	small=$out
+	[ "$small" -lt 32 ] || fail "forked $small processes with --pids 32"
+	# positive control: a higher limit lets more through, so the limit is
+	# what stopped it
+	jp --pids 64 -- forkbomb
+	assert_eq "$rc" "$EAGAIN"
+	[ "$out" -gt "$small" ] && [ "$out" -lt 64 ] || fail "forked $out with --pids 64"
+	# the host stays responsive: our own fork still works at once
+	timeout 5 true || fail "host fork failed after the bomb"
+}
+
+test_fork_bomb_shell_style_contained() {
+	probe_setup
+	set +e
+	timeout 60 "$JAIL" -q --pids 40 -D "$T/p" -- sh -c ':(){ :|:& };: ; sleep 1; echo survived' \
+		>"$T/out" 2>&1 </dev/null
+	set -e
+	timeout 5 true || fail "host fork failed"
+	no_stray
+	pgrep -u "$(id -u)" -x sh >/dev/null && [ "$(pgrep -c -u "$(id -u)" -x sh)" -gt 20 ] &&
+		fail "shell processes left behind" || true
+	host_safe
+}
+
+test_memory_hog_stops_at_the_limit() {
+	jp --memory 64M -- memhog 512
+	assert_eq "$rc" "$ENOMEM" "allocation past the limit"
+	[ "$out" -lt 64 ] || fail "allocated $out MiB with --memory 64M"
+	jp --memory 256M -- memhog 100
+	assert_eq "$rc" 0 "positive control: 100 MiB fit in 256M"
+	assert_eq "$out" 100
+}
+
+test_limits_fallback_is_announced() {
+	probe_setup
+	run_jail --cpus 1 --memory 64M -D "$T/p" -- cat /proc/self/cgroup
+	assert_eq "$rc" 0
+	if [[ "$out" != *jail-* ]]; then
+		# no delegated cgroup here: the user is told what still holds
+		assert_contains "$err" "cgroup"
+		assert_contains "$err" "--cpus is NOT enforced"
+	fi
+	host_safe
+}
+
+test_inotify_instances_bounded() {
+	jp -- inotify-many
+	assert_eq "$rc" "$EMFILE" "inotify_init past the bound"
+	[ "$out" -gt 0 ] && [ "$out" -le 128 ] || fail "opened $out inotify instances"
+}
+
+test_pty_count_bounded() {
+	jp -- ptmx-many
+	assert_eq "$rc" "$ENOSPC" "opening ptys past the devpts bound"
+	[ "$out" -gt 0 ] && [ "$out" -le 256 ] || fail "opened $out ptys"
+}
+
+test_namespace_counts_zero_unless_allowed_back() {
+	jp -- read /proc/sys/user/max_user_namespaces
+	assert_eq "$out" 0
+	jp --allow-syscall unshare -- read /proc/sys/user/max_user_namespaces
+	assert_ne "$out" 0 "positive control: allowed back, the count is left alone"
+	jp --allow-syscall unshare -- sys unshare_user
+	assert_eq "$rc" 0 "and a nested namespace works"
+}

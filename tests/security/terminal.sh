@@ -1,0 +1,77 @@
+# The escape suite: the terminal (threat 4 in DESIGN.md).  script(1) gives the
+# jail a terminal, so the pty relay and its filter are in the path; what the
+# host terminal receives is script's output.
+source "$TESTS/security/helpers.bash"
+
+# jail_pty 'SHELL COMMAND IN THE JAIL' [JAIL OPTIONS]: run it with a terminal,
+# then read the host terminal for half a second: anything injected shows as
+# got=[...].
+jail_pty() {
+	probe_setup
+	in_pty "$JAIL -q ${2:-} --ro $T/bin -D $T/p -- sh -c \"$1\"; echo rc=\$?; read -t 0.5 l; echo got=[\$l]"
+	host_safe
+}
+
+test_tiocsti_refused() {
+	jail_pty "$T/bin/probe tiocsti 'echo pwned'"
+	assert_contains "$out" "rc=$EPERM"
+	assert_contains "$out" "got=[]"
+	# positive control: allowed back, it injects into the jail's own terminal
+	# (the relay gives the jail a pty of its own), still never the host's
+	jail_pty "$T/bin/probe tiocsti 'x'" "--allow-syscall ioctl"
+	assert_contains "$out" "rc=0"
+	assert_contains "$out" "got=[]"
+	# positive control: on the host (outside any jail) the same probe injects,
+	# and got=[...] shows it, where the kernel still allows TIOCSTI at all
+	if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null)" = 1 ]; then
+		in_pty "$T/bin/probe tiocsti 'abc
+'; read -t 0.5 l; echo got=[\$l]"
+		assert_contains "$out" "got=[abc]"
+	fi
+}
+
+test_tiocsti_high_bits_refused() {
+	jail_pty "$T/bin/probe tiocsti-high 'echo pwned'"
+	assert_contains "$out" "rc=$EPERM"
+	assert_contains "$out" "got=[]"
+	jp -- tiocsti-high x
+	assert_eq "$rc" "$EPERM" "without a terminal too"
+	jp --allow-syscall ioctl -- tiocsti-high x
+	assert_eq "$rc" "$ENOTTY" "positive control: the kernel's answer when allowed"
+}
+
+test_tioclinux_refused() {
+	jail_pty "$T/bin/probe tioclinux"
+	assert_contains "$out" "rc=$EPERM"
+	jail_pty "$T/bin/probe fionread"
+	assert_contains "$out" "rc=0" # a harmless terminal ioctl still works
+}
+
+test_other_ptys_unreachable() {
+	probe_setup
+	in_pty "ls /dev/pts | grep -c '^[0-9]'"
+	[ "${out//[!0-9]/}" -ge 1 ] || fail "positive control: the host has ptys"
+	jail_pty "ls /dev/pts; for n in 1 2 3 4 5 6 7 8; do $T/bin/probe write /dev/pts/\\\$n PWNED; done"
+	assert_not_contains "$out" PWNED
+	jp -- ls /dev/pts
+	assert_eq "$(printf '%s\n' "$out" | grep -c '^[0-9]')" 0 "host ptys inside"
+}
+
+test_osc52_clipboard_stripped() {
+	jail_pty "printf 'a\\\\033]52;c;Y2FuYXJ5\\\\007b\\\\033]0;harmless-title\\\\007c\\\\n'"
+	assert_not_contains "$out" "]52;"
+	assert_not_contains "$out" "Y2FuYXJ5"
+	assert_contains "$out" "harmless-title" # positive control: a title passes
+	assert_contains "$out" "ab"
+}
+
+test_terminal_queries_stripped() {
+	jail_pty "printf 'x\\\\033[6ny\\\\033[21tz\\\\033P\\\$qm\\\\033\\\\\\\\w\\\\033]11;?\\\\007v\\\\n'"
+	assert_contains "$out" "xyzwv"
+	for q in "[6n" "[21t" "P\$q" "]11;?"; do
+		assert_not_contains "$out" "$q"
+	done
+	# positive control: without a terminal the same bytes pass untouched
+	run_jail -q -D "$T/p" -- printf 'x\033[6ny'
+	assert_contains "$out" "[6n"
+}

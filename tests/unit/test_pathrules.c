@@ -1,0 +1,134 @@
+/* Unit tests: pathrules.c — the export filter's pure rules. */
+#include "t.h"
+#include "pathrules.h"
+
+static struct pathrules rules_with(const char *allow, const char *deny)
+{
+	struct jail_config cfg;
+	config_init(&cfg);
+	if (allow)
+		strv_push(&cfg.export_allow, allow);
+	if (deny)
+		strv_push(&cfg.export_deny, deny);
+	struct pathrules r;
+	pathrules_init(&r, &cfg);
+	config_free(&cfg);
+	return r;
+}
+
+static bool denied(const struct pathrules *r, const char *path)
+{
+	char *why = pathrules_denied(r, path, false);
+	free(why);
+	return why != NULL;
+}
+
+T(patterns_match_like_gitignore)
+{
+	CHECK(pattern_match("*.pyc", "a.pyc", false));
+	CHECK(pattern_match("*.pyc", "src/deep/a.pyc", false));
+	CHECK(!pattern_match("*.pyc", "a.pyc.txt", false));
+	CHECK(pattern_match("node_modules/", "node_modules/x/y.js", false));
+	CHECK(pattern_match("node_modules/", "web/node_modules/y.js", false));
+	CHECK(!pattern_match("node_modules/", "node_modules", false)); /* a file of that name */
+	CHECK(pattern_match("node_modules/", "node_modules", true));
+	CHECK(pattern_match(".vscode/tasks.json", ".vscode/tasks.json", false));
+	CHECK(pattern_match(".vscode/tasks.json", "sub/.vscode/tasks.json", false));
+	CHECK(!pattern_match(".vscode/tasks.json", ".vscode/extensions.json", false));
+	CHECK(pattern_match("/build", "build/x", false));
+	CHECK(!pattern_match("/build", "src/build/x", false));
+	CHECK(pattern_match("*.c", "dir.c/x.h", false)); /* dir.c is a directory above */
+	CHECK(!pattern_match("venv/", "myvenv/x", false));
+	CHECK(!pattern_match("", "x", false));
+}
+
+T(defaults_leave_out_what_tools_run)
+{
+	struct pathrules r = rules_with(NULL, NULL);
+	const char *out[] = {".envrc", ".venv/bin/python", "venv/lib/x.py", "a/__pycache__/m.cpython-311.pyc",
+	                     "m.pyc", "node_modules/left-pad/index.js", ".vscode/tasks.json",
+	                     ".vscode/settings.json", ".idea/workspace.xml", ".direnv/x",
+	                     ".claude/settings.json", ".husky/pre-commit", ".npmrc"};
+	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
+		if (!denied(&r, out[i]))
+			fprintf(stderr, "  not denied: %s\n", out[i]);
+		CHECK(denied(&r, out[i]));
+	}
+	const char *in[] = {"README", "src/main.c", ".vscode/extensions.json", "envrc.md",
+	                    "docs/venv.md", "CLAUDE.md", ".gitignore"};
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++)
+		CHECK(!denied(&r, in[i]));
+	char *why = pathrules_denied(&r, ".venv/bin/activate", false);
+	CHECK(why && strstr(why, "'.venv/'"));
+	free(why);
+	pathrules_free(&r);
+}
+
+T(policy_allow_and_deny_change_the_defaults)
+{
+	struct pathrules r = rules_with("node_modules/", "*.secret");
+	CHECK(!denied(&r, "node_modules/x.js"));
+	CHECK(denied(&r, ".envrc"));
+	CHECK(denied(&r, "keys/a.secret"));
+	char *why = pathrules_denied(&r, "a.secret", false);
+	CHECK(why && strstr(why, "export.deny"));
+	free(why);
+	CHECK_INT(r.max_size, 5LL * 1024 * 1024);
+	CHECK(!r.binary_ok);
+	pathrules_free(&r);
+}
+
+T(git_dirs_anywhere)
+{
+	CHECK(path_in_git_dir(".git/config"));
+	CHECK(path_in_git_dir(".git"));
+	CHECK(path_in_git_dir("vendor/lib/.git/hooks/post-checkout"));
+	CHECK(!path_in_git_dir(".gitignore"));
+	CHECK(!path_in_git_dir("a.git/x"));
+	CHECK(!path_in_git_dir("x/.github/workflows/ci.yml"));
+}
+
+T(names_with_controls_or_bad_utf8)
+{
+	CHECK(path_name_problem("ok name with spaces.txt") == NULL);
+	CHECK(path_name_problem("caf\xc3\xa9/\xe2\x82\xac.txt") == NULL);
+	CHECK(path_name_problem("a\nb") != NULL);
+	CHECK(path_name_problem("a\x1b[31mred") != NULL);
+	CHECK(path_name_problem("tab\there") != NULL);
+	CHECK(path_name_problem("del\x7f") != NULL);
+	CHECK(path_name_problem("bad\xff") != NULL);
+	CHECK(path_name_problem("c1\xc2\x9b" "x") != NULL);
+}
+
+T(symlinks_must_stay_inside)
+{
+	CHECK(!symlink_leaves_tree("link", "README"));
+	CHECK(!symlink_leaves_tree("a/b/link", "../c"));
+	CHECK(!symlink_leaves_tree("a/link", "../x/./y"));
+	CHECK(symlink_leaves_tree("link", "/etc/passwd"));
+	CHECK(symlink_leaves_tree("link", "../outside"));
+	CHECK(symlink_leaves_tree("a/link", "../../outside"));
+	CHECK(symlink_leaves_tree("a/link", "x/../../../y"));
+	CHECK(symlink_leaves_tree("link", ""));
+}
+
+T(binary_is_a_nul_in_the_first_8000_bytes)
+{
+	CHECK(!content_is_binary("text\n", 5));
+	CHECK(content_is_binary("a\0b", 3));
+	static char big[9000];
+	memset(big, 'x', sizeof(big));
+	big[8500] = '\0';
+	CHECK(!content_is_binary(big, sizeof(big)));
+	big[7999] = '\0';
+	CHECK(content_is_binary(big, sizeof(big)));
+}
+
+T(flagged_files)
+{
+	CHECK(path_flag_reason(".gitattributes") != NULL);
+	CHECK(path_flag_reason("sub/.gitattributes") != NULL);
+	CHECK(path_flag_reason(".gitmodules") != NULL);
+	CHECK(path_flag_reason(".pre-commit-config.yaml") != NULL);
+	CHECK(path_flag_reason("README") == NULL);
+}
