@@ -158,8 +158,13 @@ static int add_item(struct parse *ps, const struct policy_key *k, const char *it
 {
 	struct jail_err ce = {0};
 	char *norm = NULL;
-	if (k->check(item, &norm, &ce) < 0)
-		return parse_fail(ps, "%s.%s: %s", k->section, k->name, ce.msg);
+	if (k->check(item, &norm, &ce) < 0) {
+		/* a check shared with the flags may name the flag: the key names it here */
+		const char *m = ce.msg;
+		if (m[0] == '-' && m[1] == '-' && strchr(m, ' '))
+			m = strchr(m, ' ') + 1;
+		return parse_fail(ps, "%s.%s: %s", k->section, k->name, m);
+	}
 	_cleanup_free_ char *o = origin_here(ps);
 	list_add(ps->p, k, norm, o);
 	return 1;
@@ -547,6 +552,7 @@ static int apply_flag(struct policy *p, const struct cli *cli, const struct poli
                       struct jail_err *e)
 {
 	const char *origin = "command line";
+	const char *flag = k->flag ? k->flag : k->id;
 	const void *src = (const char *)&cli->cfg + k->off;
 	size_t i = key_index(k);
 	if (k->type == K_LIST || k->type == K_SECRETS) {
@@ -554,7 +560,7 @@ static int apply_flag(struct policy *p, const struct cli *cli, const struct poli
 		for (size_t j = 0; j < l->n; j++) {
 			char *norm = NULL;
 			if (k->check(l->v[j], &norm, e) < 0)
-				return jail_err_wrap(e, "%s %s", origin, k->id);
+				return strncmp(e->msg, "--", 2) ? jail_err_wrap(e, "%s", flag) : -1;
 			if (k->type == K_SECRETS)
 				secret_put(p, k, norm, origin);
 			else
@@ -566,7 +572,7 @@ static int apply_flag(struct policy *p, const struct cli *cli, const struct poli
 	case K_STRING: {
 		char *norm = NULL;
 		if (*(char *const *)src && k->check(*(char *const *)src, &norm, e) < 0)
-			return jail_err_wrap(e, "%s %s", origin, k->id);
+			return strncmp(e->msg, "--", 2) ? jail_err_wrap(e, "%s", flag) : -1;
 		free(*FIELD(p, k, char *));
 		*FIELD(p, k, char *) = norm;
 		break;

@@ -6,7 +6,8 @@
  */
 #include "policy_keys.h"
 
-#include <arpa/inet.h>
+#include "allow.h"
+
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -14,28 +15,28 @@
 #define F(f) offsetof(struct jail_config, f)
 
 static const struct policy_key keys[] = {
-	{"fs", "ro", "fs.ro", K_LIST, F(ro_binds), check_path, true, "PATH", "host paths bound read-only at the same path"},
-	{"fs", "rw", "fs.rw", K_LIST, F(rw_binds), check_path, true, "PATH", "host paths bound read-write"},
-	{"fs", "hide", "fs.hide", K_LIST, F(hide), check_glob, true, "PATTERN", "more project paths hidden from the jail"},
-	{"fs", "show_ignored", "fs.show_ignored", K_LIST, F(show_ignored), check_glob, true, "PATTERN", "git-ignored project paths shown anyway"},
-	{"fs", "tmpfs", "fs.tmpfs", K_LIST, F(tmpfs), check_path, true, "PATH", "empty tmpfs mounts"},
-	{"home", "mode", "home.mode", K_HOME, F(home), NULL, false, "fresh|persistent", "a fresh fake home per run, or one kept per session"},
-	{"home", "copy", "home.copy", K_LIST, F(home_copy), check_home_path, true, "~/PATH", "host files or dirs copied into the fake home at start"},
-	{"env", "pass", "env.pass", K_LIST, F(env_pass), check_env_name, true, "NAME", "host variables passed in when set"},
-	{"env", "set", "env.set", K_LIST, F(env_set), check_env_set, false, "NAME=VALUE", "variables set in the jail"},
-	{"secrets", "NAME", "secrets", K_SECRETS, F(secrets), check_secret, false, "env:VAR|file:PATH|cmd:COMMAND", "secrets as variables or files in the fake home"},
-	{"net", "mode", "net.mode", K_NET, F(net), NULL, false, "none|allow|open", "no network, an allowlist, or unfiltered"},
-	{"net", "allow", "net.allow", K_LIST, F(allow), check_host_port, true, "HOST:PORT", "destinations allowed with mode = allow"},
-	{"net", "dns_upstream", "net.dns_upstream", K_STRING, F(dns_upstream), check_dns, false, "ADDR[:PORT]", "resolver for allowed names"},
-	{"net", "publish", "net.publish", K_LIST, F(publish), check_publish, true, "PORT[:HOSTPORT]", "ports of the jail reachable from host loopback"},
-	{"export", "deny", "export.deny", K_LIST, F(export_deny), check_glob, true, "PATTERN", "more paths left out of the patch"},
-	{"export", "allow", "export.allow", K_LIST, F(export_allow), check_glob, true, "PATTERN", "default left-out paths let through again"},
-	{"export", "binary", "export.binary", K_BOOL, F(export_binary), NULL, false, "BOOL", "export binary files too"},
-	{"export", "max_size", "export.max_size", K_SIZE, F(export_max_size), NULL, false, "SIZE", "largest file exported"},
-	{"syscalls", "allow", "syscalls.allow", K_LIST, F(syscalls_allow), check_syscall, true, "NAME", "refused system calls allowed back"},
-	{"limits", "memory", "limits.memory", K_SIZE, F(memory), NULL, false, "SIZE|none", "memory limit"},
-	{"limits", "pids", "limits.pids", K_COUNT, F(pids), NULL, false, "N|none", "process limit"},
-	{"limits", "cpus", "limits.cpus", K_CPUS, F(cpus), NULL, false, "N|none", "CPU limit, in CPUs"},
+	{"fs", "ro", "fs.ro", "--ro", K_LIST, F(ro_binds), check_path, true, "PATH", "host paths bound read-only at the same path"},
+	{"fs", "rw", "fs.rw", "--rw", K_LIST, F(rw_binds), check_path, true, "PATH", "host paths bound read-write"},
+	{"fs", "hide", "fs.hide", "--hide", K_LIST, F(hide), check_glob, true, "PATTERN", "more project paths hidden from the jail"},
+	{"fs", "show_ignored", "fs.show_ignored", "--show", K_LIST, F(show_ignored), check_glob, true, "PATTERN", "git-ignored project paths shown anyway"},
+	{"fs", "tmpfs", "fs.tmpfs", "--tmpfs", K_LIST, F(tmpfs), check_path, true, "PATH", "empty tmpfs mounts"},
+	{"home", "mode", "home.mode", "--home", K_HOME, F(home), NULL, false, "fresh|persistent", "a fresh fake home per run, or one kept per session"},
+	{"home", "copy", "home.copy", "--copy", K_LIST, F(home_copy), check_home_path, true, "~/PATH", "host files or dirs copied into the fake home at start"},
+	{"env", "pass", "env.pass", "--env", K_LIST, F(env_pass), check_env_name, true, "NAME", "host variables passed in when set"},
+	{"env", "set", "env.set", "--setenv", K_LIST, F(env_set), check_env_set, false, "NAME=VALUE", "variables set in the jail"},
+	{"secrets", "NAME", "secrets", "--secret", K_SECRETS, F(secrets), check_secret, false, "env:VAR|file:PATH|cmd:COMMAND", "secrets as variables or files in the fake home"},
+	{"net", "mode", "net.mode", "--net", K_NET, F(net), NULL, false, "none|allow|open", "no network, an allowlist, or unfiltered"},
+	{"net", "allow", "net.allow", "--allow", K_LIST, F(allow), check_host_port, true, "HOST:PORT", "destinations allowed with mode = allow"},
+	{"net", "dns_upstream", "net.dns_upstream", "--dns-upstream", K_STRING, F(dns_upstream), check_dns, false, "ADDR[:PORT]", "resolver for allowed names"},
+	{"net", "publish", "net.publish", "--publish", K_LIST, F(publish), check_publish, true, "PORT[:HOSTPORT]", "ports of the jail reachable from host loopback"},
+	{"export", "deny", "export.deny", "--export-deny", K_LIST, F(export_deny), check_glob, true, "PATTERN", "more paths left out of the patch"},
+	{"export", "allow", "export.allow", NULL, K_LIST, F(export_allow), check_glob, true, "PATTERN", "default left-out paths let through again"},
+	{"export", "binary", "export.binary", "--allow-binary", K_BOOL, F(export_binary), NULL, false, "BOOL", "export binary files too"},
+	{"export", "max_size", "export.max_size", "--max-size", K_SIZE, F(export_max_size), NULL, false, "SIZE", "largest file exported"},
+	{"syscalls", "allow", "syscalls.allow", "--allow-syscall", K_LIST, F(syscalls_allow), check_syscall, true, "NAME", "refused system calls allowed back"},
+	{"limits", "memory", "limits.memory", "--memory", K_SIZE, F(memory), NULL, false, "SIZE|none", "memory limit"},
+	{"limits", "pids", "limits.pids", "--pids", K_COUNT, F(pids), NULL, false, "N|none", "process limit"},
+	{"limits", "cpus", "limits.cpus", "--cpus", K_CPUS, F(cpus), NULL, false, "N|none", "CPU limit, in CPUs"},
 };
 
 const char *const policy_sections[] = {"fs", "home", "env", "secrets", "net", "export",
@@ -190,56 +191,29 @@ static int parse_port(const char *s, struct jail_err *e, const char *what)
 	return (int)v;
 }
 
-/* HOST:PORT, HOST a name (maybe "*.example.com"), an IPv4 address or [IPv6]. */
+/* HOST:PORT through the network module's own parser, so that a policy accepts
+ * exactly what the allowlist understands. */
 int check_host_port(const char *in, char **out, struct jail_err *e)
 {
-	const char *colon = strrchr(in, ':');
-	if (!colon || colon == in)
-		return jail_err_set(e, 0, "'%s': expected HOST:PORT", in);
-	if (parse_port(colon + 1, e, "HOST:PORT") < 0)
-		return -1;
-	_cleanup_free_ char *host = strndup(in, (size_t)(colon - in));
-	size_t n = strlen(host);
-	if (host[0] == '[') {
-		struct in6_addr a6;
-		if (n < 3 || host[n - 1] != ']')
-			return jail_err_set(e, 0, "'%s': expected [IPv6]:PORT", in);
-		host[n - 1] = '\0';
-		if (inet_pton(AF_INET6, host + 1, &a6) != 1)
-			return jail_err_set(e, 0, "'%s': bad IPv6 address", in);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			if (!(strchr("-._*", host[i]) || (host[i] >= 'a' && host[i] <= 'z') ||
-			      (host[i] >= 'A' && host[i] <= 'Z') || (host[i] >= '0' && host[i] <= '9')))
-				return jail_err_set(e, 0, "'%s': bad host name (IPv6 goes in [brackets])", in);
-		if (strchr(host, '*') && (strncmp(host, "*.", 2) != 0 || strchr(host + 1, '*')))
-			return jail_err_set(e, 0, "'%s': a wildcard only as '*.DOMAIN'", in);
-	}
+	struct strv one = {0};
+	struct allow_list l = {0};
+	strv_push(&one, in);
+	int rc = allow_parse(&one, &l, e);
+	strv_free(&one);
+	allow_free(&l);
+	if (rc < 0)
+		return -1;  /* its message names the flag: "--allow X: ..." */
 	*out = xstrdup(in);
 	return 0;
 }
 
-/* ADDR or ADDR:PORT, IPv6 as [ADDR]:PORT or bare. */
+/* ADDR or ADDR:PORT, IPv6 as [ADDR]:PORT or bare, as the DNS filter reads it. */
 int check_dns(const char *in, char **out, struct jail_err *e)
 {
-	unsigned char buf[16];
-	_cleanup_free_ char *a = xstrdup(in);
-	char *port = NULL;
-	if (a[0] == '[') {
-		char *close = strchr(a, ']');
-		if (!close || (close[1] && close[1] != ':'))
-			return jail_err_set(e, 0, "'%s': expected [IPv6]:PORT", in);
-		*close = '\0';
-		port = close[1] ? close + 2 : NULL;
-		memmove(a, a + 1, strlen(a + 1) + 1);
-	} else if (inet_pton(AF_INET6, a, buf) != 1 && strchr(a, ':')) {
-		port = strchr(a, ':');
-		*port++ = '\0';
-	}
-	if (port && parse_port(port, e, "ADDR:PORT") < 0)
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (addr_port_parse(in, 53, &ss, &len, e) < 0)
 		return -1;
-	if (inet_pton(AF_INET, a, buf) != 1 && inet_pton(AF_INET6, a, buf) != 1)
-		return jail_err_set(e, 0, "'%s': expected an IP address, optionally with :PORT", in);
 	*out = xstrdup(in);
 	return 0;
 }

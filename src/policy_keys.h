@@ -21,6 +21,7 @@ typedef int (*check_fn)(const char *in, char **out, struct jail_err *e);
 struct policy_key {
 	const char *section, *name;
 	const char *id;      /* the name cli_sets() knows it by */
+	const char *flag;    /* the command-line flag that sets it (NULL: none) */
 	enum key_type type;
 	size_t off;          /* of the field in struct jail_config */
 	check_fn check;

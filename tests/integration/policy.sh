@@ -62,7 +62,7 @@ test_errors_name_file_and_line_exit_125() {
 	mkdir -p "$(CONF)"
 	printf '[net]\nmode = allow\nallow += nope\n' >"$(CONF)/jail.ini"
 	expect_fail125 -D "$T/p" -- true
-	assert_contains "$err" "$(realpath "$(CONF)")/jail.ini:3: net.allow: 'nope': expected HOST:PORT"
+	assert_contains "$err" "$(realpath "$(CONF)")/jail.ini:3: net.allow: nope: expected HOST:PORT"
 	printf '[fs]\nro = /usr\n\n[nosuch]\n' >"$(CONF)/jail.ini"
 	expect_fail125 -D "$T/p" -- true
 	assert_contains "$err" "jail.ini:4: unknown section [nosuch]"

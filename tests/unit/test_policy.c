@@ -123,9 +123,12 @@ T(errors_name_file_and_line)
 	          "t.ini:2: fs.ro: 'relative/path': expected an absolute path or ~/PATH");
 	CHECK_STR(error_of("[fs]\nro = /a/../etc\n"),
 	          "t.ini:2: fs.ro: '/a/../etc': empty, '.' or '..' path components");
-	CHECK_STR(error_of("[net]\nallow = example.com\n"), "t.ini:2: net.allow: 'example.com': expected HOST:PORT");
+	CHECK_STR(error_of("[net]\nallow = example.com\n"),
+	          "t.ini:2: net.allow: example.com: expected HOST:PORT (port 1-65535; IPv6 as [ADDR]:PORT)");
 	CHECK_STR(error_of("[net]\nallow = example.com:99999\n"),
-	          "t.ini:2: net.allow: '99999': expected a port 1-65535 in HOST:PORT");
+	          "t.ini:2: net.allow: example.com:99999: expected HOST:PORT (port 1-65535; IPv6 as [ADDR]:PORT)");
+	CHECK_STR(error_of("[net]\ndns_upstream = dns.example\n"),
+	          "t.ini:2: net.dns_upstream: 'dns.example': not an IP address");
 	CHECK_STR(error_of("[limits]\nmemory = lots\n"), "t.ini:2: limits.memory = lots: expected SIZE|none");
 	CHECK_STR(error_of("[fs]\njust words\n"), "t.ini:2: expected 'key = value', 'key += value' or '[section]'");
 	CHECK_STR(error_of("[fs\n"), "t.ini:1: expected ']' to close the section name");
@@ -238,7 +241,7 @@ T(include_reads_named_policies_once_and_refuses_cycles)
 	CHECK_STR(error_of("include = ../etc/passwd\n"),
 	          "t.ini:1: include = ../etc/passwd: expected a policy name (see 'jail policy list')");
 	put(d, "bad.ini", "[net]\n\nallow = nope\n");
-	CHECK(strstr(error_of("include = bad\n"), "bad.ini:3: net.allow: 'nope': expected HOST:PORT") != NULL);
+	CHECK(strstr(error_of("include = bad\n"), "bad.ini:3: net.allow: nope: expected HOST:PORT") != NULL);
 	unsetenv("JAIL_POLICY_PATH");
 	drop(d);
 }
@@ -276,7 +279,12 @@ T(flags_come_last_lists_append_scalars_replace)
 	char *bad[] = {"jail", "--allow", "nope", "--", "true", NULL};
 	CHECK_INT(cli_parse(ARRAY_SIZE(bad) - 1, bad, &c, &e), 0);
 	CHECK_INT(policy_resolve(&c, NULL, &cfg, &e), -1);
-	CHECK_STR(e.msg, "command line net.allow: 'nope': expected HOST:PORT");
+	CHECK_STR(e.msg, "--allow nope: expected HOST:PORT (port 1-65535; IPv6 as [ADDR]:PORT)");
+	cli_free(&c);
+	char *bad2[] = {"jail", "--ro", "relative", "--", "true", NULL};
+	CHECK_INT(cli_parse(ARRAY_SIZE(bad2) - 1, bad2, &c, &e), 0);
+	CHECK_INT(policy_resolve(&c, NULL, &cfg, &e), -1);
+	CHECK_STR(e.msg, "--ro: 'relative': expected an absolute path or ~/PATH");
 	cli_free(&c);
 	free(pol);
 	drop(d);
