@@ -7,6 +7,7 @@
 #include "policy_keys.h"
 
 #include "allow.h"
+#include "pathrules.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -30,7 +31,7 @@ static const struct policy_key keys[] = {
 	{"net", "dns_upstream", "net.dns_upstream", "--dns-upstream", K_STRING, F(dns_upstream), check_dns, false, "ADDR[:PORT]", "resolver for allowed names"},
 	{"net", "publish", "net.publish", "--publish", K_LIST, F(publish), check_publish, true, "PORT[:HOSTPORT]", "ports of the jail reachable from host loopback"},
 	{"export", "deny", "export.deny", "--export-deny", K_LIST, F(export_deny), check_glob, true, "PATTERN", "more paths left out of the patch"},
-	{"export", "allow", "export.allow", NULL, K_LIST, F(export_allow), check_glob, true, "PATTERN", "default left-out paths let through again"},
+	{"export", "allow", "export.allow", NULL, K_LIST, F(export_allow), check_export_allow, true, "PATTERN", "default left-out paths let through again"},
 	{"export", "binary", "export.binary", "--allow-binary", K_BOOL, F(export_binary), NULL, false, "BOOL", "export binary files too"},
 	{"export", "max_size", "export.max_size", "--max-size", K_SIZE, F(export_max_size), NULL, false, "SIZE", "largest file exported"},
 	{"syscalls", "allow", "syscalls.allow", "--allow-syscall", K_LIST, F(syscalls_allow), check_syscall, true, "NAME", "refused system calls allowed back"},
@@ -151,6 +152,25 @@ int check_glob(const char *in, char **out, struct jail_err *e)
 	}
 	*out = xstrdup(in);
 	return 0;
+}
+
+/* Only a default left-out pattern can be let through again, named exactly as
+ * the exporter's list has it (`jail status` shows them). */
+int check_export_allow(const char *in, char **out, struct jail_err *e)
+{
+	struct strbuf known = {0};
+	for (size_t i = 0; i < pathrules_ndefaults; i++) {
+		if (strcmp(in, pathrules_defaults[i].pattern) == 0) {
+			sb_free(&known);
+			*out = xstrdup(in);
+			return 0;
+		}
+		sb_printf(&known, "%s%s", i ? " " : "", pathrules_defaults[i].pattern);
+	}
+	jail_err_set(e, 0, "'%s' is not one of the default left-out patterns: %s", in,
+	             known.s ? known.s : "");
+	sb_free(&known);
+	return -1;
 }
 
 static bool env_name_ok(const char *s, size_t n)

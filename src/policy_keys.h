@@ -37,6 +37,7 @@ bool policy_section_known(const char *section);
 int check_path(const char *in, char **out, struct jail_err *e) WUR;
 int check_home_path(const char *in, char **out, struct jail_err *e) WUR;
 int check_glob(const char *in, char **out, struct jail_err *e) WUR;
+int check_export_allow(const char *in, char **out, struct jail_err *e) WUR;
 int check_env_name(const char *in, char **out, struct jail_err *e) WUR;
 int check_env_set(const char *in, char **out, struct jail_err *e) WUR;
 int check_host_port(const char *in, char **out, struct jail_err *e) WUR;

@@ -4,8 +4,8 @@
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=gnu11 \
  *     -DJAIL_DATADIR='"/nonexistent"' -Isrc -Ibuild -o build/fuzz_policy \
- *     tests/fuzz/fuzz_policy.c src/policy.c src/policy_keys.c src/cli.c \
- *     src/config.c src/util.c src/sha256.c src/log.c build/embedded_policy.c -linih
+ *     tests/fuzz/fuzz_policy.c $(ls src/*.c | grep -v main.c) build/embedded_policy.c \
+ *     $(pkg-config --libs libmnl libnftnl libseccomp libcap-ng inih)
  *   mkdir -p /tmp/corpus && cp policies/*.ini /tmp/corpus
  *   build/fuzz_policy -max_total_time=60 /tmp/corpus
  */

@@ -131,6 +131,9 @@ T(errors_name_file_and_line)
 	          "t.ini:2: net.dns_upstream: 'dns.example': not an IP address");
 	CHECK_STR(error_of("[limits]\nmemory = lots\n"), "t.ini:2: limits.memory = lots: expected SIZE|none");
 	CHECK_STR(error_of("[fs]\njust words\n"), "t.ini:2: expected 'key = value', 'key += value' or '[section]'");
+	CHECK(strncmp(error_of("[export]\nallow = *.c\n"),
+	              "t.ini:2: export.allow: '*.c' is not one of the default left-out patterns: .envrc .direnv/", 82) == 0);
+	CHECK_STR(error_of("[export]\nallow = node_modules/, .vscode/settings.json\n"), "");
 	CHECK_STR(error_of("[fs\n"), "t.ini:1: expected ']' to close the section name");
 	CHECK_STR(error_of("[secrets]\nTOKEN = plain-text\n"),
 	          "t.ini:2: secret TOKEN: expected env:VAR, file:PATH or cmd:COMMAND");
