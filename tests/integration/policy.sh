@@ -165,9 +165,11 @@ check_secrets() { # home mode
 	~/.config/tool/token = cmd:echo home-canary-9913
 	EOF
 	export HOST_CANARY=env-canary-3387
-	run_jail -D "$T/p" --no-export -- sh -c 'echo "$S_ENV $S_FILE $S_CMD $(cat ~/.config/tool/token)";
+	run_jail -D "$T/p" -- sh -c 'echo "$S_ENV $S_FILE $S_CMD $(cat ~/.config/tool/token)";
 		stat -c %a ~/.config/tool/token; echo work > work.txt'
 	assert_eq "$rc" 0
+	# the run exported a patch: it is among the files searched below
+	ls "$(session_dir "$T/p")"/patches/0001-*.patch >/dev/null || fail "no patch was written: $err"
 	assert_eq "$(head -n 1 <<<"$out")" "env-canary-3387 file-canary-5521 cmd-canary-7730 home-canary-9913"
 	assert_eq "$(sed -n 2p <<<"$out")" "600" "mode of a secret file"
 	assert_file "$(session_dir "$T/p")/upper/work.txt"

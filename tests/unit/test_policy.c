@@ -1,6 +1,7 @@
 /* Unit tests: policy.c, policy_keys.c, secrets.c, gitidentity.c. */
 #include "t.h"
 #include "policy.h"
+#include "policy_keys.h"
 #include "secrets.h"
 
 #include <fcntl.h>
@@ -450,4 +451,42 @@ T(man_page_documents_every_key)
 		free(entry);
 	}
 	free(text);
+}
+
+/* Every key's flag sets exactly that key, so that the layering of flags over
+ * files finds it; a key without a flag is named here on purpose. */
+T(every_key_has_its_flag)
+{
+	static const struct { const char *flag, *value; } samples[] = {
+		{"--ro", "/usr"}, {"--rw", "/tmp"}, {"--hide", "x"}, {"--show", "x"},
+		{"--tmpfs", "/x"}, {"--home", "fresh"}, {"--copy", "~/.x"}, {"--env", "X"},
+		{"--setenv", "X=1"}, {"--secret", "X=env:Y"}, {"--net", "none"},
+		{"--allow", "a.example:443"}, {"--dns-upstream", "127.0.0.1"}, {"--publish", "80"},
+		{"--export-deny", "x"}, {"--allow-binary", NULL}, {"--max-size", "1M"},
+		{"--allow-syscall", "bpf"}, {"--memory", "1G"}, {"--pids", "10"}, {"--cpus", "1"},
+	};
+	for (size_t i = 0; i < policy_key_count(); i++) {
+		const struct policy_key *k = policy_key(i);
+		if (!k->flag) {
+			CHECK_STR(k->id, "export.allow");  /* the only key without a flag */
+			continue;
+		}
+		const char *value = "";
+		bool found = false;
+		for (size_t j = 0; j < ARRAY_SIZE(samples); j++)
+			if (strcmp(samples[j].flag, k->flag) == 0)
+				value = samples[j].value, found = true;
+		CHECK(found);
+		_cleanup_free_ char *f = xstrdup(k->flag), *v = value ? xstrdup(value) : NULL;
+		char *argv[] = {"jail", f, v, "--", "true", NULL};
+		if (!value)
+			memmove(&argv[2], &argv[3], 3 * sizeof(char *));
+		struct cli c;
+		struct jail_err e = {0};
+		int rc = cli_parse(value ? 5 : 4, argv, &c, &e);
+		CHECK_INT(rc, 0);
+		if (rc == 0 && !cli_sets(&c, k->id))
+			fprintf(stderr, "  %s does not set %s\n", k->flag, k->id), t_failed_checks++;
+		cli_free(&c);
+	}
 }
