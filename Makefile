@@ -33,7 +33,7 @@ SRCS    := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS    := $(SRCS:src/%.c=$(BUILD)/%.o) $(BUILD)/embedded_policy.o
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(filter-out tests/unit/t.c,$(wildcard tests/unit/test_*.c)))
 
-.PHONY: all check unit asan bench install clean
+.PHONY: all check unit asan bench install install-apparmor clean
 all: $(BUILD)/jail $(BUILD)/probe
 
 $(BUILD)/jail: $(BUILD)/main.o $(BUILD)/libjail.a
@@ -88,6 +88,17 @@ install: all
 	install -m 0644 man/jail.1 $(DESTDIR)$(MANDIR)/man1/jail.1
 	-install -m 0644 man/jail.ini.5 $(DESTDIR)$(MANDIR)/man5/jail.ini.5
 	install -m 0644 policies/*.ini $(DESTDIR)$(DATADIR)/policies/
+	$(MAKE) install-apparmor
+
+# Ubuntu >= 23.10 lets only programs whose AppArmor profile grants "userns"
+# create unprivileged user namespaces.
+install-apparmor:
+	@if [ -d /etc/apparmor.d ] && command -v apparmor_parser >/dev/null && \
+	    apparmor_parser -V 2>/dev/null | grep -q 'version [4-9]'; then \
+	  install -d $(DESTDIR)/etc/apparmor.d; \
+	  sed 's|@BINDIR@|$(BINDIR)|' scripts/apparmor/jail > $(DESTDIR)/etc/apparmor.d/jail; \
+	  if [ -z "$(DESTDIR)" ]; then apparmor_parser -r /etc/apparmor.d/jail || true; fi; \
+	fi
 
 clean:
 	rm -rf build build-asan

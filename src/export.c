@@ -552,39 +552,6 @@ static char *read_base(const char *session_dir)
 	return NULL;
 }
 
-/* The user's global ignore file, as the supervisor's hiding honours it: git would
- * find it through the global config, which the exporter's git never reads, so
- * look it up here (`git config --file` only parses) and pass it on. */
-static char *user_excludes_file(void)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
-	                                               : xasprintf("%s/.config", home_dir());
-	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
-	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
-	const char *files[] = {home_cfg, xdg_cfg};  /* ~/.gitconfig wins */
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		struct git g = {.cwd = "/"};
-		struct strbuf out = {0};
-		struct jail_err e;
-		int status = 1;
-		const char *args[] = {"config", "--file", files[i], "--get", "core.excludesFile", NULL};
-		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
-		    status == 0 && out.s) {
-			out.s[strcspn(out.s, "\n")] = '\0';
-			char *path = expand_home(out.s);
-			sb_free(&out);
-			return path;
-		}
-		sb_free(&out);
-	}
-	char *def = xasprintf("%s/git/ignore", xdir);
-	if (access(def, R_OK) == 0)
-		return def;
-	free(def);
-	return NULL;
-}
-
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
                     const struct jail_config *cfg, struct jail_err *e)
 {
@@ -603,7 +570,7 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	read_hidden(x, session_dir);
 	if (probe_repo(x, e) < 0)
 		return -1;
-	_cleanup_free_ char *ex = x->is_repo ? user_excludes_file() : NULL;
+	_cleanup_free_ char *ex = x->is_repo ? git_user_excludes_file() : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
 	if (x->is_repo)

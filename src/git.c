@@ -230,3 +230,33 @@ done:
 	strv_free(&env);
 	return ret;
 }
+
+char *git_user_excludes_file(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
+	                                               : xasprintf("%s/.config", home_dir());
+	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
+	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
+	const char *files[] = {home_cfg, xdg_cfg};  /* ~/.gitconfig wins */
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct git g = {.cwd = "/"};
+		struct strbuf out = {0};
+		struct jail_err e;
+		int status = 1;
+		const char *args[] = {"config", "--file", files[i], "--get", "core.excludesFile", NULL};
+		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
+		    status == 0 && out.s) {
+			out.s[strcspn(out.s, "\n")] = '\0';
+			char *path = expand_home(out.s);
+			sb_free(&out);
+			return path;
+		}
+		sb_free(&out);
+	}
+	char *def = xasprintf("%s/git/ignore", xdir);
+	if (access(def, R_OK) == 0)
+		return def;
+	free(def);
+	return NULL;
+}

@@ -35,4 +35,9 @@ void git_argv_prefix(struct strv *argv);
 /* The environment git runs with (exposed for the unit test). */
 void git_env(const struct git *g, struct strv *env);
 
+/* The user's global ignore file (core.excludesFile of ~/.gitconfig or the XDG git
+ * config, else $XDG_CONFIG_HOME/git/ignore), or NULL.  Hardened git never reads
+ * the global config, so the hiding and the export look it up here (`git config
+ * --file` only parses) and pass it on as -c core.excludesFile=... */
+char *git_user_excludes_file(void);
 #endif

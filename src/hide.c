@@ -7,62 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <spawn.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
-
-/* git must not run anything the repository configures: no pager, no fsmonitor
- * hook, no system config, no prompts. */
-static char *const git_env[] = {
-	"PATH=/usr/local/bin:/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
-	"GIT_PAGER=cat", "PAGER=cat", "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", NULL, NULL,
-};
-
-int spawn_capture(char *const argv[], const char *dir, size_t max, struct strbuf *out,
-                  int *status, struct jail_err *e)
-{
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return jail_err_sys(e, "pipe for %s", argv[0]);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (dir)
-		posix_spawn_file_actions_addchdir_np(&fa, dir);
-	char *env[ARRAY_SIZE(git_env)];
-	memcpy(env, git_env, sizeof(git_env));
-	_cleanup_free_ char *home = xasprintf("HOME=%s", home_dir());
-	env[ARRAY_SIZE(git_env) - 2] = home; /* for the user's own excludesFile */
-	pid_t pid;
-	int r = posix_spawnp(&pid, argv[0], &fa, NULL, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	_cleanup_close_ int rd = pipefd[0];
-	if (r != 0)
-		return jail_err_set(e, r, "run %s", argv[0]);
-	char buf[65536];
-	ssize_t n;
-	bool too_much = false;
-	while ((n = read(rd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		if (out->len + (size_t)n > max)
-			too_much = true;
-		else
-			sb_append(out, buf, (size_t)n);
-	}
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return jail_err_sys(e, "wait for %s", argv[0]);
-	if (too_much)
-		return jail_err_set(e, EFBIG, "output of %s", argv[0]);
-	return 0;
-}
 
 static bool shown_anyway(const struct jail_config *cfg, const char *path)
 {

@@ -12,8 +12,4 @@
  * that is not a git repository hides nothing. */
 int hide_ignored(const struct session *s, const struct jail_config *cfg, struct jail_err *e) WUR;
 
-/* Run argv (no shell) in dir with a hardened environment for git, capturing its
- * stdout (at most max bytes).  *status is the wait status. */
-int spawn_capture(char *const argv[], const char *dir, size_t max, struct strbuf *out,
-                  int *status, struct jail_err *e) WUR;
 #endif

@@ -10,7 +10,7 @@
  * Stamped paths are relative to the project, or absolute for files outside it. */
 #include "ignorecache.h"
 
-#include "hide.h"
+#include "git.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -78,36 +78,24 @@ static void walk_dirs(struct strbuf *b, int proj, const char *rel, const struct 
 	closedir(d);
 }
 
-static char *global_excludes_file(const char *project)
-{
-	char *argv[] = {"git", "config", "--path", "--get", "core.excludesFile", NULL};
-	struct strbuf out = {0};
-	struct jail_err e;
-	int status;
-	if (spawn_capture(argv, project, 8192, &out, &status, &e) == 0 && status == 0 && out.len) {
-		out.s[strcspn(out.s, "\n")] = '\0';
-		return sb_steal(&out);
-	}
-	sb_free(&out);
-	const char *x = getenv("XDG_CONFIG_HOME");
-	return x && *x == '/' ? xasprintf("%s/git/ignore", x)
-	                      : xasprintf("%s/.config/git/ignore", home_dir());
-}
-
+/* git's own answer: the untracked files its ignore rules (the project's, and the
+ * user's global excludes file) ignore; whole directories as one entry. */
 static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 {
-	char *argv[] = {"git", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false",
-	                "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
-	                "--directory", NULL};
+	_cleanup_free_ char *ex = git_user_excludes_file();
+	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
+	struct git g = {.cwd = project, .config = cfg};
+	const char *args[] = {"ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+	                      "--directory", NULL};
 	struct strbuf b = {0};
-	int status;
-	if (spawn_capture(argv, project, 256 << 20, &b, &status, e) < 0) {
+	int status = 0;
+	if (git_run(&g, args, NULL, 0, &b, &status, e) < 0) {
 		sb_free(&b);
 		return -1;
 	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (status != 0) {
 		sb_free(&b);
-		return 1; /* not a git repository (or no git): nothing to hide */
+		return 1; /* not a git repository: nothing to hide */
 	}
 	for (size_t i = 0; i < b.len;) {
 		char *p = b.s + i;
@@ -171,9 +159,18 @@ static void cache_store(const struct session *s, int proj, const struct strv *ig
 	char made[32];
 	snprintf(made, sizeof(made), "%lld", (long long)time(NULL));
 	add_record(&b, "t", made, "");
-	_cleanup_free_ char *excl = global_excludes_file(s->project);
+	/* the user's ignore settings: both config files, the default ignore file
+	 * (stamped even while absent: creating it changes the answer) and the one
+	 * the config names */
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
+	                                               : xasprintf("%s/.config", home_dir());
 	_cleanup_free_ char *gcfg = xasprintf("%s/.gitconfig", home_dir());
-	const char *files[] = {".git/index", ".git/info/exclude", ".git/HEAD", excl, gcfg};
+	_cleanup_free_ char *xcfg = xasprintf("%s/git/config", xdir);
+	_cleanup_free_ char *xign = xasprintf("%s/git/ignore", xdir);
+	_cleanup_free_ char *excl = git_user_excludes_file();
+	const char *files[] = {".git/index", ".git/info/exclude", ".git/HEAD", gcfg, xcfg, xign,
+	                       excl ? excl : xign};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(&b, proj, files[i]);
 	walk_dirs(&b, proj, ".", ign, 0);

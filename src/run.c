@@ -1,12 +1,15 @@
 /* run.c — `jail [run]`: policy → session → plan → sandbox → export. */
 #include "commands.h"
 
+#include "git.h"
 #include "hide.h"
 #include "log.h"
+#include "net.h"
 #include "plan.h"
 #include "policy.h"
 #include "sandbox.h"
 #include "session.h"
+#include "sysfilter.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -47,12 +50,12 @@ static void record_base(const struct session *s)
 	_cleanup_free_ char *have = session_meta_get(s, "base");
 	if (have)
 		return;
-	char *argv[] = {"git", "rev-parse", "--verify", "-q", "HEAD", NULL};
+	const char *args[] = {"rev-parse", "--verify", "-q", "HEAD", NULL};
+	struct git g = {.cwd = s->project};
 	struct strbuf out = {0};
 	struct jail_err e;
-	int status;
-	if (spawn_capture(argv, s->project, 4096, &out, &status, &e) == 0 && status == 0 &&
-	    out.len >= 40) {
+	int status = 0;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.len >= 40) {
 		out.s[strcspn(out.s, "\n")] = '\0';
 		if (session_meta_set(s, &e, "base", out.s, NULL) < 0)
 			log_warn("%s", e.msg);
@@ -113,6 +116,13 @@ int cmd_run(struct cli *c)
 		return EXIT_JAIL_FAIL;
 	}
 	log_set_quiet(cfg.quiet);
+	/* bad values are refused before anything is created or started */
+	if (sysfilter_check_config(&cfg, &e) < 0 || net_validate(&cfg, &e) < 0) {
+		log_error("%s", e.msg);
+		config_free(&cfg);
+		session_free(&s);
+		return EXIT_JAIL_FAIL;
+	}
 	if (run_jail(&cfg, &s, &exit_code, &e) < 0) {
 		log_error("%s", e.msg);
 		exit_code = EXIT_JAIL_FAIL;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+static char *xvasprintf(const char *fmt, va_list ap, size_t *len);
+
 static int err_vset(struct jail_err *e, int errnum, const char *fmt, va_list ap)
 {
 	int n = vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
@@ -43,11 +45,9 @@ int jail_err_sys(struct jail_err *e, const char *fmt, ...)
 int jail_err_wrap(struct jail_err *e, const char *fmt, ...)
 {
 	struct strbuf b = {0};
-	char *prefix;
 	va_list ap;
 	va_start(ap, fmt);
-	if (vasprintf(&prefix, fmt, ap) < 0)
-		abort();
+	char *prefix = xvasprintf(fmt, ap, NULL);
 	va_end(ap);
 	sb_printf(&b, "%s: %s", prefix, e->msg);
 	free(prefix);
@@ -101,15 +101,23 @@ char *xstrdup(const char *s)
 		abort();
 	return d;
 }
-char *xasprintf(const char *fmt, ...)
+static char *xvasprintf(const char *fmt, va_list ap, size_t *len)
 {
 	char *s;
-	va_list ap;
-	va_start(ap, fmt);
 	int n = vasprintf(&s, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		abort();
+	if (len)
+		*len = (size_t)n;
+	return s;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap, NULL);
+	va_end(ap);
 	return s;
 }
 
@@ -126,14 +134,12 @@ void sb_append(struct strbuf *b, const char *s, size_t n)
 void sb_puts(struct strbuf *b, const char *s) { sb_append(b, s, strlen(s)); }
 void sb_printf(struct strbuf *b, const char *fmt, ...)
 {
-	char *s;
+	size_t n;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
+	char *s = xvasprintf(fmt, ap, &n);
 	va_end(ap);
-	if (n < 0)
-		abort();
-	sb_append(b, s, (size_t)n);
+	sb_append(b, s, n);
 	free(s);
 }
 char *sb_steal(struct strbuf *b)

@@ -34,14 +34,19 @@ expect_fail125() {
 	assert_contains "$err" "jail: "
 }
 
+# git_init DIR: an empty repository on branch main with a test identity.
+git_init() {
+	mkdir -p "$1"
+	git -C "$1" init -q -b main
+	git -C "$1" config user.email t@example.com
+	git -C "$1" config user.name Tester
+}
+
 # mkrepo DIR: a small git repository with a tracked file, an ignored secret
 # and an untracked file.
 mkrepo() {
 	local d=$1
-	mkdir -p "$d"
-	git -C "$d" init -q -b main
-	git -C "$d" config user.email t@example.com
-	git -C "$d" config user.name Tester
+	git_init "$d"
 	printf 'hello\n' >"$d/README"
 	printf 'print("hi")\n' >"$d/main.py"
 	printf '.env\n*.log\nbuild/\n' >"$d/.gitignore"

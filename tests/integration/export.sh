@@ -16,10 +16,8 @@ done'
 # base DIR: a repository with tracked files only (plus what .gitignore hides).
 base() {
 	local d=$1
+	git_init "$d"
 	mkdir -p "$d/src/lib" "$d/docs"
-	git -C "$d" init -q -b main
-	git -C "$d" config user.email t@example.com
-	git -C "$d" config user.name Tester
 	printf 'hello\n' >"$d/README"
 	printf 'int main(void) { return 0; }\n' >"$d/src/main.c"
 	printf 'a\nb\nc\n' >"$d/src/lib/util.c"
