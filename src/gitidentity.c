@@ -3,39 +3,54 @@
  * The host's git config can hold credential helpers, aliases that run commands,
  * includes and url rewrites; the agent needs none of them, only an identity for
  * its commits.  git itself reads the value (so include files and XDG locations
- * work as the user expects), through the hardened git runner (argv, no system
- * config, only HOME), from cwd "/" so no repository's config is involved. */
-#include "hide.h"
+ * work as the user expects), through the hardened git runner, from cwd "/" so
+ * no repository's config is involved. */
+#include "git.h"
 #include "secrets.h"
 
 #include <string.h>
-#include <sys/wait.h>
 
+/* A name or address: one line of valid UTF-8 without control characters (the
+ * trailing newline dropped here). */
+static bool value_ok(char *v)
+{
+	size_t len = strlen(v);
+	while (len && (v[len - 1] == '\n' || v[len - 1] == '\r'))
+		v[--len] = '\0';
+	if (!len || !is_valid_utf8(v, len))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* One value of the user's own git config files, as git reads it (includes
+ * followed); ~/.gitconfig wins over the XDG file, as for git itself. */
 static char *git_get(const char *key)
 {
-	_cleanup_free_ char *k = xstrdup(key);
-	char *argv[] = {(char *)"git", (char *)"config", (char *)"--global", (char *)"--includes",
-	                (char *)"--get", k, NULL};
-	struct strbuf b = {0};
-	int status = 0;
-	struct jail_err e = {0};
-	if (spawn_capture(argv, "/", 4096, &b, &status, &e) < 0) {
-		sb_free(&b);
-		return NULL;
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
+	                                               : xasprintf("%s/.config", home_dir());
+	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
+	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
+	const char *files[] = {home_cfg, xdg_cfg};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		struct git g = {.cwd = "/"};
+		struct strbuf out = {0};
+		struct jail_err e;
+		int status = 1;
+		const char *args[] = {"config", "--file", files[i], "--includes", "--get", key, NULL};
+		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
+		    status == 0 && out.s) {
+			char *v = sb_steal(&out);
+			if (value_ok(v))
+				return v;
+			free(v);
+		}
+		sb_free(&out);
 	}
-	sb_append(&b, "", 0);
-	size_t len = b.len;
-	char *out = sb_steal(&b);
-	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
-		out[--len] = '\0';
-	bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && len > 0 && strlen(out) == len &&
-	          is_valid_utf8(out, len);
-	for (size_t i = 0; ok && i < len; i++)
-		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-			ok = false;
-	if (!ok)
-		free(steal_ptr(&out));
-	return out;
+	return NULL;
 }
 
 /* A git config value in double quotes: only '"' and '\' need escaping once
