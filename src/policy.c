@@ -119,6 +119,8 @@ static char *policy_reader(char *buf, int num, void *stream)
 	size_t n = strcspn(l, "\n");
 	ps->pos += n + (l[n] == '\n');
 	ps->line++;
+	if (ps->line == 1 && n >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0)
+		l += 3, n -= 3;  /* a UTF-8 byte order mark, as some editors write */
 	while (n && (*l == ' ' || *l == '\t'))
 		l++, n--;
 	if (n && l[n - 1] == '\r')

@@ -94,6 +94,18 @@ T(later_layer_wins_and_lists_replace_or_append)
 	policy_free(&p);
 }
 
+T(byte_order_mark_and_crlf_are_fine)
+{
+	struct policy p;
+	CHECK_INT(load(&p, "\xef\xbb\xbf[net]\r\nmode = allow\r\nallow = a.example:443 ; the API\r\n"), 0);
+	CHECK_STR(err.msg, "");
+	CHECK_INT(p.cfg.net, NET_ALLOW);
+	CHECK_INT(p.cfg.allow.n, 1);
+	if (p.cfg.allow.n == 1)
+		CHECK_STR(p.cfg.allow.v[0], "a.example:443");
+	policy_free(&p);
+}
+
 T(empty_value_clears_a_list)
 {
 	struct policy p;
