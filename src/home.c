@@ -21,42 +21,6 @@ static int write_if_absent(int dir, const char *name, const char *data, struct j
 	return write_file_at(dir, name, data, strlen(data), 0644, e);
 }
 
-/* Create the parent directories of rel below dir. */
-static int make_parents(int dir, const char *rel, struct jail_err *e)
-{
-	_cleanup_free_ char *p = xstrdup(rel);
-	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdirat(dir, p, 0700) < 0 && errno != EEXIST)
-			return jail_err_sys(e, "create '%s' in the fake home", p);
-		*s = '/';
-	}
-	return 0;
-}
-
-/* Copy one host file (under the host's home) into the fake home. */
-static int copy_in(const struct jail_plan *p, int dir, const char *host_prefix,
-                   const char *path, struct jail_err *e)
-{
-	size_t hl = strlen(p->home);
-	if (strncmp(path, p->home, hl) != 0 || path[hl] != '/')
-		return jail_err_set(e, 0, "home copy '%s': only files under %s can be copied in",
-		                    path, p->home);
-	const char *rel = path + hl + 1;
-	_cleanup_free_ char *src = xasprintf("%s%s", host_prefix, path);
-	_cleanup_free_ char *data = NULL;
-	size_t n;
-	if (read_file_at(AT_FDCWD, src, 64 << 20, &data, &n, e) < 0) {
-		if (e->errnum == ENOENT)
-			return 0; /* nothing to copy: the agent starts without it */
-		return jail_err_wrap(e, "home copy");
-	}
-	if (make_parents(dir, rel, e) < 0)
-		return -1;
-	unlinkat(dir, rel, 0);
-	return write_file_at(dir, rel, data, n, 0600, e);
-}
-
 /* The directory that will hold rel, created as needed, never through a symlink:
  * a persistent home holds what the agent left there in an earlier run. */
 static int open_parent(int dir, const char *rel, const char **base, struct jail_err *e)
@@ -80,6 +44,32 @@ static int open_parent(int dir, const char *rel, const char **base, struct jail_
 	}
 	*base = rel + (part - p);
 	return fd;
+}
+
+/* Copy one host file (under the host's home) into the fake home. */
+static int copy_in(const struct jail_plan *p, int dir, const char *host_prefix,
+                   const char *path, struct jail_err *e)
+{
+	size_t hl = strlen(p->home);
+	if (strncmp(path, p->home, hl) != 0 || path[hl] != '/')
+		return jail_err_set(e, 0, "home copy '%s': only files under %s can be copied in",
+		                    path, p->home);
+	const char *rel = path + hl + 1;
+	_cleanup_free_ char *src = xasprintf("%s%s", host_prefix, path);
+	_cleanup_free_ char *data = NULL;
+	size_t n;
+	if (read_file_at(AT_FDCWD, src, 64 << 20, &data, &n, e) < 0) {
+		if (e->errnum == ENOENT)
+			return 0; /* nothing to copy: the agent starts without it */
+		return jail_err_wrap(e, "home copy");
+	}
+	const char *base = NULL;
+	_cleanup_close_ int parent = open_parent(dir, rel, &base, e);
+	if (parent < 0)
+		return -1;
+	if (unlinkat(parent, base, 0) < 0 && errno != ENOENT && rm_rf_at(parent, base, e) < 0)
+		return -1;
+	return write_file_at(parent, base, data, n, 0600, e);
 }
 
 /* A secret file.  A persistent home is the session's directory on disk, where a

@@ -241,3 +241,20 @@ test_policy_show_accepts_options_after_show() {
 	expect_fail125 policy show extra
 	expect_fail125 policy frob
 }
+
+# A persistent home holds what the agent left there: copying into it the next
+# time must not follow a symlink it planted (init still sees the host's root
+# under /oldroot while it fills the home).
+test_home_copy_does_not_follow_the_agents_symlinks() {
+	mkrepo "$T/p"
+	export HOME=$T/h
+	mkdir -p "$HOME/.tool" "$T/outside"
+	printf 'host-config\n' >"$HOME/.tool/config"
+	run_jail -D "$T/p" --home persistent --no-export -- \
+		sh -c "rm -rf ~/.tool && ln -s /oldroot$T/outside ~/.tool && ln -s /oldroot$T/outside ~/.sec"
+	assert_eq "$rc" 0
+	run_jail -D "$T/p" --home persistent --copy '~/.tool/config' --no-export -- true
+	assert_no_file "$T/outside/config"
+	run_jail -D "$T/p" --home persistent --secret '~/.sec/token=cmd:echo x' --no-export -- true
+	assert_no_file "$T/outside/token"
+}
