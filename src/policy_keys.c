@@ -8,6 +8,7 @@
 
 #include "allow.h"
 #include "pathrules.h"
+#include "sysfilter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -256,6 +257,14 @@ int check_syscall(const char *in, char **out, struct jail_err *e)
 	size_t n = strlen(in);
 	if (n == 0 || n > 63 || strspn(in, "abcdefghijklmnopqrstuvwxyz0123456789_") != n)
 		return jail_err_set(e, 0, "'%s' is not a system call name", in);
+	/* the filter's own lookup (libseccomp), so that a typo fails here with file:line */
+	struct jail_config one = {0};
+	strv_push(&one.syscalls_allow, in);
+	struct jail_err se = {0};
+	int rc = sysfilter_check_config(&one, &se);
+	strv_free(&one.syscalls_allow);
+	if (rc < 0)
+		return jail_err_set(e, 0, "'%s' is not a system call of this machine", in);
 	*out = xstrdup(in);
 	return 0;
 }

@@ -147,6 +147,8 @@ T(errors_name_file_and_line)
 	CHECK(strncmp(error_of("[export]\nallow = *.c\n"),
 	              "t.ini:2: export.allow: '*.c' is not one of the default left-out patterns: .envrc .direnv/", 82) == 0);
 	CHECK_STR(error_of("[export]\nallow = node_modules/, .vscode/settings.json\n"), "");
+	CHECK_STR(error_of("[syscalls]\nallow = perf_event_open, bpff\n"),
+	          "t.ini:2: syscalls.allow: 'bpff' is not a system call of this machine");
 	CHECK_STR(error_of("[fs\n"), "t.ini:1: expected ']' to close the section name");
 	CHECK_STR(error_of("[secrets]\nTOKEN = plain-text\n"),
 	          "t.ini:2: secret TOKEN: expected env:VAR, file:PATH or cmd:COMMAND");
