@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include "env.h"
+#include "secrets.h"
 
 #include <pwd.h>
 #include <string.h>
@@ -60,7 +61,9 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		p->tty_fds[fd] = isatty(fd);
 		p->use_pty |= p->tty_fds[fd];
 	}
-	return env_build(p, &p->env, e);
+	if (env_build(p, &p->env, e) < 0)
+		return -1;
+	return secrets_plan(p, e);
 }
 
 void plan_free(struct jail_plan *p)
