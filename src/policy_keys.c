@@ -32,13 +32,14 @@ static const struct policy_key keys[] = {
 	{"net", "dns_upstream", "net.dns_upstream", "--dns-upstream", K_STRING, F(dns_upstream), check_dns, false, "ADDR[:PORT]", "resolver for allowed names"},
 	{"net", "publish", "net.publish", "--publish", K_LIST, F(publish), check_publish, true, "PORT[:HOSTPORT]", "ports of the jail reachable from host loopback"},
 	{"export", "deny", "export.deny", "--export-deny", K_LIST, F(export_deny), check_glob, true, "PATTERN", "more paths left out of the patch"},
-	{"export", "allow", "export.allow", NULL, K_LIST, F(export_allow), check_export_allow, true, "PATTERN", "default left-out paths let through again"},
+	{"export", "allow", "export.allow", "--export-allow", K_LIST, F(export_allow), check_export_allow, true, "PATTERN", "default left-out paths let through again"},
 	{"export", "binary", "export.binary", "--allow-binary", K_BOOL, F(export_binary), NULL, false, "BOOL", "export binary files too"},
 	{"export", "max_size", "export.max_size", "--max-size", K_SIZE, F(export_max_size), NULL, false, "SIZE", "largest file exported"},
 	{"syscalls", "allow", "syscalls.allow", "--allow-syscall", K_LIST, F(syscalls_allow), check_syscall, true, "NAME", "refused system calls allowed back"},
 	{"limits", "memory", "limits.memory", "--memory", K_SIZE, F(memory), NULL, false, "SIZE|none", "memory limit"},
 	{"limits", "pids", "limits.pids", "--pids", K_COUNT, F(pids), NULL, false, "N|none", "process limit"},
 	{"limits", "cpus", "limits.cpus", "--cpus", K_CPUS, F(cpus), NULL, false, "N|none", "CPU limit, in CPUs"},
+	{"limits", "disk", "limits.disk", "--disk", K_SIZE, F(disk), NULL, false, "SIZE|none", "disk space one run may add to the session"},
 };
 
 const char *const policy_sections[] = {"fs", "home", "env", "secrets", "net", "export",
