@@ -210,6 +210,7 @@ test_agent_cannot_change_the_rules() {
 
 test_helper_is_gone_after_the_jail() {
 	net_servers
+	tmp_before=$(ls /tmp | grep '^jail-net\.' | sort || true)
 	"$JAIL" "${NET[@]}" -- sleep 2 >/dev/null 2>&1 &
 	jp=$!
 	sleep 1
@@ -221,8 +222,9 @@ test_helper_is_gone_after_the_jail() {
 	for pid in $helpers; do
 		kill -0 "$pid" 2>/dev/null && fail "pasta $pid outlived the jail"
 	done
-	ls /tmp | grep -q '^jail-net\.' && fail "the helper's temp dir was left behind"
-	true
+	tmp_after=$(ls /tmp | grep '^jail-net\.' | sort || true)
+	left=$(comm -13 <(echo "$tmp_before") <(echo "$tmp_after") | grep . || true)
+	[ -z "$left" ] || fail "the helper's temp dir was left behind: $left"
 }
 
 test_quiet_suppresses_lines_not_the_filter() {
