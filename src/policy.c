@@ -381,6 +381,19 @@ void policy_search_dirs(struct strv *out)
 	if (extra && extra[0])
 		strv_push(out, extra);
 	strv_push(out, JAIL_DATADIR "/policies");
+	/* run from a build tree (build/jail): the source tree's policies/ */
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			_cleanup_free_ char *tree = xasprintf("%s/../policies/default.ini", exe);
+			if (access(tree, R_OK) == 0)
+				strv_push_take(out, xasprintf("%s/../policies", exe));
+		}
+	}
 }
 
 static bool policy_name_ok(const char *name)
