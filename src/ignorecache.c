@@ -11,6 +11,7 @@
 #include "ignorecache.h"
 
 #include "git.h"
+#include "gitlink.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -21,7 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#define MAGIC "jail-ignore-cache-3"
+#define MAGIC "jail-ignore-cache-4"
 #define WALK_DEPTH_MAX 256
 
 static void stamp_of(int dirfd, const char *path, char out[96])
@@ -152,7 +153,8 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 	return 0;
 }
 
-static void cache_store(const struct session *s, int proj, const struct strv *ign)
+static void cache_store(const struct session *s, int proj, const struct gitlink *gl,
+                        const struct strv *ign)
 {
 	struct strbuf b = {0};
 	sb_append(&b, MAGIC, sizeof(MAGIC));
@@ -169,8 +171,12 @@ static void cache_store(const struct session *s, int proj, const struct strv *ig
 	_cleanup_free_ char *xcfg = xasprintf("%s/git/config", xdir);
 	_cleanup_free_ char *xign = xasprintf("%s/git/ignore", xdir);
 	_cleanup_free_ char *excl = git_user_excludes_file();
-	const char *files[] = {".git/index", ".git/info/exclude", ".git/HEAD", gcfg, xcfg, xign,
-	                       excl ? excl : xign};
+	/* the repository's own: a linked worktree keeps its index and HEAD in its
+	 * git dir, the exclude file in the common dir (absolute paths, outside) */
+	_cleanup_free_ char *index = xasprintf("%s/index", gl->git_dir);
+	_cleanup_free_ char *head = xasprintf("%s/HEAD", gl->git_dir);
+	_cleanup_free_ char *exclude = xasprintf("%s/info/exclude", gl->common_dir);
+	const char *files[] = {index, exclude, head, gcfg, xcfg, xign, excl ? excl : xign};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(&b, proj, files[i]);
 	walk_dirs(&b, proj, ".", ign, 0);
@@ -189,13 +195,18 @@ int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
 	_cleanup_close_ int proj = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proj < 0)
 		return jail_err_sys(e, "open '%s'", s->project);
-	struct stat st;
-	/* only a plain .git directory: a worktree's index lives elsewhere */
-	bool cacheable = fstatat(proj, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-	if (cacheable && cache_load(s, proj, out) == 0)
+	/* a repository's root: a .git directory, or a worktree's gitdir file */
+	struct gitlink gl;
+	struct jail_err ignored;
+	bool cacheable = gitlink_read(s->project, &gl, &ignored) == 0;
+	if (cacheable && cache_load(s, proj, out) == 0) {
+		gitlink_free(&gl);
 		return 0;
+	}
 	int r = ask_git(s->project, out, e);
 	if (r == 0 && cacheable)
-		cache_store(s, proj, out);
+		cache_store(s, proj, &gl, out);
+	if (cacheable)
+		gitlink_free(&gl);
 	return r;
 }
