@@ -53,3 +53,59 @@ test_two_worktrees_two_jails_at_once() {
 	assert_contains "$(cat "$(session_dir "$T/wt")/patches/"0001-*.patch)" "one.txt"
 	assert_not_contains "$(cat "$(session_dir "$T/wt")/patches/"0001-*.patch)" "two.txt"
 }
+
+# serve_inside NET-ARGS...: a jail (in the background) that runs two HTTP servers
+# on its loopback, ports $in_pub (published on the host as $host_pub) and $in_priv
+# (not published), for a few seconds.
+serve_inside() {
+	in_pub=$((20000 + RANDOM % 10000)) in_priv=$((30000 + RANDOM % 10000))
+	host_pub=$((40000 + RANDOM % 10000))
+	mkdir -p "$T/p"
+	"$JAIL" -D "$T/p" --no-export "$@" --publish "$in_pub:$host_pub" -- sh -c "
+		mkdir /tmp/www && echo served-from-jail >/tmp/www/index.html && cd /tmp/www || exit 1
+		python3 -m http.server $in_pub --bind 127.0.0.1 >/dev/null 2>&1 & a=\$!
+		python3 -m http.server $in_priv --bind 127.0.0.1 >/dev/null 2>&1 & b=\$!
+		sleep 6; kill \$a \$b" >"$T/serve.out" 2>"$T/serve.err" &
+	serve_pid=$!
+}
+
+# reach PORT: the host's curl to its own 127.0.0.1:PORT, retried while the jail starts.
+reach() {
+	local i
+	for i in $(seq 40); do
+		curl -s -m 1 "http://127.0.0.1:$1/index.html" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+published_port_checks() {
+	got=$(reach "$host_pub") || fail "published port not reached: $(cat "$T/serve.err")"
+	assert_eq "$got" "served-from-jail"
+	# the unpublished server, by its own port and by any other: nothing answers
+	if curl -s -m 1 "http://127.0.0.1:$in_priv/index.html"; then fail "unpublished port reached"; fi
+	if curl -s -m 1 "http://127.0.0.1:$in_pub/index.html"; then fail "inner port reached directly"; fi
+	# only the host's loopback listens
+	ss -Htln "sport = :$host_pub" >"$T/ss"
+	assert_contains "$(cat "$T/ss")" "127.0.0.1:$host_pub"
+	assert_not_contains "$(cat "$T/ss")" "*:$host_pub"
+	wait "$serve_pid" || fail "jail: $(cat "$T/serve.err")"
+}
+
+test_publish_with_net_none() {
+	serve_inside
+	published_port_checks
+}
+
+test_publish_with_net_allow() {
+	serve_inside --net allow
+	published_port_checks
+}
+
+test_publish_refuses_bad_values() {
+	mkdir -p "$T/p"
+	expect_fail125 -D "$T/p" --publish 0 -- true
+	expect_fail125 -D "$T/p" --publish 80:x -- true
+	expect_fail125 -D "$T/p" --publish 8080:9000 --publish 8081:9000 -- true
+	expect_fail125 -D "$T/p" --publish 99999 -- true
+}
