@@ -7,6 +7,7 @@
  */
 #include "commands.h"
 
+#include "applied.h"
 #include "git.h"
 #include "log.h"
 #include "patch.h"
@@ -21,6 +22,7 @@
 #include <fnmatch.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* Everything one export needs, released by collect_free(). */
 struct collect {
@@ -297,9 +299,68 @@ static int git_am(const char *project, const char *patch, bool three_way, struct
 	return 0;
 }
 
+/* The host's uncommitted changes (staged, unstaged, untracked) to paths the
+ * patch touches: `git am` would stop half-way on them, or mix them in. */
+static int refuse_dirty(const struct session *s, const struct collect *k, struct jail_err *e)
+{
+	struct git g = {.cwd = s->project};
+	const char *args[] = {"status", "--porcelain=v1", "-z", "--untracked-files=all",
+	                      "--no-renames", NULL};
+	struct strbuf out = {0};
+	if (git_run(&g, args, NULL, 0, &out, NULL, e) < 0) {
+		sb_free(&out);
+		return jail_err_wrap(e, "check the host work tree");
+	}
+	size_t pl = strlen(k->x.prefix), dirty = 0;
+	_cleanup_free_ char *first = NULL;
+	for (size_t i = 0; out.s && i < out.len;) {
+		const char *rec = out.s + i;  /* "XY PATH" (relative to the repository) */
+		i += strlen(rec) + 1;
+		if (strlen(rec) < 4 || strncmp(rec + 3, k->x.prefix, pl) != 0)
+			continue;
+		for (size_t j = 0; j < k->cs.n; j++)
+			if (!k->cs.v[j].reason && strcmp(k->cs.v[j].path, rec + 3 + pl) == 0 &&
+			    dirty++ == 0)
+				first = escape_name(k->cs.v[j].path);
+	}
+	sb_free(&out);
+	if (!dirty)
+		return 0;
+	_cleanup_free_ char *esc = escape_name(s->project);
+	return jail_err_set(e, 0, "the host work tree %s has uncommitted changes to '%s'%s that "
+	                          "the session's patch also changes; commit or stash them, "
+	                          "then run jail apply again", esc, first,
+	                    dirty > 1 ? " and more files" : "");
+}
+
+/* Remember what landed: the applied versions (the next export starts there) and
+ * the host commit it made. */
+static void mark_applied(const struct session *s, struct collect *k)
+{
+	struct strbuf tree = {0}, head = {0};
+	struct jail_err e;
+	if (patch_post_tree(&k->sc, &tree, &e) < 0 ||
+	    applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0)
+		log_warn("cannot record what was applied: %s", e.msg);
+	struct git g = {.cwd = s->project};
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	int status = 1;
+	char now[32];
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	if (git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 && head.s)
+		head.s[strcspn(head.s, "\n")] = '\0';
+	if (session_meta_set(s, &e, "applied", head.s && status == 0 ? head.s : "unknown",
+	                     "applied_time", now, NULL) < 0)
+		log_warn("%s", e.msg);
+	sb_free(&tree);
+	sb_free(&head);
+}
+
 static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	_cleanup_free_ char *patch = NULL;
+	if (k->built && k->x.is_repo && refuse_dirty(s, k, e) < 0)
+		return -1;
 	if (write_series(k, s, s->patches, true, &patch, e) < 0)
 		return -1;
 	struct strbuf sum = {0};
@@ -313,7 +374,8 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 	}
 	if (git_am(s->project, patch, c->three_way, e) < 0)
 		return -1;
-	log_info("applied; 'jail reset' starts the session afresh");
+	mark_applied(s, k);
+	log_info("applied; the next export carries only what changes after this");
 	return 0;
 }
 

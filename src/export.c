@@ -1,6 +1,7 @@
 /* export.c — walk the upper dir against the lower and classify what changed. */
 #include "export.h"
 
+#include "applied.h"
 #include "git.h"
 #include "log.h"
 
@@ -573,8 +574,11 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	_cleanup_free_ char *ex = x->is_repo ? git_user_excludes_file() : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
-	if (x->is_repo)
+	if (x->is_repo) {
 		x->base = read_base(session_dir);
+		x->applied = xcalloc(1, sizeof(struct applied));
+		applied_load(session_dir, x->applied);
+	}
 	return 0;
 }
 
@@ -589,6 +593,10 @@ void export_ctx_close(struct export_ctx *x)
 	x->prefix = x->user_excludes = x->base = NULL;
 	strv_free(&x->hidden);
 	pathrules_free(&x->rules);
+	if (x->applied)
+		applied_free(x->applied);
+	free(x->applied);
+	x->applied = NULL;
 }
 
 /* ---- the filter ---- */
@@ -742,6 +750,18 @@ static int host_base_entries(struct export_ctx *x, struct changeset *cs, struct 
 	return r;
 }
 
+/* Does the host repository still hold this blob (`git cat-file -e`)? */
+static bool host_has_blob(void *ctx, const char *oid)
+{
+	const struct export_ctx *x = ctx;
+	struct git g = {.cwd = x->project};
+	_cleanup_free_ char *spec = xasprintf("%s^{blob}", oid);
+	const char *args[] = {"cat-file", "-e", spec, NULL};
+	int status = 1;
+	struct jail_err e;
+	return git_run(&g, args, NULL, 0, NULL, &status, &e) == 0 && status == 0;
+}
+
 static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	struct strv tracked = {0}, ignored = {0};
@@ -749,6 +769,9 @@ static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_er
 	int r = host_tracked(x, cs, &tracked, e);
 	if (r == 0)
 		r = host_base_entries(x, cs, e);
+	/* after `jail apply`: only what changed since the applied versions */
+	if (r == 0 && x->applied)
+		applied_adjust(x->applied, cs, host_has_blob, x);
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		struct change *c = &cs->v[i];
 		bool tracked_now = in_sorted(&tracked, c->path);

@@ -58,6 +58,7 @@ struct export_ctx {
 	char *user_excludes;     /* "core.excludesFile=PATH" of the user's own git, or NULL */
 	char *base;              /* the host commit the session started from, or NULL */
 	struct strv hidden;      /* sorted: paths the supervisor whited out at start */
+	void *applied;           /* struct applied (applied.h): what `jail apply` landed */
 	struct pathrules rules;
 };
 

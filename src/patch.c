@@ -311,6 +311,12 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
 	return r;
 }
 
+int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e)
+{
+	const char *args[] = {"ls-tree", "-r", "-z", "refs/heads/post", NULL};
+	return scratch_git(s, args, NULL, 0, out, e);
+}
+
 int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e)
 {
 	const char *how = strcmp(mode, "stat") == 0          ? "--stat"

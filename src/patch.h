@@ -32,6 +32,8 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
  * as binary patches: `git am` strips carriage returns from text patch lines. */
 int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
                struct strbuf *out, struct jail_err *e) WUR;
+/* `git ls-tree -r -z` of the post commit: the new versions' modes and blob ids. */
+int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e) WUR;
 /* A diff of pre..post for reading: mode "patch", "stat" or "name-status". */
 int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e) WUR;
 

@@ -109,3 +109,68 @@ test_publish_refuses_bad_values() {
 	expect_fail125 -D "$T/p" --publish 8080:9000 --publish 8081:9000 -- true
 	expect_fail125 -D "$T/p" --publish 99999 -- true
 }
+
+# apply_repo: $T/r, a repository with a longer file, and a session that edited it.
+apply_repo() {
+	mkrepo "$T/r"
+	seq 1 30 >"$T/r/nums.txt"
+	git -C "$T/r" add nums.txt && git -C "$T/r" commit -q -m nums
+	run_jail -D "$T/r" --no-export -- sh -c "cd '$T/r' && sed -i 's/^25\$/twenty-five/' nums.txt"
+	assert_eq "$rc" 0 "agent: $err"
+}
+
+test_apply_clean_tree_then_only_new_changes() {
+	apply_repo
+	head0=$(git -C "$T/r" rev-parse HEAD)
+	run_jail apply -D "$T/r"
+	assert_eq "$rc" 0 "jail apply: $err"
+	assert_contains "$err" "nums.txt"
+	assert_eq "$(sed -n 25p "$T/r/nums.txt")" "twenty-five"
+	assert_eq "$(git -C "$T/r" rev-parse HEAD~1)" "$head0" "one new commit"
+	assert_eq "$(git -C "$T/r" status --porcelain --untracked-files=no)" "" "clean after apply"
+	meta=$(cat "$(session_dir "$T/r")/meta")
+	assert_contains "$meta" "applied=$(git -C "$T/r" rev-parse HEAD)"
+	# nothing new: nothing to export
+	run_jail export -D "$T/r"
+	assert_eq "$rc" 0 "export: $err"
+	assert_eq "$out" ""
+	# the agent goes on: the next export carries only the new change
+	run_jail -D "$T/r" --no-export -- sh -c "cd '$T/r' && sed -i 's/^3\$/three/' nums.txt"
+	run_jail export -D "$T/r"
+	assert_eq "$rc" 0 "export: $err"
+	p=$(cat "$out")
+	assert_contains "$p" "+three"
+	assert_not_contains "$p" "twenty-five"
+	run_jail apply -D "$T/r"
+	assert_eq "$rc" 0 "second apply: $err"
+	assert_eq "$(sed -n 3p "$T/r/nums.txt")" "three"
+	assert_eq "$(git -C "$T/r" rev-list --count "$head0..HEAD")" 2
+}
+
+test_apply_three_way_on_a_tree_that_moved_on() {
+	apply_repo
+	sed -i 's/^5$/five-on-host/' "$T/r/nums.txt"
+	git -C "$T/r" commit -q -am "host moves on"
+	run_jail apply -D "$T/r" -3
+	assert_eq "$rc" 0 "jail apply -3: $err"
+	assert_eq "$(sed -n 5p "$T/r/nums.txt")" "five-on-host" "the host's change stays"
+	assert_eq "$(sed -n 25p "$T/r/nums.txt")" "twenty-five" "the agent's change lands"
+	assert_eq "$(git -C "$T/r" log --format=%s -n 2 | tail -n 1)" "host moves on"
+}
+
+test_apply_refused_on_conflicting_dirty_tree() {
+	apply_repo
+	head0=$(git -C "$T/r" rev-parse HEAD)
+	printf 'my uncommitted work\n' >>"$T/r/nums.txt"
+	expect_fail125 apply -D "$T/r"
+	assert_contains "$err" "uncommitted changes to 'nums.txt'"
+	assert_eq "$(tail -n 1 "$T/r/nums.txt")" "my uncommitted work"
+	assert_eq "$(git -C "$T/r" rev-parse HEAD)" "$head0" "no commit"
+	assert_not_contains "$(cat "$(session_dir "$T/r")/meta")" "applied="
+	# dirty elsewhere is fine
+	git -C "$T/r" checkout -q nums.txt
+	printf 'more\n' >>"$T/r/README"
+	run_jail apply -D "$T/r"
+	assert_eq "$rc" 0 "apply with an unrelated dirty file: $err"
+	assert_eq "$(tail -n 1 "$T/r/README")" "more"
+}
