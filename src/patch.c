@@ -33,6 +33,11 @@ static void remove_stale_scratch(const char *parent)
 int scratch_create(struct scratch *s, const char *parent, struct jail_err *e)
 {
 	remove_stale_scratch(parent);
+	return scratch_create_another(s, parent, e);
+}
+
+int scratch_create_another(struct scratch *s, const char *parent, struct jail_err *e)
+{
 	s->dir = xasprintf("%s/.export.XXXXXX", parent);
 	if (!mkdtemp(s->dir)) {
 		jail_err_sys(e, "create a scratch directory in '%s'", parent);

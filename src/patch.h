@@ -18,6 +18,8 @@ struct scratch {
 
 /* Create the throwaway repository in a new directory below parent. */
 int scratch_create(struct scratch *s, const char *parent, struct jail_err *e) WUR;
+/* One more beside a live one (a submodule's): leftovers are not removed. */
+int scratch_create_another(struct scratch *s, const char *parent, struct jail_err *e) WUR;
 void scratch_destroy(struct scratch *s);
 
 /* Commit the included changes: refs/heads/pre (old side), refs/heads/post. */

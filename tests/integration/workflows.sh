@@ -174,3 +174,55 @@ test_apply_refused_on_conflicting_dirty_tree() {
 	assert_eq "$rc" 0 "apply with an unrelated dirty file: $err"
 	assert_eq "$(tail -n 1 "$T/r/README")" "more"
 }
+
+# super_setup: $T/super with an initialised submodule at lib/ (from $T/libsrc).
+super_setup() {
+	git_init "$T/libsrc"
+	printf 'lib v1\n' >"$T/libsrc/lib.txt"
+	git -C "$T/libsrc" add lib.txt && git -C "$T/libsrc" commit -q -m lib
+	mkrepo "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
+	git -C "$T/super" commit -q -m "add lib"
+	git -C "$T/super/lib" config user.email t@example.com
+	git -C "$T/super/lib" config user.name Tester
+}
+
+test_submodule_edited_exported_applied() {
+	super_setup
+	run_jail -D "$T/super" --no-export -- sh -c "cd '$T/super' &&
+		printf 'lib v2\n' >lib/lib.txt && printf 'new in lib\n' >lib/added.txt &&
+		printf 'top\n' >>README && git -C lib status --porcelain >&2"
+	assert_eq "$rc" 0 "agent: $err"
+	assert_contains "$err" " M lib.txt"
+	run_jail export -D "$T/super"
+	assert_eq "$rc" 0 "export: $err"
+	main=$(sed -n 1p <<<"$out") sub=$(sed -n 2p <<<"$out")
+	assert_eq "$sub" "$(session_dir "$T/super")/patches/submodules/lib/0001-jail-session-default.patch"
+	assert_contains "$(cat "$main")" "+top"
+	assert_not_contains "$(cat "$main")" "lib"
+	assert_not_contains "$(cat "$main")" "160000"
+	assert_contains "$(cat "$sub")" "+lib v2"
+	assert_contains "$(cat "$sub")" "b/added.txt"
+	assert_contains "$err" "submodule lib:"
+	run_jail status -D "$T/super"
+	assert_contains "$out" "submodule lib:"
+	run_jail apply -D "$T/super"
+	assert_eq "$rc" 0 "apply: $err"
+	assert_eq "$(cat "$T/super/lib/lib.txt")" "lib v2"
+	assert_eq "$(cat "$T/super/lib/added.txt")" "new in lib"
+	assert_eq "$(tail -n 1 "$T/super/README")" "top"
+	assert_eq "$(git -C "$T/super/lib" status --porcelain)" "" "the submodule's change committed"
+	assert_eq "$(git -C "$T/super/lib" log --format=%s -n 1)" "Changes from jail session 'default'"
+}
+
+test_submodule_not_initialised_left_out() {
+	super_setup
+	git clone -q "$T/super" "$T/clone"
+	run_jail -D "$T/clone" -- sh -c "cd '$T/clone' && printf 'x\n' >lib/stray.txt && printf 'top\n' >>README"
+	assert_eq "$rc" 0 "agent: $err"
+	assert_contains "$err" "not initialised on the host"
+	p=$(cat "$(session_dir "$T/clone")"/patches/0001-*.patch)
+	assert_contains "$p" "+top"
+	assert_not_contains "$p" "diff --git a/lib/stray.txt"
+	assert_no_file "$(session_dir "$T/clone")/patches/submodules"
+}
