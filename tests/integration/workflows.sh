@@ -226,3 +226,56 @@ test_submodule_not_initialised_left_out() {
 	assert_not_contains "$p" "diff --git a/lib/stray.txt"
 	assert_no_file "$(session_dir "$T/clone")/patches/submodules"
 }
+
+# completion_file NAME: the completion script as installed (DATADIR filled in).
+completion_file() {
+	mkdir -p "$T/comp" "$T/share/policies"
+	sed "s|@DATADIR@|$T/share|" "$TESTS/../completions/$1" >"$T/comp/$1"
+}
+
+test_bash_completion_loads_and_completes() {
+	completion_file jail.bash
+	printf '[net]\nmode = none\n' >"$T/share/policies/shipped.ini"
+	mkdir -p "$XDG_CONFIG_HOME/jail/policies" && : >"$XDG_CONFIG_HOME/jail/policies/mine.ini"
+	mkrepo "$T/p"
+	"$JAIL" -D "$T/p" -s feature-x --no-export -- true
+	"$JAIL" -D "$T/p" -s other --no-export -- true
+	mkdir -p "$T/bin" && ln -s "$JAIL" "$T/bin/jail"
+	comp() { # WORDS...: the completions of the last word
+		PATH="$T/bin:$PATH" bash --norc --noprofile -c 'source "$1" || exit 9; shift
+			COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _jail
+			printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' bash "$T/comp/jail.bash" "$@" 2>"$T/comp.err"
+	}
+	assert_eq "$(comp jail ap)" "apply "
+	assert_eq "$(comp jail ex)" "export "
+	assert_eq "$(comp jail apply --thr)" "--three-way "
+	assert_eq "$(comp jail --pub)" "--publish "
+	assert_eq "$(comp jail --net a)" "allow "
+	assert_eq "$(comp jail diff -D "$T/p" -s "")" "feature-x other "
+	assert_eq "$(comp jail -p "")" "mine shipped "
+	assert_eq "$(cat "$T/comp.err")" "" "no errors"
+}
+
+test_zsh_completion_loads_and_completes() {
+	command -v zsh >/dev/null || fail "zsh is not installed (scripts/setup installs it)"
+	completion_file _jail
+	cat >"$T/drive.zsh" <<ZSH
+zmodload zsh/zpty
+zpty z 'zsh -f -i'
+zpty -w z "PS1='> '; fpath=($T/comp \\\$fpath); autoload -U compinit; compinit -u -D; jail() { :; }"
+zpty -w z "zstyle ':completion:*' list-prompt ''"
+zpty -w -n z \$'jail app\t'
+sleep 1
+zpty -w -n z \$'\C-e; echo DONE-\$?\n'
+zpty -r z out '*DONE-*'
+print -r -- "\$out"
+zpty -d z
+ZSH
+	out=$(timeout 20 zsh -f "$T/drive.zsh" 2>&1 | tr -d '\r')
+	assert_contains "$out" "apply  -- land the change in the project with git am"
+	assert_not_contains "$out" "_jail:"
+	assert_not_contains "$out" "command not found"
+	# loading it by name defines the completion without errors
+	out=$(zsh -f -c "fpath=($T/comp \$fpath); autoload -U compinit; compinit -u -D; print -r -- \$_comps[jail]" 2>&1)
+	assert_eq "$out" "_jail"
+}
