@@ -87,10 +87,14 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	p->uid = getuid();
 	p->gid = getgid();
 	struct passwd *pw = getpwuid(p->uid);
-	p->user = xstrdup(pw && pw->pw_name ? pw->pw_name : "user");
-	if (getenv("USER") && p->uid != 0 && !pw)
-		p->user = (free(p->user), xstrdup(getenv("USER")));
-	p->home = xstrdup(home_dir());
+	/* both end up in the jail's /etc/passwd: no ':' or newline may break a line */
+	const char *name = pw && pw->pw_name ? pw->pw_name : "user";
+	p->user = xstrdup(strpbrk(name, ":\n") ? "user" : name);
+	const char *home = home_dir();
+	if (strpbrk(home, ":\n") || strcmp(home, "/") == 0)
+		return jail_err_set(e, 0, "HOME='%s' cannot be the jail's home; set HOME to "
+		                          "your home directory", home);
+	p->home = xstrdup(home);
 	p->shell = pick_shell(pw);
 	p->cwd = pick_cwd(s->project);
 	for (int fd = 0; fd < 3; fd++) {
