@@ -179,21 +179,25 @@ test_apply_refused_on_conflicting_dirty_tree() {
 super_setup() {
 	git_init "$T/libsrc"
 	printf 'lib v1\n' >"$T/libsrc/lib.txt"
-	git -C "$T/libsrc" add lib.txt && git -C "$T/libsrc" commit -q -m lib
+	printf '.env\n' >"$T/libsrc/.gitignore"
+	git -C "$T/libsrc" add lib.txt .gitignore && git -C "$T/libsrc" commit -q -m lib
 	mkrepo "$T/super"
 	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
 	git -C "$T/super" commit -q -m "add lib"
 	git -C "$T/super/lib" config user.email t@example.com
 	git -C "$T/super/lib" config user.name Tester
+	printf 'LIB_SECRET=canary-lib\n' >"$T/super/lib/.env"
 }
 
 test_submodule_edited_exported_applied() {
 	super_setup
 	run_jail -D "$T/super" --no-export -- sh -c "cd '$T/super' &&
 		printf 'lib v2\n' >lib/lib.txt && printf 'new in lib\n' >lib/added.txt &&
-		printf 'top\n' >>README && git -C lib status --porcelain >&2"
+		printf 'top\n' >>README && git -C lib status --porcelain >&2 &&
+		{ cat lib/.env 2>/dev/null || echo 'lib secret hidden'; }"
 	assert_eq "$rc" 0 "agent: $err"
 	assert_contains "$err" " M lib.txt"
+	assert_eq "$out" "lib secret hidden" "a submodule's ignored file is hidden"
 	run_jail export -D "$T/super"
 	assert_eq "$rc" 0 "export: $err"
 	main=$(sed -n 1p <<<"$out") sub=$(sed -n 2p <<<"$out")
