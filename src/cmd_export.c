@@ -303,11 +303,15 @@ static int write_stdout(const char *s, size_t n, struct jail_err *e)
 
 static int act_diff(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
-	if (!k->built)
-		return 0;
 	const char *mode = c->stat ? "stat" : c->name_status ? "name-status" : "patch";
 	struct strbuf out = {0}, shown = {0};
-	int r = patch_diff(&k->sc, mode, &out, e);
+	int r = k->built ? patch_diff(&k->sc, mode, NULL, &out, e) : 0;
+	/* each submodule's change after it, its paths as the superproject sees them */
+	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
+		_cleanup_free_ char *prefix = xasprintf("%s/", k->x.submodules.v[i]);
+		if (k->subs[i].built)
+			r = patch_diff(&k->subs[i].sc, mode, prefix, &out, e);
+	}
 	bool tty = isatty(STDOUT_FILENO);
 	const char *no_color = getenv("NO_COLOR");
 	/* the agent chose these bytes: a terminal gets them escaped */

@@ -65,7 +65,7 @@ static int choose_helper(struct net_host *n, char **path, struct jail_err *e)
 	}
 	if (want)
 		return jail_err_set(e, 0, "JAIL_NET_HELPER=%s: not found in PATH", want);
-	if (n->mode == NET_NONE)
+	if (n->n_publish)
 		return jail_err_set(e, 0, "--publish needs pasta (Debian package passt)");
 	return jail_err_set(e, 0, "--net %s needs pasta (Debian package passt) or "
 	                    "slirp4netns; neither is installed",

@@ -36,8 +36,10 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
                struct strbuf *out, struct jail_err *e) WUR;
 /* `git ls-tree -r -z` of the post commit: the new versions' modes and blob ids. */
 int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e) WUR;
-/* A diff of pre..post for reading: mode "patch", "stat" or "name-status". */
-int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e) WUR;
+/* A diff of pre..post for reading: mode "patch", "stat" or "name-status";
+ * paths shown with prefix in front (a submodule's "path/"), or as they are. */
+int patch_diff(struct scratch *s, const char *mode, const char *prefix, struct strbuf *out,
+               struct jail_err *e) WUR;
 
 /* The commit message: a subject, then what was left out and why, and the flags. */
 char *patch_message(const struct changeset *cs, const char *session);

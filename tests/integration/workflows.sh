@@ -65,7 +65,7 @@ serve_inside() {
 		mkdir /tmp/www && echo served-from-jail >/tmp/www/index.html && cd /tmp/www || exit 1
 		python3 -m http.server $in_pub --bind 127.0.0.1 >/dev/null 2>&1 & a=\$!
 		python3 -m http.server $in_priv --bind 127.0.0.1 >/dev/null 2>&1 & b=\$!
-		sleep 6; kill \$a \$b" >"$T/serve.out" 2>"$T/serve.err" &
+		grep -c . /proc/net/route; sleep 6; kill \$a \$b" >"$T/serve.out" 2>"$T/serve.err" &
 	serve_pid=$!
 }
 
@@ -95,6 +95,7 @@ published_port_checks() {
 test_publish_with_net_none() {
 	serve_inside
 	published_port_checks
+	assert_eq "$(cat "$T/serve.out")" 1 "no route out: /proc/net/route holds its header only"
 }
 
 test_publish_with_net_allow() {
@@ -282,4 +283,18 @@ ZSH
 	# loading it by name defines the completion without errors
 	out=$(zsh -f -c "fpath=($T/comp \$fpath); autoload -U compinit; compinit -u -D; print -r -- \$_comps[jail]" 2>&1)
 	assert_eq "$out" "_jail"
+}
+
+test_diff_shows_submodule_changes_under_their_path() {
+	super_setup
+	run_jail -D "$T/super" --no-export -- sh -c "cd '$T/super' && printf 'lib v2\n' >lib/lib.txt &&
+		printf 'top\n' >>README"
+	assert_eq "$rc" 0 "agent: $err"
+	run_jail diff -D "$T/super"
+	assert_contains "$out" "diff --git a/README b/README"
+	assert_contains "$out" "diff --git a/lib/lib.txt b/lib/lib.txt"
+	run_jail diff -D "$T/super" --name-status
+	assert_eq "$out" "$(printf 'M\tREADME\nM\tlib/lib.txt')"
+	run_jail diff -D "$T/super" --stat
+	assert_contains "$out" " lib/lib.txt | 2 +-"
 }
