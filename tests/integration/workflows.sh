@@ -298,3 +298,21 @@ test_diff_shows_submodule_changes_under_their_path() {
 	run_jail diff -D "$T/super" --stat
 	assert_contains "$out" " lib/lib.txt | 2 +-"
 }
+
+test_reset_forgets_worktree_commits_and_applied_state() {
+	wt_setup
+	run_jail -D "$T/wt" --no-export -- sh -c "cd '$T/wt' && echo x >x.txt && git add x.txt &&
+		git -c user.email=a@e -c user.name=A commit -q -m inside"
+	assert_eq "$rc" 0 "agent: $err"
+	run_jail apply -D "$T/wt"
+	assert_eq "$rc" 0 "apply: $err"
+	assert_file "$(session_dir "$T/wt")/applied"
+	run_jail reset -D "$T/wt"
+	assert_eq "$rc" 0 "reset: $err"
+	assert_no_file "$(session_dir "$T/wt")/applied"
+	assert_no_file "$(session_dir "$T/wt")/git-upper"
+	run_jail -D "$T/wt" -- sh -c "cd '$T/wt' && git log --format=%s"
+	assert_eq "$rc" 0 "after reset: $err"
+	# the host's commit from jail apply, not the agent's own commit inside
+	assert_eq "$out" "$(printf "Changes from jail session 'default'\ninit")"
+}
