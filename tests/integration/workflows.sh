@@ -7,6 +7,24 @@ wt_setup() {
 	git -C "$T/main" worktree add -q -b feat "$T/wt"
 }
 
+test_worktree_export_uses_its_own_index_and_ignore_rules() {
+	wt_setup
+	# tracked and ignored on the worktree's branch only
+	printf 'feat\n' >"$T/wt/feat-only.txt"
+	printf 'wt-secret.txt\n' >>"$T/wt/.gitignore"
+	git -C "$T/wt" add feat-only.txt .gitignore && git -C "$T/wt" commit -q -m feat
+	printf 'SECRET=wt\n' >"$T/wt/wt-secret.txt"
+	run_jail -D "$T/wt" -- sh -c "cd '$T/wt' && printf 'more\n' >>feat-only.txt &&
+		{ cat wt-secret.txt 2>/dev/null || echo hidden; }"
+	assert_eq "$rc" 0 "agent: $err"
+	assert_eq "$out" "hidden" "ignored by the worktree's own .gitignore"
+	p=$(cat "$(session_dir "$T/wt")"/patches/0001-*.patch)
+	assert_contains "$p" "diff --git a/feat-only.txt b/feat-only.txt"
+	assert_not_contains "$p" "new file mode"
+	git -C "$T/wt" am -q "$(session_dir "$T/wt")"/patches/0001-*.patch
+	assert_eq "$(cat "$T/wt/feat-only.txt")" "$(printf 'feat\nmore')"
+}
+
 # dir_hash DIR: tree_hash of a git dir (contents, modes, mtimes of every file).
 dir_hash() { tree_hash "$1"; }
 
