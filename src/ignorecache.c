@@ -116,8 +116,11 @@ static int ask_git(const char *project, struct strv *out, struct jail_err *e)
  * the superproject's git does not list. */
 static int list_submodules(const char *project, int proj, struct strv *out, struct jail_err *e)
 {
+	/* a repository's root without .gitmodules has none; a subdirectory of a
+	 * repository (no .git of its own) asks: .gitmodules is at the root */
 	struct stat st;
-	if (fstatat(proj, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(proj, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    fstatat(proj, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
 	struct git g = {.cwd = project};
 	const char *args[] = {"ls-files", "-s", "-z", NULL};

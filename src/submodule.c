@@ -15,9 +15,10 @@ static int cmp_str(const void *a, const void *b)
 
 int submodule_list(const struct export_ctx *x, struct strv *out, struct jail_err *e)
 {
-	/* no .gitmodules in the host's tree: no submodules, and no index to read */
+	/* a repository's root without .gitmodules has no submodules: no index to
+	 * read (a subdirectory's .gitmodules is at the root, so it always asks) */
 	struct stat st;
-	if (fstatat(x->project_fd, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (!*x->prefix && fstatat(x->project_fd, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
 	struct git g = {.cwd = x->project};
 	const char *args[] = {"ls-files", "-s", "-z", NULL};

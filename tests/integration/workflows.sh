@@ -346,3 +346,20 @@ test_reset_forgets_worktree_commits_and_applied_state() {
 	# the host's commit from jail apply, not the agent's own commit inside
 	assert_eq "$out" "$(printf "Changes from jail session 'default'\ninit")"
 }
+
+test_submodule_in_a_subdirectory_project() {
+	super_setup
+	mkdir -p "$T/super/pkg" && printf 'pkg\n' >"$T/super/pkg/pkg.txt"
+	git -C "$T/super" add pkg && git -C "$T/super" commit -q -m pkg
+	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" pkg/lib
+	git -C "$T/super" commit -q -m "add pkg/lib"
+	printf 'SUB_SECRET=x\n' >"$T/super/pkg/lib/.env"
+	run_jail -D "$T/super/pkg" -- sh -c "cd '$T/super/pkg' && printf 'lib v3\n' >lib/lib.txt &&
+		printf 'more\n' >>pkg.txt && { cat lib/.env 2>/dev/null || echo hidden; }"
+	assert_eq "$rc" 0 "agent: $err"
+	assert_eq "$out" "hidden"
+	d=$(session_dir "$T/super/pkg")/patches
+	assert_not_contains "$(cat "$d"/0001-*.patch)" "lib.txt"
+	assert_contains "$(cat "$d"/0001-*.patch)" "+more"
+	assert_contains "$(cat "$d"/submodules/lib/0001-*.patch)" "+lib v3"
+}
