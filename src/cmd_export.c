@@ -178,8 +178,11 @@ static void log_landing(const struct session *s, const char *patch)
 	struct jail_err e;
 	int status = 1;
 	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	/* HEAD at the commit jail apply made is where the session stands too */
+	_cleanup_free_ char *applied = session_meta_get(s, "applied");
 	bool moved = base && git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 &&
-	             head.s && strncmp(head.s, base, strlen(base)) != 0;
+	             head.s && strncmp(head.s, base, strlen(base)) != 0 &&
+	             !(applied && strncmp(head.s, applied, strlen(applied)) == 0);
 	sb_free(&head);
 	_cleanup_free_ char *esc = escape_name(s->project);
 	_cleanup_free_ char *pesc = escape_name(patch);

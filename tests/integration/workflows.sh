@@ -154,7 +154,8 @@ test_apply_clean_tree_then_only_new_changes() {
 	assert_eq "$rc" 0 "export: $err"
 	assert_eq "$out" ""
 	# the agent goes on: the next export carries only the new change
-	run_jail -D "$T/r" --no-export -- sh -c "cd '$T/r' && sed -i 's/^3\$/three/' nums.txt"
+	run_jail -D "$T/r" -- sh -c "cd '$T/r' && sed -i 's/^3\$/three/' nums.txt"
+	assert_contains "$err" "land it: git -C $T/r am "
 	run_jail export -D "$T/r"
 	assert_eq "$rc" 0 "export: $err"
 	p=$(cat "$out")
