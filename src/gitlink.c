@@ -42,6 +42,25 @@ static char *find_common(const char *git_dir)
 	return resolve_from(git_dir, text);
 }
 
+/* git worktree add writes <common>/worktrees/NAME/gitdir naming the worktree's
+ * .git file: a directory there that points back at this project is one. */
+static bool confirmed_worktree(const struct gitlink *g, const char *dotgit)
+{
+	_cleanup_free_ char *parent = xasprintf("%s/worktrees", g->common_dir);
+	size_t n = strlen(parent);
+	if (strncmp(g->git_dir, parent, n) != 0 || g->git_dir[n] != '/' ||
+	    strchr(g->git_dir + n + 1, '/') || !g->git_dir[n + 1])
+		return false;
+	_cleanup_free_ char *path = xasprintf("%s/gitdir", g->git_dir), *text = NULL;
+	struct jail_err ignored;
+	if (read_small(path, &text, &ignored) < 0)
+		return false;
+	text[strcspn(text, "\r\n")] = '\0';
+	_cleanup_free_ char *back = resolve_from(g->git_dir, text);
+	_cleanup_free_ char *self = realpath(dotgit, NULL);
+	return back && self && strcmp(back, self) == 0;
+}
+
 int gitlink_read(const char *project, struct gitlink *g, struct jail_err *e)
 {
 	memset(g, 0, sizeof(*g));
@@ -72,6 +91,7 @@ int gitlink_read(const char *project, struct gitlink *g, struct jail_err *e)
 		return jail_err_sys(e, "the common dir of the git dir '%s' names", esc);
 	}
 	g->linked = true;
+	g->worktree = confirmed_worktree(g, dotgit);
 	return 0;
 }
 

@@ -14,9 +14,13 @@ struct gitlink {
 	char *git_dir;     /* absolute, canonical: <main>/.git/worktrees/NAME (or .git) */
 	char *common_dir;  /* absolute, canonical: <main>/.git */
 	bool linked;       /* .git is a file: git_dir lies outside the project */
+	bool worktree;     /* linked, and git_dir is <common_dir>/worktrees/NAME whose
+	                    * gitdir file points back at this project's .git */
 };
 
-/* Read <project>/.git.  Returns 0 and fills *g when the project's root holds a
+/* Read <project>/.git.  The .git file is only a claim (an unpacked archive can
+ * hold one naming any directory): .worktree says whether the repository
+ * confirms it.   Returns 0 and fills *g when the project's root holds a
  * .git directory or a readable gitdir file, 1 when it has no .git (not a
  * repository root), -1 on a malformed gitdir file. */
 int gitlink_read(const char *project, struct gitlink *g, struct jail_err *e) WUR;

@@ -60,6 +60,14 @@ static int plan_worktree(struct jail_plan *p, const struct session *s, struct ja
 		gitlink_free(&g);
 		return 0;
 	}
+	if (!g.worktree) {
+		/* the .git file alone must not bring a host directory into the jail */
+		_cleanup_free_ char *esc = escape_name(g.git_dir);
+		log_warn("the project's .git file names %s, which is not a worktree of a "
+		         "repository that points back here: git will not work inside", esc);
+		gitlink_free(&g);
+		return 0;
+	}
 	_cleanup_free_ char *esc = escape_name(g.common_dir);
 	if (!path_under(g.git_dir, g.common_dir) || strcmp(g.common_dir, "/") == 0 ||
 	    path_under(s->project_root, g.common_dir) || path_under(home_dir(), g.common_dir)) {

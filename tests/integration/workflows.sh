@@ -53,6 +53,19 @@ test_worktree_commit_inside_export_and_am() {
 	assert_contains "$out" "hidden"
 }
 
+test_forged_gitdir_file_shows_nothing_of_the_host() {
+	# an unpacked archive can hold a .git file naming any directory
+	mkdir -p "$T/secret/worktrees/x" "$T/p"
+	printf 'canary-secret\n' >"$T/secret/key"
+	printf 'gitdir: %s/secret/worktrees/x\n' "$T" >"$T/p/.git"
+	printf '../..\n' >"$T/secret/worktrees/x/commondir"
+	run_jail -D "$T/p" -- sh -c "cat '$T/secret/key' 2>&1 || echo unseen"
+	assert_eq "$rc" 0 "jail: $err"
+	assert_contains "$out" "unseen"
+	assert_not_contains "$out" "canary-secret"
+	assert_contains "$err" "not a worktree"
+}
+
 test_two_worktrees_two_jails_at_once() {
 	wt_setup
 	git -C "$T/main" worktree add -q -b other "$T/wt2"

@@ -32,10 +32,23 @@ T(read_linked_worktree)
 	struct gitlink g;
 	CHECK_INT(gitlink_read(wt, &g, &e), 0);
 	CHECK(g.linked);
+	CHECK(!g.worktree);  /* no gitdir file pointing back yet */
 	CHECK_STR(g.git_dir, git);
 	char *common = xasprintf("%s/main/.git", tmpl);
 	CHECK_STR(g.common_dir, common);
 	gitlink_free(&g);
+	char *back = xasprintf("%s/gitdir", git), *back_text = xasprintf("%s\n", f);
+	CHECK(write_file_at(AT_FDCWD, back, back_text, strlen(back_text), 0600, &e) == 0);
+	CHECK_INT(gitlink_read(wt, &g, &e), 0);
+	CHECK(g.worktree);
+	gitlink_free(&g);
+	/* a .git file naming any other directory is no worktree */
+	char *forged = xasprintf("gitdir: %s/main/.git\n", tmpl);
+	CHECK(write_file_at(AT_FDCWD, f, forged, strlen(forged), 0600, &e) == 0);
+	CHECK_INT(gitlink_read(wt, &g, &e), 0);
+	CHECK(g.linked && !g.worktree);
+	gitlink_free(&g);
+	free(back), free(back_text), free(forged);
 	char *main_dir = xasprintf("%s/main", tmpl);
 	CHECK_INT(gitlink_read(main_dir, &g, &e), 0);
 	CHECK(!g.linked);
