@@ -19,21 +19,22 @@ _jail_sessions() {
 # Policy names: the shipped ones and the user's own (without .ini).
 _jail_policies() {
 	local d f
-	for d in $_jail_policy_dirs "${XDG_CONFIG_HOME:-$HOME/.config}/jail/policies"; do
+	for d in "${XDG_CONFIG_HOME:-$HOME/.config}/jail/policies" ${JAIL_POLICY_PATH:-} \
+		$_jail_policy_dirs; do
 		for f in "$d"/*.ini; do
 			[ -e "$f" ] || continue
 			f=${f##*/}
 			printf '%s\n' "${f%.ini}"
 		done
-	done
+	done | sort -u
 }
 
 _jail_flags() { # SUBCOMMAND: the flags it takes
-	local export_flags="--export-deny --allow-binary --max-size"
+	local export_flags="--export-deny --export-allow --allow-binary --max-size"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
 		--dns-upstream --publish --ro --rw --hide --show --tmpfs -e --env --setenv --home \
-		--copy --secret --memory --pids --cpus --allow-syscall --no-export $export_flags \
+		--copy --secret --memory --pids --cpus --disk --allow-syscall --no-export $export_flags \
 		-h --help --version ;;
 	reset) printf '%s\n' -D --dir -s --session -h --help ;;
 	list) printf '%s\n' -D --dir -h --help ;;
@@ -72,7 +73,8 @@ _jail() {
 	--ro | --rw | --tmpfs | --copy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-e | --env) COMPREPLY=($(compgen -v -- "$cur")); return ;;
 	--allow | --dns-upstream | --publish | --hide | --show | --setenv | --secret | \
-		--memory | --pids | --cpus | --allow-syscall | --export-deny | --max-size)
+		--memory | --pids | --cpus | --disk | --allow-syscall | --export-deny | \
+		--export-allow | --max-size)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

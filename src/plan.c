@@ -4,6 +4,7 @@
 #include "env.h"
 #include "gitlink.h"
 #include "log.h"
+#include "secrets.h"
 
 #include <pwd.h>
 #include <string.h>
@@ -109,9 +110,9 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		p->tty_fds[fd] = isatty(fd);
 		p->use_pty |= p->tty_fds[fd];
 	}
-	if (plan_worktree(p, s, e) < 0)
+	if (plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0)
 		return -1;
-	return env_build(p, &p->env, e);
+	return secrets_plan(p, e);
 }
 
 void plan_free(struct jail_plan *p)

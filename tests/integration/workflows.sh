@@ -270,6 +270,15 @@ completion_file() {
 	sed "s|@DATADIR@|$T/share|" "$TESTS/../completions/$1" >"$T/comp/$1"
 }
 
+test_completions_know_every_flag() {
+	flags=$("$JAIL" --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+	[ -n "$flags" ] || fail "no flags in jail --help"
+	for f in $flags; do
+		grep -q -- "$f" "$TESTS/../completions/jail.bash" || fail "jail.bash lacks $f"
+		grep -q -- "$f" "$TESTS/../completions/_jail" || fail "_jail lacks $f"
+	done
+}
+
 test_bash_completion_loads_and_completes() {
 	completion_file jail.bash
 	printf '[net]\nmode = none\n' >"$T/share/policies/shipped.ini"
