@@ -134,6 +134,18 @@ test_publish_with_net_allow() {
 	published_port_checks
 }
 
+test_publish_from_the_policy_key() {
+	in_pub=$((20000 + RANDOM % 10000)) host_pub=$((40000 + RANDOM % 10000))
+	mkdir -p "$T/p" "$XDG_CONFIG_HOME/jail"
+	printf '[net]\npublish = %s:%s\n' "$in_pub" "$host_pub" >"$XDG_CONFIG_HOME/jail/jail.ini"
+	"$JAIL" -D "$T/p" --no-export -- sh -c "mkdir /tmp/w && echo from-policy >/tmp/w/index.html &&
+		cd /tmp/w && exec timeout 5 python3 -m http.server $in_pub --bind 127.0.0.1" \
+		>/dev/null 2>"$T/e" &
+	got=$(reach "$host_pub") || fail "not reached: $(cat "$T/e")"
+	assert_eq "$got" from-policy
+	wait || true
+}
+
 test_publish_refuses_bad_values() {
 	mkdir -p "$T/p"
 	expect_fail125 -D "$T/p" --publish 0 -- true
