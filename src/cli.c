@@ -7,6 +7,8 @@
  */
 #include "cli.h"
 
+#include "policy_keys.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
@@ -117,30 +119,6 @@ static const char *subcmd_name(enum subcmd c)
 	return "run";
 }
 
-/* "4G", "512M", "100k", "1000" → bytes */
-static int parse_size(const char *s, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || v < 0)
-		return -1;
-	long long mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1LL << 10; end++; break;
-	case 'm': case 'M': mul = 1LL << 20; end++; break;
-	case 'g': case 'G': mul = 1LL << 30; end++; break;
-	case 't': case 'T': mul = 1LL << 40; end++; break;
-	default: break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v > (1LL << 62) / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 static int set_value(struct cli *c, const struct opt *o, const char *arg, struct jail_err *e)
 {
 	struct jail_config *g = &c->cfg;
@@ -185,15 +163,15 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 		strv_push(&g->secrets, arg);
 		return 0;
 	case OPT_MEMORY:
-		if (parse_size(arg, &g->memory) < 0 || g->memory == 0)
+		if (policy_parse_size(arg, &g->memory) < 0 || g->memory == 0)
 			return jail_err_set(e, 0, "--memory %s: expected a size such as 512M or 4G", arg);
 		return 0;
 	case OPT_DISK:
-		if (parse_size(arg, &g->disk) < 0 || g->disk == 0)
+		if (policy_parse_size(arg, &g->disk) < 0 || g->disk == 0)
 			return jail_err_set(e, 0, "--disk %s: expected a size such as 2G", arg);
 		return 0;
 	case OPT_MAX_SIZE:
-		if (parse_size(arg, &g->export_max_size) < 0)
+		if (policy_parse_size(arg, &g->export_max_size) < 0)
 			return jail_err_set(e, 0, "--max-size %s: expected a size such as 5M", arg);
 		return 0;
 	case OPT_PIDS: {
