@@ -3,6 +3,8 @@ PREFIX  ?= /usr/local
 BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 DATADIR ?= $(PREFIX)/share/jail
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
@@ -88,6 +90,9 @@ install: all
 	install -m 0644 man/jail.1 $(DESTDIR)$(MANDIR)/man1/jail.1
 	-install -m 0644 man/jail.ini.5 $(DESTDIR)$(MANDIR)/man5/jail.ini.5
 	install -m 0644 policies/*.ini $(DESTDIR)$(DATADIR)/policies/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	sed 's|@DATADIR@|$(DATADIR)|' completions/jail.bash > $(DESTDIR)$(BASHCOMPDIR)/jail
+	sed 's|@DATADIR@|$(DATADIR)|' completions/_jail > $(DESTDIR)$(ZSHCOMPDIR)/_jail
 	$(MAKE) install-apparmor
 
 # Ubuntu >= 23.10 lets only programs whose AppArmor profile grants "userns"

@@ -7,6 +7,8 @@
  */
 #include "cli.h"
 
+#include "policy_keys.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
@@ -30,7 +32,7 @@ enum {
 	OPT_NET = 256, OPT_ALLOW, OPT_DNS_UPSTREAM, OPT_PUBLISH, OPT_RO, OPT_RW, OPT_HIDE,
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
-	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION,
+	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION, OPT_DISK, OPT_EXPORT_ALLOW,
 };
 
 struct opt {
@@ -63,9 +65,11 @@ static const struct opt opts[] = {
 	{{"memory", 1, 0, OPT_MEMORY}, 0, M_RUN, "limits.memory", "SIZE", "memory limit (e.g. 4G)"},
 	{{"pids", 1, 0, OPT_PIDS}, 0, M_RUN, "limits.pids", "N", "process limit"},
 	{{"cpus", 1, 0, OPT_CPUS}, 0, M_RUN, "limits.cpus", "N", "CPU limit (e.g. 1.5)"},
+	{{"disk", 1, 0, OPT_DISK}, 0, M_RUN, "limits.disk", "SIZE", "disk space a run may add (e.g. 2G)"},
 	{{"allow-syscall", 1, 0, OPT_ALLOW_SYSCALL}, 0, M_RUN, "syscalls.allow", "NAME", "allow a refused syscall back"},
 	{{"no-export", 0, 0, OPT_NO_EXPORT}, 0, M_RUN, NULL, NULL, "do not write patches when the command ends"},
 	{{"export-deny", 1, 0, OPT_EXPORT_DENY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.deny", "PATTERN", "leave more paths out of the patch"},
+	{{"export-allow", 1, 0, OPT_EXPORT_ALLOW}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.allow", "PATTERN", "let a default left-out path through"},
 	{{"allow-binary", 0, 0, OPT_ALLOW_BINARY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.binary", NULL, "export binary files too"},
 	{{"max-size", 1, 0, OPT_MAX_SIZE}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.max_size", "SIZE", "largest file exported (default 5M)"},
 	{{"stat", 0, 0, OPT_STAT}, 0, M(CMD_DIFF), NULL, NULL, "diffstat instead of the diff"},
@@ -115,30 +119,6 @@ static const char *subcmd_name(enum subcmd c)
 	return "run";
 }
 
-/* "4G", "512M", "100k", "1000" → bytes */
-static int parse_size(const char *s, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || v < 0)
-		return -1;
-	long long mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1LL << 10; end++; break;
-	case 'm': case 'M': mul = 1LL << 20; end++; break;
-	case 'g': case 'G': mul = 1LL << 30; end++; break;
-	case 't': case 'T': mul = 1LL << 40; end++; break;
-	default: break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end || v > (1LL << 62) / mul)
-		return -1;
-	*out = v * mul;
-	return 0;
-}
-
 static int set_value(struct cli *c, const struct opt *o, const char *arg, struct jail_err *e)
 {
 	struct jail_config *g = &c->cfg;
@@ -183,11 +163,15 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 		strv_push(&g->secrets, arg);
 		return 0;
 	case OPT_MEMORY:
-		if (parse_size(arg, &g->memory) < 0 || g->memory == 0)
+		if (policy_parse_size(arg, &g->memory) < 0 || g->memory == 0)
 			return jail_err_set(e, 0, "--memory %s: expected a size such as 512M or 4G", arg);
 		return 0;
+	case OPT_DISK:
+		if (policy_parse_size(arg, &g->disk) < 0 || g->disk == 0)
+			return jail_err_set(e, 0, "--disk %s: expected a size such as 2G", arg);
+		return 0;
 	case OPT_MAX_SIZE:
-		if (parse_size(arg, &g->export_max_size) < 0)
+		if (policy_parse_size(arg, &g->export_max_size) < 0)
 			return jail_err_set(e, 0, "--max-size %s: expected a size such as 5M", arg);
 		return 0;
 	case OPT_PIDS: {
@@ -209,6 +193,7 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_ALLOW_SYSCALL: strv_push(&g->syscalls_allow, arg); return 0;
 	case OPT_NO_EXPORT: g->no_export = true; return 0;
 	case OPT_EXPORT_DENY: strv_push(&g->export_deny, arg); return 0;
+	case OPT_EXPORT_ALLOW: strv_push(&g->export_allow, arg); return 0;
 	case OPT_ALLOW_BINARY: g->export_binary = true; return 0;
 	case OPT_STAT: c->stat = true; return 0;
 	case OPT_NAME_STATUS: c->name_status = true; return 0;

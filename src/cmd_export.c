@@ -7,6 +7,7 @@
  */
 #include "commands.h"
 
+#include "applied.h"
 #include "git.h"
 #include "log.h"
 #include "patch.h"
@@ -21,20 +22,52 @@
 #include <fnmatch.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
-/* Everything one export needs, released by collect_free(). */
+/* Everything one export needs, released by collect_free().  A superproject's
+ * collect holds one more per submodule that has changes (submodule.h). */
 struct collect {
 	struct export_ctx x;
 	struct changeset cs;
 	struct scratch sc;
 	bool built;  /* the scratch repository holds pre and post */
+	char *patch;  /* the patch written, or NULL */
+	struct collect *subs;
+	size_t n_subs;
 };
 
 static void collect_free(struct collect *k)
 {
+	for (size_t i = 0; i < k->n_subs; i++)
+		collect_free(&k->subs[i]);
+	free(k->subs);
+	k->subs = NULL;
+	k->n_subs = 0;
+	free(k->patch);
+	k->patch = NULL;
 	scratch_destroy(&k->sc);
 	changeset_free(&k->cs);
 	export_ctx_close(&k->x);
+}
+
+/* Scan, filter and build one repository's change (the context is open). */
+static int collect_build(struct collect *k, struct session *s, bool sub, struct jail_err *e)
+{
+	if (export_scan(&k->x, &k->cs, e) < 0 || export_filter(&k->x, &k->cs, e) < 0)
+		return -1;
+	if (k->cs.n && !k->x.is_repo) {
+		_cleanup_free_ char *esc = escape_name(k->x.project);
+		log_warn("%s is not a git repository: exporting every regular text file", esc);
+	}
+	if (changeset_included(&k->cs) == 0)
+		return 0;
+	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
+	int r = sub ? scratch_create_another(&k->sc, s->dir, e) : scratch_create(&k->sc, s->dir, e);
+	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
+	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
+		return -1;
+	k->built = changeset_included(&k->cs) > 0;
+	return 0;
 }
 
 static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
@@ -42,21 +75,29 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 {
 	memset(k, 0, sizeof(*k));
 	k->x.project_fd = k->x.upper_fd = -1;
-	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 ||
-	    export_scan(&k->x, &k->cs, e) < 0 || export_filter(&k->x, &k->cs, e) < 0)
+	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0)
 		return -1;
-	if (k->cs.n && !k->x.is_repo) {
-		_cleanup_free_ char *esc = escape_name(s->project);
-		log_warn("%s is not a git repository: exporting every regular text file", esc);
+	const struct strv *subs = &k->x.submodules;
+	k->subs = subs->n ? xcalloc(subs->n, sizeof(*k->subs)) : NULL;
+	for (size_t i = 0; i < subs->n; i++) {
+		struct collect *sk = &k->subs[k->n_subs++];
+		sk->x.project_fd = sk->x.upper_fd = -1;
+		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
+		    collect_build(sk, s, true, e) < 0) {
+			_cleanup_free_ char *esc = escape_name(subs->v[i]);
+			return jail_err_wrap(e, "submodule '%s'", esc);
+		}
 	}
-	if (changeset_included(&k->cs) == 0)
-		return 0;
-	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
-	if (scratch_create(&k->sc, s->dir, e) < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
-	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
-		return -1;
-	k->built = changeset_included(&k->cs) > 0;
 	return 0;
+}
+
+/* Does the export hold a patch at all (the superproject's or a submodule's)? */
+static bool any_built(const struct collect *k)
+{
+	bool any = k->built;
+	for (size_t i = 0; i < k->n_subs; i++)
+		any |= k->subs[i].built;
+	return any;
 }
 
 /* Remove the previous export's patches: the dir holds the last export only. */
@@ -77,27 +118,25 @@ static int clear_patches(int dfd, struct jail_err *e)
 	return 0;
 }
 
-static int write_series(struct collect *k, const struct session *s, const char *dir,
-                        bool clear, char **patch_path, struct jail_err *e)
+/* One repository's patch and summary into dir. */
+static int write_one(struct collect *k, const struct session *s, const char *dir,
+                     struct jail_err *e)
 {
+	if (!k->built)
+		return 0;
 	if (mkdir_p(dir, 0700, e) < 0)
 		return -1;
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return jail_err_sys(e, "open '%s'", dir);
-	if (clear && clear_patches(dfd, e) < 0)
-		return -1;
-	*patch_path = NULL;
-	if (!k->built)
-		return 0;
 	struct strbuf mbox = {0}, summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
 	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
 	if (r == 0)
 		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
 	if (r == 0) {
-		*patch_path = xasprintf("%s/%s", dir, name);
-		summary_render(&k->cs, *patch_path, &summary);
+		k->patch = xasprintf("%s/%s", dir, name);
+		summary_render(&k->cs, k->patch, &summary);
 		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
 	sb_free(&mbox);
@@ -105,18 +144,45 @@ static int write_series(struct collect *k, const struct session *s, const char *
 	return r;
 }
 
+/* The superproject's patch in dir; each submodule's series in
+ * dir/submodules/<its path>/ (paths from the host's index). */
+static int write_series(struct collect *k, const struct session *s, const char *dir,
+                        bool clear, struct jail_err *e)
+{
+	if (mkdir_p(dir, 0700, e) < 0)
+		return -1;
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return jail_err_sys(e, "open '%s'", dir);
+	if (clear && (clear_patches(dfd, e) < 0 || rm_rf_at(dfd, "submodules", e) < 0))
+		return -1;
+	if (write_one(k, s, dir, e) < 0)
+		return -1;
+	for (size_t i = 0; i < k->n_subs; i++) {
+		_cleanup_free_ char *sub = xasprintf("%s/submodules/%s", dir, k->x.submodules.v[i]);
+		if (write_one(&k->subs[i], s, sub, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
  * the session started (meta "base"), so a conflict merges instead of failing. */
 static void log_landing(const struct session *s, const char *patch)
 {
+	if (!patch)
+		return;
 	_cleanup_free_ char *base = session_meta_get(s, "base");
 	struct git g = {.cwd = s->project};
 	struct strbuf head = {0};
 	struct jail_err e;
 	int status = 1;
 	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	/* HEAD at the commit jail apply made is where the session stands too */
+	_cleanup_free_ char *applied = session_meta_get(s, "applied");
 	bool moved = base && git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 &&
-	             head.s && strncmp(head.s, base, strlen(base)) != 0;
+	             head.s && strncmp(head.s, base, strlen(base)) != 0 &&
+	             !(applied && strncmp(head.s, applied, strlen(applied)) == 0);
 	sb_free(&head);
 	_cleanup_free_ char *esc = escape_name(s->project);
 	_cleanup_free_ char *pesc = escape_name(patch);
@@ -138,24 +204,49 @@ static void log_lines(const char *text)
 	}
 }
 
+/* Each submodule's summary, and how to land its series. */
+static void log_submodules(const struct collect *k)
+{
+	for (size_t i = 0; i < k->n_subs; i++) {
+		const struct collect *sk = &k->subs[i];
+		struct strbuf sum = {0};
+		summary_render(&sk->cs, sk->patch, &sum);
+		_cleanup_free_ char *esc = escape_name(k->x.submodules.v[i]);
+		if (sum.s) {
+			log_info("submodule %s:", esc);
+			log_lines(sum.s);
+		}
+		if (sk->patch) {
+			_cleanup_free_ char *pe = escape_name(sk->x.project);
+			_cleanup_free_ char *pp = escape_name(sk->patch);
+			log_info("land it in the submodule: git -C %s am %s", pe, pp);
+		}
+		sb_free(&sum);
+	}
+}
+
+static void report(const struct collect *k, const struct session *s, bool landing)
+{
+	struct strbuf sum = {0};
+	summary_render(&k->cs, k->patch, &sum);
+	if (sum.s)
+		log_lines(sum.s);
+	sb_free(&sum);
+	if (landing)
+		log_landing(s, k->patch);
+	log_submodules(k);
+}
+
 int export_after_run(struct session *s, const struct jail_config *cfg, struct jail_err *e)
 {
 	if (cfg->no_export)
 		return 0;
 	struct collect k;
-	_cleanup_free_ char *patch = NULL;
 	int r = collect(&k, s, cfg, e);
 	if (r == 0)
-		r = write_series(&k, s, s->patches, true, &patch, e);
-	if (r == 0) {
-		struct strbuf sum = {0};
-		summary_render(&k.cs, patch, &sum);
-		if (sum.s)
-			log_lines(sum.s);
-		if (patch)
-			log_landing(s, patch);
-		sb_free(&sum);
-	}
+		r = write_series(&k, s, s->patches, true, e);
+	if (r == 0)
+		report(&k, s, true);
 	collect_free(&k);
 	return r < 0 ? jail_err_wrap(e, "export") : 0;
 }
@@ -215,11 +306,15 @@ static int write_stdout(const char *s, size_t n, struct jail_err *e)
 
 static int act_diff(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
-	if (!k->built)
-		return 0;
 	const char *mode = c->stat ? "stat" : c->name_status ? "name-status" : "patch";
 	struct strbuf out = {0}, shown = {0};
-	int r = patch_diff(&k->sc, mode, &out, e);
+	int r = k->built ? patch_diff(&k->sc, mode, NULL, &out, e) : 0;
+	/* each submodule's change after it, its paths as the superproject sees them */
+	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
+		_cleanup_free_ char *prefix = xasprintf("%s/", k->x.submodules.v[i]);
+		if (k->subs[i].built)
+			r = patch_diff(&k->subs[i].sc, mode, prefix, &out, e);
+	}
 	bool tty = isatty(STDOUT_FILENO);
 	const char *no_color = getenv("NO_COLOR");
 	/* the agent chose these bytes: a terminal gets them escaped */
@@ -238,6 +333,14 @@ static int act_status(struct cli *c, struct session *s, struct collect *k, struc
 {
 	struct strbuf out = {0};
 	summary_render(&k->cs, NULL, &out);
+	for (size_t i = 0; i < k->n_subs; i++) {
+		struct strbuf sub = {0};
+		summary_render(&k->subs[i].cs, NULL, &sub);
+		_cleanup_free_ char *esc = escape_name(k->x.submodules.v[i]);
+		if (sub.s)
+			sb_printf(&out, "submodule %s:\n%s", esc, sub.s);
+		sb_free(&sub);
+	}
 	if (!out.len)
 		sb_puts(&out, "no changes\n");
 	int r = write_stdout(out.s, out.len, e);
@@ -247,21 +350,28 @@ static int act_status(struct cli *c, struct session *s, struct collect *k, struc
 
 static int act_export(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
-	_cleanup_free_ char *patch = NULL;
 	const char *dir = c->output ? c->output : s->patches;
-	if (write_series(k, s, dir, c->output == NULL, &patch, e) < 0)
+	if (write_series(k, s, dir, c->output == NULL, e) < 0)
 		return -1;
-	struct strbuf sum = {0};
+	struct strbuf sum = {0}, paths = {0};
 	summary_render(&k->cs, NULL, &sum);
 	if (sum.s)
 		log_lines(sum.s);
 	sb_free(&sum);
-	if (!patch) {
+	log_submodules(k);
+	if (!any_built(k)) {
 		log_info("no changes to export");
 		return 0;
 	}
-	_cleanup_free_ char *line = xasprintf("%s\n", patch);
-	return write_stdout(line, strlen(line), e);
+	/* one patch path a line: the superproject's first, then each submodule's */
+	if (k->patch)
+		sb_printf(&paths, "%s\n", k->patch);
+	for (size_t i = 0; i < k->n_subs; i++)
+		if (k->subs[i].patch)
+			sb_printf(&paths, "%s\n", k->subs[i].patch);
+	int r = write_stdout(paths.s, paths.len, e);
+	sb_free(&paths);
+	return r;
 }
 
 int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff); }
@@ -297,23 +407,88 @@ static int git_am(const char *project, const char *patch, bool three_way, struct
 	return 0;
 }
 
+/* The host's uncommitted changes (staged, unstaged, untracked) to paths the
+ * patch touches: `git am` would stop half-way on them, or mix them in. */
+static int refuse_dirty(const struct collect *k, struct jail_err *e)
+{
+	struct git g = {.cwd = k->x.project};
+	const char *args[] = {"status", "--porcelain=v1", "-z", "--untracked-files=all",
+	                      "--no-renames", "--ignore-submodules=all", NULL};
+	struct strbuf out = {0};
+	if (git_run(&g, args, NULL, 0, &out, NULL, e) < 0) {
+		sb_free(&out);
+		return jail_err_wrap(e, "check the host work tree");
+	}
+	size_t pl = strlen(k->x.prefix), dirty = 0;
+	_cleanup_free_ char *first = NULL;
+	for (size_t i = 0; out.s && i < out.len;) {
+		const char *rec = out.s + i;  /* "XY PATH" (relative to the repository) */
+		i += strlen(rec) + 1;
+		if (strlen(rec) < 4 || strncmp(rec + 3, k->x.prefix, pl) != 0)
+			continue;
+		for (size_t j = 0; j < k->cs.n; j++)
+			if (!k->cs.v[j].reason && strcmp(k->cs.v[j].path, rec + 3 + pl) == 0 &&
+			    dirty++ == 0)
+				first = escape_name(k->cs.v[j].path);
+	}
+	sb_free(&out);
+	if (!dirty)
+		return 0;
+	_cleanup_free_ char *esc = escape_name(k->x.project);
+	return jail_err_set(e, 0, "the host work tree %s has uncommitted changes to '%s'%s that "
+	                          "the session's patch also changes; commit or stash them, "
+	                          "then run jail apply again", esc, first,
+	                    dirty > 1 ? " and more files" : "");
+}
+
+/* Remember what landed: the applied versions (the next export starts there) and
+ * the host commit it made. */
+static void mark_applied(const struct session *s, struct collect *k)
+{
+	struct strbuf tree = {0}, head = {0};
+	struct jail_err e;
+	if (patch_post_tree(&k->sc, &tree, &e) < 0 ||
+	    applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0)
+		log_warn("cannot record what was applied: %s", e.msg);
+	struct git g = {.cwd = s->project};
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	int status = 1;
+	char now[32];
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	if (git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 && head.s)
+		head.s[strcspn(head.s, "\n")] = '\0';
+	if (session_meta_set(s, &e, "applied", head.s && status == 0 ? head.s : "unknown",
+	                     "applied_time", now, NULL) < 0)
+		log_warn("%s", e.msg);
+	sb_free(&tree);
+	sb_free(&head);
+}
+
 static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
-	_cleanup_free_ char *patch = NULL;
-	if (write_series(k, s, s->patches, true, &patch, e) < 0)
+	/* every repository is checked before anything lands */
+	if (k->built && k->x.is_repo && refuse_dirty(k, e) < 0)
 		return -1;
-	struct strbuf sum = {0};
-	summary_render(&k->cs, patch, &sum);
-	if (sum.s)
-		log_lines(sum.s);
-	sb_free(&sum);
-	if (!patch) {
+	for (size_t i = 0; i < k->n_subs; i++)
+		if (k->subs[i].built && refuse_dirty(&k->subs[i], e) < 0)
+			return -1;
+	if (write_series(k, s, s->patches, true, e) < 0)
+		return -1;
+	report(k, s, false);
+	if (!any_built(k)) {
 		log_info("no changes to apply");
 		return 0;
 	}
-	if (git_am(s->project, patch, c->three_way, e) < 0)
-		return -1;
-	log_info("applied; 'jail reset' starts the session afresh");
+	if (k->patch) {
+		if (git_am(s->project, k->patch, c->three_way, e) < 0)
+			return -1;
+		mark_applied(s, k);
+	}
+	for (size_t i = 0; i < k->n_subs; i++)
+		if (k->subs[i].patch &&
+		    git_am(k->subs[i].x.project, k->subs[i].patch, c->three_way, e) < 0)
+			return -1;
+	log_info("applied; the next export carries only what changes after this");
 	return 0;
 }
 

@@ -57,6 +57,7 @@ struct jail_config {
 	long long memory;           /* bytes */
 	long long pids;
 	double cpus;
+	long long disk;             /* bytes the session may add to the disk per run */
 };
 
 void config_init(struct jail_config *c);

@@ -1,7 +1,9 @@
 /* export.c — walk the upper dir against the lower and classify what changed. */
 #include "export.h"
 
+#include "applied.h"
 #include "git.h"
+#include "submodule.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -573,8 +575,41 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	_cleanup_free_ char *ex = x->is_repo ? git_user_excludes_file() : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
-	if (x->is_repo)
+	if (x->is_repo) {
 		x->base = read_base(session_dir);
+		x->applied = xcalloc(1, sizeof(struct applied));
+		applied_load(session_dir, x->applied);
+	}
+	return 0;
+}
+
+int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, const char *sub,
+                        const struct jail_config *cfg, struct jail_err *e)
+{
+	memset(x, 0, sizeof(*x));
+	x->project_fd = x->upper_fd = -1;
+	x->owned_project = xasprintf("%s/%s", parent->project, sub);
+	x->project = x->owned_project;
+	pathrules_init(&x->rules, cfg);
+	_cleanup_free_ char *esc = escape_name(sub);
+	x->project_fd = open_beneath(parent->project_fd, sub, O_RDONLY | O_DIRECTORY);
+	if (x->project_fd < 0)
+		return jail_err_sys(e, "open the submodule '%s'", esc);
+	if (parent->upper_fd >= 0) {
+		x->upper_fd = open_beneath(parent->upper_fd, sub, O_RDONLY | O_DIRECTORY);
+		if (x->upper_fd < 0 && errno != ENOENT)
+			return jail_err_sys(e, "open the submodule '%s' in the session", esc);
+	}
+	size_t n = strlen(sub);
+	for (size_t i = 0; i < parent->hidden.n; i++)  /* stays sorted */
+		if (strncmp(parent->hidden.v[i], sub, n) == 0 && parent->hidden.v[i][n] == '/')
+			strv_push(&x->hidden, parent->hidden.v[i] + n + 1);
+	if (probe_repo(x, e) < 0)
+		return -1;
+	if (!x->is_repo)
+		return jail_err_set(e, 0, "the submodule '%s' is not a git work tree", esc);
+	if (parent->user_excludes)
+		x->user_excludes = xstrdup(parent->user_excludes);
 	return 0;
 }
 
@@ -589,6 +624,13 @@ void export_ctx_close(struct export_ctx *x)
 	x->prefix = x->user_excludes = x->base = NULL;
 	strv_free(&x->hidden);
 	pathrules_free(&x->rules);
+	if (x->applied)
+		applied_free(x->applied);
+	free(x->applied);
+	x->applied = NULL;
+	strv_free(&x->submodules);
+	free(x->owned_project);
+	x->owned_project = NULL;
 }
 
 /* ---- the filter ---- */
@@ -742,13 +784,31 @@ static int host_base_entries(struct export_ctx *x, struct changeset *cs, struct 
 	return r;
 }
 
+/* Does the host repository still hold this blob (`git cat-file -e`)? */
+static bool host_has_blob(void *ctx, const char *oid)
+{
+	const struct export_ctx *x = ctx;
+	struct git g = {.cwd = x->project};
+	_cleanup_free_ char *spec = xasprintf("%s^{blob}", oid);
+	const char *args[] = {"cat-file", "-e", spec, NULL};
+	int status = 1;
+	struct jail_err e;
+	return git_run(&g, args, NULL, 0, NULL, &status, &e) == 0 && status == 0;
+}
+
 static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	struct strv tracked = {0}, ignored = {0};
 	struct strbuf cand = {0};
-	int r = host_tracked(x, cs, &tracked, e);
+	/* a submodule's files never go into the superproject's patch */
+	int r = submodule_split(x, cs, e);
+	if (r == 0)
+		r = host_tracked(x, cs, &tracked, e);
 	if (r == 0)
 		r = host_base_entries(x, cs, e);
+	/* after `jail apply`: only what changed since the applied versions */
+	if (r == 0 && x->applied)
+		applied_adjust(x->applied, cs, host_has_blob, x);
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		struct change *c = &cs->v[i];
 		bool tracked_now = in_sorted(&tracked, c->path);

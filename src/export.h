@@ -58,6 +58,9 @@ struct export_ctx {
 	char *user_excludes;     /* "core.excludesFile=PATH" of the user's own git, or NULL */
 	char *base;              /* the host commit the session started from, or NULL */
 	struct strv hidden;      /* sorted: paths the supervisor whited out at start */
+	void *applied;           /* struct applied (applied.h): what `jail apply` landed */
+	struct strv submodules;  /* initialised submodules holding changes (submodule.h) */
+	char *owned_project;     /* export_ctx_open_sub(): the storage of project */
 	struct pathrules rules;
 };
 
@@ -65,6 +68,11 @@ struct export_ctx {
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
                     const struct jail_config *cfg, struct jail_err *e) WUR;
 void export_ctx_close(struct export_ctx *x);
+/* The initialised submodule at `sub` (a path of parent->submodules) as an export
+ * of its own: its work tree against the upper dir's matching subtree, its own
+ * index and ignore rules; no base commit (the old side is its files now). */
+int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, const char *sub,
+                        const struct jail_config *cfg, struct jail_err *e) WUR;
 
 int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e) WUR;
 int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e) WUR;

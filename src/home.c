@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 
 static const char bashrc[] =
@@ -20,17 +21,29 @@ static int write_if_absent(int dir, const char *name, const char *data, struct j
 	return write_file_at(dir, name, data, strlen(data), 0644, e);
 }
 
-/* Create the parent directories of rel below dir. */
-static int make_parents(int dir, const char *rel, struct jail_err *e)
+/* The directory that will hold rel, created as needed, never through a symlink:
+ * a persistent home holds what the agent left there in an earlier run. */
+static int open_parent(int dir, const char *rel, const char **base, struct jail_err *e)
 {
 	_cleanup_free_ char *p = xstrdup(rel);
-	for (char *s = strchr(p, '/'); s; s = strchr(s + 1, '/')) {
+	int fd = fcntl(dir, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return jail_err_sys(e, "dup the fake home's fd");
+	char *part = p;
+	for (char *s = strchr(part, '/'); s; part = s + 1, s = strchr(part, '/')) {
 		*s = '\0';
-		if (mkdirat(dir, p, 0700) < 0 && errno != EEXIST)
+		if (mkdirat(fd, part, 0700) < 0 && errno != EEXIST) {
+			close(fd);
 			return jail_err_sys(e, "create '%s' in the fake home", p);
-		*s = '/';
+		}
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		if (next < 0)
+			return jail_err_sys(e, "open '%s' in the fake home (not through a symlink)", p);
+		fd = next;
 	}
-	return 0;
+	*base = rel + (part - p);
+	return fd;
 }
 
 /* Copy one host file (under the host's home) into the fake home. */
@@ -50,10 +63,40 @@ static int copy_in(const struct jail_plan *p, int dir, const char *host_prefix,
 			return 0; /* nothing to copy: the agent starts without it */
 		return jail_err_wrap(e, "home copy");
 	}
-	if (make_parents(dir, rel, e) < 0)
+	const char *base = NULL;
+	_cleanup_close_ int parent = open_parent(dir, rel, &base, e);
+	if (parent < 0)
 		return -1;
-	unlinkat(dir, rel, 0);
-	return write_file_at(dir, rel, data, n, 0600, e);
+	if (unlinkat(parent, base, 0) < 0 && errno != ENOENT && rm_rf_at(parent, base, e) < 0)
+		return -1;
+	return write_file_at(parent, base, data, n, 0600, e);
+}
+
+/* A secret file.  A persistent home is the session's directory on disk, where a
+ * secret must never land: there the content goes to a file of the scratch root
+ * (a tmpfs, detached with the host's root later), bind-mounted over an empty
+ * file. */
+static int put_secret(const struct jail_plan *p, int home, size_t i, struct jail_err *e)
+{
+	const struct secret_file *f = &p->secret_files[i];
+	const char *base = NULL;
+	_cleanup_close_ int dir = open_parent(home, f->path, &base, e);
+	if (dir < 0)
+		return -1;
+	if (unlinkat(dir, base, 0) < 0 && errno != ENOENT && rm_rf_at(dir, base, e) < 0)
+		return -1;
+	if (p->cfg->home != HOME_PERSISTENT)
+		return write_file_at(dir, base, f->content, f->len, 0600, e);
+	_cleanup_free_ char *mem = xasprintf("/.jail-secret-%zu", i);
+	if (write_file_at(AT_FDCWD, mem, f->content, f->len, 0600, e) < 0 ||
+	    write_file_at(dir, base, "", 0, 0600, e) < 0)
+		return -1;
+	_cleanup_close_ int target = openat(dir, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int tree = open_tree(AT_FDCWD, mem, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (target < 0 || tree < 0 ||
+	    move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return jail_err_sys(e, "mount the secret file ~/%s", f->path);
+	return 0;
 }
 
 int home_populate(const struct jail_plan *p, const char *dir, const char *host_prefix,
@@ -68,13 +111,8 @@ int home_populate(const struct jail_plan *p, const char *dir, const char *host_p
 	for (size_t i = 0; i < p->cfg->home_copy.n; i++)
 		if (copy_in(p, fd, host_prefix, p->cfg->home_copy.v[i], e) < 0)
 			return -1;
-	for (size_t i = 0; i < p->n_secret_files; i++) {
-		const struct secret_file *f = &p->secret_files[i];
-		if (make_parents(fd, f->path, e) < 0)
+	for (size_t i = 0; i < p->n_secret_files; i++)
+		if (put_secret(p, fd, i, e) < 0)
 			return -1;
-		unlinkat(fd, f->path, 0);
-		if (write_file_at(fd, f->path, f->content, f->len, 0600, e) < 0)
-			return -1;
-	}
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "ignorecache.h"
 
 #include "git.h"
+#include "gitlink.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -21,7 +22,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#define MAGIC "jail-ignore-cache-3"
+#define MAGIC "jail-ignore-cache-4"
 #define WALK_DEPTH_MAX 256
 
 static void stamp_of(int dirfd, const char *path, char out[96])
@@ -110,6 +111,56 @@ static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 	return 0;
 }
 
+/* The initialised submodules of the project (gitlinks of its index whose
+ * directory holds a .git): each is a repository of its own, whose ignored files
+ * the superproject's git does not list. */
+static int list_submodules(const char *project, int proj, struct strv *out, struct jail_err *e)
+{
+	/* a repository's root without .gitmodules has none; a subdirectory of a
+	 * repository (no .git of its own) asks: .gitmodules is at the root */
+	struct stat st;
+	if (fstatat(proj, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	    fstatat(proj, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	struct git g = {.cwd = project};
+	const char *args[] = {"ls-files", "-s", "-z", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	if (git_run(&g, args, NULL, 0, &b, &status, e) < 0) {
+		sb_free(&b);
+		return -1;
+	}
+	for (size_t i = 0; status == 0 && b.s && i < b.len;) {
+		const char *rec = b.s + i;
+		i += strlen(rec) + 1;
+		const char *tab = strchr(rec, '\t');
+		if (!tab || strncmp(rec, "160000 ", 7) != 0 || !tab[1])
+			continue;
+		_cleanup_free_ char *dotgit = xasprintf("%s/.git", tab + 1);
+		if (fstatat(proj, dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 && !strv_contains(out, tab + 1))
+			strv_push(out, tab + 1);
+	}
+	sb_free(&b);
+	return 0;
+}
+
+/* The ignored files of each initialised submodule, as project paths. */
+static int ask_submodules(const char *project, const struct strv *subs, struct strv *out,
+                          struct jail_err *e)
+{
+	for (size_t i = 0; i < subs->n; i++) {
+		_cleanup_free_ char *dir = xasprintf("%s/%s", project, subs->v[i]);
+		struct strv sub = {0};
+		int r = ask_git(dir, &sub, e);
+		for (size_t j = 0; r == 0 && j < sub.n; j++)
+			strv_push_take(out, xasprintf("%s/%s", subs->v[i], sub.v[j]));
+		strv_free(&sub);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static char *cache_path(const struct session *s) { return xasprintf("%s/ignored.cache", s->dir); }
 
 /* 0 and *out filled when every stamp still matches; -1 otherwise. */
@@ -152,7 +203,8 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 	return 0;
 }
 
-static void cache_store(const struct session *s, int proj, const struct strv *ign)
+static void cache_store(const struct session *s, int proj, const struct gitlink *gl,
+                        const struct strv *ign)
 {
 	struct strbuf b = {0};
 	sb_append(&b, MAGIC, sizeof(MAGIC));
@@ -169,8 +221,12 @@ static void cache_store(const struct session *s, int proj, const struct strv *ig
 	_cleanup_free_ char *xcfg = xasprintf("%s/git/config", xdir);
 	_cleanup_free_ char *xign = xasprintf("%s/git/ignore", xdir);
 	_cleanup_free_ char *excl = git_user_excludes_file();
-	const char *files[] = {".git/index", ".git/info/exclude", ".git/HEAD", gcfg, xcfg, xign,
-	                       excl ? excl : xign};
+	/* the repository's own: a linked worktree keeps its index and HEAD in its
+	 * git dir, the exclude file in the common dir (absolute paths, outside) */
+	_cleanup_free_ char *index = xasprintf("%s/index", gl->git_dir);
+	_cleanup_free_ char *head = xasprintf("%s/HEAD", gl->git_dir);
+	_cleanup_free_ char *exclude = xasprintf("%s/info/exclude", gl->common_dir);
+	const char *files[] = {index, exclude, head, gcfg, xcfg, xign, excl ? excl : xign};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(&b, proj, files[i]);
 	walk_dirs(&b, proj, ".", ign, 0);
@@ -189,13 +245,32 @@ int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
 	_cleanup_close_ int proj = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proj < 0)
 		return jail_err_sys(e, "open '%s'", s->project);
-	struct stat st;
-	/* only a plain .git directory: a worktree's index lives elsewhere */
-	bool cacheable = fstatat(proj, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-	if (cacheable && cache_load(s, proj, out) == 0)
+	/* a repository's root: a .git directory, or a worktree's gitdir file */
+	struct gitlink gl;
+	struct jail_err ignored;
+	struct strv subs = {0};
+	bool cacheable = gitlink_read(s->project, &gl, &ignored) == 0;
+	/* submodules keep their own indexes and excludes: not cached */
+	if (list_submodules(s->project, proj, &subs, e) < 0) {
+		if (cacheable)
+			gitlink_free(&gl);
+		return -1;
+	}
+	if (subs.n && cacheable) {
+		gitlink_free(&gl);
+		cacheable = false;
+	}
+	if (cacheable && cache_load(s, proj, out) == 0) {
+		gitlink_free(&gl);
 		return 0;
+	}
 	int r = ask_git(s->project, out, e);
+	if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
+		r = -1;
+	strv_free(&subs);
 	if (r == 0 && cacheable)
-		cache_store(s, proj, out);
+		cache_store(s, proj, &gl, out);
+	if (cacheable)
+		gitlink_free(&gl);
 	return r;
 }

@@ -285,6 +285,26 @@ static int mount_project_staged(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
+/* A linked worktree's repository git dir, overlaid at its own path (plan.h). */
+static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
+{
+	if (!p->gitdir_lower)
+		return 0;
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->gitdir_lower);
+	if (mkdir_p(dst, 0755, e) < 0)
+		return -1;
+	_cleanup_free_ char *lo = overlay_escape(p->gitdir_lower);
+	_cleanup_free_ char *up = overlay_escape(p->gitdir_upper);
+	_cleanup_free_ char *wk = overlay_escape(p->gitdir_work);
+	_cleanup_free_ char *opts =
+		xasprintf("lowerdir=" OLD "%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
+		          up, wk);
+	if (mount("overlay", dst, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+		return jail_err_sys(e, "mount overlay on the worktree's repository %s",
+		                    p->gitdir_lower);
+	return 0;
+}
+
 static int move_project(const struct jail_plan *p, struct jail_err *e)
 {
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->session->project);
@@ -374,7 +394,7 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 		return e->msg[0] ? -1 : jail_err_sys(e, "create /var/tmp");
 	if (build_home(p, e) < 0)
 		return -1;
-	if (move_project(p, e) < 0)
+	if (move_project(p, e) < 0 || mount_gitdir(p, e) < 0)
 		return -1;
 	if (user_binds(&c->ro_binds, B_RO | B_OPTIONAL, e) < 0 ||
 	    user_binds(&c->rw_binds, B_RW, e) < 0)

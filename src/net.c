@@ -189,9 +189,60 @@ static struct net_host *net_host_new(const struct jail_config *cfg)
 	return n;
 }
 
+static int parse_port(const char *s, const char *end, uint16_t *out)
+{
+	long v = 0;
+	if (s == end || end - s > 5)
+		return -1;
+	for (const char *p = s; p < end; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	if (v < 1 || v > 65535)
+		return -1;
+	*out = (uint16_t)v;
+	return 0;
+}
+
+int net_publish_parse(const char *s, struct net_publish *out, struct jail_err *e)
+{
+	const char *colon = strchr(s, ':');
+	const char *end = colon ? colon : s + strlen(s);
+	if (parse_port(s, end, &out->port) < 0 ||
+	    (colon && parse_port(colon + 1, colon + 1 + strlen(colon + 1), &out->host_port) < 0)) {
+		_cleanup_free_ char *esc = escape_name(s);
+		return jail_err_set(e, 0, "--publish %s: give PORT or PORT:HOSTPORT (1-65535)", esc);
+	}
+	if (!colon)
+		out->host_port = out->port;
+	return 0;
+}
+
+static int publish_setup(struct net_host *n, const struct jail_config *cfg, struct jail_err *e)
+{
+	if (cfg->publish.n > NET_PUBLISH_MAX)
+		return jail_err_set(e, 0, "--publish: at most %d ports", NET_PUBLISH_MAX);
+	for (size_t i = 0; i < cfg->publish.n; i++) {
+		if (net_publish_parse(cfg->publish.v[i], &n->publish[i], e) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (n->publish[j].host_port == n->publish[i].host_port)
+				return jail_err_set(e, 0, "--publish: host port %u given twice",
+				                    n->publish[i].host_port);
+	}
+	n->n_publish = cfg->publish.n;
+	return 0;
+}
+
 int net_validate(const struct jail_config *cfg, struct jail_err *e)
 {
 	struct allow_list allow;
+	struct net_host *pub = net_host_new(cfg);
+	int r = publish_setup(pub, cfg, e);
+	free(pub);
+	if (r < 0)
+		return -1;
 	if (cfg->net == NET_NONE)
 		return 0;
 	if (allow_parse(&cfg->allow, &allow, e) < 0)
@@ -209,10 +260,15 @@ int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
                    struct net_host **out, struct jail_err *e)
 {
 	*out = NULL;
-	if (cfg->net == NET_NONE)
+	if (cfg->net == NET_NONE && cfg->publish.n == 0)
 		return 0;
 	struct net_host *n = net_host_new(cfg);
 	*out = n;  /* net_host_stop() cleans up whatever was started */
+	if (publish_setup(n, cfg, e) < 0)
+		return -1;
+	/* net=none with published ports: a helper that only forwards them in */
+	if (cfg->net == NET_NONE)
+		return net_helper_start(n, child, e);
 	if (allow_parse(&cfg->allow, &n->allow, e) < 0 || upstream_setup(n, cfg, e) < 0)
 		return -1;
 	if (recv_fds(n, sync_sock, e) < 0)

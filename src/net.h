@@ -8,6 +8,8 @@
 #define JAIL_NET_H
 #include "config.h"
 
+#include <stdint.h>
+
 /* init: bring up lo; for net=allow install the nftables ruleset and hand the
  * sockets that must live in the netns (DNS listener, netlink) to the supervisor. */
 int net_jail_setup(const struct jail_config *cfg, int sync_sock, struct jail_err *e) WUR;
@@ -21,6 +23,14 @@ int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
 void net_host_stop(struct net_host *n, bool quiet);
 /* Check --allow and --dns-upstream before anything starts (exit 125 early). */
 int net_validate(const struct jail_config *cfg, struct jail_err *e) WUR;
+#define NET_PUBLISH_MAX 32
+struct net_publish {
+	uint16_t port;       /* inside the jail */
+	uint16_t host_port;  /* on the host's loopback */
+};
+/* Parse one --publish value, PORT[:HOSTPORT] (HOSTPORT defaults to PORT). */
+int net_publish_parse(const char *s, struct net_publish *out, struct jail_err *e) WUR;
+
 /* The jail's /etc/resolv.conf for this configuration. */
 const char *net_resolv_conf(const struct jail_config *cfg);
 #endif

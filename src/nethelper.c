@@ -51,7 +51,11 @@ static int choose_helper(struct net_host *n, char **path, struct jail_err *e)
 	if (want && strcmp(want, "pasta") != 0 && strcmp(want, "slirp4netns") != 0)
 		return jail_err_set(e, 0, "JAIL_NET_HELPER=%s: use pasta or slirp4netns", want);
 	static const char *const helpers[] = {"pasta", "slirp4netns"};
-	for (size_t i = 0; i < ARRAY_SIZE(helpers); i++) {
+	/* slirp4netns forwards ports only through its API socket: pasta only */
+	size_t nhelpers = n->n_publish ? 1 : ARRAY_SIZE(helpers);
+	if (want && n->n_publish && strcmp(want, "pasta") != 0)
+		return jail_err_set(e, 0, "--publish needs pasta, not JAIL_NET_HELPER=%s", want);
+	for (size_t i = 0; i < nhelpers; i++) {
 		if (want && strcmp(want, helpers[i]) != 0)
 			continue;
 		if ((*path = find_in_path(helpers[i]))) {
@@ -61,6 +65,8 @@ static int choose_helper(struct net_host *n, char **path, struct jail_err *e)
 	}
 	if (want)
 		return jail_err_set(e, 0, "JAIL_NET_HELPER=%s: not found in PATH", want);
+	if (n->n_publish)
+		return jail_err_set(e, 0, "--publish needs pasta (Debian package passt)");
 	return jail_err_set(e, 0, "--net %s needs pasta (Debian package passt) or "
 	                    "slirp4netns; neither is installed",
 	                    n->mode == NET_OPEN ? "open" : "allow");
@@ -175,10 +181,24 @@ static int start_pasta(struct net_host *n, const char *path, pid_t child, bool m
 {
 	_cleanup_free_ char *pidfile = xasprintf("%s/pasta.pid", n->rundir);
 	struct strv argv = {0};
-	const char *const fixed[] = {"pasta", "--config-net", "--quiet", "--foreground",
-	                             "--pid", pidfile, "-t", "none", "-u", "none",
-	                             "-T", "none", "-U", "none", NULL};
+	const char *const fixed[] = {"pasta", "--quiet", "--foreground", "--pid", pidfile,
+	                             "-u", "none", "-T", "none", "-U", "none", NULL};
 	push_all(&argv, fixed);
+	/* net=none: the netns gets pasta's interface unconfigured (down, no
+	 * address, no route), so nothing leaves; published ports still come in
+	 * through pasta's splice onto the jail's loopback */
+	if (n->mode != NET_NONE)
+		strv_push(&argv, "--config-net");
+	/* published ports listen on the host's 127.0.0.1 only; nothing else in */
+	for (size_t i = 0; i < n->n_publish; i++) {
+		strv_push(&argv, "-t");
+		strv_push_take(&argv, xasprintf("127.0.0.1/%u:%u", n->publish[i].host_port,
+		                                n->publish[i].port));
+	}
+	if (!n->n_publish) {
+		strv_push(&argv, "-t");
+		strv_push(&argv, "none");
+	}
 	/* As root, pasta would switch to "nobody", who cannot join the jail's
 	 * user namespace: it stays who we are (the owner of that namespace). */
 	strv_push(&argv, "--runas");
@@ -315,7 +335,7 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 		return jail_err_sys(e, "create a temporary directory in /tmp");
 	n->rundir = xstrdup(tmpl);
 	uint16_t ports[1];
-	bool map_host = allow_host_ports(&n->allow, ports, 1) > 0;
+	bool map_host = n->mode != NET_NONE && allow_host_ports(&n->allow, ports, 1) > 0;
 	int r = strcmp(n->helper_name, "pasta") == 0 ? start_pasta(n, path, child, map_host, e)
 	                                             : start_slirp(n, path, child, map_host, e);
 	if (r < 0)

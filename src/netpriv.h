@@ -9,6 +9,7 @@
 #include "allow.h"
 #include "config.h"
 #include "dns.h"
+#include "net.h"
 
 /* The fds init hands out over the sync socket, one SYNC_NET message each. */
 enum net_fd_kind { NETFD_DNS_UDP = 1, NETFD_DNS_TCP, NETFD_NFT, NETFD_NFLOG, NETFD_DONE };
@@ -31,6 +32,10 @@ struct net_host {
 
 	/* made by init inside the jail's netns */
 	int udp, tcp, nft, nflog;
+
+	/* --publish: host 127.0.0.1:host_port reaches the jail's 127.0.0.1:port */
+	struct net_publish publish[NET_PUBLISH_MAX];
+	size_t n_publish;
 
 	/* the helper */
 	const char *helper_name;

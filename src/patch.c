@@ -33,6 +33,11 @@ static void remove_stale_scratch(const char *parent)
 int scratch_create(struct scratch *s, const char *parent, struct jail_err *e)
 {
 	remove_stale_scratch(parent);
+	return scratch_create_another(s, parent, e);
+}
+
+int scratch_create_another(struct scratch *s, const char *parent, struct jail_err *e)
+{
 	s->dir = xasprintf("%s/.export.XXXXXX", parent);
 	if (!mkdtemp(s->dir)) {
 		jail_err_sys(e, "create a scratch directory in '%s'", parent);
@@ -311,14 +316,61 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
 	return r;
 }
 
-int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e)
+int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e)
 {
-	const char *how = strcmp(mode, "stat") == 0          ? "--stat"
-	                  : strcmp(mode, "name-status") == 0 ? "--name-status"
-	                                                     : "-p";
-	const char *args[] = {"diff-tree", "-r", "-M", "--no-color", how,
-	                      "refs/heads/pre", "refs/heads/post", NULL};
+	const char *args[] = {"ls-tree", "-r", "-z", "refs/heads/post", NULL};
 	return scratch_git(s, args, NULL, 0, out, e);
+}
+
+/* Put prefix before each path of a --stat or --name-status listing. */
+static void prefix_paths(const char *mode, const char *prefix, const struct strbuf *in,
+                         struct strbuf *out)
+{
+	bool stat = strcmp(mode, "stat") == 0;
+	for (size_t i = 0; in->s && i < in->len;) {
+		const char *line = in->s + i;
+		const char *nl = memchr(line, '\n', in->len - i);
+		size_t n = nl ? (size_t)(nl - line) + 1 : in->len - i;
+		i += n;
+		/* stat: " PATH | N +-"; name-status: "M\tPATH" (R and C: two paths) */
+		const char *at = NULL;
+		if (stat && memmem(line, n, " | ", 3) && line[0] == ' ')
+			at = line + 1;
+		else if (!stat)
+			at = memchr(line, '\t', n) ? (const char *)memchr(line, '\t', n) + 1 : NULL;
+		if (!at) {
+			sb_append(out, line, n);
+			continue;
+		}
+		sb_append(out, line, (size_t)(at - line));
+		sb_puts(out, prefix);
+		const char *tab2 = stat ? NULL : memchr(at, '\t', n - (size_t)(at - line));
+		if (tab2) {
+			sb_append(out, at, (size_t)(tab2 - at) + 1);
+			sb_puts(out, prefix);
+			at = tab2 + 1;
+		}
+		sb_append(out, at, n - (size_t)(at - line));
+	}
+}
+
+int patch_diff(struct scratch *s, const char *mode, const char *prefix, struct strbuf *out,
+               struct jail_err *e)
+{
+	bool patch = strcmp(mode, "stat") != 0 && strcmp(mode, "name-status") != 0;
+	const char *how = strcmp(mode, "stat") == 0 ? "--stat" : patch ? "-p" : "--name-status";
+	_cleanup_free_ char *src = xasprintf("--src-prefix=a/%s", prefix ? prefix : "");
+	_cleanup_free_ char *dst = xasprintf("--dst-prefix=b/%s", prefix ? prefix : "");
+	const char *args[] = {"diff-tree", "-r", "-M", "--no-color", how, src, dst,
+	                      "refs/heads/pre", "refs/heads/post", NULL};
+	if (!prefix || patch)
+		return scratch_git(s, args, NULL, 0, out, e);
+	struct strbuf raw = {0};
+	int r = scratch_git(s, args, NULL, 0, &raw, e);
+	if (r == 0)
+		prefix_paths(mode, prefix, &raw, out);
+	sb_free(&raw);
+	return r;
 }
 
 /* ---- what the user reads: commit message and summary ---- */

@@ -18,6 +18,8 @@ struct scratch {
 
 /* Create the throwaway repository in a new directory below parent. */
 int scratch_create(struct scratch *s, const char *parent, struct jail_err *e) WUR;
+/* One more beside a live one (a submodule's): leftovers are not removed. */
+int scratch_create_another(struct scratch *s, const char *parent, struct jail_err *e) WUR;
 void scratch_destroy(struct scratch *s);
 
 /* Commit the included changes: refs/heads/pre (old side), refs/heads/post. */
@@ -32,8 +34,12 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
  * as binary patches: `git am` strips carriage returns from text patch lines. */
 int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
                struct strbuf *out, struct jail_err *e) WUR;
-/* A diff of pre..post for reading: mode "patch", "stat" or "name-status". */
-int patch_diff(struct scratch *s, const char *mode, struct strbuf *out, struct jail_err *e) WUR;
+/* `git ls-tree -r -z` of the post commit: the new versions' modes and blob ids. */
+int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e) WUR;
+/* A diff of pre..post for reading: mode "patch", "stat" or "name-status";
+ * paths shown with prefix in front (a submodule's "path/"), or as they are. */
+int patch_diff(struct scratch *s, const char *mode, const char *prefix, struct strbuf *out,
+               struct jail_err *e) WUR;
 
 /* The commit message: a subject, then what was left out and why, and the flags. */
 char *patch_message(const struct changeset *cs, const char *session);

@@ -2,6 +2,9 @@
 #include "plan.h"
 
 #include "env.h"
+#include "gitlink.h"
+#include "log.h"
+#include "secrets.h"
 
 #include <pwd.h>
 #include <string.h>
@@ -37,6 +40,53 @@ static char *pick_cwd(const char *project)
 	return xstrdup(project);
 }
 
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' ||
+	                                      (n == 1 && dir[0] == '/'));
+}
+
+/* A linked worktree's git dir lies outside the project: overlay the repository's
+ * common dir too, so git status/diff/add/commit work inside while the host's
+ * .git stays unwritten.  The session keeps its writes in git-upper/. */
+static int plan_worktree(struct jail_plan *p, const struct session *s, struct jail_err *e)
+{
+	struct gitlink g;
+	int r = gitlink_read(s->project, &g, e);
+	if (r != 0)
+		return r < 0 ? -1 : 0;
+	if (!g.linked || path_under(g.common_dir, s->project) ||
+	    path_under(s->project, g.common_dir)) {
+		gitlink_free(&g);
+		return 0;
+	}
+	if (!g.worktree) {
+		/* the .git file alone must not bring a host directory into the jail */
+		_cleanup_free_ char *esc = escape_name(g.git_dir);
+		log_warn("the project's .git file names %s, which is not a worktree of a "
+		         "repository that points back here: git will not work inside", esc);
+		gitlink_free(&g);
+		return 0;
+	}
+	_cleanup_free_ char *esc = escape_name(g.common_dir);
+	if (!path_under(g.git_dir, g.common_dir) || strcmp(g.common_dir, "/") == 0 ||
+	    path_under(s->project_root, g.common_dir) || path_under(home_dir(), g.common_dir)) {
+		gitlink_free(&g);
+		return jail_err_set(e, 0, "the project's git dir lies outside its repository "
+		                          "'%s' or over jail's own state; the jail cannot show it",
+		                    esc);
+	}
+	p->gitdir_lower = steal_ptr(&g.common_dir);
+	p->gitdir_upper = xasprintf("%s/git-upper", s->dir);
+	p->gitdir_work = xasprintf("%s/git-work", s->dir);
+	gitlink_free(&g);
+	if (mkdir_p(p->gitdir_upper, 0700, e) < 0 || mkdir_p(p->gitdir_work, 0700, e) < 0)
+		return -1;
+	log_debug("linked worktree: %s overlaid too", esc);
+	return 0;
+}
+
 int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct session *s,
                struct jail_err *e)
 {
@@ -60,7 +110,9 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		p->tty_fds[fd] = isatty(fd);
 		p->use_pty |= p->tty_fds[fd];
 	}
-	return env_build(p, &p->env, e);
+	if (plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0)
+		return -1;
+	return secrets_plan(p, e);
 }
 
 void plan_free(struct jail_plan *p)
@@ -69,6 +121,9 @@ void plan_free(struct jail_plan *p)
 	free(p->home);
 	free(p->shell);
 	free(p->cwd);
+	free(p->gitdir_lower);
+	free(p->gitdir_upper);
+	free(p->gitdir_work);
 	strv_free(&p->env);
 	for (size_t i = 0; i < p->n_secret_files; i++) {
 		free(p->secret_files[i].path);

@@ -28,6 +28,10 @@ struct jail_plan {
 	size_t n_secret_files;
 	bool use_pty;         /* one of 0, 1, 2 is a terminal */
 	int tty_fds[3];       /* which of 0, 1, 2 the pty slave replaces (1 = yes) */
+	/* A linked worktree: its repository's common git dir (objects, refs, the
+	 * worktree's own index under worktrees/NAME) overlaid at its own path, with
+	 * the session's second upper/work pair; all NULL otherwise. */
+	char *gitdir_lower, *gitdir_upper, *gitdir_work;
 };
 
 /* Fill the plan from the configuration, the session and the caller. */

@@ -1,6 +1,7 @@
 /* sandbox.c — clone, id maps, the sync with init, and the wait. */
 #include "sandbox.h"
 
+#include "diskguard.h"
 #include "init.h"
 #include "log.h"
 #include "net.h"
@@ -144,7 +145,12 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		waitpid(pid, NULL, 0);
 	} else {
 		log_debug("jail started");
-		r = wait_init(p, pid, master, sigfd, exit_code, e);
+		struct disk_guard *guard = NULL;
+		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
+		if (r == 0)
+			r = wait_init(p, pid, master, sigfd, exit_code, e);
+		if (disk_guard_stop(guard, e))
+			r = -1;
 		log_debug("init exited");
 	}
 	net_host_stop(net, p->cfg->quiet);

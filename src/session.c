@@ -291,7 +291,8 @@ int session_remove(struct session *s, struct jail_err *e)
 	_cleanup_close_ int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
 		return errno == ENOENT ? 0 : jail_err_sys(e, "open '%s'", s->dir);
-	const char *names[] = {"upper", "work", "home", "patches", "meta", "hidden", "meta.tmp"};
+	const char *names[] = {"upper", "work", "home", "patches", "meta", "hidden", "meta.tmp",
+	                       "git-upper", "git-work", "applied", "applied.tmp"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (rm_rf_at(dfd, names[i], e) < 0)
 			return jail_err_wrap(e, "reset session '%s'", s->name);

@@ -71,3 +71,34 @@ test_namespace_counts_zero_unless_allowed_back() {
 	jp --allow-syscall unshare -- sys unshare_user
 	assert_eq "$rc" 0 "and a nested namespace works"
 }
+
+# A disk filler: --disk stops the run once it added more than allowed; the state
+# filesystem (here a 64 MiB tmpfs of the test's own) keeps its reserve.
+disk_jail() { # tmpfs-size jail-args... ; sets $out (stdout+stderr) with rc=N last
+	mkdir -p "$T/st"
+	out=$(unshare -Urm sh -c "mount -t tmpfs -o size=$1 none $T/st && shift &&
+		XDG_STATE_HOME=$T/st \"\$@\"; echo rc=\$?; df -k $T/st | tail -n 1" sh "$@" 2>&1)
+}
+
+test_disk_filler_stopped_by_the_disk_limit() {
+	mkrepo "$T/p"
+	# the guard looks ten times a second: a filler that writes as an agent does,
+	# a chunk at a time, is stopped long before it is done
+	disk_jail 256M "$JAIL" --disk 8M -D "$T/p" -- sh -c 'for i in $(seq 100); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null; sleep 0.01; done; echo wrote-all'
+	assert_contains "$out" "rc=125"
+	assert_contains "$out" "wrote more than --disk 8 MiB"
+	assert_not_contains "$out" "wrote-all"
+	# the host's copy of the project got nothing
+	assert_no_file "$T/p/f1"
+}
+
+test_disk_filler_keeps_the_reserve() {
+	mkrepo "$T/p"
+	disk_jail 64M "$JAIL" -D "$T/p" -- sh -c 'for i in $(seq 64); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null || { echo ENOSPC-inside; exit 3; }; sleep 0.02; done; echo wrote-all'
+	assert_not_contains "$out" "wrote-all"
+	[[ "$out" == *"it was filling the disk"* || "$out" == *"ENOSPC-inside"* ]] ||
+		fail "neither the guard nor ENOSPC stopped the filler: $out"
+	# positive control: the same filler with room to spare writes everything
+	disk_jail 256M "$JAIL" -D "$T/p" -s roomy -- sh -c 'for i in $(seq 8); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null || exit 3; done; echo wrote-all'
+	assert_contains "$out" "wrote-all"
+}

@@ -1,0 +1,135 @@
+/* applied.c — see applied.h. */
+#include "applied.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct applied_entry *)a)->path,
+	              ((const struct applied_entry *)b)->path);
+}
+
+static int cmp_key(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct applied_entry *)elem)->path);
+}
+
+static struct applied_entry *find(const struct applied *a, const char *path)
+{
+	return a->n ? bsearch(path, a->v, a->n, sizeof(*a->v), cmp_key) : NULL;
+}
+
+static void put(struct applied *a, const char *path, unsigned mode, const char *oid)
+{
+	struct applied_entry *old = find(a, path);
+	if (!old) {
+		a->v = xrealloc(a->v, (a->n + 1) * sizeof(*a->v));
+		old = &a->v[a->n++];
+		old->path = xstrdup(path);
+	}
+	old->mode = mode;
+	snprintf(old->oid, sizeof(old->oid), "%s", oid);
+	qsort(a->v, a->n, sizeof(*a->v), cmp_entry);
+}
+
+void applied_parse(struct applied *a, const char *data, size_t len, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	for (size_t i = 0; i < len;) {
+		const char *rec = data + i;
+		size_t n = strnlen(rec, len - i);
+		i += n + 1;
+		const char *tab = memchr(rec, '\t', n);
+		char type[16] = "blob", oid[65];
+		unsigned mode;
+		if (!tab)
+			continue;
+		/* ls-tree: "MODE TYPE OID"; our file: "MODE OID" */
+		size_t spaces = 0;
+		for (const char *p = rec; p < tab; p++)
+			spaces += *p == ' ';
+		if (spaces == 2 ? sscanf(rec, "%o %15s %64s", &mode, type, oid) != 3
+		                : sscanf(rec, "%o %64s", &mode, oid) != 2)
+			continue;
+		_cleanup_free_ char *path = strndup(tab + 1, n - (size_t)(tab + 1 - rec));
+		if (strcmp(type, "blob") != 0 || strncmp(path, prefix, pl) != 0 || !path[pl])
+			continue;
+		if (mode == 0 || strspn(oid, "0123456789abcdef") == strlen(oid))
+			put(a, path + pl, mode, mode ? oid : "-");
+	}
+}
+
+void applied_load(const char *session_dir, struct applied *a)
+{
+	memset(a, 0, sizeof(*a));
+	_cleanup_free_ char *path = xasprintf("%s/applied", session_dir), *data = NULL;
+	size_t len = 0;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64u << 20, &data, &len, &ignored) == 0)
+		applied_parse(a, data, len, "");
+}
+
+void applied_free(struct applied *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i].path);
+	free(a->v);
+	memset(a, 0, sizeof(*a));
+}
+
+int applied_record(const char *session_dir, const struct changeset *cs, const char *prefix,
+                   const struct strbuf *ls_tree, struct jail_err *e)
+{
+	struct applied a, post = {0};
+	applied_load(session_dir, &a);
+	if (ls_tree->s)
+		applied_parse(&post, ls_tree->s, ls_tree->len, prefix);
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct change *c = &cs->v[i];
+		struct applied_entry *p = c->reason ? NULL : find(&post, c->path);
+		if (!c->reason && c->new_type == FT_NONE)
+			put(&a, c->path, 0, "-");
+		else if (p)
+			put(&a, c->path, p->mode, p->oid);
+	}
+	struct strbuf b = {0};
+	for (size_t i = 0; i < a.n; i++) {
+		sb_printf(&b, "%o %s\t%s", a.v[i].mode, a.v[i].oid, a.v[i].path);
+		sb_append(&b, "", 1);
+	}
+	_cleanup_free_ char *path = xasprintf("%s/applied", session_dir);
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
+	int r = write_file_at(AT_FDCWD, tmp, b.s ? b.s : "", b.len, 0600, e);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = jail_err_sys(e, "rename '%s'", tmp);
+	sb_free(&b);
+	applied_free(&a);
+	applied_free(&post);
+	return r;
+}
+
+void applied_adjust(const struct applied *a, struct changeset *cs,
+                    bool (*oid_present)(void *ctx, const char *oid), void *ctx)
+{
+	size_t keep = 0;
+	for (size_t i = 0; i < cs->n; i++) {
+		struct change *c = &cs->v[i];
+		const struct applied_entry *p = c->reason ? NULL : find(a, c->path);
+		if (p && p->mode == 0 && c->new_type == FT_NONE) {
+			free(c->path);  /* deleted, and that deletion landed already */
+			free(c->reason);
+			continue;
+		}
+		if (p && p->mode == 0) {
+			c->pre = PRE_NONE;  /* re-created since: new again */
+		} else if (p && oid_present(ctx, p->oid)) {
+			c->pre = PRE_BASE;
+			c->base_mode = p->mode;
+			snprintf(c->base_oid, sizeof(c->base_oid), "%s", p->oid);
+		}
+		cs->v[keep++] = *c;
+	}
+	cs->n = keep;
+}

@@ -1,0 +1,189 @@
+/* secrets.c — resolve [secrets] on the host side.
+ *
+ * cmd: runs with the user's own environment (a password manager needs its agent
+ * socket and PATH), unlike the hardened git runner of hide.c; its output is
+ * wiped from memory once copied. */
+#include "secrets.h"
+#include "env.h"
+#include "policy_keys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+static int read_pipe(int fd, size_t max, char **out, size_t *len, struct jail_err *e)
+{
+	struct strbuf b = {0};
+	char chunk[4096];
+	sb_append(&b, "", 0);
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || b.len + (size_t)r > max) {
+			int err = r < 0 ? errno : EFBIG;
+			explicit_bzero(b.s, b.len);
+			sb_free(&b);
+			explicit_bzero(chunk, sizeof(chunk));
+			return jail_err_set(e, err, "read the output");
+		}
+		if (r == 0)
+			break;
+		sb_append(&b, chunk, (size_t)r);
+	}
+	explicit_bzero(chunk, sizeof(chunk));
+	*len = b.len;
+	*out = sb_steal(&b);
+	return 0;
+}
+
+static int spawn_piped(char *const argv[], int out_fd, pid_t *pid, struct jail_err *e)
+{
+	posix_spawn_file_actions_t fa;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return jail_err_set(e, ENOMEM, "spawn '%s'", argv[0]);
+	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (!rc)
+		rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return jail_err_set(e, rc, "run '%s'", argv[0]);
+	return 0;
+}
+
+static int run_capture(char *const argv[], size_t max, char **out, size_t *len, int *status,
+                       struct jail_err *e)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return jail_err_sys(e, "pipe");
+	pid_t pid;
+	int rc = spawn_piped(argv, p[1], &pid, e);
+	close(p[1]);
+	if (rc < 0) {
+		close(p[0]);
+		return -1;
+	}
+	rc = read_pipe(p[0], max, out, len, e);
+	close(p[0]);
+	while (waitpid(pid, status, 0) < 0) {
+		if (errno != EINTR) {
+			if (rc == 0) {
+				explicit_bzero(*out, *len);
+				free(steal_ptr(out));
+			}
+			return jail_err_sys(e, "wait for '%s'", argv[0]);
+		}
+	}
+	return rc;
+}
+
+static void wipe_free(char *s, size_t n)
+{
+	if (s)
+		explicit_bzero(s, n);
+	free(s);
+}
+
+/* The value of one source, exactly as it came. */
+static int secret_value(const char *name, const char *src, char **val, size_t *len,
+                        struct jail_err *e)
+{
+	if (strncmp(src, "env:", 4) == 0) {
+		const char *v = getenv(src + 4);
+		if (!v)
+			return jail_err_set(e, 0, "secret %s: host variable %s is not set", name, src + 4);
+		*val = xstrdup(v);
+		*len = strlen(v);
+		return 0;
+	}
+	if (strncmp(src, "file:", 5) == 0) {
+		_cleanup_free_ char *path = expand_home(src + 5);
+		_cleanup_free_ char *real = realpath(path, NULL);
+		struct jail_err fe = {0};
+		if (!real || read_file_at(AT_FDCWD, real, SECRET_MAX_SIZE, val, len, &fe) < 0)
+			return jail_err_set(e, real ? fe.errnum : errno, "secret %s: read '%s'", name, path);
+		return 0;
+	}
+	_cleanup_free_ char *cmd = xstrdup(src + 4);
+	char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
+	int status = 0;
+	struct jail_err ce = {0};
+	if (run_capture(argv, SECRET_MAX_SIZE, val, len, &status, &ce) < 0)
+		return jail_err_set(e, ce.errnum, "secret %s: its command failed to run", name);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		wipe_free(steal_ptr(val), *len);
+		return jail_err_set(e, 0, "secret %s: its command failed (%s %d)", name,
+		                    WIFEXITED(status) ? "exit status" : "signal",
+		                    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	}
+	return 0;
+}
+
+static int secret_as_env(const char *name, char *val, size_t len, struct strv *env,
+                         struct jail_err *e)
+{
+	/* a command's or a file's trailing newline is not part of a token */
+	while (len && (val[len - 1] == '\n' || val[len - 1] == '\r'))
+		val[--len] = '\0';
+	if (strlen(val) != len)
+		return jail_err_set(e, 0, "secret %s: a NUL byte in the value; use a file (~/PATH) instead", name);
+	env_put(env, name, val);
+	return 0;
+}
+
+int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_file **files,
+                    size_t *n_files, struct jail_err *e)
+{
+	for (size_t i = 0; i < secrets->n; i++) {
+		const char *entry = secrets->v[i];
+		_cleanup_free_ char *name = strndup(entry, strcspn(entry, "="));
+		const char *src = entry + strlen(name) + (entry[strlen(name)] == '=');
+		if (check_secret_name(name, e) < 0)
+			return -1;
+		char *val = NULL;
+		size_t len = 0;
+		if (secret_value(name, src, &val, &len, e) < 0)
+			return -1;
+		if (name[0] != '~') {
+			int rc = secret_as_env(name, val, len, env, e);
+			wipe_free(val, len);
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		*files = xrealloc(*files, (*n_files + 1) * sizeof(**files));
+		(*files)[(*n_files)++] = (struct secret_file){xstrdup(name + 2), val, len};
+	}
+	return 0;
+}
+
+void secret_files_free(struct secret_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(files[i].path);
+		wipe_free(files[i].content, files[i].len);
+	}
+	free(files);
+}
+
+int secrets_plan(struct jail_plan *p, struct jail_err *e)
+{
+	if (secrets_resolve(&p->cfg->secrets, &p->env, &p->secret_files, &p->n_secret_files, e) < 0)
+		return -1;
+	for (size_t i = 0; i < p->n_secret_files; i++)
+		if (strcmp(p->secret_files[i].path, ".gitconfig") == 0)
+			return 0;
+	char *git = gitidentity_gitconfig();
+	if (!git)
+		return 0;
+	p->secret_files = xrealloc(p->secret_files, (p->n_secret_files + 1) * sizeof(*p->secret_files));
+	p->secret_files[p->n_secret_files++] = (struct secret_file){xstrdup(".gitconfig"), git, strlen(git)};
+	return 0;
+}
