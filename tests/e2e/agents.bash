@@ -34,15 +34,12 @@ e2e_install() {
 	chmod -R a+rX "$AGENTS_DIR"
 }
 
-# e2e_policy NAME: "-p NAME" when the shipped policy NAME is there (the policy
-# work, issue #6), else nothing: the test then passes what the agent needs with
-# flags.  Sets $POLICY (the arguments) and $HAVE_POLICY.
+# e2e_policy NAME: the shipped policy NAME, as a user runs it (-p NAME), in
+# $POLICY.
 e2e_policy() {
-	POLICY=() HAVE_POLICY=
-	if [ -f "$TESTS/../policies/$1.ini" ]; then
-		export JAIL_POLICY_PATH=$TESTS/../policies
-		POLICY=(-p "$1") HAVE_POLICY=1
-	fi
+	[ -f "$TESTS/../policies/$1.ini" ] || fail "no shipped policy $1 in $TESTS/../policies"
+	export JAIL_POLICY_PATH=$TESTS/../policies
+	POLICY=(-p "$1")
 }
 
 e2e_bg() { # run in the background, killed when the test ends

@@ -9,8 +9,8 @@
 source "$TESTS/e2e/agents.bash"
 
 # claude_args: jail's arguments for Claude Code at the scripted API, in
-# $JAIL_ARGS.  With the shipped policy, the key and the base URL come from the
-# host's environment as they would for a user; without it, as flags.
+# $JAIL_ARGS: the shipped policy, which passes the key and the base URL in from
+# the host's environment, as for a user.
 claude_args() {
 	export ANTHROPIC_BASE_URL="http://host.jail.internal:$API"
 	export ANTHROPIC_API_KEY=sk-ant-e2e-fake-key-000000
@@ -19,9 +19,6 @@ claude_args() {
 	# names other than host.jail.internal get NXDOMAIN, or for the policy's
 	# allowed names, an answer from a loopback port where nothing listens
 	JAIL_ARGS+=(--dns-upstream 127.0.0.1:9)
-	[ -n "$HAVE_POLICY" ] || JAIL_ARGS+=(--setenv ANTHROPIC_BASE_URL="$ANTHROPIC_BASE_URL"
-		--setenv ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" --setenv DISABLE_AUTOUPDATER=1
-		--setenv CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1)
 }
 
 # claude_run ARGS...: claude -p in the jail, talking to the scripted API.
@@ -56,8 +53,8 @@ test_claude_print_mode_end_to_end() {
 # rule_width: the width of the TUI's input box, a rule of ─ across the window.
 rule_width() { screen | grep -m1 -E '^─+$' | tr -d '\n' | wc -m; }
 
-# claude_first_run_done: the host's login state as after a first run, copied in
-# (never written back): onboarding done, the project trusted, the API key
+# claude_first_run_done: the host's login state as after a first run, which the
+# policy copies in (never back): onboarding done, the project trusted, the API key
 # approved (by its last 20 characters), bypass mode acknowledged.
 claude_first_run_done() {
 	mkdir -p "$HOME/.claude"
@@ -76,8 +73,6 @@ test_claude_tui_in_tmux() {
 	e2e_script claude
 	claude_first_run_done
 	claude_args
-	[ -n "$HAVE_POLICY" ] ||
-		JAIL_ARGS+=(--copy "$HOME/.claude.json" --copy "$HOME/.claude/settings.json")
 	tui_start "${JAIL_ARGS[@]}" -- "$AGENT_BIN/claude" --dangerously-skip-permissions
 	wait_screen "Claude Code" 30
 	wait_screen "bypass permissions"

@@ -7,7 +7,7 @@
 source "$TESTS/e2e/agents.bash"
 
 # opencode_config: a provider of the bundled @ai-sdk/openai-compatible kind at
-# the scripted API, in the host's opencode.json (copied in, never written back).
+# the scripted API, in the host's opencode.json (the policy copies it in).
 # Every permission is granted: the jail, not opencode, must stop the agent.
 opencode_config() {
 	mkdir -p "$HOME/.config/opencode"
@@ -29,7 +29,6 @@ test_opencode_run_end_to_end() {
 	e2e_script opencode
 	opencode_config
 	e2e_policy opencode
-	[ -n "$HAVE_POLICY" ] || POLICY=(--copy "$HOME/.config/opencode/opencode.json")
 	run_jail "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
 		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- \
 		timeout 90 "$AGENT_BIN/opencode" run -m e2e/m "Work through the task."
@@ -55,7 +54,6 @@ test_opencode_tui_in_tmux() {
 	opencode_config
 	OPENCODE_VERSION=$("$AGENT_BIN/opencode" --version)
 	e2e_policy opencode
-	[ -n "$HAVE_POLICY" ] || POLICY=(--copy "$HOME/.config/opencode/opencode.json")
 	tui_start "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
 		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- "$AGENT_BIN/opencode"
 	wait_screen "$OPENCODE_VERSION" 40
