@@ -142,8 +142,8 @@ e2e_check_landing() {
 }
 
 # e2e_script AGENT: the turns of the scripted model in $T/script.json, in the
-# tool names and parameters of AGENT (claude, opencode or codex; Codex does all
-# through its shell tool, edits with its apply_patch).  Needs $BLOCKED_PORT.
+# tool names and parameters of AGENT (claude, opencode, codex or gemini; Codex
+# does all through its shell tool, edits with its apply_patch).  Needs $BLOCKED_PORT.
 e2e_script() {
 	AGENT=$1 P=$T/p H=$T/h BLOCKED_PORT=$BLOCKED_PORT python3 - >"$T/script.json" <<-'PY'
 	import json, os
@@ -165,9 +165,18 @@ e2e_script() {
 	    else:
 	        cmd = args["command"]
 	    return {"tool": "exec_command", "input": {"cmd": cmd}}
+	gemini = os.environ["AGENT"] == "gemini"
+	gemini_names = {"Read": "read_file", "Edit": "replace", "Write": "write_file",
+	                "Bash": "run_shell_command"}
 	def tool(name, **args):
 	    if codex:
 	        return codex_tool(name, args)
+	    if gemini:
+	        if name == "Edit":
+	            args["instruction"] = "e2e step"
+	        if name == "Bash":
+	            args["description"] = "e2e step"
+	        return {"tool": gemini_names[name], "input": args}
 	    name = name if claude else name.lower()
 	    if not claude:
 	        args = {{"old_string": "oldString", "new_string": "newString",
@@ -199,7 +208,8 @@ e2e_script() {
 
 # e2e_tool_results REQUEST.json...: the tool results of the request that
 # carries most, one JSON string a line (Messages API tool_result blocks, Chat
-# "tool" messages, Responses function_call_output items): the agent's last turn, whatever side requests came after.
+# "tool" messages, Responses function_call_output items, Gemini functionResponse
+# parts): the agent's last turn, whatever side requests came after.
 e2e_tool_results() {
 	python3 - "$@" <<-'PY'
 	import json, sys
@@ -210,9 +220,13 @@ e2e_tool_results() {
 	def results(path):
 	    out = []
 	    req = json.load(open(path))
-	    for m in req.get("messages", []) + req.get("input", []):
+	    for m in req.get("messages", []) + req.get("input", []) + req.get("contents", []):
 	        if not isinstance(m, dict):
 	            continue
+	        for part in m.get("parts", []):
+	            if isinstance(part, dict) and "functionResponse" in part:
+	                r = part["functionResponse"].get("response", {})
+	                out.append(r.get("output", r.get("error", json.dumps(r))))
 	        if m.get("type") == "function_call_output":
 	            out.append(text(m.get("output")))
 	        elif m.get("role") == "tool":

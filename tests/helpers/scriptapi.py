@@ -2,8 +2,8 @@
 
 Listens on an ephemeral port of 127.0.0.1 (written to PORTFILE) and speaks
 enough of the Anthropic Messages API (/v1/messages), OpenAI's Chat
-Completions (/v1/chat/completions) and Responses (/v1/responses) APIs,
-streaming, with tool use, to drive a real agent CLI: the Nth answer to the agent's main loop (a request that offers
+Completions (/v1/chat/completions) and Responses (/v1/responses) APIs and
+Gemini's generateContent, streaming, with tool use, to drive a real agent CLI: the Nth answer to the agent's main loop (a request that offers
 tools) is step N of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
 {...}} or {"text": "..."}; after the last step it says "done".  Requests
 without tools (titles, summaries) get a short text.  Every request is logged:
@@ -38,6 +38,7 @@ def step_for(req):
     with open(script_path) as f:  # read late: a test writes it after the start
         script = json.load(f)
     turns = sum(1 for m in req.get("messages", []) if m.get("role") == "assistant")
+    turns += sum(1 for c in req.get("contents", []) if c.get("role") == "model")
     # the Responses API sends the history back as items: earlier calls and answers
     turns += sum(1 for m in req.get("input", []) if isinstance(m, dict) and (
         m.get("type") == "function_call" or m.get("role") == "assistant"))
@@ -119,6 +120,28 @@ def responses_events(model, block, idx):
     yield "response.completed", {"type": "response.completed", "response": done}
 
 
+def gemini_answer(model, block, req):
+    """The same as a Gemini generateContent response; a request that asks for
+    JSON (Gemini CLI's routing and next-speaker checks) gets the schema's
+    properties with plain values."""
+    if "tool" in block:
+        parts = [{"functionCall": {"name": block["tool"], "args": block["input"]}}]
+    else:
+        text = block.get("text", "ok")
+        gen = req.get("generationConfig") or {}
+        if gen.get("responseMimeType") == "application/json":
+            schema = gen.get("responseJsonSchema") or gen.get("responseSchema") or {}
+            plain = {"STRING": "user", "INTEGER": 1, "NUMBER": 1, "BOOLEAN": False}
+            text = json.dumps({k: plain.get(str(v.get("type", "")).upper(), None)
+                               for k, v in schema.get("properties", {}).items()})
+        parts = [{"text": text}]
+    return {"candidates": [{"content": {"role": "model", "parts": parts},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 10,
+                              "totalTokenCount": 20},
+            "modelVersion": model}
+
+
 def whole_message(model, block, idx):
     """The same answer for a request that did not ask for a stream."""
     content = [{"type": "text", "text": block.get("text", "ok")}]
@@ -149,6 +172,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path.endswith("/count_tokens"):
             return self.reply_json(200, {"input_tokens": 10})
+        if path.endswith(":countTokens"):
+            return self.reply_json(200, {"totalTokens": 10})
+        if path.lower().endswith("generatecontent"):
+            return self.gemini(path, json.loads(body or b"{}"))
         chat = path.endswith("/chat/completions")
         responses = path.endswith("/responses")
         if not chat and not responses and not path.endswith("/v1/messages"):
@@ -174,6 +201,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
         for name, data in events(model, block, idx):
             self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
             self.wfile.flush()
+        self.close_connection = True
+
+    def gemini(self, path, req):
+        model = path.rsplit("/", 1)[-1].split(":")[0]
+        if req.get("tools"):
+            idx, block = step_for(req)
+        else:
+            idx, block = 900 + counter[0], {"text": "ok"}
+        answer = gemini_answer(model, block, req)
+        if not path.endswith(":streamGenerateContent"):
+            return self.reply_json(200, answer)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(("data: %s\n\n" % json.dumps(answer)).encode())
+        self.wfile.flush()
         self.close_connection = True
 
     def stream_chat(self, model, block, idx, stream):
