@@ -58,7 +58,7 @@ e2e_wait_file() {
 
 # e2e_project: the project $T/p (a function, its test, an ignored .env with a
 # canary), a host home $T/h with a canary ssh key, a canary in the host's
-# environment.  P (unused) holds its tree hash in $HOST_HASH.
+# environment; $HOST_HASH is the project's tree hash before the agent.
 e2e_project() {
 	local d=$T/p
 	git_init "$d"

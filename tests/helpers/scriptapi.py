@@ -3,8 +3,9 @@
 Listens on an ephemeral port of 127.0.0.1 (written to PORTFILE) and speaks
 enough of the Anthropic Messages API (/v1/messages), OpenAI's Chat
 Completions (/v1/chat/completions) and Responses (/v1/responses) APIs and
-Gemini's generateContent, streaming, with tool use, to drive a real agent CLI: the Nth answer to the agent's main loop (a request that offers
-tools) is step N of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
+Gemini's generateContent, streaming, with tool use, to drive a real agent CLI:
+the Nth answer to the agent's main loop (a request that offers tools) is step N
+of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
 {...}} or {"text": "..."}; after the last step it says "done".  Requests
 without tools (titles, summaries) get a short text.  Every request is logged:
 "METHOD PATH" to LOGDIR/requests, its body to LOGDIR/NNN.json, so a test can
@@ -161,10 +162,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self):
-        record("GET", self.path, b"")
+    def not_found(self):
         self.reply_json(404, {"type": "error", "error": {
             "type": "not_found_error", "message": "scriptapi: no such endpoint"}})
+
+    def start_stream(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+
+    def do_GET(self):
+        record("GET", self.path, b"")
+        self.not_found()
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -179,7 +191,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         chat = path.endswith("/chat/completions")
         responses = path.endswith("/responses")
         if not chat and not responses and not path.endswith("/v1/messages"):
-            return self.do_GET_body()
+            return self.not_found()
         req = json.loads(body or b"{}")
         model = req.get("model", "claude-e2e")
         if req.get("tools"):
@@ -193,15 +205,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             events = responses_events
         if not req.get("stream"):
             return self.reply_json(200, whole_message(model, block, idx))
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Connection", "close")
-        self.end_headers()
+        self.start_stream()
         for name, data in events(model, block, idx):
             self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
             self.wfile.flush()
-        self.close_connection = True
 
     def gemini(self, path, req):
         model = path.rsplit("/", 1)[-1].split(":")[0]
@@ -212,13 +219,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         answer = gemini_answer(model, block, req)
         if not path.endswith(":streamGenerateContent"):
             return self.reply_json(200, answer)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
+        self.start_stream()
         self.wfile.write(("data: %s\n\n" % json.dumps(answer)).encode())
         self.wfile.flush()
-        self.close_connection = True
 
     def stream_chat(self, model, block, idx, stream):
         if not stream:
@@ -226,19 +229,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply_json(200, {"id": "chatcmpl-e2e", "object": "chat.completion",
                                          "created": 0, "model": model, "choices": [
                                              {"index": 0, "message": msg, "finish_reason": "stop"}]})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Connection", "close")
-        self.end_headers()
+        self.start_stream()
         for c in chat_chunks(model, block, idx):
             self.wfile.write(("data: %s\n\n" % json.dumps(c)).encode())
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
-        self.close_connection = True
-
-    def do_GET_body(self):
-        self.reply_json(404, {"type": "error", "error": {
-            "type": "not_found_error", "message": "scriptapi: no such endpoint"}})
 
     def log_message(self, *args):
         pass
