@@ -116,11 +116,16 @@ e2e_assert_no_canary() {
 	done
 }
 
-# e2e_check_landing: the host tree is untouched; the patch jail wrote lands
+# e2e_home_snapshot: note the host home's tree hash, once the test has put the
+# agent's config there; e2e_check_landing checks that nothing wrote to it.
+e2e_home_snapshot() { HOME_HASH=$(tree_hash "$HOME"); }
+
+# e2e_check_landing: the host tree and home are untouched; the patch jail wrote lands
 # with git am on a fresh clone and holds exactly the edit and the new file.
 e2e_check_landing() {
 	local patches all
 	assert_eq "$(tree_hash "$T/p")" "$HOST_HASH" "the host project's tree hash"
+	assert_eq "$(tree_hash "$HOME")" "$HOME_HASH" "the host home's tree hash"
 	patches=$(ls "$(session_dir "$T/p")"/patches/*.patch) || fail "no patch written: $err"
 	all=$(cat $patches)
 	e2e_assert_no_canary "$all" "the patch"

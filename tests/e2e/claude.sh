@@ -34,6 +34,7 @@ test_claude_print_mode_end_to_end() {
 	e2e_project
 	e2e_servers "$T/script.json"
 	e2e_script claude
+	e2e_home_snapshot
 	claude_run
 	assert_eq "$rc" 0 "claude's exit status (stdout: $out; stderr: $err)"
 	assert_contains "$out" "All done"
@@ -73,6 +74,7 @@ test_claude_tui_in_tmux() {
 	e2e_script claude
 	claude_first_run_done
 	claude_args
+	e2e_home_snapshot
 	tui_start "${JAIL_ARGS[@]}" -- "$AGENT_BIN/claude" --dangerously-skip-permissions
 	wait_screen "Claude Code" 30
 	wait_screen "bypass permissions"

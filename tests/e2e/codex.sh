@@ -16,6 +16,7 @@ test_codex_exec_end_to_end() {
 	export E2E_OPENAI_SECRET=sk-e2e-secret-5150
 	e2e_policy codex
 	local provider="model_providers.e2e={name=\"e2e\",base_url=\"http://host.jail.internal:$API/v1\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}"
+	e2e_home_snapshot
 	run_jail "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
 		--secret OPENAI_API_KEY=env:E2E_OPENAI_SECRET \
 		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- \

@@ -15,6 +15,7 @@ test_gemini_prompt_mode_end_to_end() {
 	printf '{"security":{"auth":{"selectedType":"gemini-api-key"}}}\n' >"$HOME/.gemini/settings.json"
 	export GEMINI_API_KEY=e2e-fake-gemini-key
 	e2e_policy gemini
+	e2e_home_snapshot
 	run_jail "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
 		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" \
 		--setenv GOOGLE_GEMINI_BASE_URL="http://host.jail.internal:$API" \

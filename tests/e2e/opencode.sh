@@ -29,6 +29,7 @@ test_opencode_run_end_to_end() {
 	e2e_script opencode
 	opencode_config
 	e2e_policy opencode
+	e2e_home_snapshot
 	run_jail "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
 		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- \
 		timeout 90 "$AGENT_BIN/opencode" run -m e2e/m "Work through the task."
@@ -54,6 +55,7 @@ test_opencode_tui_in_tmux() {
 	opencode_config
 	OPENCODE_VERSION=$("$AGENT_BIN/opencode" --version)
 	e2e_policy opencode
+	e2e_home_snapshot
 	tui_start "${POLICY[@]}" -D "$T/p" --net allow --allow "host:$API" \
 		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- "$AGENT_BIN/opencode"
 	wait_screen "$OPENCODE_VERSION" 40
