@@ -25,32 +25,39 @@ static bool value_ok(char *v)
 	return true;
 }
 
-/* One value of the user's own git config files, as git reads it (includes
- * followed); ~/.gitconfig wins over the XDG file, as for git itself. */
-static char *git_get(const char *key)
+/* user.name and user.email of one config file, as git reads it (includes
+ * followed): one git run asks for both (each run costs start-up time). */
+static void read_identity(const char *file, char **name, char **email)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
-	                                               : xasprintf("%s/.config", home_dir());
-	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
-	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
-	const char *files[] = {home_cfg, xdg_cfg};
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		struct git g = {.cwd = "/"};
-		struct strbuf out = {0};
-		struct jail_err e;
-		int status = 1;
-		const char *args[] = {"config", "--file", files[i], "--includes", "--get", key, NULL};
-		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
-		    status == 0 && out.s) {
-			char *v = sb_steal(&out);
-			if (value_ok(v))
-				return v;
+	if (access(file, R_OK) < 0)
+		return;
+	struct git g = {.cwd = "/"};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"config", "--file", file, "--includes", "--null", "--get-regexp",
+	                      "^user\\.(name|email)$", NULL};
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) < 0 || status != 0 || !out.s) {
+		sb_free(&out);
+		return;
+	}
+	/* records "key\nvalue\0"; the last of a key wins, as in git */
+	for (size_t i = 0; i < out.len;) {
+		char *rec = out.s + i, *nl = strchr(rec, '\n');
+		i += strlen(rec) + 1;
+		if (!nl)
+			continue;
+		*nl = '\0';
+		char **slot = strcmp(rec, "user.name") == 0 ? name : strcmp(rec, "user.email") == 0 ? email : NULL;
+		char *v = xstrdup(nl + 1);
+		if (slot && value_ok(v)) {
+			free(*slot);
+			*slot = v;
+		} else {
 			free(v);
 		}
-		sb_free(&out);
 	}
-	return NULL;
+	sb_free(&out);
 }
 
 /* A git config value in double quotes: only '"' and '\' need escaping once
@@ -68,8 +75,15 @@ static void put_value(struct strbuf *b, const char *key, const char *v)
 
 char *gitidentity_gitconfig(void)
 {
-	_cleanup_free_ char *name = git_get("user.name");
-	_cleanup_free_ char *email = git_get("user.email");
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
+	                                               : xasprintf("%s/.config", home_dir());
+	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
+	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
+	_cleanup_free_ char *name = NULL, *email = NULL;
+	/* the XDG file first: ~/.gitconfig wins, as for git itself */
+	read_identity(xdg_cfg, &name, &email);
+	read_identity(home_cfg, &name, &email);
 	if (!name && !email)
 		return NULL;
 	struct strbuf b = {0};

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -48,7 +49,8 @@ static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail
 	return sync_send(sock, SYNC_PTY, NULL, 0, master, e);
 }
 
-static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct jail_err *e)
+static int setup_jail(const struct jail_plan *p, int sock, int *slave,
+                      struct sysfilter_prog *filter, struct jail_err *e)
 {
 	if (sync_recv(sock, SYNC_MAPS_DONE, NULL, NULL, NULL, e) < 0)
 		return -1;
@@ -70,10 +72,16 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave, struct ja
 		return -1;
 	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
 		return -1;
-	if (sync_recv(sock, SYNC_GO, NULL, NULL, NULL, e) < 0)
+	size_t len = sizeof(*filter);
+	if (sync_recv(sock, SYNC_GO, filter, &len, NULL, e) < 0)
 		return -1;
+	if (len < offsetof(struct sysfilter_prog, insns) ||
+	    len != offsetof(struct sysfilter_prog, insns) + filter->len * sizeof(filter->insns[0]))
+		return jail_err_set(e, EPROTO, "the syscall filter arrived damaged");
+	log_debug("init: go");
 	if (limits_userns_counts(p->cfg, sysuser, e) < 0)
 		return -1;
+	log_debug("init: namespace counts set");
 	/* From here on nothing in the jail may open /proc/1/{exe,mem,environ}. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return jail_err_sys(e, "make init not dumpable");
@@ -91,16 +99,17 @@ static void attach_terminal(const struct jail_plan *p, int slave)
 			log_warn("dup2 pty to fd %d: %s", fd, strerror(errno));
 }
 
-static int harden_and_exec(const struct jail_plan *p)
+static int harden_and_exec(const struct jail_plan *p, struct sysfilter_prog *filter)
 {
 	struct jail_err e = {0};
 	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
 	 * libseccomp's allocations here, which fail under ASan's allocator */
-	if (caps_drop_all(&e) < 0 || seccomp_install(p->cfg, &e) < 0 ||
+	if (caps_drop_all(&e) < 0 || sysfilter_load(filter, &e) < 0 ||
 	    limits_apply_rlimits(p->cfg, false, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}
+	log_debug("init: hardened, exec");
 	if (syscall(SYS_close_range, 3, ~0U, 0) < 0) {
 		log_error("close inherited fds: %s", strerror(errno));
 		return EXIT_JAIL_FAIL;
@@ -118,7 +127,7 @@ static int harden_and_exec(const struct jail_plan *p)
 }
 
 /* The command's process: its own session, the pty as its terminal, then exec. */
-static void command_child(const struct jail_plan *p, int slave)
+static void command_child(const struct jail_plan *p, int slave, struct sysfilter_prog *filter)
 {
 	sigset_t none;
 	sigemptyset(&none);
@@ -130,7 +139,7 @@ static void command_child(const struct jail_plan *p, int slave)
 		log_error("chdir '%s' in the jail: %s", p->cwd, strerror(errno));
 		_exit(EXIT_JAIL_FAIL);
 	}
-	_exit(harden_and_exec(p));
+	_exit(harden_and_exec(p, filter));
 }
 
 static int status_to_exit(int status)
@@ -181,7 +190,9 @@ int init_main(const struct jail_plan *p, int sock)
 	/* our own session: the host terminal's signals reach the supervisor only,
 	 * and it forwards them once */
 	setsid();
-	if (setup_jail(p, sock, &slave, &e) < 0) {
+	/* static: a few KiB, and init has one */
+	static struct sysfilter_prog filter;
+	if (setup_jail(p, sock, &slave, &filter, &e) < 0) {
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
@@ -204,7 +215,7 @@ int init_main(const struct jail_plan *p, int sock)
 		return EXIT_JAIL_FAIL;
 	}
 	if (cmd == 0)
-		command_child(p, slave);
+		command_child(p, slave, &filter);
 	if (slave >= 0)
 		close(slave);
 	close(sock);

@@ -8,10 +8,12 @@
 #include "pty.h"
 #include "resources.h"
 #include "sync.h"
+#include "sysfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -92,11 +94,17 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 		return -1;
 	if (limits_cgroup_attach(p->cfg, pid, e) < 0)
 		return -1;
+	/* compiled here while init builds the root, and sent with GO */
+	struct sysfilter_prog prog;
+	if (sysfilter_compile(p->cfg, &prog, e) < 0)
+		return -1;
 	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
 		return -1;
 	if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e) < 0)
 		return -1;
-	return sync_send(sock, SYNC_GO, NULL, 0, -1, e);
+	return sync_send(sock, SYNC_GO, &prog,
+	                 offsetof(struct sysfilter_prog, insns) + prog.len * sizeof(prog.insns[0]),
+	                 -1, e);
 }
 
 static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd,

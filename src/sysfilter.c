@@ -13,6 +13,11 @@
  */
 #include "sysfilter.h"
 
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
 #include "log.h"
 
 #include <errno.h>
@@ -230,7 +235,31 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 	return 0;
 }
 
-int seccomp_install(const struct jail_config *cfg, struct jail_err *e)
+/* The filter as BPF: libseccomp writes it to a pipe, read back here. */
+static int export_bpf(scmp_filter_ctx ctx, struct sysfilter_prog *out, struct jail_err *e)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return jail_err_sys(e, "seccomp: pipe for the filter");
+	/* a pipe holds 64 KiB; the filter is a few KiB (SYSFILTER_MAX_INSNS caps it) */
+	int rc = seccomp_export_bpf(ctx, p[1]);
+	close(p[1]);
+	_cleanup_close_ int rd = p[0];
+	if (rc < 0)
+		return jail_err_set(e, -rc, "seccomp: export the filter");
+	ssize_t n = read(rd, out->insns, sizeof(out->insns));
+	if (n <= 0 || n % sizeof(struct sock_filter) != 0)
+		return jail_err_set(e, EPROTO, "seccomp: read the exported filter");
+	char extra;
+	if (read(rd, &extra, 1) > 0)
+		return jail_err_set(e, E2BIG, "seccomp: the filter is larger than %d instructions",
+		                    SYSFILTER_MAX_INSNS);
+	out->len = (unsigned short)(n / sizeof(struct sock_filter));
+	return 0;
+}
+
+int sysfilter_compile(const struct jail_config *cfg, struct sysfilter_prog *out,
+                      struct jail_err *e)
 {
 	if (sysfilter_check_config(cfg, e) < 0)
 		return -1;
@@ -240,11 +269,28 @@ int seccomp_install(const struct jail_config *cfg, struct jail_err *e)
 	if (!ctx)
 		return jail_err_set(e, ENOMEM, "seccomp: create the filter");
 	int ret = build(ctx, cfg, e);
-	if (ret == 0) {
-		int rc = seccomp_load(ctx);
-		if (rc < 0)
-			ret = jail_err_set(e, -rc, "seccomp: load the filter");
-	}
+	if (ret == 0)
+		ret = export_bpf(ctx, out, e);
 	seccomp_release(ctx);
 	return ret;
+}
+
+int sysfilter_load(struct sysfilter_prog *prog, struct jail_err *e)
+{
+	if (prog->len == 0)
+		return jail_err_set(e, EINVAL, "seccomp: no filter to load");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return jail_err_sys(e, "seccomp: set no_new_privs");
+	struct sock_fprog fp = {.len = prog->len, .filter = prog->insns};
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0)
+		return jail_err_sys(e, "seccomp: load the filter");
+	return 0;
+}
+
+int seccomp_install(const struct jail_config *cfg, struct jail_err *e)
+{
+	struct sysfilter_prog prog;
+	if (sysfilter_compile(cfg, &prog, e) < 0)
+		return -1;
+	return sysfilter_load(&prog, e);
 }

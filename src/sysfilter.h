@@ -3,8 +3,24 @@
 #ifndef JAIL_SYSFILTER_H
 #define JAIL_SYSFILTER_H
 #include "config.h"
-/* Init's child, after caps_drop_all and right before close_range and exec:
- * load the filter described in sysfilter.c.  cfg->syscalls_allow names
+
+#include <linux/filter.h>
+
+/* The compiled filter: made by the supervisor while init builds the root (two
+ * cores, half the start-up of compiling in the command's process), sent with
+ * GO, loaded by the command's process. */
+#define SYSFILTER_MAX_INSNS 480
+struct sysfilter_prog {
+	unsigned short len;
+	struct sock_filter insns[SYSFILTER_MAX_INSNS];
+};
+
+int sysfilter_compile(const struct jail_config *cfg, struct sysfilter_prog *out,
+                      struct jail_err *e) WUR;
+/* Set no_new_privs and load a compiled filter.  Fails closed. */
+int sysfilter_load(struct sysfilter_prog *prog, struct jail_err *e) WUR;
+/* Compile and load in one step (the unit tests; jail itself compiles in the
+ * supervisor and loads in init's child).  cfg->syscalls_allow names
  * syscalls to leave out of it.  Fails closed. */
 int seccomp_install(const struct jail_config *cfg, struct jail_err *e) WUR;
 /* Validation for the supervisor (policy/CLI time, before anything is set up):
