@@ -7,7 +7,10 @@
  * no repository's config is involved. */
 #include "git.h"
 #include "secrets.h"
+#include "session.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 /* A name or address: one line of valid UTF-8 without control characters (the
@@ -73,13 +76,8 @@ static void put_value(struct strbuf *b, const char *key, const char *v)
 	sb_puts(b, "\"\n");
 }
 
-char *gitidentity_gitconfig(void)
+static char *identity_from_git(const char *home_cfg, const char *xdg_cfg)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
-	                                               : xasprintf("%s/.config", home_dir());
-	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
-	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
 	_cleanup_free_ char *name = NULL, *email = NULL;
 	/* the XDG file first: ~/.gitconfig wins, as for git itself */
 	read_identity(xdg_cfg, &name, &email);
@@ -93,4 +91,47 @@ char *gitidentity_gitconfig(void)
 	if (email)
 		put_value(&b, "email", email);
 	return sb_steal(&b);
+}
+
+/* A config that includes other files is not cached: a change to an included file
+ * would not change the stamps. */
+static bool has_includes(const char *path)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &e) < 0)
+		return e.errnum != ENOENT;
+	return strcasestr(data, "[include") != NULL;
+}
+
+/* Reading the identity costs a git run (a quarter of jail's start-up), so the
+ * answer is kept in the state root with the stamps of both config files. */
+char *gitidentity_gitconfig(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
+	                                               : xasprintf("%s/.config", home_dir());
+	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
+	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
+	char s1[FILE_STAMP_MAX], s2[FILE_STAMP_MAX];
+	file_stamp(AT_FDCWD, home_cfg, s1);
+	file_stamp(AT_FDCWD, xdg_cfg, s2);
+	_cleanup_free_ char *key = xasprintf("jail-identity-1 %s %s\n", s1, s2);
+	_cleanup_free_ char *root = state_root();
+	_cleanup_free_ char *cache = xasprintf("%s/identity.cache", root);
+	_cleanup_free_ char *old = NULL;
+	struct jail_err e;
+	size_t kl = strlen(key);
+	if (read_file_at(AT_FDCWD, cache, 1 << 16, &old, NULL, &e) == 0 &&
+	    strncmp(old, key, kl) == 0)
+		return old[kl] ? xstrdup(old + kl) : NULL;
+	char *conf = identity_from_git(home_cfg, xdg_cfg);
+	if (has_includes(home_cfg) || has_includes(xdg_cfg))
+		return conf;
+	_cleanup_free_ char *data = xasprintf("%s%s", key, conf ? conf : "");
+	_cleanup_free_ char *tmp = xasprintf("%s.%d", cache, (int)getpid());
+	if (mkdir_p(root, 0700, &e) == 0 &&
+	    write_file_at(AT_FDCWD, tmp, data, strlen(data), 0600, &e) == 0 && rename(tmp, cache) < 0)
+		unlink(tmp);
+	return conf;
 }

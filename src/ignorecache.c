@@ -25,16 +25,6 @@
 #define MAGIC "jail-ignore-cache-4"
 #define WALK_DEPTH_MAX 256
 
-static void stamp_of(int dirfd, const char *path, char out[96])
-{
-	struct stat st;
-	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		snprintf(out, 96, "none");
-	else
-		snprintf(out, 96, "%lld.%09ld:%llu:%lld", (long long)st.st_mtim.tv_sec,
-		         st.st_mtim.tv_nsec, (unsigned long long)st.st_ino, (long long)st.st_size);
-}
-
 static void add_record(struct strbuf *b, const char *kind, const char *path, const char *stamp)
 {
 	sb_append(b, kind, strlen(kind) + 1);
@@ -44,8 +34,8 @@ static void add_record(struct strbuf *b, const char *kind, const char *path, con
 
 static void add_stamped(struct strbuf *b, int proj, const char *path)
 {
-	char stamp[96];
-	stamp_of(proj, path, stamp);
+	char stamp[FILE_STAMP_MAX];
+	file_stamp(proj, path, stamp);
 	add_record(b, "s", path, stamp);
 }
 
@@ -183,7 +173,7 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 		i += strlen(p) + 1;
 		stamp = data + (i < len ? i : len - 1);
 		i += strlen(stamp) + 1;
-		char now[96];
+		char now[FILE_STAMP_MAX];
 		if (kind[0] == 'i') {
 			strv_push(&got, p);
 			continue;
@@ -192,7 +182,7 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 			made = atoll(p);
 			continue;
 		}
-		stamp_of(proj, p, now);
+		file_stamp(proj, p, now);
 		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 1) {
 			log_debug("ignore cache: '%s' changed", p);
 			strv_free(&got);

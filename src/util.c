@@ -370,3 +370,13 @@ char *expand_home(const char *path)
 		return xasprintf("%s%s", home_dir(), path + 1);
 	return xstrdup(path);
 }
+
+void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX])
+{
+	struct stat st;
+	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		snprintf(out, FILE_STAMP_MAX, "none");
+	else
+		snprintf(out, FILE_STAMP_MAX, "%lld.%09ld:%llu:%lld", (long long)st.st_mtim.tv_sec,
+		         st.st_mtim.tv_nsec, (unsigned long long)st.st_ino, (long long)st.st_size);
+}

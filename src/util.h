@@ -98,6 +98,11 @@ bool is_valid_utf8(const char *s, size_t n);
 char *expand_home(const char *path);
 const char *home_dir(void);
 
+/* A file's stamp: "mtime.nsec:ino:size", or "none" when it does not exist.  Equal
+ * stamps mean an unchanged file, for the caches that are kept between runs. */
+#define FILE_STAMP_MAX 96
+void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX]);
+
 /* SHA-256, for project hashes and policy digests. */
 void sha256(const void *data, size_t n, unsigned char out[32]);
 void sha256_hex(const void *data, size_t n, char out[65]);

@@ -258,3 +258,18 @@ test_home_copy_does_not_follow_the_agents_symlinks() {
 	run_jail -D "$T/p" --home persistent --secret '~/.sec/token=cmd:echo x' --no-export -- true
 	assert_no_file "$T/outside/token"
 }
+
+test_git_identity_follows_a_changed_gitconfig() {
+	mkrepo "$T/p"
+	mkdir -p "$T/h"
+	printf '[user]\n\tname = First Name\n\temail = first@example.com\n' >"$T/h/.gitconfig"
+	out=$(HOME="$T/h" "$JAIL" -D "$T/p" --no-export -- git config --global --get user.name </dev/null)
+	assert_eq "$out" "First Name"
+	# the cached identity must follow an edit of the file
+	printf '[user]\n\tname = Second Name\n\temail = second@example.com\n' >"$T/h/.gitconfig"
+	out=$(HOME="$T/h" "$JAIL" -D "$T/p" --no-export -- git config --global --get user.name </dev/null)
+	assert_eq "$out" "Second Name"
+	rm "$T/h/.gitconfig"
+	out=$(HOME="$T/h" "$JAIL" -D "$T/p" --no-export -- sh -c 'cat ~/.gitconfig 2>/dev/null || echo none' </dev/null)
+	assert_eq "$out" "none"
+}
