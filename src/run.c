@@ -13,7 +13,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* Nested mounts under the project are not part of the overlay's lower layer. */
 static void warn_nested_mounts(const char *project)
@@ -88,14 +87,10 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	warn_nested_mounts(s->project);
 	struct jail_plan plan;
 	int r = plan_build(&plan, cfg, s, e);
+	log_debug("plan built");
 	if (r == 0)
 		r = sandbox_run(&plan, exit_code, e);
 	plan_free(&plan);
-	char now[32];
-	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
-	struct jail_err ignored;
-	if (session_meta_set(s, &ignored, "last_run", now, NULL) < 0)
-		log_warn("%s", ignored.msg);
 	return r;
 }
 

@@ -73,12 +73,12 @@ static void print_session(const struct session *proj, const char *name)
 	struct jail_err e;
 	if (session_resolve(&s, proj->project, name, &e) < 0)
 		return;
-	_cleanup_free_ char *last = session_meta_get(&s, "last_run");
+	/* every run writes its pid into the lock: its mtime is the last run */
+	_cleanup_free_ char *lock = xasprintf("%s/lock", s.dir);
+	struct stat st;
 	char when[32] = "never";
-	if (last) {
-		time_t t = (time_t)atoll(last);
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
-	}
+	if (stat(lock, &st) == 0)
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&st.st_mtime));
 	int up = open(s.upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	long changes = up >= 0 ? count_changes(up, 0) : 0;
 	printf("%-20s %-17s %6ld  %s\n", name, when, changes,
