@@ -231,14 +231,28 @@ done:
 	return ret;
 }
 
-char *git_user_excludes_file(void)
+void git_user_paths(struct git_user_paths *p)
 {
 	const char *xdg = getenv("XDG_CONFIG_HOME");
 	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
 	                                               : xasprintf("%s/.config", home_dir());
-	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
-	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
-	const char *files[] = {home_cfg, xdg_cfg};  /* ~/.gitconfig wins */
+	p->home_config = xasprintf("%s/.gitconfig", home_dir());
+	p->xdg_config = xasprintf("%s/git/config", xdir);
+	p->xdg_ignore = xasprintf("%s/git/ignore", xdir);
+}
+
+void git_user_paths_free(struct git_user_paths *p)
+{
+	free(p->home_config);
+	free(p->xdg_config);
+	free(p->xdg_ignore);
+}
+
+char *git_user_excludes_file(void)
+{
+	struct git_user_paths u;
+	git_user_paths(&u);
+	const char *files[] = {u.home_config, u.xdg_config};  /* ~/.gitconfig wins */
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		struct git g = {.cwd = "/"};
 		struct strbuf out = {0};
@@ -250,13 +264,12 @@ char *git_user_excludes_file(void)
 			out.s[strcspn(out.s, "\n")] = '\0';
 			char *path = expand_home(out.s);
 			sb_free(&out);
+			git_user_paths_free(&u);
 			return path;
 		}
 		sb_free(&out);
 	}
-	char *def = xasprintf("%s/git/ignore", xdir);
-	if (access(def, R_OK) == 0)
-		return def;
-	free(def);
-	return NULL;
+	char *def = access(u.xdg_ignore, R_OK) == 0 ? xstrdup(u.xdg_ignore) : NULL;
+	git_user_paths_free(&u);
+	return def;
 }

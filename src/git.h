@@ -35,6 +35,14 @@ void git_argv_prefix(struct strv *argv);
 /* The environment git runs with (exposed for the unit test). */
 void git_env(const struct git *g, struct strv *env);
 
+/* Where the user's own git settings live: ~/.gitconfig, $XDG_CONFIG_HOME/git/config
+ * (default ~/.config) and the default ignore file beside it. */
+struct git_user_paths {
+	char *home_config, *xdg_config, *xdg_ignore;
+};
+void git_user_paths(struct git_user_paths *p);
+void git_user_paths_free(struct git_user_paths *p);
+
 /* The user's global ignore file (core.excludesFile of ~/.gitconfig or the XDG git
  * config, else $XDG_CONFIG_HOME/git/ignore), or NULL.  Hardened git never reads
  * the global config, so the hiding and the export look it up here (`git config

@@ -108,11 +108,9 @@ static bool has_includes(const char *path)
  * answer is kept in the state root with the stamps of both config files. */
 char *gitidentity_gitconfig(void)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
-	                                               : xasprintf("%s/.config", home_dir());
-	_cleanup_free_ char *home_cfg = xasprintf("%s/.gitconfig", home_dir());
-	_cleanup_free_ char *xdg_cfg = xasprintf("%s/git/config", xdir);
+	struct git_user_paths u;
+	git_user_paths(&u);
+	const char *home_cfg = u.home_config, *xdg_cfg = u.xdg_config;
 	char s1[FILE_STAMP_MAX], s2[FILE_STAMP_MAX];
 	file_stamp(AT_FDCWD, home_cfg, s1);
 	file_stamp(AT_FDCWD, xdg_cfg, s2);
@@ -123,10 +121,14 @@ char *gitidentity_gitconfig(void)
 	struct jail_err e;
 	size_t kl = strlen(key);
 	if (read_file_at(AT_FDCWD, cache, 1 << 16, &old, NULL, &e) == 0 &&
-	    strncmp(old, key, kl) == 0)
+	    strncmp(old, key, kl) == 0) {
+		git_user_paths_free(&u);
 		return old[kl] ? xstrdup(old + kl) : NULL;
+	}
 	char *conf = identity_from_git(home_cfg, xdg_cfg);
-	if (has_includes(home_cfg) || has_includes(xdg_cfg))
+	bool includes = has_includes(home_cfg) || has_includes(xdg_cfg);
+	git_user_paths_free(&u);
+	if (includes)
 		return conf;
 	_cleanup_free_ char *data = xasprintf("%s%s", key, conf ? conf : "");
 	_cleanup_free_ char *tmp = xasprintf("%s.%d", cache, (int)getpid());

@@ -204,21 +204,19 @@ static void cache_store(const struct session *s, int proj, const struct gitlink 
 	/* the user's ignore settings: both config files, the default ignore file
 	 * (stamped even while absent: creating it changes the answer) and the one
 	 * the config names */
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	_cleanup_free_ char *xdir = xdg && *xdg == '/' ? xstrdup(xdg)
-	                                               : xasprintf("%s/.config", home_dir());
-	_cleanup_free_ char *gcfg = xasprintf("%s/.gitconfig", home_dir());
-	_cleanup_free_ char *xcfg = xasprintf("%s/git/config", xdir);
-	_cleanup_free_ char *xign = xasprintf("%s/git/ignore", xdir);
+	struct git_user_paths u;
+	git_user_paths(&u);
 	_cleanup_free_ char *excl = git_user_excludes_file();
 	/* the repository's own: a linked worktree keeps its index and HEAD in its
 	 * git dir, the exclude file in the common dir (absolute paths, outside) */
 	_cleanup_free_ char *index = xasprintf("%s/index", gl->git_dir);
 	_cleanup_free_ char *head = xasprintf("%s/HEAD", gl->git_dir);
 	_cleanup_free_ char *exclude = xasprintf("%s/info/exclude", gl->common_dir);
-	const char *files[] = {index, exclude, head, gcfg, xcfg, xign, excl ? excl : xign};
+	const char *files[] = {index,         exclude,       head, u.home_config,
+	                       u.xdg_config,  u.xdg_ignore,  excl ? excl : u.xdg_ignore};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(&b, proj, files[i]);
+	git_user_paths_free(&u);
 	walk_dirs(&b, proj, ".", ign, 0);
 	for (size_t i = 0; i < ign->n; i++)
 		add_record(&b, "i", ign->v[i], "");
