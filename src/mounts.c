@@ -365,18 +365,24 @@ char *overlay_escape(const char *path)
  * mounts of the jail costs several times as long (measured: 5 ms against 1). */
 #define STAGE "/project"
 
+/* An overlay at `at` over host paths (all read through the old root). */
+static int overlay_at(const char *at, const char *lower, const char *upper, const char *work)
+{
+	_cleanup_free_ char *lo = overlay_escape(lower);
+	_cleanup_free_ char *up = overlay_escape(upper);
+	_cleanup_free_ char *wk = overlay_escape(work);
+	_cleanup_free_ char *opts =
+		xasprintf("lowerdir=" OLD "%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
+		          up, wk);
+	return mount("overlay", at, "overlay", MS_NOSUID | MS_NODEV, opts);
+}
+
 static int mount_project_staged(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct session *s = p->session;
 	if (mkdir(STAGE, 0755) < 0)
 		return jail_err_sys(e, "create " STAGE);
-	_cleanup_free_ char *lo = overlay_escape(s->project);
-	_cleanup_free_ char *up = overlay_escape(s->upper);
-	_cleanup_free_ char *wk = overlay_escape(s->work);
-	_cleanup_free_ char *opts =
-		xasprintf("lowerdir=" OLD "%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
-		          up, wk);
-	if (mount("overlay", STAGE, "overlay", MS_NOSUID | MS_NODEV, opts) < 0) {
+	if (overlay_at(STAGE, s->project, s->upper, s->work) < 0) {
 		int err = errno;
 		return jail_err_set(e, err,
 		                    "mount overlay on %s (upper %s): is the state dir on a local "
@@ -394,13 +400,7 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->gitdir_lower);
 	if (mkdir_p(dst, 0755, e) < 0)
 		return -1;
-	_cleanup_free_ char *lo = overlay_escape(p->gitdir_lower);
-	_cleanup_free_ char *up = overlay_escape(p->gitdir_upper);
-	_cleanup_free_ char *wk = overlay_escape(p->gitdir_work);
-	_cleanup_free_ char *opts =
-		xasprintf("lowerdir=" OLD "%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
-		          up, wk);
-	if (mount("overlay", dst, "overlay", MS_NOSUID | MS_NODEV, opts) < 0)
+	if (overlay_at(dst, p->gitdir_lower, p->gitdir_upper, p->gitdir_work) < 0)
 		return jail_err_sys(e, "mount overlay on the worktree's repository %s",
 		                    p->gitdir_lower);
 	return 0;
