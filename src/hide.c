@@ -1,9 +1,11 @@
-/* hide.c — whiteouts for the project's ignored files. */
+/* hide.c — whiteouts for the project's ignored files and the policy's hidden
+ * patterns. */
 #include "hide.h"
 
 #include "ignorecache.h"
 #include "log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -11,12 +13,14 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-static bool shown_anyway(const struct jail_config *cfg, const char *path)
+/* A pattern names a path when it matches the whole relative path, its last
+ * component, or a directory above it. */
+static bool matches_any(const struct strv *patterns, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	for (size_t i = 0; i < cfg->show_ignored.n; i++) {
-		const char *pat = cfg->show_ignored.v[i];
+	for (size_t i = 0; i < patterns->n; i++) {
+		const char *pat = patterns->v[i];
 		size_t n = strlen(pat);
 		if (fnmatch(pat, path, FNM_PATHNAME) == 0 || fnmatch(pat, base, 0) == 0 ||
 		    (strncmp(path, pat, n) == 0 && path[n] == '/'))
@@ -108,6 +112,41 @@ static void unhide_stale(const struct session *s, int upper, const struct strv *
 	}
 }
 
+#define HIDE_WALK_DEPTH 64
+
+/* fs.hide: walk the project (only when patterns are given: the walk grows with
+ * the tree) and hide what matches; a matching directory is hidden whole. */
+static void hide_patterns(int upper, int lower, const char *rel, const struct strv *patterns,
+                          struct strv *hidden, int depth)
+{
+	if (depth > HIDE_WALK_DEPTH)
+		return;
+	int fd = rel[0] ? openat(lower, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+	                : fcntl(lower, F_DUPFD_CLOEXEC, 3);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		if (!strcmp(n, ".") || !strcmp(n, "..") || (!rel[0] && !strcmp(n, ".git")))
+			continue;
+		_cleanup_free_ char *child = rel[0] ? xasprintf("%s/%s", rel, n) : xstrdup(n);
+		if (matches_any(patterns, child)) {
+			if (!strv_contains(hidden, child)) {
+				whiteout(upper, lower, child);
+				strv_push(hidden, child);
+			}
+		} else if (de->d_type == DT_DIR) {
+			hide_patterns(upper, lower, child, patterns, hidden, depth + 1);
+		}
+	}
+	closedir(d);
+}
+
 int hide_ignored(const struct session *s, const struct jail_config *cfg, struct jail_err *e)
 {
 	struct strv ignored = {0}, hidden = {0};
@@ -121,11 +160,13 @@ int hide_ignored(const struct session *s, const struct jail_config *cfg, struct 
 		return jail_err_sys(e, "open '%s'", upper < 0 ? s->upper : s->project);
 	}
 	for (size_t i = 0; i < ignored.n; i++) {
-		if (shown_anyway(cfg, ignored.v[i]))
+		if (matches_any(&cfg->show_ignored, ignored.v[i]))
 			continue;
 		whiteout(upper, lower, ignored.v[i]);
 		strv_push(&hidden, ignored.v[i]);
 	}
+	if (cfg->hide.n)
+		hide_patterns(upper, lower, "", &cfg->hide, &hidden, 0);
 	unhide_stale(s, upper, &hidden);
 	struct strbuf list = {0};
 	for (size_t i = 0; i < hidden.n; i++)

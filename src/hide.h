@@ -7,7 +7,7 @@
 /* Ask the host's git which untracked files the project ignores (.env, keys,
  * build output) and put a whiteout for each in the session's upper dir, so the
  * agent can neither read nor list them.  Paths matching cfg->show_ignored stay
- * visible.  Whiteouts made by an earlier run for paths no longer ignored are
+ * visible; paths matching cfg->hide are hidden too, tracked or not.  Whiteouts made by an earlier run for paths no longer ignored are
  * removed; the list is kept in <session>/hidden for the exporter.  A project
  * that is not a git repository hides nothing. */
 int hide_ignored(const struct session *s, const struct jail_config *cfg, struct jail_err *e) WUR;

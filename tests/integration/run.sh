@@ -353,3 +353,23 @@ test_copy_into_home_is_never_written_back() {
 	assert_eq "$(cat "$HOME/.config/tool/conf")" "setting=1"
 	rm -rf "$HOME/.config/tool"
 }
+
+test_hide_patterns_hide_tracked_paths_until_dropped() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/keys/deep"
+	echo canary-pem-31 > "$T/p/keys/deep/server.pem"
+	echo canary-tracked-32 > "$T/p/config.secret"
+	git -C "$T/p" add -f keys config.secret && git -C "$T/p" commit -qm more
+	run_jail -D "$T/p" --hide '*.secret' --hide keys -- sh -c 'ls -A; cat config.secret keys/deep/server.pem 2>&1'
+	assert_not_contains "$out" "canary-pem-31"
+	assert_not_contains "$out" "canary-tracked-32"
+	assert_not_contains "$(printf '%s\n' "$out" | grep -v '^cat:')" "keys"
+	assert_contains "$out" "README"
+	# a hidden path is not exported as a deletion either
+	out=$("$JAIL" status -D "$T/p" 2>&1)
+	assert_not_contains "$out" "config.secret"
+	assert_not_contains "$out" "server.pem"
+	# without the patterns the paths come back
+	run_jail -D "$T/p" -- cat config.secret
+	assert_eq "$out" "canary-tracked-32"
+}
