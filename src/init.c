@@ -50,7 +50,7 @@ static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail
 }
 
 static int setup_jail(const struct jail_plan *p, int sock, int *slave,
-                      struct sysfilter_prog *filter, struct jail_err *e)
+                      struct sync_go *go, struct jail_err *e)
 {
 	if (sync_recv(sock, SYNC_MAPS_DONE, NULL, NULL, NULL, e) < 0)
 		return -1;
@@ -72,11 +72,10 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 		return -1;
 	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
 		return -1;
-	size_t len = sizeof(*filter);
-	if (sync_recv(sock, SYNC_GO, filter, &len, NULL, e) < 0)
+	size_t len = sizeof(*go);
+	if (sync_recv(sock, SYNC_GO, go, &len, NULL, e) < 0)
 		return -1;
-	if (len < offsetof(struct sysfilter_prog, insns) ||
-	    len != offsetof(struct sysfilter_prog, insns) + filter->len * sizeof(filter->insns[0]))
+	if (len < offsetof(struct sync_go, filter.insns) || len != SYNC_GO_SIZE(go))
 		return jail_err_set(e, EPROTO, "the syscall filter arrived damaged");
 	log_debug("init: go");
 	if (limits_userns_counts(p->cfg, sysuser, e) < 0)
@@ -99,13 +98,13 @@ static void attach_terminal(const struct jail_plan *p, int slave)
 			log_warn("dup2 pty to fd %d: %s", fd, strerror(errno));
 }
 
-static int harden_and_exec(const struct jail_plan *p, struct sysfilter_prog *filter)
+static int harden_and_exec(const struct jail_plan *p, struct sync_go *go)
 {
 	struct jail_err e = {0};
 	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
 	 * libseccomp's allocations here, which fail under ASan's allocator */
-	if (caps_drop_all(&e) < 0 || sysfilter_load(filter, &e) < 0 ||
-	    limits_apply_rlimits(p->cfg, false, &e) < 0) {
+	if (caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0 ||
+	    limits_apply_rlimits(p->cfg, go->cgroup_limits, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}
@@ -127,7 +126,7 @@ static int harden_and_exec(const struct jail_plan *p, struct sysfilter_prog *fil
 }
 
 /* The command's process: its own session, the pty as its terminal, then exec. */
-static void command_child(const struct jail_plan *p, int slave, struct sysfilter_prog *filter)
+static void command_child(const struct jail_plan *p, int slave, struct sync_go *go)
 {
 	sigset_t none;
 	sigemptyset(&none);
@@ -139,7 +138,7 @@ static void command_child(const struct jail_plan *p, int slave, struct sysfilter
 		log_error("chdir '%s' in the jail: %s", p->cwd, strerror(errno));
 		_exit(EXIT_JAIL_FAIL);
 	}
-	_exit(harden_and_exec(p, filter));
+	_exit(harden_and_exec(p, go));
 }
 
 static int status_to_exit(int status)
@@ -191,8 +190,8 @@ int init_main(const struct jail_plan *p, int sock)
 	 * and it forwards them once */
 	setsid();
 	/* static: a few KiB, and init has one */
-	static struct sysfilter_prog filter;
-	if (setup_jail(p, sock, &slave, &filter, &e) < 0) {
+	static struct sync_go go;
+	if (setup_jail(p, sock, &slave, &go, &e) < 0) {
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
@@ -215,7 +214,7 @@ int init_main(const struct jail_plan *p, int sock)
 		return EXIT_JAIL_FAIL;
 	}
 	if (cmd == 0)
-		command_child(p, slave, &filter);
+		command_child(p, slave, &go);
 	if (slave >= 0)
 		close(slave);
 	close(sock);

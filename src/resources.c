@@ -2,11 +2,11 @@
  *
  * cgroup v2 is the real mechanism: it limits the jail as a whole.  An
  * unprivileged user may only use it in a subtree delegated to them (systemd
- * gives one to user@UID.service), so the supervisor tries the cgroup it runs
- * in and that cgroup's parent, and takes the first one that is owned by the
- * user, writable and offers the controllers asked for.  A cgroup that holds
- * processes cannot enable controllers for children ("no internal processes"),
- * which is why the parent is the usual winner (a scope's slice).
+ * delegates one with `systemd-run --user --scope -p Delegate=yes`), so the
+ * supervisor uses the cgroup it runs in when that one is owned by the user,
+ * writable, offers the controllers asked for and holds no process but jail's.
+ * It never reaches above its own cgroup: the parent belongs to whoever
+ * delegated it (systemd's slices), even when its files are the user's.
  *
  * Otherwise the limits fall back to rlimits, applied in init's child before
  * exec: RLIMIT_DATA per process for --memory (it counts private writable
@@ -25,9 +25,15 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-/* The cgroup made for this run, for limits_cgroup_cleanup (a void callback
- * at exit, so it lives here). */
-static char *jail_cgroup;
+/* What attach changed, for limits_cgroup_cleanup (a void callback at exit, so
+ * it lives here): the jail's cgroup, and, when the supervisor had to leave its
+ * own cgroup to make room, where it went and which controllers it enabled. */
+static struct {
+	char *jail;       /* DIR/jail-PID: init and everything in the jail */
+	char *parent;     /* DIR, the supervisor's own cgroup */
+	char *supervisor; /* DIR/jail-PID.supervisor, or NULL */
+	char *enabled;    /* "-memory -pids" to undo in DIR's subtree_control */
+} cg;
 
 /* The mount point of the cgroup2 filesystem, from mountinfo. */
 static char *cgroup2_mount(void)
@@ -69,15 +75,31 @@ static int write_str_at(int dfd, const char *name, const char *s, struct jail_er
 	return 0;
 }
 
-/* The controllers the limits need, as "+memory +pids +cpu". */
-static void wanted_controllers(const struct jail_config *cfg, struct strbuf *b)
+static int move_pid(int cgfd, const char *name, pid_t pid, struct jail_err *e)
 {
-	if (cfg->memory)
-		sb_puts(b, "+memory ");
-	if (cfg->pids)
-		sb_puts(b, "+pids ");
-	if (cfg->cpus > 0)
-		sb_puts(b, "+cpu ");
+	char s[32];
+	snprintf(s, sizeof(s), "%ld", (long)pid);
+	_cleanup_close_ int fd = openat(cgfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return jail_err_sys(e, "open the cgroup %s", name);
+	return write_str_at(fd, "cgroup.procs", s, e);
+}
+
+static bool word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The controllers the limits need. */
+static void wanted_controllers(const struct jail_config *cfg, const char *names[3])
+{
+	names[0] = cfg->memory ? "memory" : NULL;
+	names[1] = cfg->pids ? "pids" : NULL;
+	names[2] = cfg->cpus > 0 ? "cpu" : NULL;
 }
 
 static int check_delegated(int dfd, const char *dir, const struct jail_config *cfg,
@@ -93,18 +115,69 @@ static int check_delegated(int dfd, const char *dir, const struct jail_config *c
 	    faccessat(dfd, "cgroup.procs", W_OK, AT_EACCESS) < 0)
 		return jail_err_sys(e, "%s is not writable", dir);
 	_cleanup_free_ char *have = NULL;
-	size_t len;
-	if (read_file_at(dfd, "cgroup.controllers", 4096, &have, &len, e) < 0)
+	if (read_file_at(dfd, "cgroup.controllers", 4096, &have, NULL, e) < 0)
 		return -1;
-	const char *need[] = {cfg->memory ? "memory" : NULL, cfg->pids ? "pids" : NULL,
-	                      cfg->cpus > 0 ? "cpu" : NULL};
-	_cleanup_free_ char *padded = xasprintf(" %.*s ", (int)strcspn(have, "\n"), have);
-	for (size_t i = 0; i < ARRAY_SIZE(need); i++) {
-		char word[32];
-		snprintf(word, sizeof(word), " %s ", need[i] ? need[i] : "");
-		if (need[i] && !strstr(padded, word))
+	const char *need[3];
+	wanted_controllers(cfg, need);
+	for (size_t i = 0; i < ARRAY_SIZE(need); i++)
+		if (need[i] && !word_in(have, need[i]))
 			return jail_err_set(e, 0, "%s does not offer the %s controller", dir, need[i]);
+	return 0;
+}
+
+/* Enable the controllers the limits need for DIR's children; remember the
+ * ones that were not on yet, so that cleanup can turn them off again. */
+static int enable_controllers(int dfd, const struct jail_config *cfg, struct jail_err *e)
+{
+	_cleanup_free_ char *on = NULL;
+	if (read_file_at(dfd, "cgroup.subtree_control", 4096, &on, NULL, e) < 0)
+		return -1;
+	const char *need[3];
+	wanted_controllers(cfg, need);
+	struct strbuf add = {0}, undo = {0};
+	for (size_t i = 0; i < ARRAY_SIZE(need); i++) {
+		if (need[i] && !word_in(on, need[i])) {
+			sb_printf(&add, "+%s ", need[i]);
+			sb_printf(&undo, "-%s ", need[i]);
+		}
 	}
+	int r = add.len ? write_str_at(dfd, "cgroup.subtree_control", add.s, e) : 0;
+	sb_free(&add);
+	if (r == 0 && undo.len)
+		cg.enabled = sb_steal(&undo);
+	sb_free(&undo);
+	return r;
+}
+
+/* cgroup v2 keeps processes out of the inner nodes of the tree: a cgroup
+ * that holds processes cannot give domain controllers (memory) to its
+ * children, and once it gives them threaded ones (pids, cpu) its children can
+ * take no process.  The supervisor's own cgroup holds the supervisor and init,
+ * so when it is the delegated one (systemd-run --user --scope -p
+ * Delegate=yes), both move down into leaves first: the supervisor into
+ * DIR/jail-PID.supervisor, init into DIR/jail-PID.  Only when they are alone
+ * there: a shell sharing the cgroup is not ours to move.  The root cgroup is
+ * exempt from the rule and is left as it is. */
+static int make_room(int dfd, const char *dir, bool is_root, pid_t init_pid,
+                     const char *jail_name, struct jail_err *e)
+{
+	_cleanup_free_ char *procs = NULL;
+	if (read_file_at(dfd, "cgroup.procs", 1 << 20, &procs, NULL, e) < 0)
+		return -1;
+	for (char *p = procs, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid != getpid() && pid != init_pid)
+			return is_root ? 0 : jail_err_set(e, EBUSY, "%s also holds process %ld, "
+			                                  "which is not jail's", dir, pid);
+	}
+	_cleanup_free_ char *sup = xasprintf("%s.supervisor", jail_name);
+	if (mkdirat(dfd, sup, 0755) < 0 && errno != EEXIST)
+		return jail_err_sys(e, "create the cgroup %s/%s", dir, sup);
+	cg.supervisor = xasprintf("%s/%s", dir, sup);
+	if (move_pid(dfd, sup, getpid(), e) < 0 || move_pid(dfd, jail_name, init_pid, e) < 0)
+		return jail_err_wrap(e, "move jail's processes down from %s", dir);
 	return 0;
 }
 
@@ -132,36 +205,30 @@ static int write_limits(int cfd, const struct jail_config *cfg, struct jail_err 
 	return 0;
 }
 
-/* Make DIR/jail-PID with the limits and move init_pid into it. */
-static int attach_under(const char *dir, const struct jail_config *cfg, pid_t init_pid,
-                        struct jail_err *e)
+/* Make DIR/jail-PID with the limits and move init_pid into it.  Init waits
+ * for GO, so nothing of the jail runs before its limits are in force. */
+static int attach_under(const char *dir, bool is_root, const struct jail_config *cfg,
+                        pid_t init_pid, struct jail_err *e)
 {
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return jail_err_sys(e, "open %s", dir);
 	if (check_delegated(dfd, dir, cfg, e) < 0)
 		return -1;
-	struct strbuf want = {0};
-	wanted_controllers(cfg, &want);
-	int r = write_str_at(dfd, "cgroup.subtree_control", want.s, e);
-	sb_free(&want);
-	if (r < 0)
-		return jail_err_wrap(e, "%s", dir);
 	char name[64];
 	snprintf(name, sizeof(name), "jail-%ld", (long)getpid());
 	if (mkdirat(dfd, name, 0755) < 0 && errno != EEXIST)
 		return jail_err_sys(e, "create the cgroup %s/%s", dir, name);
-	jail_cgroup = xasprintf("%s/%s", dir, name);
-	_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	char pid[32];
-	snprintf(pid, sizeof(pid), "%ld", (long)init_pid);
-	if (cfd < 0 || write_limits(cfd, cfg, e) < 0 ||
-	    write_str_at(cfd, "cgroup.procs", pid, e) < 0) {
-		if (cfd < 0)
-			jail_err_sys(e, "open %s", jail_cgroup);
-		limits_cgroup_cleanup();
+	cg.jail = xasprintf("%s/%s", dir, name);
+	cg.parent = xstrdup(dir);
+	if (make_room(dfd, dir, is_root, init_pid, name, e) < 0 ||
+	    enable_controllers(dfd, cfg, e) < 0)
 		return -1;
-	}
+	_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (cfd < 0)
+		return jail_err_sys(e, "open %s", cg.jail);
+	if (write_limits(cfd, cfg, e) < 0 || move_pid(dfd, name, init_pid, e) < 0)
+		return -1;
 	return 0;
 }
 
@@ -174,19 +241,14 @@ int limits_cgroup_attach(const struct jail_config *cfg, pid_t init_pid, struct j
 		log_warn("cgroup v2 is not mounted here: %s", limits_fallback_note(cfg));
 		return 0;
 	}
-	_cleanup_free_ char *dir = xasprintf("%s%s", mnt, strcmp(own, "/") ? own : "");
+	bool is_root = strcmp(own, "/") == 0;
+	_cleanup_free_ char *dir = xasprintf("%s%s", mnt, is_root ? "" : own);
 	struct jail_err why = {0};
-	for (int up = 0; up < 2; up++) {
-		if (attach_under(dir, cfg, init_pid, &why) == 0) {
-			log_debug("limits: jail in the cgroup %s", jail_cgroup);
-			return 1;
-		}
-		log_debug("limits: %s", why.msg);
-		char *slash = strrchr(dir, '/');
-		if (!slash || (size_t)(slash - dir) < strlen(mnt))
-			break;
-		*slash = '\0';
+	if (attach_under(dir, is_root, cfg, init_pid, &why) == 0) {
+		log_debug("limits: jail in the cgroup %s", cg.jail);
+		return 1;
 	}
+	limits_cgroup_cleanup();
 	log_warn("no delegated cgroup v2 subtree (%s): %s", why.msg, limits_fallback_note(cfg));
 	(void)e;
 	return 0;
@@ -255,20 +317,39 @@ int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err
 	return 0;
 }
 
-void limits_cgroup_cleanup(void)
+static void rmdir_waiting(const char *path)
 {
-	if (!jail_cgroup)
-		return;
-	/* nothing outlives the session: kill what is left, then remove it */
-	_cleanup_close_ int cfd = open(jail_cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	struct jail_err ignored;
-	if (cfd >= 0)
-		(void)!write_str_at(cfd, "cgroup.kill", "1", &ignored);
 	for (int i = 0; i < 100; i++) {
-		if (rmdir(jail_cgroup) == 0 || errno != EBUSY)
-			break;
+		if (rmdir(path) == 0 || errno != EBUSY)
+			return;
 		usleep(10000); /* the killed processes are still exiting */
 	}
-	free(jail_cgroup);
-	jail_cgroup = NULL;
+	log_debug("limits: cannot remove the cgroup %s: %s", path, strerror(errno));
+}
+
+void limits_cgroup_cleanup(void)
+{
+	struct jail_err ignored;
+	if (cg.jail) {
+		/* nothing outlives the session: kill what is left, then remove it */
+		_cleanup_close_ int cfd = open(cg.jail, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (cfd >= 0)
+			(void)!write_str_at(cfd, "cgroup.kill", "1", &ignored);
+		rmdir_waiting(cg.jail);
+	}
+	/* leave the supervisor's cgroup as it was: controllers off, back home */
+	_cleanup_close_ int pfd = cg.parent ? open(cg.parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	if (pfd >= 0 && cg.enabled)
+		(void)!write_str_at(pfd, "cgroup.subtree_control", cg.enabled, &ignored);
+	if (pfd >= 0 && cg.supervisor) {
+		char self[32];
+		snprintf(self, sizeof(self), "%ld", (long)getpid());
+		(void)!write_str_at(pfd, "cgroup.procs", self, &ignored);
+		rmdir_waiting(cg.supervisor);
+	}
+	free(cg.jail);
+	free(cg.parent);
+	free(cg.supervisor);
+	free(cg.enabled);
+	memset(&cg, 0, sizeof(cg));
 }

@@ -90,21 +90,23 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 		return jail_err_sys(e, "make the supervisor not dumpable");
 	if (sync_send(sock, SYNC_MAPS_DONE, NULL, 0, -1, e) < 0)
 		return -1;
+	/* before the network helpers start: the supervisor may have to move down
+	 * into a leaf cgroup, and children started later follow it there */
+	static struct sync_go go;
+	int limits = limits_cgroup_attach(p->cfg, pid, e);
+	if (limits < 0)
+		return -1;
+	go.cgroup_limits = limits == 1;
 	if (net_host_start(p->cfg, pid, sock, net, e) < 0)
 		return -1;
-	if (limits_cgroup_attach(p->cfg, pid, e) < 0)
-		return -1;
 	/* compiled here while init builds the root, and sent with GO */
-	struct sysfilter_prog prog;
-	if (sysfilter_compile(p->cfg, &prog, e) < 0)
+	if (sysfilter_compile(p->cfg, &go.filter, e) < 0)
 		return -1;
 	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
 		return -1;
 	if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e) < 0)
 		return -1;
-	return sync_send(sock, SYNC_GO, &prog,
-	                 offsetof(struct sysfilter_prog, insns) + prog.len * sizeof(prog.insns[0]),
-	                 -1, e);
+	return sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e);
 }
 
 static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd,

@@ -5,6 +5,7 @@
  * sync_recv() turns it (and a vanished peer) into an ordinary -1 with *e set. */
 #ifndef JAIL_SYNC_H
 #define JAIL_SYNC_H
+#include "sysfilter.h"
 #include "util.h"
 
 enum sync_type {
@@ -12,9 +13,18 @@ enum sync_type {
 	SYNC_MAPS_DONE,   /* supervisor → init: uid/gid maps are written */
 	SYNC_PTY,         /* init → supervisor: the pty master (fd) */
 	SYNC_READY,       /* init → supervisor: the root is built, waiting for GO */
-	SYNC_GO,          /* supervisor → init: start the command */
+	SYNC_GO,          /* supervisor → init: start the command (struct sync_go) */
 	SYNC_NET,         /* network setup, both ways (payload and fds: net.c's own) */
 };
+
+/* GO's payload: the syscall filter compiled in the supervisor, and whether
+ * cgroup limits hold the jail (else init's child sets the rlimit fallbacks). */
+struct sync_go {
+	bool cgroup_limits;
+	struct sysfilter_prog filter;
+};
+#define SYNC_GO_SIZE(go) (offsetof(struct sync_go, filter.insns) + \
+                          (go)->filter.len * sizeof((go)->filter.insns[0]))
 
 int sync_send(int sock, enum sync_type type, const void *data, size_t len, int fd,
               struct jail_err *e) WUR;

@@ -59,6 +59,7 @@ static long attack(const char *n)
 	if (!strcmp(n, "finit_module")) return syscall(SYS_finit_module, -1, "", 0);
 	if (!strcmp(n, "delete_module")) return syscall(SYS_delete_module, "nosuchmod", 0);
 	if (!strcmp(n, "mount")) return syscall(SYS_mount, "none", "/tmp", "tmpfs", 0, NULL);
+	if (!strcmp(n, "mount_cgroup2")) return syscall(SYS_mount, "none", "/tmp", "cgroup2", 0, NULL);
 	if (!strcmp(n, "umount2")) return syscall(SYS_umount2, "/proc", MNT_DETACH);
 	if (!strcmp(n, "fsopen")) return syscall(SYS_fsopen, "tmpfs", 0);
 	if (!strcmp(n, "fsconfig")) return syscall(SYS_fsconfig, -1, 0, NULL, NULL, 0);

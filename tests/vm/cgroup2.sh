@@ -1,0 +1,184 @@
+# cgroup v2 limits, in the test VM (tests/vm/guest built the hierarchy).
+# A test's shell starts in a desktop terminal's scope in the user's app.slice
+# ($CG_APP, delegated), or, for test_session_*, in an ssh login's session scope
+# owned by root ($CG_SESSION).  scoped_jail puts jail alone in a new scope, as
+# `systemd-run --user --scope -p Delegate=yes jail ...` does.
+source "$TESTS/security/helpers.bash"
+
+# scoped_jail NAME ARGS...: jail ARGS in the new scope $CG_APP/NAME.scope;
+# $out, $err, $rc as run_jail leaves them; $scope is the scope's directory.
+scoped_jail() {
+	scope=$CG_APP/$1.scope
+	shift
+	mkdir "$scope"
+	set +e
+	out=$(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$scope" \
+		"$JAIL" "$@" 2>"$T/err" </dev/null)
+	rc=$?
+	set -e
+	err=$(cat "$T/err")
+}
+
+# sjp NAME [JAIL OPTIONS...] -- CASE [ARGS...]: the probe, as jp runs it, in a scope.
+sjp() {
+	probe_setup
+	local name=$1 opts=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	scoped_jail "$name" -q "${opts[@]}" --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" "$@"
+	host_safe
+}
+
+# after_jail: what a finished jail leaves in its scope: nothing of its own.
+scope_clean() {
+	assert_eq "$(find "$scope" -mindepth 1 -type d)" "" "cgroups left in $scope"
+	assert_eq "$(cat "$scope/cgroup.procs")" "" "processes left in $scope"
+	assert_eq "$(cat "$scope/cgroup.subtree_control")" "" "controllers left on in $scope"
+}
+
+# bomb NAME PIDS: the fork bomb in a scope, behind a shell that first says
+# whether the jail has a cgroup of its own; sets $forked, $bomb_rc, $in_cgroup.
+bomb() {
+	probe_setup
+	scoped_jail "$1" -q --pids "$2" --ro "$T/bin" -D "$T/p" -- \
+		sh -c "grep -c '^0::/jail-' /proc/self/cgroup; $T/bin/probe forkbomb; echo rc=\$?"
+	host_safe
+	in_cgroup=$(sed -n 1p <<<"$out")
+	forked=$(sed -n 2p <<<"$out")
+	bomb_rc=$(sed -n 's/^rc=//p' <<<"$out")
+}
+
+test_pids_limit_holds_the_whole_jail() {
+	bomb bomb32 32
+	assert_eq "$in_cgroup" 1 "the jail in a cgroup of its own"
+	assert_eq "$bomb_rc" "$EAGAIN" "fork at the limit"
+	assert_eq "$err" "" "no fallback warning"
+	# the jail's init and the shell count too: the cgroup limits the jail,
+	# not one process
+	[ "$forked" -lt 30 ] && [ "$forked" -gt 20 ] || fail "forked $forked processes with --pids 32"
+	scope_clean
+	# positive control: a higher limit lets more through
+	bomb bomb64 64
+	assert_eq "$bomb_rc" "$EAGAIN"
+	[ "$forked" -gt 30 ] && [ "$forked" -lt 64 ] || fail "forked $forked with --pids 64"
+	scope_clean
+}
+
+test_limits_come_from_the_cgroup_not_rlimits() {
+	probe_setup
+	scoped_jail lim --pids 50 --memory 100M --cpus 1 -D "$T/p" -- \
+		sh -c 'cat /proc/self/cgroup; grep -E "Max (processes|data size)" /proc/self/limits'
+	assert_eq "$rc" 0
+	assert_eq "$err" "" "no fallback warning"
+	# the jail sits in a cgroup of its own below its scope
+	assert_contains "$out" "0::/jail-"
+	# and the rlimit fallbacks are not set on top
+	[[ "$(grep 'Max data size' <<<"$out")" == *unlimited*unlimited* ]] ||
+		fail "RLIMIT_DATA set with cgroup limits: $out"
+	[[ "$(grep 'Max processes' <<<"$out")" != *" 50 "* ]] ||
+		fail "RLIMIT_NPROC set with cgroup limits: $out"
+	scope_clean
+}
+
+test_memory_hog_is_killed_at_the_limit() {
+	probe_setup
+	# the cgroup counts what is touched, so the hog is killed rather than
+	# refused; the shell around it survives and reports
+	scoped_jail hog -q --memory 64M --ro "$T/bin" -D "$T/p" -- \
+		sh -c "$T/bin/probe memhog 512; echo status=\$?"
+	assert_eq "$rc" 0
+	assert_contains "$out" "status=137"
+	scope_clean
+	# positive control: 100 MiB fit in 256M
+	scoped_jail fits -q --memory 256M --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" memhog 100
+	assert_eq "$rc" 0
+	assert_eq "$out" 100
+	host_safe
+}
+
+# cpu_run NAME CPUS: spin 1.5 s in a jail limited to CPUS, then idle while the
+# host reads the jail cgroup's cpu.max and cpu.stat; sets $cpu_max, $throttled.
+cpu_run() {
+	probe_setup
+	local name=$1 cpus=$2 cg="" i
+	mkdir "$CG_APP/$name.scope"
+	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG_APP/$name.scope" \
+		"$JAIL" -q --cpus "$cpus" -D "$T/p" -- \
+		sh -c 'timeout 1.5 sh -c "while :; do :; done"; sleep 3' </dev/null &
+	local pid=$!
+	for i in $(seq 100); do
+		cg=$(find "$CG_APP/$name.scope" -maxdepth 1 -name 'jail-*' ! -name '*.supervisor' | head -n 1)
+		[ -n "$cg" ] && break
+		sleep 0.05
+	done
+	[ -n "$cg" ] || fail "no cgroup for the jail in $name.scope"
+	cpu_max=$(cat "$cg/cpu.max")
+	sleep 2.5 # past the spin, inside the sleep
+	throttled=$(awk '$1 == "nr_throttled" {print $2}' "$cg/cpu.stat")
+	wait "$pid"
+	scope=$CG_APP/$name.scope
+	scope_clean
+}
+
+test_cpu_limit_throttles() {
+	cpu_run half 0.5
+	assert_eq "$cpu_max" "50000 100000"
+	[ "$throttled" -gt 0 ] || fail "a spin at --cpus 0.5 was never throttled"
+	# positive control: one spinning process under a two-CPU quota never is
+	cpu_run two 2
+	assert_eq "$cpu_max" "200000 100000"
+	assert_eq "$throttled" 0 "throttled under --cpus 2"
+}
+
+test_jail_cannot_raise_its_own_limits() {
+	sjp where --pids 32 -- read /proc/self/cgroup
+	assert_contains "$out" "0::/jail-" "the limits are a cgroup's"
+	sjp raise --pids 32 -- write /sys/fs/cgroup/pids.max max
+	assert_ne "$rc" 0 "write pids.max from inside"
+	sjp mnt --pids 32 -- sys mount_cgroup2
+	assert_ne "$rc" 0 "mount cgroup2 from inside"
+	sjp bomb --pids 32 -- forkbomb
+	assert_eq "$rc" "$EAGAIN"
+	[ "$out" -lt 31 ] || fail "forked $out processes with --pids 32"
+}
+
+test_nothing_outlives_the_jail() {
+	probe_setup
+	# a process that leaves its session and ignores SIGTERM/SIGHUP
+	scoped_jail bye -q --pids 40 --ro "$T/bin" -D "$T/p" -- \
+		sh -c "setsid sh -c 'trap \"\" TERM HUP; exec $T/bin/probe sleep 300' & sleep 0.3; echo started"
+	assert_eq "$rc" 0
+	assert_contains "$out" started
+	no_stray
+	scope_clean
+}
+
+test_shared_scope_falls_back_to_rlimits() {
+	# jail started from the terminal's own scope shares it with this shell,
+	# which is not jail's to move: the fallback, said once, and the scope
+	# left as it was
+	probe_setup
+	scope=$(sed -n 's/^0:://p' /proc/self/cgroup)
+	scope=/sys/fs/cgroup$scope
+	run_jail --pids 32 --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" forkbomb
+	assert_eq "$rc" "$EAGAIN" "RLIMIT_NPROC stops the bomb"
+	[ "$out" -lt 32 ] || fail "forked $out with --pids 32"
+	assert_contains "$err" "which is not jail's"
+	assert_contains "$err" "using rlimits"
+	assert_eq "$(grep -c . <<<"$err")" 1 "one line"
+	assert_eq "$(find "$scope" -mindepth 1 -type d)" "" "cgroups left in $scope"
+	assert_eq "$(cat "$scope/cgroup.subtree_control")" ""
+	grep -qx "$$" "$scope/cgroup.procs" || fail "this shell was moved out of its scope"
+	host_safe
+}
+
+test_session_scope_is_not_delegated() {
+	probe_setup
+	run_jail --pids 32 --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" forkbomb
+	assert_eq "$rc" "$EAGAIN" "RLIMIT_NPROC stops the bomb"
+	[ "$out" -lt 32 ] || fail "forked $out with --pids 32"
+	assert_contains "$err" "session-1.scope is not delegated to uid $(id -u)"
+	assert_contains "$err" "systemd-run --user --scope -p Delegate=yes"
+	host_safe
+}
