@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "log.h"
+#include "resources.h"
 #include "session.h"
 
 #include <errno.h>
@@ -160,6 +161,20 @@ static void check_tun(struct check *c)
 		       "chmod 0666 /dev/net/tun (as root; scripts/setup does it)");
 }
 
+static void check_cgroup(struct check *c)
+{
+	struct jail_err e = {0};
+	if (limits_cgroup_delegated(&e) == 0) {
+		report(c, 0, "cgroup v2 controllers delegated to you: for --memory/--pids/--cpus "
+		             "run systemd-run --user --scope -p Delegate=yes jail ...", NULL);
+		return;
+	}
+	_cleanup_free_ char *msg = xasprintf("no cgroup v2 delegation (%s): --memory and --pids "
+	                                     "fall back to rlimits, --cpus is not enforced", e.msg);
+	report(c, 1, msg, "a systemd host with cgroup v2 (systemd.unified_cgroup_hierarchy=1) "
+	                  "delegates memory, pids and cpu to user@.service");
+}
+
 int cmd_doctor(struct cli *cl)
 {
 	struct check c = {0};
@@ -168,6 +183,7 @@ int cmd_doctor(struct cli *cl)
 	check_namespaces(&c);
 	check_tools(&c);
 	check_tun(&c);
+	check_cgroup(&c);
 	if (c.failed)
 		printf("%d problem(s): jail cannot run here until they are fixed\n", c.failed);
 	else

@@ -254,6 +254,21 @@ int limits_cgroup_attach(const struct jail_config *cfg, pid_t init_pid, struct j
 	return 0;
 }
 
+int limits_cgroup_delegated(struct jail_err *e)
+{
+	_cleanup_free_ char *mnt = cgroup2_mount();
+	if (!mnt)
+		return jail_err_set(e, 0, "cgroup v2 is not mounted");
+	unsigned uid = (unsigned)geteuid();
+	_cleanup_free_ char *dir =
+		xasprintf("%s/user.slice/user-%u.slice/user@%u.service", mnt, uid, uid);
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return jail_err_sys(e, "no cgroup of systemd's user manager for uid %u (%s)", uid, dir);
+	struct jail_config all = {.memory = 1, .pids = 1, .cpus = 1};
+	return check_delegated(dfd, dir, &all, e);
+}
+
 const char *limits_fallback_note(const struct jail_config *cfg)
 {
 	if (cfg->cpus > 0)

@@ -14,6 +14,10 @@ int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
  * creating any namespace.  sysuser: /proc/sys/user, opened while /proc/sys was
  * still writable. */
 int limits_userns_counts(const struct jail_config *cfg, int sysuser, struct jail_err *e) WUR;
+/* For jail doctor: has systemd delegated the memory, pids and cpu controllers
+ * to the caller's user manager (so that systemd-run --user --scope -p
+ * Delegate=yes gives jail cgroup limits)?  0 if so, else -1 and why. */
+int limits_cgroup_delegated(struct jail_err *e) WUR;
 /* The one line that says which limits the rlimit fallback keeps. */
 const char *limits_fallback_note(const struct jail_config *cfg);
 /* Supervisor, at exit: remove the cgroup made for the jail. */

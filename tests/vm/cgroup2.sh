@@ -182,3 +182,11 @@ test_session_scope_is_not_delegated() {
 	assert_contains "$err" "systemd-run --user --scope -p Delegate=yes"
 	host_safe
 }
+
+test_doctor_reports_the_delegation() {
+	set +e
+	out=$("$JAIL" doctor 2>&1)
+	set -e
+	assert_contains "$out" "[ok  ] cgroup v2 controllers delegated to you"
+	assert_not_contains "$out" "no cgroup v2 delegation"
+}
