@@ -1,6 +1,6 @@
-/* Unit tests: resources.c — the rlimit side (the cgroup side needs a delegated
- * cgroup v2 subtree, which the test machine may not have: on this one every
- * controller is bound to cgroup v1, so attach must report "not in force"). */
+/* Unit tests: resources.c — the rlimit side.  The cgroup side needs a pure
+ * cgroup v2 hierarchy with a delegated subtree: tests/vm/cgroup2.sh runs it in
+ * a VM that has one. */
 #include "t.h"
 #include "resources.h"
 
