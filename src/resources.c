@@ -35,6 +35,8 @@ static struct {
 	char *enabled;    /* "-memory -pids" to undo in DIR's subtree_control */
 } cg;
 
+static void cgroup_teardown(pid_t keep);
+
 /* The mount point of the cgroup2 filesystem, from mountinfo. */
 static char *cgroup2_mount(void)
 {
@@ -248,8 +250,8 @@ int limits_cgroup_attach(const struct jail_config *cfg, pid_t init_pid, struct j
 		log_debug("limits: jail in the cgroup %s", cg.jail);
 		return 1;
 	}
-	limits_cgroup_cleanup();
-	log_warn("no delegated cgroup v2 subtree (%s): %s", why.msg, limits_fallback_note(cfg));
+	cgroup_teardown(init_pid);
+	log_warn("cannot use cgroup v2 for the limits (%s): %s", why.msg, limits_fallback_note(cfg));
 	(void)e;
 	return 0;
 }
@@ -342,24 +344,30 @@ static void rmdir_waiting(const char *path)
 	log_debug("limits: cannot remove the cgroup %s: %s", path, strerror(errno));
 }
 
-void limits_cgroup_cleanup(void)
+/* Undo attach.  keep == 0: the run is over, kill what is left in the jail's
+ * cgroup.  Otherwise attach failed half-way and the jail's init (keep) goes
+ * back where it was, alive, for the rlimit fallback. */
+static void cgroup_teardown(pid_t keep)
 {
 	struct jail_err ignored;
-	if (cg.jail) {
+	if (cg.jail && !keep) {
 		/* nothing outlives the session: kill what is left, then remove it */
 		_cleanup_close_ int cfd = open(cg.jail, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (cfd >= 0)
 			(void)!write_str_at(cfd, "cgroup.kill", "1", &ignored);
 		rmdir_waiting(cg.jail);
 	}
-	/* leave the supervisor's cgroup as it was: controllers off, back home */
+	/* leave the supervisor's cgroup as it was: controllers off (processes
+	 * may not move into it before), then back home */
 	_cleanup_close_ int pfd = cg.parent ? open(cg.parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (pfd >= 0 && cg.enabled)
 		(void)!write_str_at(pfd, "cgroup.subtree_control", cg.enabled, &ignored);
+	if (pfd >= 0 && keep && cg.jail) {
+		(void)!move_pid(pfd, ".", keep, &ignored);
+		rmdir_waiting(cg.jail);
+	}
 	if (pfd >= 0 && cg.supervisor) {
-		char self[32];
-		snprintf(self, sizeof(self), "%ld", (long)getpid());
-		(void)!write_str_at(pfd, "cgroup.procs", self, &ignored);
+		(void)!move_pid(pfd, ".", getpid(), &ignored);
 		rmdir_waiting(cg.supervisor);
 	}
 	free(cg.jail);
@@ -367,4 +375,9 @@ void limits_cgroup_cleanup(void)
 	free(cg.supervisor);
 	free(cg.enabled);
 	memset(&cg, 0, sizeof(cg));
+}
+
+void limits_cgroup_cleanup(void)
+{
+	cgroup_teardown(0);
 }

@@ -190,3 +190,24 @@ test_doctor_reports_the_delegation() {
 	assert_contains "$out" "[ok  ] cgroup v2 controllers delegated to you"
 	assert_not_contains "$out" "no cgroup v2 delegation"
 }
+
+test_half_made_cgroup_falls_back_alive() {
+	# the scope takes one child cgroup only: the jail's is made, the
+	# supervisor's is refused; jail must undo what it made and run on with
+	# the rlimit fallback, its init unharmed
+	probe_setup
+	scope=$CG_APP/one.scope
+	mkdir "$scope"
+	echo 1 >"$scope/cgroup.max.descendants"
+	set +e
+	out=$(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$scope" \
+		"$JAIL" --pids 32 --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" forkbomb 2>"$T/err" </dev/null)
+	rc=$?
+	set -e
+	err=$(cat "$T/err")
+	assert_eq "$rc" "$EAGAIN" "RLIMIT_NPROC stops the bomb"
+	[ "$out" -lt 32 ] || fail "forked $out with --pids 32"
+	assert_contains "$err" "using rlimits"
+	scope_clean
+	host_safe
+}
