@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -94,16 +95,60 @@ static void exec_helper(const char *path, char *const argv[], int logfd, const i
 	_exit(127);
 }
 
+/* In the forked child, for pasta: a guard between the supervisor and the
+ * helper.  pasta joins the jail's user namespace, which clears a parent-death
+ * signal, so it cannot notice a supervisor killed with SIGKILL, and it would
+ * hold the jail's netns (and published ports) on forever.  The guard keeps its
+ * PR_SET_PDEATHSIG, stops pasta when the supervisor dies or asks (SIGTERM),
+ * and exits with pasta's status.  Only async-signal-safe calls. */
+static void guard_helper(const char *path, char *const argv[], int logfd, pid_t supervisor)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid() != supervisor ||
+	    dup2(logfd, 3) < 0)
+		_exit(127);
+	syscall(SYS_close_range, 4, ~0U, 0); /* none of the supervisor's fds */
+	pid_t helper = fork();
+	if (helper < 0)
+		_exit(127);
+	if (helper == 0)
+		exec_helper(path, argv, 3, NULL, 0);
+	int sig = 0, st = 0;
+	bool reaped = false;
+	while (!reaped && sigwait(&mask, &sig) == 0 && sig == SIGCHLD)
+		reaped = waitpid(helper, &st, WNOHANG) == helper;
+	if (!reaped) { /* SIGTERM: from the supervisor, or its death */
+		kill(helper, SIGTERM);
+		for (int i = 0; i < 150 && !reaped; i++) {
+			struct timespec ts = {0, 10 * 1000000};
+			nanosleep(&ts, NULL);
+			reaped = waitpid(helper, &st, WNOHANG) == helper;
+		}
+		if (!reaped) {
+			kill(helper, SIGKILL);
+			waitpid(helper, &st, 0);
+		}
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+}
+
 static int spawn(struct net_host *n, const char *path, char *const argv[], const int *keep,
-                 int nkeep, struct jail_err *e)
+                 int nkeep, bool guarded, struct jail_err *e)
 {
 	_cleanup_free_ char *log = xasprintf("%s/helper.log", n->rundir);
 	_cleanup_close_ int logfd = open(log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (logfd < 0)
 		return jail_err_sys(e, "create %s", log);
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return jail_err_sys(e, "fork for %s", n->helper_name);
+	if (pid == 0 && guarded)
+		guard_helper(path, argv, logfd, self);
 	if (pid == 0)
 		exec_helper(path, argv, logfd, keep, nkeep);
 	n->helper = pid;
@@ -206,7 +251,7 @@ static int start_pasta(struct net_host *n, const char *path, pid_t child, bool m
 	if (!map_host)
 		strv_push(&argv, "--no-map-gw");
 	strv_push_take(&argv, xasprintf("%d", (int)child));
-	int r = spawn(n, path, argv.v, NULL, 0, e);
+	int r = spawn(n, path, argv.v, NULL, 0, true, e);
 	strv_free(&argv);
 	if (r < 0)
 		return -1;
@@ -254,7 +299,8 @@ static int start_slirp(struct net_host *n, const char *path, pid_t child, bool m
 	strv_push_take(&argv, xasprintf("%d", (int)child));
 	strv_push(&argv, "tap0");
 	int keep[2] = {rw, xr};
-	int r = spawn(n, path, argv.v, keep, 2, e);
+	/* no guard: slirp4netns exits by itself when its --exit-fd closes */
+	int r = spawn(n, path, argv.v, keep, 2, false, e);
 	strv_free(&argv);
 	if (r < 0)
 		return -1;
@@ -322,6 +368,20 @@ static void find_host_addrs(struct net_host *n)
 		add_host_addr(n, AF_INET6, a, 16);
 }
 
+static void remove_rundir(struct net_host *n)
+{
+	if (!n->rundir)
+		return;
+	static const char *const files[] = {"pasta.pid", "helper.log"};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", n->rundir, files[i]);
+		unlink(p);
+	}
+	rmdir(n->rundir);
+	free(n->rundir);
+	n->rundir = NULL;
+}
+
 int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 {
 	_cleanup_free_ char *path = NULL;
@@ -340,6 +400,10 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 	                                             : start_slirp(n, path, child, map_host, e);
 	if (r < 0)
 		return -1;
+	/* the pid file and the log matter only while the helper sets up (its
+	 * last words on failure); gone now, nothing is left in /tmp even if the
+	 * supervisor is killed later */
+	remove_rundir(n);
 	if (map_host)
 		find_host_addrs(n);
 	if (strcmp(n->helper_name, "slirp4netns") == 0) {
@@ -350,19 +414,6 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 	return 0;
 }
 
-static void remove_rundir(struct net_host *n)
-{
-	if (!n->rundir)
-		return;
-	static const char *const files[] = {"pasta.pid", "helper.log"};
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", n->rundir, files[i]);
-		unlink(p);
-	}
-	rmdir(n->rundir);
-	free(n->rundir);
-	n->rundir = NULL;
-}
 
 void net_helper_stop(struct net_host *n)
 {

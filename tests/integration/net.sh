@@ -219,9 +219,9 @@ test_helper_is_gone_after_the_jail() {
 	"$JAIL" "${NET[@]}" -- sleep 2 >/dev/null 2>&1 &
 	jp=$!
 	sleep 1
-	# this jail's helper: pasta runs in the foreground as the supervisor's child
-	# (other jails of the same user may run at the same time)
-	helpers=$(pgrep -P $jp -f '^pasta ' || true)
+	# this jail's helper: pasta runs in the foreground as the child of a guard
+	# the supervisor forked (other jails of the same user may run at the same time)
+	helpers=$(for guard in $(pgrep -P $jp); do pgrep -P "$guard" -f '^pasta '; done || true)
 	wait $jp
 	assert_eq "$(printf '%s\n' $helpers | grep -c .)" 1 "pasta processes while the jail runs"
 	for pid in $helpers; do

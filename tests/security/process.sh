@@ -108,15 +108,46 @@ test_supervisor_sigkill_leaves_nothing() {
 	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 30 >/dev/null 2>&1 &
 	sup=$!
 	for i in $(seq 50); do
-		pgrep -u "$(id -u)" -f "$T/bin/probe sleep" >/dev/null && break
+		pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null && break
 		sleep 0.1
 	done
-	pgrep -u "$(id -u)" -f "$T/bin/probe sleep" >/dev/null || fail "positive control: the probe ran"
+	pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null || fail "positive control: the probe ran"
 	kill -9 "$sup"
 	wait "$sup" || true
 	no_stray
 	assert_eq "$(tree_hash "$T/p")" "$BEFORE"
 	[ -d "$(session_dir "$T/p")/upper" ] || fail "the session survives the crash"
+}
+
+test_supervisor_sigkill_with_network_leaves_nothing() {
+	probe_setup
+	local before
+	before=$(find /tmp -maxdepth 1 -name 'jail-net.*' -user "$(id -u)" | wc -l)
+	pastas=$(pgrep -u "$(id -u)" -f "^pasta " || true)
+	"$JAIL" -q --net open --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 30 >/dev/null 2>&1 &
+	sup=$!
+	for i in $(seq 100); do
+		pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null && break
+		sleep 0.1
+	done
+	pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null || fail "positive control: the probe ran"
+	pgrep -u "$(id -u)" -f "^pasta " >/dev/null || fail "positive control: pasta serves the jail"
+	kill -9 "$sup"
+	wait "$sup" || true
+	no_stray
+	# pasta, which would hold the jail's netns and published ports, goes too
+	local p left
+	for i in $(seq 50); do
+		left=""
+		for p in $(pgrep -u "$(id -u)" -f "^pasta "); do
+			grep -qx "$p" <<<"$pastas" || left="$left $p"
+		done
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	[ -z "$left" ] || fail "pasta outlived the supervisor:$left"
+	assert_eq "$(find /tmp -maxdepth 1 -name 'jail-net.*' -user "$(id -u)" | wc -l)" "$before" \
+		"temporary directories left in /tmp"
 }
 
 test_nothing_outlives_the_command() {
