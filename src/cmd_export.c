@@ -103,12 +103,9 @@ static bool any_built(const struct collect *k)
 /* Remove the previous export's patches: the dir holds the last export only. */
 static int clear_patches(int dfd, struct jail_err *e)
 {
-	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		closep(&fd);
+	DIR *d = opendir_at(dfd, ".");
+	if (!d)
 		return jail_err_sys(e, "read the patches directory");
-	}
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (fnmatch("[0-9][0-9][0-9][0-9]-*.patch", de->d_name, 0) == 0 ||

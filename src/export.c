@@ -235,15 +235,10 @@ static int unreadable(struct walk *w, const char *path, enum ftype old_t, enum f
 /* Every file and symlink below the lower directory name is deleted. */
 static int delete_lower_tree(struct walk *w, int lfd, const char *name, const char *path)
 {
-	int fd = openat(lfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
+	DIR *d = opendir_at(lfd, name);
+	if (!d) {
 		_cleanup_free_ char *esc = escape_name(path);
 		return jail_err_sys(w->e, "open '%s' in the project", esc);
-	}
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return jail_err_sys(w->e, "read directory in the project");
 	}
 	int ret = 0;
 	struct dirent *de;
@@ -423,12 +418,9 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 /* In an opaque directory, lower entries the upper does not hold are deleted. */
 static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, const char *rel)
 {
-	int fd = openat(lfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		closep(&fd);
+	DIR *d = opendir_at(lfd, ".");
+	if (!d)
 		return jail_err_sys(w->e, "read a project directory");
-	}
 	int ret = 0;
 	struct dirent *de;
 	while (ret == 0 && (de = readdir(d))) {
@@ -449,12 +441,9 @@ static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, co
 
 static int walk_dir(struct walk *w, int ufd, int lfd, bool opaque, const char *rel)
 {
-	int fd = openat(ufd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
-	if (!d) {
-		closep(&fd);
+	DIR *d = opendir_at(ufd, ".");
+	if (!d)
 		return jail_err_sys(w->e, "read a session directory");
-	}
 	struct strv seen = {0};
 	int ret = 0;
 	struct dirent *de;

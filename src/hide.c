@@ -121,14 +121,9 @@ static void hide_patterns(int upper, int lower, const char *rel, const struct st
 {
 	if (depth > HIDE_WALK_DEPTH)
 		return;
-	int fd = rel[0] ? openat(lower, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-	                : fcntl(lower, F_DUPFD_CLOEXEC, 3);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = opendir_at(lower, rel[0] ? rel : ".");
+	if (!d)
 		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;

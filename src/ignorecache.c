@@ -47,13 +47,9 @@ static void walk_dirs(struct strbuf *b, int proj, const char *rel, const struct 
 	if (depth > WALK_DEPTH_MAX)
 		return;
 	add_stamped(b, proj, rel);
-	int fd = openat(proj, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = opendir_at(proj, rel);
+	if (!d)
 		return;
-	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;

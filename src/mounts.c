@@ -159,13 +159,9 @@ static int copy_etc_file(const char *name, struct jail_err *e)
 
 static bool small_flat_dir(int etc, const char *name)
 {
-	int fd = openat(etc, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = opendir_at(etc, name);
+	if (!d)
 		return false;
-	}
 	struct dirent *de;
 	int n = 0;
 	bool ok = true;
@@ -198,10 +194,9 @@ static int copy_etc_dir(int etc, const char *name, struct jail_err *e)
 	_cleanup_free_ char *dst = xasprintf(NEW "/etc/%s", name);
 	if (mkdir(dst, 0755) < 0 && errno != EEXIST)
 		return jail_err_sys(e, "create /etc/%s", name);
-	int fd = openat(etc, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = opendir_at(etc, name);
 	if (!d)
-		return fd >= 0 ? (close(fd), 0) : 0;
+		return 0;
 	struct dirent *de;
 	int r = 0;
 	while (r == 0 && (de = readdir(d))) {

@@ -17,11 +17,9 @@
  * other export is using it. */
 static void remove_stale_scratch(const char *parent)
 {
-	_cleanup_close_ int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	DIR *d = opendir_at(AT_FDCWD, parent);
 	if (!d)
 		return;
-	fd = -1;  /* owned by d now */
 	struct dirent *de;
 	struct jail_err e;
 	while ((de = readdir(d)))

@@ -257,6 +257,20 @@ int mkdir_p(const char *path, mode_t mode, struct jail_err *e)
 	return 0;
 }
 
+DIR *opendir_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return d;
+}
+
 int rm_rf_at(int parent, const char *name, struct jail_err *e)
 {
 	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)

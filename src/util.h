@@ -7,6 +7,7 @@
 #ifndef JAIL_UTIL_H
 #define JAIL_UTIL_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -86,6 +87,9 @@ int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_
                   struct jail_err *e) WUR;
 /* mkdir -p; existing directories are fine. */
 int mkdir_p(const char *path, mode_t mode, struct jail_err *e) WUR;
+/* The directory NAME below dirfd ("." for dirfd itself) opened for readdir,
+ * never through a symlink; NULL with errno set. */
+DIR *opendir_at(int dirfd, const char *name);
 /* Remove a tree fd-relatively, never following symlinks. */
 int rm_rf_at(int dirfd, const char *name, struct jail_err *e) WUR;
 
