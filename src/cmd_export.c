@@ -9,8 +9,11 @@
 
 #include "applied.h"
 #include "git.h"
+#include "live.h"
 #include "log.h"
+#include "pager.h"
 #include "patch.h"
+#include "pathspec.h"
 #include "policy.h"
 #include "session.h"
 
@@ -34,7 +37,30 @@ struct collect {
 	char *patch;  /* the patch written, or NULL */
 	struct collect *subs;
 	size_t n_subs;
+	const char *scratch_parent;  /* where the scratch repositories go (session dir) */
+	const struct strv *pathspec; /* the paths asked for (pathspec.h); NULL: all */
+	const char *sub_path;        /* a submodule's path in the superproject */
 };
+
+/* Keep the changes under the paths asked for (`jail diff src/`). */
+static void keep_pathspec(struct collect *k)
+{
+	if (!k->pathspec || !k->pathspec->n)
+		return;
+	size_t kept = 0;
+	for (size_t i = 0; i < k->cs.n; i++) {
+		struct change *c = &k->cs.v[i];
+		_cleanup_free_ char *full = xasprintf("%s%s%s", k->sub_path ? k->sub_path : "",
+		                                      k->sub_path ? "/" : "", c->path);
+		if (pathspec_match(k->pathspec, full)) {
+			k->cs.v[kept++] = *c;
+			continue;
+		}
+		free(c->path);
+		free(c->reason);
+	}
+	k->cs.n = kept;
+}
 
 static void collect_free(struct collect *k)
 {
@@ -53,7 +79,10 @@ static void collect_free(struct collect *k)
 /* Scan, filter and build one repository's change (the context is open). */
 static int collect_build(struct collect *k, struct session *s, bool sub, struct jail_err *e)
 {
-	if (export_scan(&k->x, &k->cs, e) < 0 || export_filter(&k->x, &k->cs, e) < 0)
+	if (export_scan(&k->x, &k->cs, e) < 0)
+		return -1;
+	keep_pathspec(k);
+	if (export_filter(&k->x, &k->cs, e) < 0)
 		return -1;
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
@@ -62,7 +91,8 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	if (changeset_included(&k->cs) == 0)
 		return 0;
 	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
-	int r = sub ? scratch_create_another(&k->sc, s->dir, e) : scratch_create(&k->sc, s->dir, e);
+	const char *parent = k->scratch_parent ? k->scratch_parent : s->dir;
+	int r = sub ? scratch_create_another(&k->sc, parent, e) : scratch_create(&k->sc, parent, e);
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
@@ -73,7 +103,11 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
                    struct jail_err *e)
 {
+	const char *scratch_parent = k->scratch_parent;
+	const struct strv *pathspec = k->pathspec;
 	memset(k, 0, sizeof(*k));
+	k->scratch_parent = scratch_parent;
+	k->pathspec = pathspec;
 	k->x.project_fd = k->x.upper_fd = -1;
 	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0)
 		return -1;
@@ -82,6 +116,9 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 	for (size_t i = 0; i < subs->n; i++) {
 		struct collect *sk = &k->subs[k->n_subs++];
 		sk->x.project_fd = sk->x.upper_fd = -1;
+		sk->scratch_parent = k->scratch_parent;
+		sk->pathspec = k->pathspec;
+		sk->sub_path = subs->v[i];
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
 		    collect_build(sk, s, true, e) < 0) {
 			_cleanup_free_ char *esc = escape_name(subs->v[i]);
@@ -238,7 +275,7 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 {
 	if (cfg->no_export)
 		return 0;
-	struct collect k;
+	struct collect k = {0};  /* collect() keeps its scratch_parent and pathspec */
 	int r = collect(&k, s, cfg, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
@@ -249,9 +286,10 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 }
 
 /* Resolve and lock the session a subcommand names; the policy's [export] keys
- * and the flags go into *cfg. */
+ * and the flags go into *cfg.  With *live (diff, status) a running session is
+ * read without its lock: *live says whether it was. */
 static int open_session(struct cli *c, struct session *s, struct jail_config *cfg,
-                        struct jail_err *e)
+                        bool *live, struct jail_err *e)
 {
 	if (session_resolve(s, c->cfg.project, c->cfg.session, e) < 0)
 		return -1;
@@ -263,14 +301,27 @@ static int open_session(struct cli *c, struct session *s, struct jail_config *cf
 		return jail_err_set(e, 0, "no session '%s' for %s; run a command in it first "
 		                          "(jail -D DIR -- COMMAND)", s->name, esc);
 	}
-	return session_lock(s, e);
+	bool may_live = *live;
+	*live = false;
+	if (session_lock(s, e) == 0)
+		return 0;
+	if (!may_live || e->errnum != EBUSY)
+		return -1;
+	struct live_info li;
+	*live = live_get(s->dir, &li);
+	live_info_free(&li);
+	if (!*live)
+		return -1;
+	log_info("session '%s' is running: its work as it is now (each file as read now)",
+	         s->name);
+	return 0;
 }
 
 /* Common shape of the subcommands: open, collect, act, report. */
 typedef int (*export_action)(struct cli *c, struct session *s, struct collect *k,
                              struct jail_err *e);
 
-static int run_export_cmd(struct cli *c, export_action act)
+static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 {
 	struct jail_err e = {0};
 	struct session s = {.lockfd = -1};
@@ -279,12 +330,30 @@ static int run_export_cmd(struct cli *c, export_action act)
 	k.x.project_fd = k.x.upper_fd = -1;
 	struct jail_config cfg;
 	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
-	int r = open_session(c, &s, &cfg, &e);
+	bool live = may_live;
+	_cleanup_free_ char *scratch = NULL;
+	int r = open_session(c, &s, &cfg, &live, &e);
+	/* a running jail exports into its session dir when it ends: a live read
+	 * builds its scratch repository apart, and removes it */
+	if (r == 0 && live) {
+		scratch = xasprintf("%s/.live.XXXXXX", s.project_root);
+		if (!mkdtemp(scratch))
+			r = jail_err_sys(&e, "create '%s'", scratch);
+		k.scratch_parent = scratch;
+	}
+	struct strv specs = {0};
+	if (r == 0)
+		r = pathspec_resolve(&s, c->args, &specs, &e);
+	k.pathspec = &specs;
 	if (r == 0)
 		r = collect(&k, &s, &cfg, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
+	strv_free(&specs);
 	collect_free(&k);
+	struct jail_err ignored;
+	if (scratch && rm_rf_at(AT_FDCWD, scratch, &ignored) < 0)
+		log_warn("remove '%s': %s", scratch, ignored.msg);
 	session_free(&s);
 	config_free(&cfg);
 	if (r < 0) {
@@ -314,13 +383,17 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 	}
 	bool tty = isatty(STDOUT_FILENO);
 	const char *no_color = getenv("NO_COLOR");
+	bool color = c->color == COLOR_ALWAYS ||
+	             (c->color == COLOR_AUTO && tty && !(no_color && *no_color));
 	/* the agent chose these bytes: a terminal gets them escaped */
-	if (r == 0 && tty && strcmp(mode, "patch") == 0 && !(no_color && *no_color))
+	if (r == 0 && color && strcmp(mode, "patch") == 0)
 		colorize_diff(out.s ? out.s : "", out.len, &shown);
-	else if (r == 0 && tty)
+	else if (r == 0 && (tty || color))
 		sanitize_for_terminal(out.s ? out.s : "", out.len, &shown);
+	else if (r == 0)
+		sb_append(&shown, out.s ? out.s : "", out.len);
 	if (r == 0)
-		r = tty ? write_stdout(shown.s, shown.len, e) : write_stdout(out.s, out.len, e);
+		r = pager_write(shown.s ? shown.s : "", shown.len, e);
 	sb_free(&out);
 	sb_free(&shown);
 	return r;
@@ -371,9 +444,9 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	return r;
 }
 
-int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff); }
-int cmd_status(struct cli *c) { return run_export_cmd(c, act_status); }
-int cmd_export(struct cli *c) { return run_export_cmd(c, act_export); }
+int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff, true); }
+int cmd_status(struct cli *c) { return run_export_cmd(c, act_status, true); }
+int cmd_export(struct cli *c) { return run_export_cmd(c, act_export, false); }
 
 extern char **environ;
 
@@ -489,4 +562,4 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 	return 0;
 }
 
-int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply); }
+int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply, false); }

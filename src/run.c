@@ -11,7 +11,9 @@
 #include "session.h"
 #include "sysfilter.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 /* Nested mounts under the project are not part of the overlay's lower layer. */
@@ -94,6 +96,36 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	return r;
 }
 
+/* What the command line asks for must exist: a policy file may name optional
+ * paths and variables (skipped when absent, as documented), but `--ro PATH` typed
+ * by hand with a typo would otherwise vanish without a word. */
+static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
+                            struct jail_err *e)
+{
+	const struct { const struct strv *l; const char *flag; } paths[] = {
+		{&c->cfg.ro_binds, "--ro"}, {&c->cfg.rw_binds, "--rw"}, {&c->cfg.home_copy, "--copy"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		for (size_t j = 0; j < paths[i].l->n; j++) {
+			_cleanup_free_ char *p = expand_home(paths[i].l->v[j]);
+			struct stat st;
+			_cleanup_free_ char *esc = escape_name(p);
+			if (stat(p, &st) < 0)
+				return jail_err_set(e, 0, "%s %s: %s; name an existing path",
+				                    paths[i].flag, esc, strerror(errno));
+		}
+	for (size_t j = 0; j < c->cfg.env_pass.n; j++)
+		if (!getenv(c->cfg.env_pass.v[j])) {
+			_cleanup_free_ char *esc = escape_name(c->cfg.env_pass.v[j]);
+			return jail_err_set(e, 0, "-e %s: the variable is not set; set it, or use "
+			                          "--setenv NAME=VALUE", esc);
+		}
+	if (cli_sets(c, "net.allow") && cfg->net != NET_ALLOW)
+		return jail_err_set(e, 0, "--allow %s does nothing with --net %s; add --net allow",
+		                    c->cfg.allow.v[0], cfg->net == NET_OPEN ? "open" : "none");
+	return 0;
+}
+
 int cmd_run(struct cli *c)
 {
 	struct jail_err e = {0};
@@ -112,7 +144,8 @@ int cmd_run(struct cli *c)
 	}
 	log_set_quiet(cfg.quiet);
 	/* bad values are refused before anything is created or started */
-	if (sysfilter_check_config(&cfg, &e) < 0 || net_validate(&cfg, &e) < 0) {
+	if (check_cli_values(c, &cfg, &e) < 0 || sysfilter_check_config(&cfg, &e) < 0 ||
+	    net_validate(&cfg, &e) < 0) {
 		log_error("%s", e.msg);
 		config_free(&cfg);
 		session_free(&s);

@@ -3,6 +3,7 @@
 
 #include "diskguard.h"
 #include "init.h"
+#include "live.h"
 #include "log.h"
 #include "net.h"
 #include "pty.h"
@@ -121,8 +122,13 @@ static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd
 		*exit_code = WEXITSTATUS(status);
 		return 0;
 	}
-	return jail_err_set(e, 0, "the jail's init was killed by signal %d",
-	                    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (!WIFSIGNALED(status))
+		return jail_err_set(e, 0, "the jail's init ended with status %#x", status);
+	/* `jail stop` after its timeout, the OOM killer, a kill from the host: the
+	 * session is intact, and the summary follows as after any other end */
+	log_warn("the jail was killed (signal %d)", WTERMSIG(status));
+	*exit_code = 128 + WTERMSIG(status);
+	return 0;
 }
 
 int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
@@ -155,6 +161,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		waitpid(pid, NULL, 0);
 	} else {
 		log_debug("jail started");
+		live_register(p->session, pid, p->cfg->argv);
 		struct disk_guard *guard = NULL;
 		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
 		if (r == 0)
@@ -163,6 +170,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 			r = -1;
 		log_debug("init exited");
 	}
+	live_unregister(p->session);
 	net_host_stop(net, p->cfg->quiet);
 	limits_cgroup_cleanup();
 	return r;

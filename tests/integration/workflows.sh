@@ -372,7 +372,7 @@ test_reset_forgets_worktree_commits_and_applied_state() {
 	run_jail apply -D "$T/wt"
 	assert_eq "$rc" 0 "apply: $err"
 	assert_file "$(session_dir "$T/wt")/applied"
-	run_jail reset -D "$T/wt"
+	run_jail reset --all -D "$T/wt"
 	assert_eq "$rc" 0 "reset: $err"
 	assert_no_file "$(session_dir "$T/wt")/applied"
 	assert_no_file "$(session_dir "$T/wt")/git-upper"

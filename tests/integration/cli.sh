@@ -1,0 +1,195 @@
+# cli.sh — the command-line contract: every refusal is exit 125 and one line,
+# and the session housekeeping subcommands (issue 14).
+
+test_subcommands_refuse_arguments_they_do_not_take() {
+	mkrepo "$T/p"
+	cd "$T/p"
+	for sub in list rm ps stop trust doctor version; do
+		expect_fail125 "$sub" extra
+		assert_contains "$err" "'jail $sub' takes no arguments, got 'extra'"
+	done
+	expect_fail125 policy show extra
+	assert_contains "$err" "takes fewer arguments"
+	expect_fail125 help status extra
+}
+
+test_option_values_never_take_dashdash_or_an_option() {
+	mkrepo "$T/p"
+	cd "$T/p"
+	expect_fail125 --hide -- true
+	assert_contains "$err" "option --hide needs a value"
+	assert_contains "$err" "got '--'"
+	expect_fail125 -D -- true
+	assert_contains "$err" "option -D needs a value"
+	expect_fail125 --ro --net none -- true
+	assert_contains "$err" "got '--net'"
+	expect_fail125 diff -s --stat
+	assert_contains "$err" "option -s needs a value"
+	# a value that starts with '-' on purpose is written attached
+	run_jail --no-export --hide=-odd -- true
+	assert_eq "$rc" 0 "attached value: $err"
+}
+
+test_mistyped_subcommand_gets_did_you_mean() {
+	mkrepo "$T/p"
+	cd "$T/p"
+	expect_fail125 stauts
+	assert_eq "$err" "jail: 'stauts' is not a jail command (did you mean 'status'?) nor found on PATH"
+	expect_fail125 lsit
+	assert_contains "$err" "did you mean 'list'"
+	# after -- it is a command, run as asked (and not found in the jail)
+	run_jail --no-export -- stauts
+	assert_eq "$rc" 127
+	# a real program close to a subcommand still runs
+	mkdir -p "$T/bin" && printf '#!/bin/sh\necho ran\n' >"$T/bin/stauts" && chmod +x "$T/bin/stauts"
+	PATH="$T/bin:$PATH" run_jail --no-export --ro "$T/bin" --setenv PATH="$T/bin:/usr/bin:/bin" stauts
+	assert_eq "$out" "ran"
+}
+
+test_allow_without_net_allow_says_what_to_add() {
+	mkrepo "$T/p"
+	expect_fail125 -D "$T/p" --allow example.com:443 -- true
+	assert_contains "$err" "add --net allow"
+	expect_fail125 -D "$T/p" --net open --allow example.com:443 -- true
+	assert_contains "$err" "--net open"
+}
+
+test_missing_paths_and_unset_variables_on_the_command_line() {
+	mkrepo "$T/p"
+	expect_fail125 -D "$T/p" --ro "$T/nonexistent" -- true
+	assert_contains "$err" "--ro $T/nonexistent: No such file or directory"
+	expect_fail125 -D "$T/p" --rw "$T/nonexistent" -- true
+	unset JAIL_TEST_UNSET_VAR
+	expect_fail125 -D "$T/p" -e JAIL_TEST_UNSET_VAR -- true
+	assert_contains "$err" "-e JAIL_TEST_UNSET_VAR: the variable is not set"
+	# a policy file keeps its documented skip
+	printf '[fs]\nro = %s/nonexistent\n[env]\npass = JAIL_TEST_UNSET_VAR\n' "$T" >"$T/pol.ini"
+	mkdir -p "$XDG_CONFIG_HOME/jail" && cp "$T/pol.ini" "$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$T/p" --no-export -- true
+	assert_eq "$rc" 0 "policy paths are optional: $err"
+}
+
+test_version_and_subcommand_help() {
+	out=$("$JAIL" -V)
+	assert_contains "$out" "jail "
+	assert_eq "$("$JAIL" --version)" "$out"
+	out=$("$JAIL" status --help)
+	assert_contains "$out" "usage: jail status"
+	assert_contains "$out" "--export-deny"
+	assert_not_contains "$out" "--publish"
+	assert_eq "$("$JAIL" help status)" "$out"
+	out=$("$JAIL" exec --help)
+	assert_contains "$out" "usage: jail exec"
+	out=$("$JAIL" --help)
+	for s in exec rm ps stop; do assert_contains "$out" "  $s "; done
+}
+
+test_reset_of_a_missing_session_is_an_error() {
+	mkrepo "$T/p"
+	expect_fail125 reset -D "$T/p" -s typo
+	assert_contains "$err" "no session 'typo'"
+	expect_fail125 rm -D "$T/p" -s typo
+}
+
+test_reset_path_keeps_the_other_changes() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README && echo new >new.txt &&
+		rm main.py && mkdir -p d/e && echo f >d/e/f.txt'
+	assert_eq "$rc" 0 "$err"
+	run_jail reset -D "$T/p" README main.py d
+	assert_eq "$rc" 0 "$err"
+	run_jail status -D "$T/p"
+	assert_contains "$out" "A new.txt"
+	assert_not_contains "$out" "README"
+	assert_not_contains "$out" "main.py"
+	assert_not_contains "$out" "d/e/f.txt"
+	run_jail -D "$T/p" --no-export -- sh -c 'cat README main.py; ls d 2>&1 || true'
+	assert_eq "$(printf '%s\n' "$out" | head -2)" "$(printf 'hello\nprint("hi")')"
+	# relative to the current directory inside the project; nothing outside it
+	cd "$T/p"
+	expect_fail125 reset ../elsewhere
+	assert_contains "$err" "is not inside the project"
+	expect_fail125 reset README
+	assert_contains "$err" "'README': the session holds no change there"
+	run_jail reset new.txt
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$(cd "$T/p" && "$JAIL" status)" "no changes"
+}
+
+test_reset_without_paths_asks_for_all() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo x >x.txt'
+	expect_fail125 reset -D "$T/p"
+	assert_contains "$err" "jail reset --all"
+	run_jail status -D "$T/p"
+	assert_contains "$out" "x.txt"
+	run_jail reset -D "$T/p" --all
+	assert_eq "$rc" 0 "$err"
+	run_jail status -D "$T/p"
+	assert_eq "$out" "no changes"
+	# a session without changes resets without asking
+	run_jail reset -D "$T/p"
+	assert_eq "$rc" 0 "$err"
+}
+
+test_rm_deletes_the_session() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -s gone --no-export -- sh -c 'echo x >x.txt'
+	assert_file "$(session_dir "$T/p" gone)"
+	run_jail rm -D "$T/p" -s gone
+	assert_eq "$rc" 0 "$err"
+	assert_no_file "$(session_dir "$T/p" gone)"
+	assert_not_contains "$("$JAIL" list -D "$T/p")" "gone"
+}
+
+test_list_all_names_its_columns() {
+	mkrepo "$T/p"
+	mkrepo "$T/q"
+	run_jail -D "$T/p" -s one --no-export -- sh -c 'echo a >a.txt && echo b >b.txt'
+	run_jail -D "$T/q" --no-export -- true
+	out=$("$JAIL" list --all)
+	head=$(printf '%s\n' "$out" | head -1)
+	for col in PROJECT SESSION SIZE BASE CHANGED "LAST RUN"; do assert_contains "$head" "$col"; done
+	line=$(printf '%s\n' "$out" | grep " one ")
+	assert_contains "$line" "$T/p"
+	assert_contains "$line" "$(git -C "$T/p" rev-parse --short=12 HEAD)"
+	assert_eq "$(awk '{print $5}' <<<"$line")" 2 "changed files"
+	assert_contains "$out" "$T/q"
+}
+
+test_pathspecs_choose_what_leaves() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README && mkdir -p src && echo c >src/a.c &&
+		echo h >src/a.h'
+	run_jail diff -D "$T/p" --name-status src
+	assert_eq "$out" "$(printf 'A\tsrc/a.c\nA\tsrc/a.h')"
+	run_jail diff -D "$T/p" --name-status 'src/*.c' README
+	assert_eq "$out" "$(printf 'M\tREADME\nA\tsrc/a.c')"
+	run_jail export -D "$T/p" -o "$T/out" README
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$(cat "$T"/out/*.patch)" "b/README"
+	assert_not_contains "$(cat "$T"/out/*.patch)" "src/a.c"
+}
+
+test_diff_color_flag() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	run_jail diff -D "$T/p" --color=always
+	assert_contains "$out" $'\e['
+	run_jail diff -D "$T/p" --color=never
+	assert_not_contains "$out" $'\e['
+	expect_fail125 diff -D "$T/p" --color=sometimes
+}
+
+test_diff_pages_on_a_terminal() {
+	command -v script >/dev/null || fail "script(1) is missing"
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	printf '#!/bin/sh\necho PAGER-RAN; cat\n' >"$T/pager" && chmod +x "$T/pager"
+	out=$(PAGER="$T/pager" in_pty "'$JAIL' diff -D '$T/p'")
+	assert_contains "$out" "PAGER-RAN"
+	assert_contains "$out" "+more"
+	# not a terminal: no pager
+	out=$(PAGER="$T/pager" "$JAIL" diff -D "$T/p")
+	assert_not_contains "$out" "PAGER-RAN"
+}
