@@ -35,9 +35,9 @@ static int open_parent(int upper, const char *rel, const char **name, const char
 		int err = errno;
 		close(fd);
 		if (next < 0 && err == ENOENT)
-			return jail_err_set(e, ENOENT, "'%s': the session holds no change there", given);
+			return jail_err_set(e, 0, "'%s': the session holds no change there", given);
 		if (next < 0)
-			return jail_err_set(e, err, "'%s': its directory '%s' was deleted or replaced "
+			return jail_err_set(e, 0, "'%s': its directory '%s' was deleted or replaced "
 			                            "by the session; reset that directory", given, p);
 		if (is_opaque(next)) {
 			close(next);
@@ -73,7 +73,7 @@ int session_discard_paths(const struct session *s, char *const *paths, struct ja
 		if (!rel || dfd < 0)
 			r = -1;
 		else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			r = jail_err_set(e, ENOENT, "'%s': the session holds no change there", esc);
+			r = jail_err_set(e, 0, "'%s': the session holds no change there", esc);
 		if (rel)
 			strv_push_take(&rels, rel);
 	}

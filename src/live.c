@@ -246,9 +246,3 @@ int cmd_stop(struct cli *c)
 	session_free(&s);
 	return rc;
 }
-
-int cmd_exec(struct cli *c)
-{
-	log_error("jail exec: not built yet");
-	return EXIT_JAIL_FAIL;
-}

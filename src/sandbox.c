@@ -3,6 +3,7 @@
 
 #include "diskguard.h"
 #include "init.h"
+#include "join.h"
 #include "live.h"
 #include "log.h"
 #include "net.h"
@@ -155,6 +156,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	log_debug("cloned init %d", (int)pid);
 	_cleanup_close_ int master = -1;
 	struct net_host *net = NULL;
+	struct join_server *joins = NULL;
 	int r = setup_from_host(p, pid, sock, &master, &net, e);
 	if (r < 0) {
 		kill(pid, SIGKILL);
@@ -162,6 +164,9 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	} else {
 		log_debug("jail started");
 		live_register(p->session, pid, p->cfg->argv);
+		struct jail_err je = {0};
+		if (join_server_start(p->session, sock, &joins, &je) < 0)
+			log_warn("jail exec will not reach this jail: %s", je.msg);
 		struct disk_guard *guard = NULL;
 		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
 		if (r == 0)
@@ -170,6 +175,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 			r = -1;
 		log_debug("init exited");
 	}
+	join_server_stop(joins);
 	live_unregister(p->session);
 	net_host_stop(net, p->cfg->quiet);
 	limits_cgroup_cleanup();

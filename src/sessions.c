@@ -37,7 +37,7 @@ static int refuse_running(const struct session *s, const char *what, struct jail
 		return 0;
 	}
 	live_info_free(&li);
-	return jail_err_set(e, EBUSY, "session '%s' is running (jail pid %d): %s it once it ended; "
+	return jail_err_set(e, 0, "session '%s' is running (jail pid %d): %s it once it ended; "
 	                    "jail stop -s %s ends it", s->name, (int)li.supervisor, what, s->name);
 }
 
@@ -55,7 +55,7 @@ static int confirm_reset_all(struct cli *c, const struct session *s, struct jail
 	        n == 1 ? "" : "s", s->name);
 	char answer[16] = "";
 	if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y'))
-		return jail_err_set(e, ECANCELED, "nothing discarded");
+		return jail_err_set(e, 0, "nothing discarded");
 	return 0;
 }
 

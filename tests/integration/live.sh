@@ -106,3 +106,99 @@ test_stop_kills_a_command_that_ignores_sigterm() {
 	assert_eq "$agent_rc" 137 "SIGKILL after the timeout"
 	assert_contains "$(cat "$T/agent.err")" "A k.txt"
 }
+
+# agent_waiting PROJECT [JAIL ARGS...]: an agent that writes work.txt (not
+# committed), records its pid and pid namespace, and waits for $T/sig/go.
+agent_waiting() {
+	local p=$1
+	shift
+	mkdir -p "$T/bin" && cp "$PROBE" "$T/bin/probe"
+	start_agent "$p" default --ro "$T/bin" "$@" -- sh -c "cd '$p' && echo uncommitted >work.txt &&
+		echo \$\$ >'$T/sig/agent.pid' && readlink /proc/self/ns/pid >'$T/sig/agent.ns' &&
+		touch '$T/sig/ready' && while [ ! -e '$T/sig/go' ]; do sleep 0.1; done"
+	wait_for "$T/sig/ready"
+}
+
+finish_agent() {
+	touch "$T/sig/go"
+	wait_agent
+	assert_eq "$agent_rc" 0 "agent: $(cat "$T/agent.err")"
+}
+
+test_exec_joins_the_running_session() {
+	mkrepo "$T/p"
+	agent_waiting "$T/p"
+	cd "$T/p"
+	run_jail exec -- sh -c "cat work.txt && readlink /proc/self/ns/pid &&
+		kill -0 \$(cat '$T/sig/agent.pid') && echo sees-agent && pwd"
+	assert_eq "$rc" 0 "exec: $err"
+	assert_eq "$out" "$(printf 'uncommitted\n%s\nsees-agent\n%s' "$(cat "$T/sig/agent.ns")" "$T/p")"
+	# no capabilities, the jail's seccomp filter and one more layer
+	run_jail exec -- sh -c 'grep -E "^(CapEff|NoNewPrivs|Seccomp_filters)" /proc/self/status'
+	assert_contains "$out" "CapEff:	0000000000000000"
+	assert_contains "$out" "NoNewPrivs:	1"
+	assert_contains "$out" "Seccomp_filters:	2"
+	# the host is not inside: its files and environment are not
+	HOST_ONLY_VAR=leak run_jail exec -- sh -c 'echo "[$HOST_ONLY_VAR]"; ls ~/.ssh 2>&1 | head -1'
+	assert_contains "$out" "[]"
+	# stdin, stdout, exit status
+	out=$(printf 'piped\n' | "$JAIL" exec -- sh -c 'cat; exit 7') && rc=0 || rc=$?
+	assert_eq "$out" "piped"
+	assert_eq "$rc" 7 "exit status"
+	run_jail exec -- no-such-command-here
+	assert_eq "$rc" 127
+	# what exec wrote is in the session, as the agent's work is
+	run_jail exec -- sh -c 'echo joined >joined.txt'
+	finish_agent
+	assert_contains "$(cat "$T/agent.err")" "A joined.txt"
+}
+
+test_exec_cannot_ptrace_the_agent() {
+	mkrepo "$T/p"
+	agent_waiting "$T/p"
+	run_jail exec -D "$T/p" -- "$T/bin/probe" ptrace "$(cat "$T/sig/agent.pid")"
+	assert_eq "$rc" 1 "ptrace the agent: EPERM"
+	finish_agent
+}
+
+test_exec_may_ptrace_when_the_policy_allows_it() {
+	if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" != 0 ]; then
+		echo "SKIP: Yama ptrace_scope refuses ptrace of non-descendants here"
+		return 0
+	fi
+	mkrepo "$T/p"
+	agent_waiting "$T/p" --allow-syscall ptrace
+	run_jail exec -D "$T/p" -- "$T/bin/probe" ptrace "$(cat "$T/sig/agent.pid")"
+	assert_eq "$rc" 0 "ptrace allowed back by the policy: $err"
+	finish_agent
+}
+
+test_exec_from_a_terminal_gets_a_pty_of_the_jail() {
+	command -v script >/dev/null || fail "script(1) is missing"
+	mkrepo "$T/p"
+	agent_waiting "$T/p"
+	out=$(in_pty "'$JAIL' exec -D '$T/p' -- sh -c 'tty; echo status \$?; exit 3'; echo rc=\$?")
+	assert_contains "$out" "/dev/pts/"
+	assert_contains "$out" "status 0"
+	assert_contains "$out" "rc=3"
+	finish_agent
+}
+
+test_exec_needs_a_running_session_of_ones_own() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- true
+	expect_fail125 exec -D "$T/p" -- true
+	assert_contains "$err" "is not running"
+	expect_fail125 exec -D "$T/p"
+	assert_contains "$err" "no command given"
+	agent_waiting "$T/p"
+	# the channel: a socket only its owner can reach, in a directory only the
+	# owner can enter (the supervisor checks SO_PEERCRED on each connection too)
+	assert_eq "$(stat -c %a "$(session_dir "$T/p")/exec.sock")" 600 "socket mode"
+	assert_eq "$(stat -c %a "$(session_dir "$T/p")")" 700 "session dir mode"
+	# a second run in the session points at exec
+	expect_fail125 -D "$T/p" -- true
+	assert_contains "$err" "jail exec -s default -- COMMAND"
+	finish_agent
+	assert_no_file "$(session_dir "$T/p")/exec.sock"
+}
