@@ -122,7 +122,8 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
 	int err = errno;
 	_cleanup_free_ char *cmd = escape_name(argv[0]);
 	if (err == ENOENT) {
-		log_error("%s: command not found in the jail", cmd);
+		bool own = argv == p->cfg->argv && p->notfound_hint;
+		log_error("%s: command not found in the jail%s", cmd, own ? p->notfound_hint : "");
 		return EXIT_NOT_FOUND;
 	}
 	log_error("%s: cannot run it: %s", cmd, strerror(err));

@@ -3,6 +3,7 @@
 
 #include "git.h"
 #include "hide.h"
+#include "hints.h"
 #include "log.h"
 #include "net.h"
 #include "plan.h"
@@ -87,6 +88,7 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	if (prepare(cfg, s, e) < 0)
 		return -1;
 	warn_nested_mounts(s->project);
+	hint_project_in_repo(s->project);
 	struct jail_plan plan;
 	int r = plan_build(&plan, cfg, s, e);
 	log_debug("plan built");
@@ -143,6 +145,7 @@ int cmd_run(struct cli *c)
 		return EXIT_JAIL_FAIL;
 	}
 	log_set_quiet(cfg.quiet);
+	hint_root();
 	/* bad values are refused before anything is created or started */
 	if (check_cli_values(c, &cfg, &e) < 0 || sysfilter_check_config(&cfg, &e) < 0 ||
 	    net_validate(&cfg, &e) < 0) {

@@ -193,3 +193,35 @@ test_diff_pages_on_a_terminal() {
 	out=$(PAGER="$T/pager" "$JAIL" diff -D "$T/p")
 	assert_not_contains "$out" "PAGER-RAN"
 }
+
+test_not_found_says_where_the_host_has_it() {
+	mkrepo "$T/p"
+	mkdir -p "$HOME/.local/bin" "$T/pipx/venv/bin"
+	tool=jail-test-tool-$$
+	printf '#!/bin/sh\necho tool-ran\n' >"$T/pipx/venv/bin/$tool" && chmod +x "$T/pipx/venv/bin/$tool"
+	ln -sf "$T/pipx/venv/bin/$tool" "$HOME/.local/bin/$tool"
+	PATH="$HOME/.local/bin:$PATH" run_jail -D "$T/p" --no-export -- "$tool"
+	rm -f "$HOME/.local/bin/$tool"
+	assert_eq "$rc" 127
+	assert_eq "$(printf '%s\n' "$err" | grep -c .)" 1 "one line"
+	assert_contains "$err" "$tool: command not found in the jail; on the host it is ~/.local/bin/$tool"
+	assert_contains "$err" "--ro ~/.local/bin"
+	assert_contains "$err" "[fs] ro = ~/.local/bin"
+	assert_contains "$err" "it links into $T/pipx/venv/bin"
+	# a command the host does not have either: no hint
+	run_jail -D "$T/p" --no-export -- no-such-command-xyz
+	assert_eq "$err" "jail: no-such-command-xyz: command not found in the jail"
+}
+
+test_subdirectory_of_a_repository_warns() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/sub"
+	run_jail -D "$T/p/sub" --no-export -- true
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$err" "$T/p/sub is inside the git repository $T/p"
+	assert_contains "$err" "use -D $T/p"
+	run_jail -D "$T/p" --no-export -- true
+	assert_not_contains "$err" "inside the git repository"
+	# as an ordinary user, no word about root
+	assert_not_contains "$err" "root"
+}
