@@ -9,12 +9,14 @@
 
 #include "applied.h"
 #include "git.h"
+#include "hints.h"
 #include "live.h"
 #include "log.h"
 #include "pager.h"
 #include "patch.h"
 #include "pathspec.h"
 #include "policy.h"
+#include "runstamp.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -24,6 +26,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -201,11 +204,18 @@ static int write_series(struct collect *k, const struct session *s, const char *
 }
 
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
- * the session started (meta "base"), so a conflict merges instead of failing. */
-static void log_landing(const struct session *s, const char *patch)
+ * the session started (meta "base"), so a conflict merges instead of failing;
+ * `patch -p1` where there is no repository.  Paths quoted for the shell. */
+static void log_landing(const struct session *s, const char *patch, bool is_repo)
 {
 	if (!patch)
 		return;
+	_cleanup_free_ char *esc = hint_shell_quote(s->project);
+	_cleanup_free_ char *pesc = hint_shell_quote(patch);
+	if (!is_repo) {
+		log_info("review it, then land it: patch -d %s -p1 < %s", esc, pesc);
+		return;
+	}
 	_cleanup_free_ char *base = session_meta_get(s, "base");
 	struct git g = {.cwd = s->project};
 	struct strbuf head = {0};
@@ -218,8 +228,6 @@ static void log_landing(const struct session *s, const char *patch)
 	             head.s && strncmp(head.s, base, strlen(base)) != 0 &&
 	             !(applied && strncmp(head.s, applied, strlen(applied)) == 0);
 	sb_free(&head);
-	_cleanup_free_ char *esc = escape_name(s->project);
-	_cleanup_free_ char *pesc = escape_name(patch);
 	if (moved)
 		log_info("the project moved on since the session started; land it with: "
 		         "git -C %s am -3 %s", esc, pesc);
@@ -259,15 +267,68 @@ static void log_submodules(const struct collect *k)
 	}
 }
 
-static void report(const struct collect *k, const struct session *s, bool landing)
+/* A screenful of the summary at most: the terminal's height, else 40 lines.
+ * The patch line (the last) always shows. */
+static void log_lines_capped(const char *text)
+{
+	struct winsize ws;
+	size_t max = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 16
+	             ? (size_t)ws.ws_row - 6 : 40;
+	_cleanup_free_ char *copy = xstrdup(text);
+	size_t n = 0, skipped = 0;
+	for (char *line = copy, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (n++ < max || strncmp(line, "patch: ", 7) == 0 || (!nl || !nl[1])) {
+			if (skipped)
+				log_info("… and %s more: jail status", thousands(skipped).s);
+			skipped = 0;
+			log_info("%s", line);
+		} else {
+			skipped++;
+		}
+	}
+	if (skipped)
+		log_info("… and %s more: jail status", thousands(skipped).s);
+}
+
+/* What this run touched among what the session holds (runstamp.h). */
+static void log_this_run(const struct collect *k, const struct runstamp *rs)
+{
+	if (!rs || !rs->had_previous)
+		return;
+	size_t n = 0;
+	struct strbuf names = {0};
+	for (size_t i = 0; i < k->cs.n; i++) {
+		_cleanup_free_ char *esc = escape_name(k->cs.v[i].path);
+		if (k->cs.v[i].reason || !runstamp_touched(rs, esc))
+			continue;
+		if (n++ < 5)
+			sb_printf(&names, "%s%s", n > 1 ? ", " : "", esc);
+	}
+	if (n > 5)
+		sb_printf(&names, " and %s more", thousands(n - 5).s);
+	if (n)
+		log_info("this run changed %zu file%s: %s; the session holds:", n, n == 1 ? "" : "s",
+		         names.s);
+	else
+		log_info("this run changed no exported file; the session holds:");
+	sb_free(&names);
+}
+
+static void report(const struct collect *k, const struct session *s, bool landing,
+                   const struct runstamp *rs)
 {
 	struct strbuf sum = {0};
 	summary_render(&k->cs, k->patch, &sum);
-	if (sum.s)
-		log_lines(sum.s);
+	if (sum.s) {
+		log_this_run(k, rs);
+		log_lines_capped(sum.s);
+	}
 	sb_free(&sum);
 	if (landing)
-		log_landing(s, k->patch);
+		log_landing(s, k->patch, k->x.is_repo);
 	log_submodules(k);
 }
 
@@ -275,13 +336,26 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 {
 	if (cfg->no_export)
 		return 0;
+	/* a run that changed nothing says nothing, and the last patch stands */
+	struct runstamp rs;
+	bool stamped = runstamp_take(&rs, s->dir, cfg, e) == 0;
+	log_debug("export: upper dir stamped (%zu entries)", rs.n);
+	if (stamped && rs.unchanged) {
+		runstamp_free(&rs);
+		return 0;
+	}
 	struct collect k = {0};  /* collect() keeps its scratch_parent and pathspec */
 	int r = collect(&k, s, cfg, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
 	if (r == 0)
-		report(&k, s, true);
+		report(&k, s, true, stamped ? &rs : NULL);
+	struct jail_err se;
+	if (r == 0 && stamped && runstamp_save(&rs, s->dir, &se) < 0)
+		log_warn("%s", se.msg);
 	collect_free(&k);
+	if (stamped)
+		runstamp_free(&rs);
 	return r < 0 ? jail_err_wrap(e, "export") : 0;
 }
 
@@ -544,7 +618,7 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 			return -1;
 	if (write_series(k, s, s->patches, true, e) < 0)
 		return -1;
-	report(k, s, false);
+	report(k, s, false, NULL);
 	if (!any_built(k)) {
 		log_info("no changes to apply");
 		return 0;

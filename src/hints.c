@@ -1,7 +1,6 @@
 /* hints.c — the hints of hints.h. */
 #include "hints.h"
 
-#include "git.h"
 #include "log.h"
 
 #include <limits.h>
@@ -77,23 +76,33 @@ char *hint_command_on_host(const char *cmd)
 	return sb_steal(&b);
 }
 
+/* The nearest directory above project that holds a .git (a directory, or the
+ * file of a linked worktree or submodule); NULL when the project has its own
+ * or none is above.  A few stat calls: no git process on every run. */
+static char *repo_above(const char *project)
+{
+	struct stat st;
+	_cleanup_free_ char *own = xasprintf("%s/.git", project);
+	if (lstat(own, &st) == 0)
+		return NULL;
+	_cleanup_free_ char *dir = xstrdup(project);
+	for (char *slash; (slash = strrchr(dir, '/')) && slash != dir;) {
+		*slash = '\0';
+		_cleanup_free_ char *git = xasprintf("%s/.git", dir);
+		if (lstat(git, &st) == 0)
+			return steal_ptr(&dir);
+	}
+	return NULL;
+}
+
 void hint_project_in_repo(const char *project)
 {
-	const char *args[] = {"rev-parse", "--show-toplevel", NULL};
-	struct git g = {.cwd = project};
-	struct strbuf out = {0};
-	struct jail_err e;
-	int status = 1;
-	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
-		out.s[strcspn(out.s, "\n")] = '\0';
-		if (out.s[0] == '/' && strcmp(out.s, project) != 0) {
-			_cleanup_free_ char *pe = escape_name(project), *re = escape_name(out.s);
-			log_warn("%s is inside the git repository %s, which the jail does not show: "
-			         "git inside finds no repository; use -D %s to work on the whole "
-			         "repository", pe, re, re);
-		}
-	}
-	sb_free(&out);
+	_cleanup_free_ char *root = repo_above(project);
+	if (!root)
+		return;
+	_cleanup_free_ char *pe = escape_name(project), *re = escape_name(root);
+	log_warn("%s is inside the git repository %s, which the jail does not show: git inside "
+	         "finds no repository; use -D %s to work on the whole repository", pe, re, re);
 }
 
 void hint_root(void)
@@ -101,4 +110,36 @@ void hint_root(void)
 	if (getuid() == 0)
 		log_warn("running as root: the jail runs as root inside too (uid 0 mapped to "
 		         "itself); run jail as your own user");
+}
+
+char *hint_shell_quote(const char *s)
+{
+	_cleanup_free_ char *esc = escape_name(s);
+	if (*esc && strspn(esc, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                        "0123456789_./:@%+=,-") == strlen(esc))
+		return steal_ptr(&esc);
+	struct strbuf b = {0};
+	sb_puts(&b, "'");
+	for (const char *p = esc; *p; p++)
+		if (*p == '\'')
+			sb_puts(&b, "'\\''");
+		else
+			sb_append(&b, p, 1);
+	sb_puts(&b, "'");
+	return sb_steal(&b);
+}
+
+struct num_text thousands(size_t n)
+{
+	struct num_text t;
+	char raw[24];
+	int len = snprintf(raw, sizeof(raw), "%zu", n);
+	size_t o = 0;
+	for (int i = 0; i < len; i++) {
+		if (i && (len - i) % 3 == 0)
+			t.s[o++] = ',';
+		t.s[o++] = raw[i];
+	}
+	t.s[o] = '\0';
+	return t;
 }

@@ -18,4 +18,12 @@ char *hint_command_on_host(const char *cmd);
 void hint_project_in_repo(const char *project);
 /* Running as root: say the jail is root inside too. */
 void hint_root(void);
+/* A path as the user can paste it into a shell: escaped (escape_name), and in
+ * single quotes when it holds anything but [A-Za-z0-9_./:@%+=,-]. */
+char *hint_shell_quote(const char *s);
+/* 99950 → "99,950" */
+struct num_text {
+	char s[32];
+};
+struct num_text thousands(size_t n);
 #endif

@@ -73,6 +73,11 @@ int cmd_reset(struct cli *c)
 		r = session_discard_paths(&s, c->args, &e);
 	else if (r == 0 && (r = confirm_reset_all(c, &s, &e)) == 0)
 		r = session_remove(&s, &e);
+	if (r == 0) {
+		/* the next run's "this run changed" starts afresh (runstamp.h) */
+		_cleanup_free_ char *stamp = xasprintf("%s/export.stamp", s.dir);
+		unlink(stamp);
+	}
 	if (r < 0)
 		log_error("%s", e.msg);
 	else if (!paths)
