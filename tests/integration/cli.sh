@@ -225,3 +225,53 @@ test_subdirectory_of_a_repository_warns() {
 	# as an ordinary user, no word about root
 	assert_not_contains "$err" "root"
 }
+
+# bash_comp WORDS...: the completions bash offers for the last word, one a line.
+bash_comp() {
+	mkdir -p "$T/comp" "$T/share/policies" "$T/bin"
+	sed "s|@DATADIR@|$T/share|" "$TESTS/../completions/jail.bash" >"$T/comp/jail.bash"
+	ln -sf "$JAIL" "$T/bin/jail"
+	PATH="$T/bin:$PATH" bash --norc --noprofile -c 'source "$1" || exit 9; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _jail
+		printf "%s\n" "${COMPREPLY[@]}" | sort' bash "$T/comp/jail.bash" "$@"
+}
+
+test_bash_completion_knows_live_subcommands_and_spaces() {
+	assert_eq "$(bash_comp jail ex | tr '\n' ' ')" "exec export "
+	assert_eq "$(bash_comp jail st | tr '\n' ' ')" "status stop "
+	assert_eq "$(bash_comp jail stop --ti)" "--timeout"
+	assert_eq "$(bash_comp jail list --a)" "--all"
+	assert_eq "$(bash_comp jail diff --col | tr '\n' ' ')" "--color --color=always --color=auto --color=never "
+	assert_eq "$(bash_comp jail -V)" "-V"
+	# a directory name with a space is one completion, not two
+	mkdir -p "$T/my project" "$T/my other"
+	assert_eq "$(bash_comp jail -D "$T/my p")" "$T/my project"
+	# sessions of a project whose path has a space, as typed on the line
+	mkrepo "$T/my project/r"
+	"$JAIL" -D "$T/my project/r" -s spaced --no-export -- true
+	assert_eq "$(bash_comp jail diff -D "${T// /\\ }/my\\ project/r" -s "")" "spaced"
+}
+
+test_zsh_completion_knows_live_subcommands() {
+	command -v zsh >/dev/null || fail "zsh is not installed (scripts/setup installs it)"
+	mkdir -p "$T/comp" "$T/bin" "$T/share/policies"
+	sed "s|@DATADIR@|$T/share|" "$TESTS/../completions/_jail" >"$T/comp/_jail"
+	ln -sf "$JAIL" "$T/bin/jail"
+	cat >"$T/drive.zsh" <<'ZSH'
+zmodload zsh/zpty
+zpty z 'zsh -f -i'
+zpty -w z "PS1='> '; path=($COMP_BIN \$path); fpath=($COMP_DIR \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w -n z "$1"$'\t'
+sleep 1
+zpty -w -n z $'\C-u echo DONE-$?\n'
+zpty -r z out '*DONE-*'
+print -r -- "$out"
+zpty -d z
+ZSH
+	out=$(COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 20 zsh -f "$T/drive.zsh" "jail st" 2>&1 | tr -d '\r')
+	assert_contains "$out" "stop"
+	assert_contains "$out" "status"
+	assert_not_contains "$out" "_jail:"
+	out=$(COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 20 zsh -f "$T/drive.zsh" "jail stop --ti" 2>&1 | tr -d '\r')
+	assert_contains "$out" "--timeout"
+}

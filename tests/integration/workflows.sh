@@ -305,7 +305,7 @@ test_bash_completion_loads_and_completes() {
 			printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' bash "$T/comp/jail.bash" "$@" 2>"$T/comp.err"
 	}
 	assert_eq "$(comp jail ap)" "apply "
-	assert_eq "$(comp jail ex)" "export "
+	assert_eq "$(comp jail exp)" "export "
 	assert_eq "$(comp jail apply --thr)" "--three-way "
 	assert_eq "$(comp jail --pub)" "--publish "
 	assert_eq "$(comp jail --net a)" "allow "
