@@ -109,6 +109,7 @@ static void send_msg(int conn, int type, int value, int fd, const char *text)
 struct join_server {
 	int listen_fd, sync_sock, dir_fd;
 	pthread_t thread;
+	bool serving;
 };
 
 /* Every connection's peer must be the caller's own uid: the session dir is
@@ -141,8 +142,8 @@ static void sock_addr(int dir_fd, struct sockaddr_un *sa)
 	snprintf(sa->sun_path, sizeof(sa->sun_path), "/proc/self/fd/%d/exec.sock", dir_fd);
 }
 
-int join_server_start(const struct session *s, int sync_sock, struct join_server **out,
-                      struct jail_err *e)
+int join_server_listen(const struct session *s, int sync_sock, struct join_server **out,
+                       struct jail_err *e)
 {
 	struct join_server *srv = xcalloc(1, sizeof(*srv));
 	srv->sync_sock = sync_sock;
@@ -159,8 +160,6 @@ int join_server_start(const struct session *s, int sync_sock, struct join_server
 	}
 	if (r == 0)
 		r = listen(srv->listen_fd, 8);
-	if (r == 0 && (r = pthread_create(&srv->thread, NULL, server_main, srv)) != 0)
-		errno = r;
 	if (r != 0) {
 		jail_err_sys(e, "listen for jail exec in '%s'", s->dir);
 		if (srv->listen_fd >= 0)
@@ -174,13 +173,23 @@ int join_server_start(const struct session *s, int sync_sock, struct join_server
 	return 0;
 }
 
+void join_server_serve(struct join_server *srv)
+{
+	int r = srv ? pthread_create(&srv->thread, NULL, server_main, srv) : 0;
+	if (r != 0)
+		log_warn("jail exec will not reach this jail: start its thread: %s", strerror(r));
+	else if (srv)
+		srv->serving = true;
+}
+
 void join_server_stop(struct join_server *srv)
 {
 	if (!srv)
 		return;
 	unlinkat(srv->dir_fd, "exec.sock", 0);
 	shutdown(srv->listen_fd, SHUT_RDWR);  /* wakes accept() */
-	pthread_join(srv->thread, NULL);
+	if (srv->serving)
+		pthread_join(srv->thread, NULL);
 	close(srv->listen_fd);
 	close(srv->dir_fd);
 	free(srv);

@@ -23,11 +23,13 @@
 
 #include <poll.h>
 
-/* Supervisor: listen on <session>/exec.sock and hand each connection of the
- * caller's own uid to init over sync_sock (a thread of its own). */
+/* Supervisor: listen on <session>/exec.sock (before GO), then hand each
+ * connection of the caller's own uid to init over sync_sock (after GO, in a
+ * thread of its own).  All three take a NULL server (listen failed). */
 struct join_server;
-int join_server_start(const struct session *s, int sync_sock, struct join_server **out,
-                      struct jail_err *e) WUR;
+int join_server_listen(const struct session *s, int sync_sock, struct join_server **out,
+                       struct jail_err *e) WUR;
+void join_server_serve(struct join_server *srv);
 void join_server_stop(struct join_server *srv);
 
 /* Init: read the request on conn and fork the command (conn is taken). */

@@ -78,7 +78,8 @@ static int block_signals(int *sigfd, struct jail_err *e)
 
 /* Everything between clone and GO.  On error init is killed by the caller. */
 static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *master,
-                           struct net_host **net, struct jail_err *e)
+                           struct net_host **net, struct join_server **joins,
+                           struct jail_err *e)
 {
 	if (write_id_maps(p, pid, e) < 0) {
 		if (e->errnum == EPERM || e->errnum == EACCES)
@@ -108,6 +109,12 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 		return -1;
 	if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e) < 0)
 		return -1;
+	/* before GO: once the command runs, ps, stop, live status and exec find
+	 * it (an exec that connects now waits in the backlog) */
+	struct jail_err je = {0};
+	if (join_server_listen(p->session, sock, joins, &je) < 0)
+		log_warn("jail exec will not reach this jail: %s", je.msg);
+	live_register(p->session, pid, p->cfg->argv);
 	return sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e);
 }
 
@@ -157,16 +164,14 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	_cleanup_close_ int master = -1;
 	struct net_host *net = NULL;
 	struct join_server *joins = NULL;
-	int r = setup_from_host(p, pid, sock, &master, &net, e);
+	int r = setup_from_host(p, pid, sock, &master, &net, &joins, e);
 	if (r < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	} else {
 		log_debug("jail started");
-		live_register(p->session, pid, p->cfg->argv);
-		struct jail_err je = {0};
-		if (join_server_start(p->session, sock, &joins, &je) < 0)
-			log_warn("jail exec will not reach this jail: %s", je.msg);
+		/* after GO: init reads nothing but GO before it */
+		join_server_serve(joins);
 		struct disk_guard *guard = NULL;
 		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
 		if (r == 0)

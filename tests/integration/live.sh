@@ -66,7 +66,7 @@ test_ps_lists_running_jails_of_every_project() {
 	run_jail -D "$T/q" --no-export -- true
 	run_jail ps
 	assert_eq "$rc" 0 "$err"
-	head=$(printf '%s\n' "$out" | head -1)
+	head=${out%%$'\n'*}
 	for col in PROJECT SESSION PID UPTIME CHANGED COMMAND; do assert_contains "$head" "$col"; done
 	line=$(printf '%s\n' "$out" | grep " work ")
 	assert_contains "$line" "$T/p"
