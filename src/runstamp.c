@@ -66,10 +66,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static char *settings_line(const struct jail_config *cfg)
+static char *settings_line(const struct jail_config *cfg, const char *host)
 {
 	struct strbuf b = {0};
-	sb_printf(&b, "#settings binary=%d max=%lld", cfg->export_binary, cfg->export_max_size);
+	sb_printf(&b, "#settings host=%s binary=%d max=%lld", host ? host : "", cfg->export_binary,
+	          cfg->export_max_size);
 	for (size_t i = 0; i < cfg->export_deny.n; i++)
 		sb_printf(&b, " deny=%s", cfg->export_deny.v[i]);
 	for (size_t i = 0; i < cfg->export_allow.n; i++)
@@ -131,7 +132,7 @@ static char **read_previous(const char *session_dir, char **data, size_t *n, cha
 }
 
 int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail_config *cfg,
-                  struct jail_err *e)
+                  const char *host, struct jail_err *e)
 {
 	memset(r, 0, sizeof(*r));
 	_cleanup_free_ char *upper = xasprintf("%s/upper", session_dir);
@@ -149,7 +150,7 @@ int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail
 	}
 	sb_free(&offs);
 	qsort(r->lines, r->n, sizeof(char *), cmp_str);
-	r->settings = settings_line(cfg);
+	r->settings = settings_line(cfg, host);
 	_cleanup_free_ char *data = NULL;
 	char *prev_settings = NULL;
 	size_t np = 0;

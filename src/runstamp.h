@@ -2,7 +2,8 @@
  *
  * After each end-of-run export the session keeps <session>/export.stamp: one
  * line per entry of the upper dir (escaped path, type, mode, size, mtime and
- * ctime in ns, inode) and a first line with the export settings.  The next
+ * ctime in ns, inode) and a first line with the export settings and the
+ * project's HEAD.  The next
  * run's stamp compared with it says which paths that run touched, and when
  * nothing was touched the export (and its summary) is skipped: a session of
  * 100,000 changed files costs one metadata walk, not a new patch, per run. */
@@ -20,9 +21,10 @@ struct runstamp {
 	struct strv touched;  /* escaped paths that differ from the earlier stamp, sorted */
 };
 
-/* Walk the upper dir and compare with the stamp the last export left. */
+/* Walk the upper dir and compare with the stamp the last export left.  host:
+ * what else makes a new export worth it (the project's HEAD), or NULL. */
 int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail_config *cfg,
-                  struct jail_err *e) WUR;
+                  const char *host, struct jail_err *e) WUR;
 /* Keep it for the next run (after a successful export). */
 int runstamp_save(const struct runstamp *r, const char *session_dir, struct jail_err *e) WUR;
 void runstamp_free(struct runstamp *r);
