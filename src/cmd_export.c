@@ -354,6 +354,9 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 		runstamp_free(&rs);
 		return 0;
 	}
+	/* a big export takes a while: say so on a terminal before it starts */
+	if (stamped && rs.n >= 5000 && isatty(STDERR_FILENO))
+		log_info("exporting a session of %s entries…", thousands(rs.n).s);
 	struct collect k = {0};  /* collect() keeps its scratch_parent and pathspec */
 	int r = collect(&k, s, cfg, e);
 	if (r == 0)
