@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Lexically normalise rel (no "." or ".." left); false if it climbs out. */
 static bool normalise(const char *rel, struct strbuf *out)
@@ -71,6 +72,16 @@ bool pathspec_match(const struct strv *specs, const char *path)
 	return false;
 }
 
+/* Is rel in the project or in the session's upper dir (new, or a whiteout)?
+ * Only an existence check: nothing is opened. */
+static bool path_exists(const struct session *s, const char *rel)
+{
+	struct stat st;
+	_cleanup_free_ char *lower = xasprintf("%s/%s", s->project, rel);
+	_cleanup_free_ char *upper = xasprintf("%s/%s", s->upper, rel);
+	return lstat(lower, &st) == 0 || lstat(upper, &st) == 0;
+}
+
 int pathspec_resolve(const struct session *s, char *const *args, struct strv *out,
                      struct jail_err *e)
 {
@@ -78,6 +89,13 @@ int pathspec_resolve(const struct session *s, char *const *args, struct strv *ou
 		char *p = pathspec_project_path(s, args[i], e);
 		if (!p)
 			return -1;
+		/* `jail status extra words` is a mistake, not two empty pathspecs */
+		if (!strpbrk(p, "*?[") && !path_exists(s, p)) {
+			_cleanup_free_ char *esc = escape_name(args[i]);
+			free(p);
+			return jail_err_set(e, 0, "'%s': no such path in the project or the session "
+			                          "(a PATH names a file, a directory or a glob)", esc);
+		}
 		strv_push_take(out, p);
 	}
 	return 0;

@@ -275,3 +275,15 @@ ZSH
 	out=$(COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 20 zsh -f "$T/drive.zsh" "jail stop --ti" 2>&1 | tr -d '\r')
 	assert_contains "$out" "--timeout"
 }
+
+test_status_with_words_that_are_no_paths_is_refused() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo n >new.txt && rm main.py'
+	expect_fail125 status -D "$T/p" extra words
+	assert_contains "$err" "'extra': no such path in the project or the session"
+	# a path only the session has, and one only the project had, are fine
+	run_jail status -D "$T/p" new.txt main.py
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" "A new.txt"
+	assert_contains "$out" "D main.py"
+}
