@@ -122,9 +122,10 @@ static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
 			return jail_err_set(e, 0, "-e %s: the variable is not set; set it, or use "
 			                          "--setenv NAME=VALUE", esc);
 		}
-	if (cli_sets(c, "net.allow") && cfg->net != NET_ALLOW)
-		return jail_err_set(e, 0, "--allow %s does nothing with --net %s; add --net allow",
-		                    c->cfg.allow.v[0], cfg->net == NET_OPEN ? "open" : "none");
+	/* (with --net open, host:PORT still opens the host's loopback) */
+	if (cli_sets(c, "net.allow") && cfg->net == NET_NONE)
+		return jail_err_set(e, 0, "--allow %s does nothing with --net none; add --net allow",
+		                    c->cfg.allow.v[0]);
 	return 0;
 }
 
