@@ -202,3 +202,23 @@ test_exec_needs_a_running_session_of_ones_own() {
 	finish_agent
 	assert_no_file "$(session_dir "$T/p")/exec.sock"
 }
+
+test_exec_command_ends_with_its_client() {
+	mkrepo "$T/p"
+	agent_waiting "$T/p"
+	"$JAIL" exec -D "$T/p" -- sh -c "echo \$\$ >'$T/sig/joined.pid'; exec sleep 1000" \
+		</dev/null >/dev/null 2>&1 &
+	client=$!
+	wait_for "$T/sig/joined.pid"
+	run_jail exec -D "$T/p" -- kill -0 "$(cat "$T/sig/joined.pid")"
+	assert_eq "$rc" 0 "the joined command runs"
+	kill "$client"
+	wait "$client" || true
+	for ((i = 0; i < 600; i++)); do
+		run_jail exec -D "$T/p" -- kill -0 "$(cat "$T/sig/joined.pid")"
+		[ "$rc" != 0 ] && break
+		sleep 0.1
+	done
+	assert_ne "$rc" 0 "the joined command ended with its client"
+	finish_agent
+}
