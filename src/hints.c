@@ -4,6 +4,7 @@
 #include "log.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -105,9 +106,21 @@ void hint_project_in_repo(const char *project)
 	         "finds no repository; use -D %s to work on the whole repository", pe, re, re);
 }
 
+/* Root of the host, not uid 0 of a user namespace (unshare -r): the first
+ * line of uid_map maps 0 to 0 over the whole range only in the initial one. */
+static bool host_root(void)
+{
+	if (getuid() != 0)
+		return false;
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/uid_map", "re");
+	unsigned long inside, outside, count;
+	return f && fscanf(f, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 &&
+	       outside == 0 && count == 4294967295UL;
+}
+
 void hint_root(void)
 {
-	if (getuid() == 0)
+	if (host_root())
 		log_warn("running as root: the jail runs as root inside too (uid 0 mapped to "
 		         "itself); run jail as your own user");
 }
