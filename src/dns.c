@@ -115,8 +115,10 @@ int dns_parse_query(const unsigned char *pkt, size_t len, struct dns_question *q
 	if (parse_question(pkt, len, q) < 0)
 		return -1;
 	/* A compressed name in a question is legal but no stub resolver sends
-	 * one; the answer builder copies the question and needs it plain. */
-	if (pkt[DNS_HEADER] & 0xc0)
+	 * one; the answer builder copies the question and needs it plain.  A
+	 * plain name takes one byte more than its dotted text, two unless root. */
+	size_t wire = q->end - 4 - DNS_HEADER, text = strlen(q->name);
+	if (wire != (text ? text + 2 : 1))
 		return -1;
 	if ((q->flags & (DNS_QR | DNS_OPCODE)) || get16(pkt + 6) != 0 || get16(pkt + 8) != 0)
 		return -1;

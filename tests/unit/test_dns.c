@@ -212,6 +212,14 @@ T(query_with_anything_after_the_question_is_refused)
 	/* a compressed question name pointing into the header */
 	unsigned char ptr[] = {0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xc0, 2, 0, 1, 0, 1};
 	CHECK_INT(dns_parse_query(ptr, sizeof(ptr), &q), -1);
+	/* ... or one label, then a pointer: "api" + the id and flags read as "x" */
+	unsigned char tail_ptr[] = {1, 'x', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 3, 'a', 'p', 'i', 0xc0, 0,
+	                            0, 1, 0, 1};
+	CHECK_INT(dns_parse_query(tail_ptr, sizeof(tail_ptr), &q), -1);
+	size_t off = DNS_HEADER;
+	char name[DNS_MAX_NAME];
+	CHECK_INT(dns_read_name(tail_ptr, sizeof(tail_ptr), &off, name, sizeof(name)), 0);
+	CHECK_STR(name, "api.x");  /* readable, but not as a question */
 	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 0, "", 0), &q), 0);
 	CHECK(!q.edns);
 }
