@@ -383,20 +383,23 @@ test_dns_mixed_answer_keeps_only_the_public_address() {
 	net_servers "mix.test=$LAN4" "mix.test=127.0.0.1" "mix.test=$PUB4@0" "mix.test=$GW4" \
 		"mix.test=100.64.1.1" "mix.test=::ffff:127.0.0.1" "mix.test=64:ff9b::7f00:1" \
 		"mix.test=::1" "mix.test=2002:7f00:1::1" "mix.test=::127.0.0.1" "mix.test=fe80::1" \
-		"mix.test=fd00::5" "mix.test=$GW6" "mix.test=11.22.33.1" "cn.test=>mix.test"
+		"mix.test=fd00::5" "mix.test=$GW6" "mix.test=11.22.33.1" "mix.test=::ffff:$GW4" \
+		"mix.test=64:ff9b::$GW4" "mix.test=2002:b16:21fe::1" "cn.test=>mix.test"
 	run_jail "${NET[@]}" --allow "cn.test:$P1" -- sh -c \
 		'getent ahostsv4 cn.test; getent ahostsv6 cn.test; curl -sS -m 10 "$1"' - "http://cn.test:$P1/"
 	assert_contains "$out" hello-jail
 	assert_contains "$out" "$PUB4"
 	for a in "$LAN4" 127.0.0.1 "$GW4" 100.64.1.1 ::ffff:127.0.0.1 64:ff9b::7f00:1 2002:7f00:1::1 \
-		::127.0.0.1 fe80::1 fd00::5 "$GW6" 11.22.33.1; do
+		::127.0.0.1 fe80::1 fd00::5 "$GW6" 11.22.33.1 "::ffff:$GW4" "64:ff9b::b16:21fe" \
+		2002:b16:21fe::1; do
 		assert_not_contains "$out" "$a "
 	done
 	for a in "$LAN4 (private)" "127.0.0.1 (loopback)" "$GW4 (network helper)" \
 		"100.64.1.1 (shared)" "::ffff:127.0.0.1 (loopback)" "64:ff9b::7f00:1 (loopback)" \
 		"::1 (loopback)" "2002:7f00:1::1 (loopback)" "::127.0.0.1 (loopback)" \
 		"fe80::1 (link-local)" "fd00::5 (private)" "$GW6 (network helper)" \
-		"11.22.33.1 (the host)"; do
+		"11.22.33.1 (the host)" "::ffff:$GW4 (network helper)" \
+		"64:ff9b::b16:21fe (network helper)" "2002:b16:21fe::1 (network helper)"; do
 		assert_contains "$err" "jail: dns: cn.test answered $a; not opened"
 	done
 	# and none of them was opened: the loopback of W stays closed behind them
