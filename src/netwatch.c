@@ -1,12 +1,13 @@
-/* netwatch.c — the supervisor's network thread: the filtering DNS resolver on
- * the UDP and TCP sockets init made at 127.0.0.1:53 in the jail's netns, and
- * the NFLOG reader that reports denied connections.
+/* netwatch.c — the supervisor's network thread: one poll loop for the
+ * filtering DNS resolver (its transport is resolver.c; what it answers is
+ * decided here) and the NFLOG reader that reports denied connections.
  *
- * An allowed name (exact or *.suffix) is resolved upstream; its A/AAAA answers
- * (after CNAMEs) go into the ruleset's sets with the TTL as timeout *before*
- * the answer reaches the jail, so the connection that follows is let through.
- * Every other name gets NXDOMAIN and is reported.  With --net open the resolver
- * only forwards. */
+ * An allowed name (exact or *.suffix) is resolved upstream; the A/AAAA answers
+ * (after CNAMEs) that may be opened — public addresses, never the host's, the
+ * helper's or special-purpose ones (addrclass.c), unless the allowlist names
+ * them — go into the ruleset's sets with the TTL as timeout *before* the
+ * answer, rebuilt from them alone, reaches the jail.  Every other name gets
+ * NXDOMAIN and is reported.  With --net open the resolver only forwards. */
 #include "addrclass.h"
 #include "log.h"
 #include "netpriv.h"

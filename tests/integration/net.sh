@@ -33,8 +33,8 @@ wait_file() {
 net_world() {
 	trap cleanup_bg EXIT
 	[ -r /dev/net/tun ] && [ -w /dev/net/tun ] || fail "/dev/net/tun is not usable: chmod 0666 /dev/net/tun"
-	unshare -U -n --map-current-user --keep-caps true 2>/dev/null ||
-		fail "cannot make a user and network namespace for the test network"
+	unshare -U -n --map-current-user --keep-caps ip link add v0 type veth peer name v1 ||
+		fail "cannot make the test network (a user and network namespace with a veth pair)"
 	bg unshare -U -n --map-current-user --keep-caps sh -c '
 		set -e
 		ip link set lo up
