@@ -121,12 +121,14 @@ static int client_slot(struct resolver *r)
 static void accept_clients(struct resolver *r)
 {
 	for (int n = 0; n < RES_MAX_TCP; n++) {
-		int i = client_slot(r);
-		if (i < 0)
-			return;  /* all busy upstream: the rest waits in the backlog */
 		int fd = accept4(r->tcp, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd < 0)
 			return;
+		int i = client_slot(r);  /* only now: nobody is evicted for nothing */
+		if (i < 0) {
+			close(fd);  /* every client waits for upstream: try again */
+			return;
+		}
 		struct client *c = &r->clients[i];
 		c->fd = fd;
 		c->since = now_ms();
