@@ -339,16 +339,8 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	/* a run that changed nothing says nothing, and the last patch stands,
 	 * unless the project's HEAD moved (the landing advice changes with it) */
 	struct runstamp rs;
-	struct git g = {.cwd = s->project};
-	struct strbuf head = {0};
-	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
-	int status = 1;
-	if (git_run(&g, args, NULL, 0, &head, &status, e) < 0 || status != 0)
-		sb_free(&head);
-	if (head.s)
-		head.s[strcspn(head.s, "\n")] = '\0';
-	bool stamped = runstamp_take(&rs, s->dir, cfg, head.s, e) == 0;
-	sb_free(&head);
+	_cleanup_free_ char *host = runstamp_host(s->project);
+	bool stamped = runstamp_take(&rs, s->dir, cfg, host, e) == 0;
 	log_debug("export: upper dir stamped (%zu entries)", rs.n);
 	if (stamped && rs.unchanged) {
 		runstamp_free(&rs);

@@ -1,6 +1,8 @@
 /* runstamp.c — the upper dir's metadata stamp (see runstamp.h). */
 #include "runstamp.h"
 
+#include "git.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -193,4 +195,41 @@ bool runstamp_touched(const struct runstamp *r, const char *escaped_path)
 {
 	return r->touched.n && bsearch(&escaped_path, r->touched.v, r->touched.n,
 	                               sizeof(char *), cmp_str) != NULL;
+}
+
+static char *head_by_git(const char *project)
+{
+	struct git g = {.cwd = project};
+	struct strbuf head = {0};
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	int status = 1;
+	struct jail_err e;
+	if (git_run(&g, args, NULL, 0, &head, &status, &e) < 0 || status != 0 || !head.s) {
+		sb_free(&head);
+		return NULL;
+	}
+	head.s[strcspn(head.s, "\n")] = '\0';
+	return sb_steal(&head);
+}
+
+char *runstamp_host(const char *project)
+{
+	_cleanup_free_ char *gitdir = xasprintf("%s/.git", project);
+	_cleanup_close_ int gfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return head_by_git(project);
+	/* HEAD names the branch; a commit rewrites its ref (or packed-refs) and
+	 * the index */
+	_cleanup_free_ char *head = NULL;
+	struct jail_err e;
+	if (read_file_at(gfd, "HEAD", 4096, &head, NULL, &e) < 0)
+		return head_by_git(project);
+	head[strcspn(head, "\n")] = '\0';
+	char ref[FILE_STAMP_MAX] = "-", packed[FILE_STAMP_MAX], index[FILE_STAMP_MAX];
+	if (strncmp(head, "ref: refs/", 10) == 0 && !strstr(head, ".."))
+		file_stamp(gfd, head + 5, ref);
+	file_stamp(gfd, "packed-refs", packed);
+	file_stamp(gfd, "index", index);
+	_cleanup_free_ char *esc = escape_name(head);
+	return xasprintf("%s;%s;%s;%s", esc, ref, packed, index);
 }

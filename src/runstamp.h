@@ -25,6 +25,11 @@ struct runstamp {
  * what else makes a new export worth it (the project's HEAD), or NULL. */
 int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail_config *cfg,
                   const char *host, struct jail_err *e) WUR;
+/* What of the host makes a new export worth it: the project's HEAD, read as
+ * file stamps of its git dir (no git process on the common path), or from
+ * `git rev-parse` when the project has no .git directory of its own.  NULL
+ * outside git. */
+char *runstamp_host(const char *project);
 /* Keep it for the next run (after a successful export). */
 int runstamp_save(const struct runstamp *r, const char *session_dir, struct jail_err *e) WUR;
 void runstamp_free(struct runstamp *r);
