@@ -150,7 +150,7 @@ test_hostside_deep_tree_status_and_reset() {
 		echo "run-rc=$?"
 		echo "== status"; "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
 		echo "== reset"; "$JAIL" reset -D "$T/p" </dev/null; echo "reset-rc=$?"
-		echo "left=$(find "$XDG_STATE_HOME/jail" -mindepth 2 2>/dev/null | grep -c /default/)"'
+		find "$XDG_STATE_HOME/jail" -mindepth 2 2>/dev/null | grep /default/ | head; echo "left=$(find "$XDG_STATE_HOME/jail" -mindepth 2 2>/dev/null | grep -c /default/)"'
 	assert_contains "$out" "made-deep"
 	assert_contains "$out" "status-rc=0"
 	assert_contains "$out" "A ok.txt"
