@@ -3,6 +3,7 @@
 
 #include "applied.h"
 #include "git.h"
+#include "hostgit.h"
 #include "submodule.h"
 #include "log.h"
 
@@ -700,26 +701,17 @@ static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv 
 
 /* Which of these untracked paths do the host's ignore rules (the lower tree's
  * .gitignore files, .git/info/exclude and the user's global excludes file; never
- * the agent's edits) ignore? */
-static int host_ignored(struct export_ctx *x, const struct strbuf *in, struct strv *ignored,
-                        struct jail_err *e)
+ * the agent's edits) ignore, and which does git refuse to look at?  Both lists
+ * come back sorted. */
+static int host_ignored(struct export_ctx *x, char *const *cand, size_t n, struct strv *ignored,
+                        struct strv *refused, struct jail_err *e)
 {
-	if (in->len == 0)
-		return 0;
-	struct git g = {.cwd = x->project, .config = x->user_excludes};
-	struct strbuf out = {0};
-	int status;
-	/* the paths are known untracked: --no-index spares reading the whole index */
-	const char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
-	if (git_run(&g, args, in->s, in->len, &out, &status, e) < 0)
+	if (host_check_ignore(x, cand, n, ignored, refused, e) < 0)
 		return -1;
-	if (status > 1) {
-		sb_free(&out);
-		return jail_err_set(e, 0, "git check-ignore failed (exit %d) in '%s'", status,
-		                    x->project);
-	}
-	split_nul(&out, ignored);
-	sb_free(&out);
+	if (ignored->n)
+		qsort(ignored->v, ignored->n, sizeof(char *), cmp_str);
+	if (refused->n)
+		qsort(refused->v, refused->n, sizeof(char *), cmp_str);
 	return 0;
 }
 
@@ -787,8 +779,10 @@ static bool host_has_blob(void *ctx, const char *oid)
 
 static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
-	struct strv tracked = {0}, ignored = {0};
-	struct strbuf cand = {0};
+	struct strv tracked = {0}, ignored = {0}, refused = {0};
+	struct strbuf memo = {0};
+	char **cand = NULL;
+	size_t ncand = 0;
 	/* a submodule's files never go into the superproject's patch */
 	int r = submodule_split(x, cs, e);
 	if (r == 0)
@@ -805,19 +799,29 @@ static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_er
 			c->pre = c->old_type != FT_NONE && tracked_now ? PRE_LOWER : PRE_NONE;
 		if (c->reason || c->pre != PRE_NONE || tracked_now)
 			continue;
+		char *refuse = c->new_type == FT_NONE ? NULL
+		               : host_path_refused(x->project_fd, c->path, &memo);
 		if (c->new_type == FT_NONE)
 			leave_out(c, xstrdup("not tracked by git: the patch does not delete it"));
+		else if (refuse)
+			leave_out(c, refuse);
 		else
-			sb_append(&cand, c->path, strlen(c->path) + 1);
+			cand = xrealloc(cand, ++ncand * sizeof(*cand)), cand[ncand - 1] = c->path;
 	}
 	if (r == 0)
-		r = host_ignored(x, &cand, &ignored, e);
-	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		r = host_ignored(x, cand, ncand, &ignored, &refused, e);
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		if (!cs->v[i].reason && in_sorted(&ignored, cs->v[i].path))
 			leave_out(&cs->v[i], xstrdup("ignored by git on the host"));
+		if (!cs->v[i].reason && in_sorted(&refused, cs->v[i].path))
+			leave_out(&cs->v[i], xstrdup("host git refuses the path (git check-ignore "
+			                             "exits 128 on it)"));
+	}
 	strv_free(&tracked);
 	strv_free(&ignored);
-	sb_free(&cand);
+	strv_free(&refused);
+	sb_free(&memo);
+	free(cand);
 	return r;
 }
 
