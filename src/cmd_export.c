@@ -53,7 +53,11 @@ static void collect_free(struct collect *k)
 /* Scan, filter and build one repository's change (the context is open). */
 static int collect_build(struct collect *k, struct session *s, bool sub, struct jail_err *e)
 {
-	if (export_scan(&k->x, &k->cs, e) < 0 || export_filter(&k->x, &k->cs, e) < 0)
+	if (export_scan(&k->x, &k->cs, e) < 0)
+		return -1;
+	if (k->cs.truncated)
+		return 0;  /* too_many() says so; nothing is built from half a walk */
+	if (export_filter(&k->x, &k->cs, e) < 0)
 		return -1;
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
@@ -89,6 +93,16 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 		}
 	}
 	return 0;
+}
+
+/* A session whose walk stopped at its bound (export.c): status says so, the
+ * rest refuse with this line. */
+static int too_many(const struct collect *k, struct jail_err *e)
+{
+	return jail_err_set(e, 0, "the session holds more than %zu changed paths, more than jail "
+	                          "reads (a build or install directory?); delete what should not "
+	                          "go out inside the jail (jail -D DIR -- rm -rf PATH), or jail "
+	                          "reset", k->cs.n);
 }
 
 /* Does the export hold a patch at all (the superproject's or a submodule's)? */
@@ -240,6 +254,8 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 		return 0;
 	struct collect k;
 	int r = collect(&k, s, cfg, e);
+	if (r == 0 && k.cs.truncated)
+		r = too_many(&k, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
 	if (r == 0)
@@ -282,6 +298,8 @@ static int run_export_cmd(struct cli *c, export_action act)
 	int r = open_session(c, &s, &cfg, &e);
 	if (r == 0)
 		r = collect(&k, &s, &cfg, &e);
+	if (r == 0 && k.cs.truncated && c->cmd != CMD_STATUS)
+		r = too_many(&k, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
 	collect_free(&k);
@@ -329,6 +347,12 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 static int act_status(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	struct strbuf out = {0};
+	if (k->cs.truncated) {  /* the partial walk, unfiltered, says nothing true */
+		struct jail_err many;
+		(void)too_many(k, &many);
+		return write_stdout(many.msg, strlen(many.msg), e) < 0 ? -1
+		       : write_stdout("\n", 1, e);
+	}
 	summary_render(&k->cs, NULL, &out);
 	for (size_t i = 0; i < k->n_subs; i++) {
 		struct strbuf sub = {0};

@@ -120,6 +120,7 @@ static struct change *change_add(struct changeset *cs, const char *path, enum ft
 	struct change *c = &cs->v[cs->n++];
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(path);
+	cs->path_bytes += strlen(path) + 1;
 	c->old_type = old_t;
 	c->new_type = new_t;
 	return c;
@@ -154,9 +155,33 @@ struct walk {
 };
 
 /* Beyond these the agent is building a trap (fd exhaustion, paths longer than
- * the kernel resolves), not a project: left out, and the export goes on. */
+ * the kernel resolves), not a project: left out, and the export goes on.  The
+ * walk holds three fds and one small frame per level. */
 #define WALK_MAX_DEPTH 64
 #define WALK_MAX_PATH 2048
+
+/* The memory of a walk is bounded for any number of files: past this many
+ * changed paths, or this many bytes of their names, the walk stops and the
+ * changeset says so (export.h: truncated). */
+#define WALK_MAX_CHANGES 100000
+#define WALK_MAX_PATH_BYTES (16u << 20)
+
+/* Is the changeset full?  Then the walk unwinds (-1, cs->truncated set). */
+static int walk_full(struct walk *w)
+{
+	if (w->cs->n < WALK_MAX_CHANGES && w->cs->path_bytes < WALK_MAX_PATH_BYTES)
+		return 0;
+	w->cs->truncated = true;
+	return jail_err_set(w->e, 0, "more than %d changed paths", WALK_MAX_CHANGES);
+}
+
+/* A directory too deep to walk: one left-out entry for all of it. */
+static void too_deep(struct walk *w, const char *path, enum ftype old_t, enum ftype new_t)
+{
+	change_add(w->cs, path, old_t, new_t)->reason =
+		xasprintf("nested deeper than %d directories or longer than %d bytes",
+		          WALK_MAX_DEPTH, WALK_MAX_PATH);
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -243,6 +268,7 @@ static int delete_lower_tree(struct walk *w, int lfd, const char *name, const ch
 	}
 	int ret = 0;
 	struct dirent *de;
+	w->depth++;
 	while (ret == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
 			continue;
@@ -251,11 +277,16 @@ static int delete_lower_tree(struct walk *w, int lfd, const char *name, const ch
 		if (is_hidden(w->x, p) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		enum ftype t = ftype_of(&st);
-		if (t == FT_DIR)
+		if ((ret = walk_full(w)) < 0)
+			break;
+		if (t == FT_DIR && (w->depth >= WALK_MAX_DEPTH || strlen(p) > WALK_MAX_PATH))
+			too_deep(w, p, FT_DIR, FT_NONE);
+		else if (t == FT_DIR)
 			ret = delete_lower_tree(w, dirfd(d), de->d_name, p);
 		else if (t != FT_SPECIAL)
 			change_add(w->cs, p, t, FT_NONE)->old_exec = st.st_mode & 0100;
 	}
+	w->depth--;
 	closedir(d);
 	return ret;
 }
@@ -374,6 +405,19 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
 	return r;
 }
 
+/* A directory a deny rule leaves out (node_modules/, .venv/): everything below
+ * is left out for the same reason, so one entry says it, and the walk does not
+ * spend time and memory on what an install put there. */
+static bool denied_dir(struct walk *w, const char *path, const struct stat *lst)
+{
+	char *why = pathrules_denied(&w->x->rules, path, true);
+	if (!why)
+		return false;
+	_cleanup_free_ char *shown = xasprintf("%s/", path);  /* reads as a directory */
+	change_add(w->cs, shown, lst ? ftype_of(lst) : FT_NONE, FT_DIR)->reason = why;
+	return true;
+}
+
 static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const char *rel,
                       bool opaque)
 {
@@ -382,10 +426,10 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 		strv_push(&w->cs->git_dirs, path);
 		return 0;
 	}
+	if (walk_full(w) < 0)
+		return -1;
 	if (w->depth >= WALK_MAX_DEPTH || strlen(path) > WALK_MAX_PATH) {
-		struct change *c = change_add(w->cs, path, FT_NONE, FT_DIR);
-		c->reason = xasprintf("nested deeper than %d directories or longer than %d bytes",
-		                      WALK_MAX_DEPTH, WALK_MAX_PATH);
+		too_deep(w, path, FT_NONE, FT_DIR);
 		return 0;
 	}
 	struct stat st, lstb, *lst = NULL;
@@ -402,6 +446,8 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 	}
 	switch (ftype_of(&st)) {
 	case FT_DIR:
+		if (denied_dir(w, path, lst))
+			return 0;
 		return classify_dir(w, ufd, lfd, name, path, lst, opaque);
 	case FT_FILE:
 	case FT_SYMLINK:
@@ -434,7 +480,8 @@ static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, co
 		struct stat st;
 		if (is_hidden(w->x, p) || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		ret = delete_lower(w, dirfd(d), n, p, &st);
+		if ((ret = walk_full(w)) == 0)
+			ret = delete_lower(w, dirfd(d), n, p, &st);
 	}
 	closedir(d);
 	return ret;
@@ -476,7 +523,8 @@ int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 	struct walk w = {x, cs, e, 0};
 	if (x->upper_fd < 0)
 		return 0;  /* the session never ran: nothing changed */
-	if (walk_dir(&w, x->upper_fd, x->project_fd, is_opaque(x->upper_fd), NULL) < 0)
+	if (walk_dir(&w, x->upper_fd, x->project_fd, is_opaque(x->upper_fd), NULL) < 0 &&
+	    !cs->truncated)
 		return -1;
 	if (cs->n)
 		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_change);

@@ -47,6 +47,8 @@ struct changeset {
 	struct change *v;
 	size_t n, cap;
 	struct strv git_dirs;    /* .git entries found in the upper dir (left out) */
+	size_t path_bytes;       /* of the paths above: the walk's memory bound */
+	bool truncated;          /* the walk stopped at its bound: too many changes */
 };
 
 struct export_ctx {
