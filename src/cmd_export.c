@@ -8,6 +8,7 @@
 #include "commands.h"
 
 #include "applied.h"
+#include "controlfiles.h"
 #include "git.h"
 #include "log.h"
 #include "patch.h"
@@ -59,6 +60,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 		return 0;  /* too_many() says so; nothing is built from half a walk */
 	if (export_filter(&k->x, &k->cs, e) < 0)
 		return -1;
+	controlfiles_review(&k->x, &k->cs, s->dir);
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);
@@ -485,9 +487,38 @@ static void mark_applied(const struct session *s, struct collect *k)
 	sb_free(&head);
 }
 
+/* Changes to control files (controlfiles.h) land only when the user says so:
+ * --accept-flagged, or "y" typed on a terminal after reading them. */
+static int refuse_flagged(const struct cli *c, const struct collect *k, struct jail_err *e)
+{
+	struct strbuf lines = {0};
+	size_t n = k->built ? controlfiles_render(&k->cs, &lines) : 0;
+	for (size_t i = 0; i < k->n_subs; i++)
+		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &lines) : 0;
+	if (n == 0 || c->accept_flagged) {
+		sb_free(&lines);
+		return 0;
+	}
+	log_info("the patch changes files that decide what git ignores, fetches or runs:");
+	log_lines(lines.s);
+	sb_free(&lines);
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		char answer[16] = "";
+		fprintf(stderr, "jail: apply it anyway? [y/N] ");
+		fflush(stderr);
+		if (fgets(answer, sizeof(answer), stdin) && (answer[0] == 'y' || answer[0] == 'Y'))
+			return 0;
+	}
+	return jail_err_set(e, 0, "not applied: the patch changes %zu flagged file%s (above); "
+	                          "review them with jail diff, then run jail apply "
+	                          "--accept-flagged", n, n == 1 ? "" : "s");
+}
+
 static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	/* every repository is checked before anything lands */
+	if (refuse_flagged(c, k, e) < 0)
+		return -1;
 	if (k->built && k->x.is_repo && refuse_dirty(k, e) < 0)
 		return -1;
 	for (size_t i = 0; i < k->n_subs; i++)

@@ -131,6 +131,7 @@ void changeset_free(struct changeset *cs)
 	for (size_t i = 0; i < cs->n; i++) {
 		free(cs->v[i].path);
 		free(cs->v[i].reason);
+		free(cs->v[i].note);
 	}
 	free(cs->v);
 	strv_free(&cs->git_dirs);

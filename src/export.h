@@ -41,6 +41,8 @@ struct change {
 	unsigned flags;
 	long added, deleted;     /* from git's numstat; -1 for binary */
 	bool has_cr;             /* a side holds '\r': `git am` would strip it from text */
+	char *note;              /* CF_REVIEW: more lines to show under the flag, each
+	                          * escaped, '\n'-ended (controlfiles.h), or NULL */
 };
 
 struct changeset {
