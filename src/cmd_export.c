@@ -9,6 +9,7 @@
 
 #include "applied.h"
 #include "controlfiles.h"
+#include "scratchroom.h"
 #include "git.h"
 #include "log.h"
 #include "patch.h"
@@ -31,6 +32,8 @@ struct collect {
 	struct export_ctx x;
 	struct changeset cs;
 	struct scratch sc;
+	char *scratch_parent;  /* where sc lives (scratchroom.h) */
+	bool scratch_own;
 	bool built;  /* the scratch repository holds pre and post */
 	char *patch;  /* the patch written, or NULL */
 	struct collect *subs;
@@ -47,6 +50,8 @@ static void collect_free(struct collect *k)
 	free(k->patch);
 	k->patch = NULL;
 	scratch_destroy(&k->sc);
+	scratch_unplace(k->scratch_parent, k->scratch_own);
+	k->scratch_parent = NULL;
 	changeset_free(&k->cs);
 	export_ctx_close(&k->x);
 }
@@ -68,7 +73,14 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	if (changeset_included(&k->cs) == 0)
 		return 0;
 	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
-	int r = sub ? scratch_create_another(&k->sc, s->dir, e) : scratch_create(&k->sc, s->dir, e);
+	unsigned long long bytes = 0;
+	for (size_t i = 0; i < k->cs.n; i++)
+		bytes += !k->cs.v[i].reason && k->cs.v[i].new_size > 0 ? (unsigned long long)k->cs.v[i].new_size : 0;
+	unsigned long long need = scratch_estimate(bytes, changeset_included(&k->cs));
+	if (scratch_place(s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
+		return -1;
+	const char *at = k->scratch_parent;
+	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
@@ -145,6 +157,11 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 	struct strbuf mbox = {0}, summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
 	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
+	if (r == 0 && !room_for(dir, 2 * (unsigned long long)mbox.len))
+		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%zu KiB) in %s "
+		                            "without going below the filesystem's reserve; free some "
+		                            "space, or write it elsewhere with jail export -o DIR",
+		                 mbox.len >> 10, dir);
 	if (r == 0)
 		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
 	if (r == 0) {
