@@ -45,13 +45,13 @@ static long count_changes(int dfd, int depth, long *budget)
 	while (*budget > 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
 			continue;
+		--*budget;  /* a directory costs too, counted or not */
 		if (de->d_type == DT_DIR) {
 			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
 				n += count_changes(sub, depth + 1, budget);
 		} else {
 			n++;
-			--*budget;
 		}
 	}
 	closedir(d);
