@@ -906,6 +906,22 @@ static void set_flags(struct change *c)
 		c->flags |= CF_REVIEW;
 }
 
+/* The patch is built in memory (patch.c): its files together stay below this,
+ * so an export's memory is bounded whatever the agent wrote.  What is over it
+ * waits for the next export (after `jail apply` lands this one). */
+#define EXPORT_MAX_TOTAL (256ULL << 20)
+
+static void over_total(struct change *c, unsigned long long *total)
+{
+	if (c->reason || c->new_type != FT_FILE || c->new_size <= 0)
+		return;
+	if (*total + (unsigned long long)c->new_size > EXPORT_MAX_TOTAL)
+		leave_out(c, xasprintf("over the %llu MiB one patch carries; apply this one, then "
+		                       "export again", EXPORT_MAX_TOTAL >> 20));
+	else
+		*total += (unsigned long long)c->new_size;
+}
+
 int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	for (size_t i = 0; i < cs->n; i++) {
@@ -915,9 +931,11 @@ int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e
 	}
 	if (x->is_repo && filter_git(x, cs, e) < 0)
 		return -1;
+	unsigned long long total = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		if (!cs->v[i].reason && filter_content(x, &cs->v[i], e) < 0)
 			return -1;
+		over_total(&cs->v[i], &total);
 		set_flags(&cs->v[i]);
 	}
 	return 0;
