@@ -290,7 +290,8 @@ size_t controlfiles_render(const struct changeset *cs, struct strbuf *out)
 		_cleanup_free_ char *esc = escape_name(c->path);
 		sb_printf(out, "%s: %s\n", esc, path_flag_reason(c->path));
 		for (const char *l = c->note, *nl; l && *l; l = nl + 1) {
-			nl = strchr(l, '\n');
+			if (!(nl = strchr(l, '\n')))
+				break;  /* each line ends with one */
 			sb_printf(out, "%s: %.*s\n", esc, (int)(nl - l), l);
 		}
 		n++;

@@ -476,7 +476,8 @@ static void render_flags(const struct changeset *cs, const char *indent, struct 
 		if (c->flags & CF_REVIEW)
 			sb_printf(b, "%s%s: %s\n", indent, esc, path_flag_reason(c->path));
 		for (const char *l = c->note, *nl; l && *l; l = nl + 1) {  /* controlfiles.h */
-			nl = strchr(l, '\n');
+			if (!(nl = strchr(l, '\n')))
+				break;  /* each line ends with one */
 			sb_printf(b, "%s%s: %.*s\n", indent, esc, (int)(nl - l), l);
 		}
 	}
