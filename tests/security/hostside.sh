@@ -177,3 +177,24 @@ test_hostside_path_host_git_refuses_is_left_out() {
 	expect_fs_usable
 	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
 }
+
+test_hostside_gitignore_flag_variants() {
+	# the project is a subdirectory of its repository; the agent deletes a
+	# .gitignore (un-hiding what it ignored) and the root rules keep the rest
+	git_init "$T/r"
+	mkdir -p "$T/r/app/conf" && printf 'hello\n' >"$T/r/app/README"
+	printf '*.key\n' >"$T/r/.gitignore" && printf 'local.ini\n' >"$T/r/app/conf/.gitignore"
+	git -C "$T/r" add -A && git -C "$T/r" commit -qm init
+	printf 's\n' >"$T/r/app/conf/local.ini" && printf 'k\n' >"$T/r/app/conf/id.key"
+	before=$(tree_hash "$T/r")
+	on_small_fs 64M 20000 '
+		"$JAIL" -q -D "$T/r/app" -- sh -c "rm conf/.gitignore" </dev/null
+		"$JAIL" status -D "$T/r/app" </dev/null
+		"$JAIL" apply -D "$T/r/app" </dev/null; echo "apply-rc=$?"'
+	expect_fs_usable
+	assert_contains "$out" "D conf/.gitignore"
+	assert_contains "$out" "conf/.gitignore: no longer ignores conf/local.ini (exists on the host)"
+	assert_not_contains "$out" "no longer ignores conf/id.key"
+	assert_contains "$out" "apply-rc=125"
+	assert_eq "$(tree_hash "$T/r")" "$before" "the repository"
+}
