@@ -391,10 +391,12 @@ int hidefs_usable(struct jail_err *e)
 		close(fd);
 		return 0;
 	}
-	return jail_err_sys(e,
-	                    "/dev/fuse cannot be opened, and hiding ignored files for the whole "
-	                    "run needs it; as root: chmod 0666 /dev/fuse (Debian's default), or "
-	                    "run with --hide-start-only");
+	int err = errno;
+	return jail_err_set(e, 0, /* the reason is in the middle of the line */
+	                    "/dev/fuse cannot be opened (%s), and hiding ignored files for the "
+	                    "whole run needs it; as root: chmod 0666 /dev/fuse (Debian's default), "
+	                    "or run with --hide-start-only",
+	                    strerror(err));
 }
 
 int hidefs_mount(int sock, const char *dev_fuse, const char *at, uid_t uid, gid_t gid,
