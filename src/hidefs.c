@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -338,6 +339,12 @@ static int server_main(pid_t supervisor, int root, struct hide_node *tree, int s
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor)
 		return 1;
 	setsid();
+	/* one fd per file the jail holds open: as many as this user may have */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	int r = fcntl(root, F_DUPFD_CLOEXEC, 10), k = fcntl(sock, F_DUPFD_CLOEXEC, 10);
 	if (r < 0 || k < 0 || dup3(r, 3, O_CLOEXEC) < 0 || dup3(k, 4, O_CLOEXEC) < 0)
 		return 1;
