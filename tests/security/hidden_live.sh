@@ -16,6 +16,7 @@ live_repo() {
 	git -C "$d" add .gitignore conf go.txt
 	git -C "$d" commit -q -m init
 	printf 'old\n' >"$d/cache/old.txt"
+	printf 'SECRET=canary-at-start\n' >"$d/.env"
 }
 
 # start_hunter ARGS...: the probe in a jail on $T/p, in the background, hunting
@@ -63,7 +64,8 @@ test_ignored_files_created_during_run_stay_hidden() {
 	start_hunter new.key .env secrets/s.txt conf/c.key cache/new.txt agentdir/a.key \
 		deep/er/x.key
 	printf 'canary-new-key\n' >"$T/p/new.key"
-	printf 'SECRET=canary-env\n' >"$T/p/.env"
+	printf 'SECRET=canary-env\n' >"$T/p/.env.new"
+	mv "$T/p/.env.new" "$T/p/.env" # hidden at start, replaced during the run
 	mkdir "$T/p/secrets"
 	printf 'canary-secrets-dir\n' >"$T/p/secrets/s.txt"
 	printf 'canary-existing-dir\n' >"$T/p/conf/c.key"
@@ -125,4 +127,17 @@ test_ignored_files_polled_during_creation_stay_hidden() {
 	assert_contains "$out" ready
 	assert_no_leak
 	assert_eq "$rc" 0 "the hunter's status ($err)"
+}
+
+# --hide-start-only: the old start-time hiding, said at start; what was ignored
+# at start is still hidden.
+test_hide_start_only_says_so() {
+	live_repo "$T/p"
+	run_jail --hide-start-only -D "$T/p" -- cat .env
+	assert_ne "$rc" 0 "reading .env with start-time hiding"
+	assert_not_contains "$out" canary-
+	assert_contains "$err" "start only"
+	run_jail -D "$T/p" -- cat conf/app.txt
+	assert_eq "$rc" 0 "positive control: a tracked file reads"
+	assert_not_contains "$err" "start only"
 }
