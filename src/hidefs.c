@@ -4,7 +4,7 @@
  * fixed for the run, so the kernel's lookups can only ever reach those paths.
  * Every request resolves its path again below the project fd: what the host
  * has there now (an edited file, a file replaced by rename) is what is shown. */
-#define FUSE_USE_VERSION 34
+#define FUSE_USE_VERSION 314
 #include "hidefs.h"
 
 #include "log.h"
@@ -16,6 +16,7 @@
 #include <fuse_lowlevel.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,7 +46,28 @@ struct listing {
 	} *v;
 };
 
+/* Requests are served by several threads (git stats files from several):
+ * the tree's child arrays change when a live directory gains a name, so every
+ * look at them holds this lock.  Nodes are never freed while serving. */
+static pthread_mutex_t tree_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static struct server *srv(fuse_req_t req) { return fuse_req_userdata(req); }
+
+static struct hide_node *find_locked(struct hide_node *dir, const char *name)
+{
+	pthread_mutex_lock(&tree_lock);
+	struct hide_node *n = hidetree_find(dir, name);
+	pthread_mutex_unlock(&tree_lock);
+	return n;
+}
+
+static struct hide_node *add_locked(struct hide_node *dir, const char *name, bool is_dir)
+{
+	pthread_mutex_lock(&tree_lock);
+	struct hide_node *n = hidetree_add(dir, name, is_dir);
+	pthread_mutex_unlock(&tree_lock);
+	return n;
+}
 
 static struct hide_node *node_of(fuse_req_t req, fuse_ino_t ino)
 {
@@ -95,14 +117,14 @@ static bool plain_name(const char *name)
 static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct hide_node *dir = node_of(req, parent);
-	struct hide_node *n = plain_name(name) ? hidetree_find(dir, name) : NULL;
+	struct hide_node *n = plain_name(name) ? find_locked(dir, name) : NULL;
 	struct fuse_entry_param ep = {0};
 	struct stat st;
 	if (!n && dir->live && plain_name(name)) {
 		_cleanup_free_ char *copy = xstrdup(name);
 		struct hide_node probe = {.name = copy, .parent = dir};
 		if (node_stat(req, &probe, &st) == 0)
-			n = hidetree_add(dir, name, S_ISDIR(st.st_mode));
+			n = add_locked(dir, name, S_ISDIR(st.st_mode));
 	} else if (n && node_stat(req, n, &st) < 0) {
 		if (errno != ENOENT) {
 			fuse_reply_err(req, errno);
@@ -112,14 +134,15 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (!n) {
 		/* not there at start: never will be; gone since: may come back */
-		ep.entry_timeout = dir->live || hidetree_find(dir, name) ? HIDEFS_ATTR_TIMEOUT
+		ep.entry_timeout = dir->live || find_locked(dir, name) ? HIDEFS_ATTR_TIMEOUT
 		                                                          : HIDEFS_NEG_TIMEOUT;
 		fuse_reply_entry(req, &ep);
 		return;
 	}
 	ep.ino = ino_of(req, n);
 	ep.attr = st;
-	ep.attr_timeout = ep.entry_timeout = HIDEFS_ATTR_TIMEOUT;
+	ep.attr_timeout = HIDEFS_ATTR_TIMEOUT;
+	ep.entry_timeout = HIDEFS_ENTRY_TIMEOUT;
 	fuse_reply_entry(req, &ep);
 }
 
@@ -207,7 +230,7 @@ static void listing_free(struct listing *l)
 }
 
 /* The directory's entries now on the host that are also in the tree. */
-static struct listing *list_dir(fuse_req_t req, const struct hide_node *dir)
+static struct listing *list_dir(fuse_req_t req, struct hide_node *dir)
 {
 	int fd = node_open(req, dir, O_RDONLY | O_DIRECTORY);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -221,7 +244,7 @@ static struct listing *list_dir(fuse_req_t req, const struct hide_node *dir)
 	struct dirent *de;
 	while (l && (de = readdir(d))) {
 		bool dots = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
-		if (!dots && !dir->live && !hidetree_find(dir, de->d_name))
+		if (!dots && !dir->live && !find_locked(dir, de->d_name))
 			continue;
 		if (l->n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -323,7 +346,13 @@ static int serve(int root, struct hide_node *tree, int sock)
 		log_error("hidefs: cannot start the project's file server");
 		return 1;
 	}
-	int r = fuse_session_loop(se);
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	if (!cfg) {
+		log_error("hidefs: out of memory");
+		return 1;
+	}
+	fuse_loop_cfg_set_max_threads(cfg, 8);
+	int r = fuse_session_loop_mt(se, cfg);
 	return r < 0 && r != -ENODEV ? 1 : 0;
 }
 

@@ -18,13 +18,16 @@
 
 #include <sys/types.h>
 
-/* Cache lifetimes handed to the kernel (seconds).  Attributes and existing
- * names are re-checked after ATTR: a host edit shows within that time (the page
- * cache is dropped on every open, so content read after an open is current).
- * Names that were not there at start can never appear: their absence is
- * cached for NEG. */
+/* Cache lifetimes handed to the kernel (seconds).  Attributes are re-checked
+ * after ATTR: a host edit shows within that time (the page cache is dropped on
+ * every open, so content read after an open is current).  A node stands for a
+ * path, not an inode, so a name found is kept for ENTRY (a file the host
+ * replaces is the same node with new attributes; one it deletes fails with
+ * ENOENT at the next attribute check).  Names that were not there at start can
+ * never appear: their absence is cached for NEG. */
 #define HIDEFS_ATTR_TIMEOUT 1.0
 #define HIDEFS_NEG_TIMEOUT 86400.0
+#define HIDEFS_ENTRY_TIMEOUT 60.0
 
 struct hidefs {
 	pid_t pid;              /* the server */
