@@ -181,13 +181,22 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EROFS);
 		return;
 	}
-	/* O_NONBLOCK: a fifo the host put there must not stall the server */
-	int fd = node_open(req, node_of(req, ino), O_RDONLY | O_NONBLOCK);
+	/* Only a regular file is opened: a device or fifo the host put there is
+	 * never opened by the server (opening one can act).  The type is checked
+	 * on an O_PATH fd, and that very inode is then reopened for reading. */
+	int fd = -1, path_fd = node_open(req, node_of(req, ino), O_PATH);
 	struct stat st;
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-		errno = EACCES;
+	if (path_fd >= 0) {
+		if (fstat(path_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			char proc[64];
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+			fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		} else {
+			errno = EACCES;
+		}
+		int err = errno;
+		close(path_fd);
+		errno = err;
 	}
 	if (fd < 0) {
 		fuse_reply_err(req, errno);
@@ -368,6 +377,9 @@ static int server_main(pid_t supervisor, int root, struct hide_node *tree, int s
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor)
 		return 1;
 	setsid();
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+		return 1;
 	/* one fd per file the jail holds open: as many as this user may have */
 	struct rlimit nofile;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
