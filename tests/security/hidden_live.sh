@@ -141,3 +141,59 @@ test_hide_start_only_says_so() {
 	assert_eq "$rc" 0 "positive control: a tracked file reads"
 	assert_not_contains "$err" "start only"
 }
+
+# The view's server lives outside the jail: requests the agent can make of it
+# (odd names, long paths, writes, xattrs, directories read while they change)
+# must leave it serving.
+test_project_view_survives_odd_requests() {
+	live_repo "$T/p"
+	mkdir -p "$T/bin"
+	cp "$PROBE" "$T/bin/probe"
+	local long
+	long=$(printf 'x%.0s' $(seq 255))
+	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c '
+		P='"$T"'/bin/probe
+		cat '"$long"' 2>/dev/null; cat "$(printf "a\nb")" 2>/dev/null
+		cat conf/../conf/./app.txt >/dev/null
+		$P setxattr conf/app.txt user.overlay.opaque; $P setxattr conf/app.txt trusted.overlay.redirect
+		getfattr -d -m - conf/app.txt 2>/dev/null
+		echo more >>conf/app.txt && mv conf/app.txt conf/b.txt && mkdir -p x/y && rm -rf conf
+		for i in 1 2 3 4 5 6 7 8 9 10; do ls -laR . >/dev/null & done; wait
+		cat go.txt'
+	assert_eq "$rc" 0 "the jail's status ($err)"
+	assert_contains "$out" wait # the project still reads after all that
+}
+
+# No extended attribute of a host file reaches the overlay through the view:
+# neither the host's overlay xattrs (which would steer the overlay) nor others.
+test_project_view_passes_no_host_xattrs() {
+	live_repo "$T/p"
+	setfattr -n user.canary -v canary-xattr "$T/p/conf/app.txt"
+	setfattr -n user.overlay.opaque -v y "$T/p/conf"
+	assert_contains "$(getfattr -d "$T/p/conf/app.txt")" canary-xattr # positive control
+	run_jail -q -D "$T/p" -- sh -c 'getfattr -d -m - conf/app.txt conf; ls conf'
+	assert_not_contains "$out" canary-xattr
+	assert_not_contains "$out" overlay
+	assert_contains "$out" app.txt # the lower's "opaque" directory is not opaque
+}
+
+# The server dies with the supervisor: nothing of the jail, the server
+# included, outlives a killed jail.
+test_project_view_server_dies_with_jail() {
+	live_repo "$T/p"
+	"$JAIL" -q -D "$T/p" -- sh -c 'echo ready; while :; do cat go.txt >/dev/null; done' \
+		>"$T/out" 2>&1 </dev/null &
+	local pid=$! i
+	for i in $(seq 600); do
+		grep -q ready "$T/out" && break
+		sleep 0.1
+	done
+	grep -q ready "$T/out" || fail "the jail did not start: $(cat "$T/out")"
+	pgrep -u "$(id -u)" -f -- "-D $T/p" >/dev/null || fail "positive control: no jail process"
+	kill -KILL "$pid"
+	for i in $(seq 100); do
+		pgrep -u "$(id -u)" -f -- "-D $T/p" >/dev/null || return 0
+		sleep 0.1
+	done
+	fail "left behind: $(pgrep -a -u "$(id -u)" -f -- "-D $T/p")"
+}
