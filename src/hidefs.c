@@ -452,12 +452,15 @@ int hidefs_mount(int sock, const char *dev_fuse, const char *at, uid_t uid, gid_
 {
 	_cleanup_close_ int fd = open(dev_fuse, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return jail_err_sys(e, "open /dev/fuse in the jail (see jail doctor)");
+		return jail_err_sys(e, "open /dev/fuse in the jail (see jail doctor, or run with "
+		                       "--hide-start-only)");
 	if (mkdir(at, 0755) < 0)
 		return jail_err_sys(e, "create %s", at);
 	_cleanup_free_ char *opts = xasprintf(
 		"fd=%d,rootmode=40000,user_id=%u,group_id=%u,default_permissions", fd, uid, gid);
 	if (mount("jail-project", at, "fuse", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
-		return jail_err_sys(e, "mount the project's filtered view (fuse) on %s", at);
+		return jail_err_sys(e, "mount the project's filtered view (FUSE, for hiding ignored "
+		                       "files for the whole run; see jail doctor, or run with "
+		                       "--hide-start-only)");
 	return sync_send(sock, SYNC_HIDEFS, NULL, 0, fd, e);
 }

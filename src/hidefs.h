@@ -11,7 +11,17 @@
  *   supervisor: hidefs_start() forks the server with one end of a socketpair
  *   init:       hidefs_mount() opens /dev/fuse in the jail's user namespace,
  *               mounts it, and hands the fd to the server over the other end
- *   init:       the overlay's lowerdir is the FUSE mount */
+ *   init:       the overlay's lowerdir is the FUSE mount
+ *
+ * Why a file server and not a kernel mechanism alone: overlayfs cannot
+ * intersect name sets, and whiteouts name exact paths; with userxattr (the
+ * unprivileged overlay) metacopy and redirects are off, so data-only lower
+ * layers are out; a bind mount per file is static and runs into mount limits;
+ * a hard-link farm changes the host files' ctime (git's index sees every file
+ * changed); Landlock cannot tell a file the host adds from one the agent adds
+ * in the same directory; seccomp cannot filter what getdents returns.  A view
+ * whose node ids are fixed at start is race-free by construction: no window
+ * exists in which a new name could be reached. */
 #ifndef JAIL_HIDEFS_H
 #define JAIL_HIDEFS_H
 #include "hidetree.h"
