@@ -303,6 +303,58 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_buf(req, buf, pos);
 }
 
+/* One entry of a readdirplus answer: the name with its node and attributes,
+ * so that the lookups that follow a listing (git's untracked scan, ls -l)
+ * need no round trip.  "." and "..", and names gone since the listing, go
+ * without a node. */
+static void plus_entry(fuse_req_t req, struct hide_node *dir, const struct listing_ent *le,
+                       struct fuse_entry_param *ep)
+{
+	*ep = (struct fuse_entry_param){.attr.st_ino = le->ino, .attr.st_mode = (mode_t)le->type << 12};
+	if (!strcmp(le->name, ".") || !strcmp(le->name, ".."))
+		return;
+	struct hide_node *n = find_locked(dir, le->name);
+	struct stat st;
+	if (!n && dir->live) {
+		_cleanup_free_ char *copy = xstrdup(le->name);
+		struct hide_node probe = {.name = copy, .parent = dir};
+		if (node_stat(req, &probe, &st) == 0)
+			n = add_locked(dir, le->name, S_ISDIR(st.st_mode));
+	} else if (n && node_stat(req, n, &st) < 0) {
+		n = NULL;
+	}
+	if (!n)
+		return;
+	ep->ino = ino_of(req, n);
+	ep->attr = st;
+	ep->attr_timeout = HIDEFS_ATTR_TIMEOUT;
+	ep->entry_timeout = HIDEFS_ENTRY_TIMEOUT;
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
+	struct hide_node *dir = node_of(req, ino);
+	if (size > HIDEFS_MAX_READ)
+		size = HIDEFS_MAX_READ;
+	_cleanup_free_ char *buf = malloc(size ? size : 1);
+	size_t pos = 0;
+	for (size_t i = off < 0 ? 0 : (size_t)off; buf && i < l->n; i++) {
+		struct fuse_entry_param ep;
+		plus_entry(req, dir, &l->v[i], &ep);
+		size_t len = fuse_add_direntry_plus(req, buf + pos, size - pos, l->v[i].name, &ep,
+		                                    (off_t)(i + 1));
+		if (len > size - pos)
+			break; /* the kernel counts a lookup only for entries it got */
+		pos += len;
+	}
+	if (!buf)
+		fuse_reply_err(req, ENOMEM);
+	else
+		fuse_reply_buf(req, buf, pos);
+}
+
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
@@ -332,6 +384,7 @@ static const struct fuse_lowlevel_ops ops = {
 	.release = op_release,
 	.opendir = op_opendir,
 	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
 	.releasedir = op_releasedir,
 	.statfs = op_statfs,
 };
