@@ -33,7 +33,7 @@ _jail_flags() { # SUBCOMMAND: the flags it takes
 	local export_flags="--export-deny --export-allow --allow-binary --max-size"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
-		--dns-upstream --publish --ro --rw --hide --show --tmpfs -e --env --setenv --home \
+		--dns-upstream --publish --ro --rw --hide --show --hide-start-only --tmpfs -e --env --setenv --home \
 		--copy --secret --memory --pids --cpus --disk --disk-inodes --allow-syscall --no-export $export_flags \
 		-h --help --version ;;
 	reset) printf '%s\n' -D --dir -s --session -h --help ;;

@@ -32,8 +32,8 @@ enum {
 	OPT_NET = 256, OPT_ALLOW, OPT_DNS_UPSTREAM, OPT_PUBLISH, OPT_RO, OPT_RW, OPT_HIDE,
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
-	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION, OPT_DISK, OPT_EXPORT_ALLOW,
-	OPT_DISK_INODES, OPT_ACCEPT_FLAGGED,
+	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_HIDE_START_ONLY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION,
+	OPT_DISK, OPT_EXPORT_ALLOW, OPT_DISK_INODES, OPT_ACCEPT_FLAGGED,
 };
 
 struct opt {
@@ -57,6 +57,7 @@ static const struct opt opts[] = {
 	{{"rw", 1, 0, OPT_RW}, 0, M_RUN, "fs.rw", "PATH", "bind a host path read-write"},
 	{{"hide", 1, 0, OPT_HIDE}, 0, M_RUN, "fs.hide", "PATTERN", "hide more project paths"},
 	{{"show", 1, 0, OPT_SHOW}, 0, M_RUN, "fs.show_ignored", "PATTERN", "show a git-ignored project path"},
+	{{"hide-start-only", 0, 0, OPT_HIDE_START_ONLY}, 0, M_RUN, "fs.hide_start_only", NULL, "hide ignored files as at start only (no /dev/fuse)"},
 	{{"tmpfs", 1, 0, OPT_TMPFS}, 0, M_RUN, "fs.tmpfs", "PATH", "mount a tmpfs at PATH"},
 	{{"env", 1, 0, OPT_ENV}, 'e', M_RUN, "env.pass", "NAME", "pass a host variable"},
 	{{"setenv", 1, 0, OPT_SETENV}, 0, M_RUN, "env.set", "NAME=VALUE", "set a variable"},
@@ -147,6 +148,7 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_RW: strv_push(&g->rw_binds, arg); return 0;
 	case OPT_HIDE: strv_push(&g->hide, arg); return 0;
 	case OPT_SHOW: strv_push(&g->show_ignored, arg); return 0;
+	case OPT_HIDE_START_ONLY: g->hide_start_only = true; return 0;
 	case OPT_TMPFS: strv_push(&g->tmpfs, arg); return 0;
 	case OPT_ENV: strv_push(&g->env_pass, arg); return 0;
 	case OPT_SETENV:

@@ -25,6 +25,7 @@ struct jail_config {
 	struct strv rw_binds;       /* host paths bound read-write */
 	struct strv hide;           /* extra patterns hidden in the project */
 	struct strv show_ignored;   /* git-ignored paths shown anyway */
+	bool hide_start_only;       /* hiding as at start only: no FUSE view (hidefs.h) */
 	struct strv tmpfs;          /* extra tmpfs mounts */
 
 	/* [home] */
