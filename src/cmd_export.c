@@ -12,6 +12,9 @@
 #include "log.h"
 #include "patch.h"
 #include "policy.h"
+#include "secrets.h"
+#include "series.h"
+#include "seriesmsg.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -31,9 +34,14 @@ struct collect {
 	struct changeset cs;
 	struct scratch sc;
 	bool built;  /* the scratch repository holds pre and post */
-	char *patch;  /* the patch written, or NULL */
+	char *patch;  /* the patch written (the first of a series), or NULL */
 	struct collect *subs;
 	size_t n_subs;
+	struct series sr;     /* the agent's commits (series.h) */
+	struct strv paths;    /* every patch written, in order */
+	char *author;         /* the user's "Name <email>", or NULL */
+	char *trailer;        /* "project/session", or NULL */
+	const char *message;  /* -m: the uncommitted changes' subject */
 };
 
 static void collect_free(struct collect *k)
@@ -45,6 +53,11 @@ static void collect_free(struct collect *k)
 	k->n_subs = 0;
 	free(k->patch);
 	k->patch = NULL;
+	series_free(&k->sr);
+	strv_free(&k->paths);
+	free(k->author);
+	free(k->trailer);
+	k->author = k->trailer = NULL;
 	scratch_destroy(&k->sc);
 	changeset_free(&k->cs);
 	export_ctx_close(&k->x);
@@ -61,7 +74,12 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	}
 	if (changeset_included(&k->cs) == 0)
 		return 0;
-	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
+	_cleanup_free_ char *subject = k->message ? xstrdup(k->message)
+	                                          : seriesmsg_default_subject(&k->cs, s->name);
+	_cleanup_free_ char *raw = patch_message(&k->cs, subject);
+	_cleanup_free_ char *clean = seriesmsg_sanitize(raw, strlen(raw));
+	_cleanup_free_ char *msg = seriesmsg_finish(clean, NULL, k->trailer);
+	k->sc.author = k->author;
 	int r = sub ? scratch_create_another(&k->sc, s->dir, e) : scratch_create(&k->sc, s->dir, e);
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
@@ -70,18 +88,49 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	return 0;
 }
 
+/* Who the patches jail writes are from, and the trailer that says where. */
+static void collect_identity(struct collect *k, const struct session *s,
+                             const struct jail_config *cfg, const char *message)
+{
+	k->author = gitidentity_author();
+	k->message = message;
+	const char *slash = strrchr(s->project, '/');
+	if (cfg->export_trailer)
+		k->trailer = xasprintf("%s/%s", slash && slash[1] ? slash + 1 : s->project, s->name);
+}
+
+/* The agent's commits as a series, when it made any (series.h). */
+static int collect_series(struct collect *k, struct session *s, const struct jail_config *cfg,
+                          struct jail_err *e)
+{
+	if (!cfg->export_series)
+		return 0;
+	_cleanup_free_ char *landed = session_meta_get(s, "series_head");
+	struct series_opts o = {
+		.session = s->name, .session_dir = s->dir, .trailer = k->trailer,
+		.author = k->author ? k->author : "jail <jail@localhost>", .subject = k->message,
+		.series_head = landed, .post = k->built ? &k->sc : NULL,
+	};
+	return series_build(&k->sr, &k->x, &k->cs, &o, e);
+}
+
 static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
-                   struct jail_err *e)
+                   const char *message, struct jail_err *e)
 {
 	memset(k, 0, sizeof(*k));
 	k->x.project_fd = k->x.upper_fd = -1;
-	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0)
+	collect_identity(k, s, cfg, message);
+	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0 ||
+	    collect_series(k, s, cfg, e) < 0)
 		return -1;
 	const struct strv *subs = &k->x.submodules;
 	k->subs = subs->n ? xcalloc(subs->n, sizeof(*k->subs)) : NULL;
 	for (size_t i = 0; i < subs->n; i++) {
 		struct collect *sk = &k->subs[k->n_subs++];
 		sk->x.project_fd = sk->x.upper_fd = -1;
+		sk->author = k->author ? xstrdup(k->author) : NULL;
+		sk->trailer = k->trailer ? xstrdup(k->trailer) : NULL;
+		sk->message = message;
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
 		    collect_build(sk, s, true, e) < 0) {
 			_cleanup_free_ char *esc = escape_name(subs->v[i]);
@@ -94,7 +143,7 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 /* Does the export hold a patch at all (the superproject's or a submodule's)? */
 static bool any_built(const struct collect *k)
 {
-	bool any = k->built;
+	bool any = k->built || k->sr.active;
 	for (size_t i = 0; i < k->n_subs; i++)
 		any |= k->subs[i].built;
 	return any;
@@ -119,7 +168,7 @@ static int clear_patches(int dfd, struct jail_err *e)
 static int write_one(struct collect *k, const struct session *s, const char *dir,
                      struct jail_err *e)
 {
-	if (!k->built)
+	if (!k->built && !k->sr.active)
 		return 0;
 	if (mkdir_p(dir, 0700, e) < 0)
 		return -1;
@@ -128,12 +177,16 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 		return jail_err_sys(e, "open '%s'", dir);
 	struct strbuf mbox = {0}, summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
-	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
-	if (r == 0)
+	int r = k->sr.active ? series_write(&k->sr, dfd, dir, &k->paths, e)
+	                     : patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
+	if (r == 0 && !k->sr.active) {
 		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
-	if (r == 0) {
-		k->patch = xasprintf("%s/%s", dir, name);
-		summary_render(&k->cs, k->patch, &summary);
+		strv_push_take(&k->paths, xasprintf("%s/%s", dir, name));
+	}
+	if (r == 0 && k->paths.n) {
+		k->patch = xstrdup(k->paths.v[0]);
+		series_summary(&k->sr, &summary);
+		summary_render(&k->cs, k->sr.active ? NULL : k->patch, &summary);
 		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
 	sb_free(&mbox);
@@ -165,10 +218,14 @@ static int write_series(struct collect *k, const struct session *s, const char *
 
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
  * the session started (meta "base"), so a conflict merges instead of failing. */
-static void log_landing(const struct session *s, const char *patch)
+static void log_landing(const struct session *s, const struct collect *k)
 {
-	if (!patch)
+	if (!k->patch)
 		return;
+	const char *slash = strrchr(k->patch, '/');
+	_cleanup_free_ char *patch = k->paths.n > 1 && slash
+	                                     ? xasprintf("%.*s/0*.patch", (int)(slash - k->patch), k->patch)
+	                                     : xstrdup(k->patch);
 	_cleanup_free_ char *base = session_meta_get(s, "base");
 	struct git g = {.cwd = s->project};
 	struct strbuf head = {0};
@@ -222,15 +279,22 @@ static void log_submodules(const struct collect *k)
 	}
 }
 
+/* The series (if any), then the change with its left-out files. */
+static void render_all(const struct collect *k, const char *patch, struct strbuf *out)
+{
+	series_summary(&k->sr, out);
+	summary_render(&k->cs, k->sr.active ? NULL : patch, out);
+}
+
 static void report(const struct collect *k, const struct session *s, bool landing)
 {
 	struct strbuf sum = {0};
-	summary_render(&k->cs, k->patch, &sum);
+	render_all(k, k->patch, &sum);
 	if (sum.s)
 		log_lines(sum.s);
 	sb_free(&sum);
 	if (landing)
-		log_landing(s, k->patch);
+		log_landing(s, k);
 	log_submodules(k);
 }
 
@@ -239,7 +303,7 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	if (cfg->no_export)
 		return 0;
 	struct collect k;
-	int r = collect(&k, s, cfg, e);
+	int r = collect(&k, s, cfg, NULL, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
 	if (r == 0)
@@ -281,7 +345,7 @@ static int run_export_cmd(struct cli *c, export_action act)
 	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
 	int r = open_session(c, &s, &cfg, &e);
 	if (r == 0)
-		r = collect(&k, &s, &cfg, &e);
+		r = collect(&k, &s, &cfg, c->message, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
 	collect_free(&k);
@@ -329,7 +393,7 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 static int act_status(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	struct strbuf out = {0};
-	summary_render(&k->cs, NULL, &out);
+	render_all(k, NULL, &out);
 	for (size_t i = 0; i < k->n_subs; i++) {
 		struct strbuf sub = {0};
 		summary_render(&k->subs[i].cs, NULL, &sub);
@@ -351,7 +415,7 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	if (write_series(k, s, dir, c->output == NULL, e) < 0)
 		return -1;
 	struct strbuf sum = {0}, paths = {0};
-	summary_render(&k->cs, NULL, &sum);
+	render_all(k, NULL, &sum);
 	if (sum.s)
 		log_lines(sum.s);
 	sb_free(&sum);
@@ -361,8 +425,8 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 		return 0;
 	}
 	/* one patch path a line: the superproject's first, then each submodule's */
-	if (k->patch)
-		sb_printf(&paths, "%s\n", k->patch);
+	for (size_t i = 0; i < k->paths.n; i++)
+		sb_printf(&paths, "%s\n", k->paths.v[i]);
 	for (size_t i = 0; i < k->n_subs; i++)
 		if (k->subs[i].patch)
 			sb_printf(&paths, "%s\n", k->subs[i].patch);
@@ -380,12 +444,15 @@ extern char **environ;
 /* `git am` in the project, as the user would type it: the user's own git with
  * the user's environment (identity, hooks of their repository).  Only the patch
  * comes from the jail, and it was filtered like every export. */
-static int git_am(const char *project, const char *patch, bool three_way, struct jail_err *e)
+static int git_am(const char *project, const struct strv *patches, bool three_way,
+                  struct jail_err *e)
 {
 	struct strv argv = {0};
-	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--", patch};
+	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--"};
 	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
 		strv_push(&argv, args[i]);
+	for (size_t i = 0; i < patches->n; i++)
+		strv_push(&argv, patches->v[i]);
 	pid_t pid;
 	int r = posix_spawnp(&pid, "git", NULL, NULL, argv.v, environ);
 	strv_free(&argv);
@@ -444,9 +511,12 @@ static void mark_applied(const struct session *s, struct collect *k)
 {
 	struct strbuf tree = {0}, head = {0};
 	struct jail_err e;
-	if (patch_post_tree(&k->sc, &tree, &e) < 0 ||
-	    applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0)
+	if (k->built && (patch_post_tree(&k->sc, &tree, &e) < 0 ||
+	                 applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0))
 		log_warn("cannot record what was applied: %s", e.msg);
+	/* the agent's commits that landed: the next export starts after them */
+	if (k->sr.active && session_meta_set(s, &e, "series_head", k->sr.head, NULL) < 0)
+		log_warn("%s", e.msg);
 	struct git g = {.cwd = s->project};
 	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
 	int status = 1;
@@ -464,7 +534,7 @@ static void mark_applied(const struct session *s, struct collect *k)
 static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	/* every repository is checked before anything lands */
-	if (k->built && k->x.is_repo && refuse_dirty(k, e) < 0)
+	if ((k->built || k->sr.active) && k->x.is_repo && refuse_dirty(k, e) < 0)
 		return -1;
 	for (size_t i = 0; i < k->n_subs; i++)
 		if (k->subs[i].built && refuse_dirty(&k->subs[i], e) < 0)
@@ -477,13 +547,13 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 		return 0;
 	}
 	if (k->patch) {
-		if (git_am(s->project, k->patch, c->three_way, e) < 0)
+		if (git_am(s->project, &k->paths, c->three_way, e) < 0)
 			return -1;
 		mark_applied(s, k);
 	}
 	for (size_t i = 0; i < k->n_subs; i++)
 		if (k->subs[i].patch &&
-		    git_am(k->subs[i].x.project, k->subs[i].patch, c->three_way, e) < 0)
+		    git_am(k->subs[i].x.project, &k->subs[i].paths, c->three_way, e) < 0)
 			return -1;
 	log_info("applied; the next export carries only what changes after this");
 	return 0;
