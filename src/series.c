@@ -45,6 +45,7 @@ struct series_ctx {
 	const struct changeset *cs;
 	const struct series_opts *o;
 	char head[65];
+	const char *start;           /* the base, or the commit a jail apply landed last */
 	struct strv chain;           /* the agent's commits, oldest first */
 	struct strbuf commits;       /* cat-file output of the chain */
 	struct strv authors;         /* "NAME <EMAIL> TIME TZ" per commit */
@@ -112,7 +113,7 @@ static int fall_back(struct series_ctx *z, const char *why)
 static int read_chain(struct series_ctx *z, struct jail_err *e)
 {
 	struct strbuf out = {0};
-	_cleanup_free_ char *neg = xasprintf("^%s", z->x->base);
+	_cleanup_free_ char *neg = xasprintf("^%s", z->start);
 	char max[32];
 	snprintf(max, sizeof(max), "--max-count=%d", SERIES_MAX + 1);
 	const char *args[] = {"rev-list", "--first-parent", "--parents", max, z->head, neg, NULL};
@@ -137,7 +138,7 @@ static int read_chain(struct series_ctx *z, struct jail_err *e)
 		}
 		want = l + hl + 1;
 	}
-	if (r == 0 && strncmp(want, z->x->base, hl) != 0)
+	if (r == 0 && strncmp(want, z->start, hl) != 0)
 		r = 1;
 	for (size_t i = lines.n; r == 0 && i-- > 0;) {
 		lines.v[i][hl] = '\0';
@@ -242,7 +243,7 @@ static int read_changes(struct series_ctx *z, struct jail_err *e)
 {
 	struct strbuf in = {0}, out = {0};
 	for (size_t i = 0; i < z->chain.n; i++)
-		sb_printf(&in, "%s %s\n", z->chain.v[i], i ? z->chain.v[i - 1] : z->x->base);
+		sb_printf(&in, "%s %s\n", z->chain.v[i], i ? z->chain.v[i - 1] : z->start);
 	const char *args[] = {"diff-tree", "-r", "-z", "--no-renames", "--stdin", NULL};
 	int r = sgit(&z->sr->sc, args, in.s, in.len, &out, e);
 	size_t commit = 0;
@@ -317,6 +318,20 @@ static int host_base(struct series_ctx *z, struct jail_err *e)
 	}
 	sb_free(&out);
 	return r;
+}
+
+/* After a jail apply, what landed is the old side: the applied versions. */
+static void applied_entries(struct series_ctx *z)
+{
+	const struct applied *a = z->x->applied;
+	for (size_t i = 0; a && i < a->n; i++) {
+		struct entry *en = entry_find(z, a->v[i].path);
+		if (!en)
+			continue;
+		en->base_mode = en->mode = a->v[i].mode;
+		snprintf(en->base_oid, sizeof(en->base_oid), "%s", a->v[i].mode ? a->v[i].oid : "");
+		snprintf(en->oid, sizeof(en->oid), "%s", en->base_oid);
+	}
 }
 
 static int host_tracked_ignored(struct series_ctx *z, struct jail_err *e)
@@ -708,9 +723,12 @@ static int find_head(struct series_ctx *z, struct agentgit *g, struct jail_err *
 	if (r > 0 || strcmp(z->head, z->x->base) == 0 ||
 	    (z->o->series_head && strcmp(z->head, z->o->series_head) == 0))
 		return 1;
+	/* after a jail apply: the commits since the last one it landed, on top of
+	 * what landed (applied.h); a single patch did not land commits */
 	const struct applied *a = z->x->applied;
-	if (a && a->n) {
-		fall_back(z, "the agent committed after a jail apply");
+	z->start = z->o->series_head ? z->o->series_head : z->x->base;
+	if (a && a->n && !z->o->series_head) {
+		fall_back(z, "the agent committed after a jail apply of one patch");
 		return 1;
 	}
 	return 0;
@@ -723,17 +741,21 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 	    scratch_create_another(&z->sr->sc, o->session_dir, e) < 0 ||
 	    write_sc_alternates(z, g->host_objects, e) < 0)
 		return -1;
+	/* from the base: index-pack --strict wants every parent, also of commits
+	 * landed before (the host holds its own copies of those, not these) */
 	if (agentgit_import(g, z->sr->raw.dir, z->sr->sc.dir, z->head, z->x->base, e) < 0)
 		return fall_back(z, e->msg);
 	int r = read_chain(z, e);
 	if (r != 0)
 		return r < 0 ? -1 : fall_back(z, "the agent's history does not stand on the session's "
-		                                 "base (a reset, rebase or amend below it)");
+		                                 "base or on the commits jail apply landed (a reset, "
+		                                 "rebase or amend below it)");
 	if (parse_commits(z, e) < 0 || read_changes(z, e) < 0)
 		return -1;
 	universe(z);
 	if (host_base(z, e) < 0 || host_tracked_ignored(z, e) < 0 || read_blobs(z, e) < 0)
 		return -1;
+	applied_entries(z);
 	struct strbuf fi = {0};
 	fi_base(z, &fi);
 	series_commits(z, &fi);

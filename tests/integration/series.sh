@@ -110,6 +110,17 @@ test_series_aider_like() {
 	# applied: the next export has nothing new
 	run_jail export -D "$T/p"
 	assert_contains "$err" "no changes to export"
+	# the agent goes on: only its new commit and new edits land the next time
+	series_agent "$T/p" "printf 'int backoff(void);\n' >> src/main.c && c 'feat: add backoff' &&
+		echo late > LATE.md"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "second jail apply: $err"
+	assert_contains "$err" "series: 2 patches from the agent's 1 commit"
+	assert_eq "$(git -C "$T/p" log --reverse --format=%s HEAD~2..HEAD)" \
+		"$(printf 'feat: add backoff\nAdd LATE.md (jail session default)')"
+	assert_eq "$(tail -n 1 "$T/p/src/main.c")" "int backoff(void);"
+	assert_eq "$(cat "$T/p/README")" "$(printf 'hello\ndocs\nmore')"
+	assert_eq "$(git -C "$T/p" status --porcelain)" ""
 }
 
 test_series_squash_and_message() {
@@ -138,6 +149,49 @@ test_series_reset_below_base_falls_back() {
 	assert_contains "$err" "does not stand on the session's base"
 	assert_eq "$(cat "$T/clone/F.txt")" "fresh"
 	assert_eq "$(git -C "$T/clone" rev-list --count HEAD)" "3"
+}
+
+test_series_detached_head_and_amended_base() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" "git checkout -q -b feature && echo a > A.txt && c 'feat: a' &&
+		git checkout -q --detach && echo b > B.txt && c 'feat: b'"
+	series_land "$T/p"
+	assert_contains "$err" "series: 2 patches from the agent's 2 commits on a detached HEAD"
+	assert_eq "$(git -C "$T/clone" log --reverse --format=%s HEAD~2..HEAD)" "$(printf 'feat: a\nfeat: b')"
+	# an amended base: no series can stand on it, the single patch is still right
+	series_repo "$T/q"
+	series_agent "$T/q" "echo amended >> README && git commit -q -a --amend -m 'init, amended'"
+	series_land "$T/q"
+	assert_contains "$err" "does not stand on the session's base"
+	assert_eq "$(git -C "$T/clone" rev-list --count HEAD)" "2"
+	assert_eq "$(tail -n 1 "$T/clone/README")" "amended"
+}
+
+# The agent's own alternates file names a host repository it cannot see from
+# inside; a commit whose tree names a blob of it must not pull that blob out.
+test_series_agent_alternates_not_followed() {
+	series_ident
+	series_repo "$T/p"
+	git_init "$T/other"
+	echo 'canary-alternate-5150' >"$T/other/secret.txt"
+	git -C "$T/other" add secret.txt
+	git -C "$T/other" commit -q -m s
+	local blob
+	blob=$(git -C "$T/other" rev-parse HEAD:secret.txt)
+	series_agent "$T/p" "echo '$T/other/.git/objects' > .git/objects/info/alternates &&
+		t=\$(printf '100644 blob $blob\tstolen.txt\n' | git mktree --missing) &&
+		t2=\$(git read-tree HEAD && git update-index --add --cacheinfo 100644,$blob,stolen.txt &&
+			git write-tree --missing-ok) &&
+		c=\$(git commit-tree -p HEAD -m 'feat: steal' \$t2) && git update-ref refs/heads/main \$c &&
+		git reset -q --mixed HEAD && echo ok > OK.txt"
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "jail export: $err"
+	assert_contains "$err" "refused"
+	for f in $(printf '%s\n' "$out"); do
+		assert_not_contains "$(cat "$f")" "canary-alternate"
+	done
+	assert_contains "$(cat $out)" "OK.txt"
 }
 
 test_series_hostile_message_and_tree() {
