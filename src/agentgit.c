@@ -215,6 +215,29 @@ int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **
 
 /* ---- finding the repository ---- */
 
+/* The host's common dir below, the session's upper of it on top. */
+static int open_layers(struct agentgit *g, const char *lower, const char *upper,
+                       struct jail_err *e)
+{
+	g->host_objects = xasprintf("%s/objects", lower);
+	g->lower_fd = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->lower_fd < 0)
+		return jail_err_sys(e, "open the project's git dir '%s'", lower);
+	g->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (g->upper_fd < 0 && errno != ENOENT)
+		return jail_err_sys(e, "open the session's git dir '%s'", upper);
+	return g->upper_fd < 0 ? 1 : 0;
+}
+
+/* The session's upper of the project's git dir: upper/.git, or git-upper for a
+ * linked worktree (the jail overlays the common dir at its own path: plan.c). */
+static char *upper_git_dir(const struct gitlink *gl, const char *session_dir)
+{
+	if (!gl->linked)
+		return xasprintf("%s/upper/.git", session_dir);
+	return gl->worktree ? xasprintf("%s/git-upper", session_dir) : NULL;
+}
+
 int agentgit_open(struct agentgit *g, const char *project, const char *session_dir,
                   struct jail_err *e)
 {
@@ -224,28 +247,44 @@ int agentgit_open(struct agentgit *g, const char *project, const char *session_d
 	int r = gitlink_read(project, &gl, e);
 	if (r != 0)
 		return r;
-	_cleanup_free_ char *upper = NULL;
-	if (!gl.linked) {
-		upper = xasprintf("%s/upper/.git", session_dir);
-		g->head_rel = xstrdup("HEAD");
-	} else if (gl.worktree) {
-		/* the jail overlays the common dir at its own path (plan.c) */
-		upper = xasprintf("%s/git-upper", session_dir);
-		g->head_rel = xasprintf("worktrees/%s/HEAD", strrchr(gl.git_dir, '/') + 1);
-	} else {
-		gitlink_free(&gl);
-		return 1;
-	}
-	g->host_objects = xasprintf("%s/objects", gl.common_dir);
-	g->lower_fd = open(gl.common_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	r = g->lower_fd < 0 ? jail_err_sys(e, "open the project's git dir '%s'", gl.common_dir) : 0;
+	_cleanup_free_ char *upper = upper_git_dir(&gl, session_dir);
+	if (upper)
+		g->head_rel = gl.linked ? xasprintf("worktrees/%s/HEAD", strrchr(gl.git_dir, '/') + 1)
+		                        : xstrdup("HEAD");
+	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
 	gitlink_free(&gl);
-	if (r < 0)
-		return -1;
-	g->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (g->upper_fd < 0 && errno != ENOENT)
-		return jail_err_sys(e, "open the session's git dir '%s'", upper);
-	return g->upper_fd < 0 ? 1 : 0;
+	return r;
+}
+
+int agentgit_open_sub(struct agentgit *g, const char *super, const char *sub,
+                      const char *session_dir, struct jail_err *e)
+{
+	memset(g, 0, sizeof(*g));
+	g->upper_fd = g->lower_fd = -1;
+	struct gitlink sg, gl;
+	int r = gitlink_read(super, &sg, e);
+	if (r != 0)
+		return r;
+	_cleanup_free_ char *super_upper = upper_git_dir(&sg, session_dir);
+	_cleanup_free_ char *sub_path = xasprintf("%s/%s", super, sub);
+	r = super_upper ? gitlink_read(sub_path, &gl, e) : 1;
+	if (r != 0) {
+		gitlink_free(&sg);
+		return r;
+	}
+	/* .git/modules/NAME of the superproject, or a .git directory of its own */
+	size_t n = strlen(sg.common_dir);
+	_cleanup_free_ char *upper = NULL;
+	if (!gl.linked)
+		upper = xasprintf("%s/upper/%s/.git", session_dir, sub);
+	else if (strcmp(gl.git_dir, gl.common_dir) == 0 && strncmp(gl.common_dir, sg.common_dir, n) == 0 &&
+	         gl.common_dir[n] == '/')
+		upper = xasprintf("%s/%s", super_upper, gl.common_dir + n + 1);
+	g->head_rel = xstrdup("HEAD");
+	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
+	gitlink_free(&sg);
+	gitlink_free(&gl);
+	return r;
 }
 
 void agentgit_close(struct agentgit *g)

@@ -26,6 +26,10 @@ struct agentgit {
  * repository's top, or the agent never touched .git), -1 on error. */
 int agentgit_open(struct agentgit *g, const char *project, const char *session_dir,
                   struct jail_err *e) WUR;
+/* The same for the submodule at sub (a path below super): its git dir in the
+ * superproject's .git/modules (or its own .git), under the session's upper. */
+int agentgit_open_sub(struct agentgit *g, const char *super, const char *sub,
+                      const char *session_dir, struct jail_err *e) WUR;
 void agentgit_close(struct agentgit *g);
 
 /* The commit the agent's HEAD names (hexlen hex digits: the host's object

@@ -99,17 +99,50 @@ static void collect_identity(struct collect *k, const struct session *s,
 		k->trailer = xasprintf("%s/%s", slash && slash[1] ? slash + 1 : s->project, s->name);
 }
 
-/* The agent's commits as a series, when it made any (series.h). */
+/* The meta key of the agent's commit that the last jail apply landed: one for
+ * the project, one per submodule (named by a hash of its path). */
+static char *series_head_key(const char *sub)
+{
+	if (!sub)
+		return xstrdup("series_head");
+	char hex[65];
+	sha256_hex(sub, strlen(sub), hex);
+	return xasprintf("series_head_%.16s", hex);
+}
+
+/* A submodule's series stands on its host HEAD (no base is recorded for it). */
+static char *host_head(const char *project)
+{
+	struct git g = {.cwd = project};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) < 0 || status != 0 || !out.s) {
+		sb_free(&out);
+		return NULL;
+	}
+	out.s[strcspn(out.s, "\n")] = '\0';
+	return sb_steal(&out);
+}
+
+/* The agent's commits as a series, when it made any (series.h); sub names a
+ * submodule of super's project. */
 static int collect_series(struct collect *k, struct session *s, const struct jail_config *cfg,
-                          struct jail_err *e)
+                          const struct collect *super, const char *sub, struct jail_err *e)
 {
 	if (!cfg->export_series)
 		return 0;
-	_cleanup_free_ char *landed = session_meta_get(s, "series_head");
+	_cleanup_free_ char *key = series_head_key(sub);
+	_cleanup_free_ char *landed = session_meta_get(s, key);
+	_cleanup_free_ char *base = sub ? host_head(k->x.project) : NULL;
+	if (sub && !base)
+		return 0;
 	struct series_opts o = {
 		.session = s->name, .session_dir = s->dir, .trailer = k->trailer,
 		.author = k->author ? k->author : "jail <jail@localhost>", .subject = k->message,
-		.series_head = landed, .post = k->built ? &k->sc : NULL,
+		.series_head = landed, .post = k->built ? &k->sc : NULL, .base = base,
+		.super = super ? super->x.project : NULL, .sub = sub,
 	};
 	return series_build(&k->sr, &k->x, &k->cs, &o, e);
 }
@@ -121,7 +154,7 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 	k->x.project_fd = k->x.upper_fd = -1;
 	collect_identity(k, s, cfg, message);
 	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0 ||
-	    collect_series(k, s, cfg, e) < 0)
+	    collect_series(k, s, cfg, NULL, NULL, e) < 0)
 		return -1;
 	const struct strv *subs = &k->x.submodules;
 	k->subs = subs->n ? xcalloc(subs->n, sizeof(*k->subs)) : NULL;
@@ -132,7 +165,7 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 		sk->trailer = k->trailer ? xstrdup(k->trailer) : NULL;
 		sk->message = message;
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
-		    collect_build(sk, s, true, e) < 0) {
+		    collect_build(sk, s, true, e) < 0 || collect_series(sk, s, cfg, k, subs->v[i], e) < 0) {
 			_cleanup_free_ char *esc = escape_name(subs->v[i]);
 			return jail_err_wrap(e, "submodule '%s'", esc);
 		}
@@ -515,7 +548,8 @@ static void mark_applied(const struct session *s, struct collect *k)
 	                 applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0))
 		log_warn("cannot record what was applied: %s", e.msg);
 	/* the agent's commits that landed: the next export starts after them */
-	if (k->sr.active && session_meta_set(s, &e, "series_head", k->sr.head, NULL) < 0)
+	_cleanup_free_ char *key = series_head_key(NULL);
+	if (k->sr.active && session_meta_set(s, &e, key, k->sr.head, NULL) < 0)
 		log_warn("%s", e.msg);
 	struct git g = {.cwd = s->project};
 	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
@@ -551,10 +585,15 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 			return -1;
 		mark_applied(s, k);
 	}
-	for (size_t i = 0; i < k->n_subs; i++)
-		if (k->subs[i].patch &&
-		    git_am(k->subs[i].x.project, &k->subs[i].paths, c->three_way, e) < 0)
+	for (size_t i = 0; i < k->n_subs; i++) {
+		const struct collect *sk = &k->subs[i];
+		if (sk->patch && git_am(sk->x.project, &sk->paths, c->three_way, e) < 0)
 			return -1;
+		_cleanup_free_ char *key = series_head_key(k->x.submodules.v[i]);
+		struct jail_err we;
+		if (sk->sr.active && session_meta_set(s, &we, key, sk->sr.head, NULL) < 0)
+			log_warn("%s", we.msg);
+	}
 	log_info("applied; the next export carries only what changes after this");
 	return 0;
 }

@@ -45,6 +45,7 @@ struct series_ctx {
 	const struct changeset *cs;
 	const struct series_opts *o;
 	char head[65];
+	const char *base;            /* the commit the session started from */
 	const char *start;           /* the base, or the commit a jail apply landed last */
 	struct strv chain;           /* the agent's commits, oldest first */
 	struct strbuf commits;       /* cat-file output of the chain */
@@ -302,7 +303,7 @@ static int host_paths_run(struct series_ctx *z, const char *const *head, size_t 
 static int host_base(struct series_ctx *z, struct jail_err *e)
 {
 	struct strbuf out = {0};
-	const char *head[] = {"ls-tree", "-r", "-z", z->x->base, "--"};
+	const char *head[] = {"ls-tree", "-r", "-z", z->base, "--"};
 	int r = host_paths_run(z, head, ARRAY_SIZE(head), &out, NULL, e);
 	for (size_t i = 0; r == 0 && out.s && i < out.len;) {
 		char *rec = out.s + i, *tab = strchr(rec, '\t');
@@ -712,21 +713,22 @@ static int write_sc_alternates(struct series_ctx *z, const char *host_objects, s
 /* The agent's HEAD, when it names commits beyond the base; 1 when not. */
 static int find_head(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 {
-	int r = agentgit_open(g, z->x->project, z->o->session_dir, e);
+	int r = z->o->super ? agentgit_open_sub(g, z->o->super, z->o->sub, z->o->session_dir, e)
+	                    : agentgit_open(g, z->x->project, z->o->session_dir, e);
 	if (r == 0)
-		r = agentgit_head(g, strlen(z->x->base), z->head, &z->sr->what, e);
+		r = agentgit_head(g, strlen(z->base), z->head, &z->sr->what, e);
 	if (r < 0) {
 		_cleanup_free_ char *why = xasprintf("the agent's repository was refused (%s)", e->msg);
 		fall_back(z, why);
 		return 1;
 	}
-	if (r > 0 || strcmp(z->head, z->x->base) == 0 ||
+	if (r > 0 || strcmp(z->head, z->base) == 0 ||
 	    (z->o->series_head && strcmp(z->head, z->o->series_head) == 0))
 		return 1;
 	/* after a jail apply: the commits since the last one it landed, on top of
 	 * what landed (applied.h); a single patch did not land commits */
 	const struct applied *a = z->x->applied;
-	z->start = z->o->series_head ? z->o->series_head : z->x->base;
+	z->start = z->o->series_head ? z->o->series_head : z->base;
 	if (a && a->n && !z->o->series_head) {
 		fall_back(z, "the agent committed after a jail apply of one patch");
 		return 1;
@@ -743,7 +745,7 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 		return -1;
 	/* from the base: index-pack --strict wants every parent, also of commits
 	 * landed before (the host holds its own copies of those, not these) */
-	if (agentgit_import(g, z->sr->raw.dir, z->sr->sc.dir, z->head, z->x->base, e) < 0)
+	if (agentgit_import(g, z->sr->raw.dir, z->sr->sc.dir, z->head, z->base, e) < 0)
 		return fall_back(z, e->msg);
 	int r = read_chain(z, e);
 	if (r != 0)
@@ -800,9 +802,10 @@ int series_build(struct series *sr, struct export_ctx *x, const struct changeset
                  const struct series_opts *o, struct jail_err *e)
 {
 	memset(sr, 0, sizeof(*sr));
-	if (!x->is_repo || (x->prefix && x->prefix[0]) || !x->base)
+	const char *base = o->base ? o->base : x->base;
+	if (!x->is_repo || (x->prefix && x->prefix[0]) || !base)
 		return 0;
-	struct series_ctx z = {.sr = sr, .x = x, .cs = cs, .o = o};
+	struct series_ctx z = {.sr = sr, .x = x, .cs = cs, .o = o, .base = base};
 	struct agentgit g;
 	int r = find_head(&z, &g, e);
 	if (r == 0)

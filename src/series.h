@@ -25,6 +25,9 @@ struct series_opts {
 	const char *subject;       /* the uncommitted rest's subject, or NULL: a default */
 	const char *series_head;   /* the agent's commit a `jail apply` landed, or NULL */
 	struct scratch *post;      /* the working-tree export (its post commit), or NULL */
+	const char *base;          /* the commit the series stands on, NULL: x->base */
+	const char *super;         /* a submodule's: the superproject, and its path in it */
+	const char *sub;
 };
 
 struct series_commit {

@@ -69,6 +69,9 @@ test_series_aider_like() {
 		git checkout -q -b side && echo side > side.txt && c 'feat: side work' &&
 		git checkout -q main && git merge -q --no-ff side -m 'Merge branch side' &&
 		printf 'more\n' >> README"
+	# premise: the session's .git/config holds the hostile settings
+	assert_eq "$(git config -f "$(session_dir "$T/p")/upper/.git/config" alias.am)" "!touch $M/alias"
+	assert_file "$(session_dir "$T/p")/upper/.git/hooks/applypatch-msg"
 	run_jail export -D "$T/p"
 	assert_eq "$rc" 0 "jail export: $err"
 	local d
@@ -222,4 +225,39 @@ MSG"
 	assert_eq "$rc" 0 "jail export: $err"
 	assert_contains "$err" "refused"
 	assert_contains "$err" "hasDotdot"
+}
+
+test_series_in_a_linked_worktree() {
+	series_ident
+	series_repo "$T/main"
+	git -C "$T/main" worktree add -q -b feat "$T/wt"
+	series_agent "$T/wt" "echo a > A.txt && c 'feat: a in the worktree' && echo b > B.txt && c 'feat: b'"
+	run_jail apply -D "$T/wt"
+	assert_eq "$rc" 0 "jail apply: $err"
+	assert_contains "$err" "series: 2 patches from the agent's 2 commits on branch 'feat'"
+	assert_eq "$(git -C "$T/wt" log --reverse --format='%an|%s' HEAD~2..HEAD)" \
+		"$(printf 'Ada Lovelace|feat: a in the worktree\nAda Lovelace|feat: b')"
+	assert_eq "$(git -C "$T/main" log -1 --format=%s main)" "init" "the main branch untouched"
+}
+
+test_series_in_a_submodule() {
+	series_ident
+	git_init "$T/libsrc"
+	printf 'lib v1\n' >"$T/libsrc/lib.txt"
+	git -C "$T/libsrc" add lib.txt && git -C "$T/libsrc" commit -q -m lib
+	series_repo "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
+	git -C "$T/super" commit -q -m "add lib"
+	series_agent "$T/super" "cd lib && printf 'lib v2\n' > lib.txt && c 'feat: lib v2' &&
+		echo n > n.txt && c 'feat: lib n' && cd .. && echo top >> README && c 'feat: top'"
+	run_jail apply -D "$T/super"
+	assert_eq "$rc" 0 "jail apply: $err"
+	assert_eq "$(git -C "$T/super/lib" log --reverse --format=%s HEAD~2..HEAD)" \
+		"$(printf 'feat: lib v2\nfeat: lib n')"
+	assert_eq "$(git -C "$T/super" log -1 --format=%s)" "feat: top"
+	assert_eq "$(git -C "$T/super" show --stat --format= HEAD | grep -c lib || true)" "0" \
+		"the superproject's patch holds no submodule change"
+	# landed: nothing new next time
+	run_jail export -D "$T/super"
+	assert_contains "$err" "no changes to export"
 }
