@@ -440,7 +440,8 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	struct strbuf pack = {0};
 	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);
 	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
-	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", NULL};
+	/* no delta search: index-pack inflates every object anyway */
+	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0", "--threads=1", NULL};
 	int r = git_run(&raw, pargs, revs, strlen(revs), &pack, NULL, e);
 	struct git dst = {.cwd = dst_gitdir, .git_dir = dst_gitdir};
 	const char *iargs[] = {"index-pack", "--stdin", STRICT_FSCK, NULL};

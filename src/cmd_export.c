@@ -504,6 +504,11 @@ static int git_am(const char *project, const struct strv *patches, bool three_wa
 	return 0;
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The host's uncommitted changes (staged, unstaged, untracked) to paths the
  * patch touches: `git am` would stop half-way on them, or mix them in. */
 static int refuse_dirty(const struct collect *k, struct jail_err *e)
@@ -523,10 +528,15 @@ static int refuse_dirty(const struct collect *k, struct jail_err *e)
 		i += strlen(rec) + 1;
 		if (strlen(rec) < 4 || strncmp(rec + 3, k->x.prefix, pl) != 0)
 			continue;
-		for (size_t j = 0; j < k->cs.n; j++)
-			if (!k->cs.v[j].reason && strcmp(k->cs.v[j].path, rec + 3 + pl) == 0 &&
-			    dirty++ == 0)
-				first = escape_name(k->cs.v[j].path);
+		const char *key = rec + 3 + pl;
+		bool hit = false;
+		for (size_t j = 0; j < k->cs.n && !hit; j++)
+			hit = !k->cs.v[j].reason && strcmp(k->cs.v[j].path, key) == 0;
+		/* or a path only the agent's commits change (a patch of the series) */
+		hit = hit || (k->sr.touched.n && bsearch(&key, k->sr.touched.v, k->sr.touched.n,
+		                                         sizeof(char *), cmp_strp));
+		if (hit && dirty++ == 0)
+			first = escape_name(key);
 	}
 	sb_free(&out);
 	if (!dirty)

@@ -22,6 +22,7 @@ struct entry {
 	unsigned base_mode, mode;    /* 0: absent */
 	char base_oid[65], oid[65];
 	bool tracked, ignored;
+	bool moved;                  /* some patch changes it */
 };
 
 /* One change of one commit (first parent -> commit). */
@@ -495,6 +496,7 @@ static bool move_to(struct strbuf *ops, struct entry *en, unsigned mode, const c
 	}
 	fi_path(ops, en->path);
 	sb_puts(ops, "\n");
+	en->moved = true;
 	en->mode = mode;
 	snprintf(en->oid, sizeof(en->oid), "%s", mode ? oid : "");
 	return true;
@@ -770,6 +772,9 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 	sb_free(&fi);
 	if (r == 0 && z->sr->active)
 		r = format_patches(z, e);
+	for (size_t i = 0; r == 0 && z->sr->active && i < z->nu; i++)
+		if (z->u[i].moved)
+			strv_push(&z->sr->touched, z->u[i].path);
 	snprintf(z->sr->head, sizeof(z->sr->head), "%s", z->head);
 	for (size_t i = 0; r == 0 && i < z->sr->n; i++)
 		if (z->sr->v[i].merge)
@@ -878,6 +883,7 @@ void series_free(struct series *sr)
 	free(sr->what);
 	strv_free(&sr->notes);
 	strv_free(&sr->files);
+	strv_free(&sr->touched);
 	scratch_destroy(&sr->raw);
 	scratch_destroy(&sr->sc);
 	memset(sr, 0, sizeof(*sr));

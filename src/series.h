@@ -48,6 +48,7 @@ struct series {
 	struct strv notes;         /* what jail did, for the summary */
 	struct scratch raw, sc;
 	struct strv files;         /* format-patch's output, in order */
+	struct strv touched;       /* sorted: every path a patch of the series changes */
 };
 
 /* Build the series of the session's commits, when there are any. */
