@@ -326,11 +326,12 @@ static int copy_object_file(int sdir, int ddir, const char *name, unsigned long 
 	struct stat st;
 	if (fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 		return 0;
+	if (linkat(sdir, name, ddir, name, 0) == 0)
+		return 0;
+	/* a copy costs its size: bounded */
 	if ((unsigned long long)st.st_size > *budget)
 		return jail_err_set(e, 0, "the agent's objects are larger than %llu bytes", OBJECT_MAX);
 	*budget -= (unsigned long long)st.st_size;
-	if (linkat(sdir, name, ddir, name, 0) == 0)
-		return 0;
 	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	_cleanup_free_ char *esc = escape_name(name);
@@ -372,11 +373,16 @@ static bool keep_loose(const char *name, size_t hexlen)
 
 static bool keep_pack(const char *name, size_t hexlen)
 {
-	return name_is(name, "pack-", hexlen, ".pack");
+	return name_is(name, "pack-", hexlen, ".pack") || name_is(name, "pack-", hexlen, ".idx");
 }
 
-/* Loose objects (objects/xx/…) and pack data (objects/pack/pack-*.pack); never
- * info/ (alternates, commit-graph, packs), never an index the agent wrote. */
+/* Loose objects (objects/xx/…) and packs (objects/pack/pack-*.{pack,idx});
+ * never info/ (alternates, commit-graph, packs list), multi-pack-index,
+ * bitmaps or reverse indexes.  A pack index the agent wrote is only a lookup
+ * table here: every object that leaves is re-hashed by index-pack --strict, so
+ * an index that lies makes the import fail, never a wrong object.  (Making
+ * the index anew would read the whole pack: after the agent's git gc that is
+ * the whole repository.) */
 static int copy_objects(const struct agentgit *g, int raw_objects, size_t hexlen,
                         struct jail_err *e)
 {
@@ -398,7 +404,7 @@ static int copy_objects(const struct agentgit *g, int raw_objects, size_t hexlen
 	return r;
 }
 
-/* A fresh index for each copied pack, made by git from the pack data. */
+/* An index made by git for a copied pack that has none. */
 static int index_packs(const char *raw_dir, int raw_objects, struct jail_err *e)
 {
 	DIR *d = opendir_at(raw_objects, "pack");
@@ -409,6 +415,10 @@ static int index_packs(const char *raw_dir, int raw_objects, struct jail_err *e)
 	while (r == 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 		if (n < 6 || strcmp(de->d_name + n - 5, ".pack") != 0)
+			continue;
+		_cleanup_free_ char *idx_name = xasprintf("%.*s.idx", (int)(n - 5), de->d_name);
+		struct stat st;
+		if (fstatat(dirfd(d), idx_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
 		_cleanup_free_ char *pack = xasprintf("%s/objects/pack/%s", raw_dir, de->d_name);
 		_cleanup_free_ char *idx = xasprintf("%s/objects/pack/%.*s.idx", raw_dir, (int)(n - 5), de->d_name);

@@ -160,7 +160,8 @@ static char *parse_author(const char *line, size_t n)
 	char tz[8];
 	int used = 0;
 	_cleanup_free_ char *rest = xasprintf("%.*s", (int)(n - (size_t)(gt + 1 - line)), gt + 1);
-	if (sscanf(rest, " %lld %7s%n", &when, tz, &used) != 2 || rest[used] ||
+	if (sscanf(rest, " %lld %7s%n", &when, tz, &used) != 2 || rest[used] || when < 0 ||
+	    when > (1LL << 34) ||
 	    strlen(tz) != 5 || (tz[0] != '+' && tz[0] != '-') || strspn(tz + 1, "0123456789") != 4)
 		return NULL;
 	_cleanup_free_ char *name = seriesmsg_ident_part(line, (size_t)(lt - line));

@@ -261,3 +261,28 @@ test_series_in_a_submodule() {
 	run_jail export -D "$T/super"
 	assert_contains "$err" "no changes to export"
 }
+
+# The agent's git gc packs its objects (the session's upper then holds a pack
+# of the whole repository and its index): the series reads them through that
+# index, and an index that lies or is broken refuses the series, never
+# exports a wrong object.
+test_series_after_git_gc_and_with_a_broken_index() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" "echo a > A.txt && c 'feat: a' && git gc -q && echo b > B.txt && c 'feat: b'"
+	local objs
+	objs="$(session_dir "$T/p")/upper/.git/objects/pack"
+	ls "$objs"/pack-*.idx >/dev/null || fail "premise: git gc wrote a pack in the session"
+	series_land "$T/p"
+	assert_eq "$(git -C "$T/clone" log --reverse --format=%s HEAD~2..HEAD)" "$(printf 'feat: a\nfeat: b')"
+	# the index's object names swapped for others: git cannot find them
+	for i in "$objs"/pack-*.idx; do
+		chmod u+w "$i"
+		python3 -c 'import sys; p=sys.argv[1]; d=bytearray(open(p,"rb").read()); d[1032:1052]=b"\xff"*20; open(p,"wb").write(bytes(d))' "$i"
+	done
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "jail export: $err"
+	assert_contains "$err" "series: "
+	assert_contains "$err" "exported as one patch"
+	assert_contains "$(cat $out)" "+a"
+}
