@@ -95,8 +95,9 @@ static void collect_identity(struct collect *k, const struct session *s,
 	k->author = gitidentity_author();
 	k->message = message;
 	const char *slash = strrchr(s->project, '/');
+	_cleanup_free_ char *name = escape_name(slash && slash[1] ? slash + 1 : s->project);
 	if (cfg->export_trailer)
-		k->trailer = xasprintf("%s/%s", slash && slash[1] ? slash + 1 : s->project, s->name);
+		k->trailer = xasprintf("%s/%s", name, s->name);
 }
 
 /* The meta key of the agent's commit that the last jail apply landed: one for
@@ -316,6 +317,8 @@ static void log_submodules(const struct collect *k)
 static void render_all(const struct collect *k, const char *patch, struct strbuf *out)
 {
 	series_summary(&k->sr, out);
+	if (k->sr.active && changeset_worth_telling(&k->cs))
+		sb_puts(out, "the series adds up to:\n");
 	summary_render(&k->cs, k->sr.active ? NULL : patch, out);
 }
 
