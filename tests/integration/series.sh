@@ -116,11 +116,12 @@ test_series_aider_like() {
 	# the agent goes on: only its new commit and new edits land the next time
 	series_agent "$T/p" "printf 'int backoff(void);\n' >> src/main.c && c 'feat: add backoff' &&
 		echo late > LATE.md"
-	run_jail apply -D "$T/p"
+	run_jail apply -D "$T/p" -m 'docs: late notes'
+
 	assert_eq "$rc" 0 "second jail apply: $err"
 	assert_contains "$err" "series: 2 patches from the agent's 1 commit"
 	assert_eq "$(git -C "$T/p" log --reverse --format=%s HEAD~2..HEAD)" \
-		"$(printf 'feat: add backoff\nAdd LATE.md (jail session default)')"
+		"$(printf 'feat: add backoff\ndocs: late notes')"
 	assert_eq "$(tail -n 1 "$T/p/src/main.c")" "int backoff(void);"
 	assert_eq "$(cat "$T/p/README")" "$(printf 'hello\ndocs\nmore')"
 	assert_eq "$(git -C "$T/p" status --porcelain)" ""
