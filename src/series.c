@@ -150,6 +150,25 @@ static int read_chain(struct series_ctx *z, struct jail_err *e)
 	return r;
 }
 
+/* How many commits of the chain the host's own repository holds: the host's
+ * commits (its branch moved while the agent worked, and the agent's git saw
+ * the new ref through the overlay) are not the agent's to export. */
+static int host_commits(struct series_ctx *z, size_t *n, struct jail_err *e)
+{
+	struct strbuf in = {0}, out = {0};
+	for (size_t i = 0; i < z->chain.n; i++)
+		sb_printf(&in, "%s\n", z->chain.v[i]);
+	struct git g = {.cwd = z->x->project};
+	const char *args[] = {"cat-file", "--batch-check=%(objecttype)", NULL};
+	int r = git_run(&g, args, in.s, in.len, &out, NULL, e);
+	*n = 0;
+	for (const char *l = out.s; r == 0 && l && (l = strstr(l, "commit\n")); l += 7)
+		(*n)++;
+	sb_free(&in);
+	sb_free(&out);
+	return r;
+}
+
 /* "author NAME <EMAIL> TIME TZ" of a raw commit, made safe; NULL if malformed. */
 static char *parse_author(const char *line, size_t n)
 {
@@ -755,6 +774,14 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 		return r < 0 ? -1 : fall_back(z, "the agent's history does not stand on the session's "
 		                                 "base or on the commits jail apply landed (a reset, "
 		                                 "rebase or amend below it)");
+	size_t on_host = 0;
+	if (host_commits(z, &on_host, e) < 0)
+		return -1;
+	if (on_host == z->chain.n)
+		return 0;  /* the agent made none of them */
+	if (on_host)
+		return fall_back(z, "the agent's commits stand on commits made on the host during the "
+		                    "session");
 	if (parse_commits(z, e) < 0 || read_changes(z, e) < 0)
 		return -1;
 	universe(z);

@@ -287,3 +287,20 @@ test_series_after_git_gc_and_with_a_broken_index() {
 	assert_contains "$err" "exported as one patch"
 	assert_contains "$(cat $out)" "+a"
 }
+
+# The host's branch moves after the session started; the agent's git sees the
+# new ref through the overlay, but those commits are the user's, not the agent's.
+test_series_host_commits_are_not_the_agents() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" "echo agent >> README && git add README"
+	echo host >"$T/p/H.txt"
+	git -C "$T/p" add H.txt
+	git -C "$T/p" commit -q -m "the user's own commit"
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "jail export: $err"
+	assert_not_contains "$err" "series:"
+	assert_eq "$(printf '%s\n' "$out" | wc -l)" "1"
+	assert_not_contains "$(cat "$out")" "the user's own commit"
+	assert_contains "$(cat "$out")" "+agent"
+}
