@@ -63,7 +63,7 @@ test_series_aider_like() {
 		printf '#!/bin/sh\ntouch $M/hook\n' > .git/hooks/applypatch-msg && chmod +x .git/hooks/applypatch-msg &&
 		printf 'int retry(void);\n' >> src/main.c && c 'feat: add retry' &&
 		echo 'debug canary-log-4321' > debug.log && git add -f debug.log && git commit -q -m 'chore: keep the debug log' &&
-		git commit -q --allow-empty -m 'chore: nothing but git state' &&
+		git config core.editor true && git tag -a v0 -m tag && git commit -q --allow-empty -m 'chore: nothing but git state' &&
 		echo 'export TOKEN=canary-envrc-9876' > .envrc && printf 'docs\n' >> README && c 'feat: document it' &&
 		rm .envrc && c 'chore: drop envrc' &&
 		git checkout -q -b side && echo side > side.txt && c 'feat: side work' &&
