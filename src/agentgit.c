@@ -355,7 +355,8 @@ static int copy_dir(int sparent, const char *sub, int dparent, bool (*keep)(cons
 	if (!d)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : jail_err_sys(e, "read the agent's objects");
 	int r = mkdirat(dparent, sub, 0700) < 0 && errno != EEXIST ? jail_err_sys(e, "create %s", sub) : 0;
-	_cleanup_close_ int dfd = r < 0 ? -1 : openat(dparent, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	_cleanup_close_ int dfd = r < 0 ? -1 : openat(dparent, sub, flags);
 	if (r == 0 && dfd < 0)
 		r = jail_err_sys(e, "open %s", sub);
 	struct dirent *de;
@@ -421,7 +422,7 @@ static int index_packs(const char *raw_dir, int raw_objects, struct jail_err *e)
 		if (fstatat(dirfd(d), idx_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
 		_cleanup_free_ char *pack = xasprintf("%s/objects/pack/%s", raw_dir, de->d_name);
-		_cleanup_free_ char *idx = xasprintf("%s/objects/pack/%.*s.idx", raw_dir, (int)(n - 5), de->d_name);
+		_cleanup_free_ char *idx = xasprintf("%s/objects/pack/%s", raw_dir, idx_name);
 		struct git gr = {.cwd = raw_dir, .git_dir = raw_dir};
 		const char *args[] = {"index-pack", "-o", idx, pack, NULL};
 		r = git_run(&gr, args, NULL, 0, NULL, NULL, e);
@@ -445,13 +446,15 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	_cleanup_close_ int ofd = open(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
 		return jail_err_sys(e, "open '%s'", objects);
-	if (write_alternates(raw_dir, g->host_objects, e) < 0 || copy_objects(g, ofd, hexlen, e) < 0 || index_packs(raw_dir, ofd, e) < 0)
+	if (write_alternates(raw_dir, g->host_objects, e) < 0 || copy_objects(g, ofd, hexlen, e) < 0 ||
+	    index_packs(raw_dir, ofd, e) < 0)
 		return -1;
 	struct strbuf pack = {0};
 	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);
 	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
 	/* no delta search: index-pack inflates every object anyway */
-	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0", "--threads=1", NULL};
+	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0",
+	                       "--threads=1", NULL};
 	int r = git_run(&raw, pargs, revs, strlen(revs), &pack, NULL, e);
 	struct git dst = {.cwd = dst_gitdir, .git_dir = dst_gitdir};
 	const char *iargs[] = {"index-pack", "--stdin", STRICT_FSCK, NULL};

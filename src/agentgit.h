@@ -40,8 +40,8 @@ int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **
                   struct jail_err *e) WUR;
 
 /* Bring the objects of base..head into the repository dst_gitdir (whose
- * alternates must name the host's objects: the caller writes them), through a raw repository made in
- * raw_dir.  Malformed, hostile or missing objects are an error. */
+ * alternates must name the host's objects: the caller writes them), through a
+ * raw repository made in raw_dir.  Malformed, hostile or missing objects are an error. */
 int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
                     const char *head, const char *base, struct jail_err *e) WUR;
 

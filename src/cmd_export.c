@@ -257,9 +257,9 @@ static void log_landing(const struct session *s, const struct collect *k)
 	if (!k->patch)
 		return;
 	const char *slash = strrchr(k->patch, '/');
-	_cleanup_free_ char *patch = k->paths.n > 1 && slash
-	                                     ? xasprintf("%.*s/0*.patch", (int)(slash - k->patch), k->patch)
-	                                     : xstrdup(k->patch);
+	int dir = slash ? (int)(slash - k->patch) : 0;
+	_cleanup_free_ char *patch = k->paths.n > 1 && slash ? xasprintf("%.*s/0*.patch", dir, k->patch)
+	                                                     : xstrdup(k->patch);
 	_cleanup_free_ char *base = session_meta_get(s, "base");
 	struct git g = {.cwd = s->project};
 	struct strbuf head = {0};

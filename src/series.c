@@ -431,7 +431,8 @@ static int read_blobs(struct series_ctx *z, struct jail_err *e)
 		}
 	strv_free(&oids);
 	/* sizes first: a blob over the limit is never read */
-	const char *check[] = {"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", NULL};
+	const char *check[] = {"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)",
+	                       NULL};
 	int r = in.len ? sgit(&z->sr->sc, check, in.s, in.len, &sizes, e) : 0;
 	sb_free(&in);
 	for (size_t i = 0; r == 0 && sizes.s && i < sizes.len;) {
@@ -439,12 +440,12 @@ static int read_blobs(struct series_ctx *z, struct jail_err *e)
 		i += nl ? (size_t)(nl - l) + 1 : strlen(l);
 		char oid[65], type[16];
 		long long size;
-		if (sscanf(l, "%64s %15s %lld", oid, type, &size) == 3 && strcmp(type, "blob") == 0 &&
-		    size <= z->x->rules.max_size)
-			sb_printf(&in, "%s\n", oid);
-		struct blobinfo *bi = sscanf(l, "%64s %15s %lld", oid, type, &size) == 3 ? blob_find(z, oid) : NULL;
+		bool blob = sscanf(l, "%64s %15s %lld", oid, type, &size) == 3 && !strcmp(type, "blob");
+		struct blobinfo *bi = blob ? blob_find(z, oid) : NULL;
 		if (bi)
-			bi->size = strcmp(type, "blob") == 0 ? size : -1;
+			bi->size = size;
+		if (bi && size <= z->x->rules.max_size)
+			sb_printf(&in, "%s\n", oid);
 	}
 	const char *batch[] = {"cat-file", "--batch", NULL};
 	if (r == 0 && in.len)
