@@ -30,7 +30,7 @@ _jail_policies() {
 }
 
 _jail_flags() { # SUBCOMMAND: the flags it takes
-	local export_flags="--export-deny --export-allow --allow-binary --max-size"
+	local export_flags="--export-deny --export-allow --allow-binary --max-size --squash --no-trailer"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
 		--dns-upstream --publish --ro --rw --hide --show --hide-start-only --tmpfs -e --env --setenv --home \
@@ -39,9 +39,9 @@ _jail_flags() { # SUBCOMMAND: the flags it takes
 	reset) printf '%s\n' -D --dir -s --session -h --help ;;
 	list) printf '%s\n' -D --dir -h --help ;;
 	diff) printf '%s\n' -D --dir -s --session $export_flags --stat --name-status -h --help ;;
-	export) printf '%s\n' -D --dir -s --session $export_flags -o --output -h --help ;;
+	export) printf '%s\n' -D --dir -s --session $export_flags -o --output -m --message -h --help ;;
 	status) printf '%s\n' -D --dir -s --session $export_flags -h --help ;;
-	apply) printf '%s\n' -D --dir -s --session $export_flags -3 --three-way --accept-flagged -h --help ;;
+	apply) printf '%s\n' -D --dir -s --session $export_flags -3 --three-way --accept-flagged -m --message -h --help ;;
 	policy) printf '%s\n' -D --dir -p --policy -h --help ;;
 	trust) printf '%s\n' -D --dir --revoke -h --help ;;
 	*) printf '%s\n' -h --help ;;

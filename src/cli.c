@@ -33,7 +33,7 @@ enum {
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
 	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_HIDE_START_ONLY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION,
-	OPT_DISK, OPT_EXPORT_ALLOW, OPT_DISK_INODES, OPT_ACCEPT_FLAGGED,
+	OPT_DISK, OPT_EXPORT_ALLOW, OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_SQUASH, OPT_NO_TRAILER,
 };
 
 struct opt {
@@ -75,6 +75,9 @@ static const struct opt opts[] = {
 	{{"export-allow", 1, 0, OPT_EXPORT_ALLOW}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.allow", "PATTERN", "let a default left-out path through"},
 	{{"allow-binary", 0, 0, OPT_ALLOW_BINARY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.binary", NULL, "export binary files too"},
 	{{"max-size", 1, 0, OPT_MAX_SIZE}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.max_size", "SIZE", "largest file exported (default 5M)"},
+	{{"squash", 0, 0, OPT_SQUASH}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.series", NULL, "one patch instead of one per commit of the agent"},
+	{{"no-trailer", 0, 0, OPT_NO_TRAILER}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.trailer", NULL, "no Jail-Session: trailer on the patches"},
+	{{"message", 1, 0, 'm'}, 'm', M(CMD_EXPORT) | M(CMD_APPLY), NULL, "MSG", "subject of the uncommitted changes' patch"},
 	{{"stat", 0, 0, OPT_STAT}, 0, M(CMD_DIFF), NULL, NULL, "diffstat instead of the diff"},
 	{{"name-status", 0, 0, OPT_NAME_STATUS}, 0, M(CMD_DIFF), NULL, NULL, "names and status letters only"},
 	{{"output", 1, 0, 'o'}, 'o', M(CMD_EXPORT), NULL, "DIR", "write the patches to DIR"},
@@ -135,6 +138,9 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case 'q': g->quiet = true; return 0;
 	case 'o': free(c->output); c->output = xstrdup(arg); return 0;
 	case '3': c->three_way = true; return 0;
+	case 'm': free(c->message); c->message = xstrdup(arg); return 0;
+	case OPT_SQUASH: g->export_series = false; return 0;
+	case OPT_NO_TRAILER: g->export_trailer = false; return 0;
 	case OPT_NET:
 		if (strcmp(arg, "none") == 0) g->net = NET_NONE;
 		else if (strcmp(arg, "allow") == 0) g->net = NET_ALLOW;
@@ -312,5 +318,6 @@ void cli_free(struct cli *c)
 	config_free(&c->cfg);
 	strv_free(&c->set_keys);
 	free(c->output);
+	free(c->message);
 	memset(c, 0, sizeof(*c));
 }

@@ -18,6 +18,7 @@ struct cli {
 	char *output;            /* export -o DIR */
 	bool three_way;          /* apply -3 */
 	bool accept_flagged;     /* apply --accept-flagged */
+	char *message;           /* export/apply -m: subject of the uncommitted changes */
 	bool revoke;             /* trust --revoke */
 	char **args;             /* positional args of a subcommand (policy show|list) */
 };

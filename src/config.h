@@ -50,6 +50,8 @@ struct jail_config {
 	struct strv export_allow;   /* default left-out patterns let through again */
 	bool export_binary;
 	long long export_max_size;  /* bytes */
+	bool export_series;         /* the agent's commits as a series (false: one patch) */
+	bool export_trailer;        /* "Jail-Session: project/session" on each patch */
 
 	/* [syscalls] */
 	struct strv syscalls_allow;

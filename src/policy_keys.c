@@ -36,6 +36,8 @@ static const struct policy_key keys[] = {
 	{"export", "allow", "export.allow", "--export-allow", K_LIST, F(export_allow), check_export_allow, true, "PATTERN", "default left-out paths let through again"},
 	{"export", "binary", "export.binary", "--allow-binary", K_BOOL, F(export_binary), NULL, false, "BOOL", "export binary files too"},
 	{"export", "max_size", "export.max_size", "--max-size", K_SIZE, F(export_max_size), NULL, false, "SIZE", "largest file exported"},
+	{"export", "series", "export.series", "--squash", K_BOOL, F(export_series), NULL, false, "BOOL", "the agent's commits as one patch each (false: one patch)"},
+	{"export", "trailer", "export.trailer", "--no-trailer", K_BOOL, F(export_trailer), NULL, false, "BOOL", "a Jail-Session: trailer on each patch"},
 	{"syscalls", "allow", "syscalls.allow", "--allow-syscall", K_LIST, F(syscalls_allow), check_syscall, true, "NAME", "refused system calls allowed back"},
 	{"limits", "memory", "limits.memory", "--memory", K_SIZE, F(memory), NULL, false, "SIZE|none", "memory limit"},
 	{"limits", "pids", "limits.pids", "--pids", K_COUNT, F(pids), NULL, false, "N|none", "process limit"},
