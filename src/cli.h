@@ -20,6 +20,8 @@ struct cli {
 	bool stat, name_status;  /* diff */
 	char *output;            /* export -o DIR */
 	bool three_way;          /* apply -3 */
+	bool accept_flagged;     /* apply --accept-flagged */
+	char *message;           /* export/apply -m: subject of the uncommitted changes */
 	bool revoke;             /* trust --revoke */
 	bool all;                /* list --all, reset --all */
 	enum color_when color;   /* diff --color */
