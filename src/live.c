@@ -95,7 +95,7 @@ static long count_upper(int dfd, const char *rel, const struct strv *hidden, int
 {
 	DIR *d = depth > 64 ? NULL : opendir_at(dfd, ".");
 	if (!d)
-		return 0;
+		return 1;  /* too deep or unreadable: still a change, never "nothing here" */
 	long n = 0;
 	struct dirent *de;
 	while ((de = readdir(d)) && n < cap) {
