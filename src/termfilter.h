@@ -17,6 +17,7 @@
 struct term_filter {
 	int state;           /* enum in termfilter.c; 0 = plain text */
 	int utf8_need;       /* continuation bytes still expected in plain text */
+	bool eight_bit;      /* the host terminal is not in UTF-8 */
 	bool overflow;       /* the held sequence outgrew hold: drop it whole */
 	size_t held;
 	char hold[TERM_FILTER_HOLD];
@@ -25,4 +26,6 @@ struct term_filter {
 /* Filter n bytes of in into out (capacity at least n + sizeof(f->hold));
  * returns the bytes written.  Bytes of an incomplete sequence stay in f. */
 size_t term_filter_run(struct term_filter *f, const char *in, size_t n, char *out);
+#define TERM_RESET_MAX 512
+size_t term_filter_reset(const struct term_filter *f, char *out);
 #endif
