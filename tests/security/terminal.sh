@@ -82,7 +82,7 @@ test_terminal_queries_stripped() {
 # modifyOtherKeys), on the alternate screen with application keys.
 term_payload() {
 	probe_setup
-	printf 'A\033%%@B\233?1000hC\033 GD\033[62;0"pE\033[?2lF\233]52;c;Y2FuYXJ5\007G' \
+	printf 'A\033%%@B\233?1000hC\033 GD\033[62;0"pE\033[?2lF\23552;c;Y2FuYXJ5\007G' \
 		>"$T/bin/payload"
 	printf '\033[?1000h\033[?1006h\033[?1004h\033[?2004h\033[?1049h\033=\033[?1h' \
 		>>"$T/bin/payload"
@@ -131,6 +131,20 @@ test_terminal_modes_reset_when_the_agent_is_killed() {
 	term_payload
 	jail_pty "cat $T/bin/payload; kill -9 \\\$\\\$"
 	assert_contains "$out" "rc=137"
+	assert_switches_dropped
+	assert_reset_after_end
+}
+
+# The supervisor itself crashes (here: SIGSEGV from outside, as a bug would
+# raise it) while the agent runs: its handler still puts the terminal back.
+test_terminal_modes_reset_when_the_supervisor_crashes() {
+	term_payload
+	local ready
+	ready="$(session_dir "$T/p")/upper/READY"
+	in_pty "$JAIL -q --ro $T/bin -D $T/p -- sh -c 'cat $T/bin/payload; touch READY; sleep 60' &
+		pid=\$!; for i in \$(seq 300); do [ -e $ready ] && break; sleep 0.1; done
+		kill -SEGV \$pid; wait \$pid; echo rc=\$?"
+	assert_contains "$out" "rc=139"
 	assert_switches_dropped
 	assert_reset_after_end
 }

@@ -175,7 +175,8 @@ T(random_streams_never_leak_queries)
 {
 	static const unsigned char alphabet[] = {0x1b, '[', ']', '5', '2', ';', '6', 'n', 0x07,
 	                                         '\\', 'P', '$', 'q', 'c', 't', '?', 0xc2,
-	                                         0x9b, 0x9d, 0x90, 'a', 0x18, 'm', '1'};
+	                                         0x9b, 0x9d, 0x90, 'a', 0x18, 'm', '1',
+	                                         '%', '@', ' ', 'G'};
 	/* in each introducer form: 7-bit, UTF-8 encoded C1, raw C1 */
 	static const char *const bad[] = {
 		"\x1b]52", "\xc2\x9d" "52", "\x9d" "52",       /* clipboard */
@@ -185,6 +186,7 @@ T(random_streams_never_leak_queries)
 		"\x1b[1c", "\x1b[?c",
 		"\x1bP", "\xc2\x90", "\x90",                  /* any DCS */
 		"\x1b]5;?", "\x1b]2;?\x07",
+		"\x1b%@", "\x1b G",                            /* mode switches */
 	};
 	unsigned seed = 12345;
 	for (int round = 0; round < 200; round++) {
@@ -205,6 +207,10 @@ T(random_streams_never_leak_queries)
 		}
 		for (size_t b = 0; b < ARRAY_SIZE(bad); b++)
 			CHECK(memmem(all, total, bad[b], strlen(bad[b])) == NULL);
+		/* a C1-range byte only ever passes UTF-8 encoded (C2 9B...) */
+		for (size_t i = 0; i < total; i++)
+			if ((unsigned char)all[i] >= 0x80 && (unsigned char)all[i] <= 0x9f)
+				CHECK(i > 0 && (unsigned char)all[i - 1] == 0xc2);
 		free(f);
 	}
 }
@@ -244,7 +250,9 @@ T(raw_c1_never_passes)
 	expect("a\xe0\x9b" "1mb", "a\xe0" "b");      /* E0 needs A0-BF next */
 	expect("a\xf0\x8f\x9b" "1mb", "a\xf0" "b");  /* overlong: F0 needs 90-BF */
 	expect("a\xed\xa0\x80" "b", "a\xed\xa0" "b"); /* a surrogate */
-	expect("a\xf4\x90\x80\x80" "b", "a\xf4" "b"); /* above U+10FFFF */
+	expect("a\xf4\xa0\x80\x80" "b", "a\xf4\xa0" "b"); /* above U+10FFFF */
+	/* ... where a raw DCS starts a string that is dropped up to its end */
+	expect("a\xf4\x90\x80\x80" "b\x1b\\c", "a\xf4" "c");
 	expect("a\xc3" "b\xe2\x94" "c", "a\xc3" "b\xe2" "c"); /* cut short */
 	expect("\xe2\x94\x80\xf0\x9f\x98\x80\xe2\x80\x94", "\xe2\x94\x80\xf0\x9f\x98\x80\xe2\x80\x94");
 	expect("a\xc2\x9b" "1mb", "a\xc2\x9b" "1mb"); /* UTF-8 encoded C1: judged, passes */
