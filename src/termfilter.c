@@ -125,13 +125,16 @@ static bool mode_dropped(const struct csi *c)
 
 /* Does a complete CSI (after its introducer) stay out of the host terminal?
  * Besides the answers: DECSCL ("p), which can switch 8-bit controls on, page
- * and status-line layout ($| *| $} $~), DECTST (y), the modes above, and more
- * parameters than are read. */
+ * and status-line layout ($| *| $} $~), DECTST (y), the modes above, more
+ * parameters than are read, and numbers above 65535. */
 static bool csi_dropped(const char *s, size_t n, struct csi *c)
 {
 	csi_parse(s, n, c);
 	if (c->too_many || csi_answers(c) || mode_dropped(c))
 		return true;
+	for (int i = 0; i < c->np; i++)
+		if (c->p[i] > 65535)
+			return true; /* a terminal could wrap it around to a dropped mode */
 	if (c->inter == '"' && c->final == 'p')
 		return true;
 	if ((c->inter == '$' && strchr("|}~", c->final)) || (c->inter == '*' && c->final == '|'))
@@ -177,8 +180,9 @@ static bool osc_body_ok(const char *b, size_t n)
 	return true;
 }
 
-/* A complete OSC, body between introducer and terminator: pass it? */
-static bool osc_passes(const char *b, size_t n)
+/* A complete OSC, body between introducer and terminator: pass it?  *nump
+ * gets its number. */
+static bool osc_passes(const char *b, size_t n, int *nump)
 {
 	if (!osc_body_ok(b, n))
 		return false;
@@ -202,17 +206,21 @@ static bool osc_passes(const char *b, size_t n)
 			return false;
 		start = end;
 	}
+	*nump = num;
 	return true;
 }
 
 static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
 {
 	size_t in = intro_len(f);
+	int num;
 	if (!f->overflow && !raw_intro(f) && f->held >= in + term_len &&
-	    osc_passes(f->hold + in, f->held - in - term_len))
+	    osc_passes(f->hold + in, f->held - in - term_len, &num)) {
+		term_modes_osc(&f->modes, num);
 		emit_held(f, o);
-	else
+	} else {
 		drop_held(f);
+	}
 	f->state = S_GROUND;
 }
 

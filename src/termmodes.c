@@ -13,14 +13,17 @@ static const struct {
 } dec_modes[] = {
 	{1, 'l'},    /* DECCKM: cursor keys send application sequences */
 	{5, 'l'},    /* DECSCNM: reverse video */
+	{6, 'l'},    /* DECOM: cursor addressing relative to the margins */
 	{9, 'l'},    /* X10 mouse reports */
 	{66, 'l'},   /* DECNKM: application keypad */
+	{69, 'l'},   /* DECLRMM: left and right margins */
 	{1000, 'l'}, {1001, 'l'}, {1002, 'l'}, {1003, 'l'}, /* mouse reports */
 	{1004, 'l'}, /* focus in/out reports */
 	{1005, 'l'}, {1006, 'l'}, /* mouse report encodings */
 	{1007, 'l'}, /* the wheel sends cursor keys on the alternate screen */
 	{1015, 'l'}, {1016, 'l'}, /* mouse report encodings */
 	{2004, 'l'}, /* bracketed paste */
+	{2026, 'l'}, /* synchronized output: the screen stops updating */
 	{2031, 'l'}, /* colour-scheme change reports */
 	{2048, 'l'}, /* in-band resize reports */
 	{47, 'l'}, {1047, 'l'}, {1049, 'l'}, /* the alternate screen */
@@ -115,10 +118,20 @@ static void sgr(struct term_modes *m, const struct csi *c)
 		m->sgr = c->p[i] > 0;
 }
 
+/* Scroll margins: CSI r (or top 1, bottom default) is the whole screen. */
+static void margins(struct term_modes *m, const struct csi *c)
+{
+	m->margins = (c->np >= 1 && c->p[0] > 1) || (c->np >= 2 && c->p[1] > 0);
+}
+
 void term_modes_csi(struct term_modes *m, const struct csi *c)
 {
+	if (c->inter == ' ' && c->final == 'q' && !c->prefix) /* DECSCUSR */
+		m->cursor_style = c->np && c->p[0] > 0;
 	if (c->inter)
 		return;
+	if (c->prefix == 0 && c->final == 'r')
+		margins(m, c);
 	bool hl = c->final == 'h' || c->final == 'l';
 	if (c->prefix == '?' && (hl || c->final == 'r')) /* r: XTRESTORE may turn it on */
 		for (int i = 0; i < c->np; i++)
@@ -146,6 +159,16 @@ void term_modes_esc(struct term_modes *m, const char *s, size_t n)
 		m->charset = true;
 }
 
+/* The colours an OSC sets, and the OSC that puts each back. */
+static const int osc_colors[][2] = {{4, 104}, {10, 110}, {11, 111}, {12, 112}, {17, 117}, {19, 119}};
+
+void term_modes_osc(struct term_modes *m, int num)
+{
+	for (size_t i = 0; i < sizeof(osc_colors) / sizeof(osc_colors[0]); i++)
+		if (osc_colors[i][0] == num)
+			m->colors |= (uint8_t)(1u << i);
+}
+
 void term_modes_c0(struct term_modes *m, unsigned char c)
 {
 	if (c == 0x0e) /* SO: G1 into GL */
@@ -162,22 +185,24 @@ static size_t put_str(char *out, size_t at, const char *s)
 	return at + n <= TERM_RESET_MAX ? at + n : at;
 }
 
+static size_t put_num(char *out, size_t at, int num)
+{
+	char b[8];
+	size_t k = sizeof(b) - 1;
+	b[k] = '\0';
+	do
+		b[--k] = (char)('0' + num % 10);
+	while ((num /= 10) > 0 && k > 0);
+	return put_str(out, at, b + k);
+}
+
 /* ESC [ <prefix> <num> <final> */
 static size_t put_csi(char *out, size_t at, char prefix, int num, char final)
 {
-	char b[16], digits[8];
-	size_t k = 0, d = 0;
-	b[k++] = '\x1b', b[k++] = '[';
-	if (prefix)
-		b[k++] = prefix;
-	do
-		digits[d++] = (char)('0' + num % 10);
-	while ((num /= 10) > 0 && d < sizeof(digits));
-	while (d)
-		b[k++] = digits[--d];
-	b[k++] = final;
-	b[k] = '\0';
-	return put_str(out, at, b);
+	char b[4] = {'\x1b', '[', prefix, '\0'}, f[2] = {final, '\0'};
+	at = put_str(out, at, b);
+	at = put_num(out, at, num);
+	return put_str(out, at, f);
 }
 
 size_t term_modes_reset(const struct term_modes *m, char *out)
@@ -200,6 +225,16 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		n = put_str(out, n, "\x1b[4l");
 	if (m->ansi_lnm)
 		n = put_str(out, n, "\x1b[20l");
+	if (m->cursor_style)
+		n = put_str(out, n, "\x1b[0 q");
+	if (m->margins)
+		n = put_str(out, n, "\x1b" "7\x1b[r\x1b" "8"); /* DECSTBM homes the cursor */
+	for (size_t i = 0; i < sizeof(osc_colors) / sizeof(osc_colors[0]); i++)
+		if (m->colors & (1u << i)) {
+			n = put_str(out, n, "\x1b]");
+			n = put_num(out, n, osc_colors[i][1]);
+			n = put_str(out, n, "\x1b\\");
+		}
 	if (m->sgr)
 		n = put_str(out, n, "\x1b[m");
 	if (m->charset)

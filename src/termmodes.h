@@ -5,7 +5,8 @@
  * bracketed paste, the kitty keyboard protocol, modifyOtherKeys, colour-scheme
  * and resize reports), others leave the user's shell a terminal it does not
  * expect (the alternate screen, application keypad and cursor keys, a hidden
- * cursor, insert mode, the line-drawing character set).  The filter
+ * cursor and its style, insert mode, scroll margins, synchronized output left
+ * on, changed colours, the line-drawing character set).  The filter
  * (termfilter.c) tells this module about every sequence it lets through; the
  * supervisor writes term_modes_reset() to the host terminal when the jail ends.
  */
@@ -31,7 +32,8 @@ struct term_modes {
 	uint32_t dec;      /* bit i: dec_modes[i] (termmodes.c) is away from its default */
 	uint8_t modkeys;   /* XTMODKEYS resources (CSI > Pp ; Pv m) that were set */
 	uint8_t kitty_pushes;
-	bool kitty_set, keypad, ansi_irm, ansi_lnm, sgr, charset;
+	uint8_t colors;    /* OSC 4 10 11 12 17 19 (bit per osc_colors[]) that were set */
+	bool kitty_set, keypad, ansi_irm, ansi_lnm, sgr, charset, cursor_style, margins;
 };
 
 /* A sequence that reaches the terminal: CSI, or ESC with its intermediates and
@@ -39,6 +41,8 @@ struct term_modes {
 void term_modes_csi(struct term_modes *m, const struct csi *c);
 void term_modes_esc(struct term_modes *m, const char *s, size_t n);
 void term_modes_c0(struct term_modes *m, unsigned char c);
+/* An OSC that reaches the terminal, by its number. */
+void term_modes_osc(struct term_modes *m, int num);
 
 /* The bytes that undo m, at most TERM_RESET_MAX; async-signal-safe (no
  * allocation, no stdio), for the supervisor's crash path too. */

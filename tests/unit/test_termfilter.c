@@ -236,6 +236,15 @@ T(charset_and_c1_mode_switches_dropped)
 	expect("\x1b(B\x1b(0\x1b)0\x1b)B\x1b(A\x0e\x0f", "\x1b(B\x1b(0\x1b)0\x1b)B\x1b(A\x0e\x0f");
 	expect("\x1b#8\x1b#3\x1b" "c\x1b[4h\x1b[?1000h", "\x1b#8\x1b#3\x1b" "c\x1b[4h\x1b[?1000h");
 	expect("\x1b[?1;1000h", "\x1b[?1;1000h");
+	/* other spellings: the encoded C1 form, XTRESTORE, sub-parameters,
+	 * leading zeros, more parameters than are read, a number a terminal
+	 * could wrap around to 2 */
+	expect("a\xc2\x9b" "62;0\"pb\xc2\x9b?2lc", "abc");
+	expect("a\x1b[?2rb\x1b[?1036rc", "abc");
+	expect("a\x1b[?2:1lb\x1b[?0002lc", "abc");
+	expect("a\x1b[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;2lb", "ab");
+	expect("a\x1b[?65538lb\x1b[?4294967298lc", "abc");
+	expect("a\x1b%\n@b", "a\nb");             /* a C0 control inside */
 }
 
 /* A raw byte 0x80-0x9F outside a valid UTF-8 sequence never reaches the host
@@ -323,6 +332,14 @@ T(reset_undoes_modes_that_send_input)
 	expect_reset("\x1b[?1000r", "\x1b[?1000l");    /* XTRESTORE may turn it on */
 	expect_reset("\xc2\x9b?1000h", "\x1b[?1000l"); /* the UTF-8 encoded C1 form */
 	expect_reset("\x9b?1000h\x1b[?1\x18", "");     /* dropped, never reached the terminal */
+	expect_reset("\x1b[?2026h\x1b[?6h\x1b[?69h", "\x1b[?6l\x1b[?69l\x1b[?2026l");
+	expect_reset("\x1b[5 q", "\x1b[0 q");         /* cursor style */
+	expect_reset("\x1b[5 q\x1b[ q", "");
+	expect_reset("\x1b[3;10r", "\x1b" "7\x1b[r\x1b" "8"); /* scroll margins */
+	expect_reset("\x1b[3;10r\x1b[r", "");
+	expect_reset("\x1b]11;#000000\a\x1b]4;1;red\x1b\\", "\x1b]104\x1b\\\x1b]111\x1b\\");
+	expect_reset("\x1b]10;red\a\x1b]12;red\a\x1b]17;red\a\x1b]19;red\a",
+	             "\x1b]110\x1b\\\x1b]112\x1b\\\x1b]117\x1b\\\x1b]119\x1b\\");
 	/* everything at once stays within the bound */
 	expect_reset("\x1b[>1u\x1b[=1;1u\x1b[>0;1m\x1b[>1;1m\x1b[>2;1m\x1b[>3;1m\x1b[>4;1m"
 	             "\x1b[>6;1m\x1b[>7;1m\x1b[?1;5;9;66;1000;1001;1002;1003;1004;1005;1006h"
