@@ -192,6 +192,8 @@ static char *component(struct res *r, const char *name, bool more)
 	size_t plen = strlen(r->path);
 	if (plen + 1 + strlen(name) >= sizeof(r->path))
 		return unsafe("longer than PATH_MAX");
+	if (strcmp(name, ".git") == 0) /* a tool writing through it writes hooks, config */
+		return xstrdup("symlink leading into .git (git's own files never leave the jail)");
 	if (plen)
 		r->path[plen++] = '/';
 	strcpy(r->path + plen, name);

@@ -30,7 +30,8 @@ struct link_view {
 /* Why the symlink at linkpath (relative to the project) with this target must
  * not leave the jail (malloc'd), or NULL when it resolves inside the project:
  * it leaves the project at some step (an absolute target, '..' above the
- * project root, a link on the way that does), it resolves to a directory that
+ * project root, a link on the way that does), it leads into a .git (a tool
+ * writing through it would write hooks or config), it resolves to a directory that
  * holds it (the tree would contain itself), or it cannot be resolved safely (a
  * loop or more than LINK_MAX_FOLLOW links, a component that is not a directory,
  * too deep or too long, unreadable).  A path that does not exist is taken as a

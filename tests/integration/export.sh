@@ -507,14 +507,16 @@ test_symlinks_resolving_inside_exported_loops_left_out() {
 	agent "$T/p" 'ln -s src/lib libdir && ln -s libdir/util.c u && ln -s u uu &&
 		ln -s ../docs/index.md src/doc && ln -s src/doc d2 && ln -s not/there/yet dangling &&
 		ln -s la lb && ln -s lb la && ln -s self self && ln -s README/x nd &&
-		ln -s libdir/../../.. viadir'
+		ln -s libdir/../../.. viadir && ln -s .git/hooks hk && ln -s src/../.git/config gc'
 	for l in la lb self; do
 		assert_contains "$agent_err" "$l: symlink that cannot be resolved safely"
 	done
 	assert_contains "$agent_err" "nd: symlink that cannot be resolved safely"
 	assert_contains "$agent_err" "viadir: symlink pointing outside the project"
+	assert_contains "$agent_err" "hk: symlink leading into .git"
+	assert_contains "$agent_err" "gc: symlink leading into .git"
 	land "$T/p"
-	expect_clone '^120000 \./(la|lb|self|nd|viadir) '
+	expect_clone '^120000 \./(la|lb|self|nd|viadir|hk|gc) '
 	assert_eq "$(cat "$T/clone/uu")" "$(printf 'a\nb\nc')"
 	assert_eq "$(cat "$T/clone/d2")" "# docs"
 	links_stay_inside "$T/clone"

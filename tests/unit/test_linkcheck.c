@@ -151,6 +151,9 @@ T(loops_depth_and_non_directories)
 	expect("link", "README/x", UNSAFE " ('README' is not a directory)");
 	expect("link", "README/", UNSAFE);
 	expect("link", "src/main.c/..", UNSAFE);
+	expect("hk", ".git/hooks", "symlink leading into .git");
+	expect("hk", "src/../.git", "symlink leading into .git");
+	expect("hk", "src/root/.git/config", "symlink leading into .git");
 	/* a chain of links: 40 are followed, 41 are too many */
 	char name[32], target[32];
 	for (int i = 0; i < 41; i++) {
