@@ -16,7 +16,7 @@
 
 #define LINK_MAX_FOLLOW 40   /* the kernel's limit on links in one resolution */
 #define LINK_MAX_DEPTH 100   /* directories deep: each holds two fds while walking */
-#define LINK_MAX_STEPS 4096  /* components in one resolution */
+#define LINK_MAX_STEPS 1024  /* components in one resolution: bounds the cost */
 
 struct link_view {
 	int upper_fd;  /* the session's upper dir, or -1 */
