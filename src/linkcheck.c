@@ -156,8 +156,10 @@ static char *push(struct res *r, const char *name, const struct found *f)
 	return NULL;
 }
 
-/* Go on with the target of the link just found, in place of its name. */
-static char *follow(struct res *r, const struct found *f, const char *name, size_t plen)
+/* Go on with the target of the link just found, in place of its name (more:
+ * a '/' followed it, so what it leads to must be a directory). */
+static char *follow(struct res *r, const struct found *f, const char *name, size_t plen,
+                    bool more)
 {
 	char t[PATH_MAX];
 	ssize_t n = readlinkat(f->fd, name, t, sizeof(t));
@@ -179,9 +181,9 @@ static char *follow(struct res *r, const struct found *f, const char *name, size
 	size_t rl = strlen(r->rest);
 	if ((size_t)n + 1 + rl > REST_MAX)
 		return unsafe("the path grows longer than 4096 bytes");
-	memmove(r->rest + n + (rl ? 1 : 0), r->rest, rl + 1);
+	memmove(r->rest + n + (more ? 1 : 0), r->rest, rl + 1);
 	memcpy(r->rest, t, (size_t)n);
-	if (rl)
+	if (more)
 		r->rest[n] = '/';
 	return NULL;
 }
@@ -205,7 +207,7 @@ static char *component(struct res *r, const char *name, bool more)
 	case N_MISSING:
 		return push(r, name, &f);
 	case N_LINK:
-		return follow(r, &f, name, plen ? plen - 1 : 0);
+		return follow(r, &f, name, plen ? plen - 1 : 0, more);
 	case N_FILE:
 	default:
 		if (more) {

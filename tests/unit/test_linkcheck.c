@@ -151,6 +151,9 @@ T(loops_depth_and_non_directories)
 	expect("link", "README/x", UNSAFE " ('README' is not a directory)");
 	expect("link", "README/", UNSAFE);
 	expect("link", "src/main.c/..", UNSAFE);
+	ln("README", "u/rl");
+	expect("link", "rl/", UNSAFE " ('README' is not a directory)"); /* a link to a file, then / */
+	expect("link", "rl", NULL);
 	expect("hk", ".git/hooks", "symlink leading into .git");
 	expect("hk", "src/../.git", "symlink leading into .git");
 	expect("hk", "src/root/.git/config", "symlink leading into .git");
