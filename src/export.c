@@ -872,7 +872,8 @@ static bool link_host_only(void *ctx, const char *path)
 	struct link_ctx *lc = ctx;
 	if (path_in_git_dir(path) || is_hidden(lc->x, path))
 		return true;
-	const struct change *c = bsearch(path, lc->cs->v, lc->cs->n, sizeof(*lc->cs->v), cmp_path_change);
+	const struct change *c =
+	    bsearch(path, lc->cs->v, lc->cs->n, sizeof(*lc->cs->v), cmp_path_change);
 	if (!c)
 		return false;
 	if (c->reason)

@@ -160,7 +160,8 @@ void term_modes_esc(struct term_modes *m, const char *s, size_t n)
 }
 
 /* The colours an OSC sets, and the OSC that puts each back. */
-static const int osc_colors[][2] = {{4, 104}, {10, 110}, {11, 111}, {12, 112}, {17, 117}, {19, 119}};
+static const int osc_colors[][2] = {{4, 104},  {10, 110}, {11, 111},
+                                    {12, 112}, {17, 117}, {19, 119}};
 
 void term_modes_osc(struct term_modes *m, int num)
 {

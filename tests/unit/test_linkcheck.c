@@ -84,7 +84,8 @@ static bool setup(void)
 	ln("..", "l/src/root"), ln("/etc", "l/sys"), ln("al", "l/hl"), ln("/etc", "l/cache");
 	ln("/etc", "l/od/esc"), ln("/etc", "l/ex"), ln("/etc", "l/gone");
 	ln("..", "u/d/up"), ln("up/../.ssh", "u/d/ssh"), ln("..", "u/al");
-	ln("lb", "u/la"), ln("la", "u/lb"), ln("src/lib", "u/libdir"), ln("src", "u/ex"), ln("self", "u/self");
+	ln("lb", "u/la"), ln("la", "u/lb"), ln("src/lib", "u/libdir"), ln("src", "u/ex");
+	ln("self", "u/self");
 	char *p = xasprintf("%s/u/od", root);
 	bool opaque = setxattr(p, "user.overlay.opaque", "y", 1, 0) == 0;
 	free(p);
