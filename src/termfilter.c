@@ -130,7 +130,10 @@ static bool mode_dropped(const struct csi *c)
 static bool csi_dropped(const char *s, size_t n, struct csi *c)
 {
 	csi_parse(s, n, c);
-	if (c->too_many || csi_answers(c) || mode_dropped(c))
+	/* a long SGR (true colours, attributes) is common; elsewhere a
+	 * parameter that was not read could be a dropped mode */
+	bool sgr = !c->prefix && !c->inter && c->final == 'm';
+	if ((c->too_many && !sgr) || csi_answers(c) || mode_dropped(c))
 		return true;
 	for (int i = 0; i < c->np; i++)
 		if (c->p[i] > 65535)

@@ -112,8 +112,8 @@ static void kitty(struct term_modes *m, const struct csi *c)
 
 static void sgr(struct term_modes *m, const struct csi *c)
 {
-	if (c->np == 0)
-		m->sgr = false;
+	if (c->np == 0 || c->too_many)
+		m->sgr = c->too_many;
 	for (int i = 0; i < c->np; i++)
 		m->sgr = c->p[i] > 0;
 }

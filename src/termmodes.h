@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 /* A control sequence's parts (the bytes after CSI). */
-#define CSI_MAX_PARAMS 16
+#define CSI_MAX_PARAMS 32
 struct csi {
 	char prefix;  /* '<' '=' '>' '?' or 0 */
 	char inter;   /* the last intermediate byte (0x20-0x2f), or 0 */

@@ -242,7 +242,10 @@ T(charset_and_c1_mode_switches_dropped)
 	expect("a\xc2\x9b" "62;0\"pb\xc2\x9b?2lc", "abc");
 	expect("a\x1b[?2rb\x1b[?1036rc", "abc");
 	expect("a\x1b[?2:1lb\x1b[?0002lc", "abc");
-	expect("a\x1b[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;2lb", "ab");
+	expect("a\x1b[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;2lb", "ab");
+	/* a long SGR is no mode switch: it passes */
+	expect("\x1b[38;2;1;2;3;48;2;4;5;6;1;3;4;9;53;58;2;1;2;3;1;1;1;1;1;1;1;1;1;1;1;1;1mX",
+	       "\x1b[38;2;1;2;3;48;2;4;5;6;1;3;4;9;53;58;2;1;2;3;1;1;1;1;1;1;1;1;1;1;1;1;1mX");
 	expect("a\x1b[?65538lb\x1b[?4294967298lc", "abc");
 	expect("a\x1b%\n@b", "a\nb");             /* a C0 control inside */
 }
