@@ -460,6 +460,29 @@ static int read_blobs(struct series_ctx *z, struct jail_err *e)
 
 /* ---- the filter, per change: the working-tree export's rules ---- */
 
+/* A commit's symlink goes out only as the final export carries it (same path,
+ * same target).  Where a link leads depends on the whole tree (linkcheck.h), and
+ * only the final export judges it with that tree in view; a link that lives only
+ * in the history, or there with another target, could lead out in the tree of a
+ * patch in between, so it stays behind and the path keeps its base version. */
+static char *link_verdict(const struct series_ctx *z, const char *path, const char *target)
+{
+	if (symlink_leaves_tree(path, target))
+		return xstrdup("symlink pointing outside the project");
+	const struct change *fin = NULL;
+	for (size_t i = 0; i < z->cs->n && !fin; i++)
+		if (strcmp(z->cs->v[i].path, path) == 0)
+			fin = &z->cs->v[i];
+	if (!fin || fin->reason || fin->new_type != FT_SYMLINK)
+		return xstrdup("symlink the final export does not carry (see its reason there)");
+	struct strbuf now = {0};
+	struct jail_err e;
+	bool same = read_entry(z->x->upper_fd, path, FT_SYMLINK, 4096, &now, &e) == 0 &&
+	            strcmp(now.s, target) == 0;
+	sb_free(&now);
+	return same ? NULL : xstrdup("symlink with another target than the final export's");
+}
+
 static char *verdict(const struct series_ctx *z, const struct cchange *c, const struct entry *en)
 {
 	const struct pathrules *rules = &z->x->rules;
@@ -478,8 +501,7 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 	if (c->mode == 0120000) {
 		if (!bi || !bi->target || path_name_problem(bi->target))
 			return xstrdup("symlink target with control characters or invalid UTF-8");
-		return symlink_leaves_tree(c->path, bi->target)
-		               ? xstrdup("symlink pointing outside the project") : NULL;
+		return link_verdict(z, c->path, bi->target);
 	}
 	if (c->mode != 0100644 && c->mode != 0100755)
 		return xasprintf("mode %o: only files and symlinks are exported", c->mode);

@@ -305,3 +305,30 @@ test_series_host_commits_are_not_the_agents() {
 	assert_not_contains "$(cat "$out")" "the user's own commit"
 	assert_contains "$(cat "$out")" "+agent"
 }
+
+# A commit's symlink goes out only as the final export carries it: links that
+# read as inside the project but lead out through others (d/up -> .., then
+# d/ssh -> up/../.ssh) never reach any patch of the series, and a link that
+# lives only in the history stays behind too.
+test_series_symlink_chains_never_in_a_patch() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" "
+		mkdir d && ln -s .. d/up && ln -s up/../.ssh d/ssh && ln -s d/up/.. top &&
+		ln -s README readme-link && c 'feat: links' &&
+		ln -s src/../.. gone && c 'feat: a link for a while' && rm gone && c 'chore: drop it' &&
+		echo more >> README && c 'docs: more'"
+	series_land "$T/p"
+	local p
+	for p in $patches; do
+		# (the commit messages name what was left out; the diffs must not carry it)
+		assert_not_contains "$(cat "$p")" "diff --git a/d/ssh"
+		assert_not_contains "$(cat "$p")" "diff --git a/d/up"
+		assert_not_contains "$(cat "$p")" "diff --git a/top"
+		assert_not_contains "$(cat "$p")" "diff --git a/gone"
+	done
+	assert_eq "$(readlink "$T/clone/readme-link")" "README" "the link inside went out"
+	assert_no_file "$T/clone/d/ssh"
+	assert_no_file "$T/clone/gone"
+	assert_contains "$err" "symlink"
+}
