@@ -37,7 +37,7 @@ WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototyp
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-HARDEN := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
+HARDEN := -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
 CFLAGS ?= -O2 -g
 ifeq ($(SANITIZE),1)
 CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -46,12 +46,13 @@ LDFLAGS += -fsanitize=address,undefined
 BUILD ?= build-asan
 endif
 BUILD   ?= build
-# The user's CPPFLAGS/CFLAGS/LDFLAGS come after ours (they may add or tune), but
-# the hardening flags are always there.
-ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(HARDEN) $(CPPFLAGS) $(CFLAGS) \
+# The user's (or dpkg-buildflags') CPPFLAGS/CFLAGS/LDFLAGS are added to ours;
+# the hardening flags come last, so none of them can be turned off or weakened
+# (a packager's _FORTIFY_SOURCE=2 becomes 3).
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) $(HARDEN) \
               -DJAIL_DATADIR='"$(DATADIR)"' \
               $(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) -Isrc -I$(BUILD)
-ALL_LDFLAGS := -pie -Wl,-z,relro,-z,now $(LDFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) -pie -Wl,-z,relro,-z,now
 LDLIBS  := $(shell $(PKG_CONFIG) --libs $(LIBS_PC))
 
 SRCS    := $(filter-out src/main.c,$(wildcard src/*.c))
