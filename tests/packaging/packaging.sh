@@ -63,7 +63,7 @@ test_dist_is_reproducible_and_builds_alone() {
 	assert_eq "$("$dir/build/jail" --version)" "jail $version"
 	local t
 	for t in "$dir"/build/unit/test_util "$dir"/build/unit/test_policy "$dir"/build/unit/test_cli; do
-		"$t" >"$T/unit.log" 2>&1 || { tail -n 5 "$T/unit.log"; fail "unit test $(basename "$t") fails in the tarball"; }
+		(cd "$dir" && "$t") >"$T/unit.log" 2>&1 || { tail -n 5 "$T/unit.log"; fail "unit test $(basename "$t") fails in the tarball"; }
 	done
 }
 
