@@ -4,6 +4,7 @@
 #include "log.h"
 #include "resources.h"
 #include "session.h"
+#include "userns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -63,10 +64,18 @@ static void check_sysctls(struct check *c)
 		report(c, 2, "user.max_user_namespaces = 0",
 		       "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
 	long aa = read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
-	if (aa == 1)
-		report(c, 1, "AppArmor restricts unprivileged user namespaces (Ubuntu >= 23.10)",
-		       "install jail's AppArmor profile (make install does), or "
-		       "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+	_cleanup_free_ char *label = apparmor_label();
+	bool profiled = label && strncmp(label, "jail ", 5) == 0;
+	if (aa == 1 && !profiled)
+		report(c, 2, "AppArmor restricts unprivileged user namespaces (Ubuntu >= 23.10) "
+		             "and jail's profile is not loaded",
+		       "cp /usr/share/jail/apparmor/jail /etc/apparmor.d/ && "
+		       "apparmor_parser -r /etc/apparmor.d/jail (as root; the package and make "
+		       "install do it), or sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
+	else if (profiled)
+		report(c, 0, "AppArmor: jail's profile is loaded (it grants userns)", NULL);
+	else if (label)
+		report(c, 0, "AppArmor is active and does not restrict user namespaces", NULL);
 }
 
 /* What hiding for the whole run needs (hidefs.h): /dev/fuse opened and mounted
@@ -90,7 +99,7 @@ static int try_overlay(const char *base)
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-		return 1;
+		return errno < 100 ? 100 + errno : 1; /* the errno says which layer refused */
 	char map[64];
 	struct jail_err e;
 	snprintf(map, sizeof(map), "%u %u 1", uid, uid);
@@ -132,10 +141,11 @@ static void check_namespaces(struct check *c)
 	int status = 0;
 	waitpid(pid, &status, 0);
 	int r = WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-	if (r == 1)
-		report(c, 2, "cannot create an unprivileged user namespace",
-		       "allow unprivileged user namespaces (see the sysctl lines above)");
-	else if (r == 2)
+	if (r == 1 || r >= 100) {
+		_cleanup_free_ char *msg = xasprintf("cannot create an unprivileged user namespace: %s",
+		                                     userns_blocker(r >= 100 ? r - 100 : EPERM));
+		report(c, 2, msg, NULL);
+	} else if (r == 2)
 		report(c, 2, "overlayfs cannot be mounted in a user namespace on the state dir",
 		       "put XDG_STATE_HOME on a local filesystem (ext4, xfs, btrfs, tmpfs)");
 	else

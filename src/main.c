@@ -4,9 +4,7 @@
 
 #include <string.h>
 
-#ifndef JAIL_VERSION
-#define JAIL_VERSION "0.1.0"
-#endif
+#include "version.h" /* made by the Makefile: git describe, or a tarball's VERSION */
 
 int main(int argc, char **argv)
 {

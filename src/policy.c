@@ -381,7 +381,9 @@ void policy_search_dirs(struct strv *out)
 	if (extra && extra[0])
 		strv_push(out, extra);
 	strv_push(out, JAIL_DATADIR "/policies");
-	/* run from a build tree (build/jail): the source tree's policies/ */
+	/* Installed under another prefix than the one it was built for
+	 * (`make && make install PREFIX=/usr`): BINDIR/../share/jail/policies.
+	 * Run from a build tree (build/jail): the source tree's policies/. */
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
@@ -389,9 +391,12 @@ void policy_search_dirs(struct strv *out)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			_cleanup_free_ char *tree = xasprintf("%s/../policies/default.ini", exe);
-			if (access(tree, R_OK) == 0)
-				strv_push_take(out, xasprintf("%s/../policies", exe));
+			static const char *const rel[] = {"../share/jail/policies", "../policies"};
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				_cleanup_free_ char *dflt = xasprintf("%s/%s/default.ini", exe, rel[i]);
+				if (access(dflt, R_OK) == 0)
+					strv_push_take(out, xasprintf("%s/%s", exe, rel[i]));
+			}
 		}
 	}
 }

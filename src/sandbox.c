@@ -12,6 +12,7 @@
 #include "resources.h"
 #include "sync.h"
 #include "sysfilter.h"
+#include "userns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,10 +57,11 @@ static int write_id_maps(const struct jail_plan *p, pid_t pid, struct jail_err *
 
 static int clone_error(int err, struct jail_err *e)
 {
-	if (err == EPERM || err == ENOSPC || err == EUSERS || err == EINVAL)
-		return jail_err_set(e, err,
-		                    "cannot create a user namespace: this host does not allow "
-		                    "unprivileged user namespaces; run 'jail doctor' for the fix");
+	if (err == EPERM || err == ENOSPC || err == EUSERS || err == EINVAL) {
+		jail_err_set(e, 0, "cannot create a user namespace: %s", userns_blocker(err));
+		e->errnum = err;
+		return -1;
+	}
 	return jail_err_set(e, err, "clone the jail's init");
 }
 
