@@ -4,6 +4,30 @@
 
 fail() { echo "FAIL: $*" >&2; return 1; }
 
+# skip REASON: end the test as skipped, for a test whose premise is the host's
+# (an ABI, a kernel feature): check the premise with a positive control first
+# and skip only when the control itself shows the host lacks it.  Call it from
+# the test's own shell (not in $(...) or a pipe).  It counts only with its
+# marker, so a command that happens to exit 77 is still a failure.
+SKIP_RC=77
+skip() {
+	printf '%s\n' "$*" >"$T.skip"
+	echo "SKIP: $*" >&2
+	exit $SKIP_RC
+}
+
+# wait_for [-t SECONDS] COMMAND...: poll COMMAND until it succeeds; fail after
+# SECONDS (30).  For "wait until X has happened": never a fixed sleep.
+wait_for() {
+	local limit=30 end
+	[ "$1" = -t ] && { limit=$2; shift 2; }
+	end=$((SECONDS + limit))
+	until "$@"; do
+		[ $SECONDS -lt $end ] || fail "waited ${limit}s for: $*" || return 1
+		sleep 0.05
+	done
+}
+
 assert_eq() { # actual expected [what]
 	[ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
 }

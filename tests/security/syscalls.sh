@@ -134,12 +134,18 @@ test_setuid_binary_gains_nothing() {
 	host_safe
 }
 
+# A kernel without the i386 entry (no IA32 emulation, ia32_emulation=0) faults
+# int 0x80 before seccomp sees it (SIGSEGV, 139): nothing to test there.  Where
+# the host serves it, the jail must kill it: let through, it would exit 0.
 test_foreign_abi_i386_killed() {
+	local host
+	set +e; hp int80; host=$?; set -e
+	[ "$host" != 139 ] || skip "this kernel does not serve int 0x80 (SIGSEGV on the host, no jail)"
+	assert_eq "$host" 0 "positive control: int 0x80 (i386 getpid) works on the host"
 	jp -- int80
 	assert_eq "$rc" 159 "int 0x80 (i386 getpid): killed by SIGSYS"
 	jp -- sys getpid
 	assert_eq "$rc" 0 "positive control: native getpid"
-	hp int80 || fail "positive control: int 0x80 works on the host"
 }
 
 test_foreign_abi_x32_killed() {
