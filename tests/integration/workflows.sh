@@ -314,21 +314,26 @@ test_bash_completion_loads_and_completes() {
 	assert_eq "$(cat "$T/comp.err")" "" "no errors"
 }
 
-# zsh_complete LINE: what an interactive zsh shows after LINE and a TAB (the
-# line as completed, and any listing), through a pseudo-terminal (zsh/zpty).
+# zsh_complete LINE EXPECTED: what an interactive zsh shows after LINE and a
+# TAB (the line as completed, and any listing), through a pseudo-terminal
+# (zsh/zpty).  Reads until EXPECTED has appeared (30 s at most: then the output
+# so far, for the assertion to show), never a fixed time.
 zsh_complete() {
 	cat >"$T/drive.zsh" <<'ZSH'
 zmodload zsh/zpty
 zpty z 'zsh -f -i'
 zpty -w z "PS1='> '; path=($COMP_BIN \$path); fpath=($COMP_DIR \$fpath); autoload -U compinit; compinit -u -D"
 zpty -w -n z "$1"$'\t'
-sleep 1
+seen= chunk= end=$((SECONDS + 30))
+while [[ $seen != *${(b)2}* ]] && (( SECONDS < end )); do
+	if zpty -r -t z chunk; then seen+=$chunk; else sleep 0.05; fi
+done
 zpty -w -n z $'\C-u echo DONE-$?\n'
 zpty -r z out '*DONE-*'
-print -r -- "$out"
+print -r -- "$seen$out"
 zpty -d z
 ZSH
-	COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 20 zsh -f "$T/drive.zsh" "$1" 2>&1 | tr -d '\r'
+	COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 60 zsh -f "$T/drive.zsh" "$1" "$2" 2>&1 | tr -d '\r'
 }
 
 test_zsh_completion_loads_and_completes() {
@@ -338,13 +343,13 @@ test_zsh_completion_loads_and_completes() {
 	mkdir -p "$T/bin" && ln -s "$JAIL" "$T/bin/jail"
 	mkrepo "$T/p"
 	"$JAIL" -D "$T/p" -s feature-x --no-export -- true
-	out=$(zsh_complete "jail app")
+	out=$(zsh_complete "jail app" "apply  -- land")
 	assert_contains "$out" "apply  -- land the change in the project with git am"
 	assert_not_contains "$out" "_jail:"
 	assert_not_contains "$out" "command not found"
-	assert_contains "$(zsh_complete "jail diff -D $T/p -s ")" "-s feature-x"
-	assert_contains "$(zsh_complete "jail -p shi")" "-p shipped"
-	assert_contains "$(zsh_complete "jail apply --thr")" "--three-way"
+	assert_contains "$(zsh_complete "jail diff -D $T/p -s " "-s feature-x")" "-s feature-x"
+	assert_contains "$(zsh_complete "jail -p shi" "-p shipped")" "-p shipped"
+	assert_contains "$(zsh_complete "jail apply --thr" "--three-way")" "--three-way"
 	# loading it by name defines the completion without errors
 	out=$(zsh -f -c "fpath=($T/comp \$fpath); autoload -U compinit; compinit -u -D; print -r -- \$_comps[jail]" 2>&1)
 	assert_eq "$out" "_jail"
