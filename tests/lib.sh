@@ -41,6 +41,12 @@ assert_not_contains() {
 assert_file() { [ -e "$1" ] || fail "expected file $1"; }
 assert_no_file() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "expected no file $1"; }
 
+# free_port: a TCP port free on the host's 127.0.0.1 now (the kernel's choice),
+# for a test that must listen there: no fixed port two suites could share.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # run_jail ARGS...: run jail, keep stdout in $out, stderr in $err, status in $rc.
 run_jail() {
 	set +e
