@@ -41,6 +41,9 @@ assert_not_contains() {
 assert_file() { [ -e "$1" ] || fail "expected file $1"; }
 assert_no_file() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "expected no file $1"; }
 
+# no_process PATTERN: no process of ours matches PATTERN (for wait_for).
+no_process() { ! pgrep -u "$(id -u)" -f "$1" >/dev/null; }
+
 # free_port: a TCP port free on the host's 127.0.0.1 now (the kernel's choice),
 # for a test that must listen there: no fixed port two suites could share.
 free_port() {
