@@ -32,14 +32,11 @@ host_safe() {
 }
 
 # no_stray: no process of ours still runs the probe (the jail's processes all
-# die with it); give the kernel a moment to reap.
+# die with it); the kernel reaps them soon, so wait for that (30 s: a test
+# whose probe sleeps makes it sleep longer, so that a stray is still seen).
 no_stray() {
-	local i
-	for i in $(seq 50); do
-		pgrep -u "$(id -u)" -f "$T/bin/probe" >/dev/null || return 0
-		sleep 0.1
-	done
-	fail "processes left behind: $(pgrep -a -u "$(id -u)" -f "$T/bin/probe")"
+	wait_for no_process "$T/bin/probe" ||
+		fail "processes left behind: $(pgrep -a -u "$(id -u)" -f "$T/bin/probe")"
 }
 
 # hp CASE ARGS...: the probe on the host, for canaries and positive controls.
