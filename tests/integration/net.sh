@@ -69,9 +69,9 @@ test_allowed_name_and_port_answers() {
 test_same_name_other_port_refused_at_once() {
 	net_servers
 	run_jail "${NET[@]}" -- sh -c "$MS" - curl -sS -m 10 "http://api.test:$P2/"
+	# refused (7), not dropped: a dropped SYN would run into curl's -m 10 (28);
+	# no timed assertion, which a slow machine could break
 	assert_contains "$out" "rc=7"
-	ms=$(sed -n 's/.*ms=\([0-9]*\).*/\1/p' <<<"$out")
-	[ "$ms" -lt 2000 ] || fail "a blocked connection took ${ms} ms to fail"
 	assert_contains "$err" "jail: blocked tcp $HOST4:$P2 (api.test)"
 	assert_contains "$err" "jail: network: 1 connection attempt blocked"
 }
