@@ -112,7 +112,7 @@ session_dir() {
 in_pty() {
 	local fifo="$T/.pty-in.$RANDOM" spid
 	mkfifo "$fifo"
-	sleep 60 >"$fifo" &
+	sleep 600 >"$fifo" &
 	spid=$!
 	script -qec "$1" /dev/null <"$fifo" | tr -d '\r'
 	kill "$spid" 2>/dev/null || true

@@ -133,7 +133,8 @@ test_capabilities_all_zero_nnp_seccomp() {
 test_setuid_binary_gains_nothing() {
 	probe_setup
 	su=$(command -v su || true)
-	[ -n "$su" ] && [ -u "$su" ] || fail "no setuid su on this host to try"
+	# the premise is the host's: a setuid-root program to try
+	[ -n "$su" ] && [ -u "$su" ] || skip "no setuid su on this host to try"
 	run_jail -q -D "$T/p" -- sh -c "ls -l $su; $su -c 'id -u' root </dev/null; echo rc=\$?"
 	assert_contains "$out" "rwsr"
 	assert_not_contains "$out" "$(printf '\n0\n')"
