@@ -44,6 +44,25 @@ assert_no_file() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "expected no file $1";
 # no_process PATTERN: no process of ours matches PATTERN (for wait_for).
 no_process() { ! pgrep -u "$(id -u)" -f "$1" >/dev/null; }
 
+# helper_of SUPERVISOR NAME: the pids of the network helper NAME (pasta,
+# slirp4netns) that serves the jail of that supervisor pid: its child, or the
+# child of a guard it forked.  Never "any NAME of this user": another suite, or
+# another jail of the user, may run one at the same time.
+helper_of() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		pgrep -P "$1" -f "^$2 " | grep -x "$c" || true
+		pgrep -P "$c" -f "^$2 " || true
+	done
+}
+
+# gone PID...: none of these processes exists any more (for wait_for).
+gone() {
+	local p
+	for p in "$@"; do kill -0 "$p" 2>/dev/null && return 1; done
+	return 0
+}
+
 # free_port: a TCP port free on the host's 127.0.0.1 now (the kernel's choice),
 # for a test that must listen there: no fixed port two suites could share.
 free_port() {

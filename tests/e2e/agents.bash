@@ -291,13 +291,24 @@ tui_start() {
 	touch "$T/go"
 }
 
+# e2e_agent_procs AGENT: AGENT's processes of this test (its cwd or its
+# environment names $T), not another suite's running at the same time.
+e2e_agent_procs() {
+	local p
+	for p in $(pgrep -u "$(id -u)" -f "^$AGENT_BIN/$1" || true); do
+		{ readlink "/proc/$p/cwd"; tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null |
+			grep -qF "$T/" && echo "$p"
+	done
+	true
+}
+
 # tui_check_exit AGENT: jail ended with status 0 and left no AGENT process,
 # the terminal is as before.  $err is jail's stderr.
 tui_check_exit() {
 	wait_for test -s "$T/stty.after"
 	err=$(cat "$T/jail.err")
 	assert_eq "$(cat "$T/jail.status")" 0 "jail's status after Ctrl-C ($err)"
-	assert_eq "$(pgrep -u "$(id -u)" -f "^$AGENT_BIN/$1" || true)" "" "$1 processes left"
+	assert_eq "$(e2e_agent_procs "$1")" "" "$1 processes left"
 	assert_eq "$(cat "$T/stty.after")" "$(cat "$T/stty.before")" "termios after the agent"
 	assert_eq "$(tm display -p -t e2e "$TMUX_FLAGS")" "$TUI_MODES" "the pane's modes after the agent"
 }

@@ -13,7 +13,6 @@ bg() { # run in the background, killed when the test ends
 	echo $! >>"$T/.pids"
 }
 cleanup_bg() { [ -f "$T/.pids" ] && kill $(cat "$T/.pids") 2>/dev/null; true; }
-count_procs() { pgrep -u "$(id -u)" -f "^$1 " | wc -l || true; } # by argv[0]
 wait_file() { wait_for test -s "$1" || fail "server did not start: $1"; }
 
 # host_has_ipv6: the host's own loopback takes an IPv6 socket (the positive
@@ -224,28 +223,31 @@ test_agent_cannot_change_the_rules() {
 
 test_helper_is_gone_after_the_jail() {
 	net_servers
-	tmp_before=$(ls /tmp | grep '^jail-net\.' | sort || true)
-	# a jail that runs until its stdin (fd 7 here) is closed
+	helper_gone_after_the_jail pasta
+}
+
+# helper_gone_after_the_jail NAME: a jail (running until its stdin, fd 7 here,
+# is closed) is served by one NAME; once the jail ends, that helper is gone and
+# so is its temp dir.  Only this jail's helper counts (helper_of): other jails
+# of the same user, another suite's, may run at the same time.
+helper_gone_after_the_jail() {
 	mkfifo "$T/in"
 	"$JAIL" "${NET[@]}" -- sh -c 'read -r _ || true' <"$T/in" >/dev/null 2>&1 &
 	jp=$!
 	exec 7>"$T/in"
-	# this jail's helper: pasta runs in the foreground as the child of a guard
-	# the supervisor forked (other jails of the same user may run at the same time)
-	this_helper() {
-		helpers=$(for guard in $(pgrep -P $jp); do pgrep -P "$guard" -f '^pasta '; done || true)
-		[ -n "$helpers" ]
-	}
-	wait_for this_helper
+	this_helper() { helpers=$(helper_of "$jp" "$1"); [ -n "$helpers" ]; }
+	wait_for this_helper "$1"
+	dirs=$(for pid in $helpers; do tr '\0' '\n' <"/proc/$pid/cmdline"; done |
+		grep -oE '^(/proc/[0-9]+/root)?/tmp/jail-net\.[^/]+' | sed 's|^/proc/[0-9]*/root||' | sort -u || true)
 	exec 7>&-
 	wait $jp
-	assert_eq "$(printf '%s\n' $helpers | grep -c .)" 1 "pasta processes while the jail runs"
+	assert_eq "$(printf '%s\n' $helpers | grep -c .)" 1 "$1 processes while the jail runs"
 	for pid in $helpers; do
-		kill -0 "$pid" 2>/dev/null && fail "pasta $pid outlived the jail"
+		kill -0 "$pid" 2>/dev/null && fail "$1 $pid outlived the jail"
 	done
-	tmp_after=$(ls /tmp | grep '^jail-net\.' | sort || true)
-	left=$(comm -13 <(echo "$tmp_before") <(echo "$tmp_after") | grep . || true)
-	[ -z "$left" ] || fail "the helper's temp dir was left behind: $left"
+	for d in $dirs; do
+		[ ! -e "$d" ] || fail "the helper's temp dir was left behind: $d"
+	done
 }
 
 test_quiet_suppresses_lines_not_the_filter() {
@@ -277,7 +279,7 @@ test_slirp4netns_fallback() {
 	run_jail "${NET[@]}" --allow slirpdns.test:53 -- sh -c "$MS" - curl -sS -m 10 "http://slirpdns.test:53/"
 	assert_contains "$out" "rc=7"
 	assert_contains "$err" "slirpdns.test resolved to 10.0.2.3; not opened"
-	assert_eq "$(count_procs slirp4netns)" 0 "slirp4netns after the jail"
+	helper_gone_after_the_jail slirp4netns
 }
 
 test_no_helper_installed_says_so() {
