@@ -43,11 +43,19 @@ no_stray() {
 hp() { probe_setup; "$T/host/probe" "$@"; }
 
 # in_pty CMD: run a shell command with a terminal (script(1)), output in $out.
+# script's stdin stays open (a fifo held by a sleeper): at EOF script would
+# type an EOF character into the terminal, racing what the test injects there.
 in_pty() {
+	local fifo="$T/.pty-in.$RANDOM" spid
+	mkfifo "$fifo"
+	sleep 600 >"$fifo" &
+	spid=$!
 	set +e
-	out=$(SHELL=/bin/bash script -qec "$1" /dev/null </dev/null 2>&1)
+	out=$(SHELL=/bin/bash script -qec "$1" /dev/null <"$fifo" 2>&1)
 	rc=$?
 	set -e
+	kill "$spid" 2>/dev/null || true
+	rm -f "$fifo"
 }
 
 # errno numbers the probe reports
