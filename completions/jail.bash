@@ -30,18 +30,18 @@ _jail_policies() {
 }
 
 _jail_flags() { # SUBCOMMAND: the flags it takes
-	local export_flags="--export-deny --export-allow --allow-binary --max-size"
+	local export_flags="--export-deny --export-allow --allow-binary --max-size --squash --no-trailer"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
-		--dns-upstream --publish --ro --rw --hide --show --tmpfs -e --env --setenv --home \
-		--copy --secret --memory --pids --cpus --disk --allow-syscall --no-export $export_flags \
+		--dns-upstream --publish --ro --rw --hide --show --hide-start-only --tmpfs -e --env --setenv --home \
+		--copy --secret --memory --pids --cpus --disk --disk-inodes --allow-syscall --no-export $export_flags \
 		-h --help --version ;;
 	reset) printf '%s\n' -D --dir -s --session -h --help ;;
 	list) printf '%s\n' -D --dir -h --help ;;
 	diff) printf '%s\n' -D --dir -s --session $export_flags --stat --name-status -h --help ;;
-	export) printf '%s\n' -D --dir -s --session $export_flags -o --output -h --help ;;
+	export) printf '%s\n' -D --dir -s --session $export_flags -o --output -m --message -h --help ;;
 	status) printf '%s\n' -D --dir -s --session $export_flags -h --help ;;
-	apply) printf '%s\n' -D --dir -s --session $export_flags -3 --three-way -h --help ;;
+	apply) printf '%s\n' -D --dir -s --session $export_flags -3 --three-way --accept-flagged -m --message -h --help ;;
 	policy) printf '%s\n' -D --dir -p --policy -h --help ;;
 	trust) printf '%s\n' -D --dir --revoke -h --help ;;
 	*) printf '%s\n' -h --help ;;
@@ -73,7 +73,7 @@ _jail() {
 	--ro | --rw | --tmpfs | --copy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-e | --env) COMPREPLY=($(compgen -v -- "$cur")); return ;;
 	--allow | --dns-upstream | --publish | --hide | --show | --setenv | --secret | \
-		--memory | --pids | --cpus | --disk | --allow-syscall | --export-deny | \
+		--memory | --pids | --cpus | --disk | --disk-inodes | --allow-syscall | --export-deny | \
 		--export-allow | --max-size)
 		return ;;
 	esac

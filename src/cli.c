@@ -32,7 +32,8 @@ enum {
 	OPT_NET = 256, OPT_ALLOW, OPT_DNS_UPSTREAM, OPT_PUBLISH, OPT_RO, OPT_RW, OPT_HIDE,
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
-	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION, OPT_DISK, OPT_EXPORT_ALLOW,
+	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_HIDE_START_ONLY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION,
+	OPT_DISK, OPT_EXPORT_ALLOW, OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_SQUASH, OPT_NO_TRAILER,
 };
 
 struct opt {
@@ -56,6 +57,7 @@ static const struct opt opts[] = {
 	{{"rw", 1, 0, OPT_RW}, 0, M_RUN, "fs.rw", "PATH", "bind a host path read-write"},
 	{{"hide", 1, 0, OPT_HIDE}, 0, M_RUN, "fs.hide", "PATTERN", "hide more project paths"},
 	{{"show", 1, 0, OPT_SHOW}, 0, M_RUN, "fs.show_ignored", "PATTERN", "show a git-ignored project path"},
+	{{"hide-start-only", 0, 0, OPT_HIDE_START_ONLY}, 0, M_RUN, "fs.hide_start_only", NULL, "hide ignored files as at start only (no /dev/fuse)"},
 	{{"tmpfs", 1, 0, OPT_TMPFS}, 0, M_RUN, "fs.tmpfs", "PATH", "mount a tmpfs at PATH"},
 	{{"env", 1, 0, OPT_ENV}, 'e', M_RUN, "env.pass", "NAME", "pass a host variable"},
 	{{"setenv", 1, 0, OPT_SETENV}, 0, M_RUN, "env.set", "NAME=VALUE", "set a variable"},
@@ -66,16 +68,21 @@ static const struct opt opts[] = {
 	{{"pids", 1, 0, OPT_PIDS}, 0, M_RUN, "limits.pids", "N", "process limit"},
 	{{"cpus", 1, 0, OPT_CPUS}, 0, M_RUN, "limits.cpus", "N", "CPU limit (e.g. 1.5)"},
 	{{"disk", 1, 0, OPT_DISK}, 0, M_RUN, "limits.disk", "SIZE", "disk space a run may add (e.g. 2G)"},
+	{{"disk-inodes", 1, 0, OPT_DISK_INODES}, 0, M_RUN, "limits.disk_inodes", "N", "files a run may add (default: one per KiB of --disk)"},
 	{{"allow-syscall", 1, 0, OPT_ALLOW_SYSCALL}, 0, M_RUN, "syscalls.allow", "NAME", "allow a refused syscall back"},
 	{{"no-export", 0, 0, OPT_NO_EXPORT}, 0, M_RUN, NULL, NULL, "do not write patches when the command ends"},
 	{{"export-deny", 1, 0, OPT_EXPORT_DENY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.deny", "PATTERN", "leave more paths out of the patch"},
 	{{"export-allow", 1, 0, OPT_EXPORT_ALLOW}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.allow", "PATTERN", "let a default left-out path through"},
 	{{"allow-binary", 0, 0, OPT_ALLOW_BINARY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.binary", NULL, "export binary files too"},
 	{{"max-size", 1, 0, OPT_MAX_SIZE}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.max_size", "SIZE", "largest file exported (default 5M)"},
+	{{"squash", 0, 0, OPT_SQUASH}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.series", NULL, "one patch instead of one per commit of the agent"},
+	{{"no-trailer", 0, 0, OPT_NO_TRAILER}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.trailer", NULL, "no Jail-Session: trailer on the patches"},
+	{{"message", 1, 0, 'm'}, 'm', M(CMD_EXPORT) | M(CMD_APPLY), NULL, "MSG", "subject of the uncommitted changes' patch"},
 	{{"stat", 0, 0, OPT_STAT}, 0, M(CMD_DIFF), NULL, NULL, "diffstat instead of the diff"},
 	{{"name-status", 0, 0, OPT_NAME_STATUS}, 0, M(CMD_DIFF), NULL, NULL, "names and status letters only"},
 	{{"output", 1, 0, 'o'}, 'o', M(CMD_EXPORT), NULL, "DIR", "write the patches to DIR"},
 	{{"three-way", 0, 0, '3'}, '3', M(CMD_APPLY), NULL, NULL, "fall back to a three-way merge"},
+	{{"accept-flagged", 0, 0, OPT_ACCEPT_FLAGGED}, 0, M(CMD_APPLY), NULL, NULL, "apply even if control files (.gitignore, ...) changed"},
 	{{"revoke", 0, 0, OPT_REVOKE}, 0, M(CMD_TRUST), NULL, NULL, "forget the recorded trust"},
 	{{"help", 0, 0, 'h'}, 'h', ~0u, NULL, NULL, "this help"},
 	{{"version", 0, 0, OPT_VERSION}, 0, M_RUN, NULL, NULL, "print the version"},
@@ -131,6 +138,9 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case 'q': g->quiet = true; return 0;
 	case 'o': free(c->output); c->output = xstrdup(arg); return 0;
 	case '3': c->three_way = true; return 0;
+	case 'm': free(c->message); c->message = xstrdup(arg); return 0;
+	case OPT_SQUASH: g->export_series = false; return 0;
+	case OPT_NO_TRAILER: g->export_trailer = false; return 0;
 	case OPT_NET:
 		if (strcmp(arg, "none") == 0) g->net = NET_NONE;
 		else if (strcmp(arg, "allow") == 0) g->net = NET_ALLOW;
@@ -144,6 +154,7 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_RW: strv_push(&g->rw_binds, arg); return 0;
 	case OPT_HIDE: strv_push(&g->hide, arg); return 0;
 	case OPT_SHOW: strv_push(&g->show_ignored, arg); return 0;
+	case OPT_HIDE_START_ONLY: g->hide_start_only = true; return 0;
 	case OPT_TMPFS: strv_push(&g->tmpfs, arg); return 0;
 	case OPT_ENV: strv_push(&g->env_pass, arg); return 0;
 	case OPT_SETENV:
@@ -170,6 +181,15 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 		if (policy_parse_size(arg, &g->disk) < 0 || g->disk == 0)
 			return jail_err_set(e, 0, "--disk %s: expected a size such as 2G", arg);
 		return 0;
+	case OPT_DISK_INODES: {
+		char *end;
+		errno = 0;
+		g->disk_inodes = strtoll(arg, &end, 10);
+		if (errno || *end || end == arg || g->disk_inodes <= 0)
+			return jail_err_set(e, 0, "--disk-inodes %s: expected a positive whole number", arg);
+		return 0;
+	}
+	case OPT_ACCEPT_FLAGGED: c->accept_flagged = true; return 0;
 	case OPT_MAX_SIZE:
 		if (policy_parse_size(arg, &g->export_max_size) < 0)
 			return jail_err_set(e, 0, "--max-size %s: expected a size such as 5M", arg);
@@ -298,5 +318,6 @@ void cli_free(struct cli *c)
 	config_free(&c->cfg);
 	strv_free(&c->set_keys);
 	free(c->output);
+	free(c->message);
 	memset(c, 0, sizeof(*c));
 }

@@ -17,6 +17,8 @@ struct cli {
 	bool stat, name_status;  /* diff */
 	char *output;            /* export -o DIR */
 	bool three_way;          /* apply -3 */
+	bool accept_flagged;     /* apply --accept-flagged */
+	char *message;           /* export/apply -m: subject of the uncommitted changes */
 	bool revoke;             /* trust --revoke */
 	char **args;             /* positional args of a subcommand (policy show|list) */
 };

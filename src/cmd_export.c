@@ -8,10 +8,15 @@
 #include "commands.h"
 
 #include "applied.h"
+#include "controlfiles.h"
+#include "scratchroom.h"
 #include "git.h"
 #include "log.h"
 #include "patch.h"
 #include "policy.h"
+#include "secrets.h"
+#include "series.h"
+#include "seriesmsg.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -30,10 +35,17 @@ struct collect {
 	struct export_ctx x;
 	struct changeset cs;
 	struct scratch sc;
+	char *scratch_parent;  /* where sc lives (scratchroom.h) */
+	bool scratch_own;
 	bool built;  /* the scratch repository holds pre and post */
-	char *patch;  /* the patch written, or NULL */
+	char *patch;  /* the patch written (the first of a series), or NULL */
 	struct collect *subs;
 	size_t n_subs;
+	struct series sr;     /* the agent's commits (series.h) */
+	struct strv paths;    /* every patch written, in order */
+	char *author;         /* the user's "Name <email>", or NULL */
+	char *trailer;        /* "project/session", or NULL */
+	const char *message;  /* -m: the uncommitted changes' subject */
 };
 
 static void collect_free(struct collect *k)
@@ -45,7 +57,14 @@ static void collect_free(struct collect *k)
 	k->n_subs = 0;
 	free(k->patch);
 	k->patch = NULL;
+	series_free(&k->sr);
+	strv_free(&k->paths);
+	free(k->author);
+	free(k->trailer);
+	k->author = k->trailer = NULL;
 	scratch_destroy(&k->sc);
+	scratch_unplace(k->scratch_parent, k->scratch_own);
+	k->scratch_parent = NULL;
 	changeset_free(&k->cs);
 	export_ctx_close(&k->x);
 }
@@ -53,16 +72,33 @@ static void collect_free(struct collect *k)
 /* Scan, filter and build one repository's change (the context is open). */
 static int collect_build(struct collect *k, struct session *s, bool sub, struct jail_err *e)
 {
-	if (export_scan(&k->x, &k->cs, e) < 0 || export_filter(&k->x, &k->cs, e) < 0)
+	if (export_scan(&k->x, &k->cs, e) < 0)
 		return -1;
+	if (k->cs.truncated)
+		return 0;  /* too_many() says so; nothing is built from half a walk */
+	if (export_filter(&k->x, &k->cs, e) < 0)
+		return -1;
+	controlfiles_review(&k->x, &k->cs, s->dir);
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);
 	}
 	if (changeset_included(&k->cs) == 0)
 		return 0;
-	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
-	int r = sub ? scratch_create_another(&k->sc, s->dir, e) : scratch_create(&k->sc, s->dir, e);
+	_cleanup_free_ char *subject = k->message ? xstrdup(k->message)
+	                                          : seriesmsg_default_subject(&k->cs, s->name);
+	_cleanup_free_ char *raw = patch_message(&k->cs, subject);
+	_cleanup_free_ char *clean = seriesmsg_sanitize(raw, strlen(raw));
+	_cleanup_free_ char *msg = seriesmsg_finish(clean, NULL, k->trailer);
+	unsigned long long bytes = 0;
+	for (size_t i = 0; i < k->cs.n; i++)
+		bytes += !k->cs.v[i].reason && k->cs.v[i].new_size > 0 ? (unsigned long long)k->cs.v[i].new_size : 0;
+	unsigned long long need = scratch_estimate(bytes, changeset_included(&k->cs));
+	if (scratch_place(s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
+		return -1;
+	const char *at = k->scratch_parent;
+	k->sc.author = k->author;
+	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
@@ -70,20 +106,85 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	return 0;
 }
 
+/* Who the patches jail writes are from, and the trailer that says where. */
+static void collect_identity(struct collect *k, const struct session *s,
+                             const struct jail_config *cfg, const char *message)
+{
+	k->author = gitidentity_author();
+	k->message = message;
+	const char *slash = strrchr(s->project, '/');
+	_cleanup_free_ char *name = escape_name(slash && slash[1] ? slash + 1 : s->project);
+	if (cfg->export_trailer)
+		k->trailer = xasprintf("%s/%s", name, s->name);
+}
+
+/* The meta key of the agent's commit that the last jail apply landed: one for
+ * the project, one per submodule (named by a hash of its path). */
+static char *series_head_key(const char *sub)
+{
+	if (!sub)
+		return xstrdup("series_head");
+	char hex[65];
+	sha256_hex(sub, strlen(sub), hex);
+	return xasprintf("series_head_%.16s", hex);
+}
+
+/* A submodule's series stands on its host HEAD (no base is recorded for it). */
+static char *host_head(const char *project)
+{
+	struct git g = {.cwd = project};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) < 0 || status != 0 || !out.s) {
+		sb_free(&out);
+		return NULL;
+	}
+	out.s[strcspn(out.s, "\n")] = '\0';
+	return sb_steal(&out);
+}
+
+/* The agent's commits as a series, when it made any (series.h); sub names a
+ * submodule of super's project. */
+static int collect_series(struct collect *k, struct session *s, const struct jail_config *cfg,
+                          const struct collect *super, const char *sub, struct jail_err *e)
+{
+	if (!cfg->export_series)
+		return 0;
+	_cleanup_free_ char *key = series_head_key(sub);
+	_cleanup_free_ char *landed = session_meta_get(s, key);
+	_cleanup_free_ char *base = sub ? host_head(k->x.project) : NULL;
+	if (sub && !base)
+		return 0;
+	struct series_opts o = {
+		.session = s->name, .session_dir = s->dir, .trailer = k->trailer,
+		.author = k->author ? k->author : "jail <jail@localhost>", .subject = k->message,
+		.series_head = landed, .post = k->built ? &k->sc : NULL, .base = base,
+		.super = super ? super->x.project : NULL, .sub = sub,
+	};
+	return series_build(&k->sr, &k->x, &k->cs, &o, e);
+}
+
 static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
-                   struct jail_err *e)
+                   const char *message, struct jail_err *e)
 {
 	memset(k, 0, sizeof(*k));
 	k->x.project_fd = k->x.upper_fd = -1;
-	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0)
+	collect_identity(k, s, cfg, message);
+	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0 ||
+	    collect_series(k, s, cfg, NULL, NULL, e) < 0)
 		return -1;
 	const struct strv *subs = &k->x.submodules;
 	k->subs = subs->n ? xcalloc(subs->n, sizeof(*k->subs)) : NULL;
 	for (size_t i = 0; i < subs->n; i++) {
 		struct collect *sk = &k->subs[k->n_subs++];
 		sk->x.project_fd = sk->x.upper_fd = -1;
+		sk->author = k->author ? xstrdup(k->author) : NULL;
+		sk->trailer = k->trailer ? xstrdup(k->trailer) : NULL;
+		sk->message = message;
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
-		    collect_build(sk, s, true, e) < 0) {
+		    collect_build(sk, s, true, e) < 0 || collect_series(sk, s, cfg, k, subs->v[i], e) < 0) {
 			_cleanup_free_ char *esc = escape_name(subs->v[i]);
 			return jail_err_wrap(e, "submodule '%s'", esc);
 		}
@@ -91,10 +192,20 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 	return 0;
 }
 
+/* A session whose walk stopped at its bound (export.c): status says so, the
+ * rest refuse with this line. */
+static int too_many(const struct collect *k, struct jail_err *e)
+{
+	return jail_err_set(e, 0, "the session holds more than %zu changed paths, more than jail "
+	                          "reads (a build or install directory?); delete what should not "
+	                          "go out inside the jail (jail -D DIR -- rm -rf PATH), or jail "
+	                          "reset", k->cs.n);
+}
+
 /* Does the export hold a patch at all (the superproject's or a submodule's)? */
 static bool any_built(const struct collect *k)
 {
-	bool any = k->built;
+	bool any = k->built || k->sr.active;
 	for (size_t i = 0; i < k->n_subs; i++)
 		any |= k->subs[i].built;
 	return any;
@@ -119,7 +230,7 @@ static int clear_patches(int dfd, struct jail_err *e)
 static int write_one(struct collect *k, const struct session *s, const char *dir,
                      struct jail_err *e)
 {
-	if (!k->built)
+	if (!k->built && !k->sr.active)
 		return 0;
 	if (mkdir_p(dir, 0700, e) < 0)
 		return -1;
@@ -128,12 +239,21 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 		return jail_err_sys(e, "open '%s'", dir);
 	struct strbuf mbox = {0}, summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
-	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
-	if (r == 0)
+	int r = k->sr.active ? series_write(&k->sr, dfd, dir, &k->paths, e)
+	                     : patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
+	if (r == 0 && !k->sr.active && !room_for(dir, 2 * (unsigned long long)mbox.len))
+		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%zu KiB) in %s "
+		                            "without going below the filesystem's reserve; free some "
+		                            "space, or write it elsewhere with jail export -o DIR",
+		                 mbox.len >> 10, dir);
+	if (r == 0 && !k->sr.active) {
 		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
-	if (r == 0) {
-		k->patch = xasprintf("%s/%s", dir, name);
-		summary_render(&k->cs, k->patch, &summary);
+		strv_push_take(&k->paths, xasprintf("%s/%s", dir, name));
+	}
+	if (r == 0 && k->paths.n) {
+		k->patch = xstrdup(k->paths.v[0]);
+		series_summary(&k->sr, &summary);
+		summary_render(&k->cs, k->sr.active ? NULL : k->patch, &summary);
 		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
 	sb_free(&mbox);
@@ -165,10 +285,14 @@ static int write_series(struct collect *k, const struct session *s, const char *
 
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
  * the session started (meta "base"), so a conflict merges instead of failing. */
-static void log_landing(const struct session *s, const char *patch)
+static void log_landing(const struct session *s, const struct collect *k)
 {
-	if (!patch)
+	if (!k->patch)
 		return;
+	const char *slash = strrchr(k->patch, '/');
+	int dir = slash ? (int)(slash - k->patch) : 0;
+	_cleanup_free_ char *patch = k->paths.n > 1 && slash ? xasprintf("%.*s/0*.patch", dir, k->patch)
+	                                                     : xstrdup(k->patch);
 	_cleanup_free_ char *base = session_meta_get(s, "base");
 	struct git g = {.cwd = s->project};
 	struct strbuf head = {0};
@@ -222,15 +346,24 @@ static void log_submodules(const struct collect *k)
 	}
 }
 
+/* The series (if any), then the change with its left-out files. */
+static void render_all(const struct collect *k, const char *patch, struct strbuf *out)
+{
+	series_summary(&k->sr, out);
+	if (k->sr.active && changeset_worth_telling(&k->cs))
+		sb_puts(out, "the series adds up to:\n");
+	summary_render(&k->cs, k->sr.active ? NULL : patch, out);
+}
+
 static void report(const struct collect *k, const struct session *s, bool landing)
 {
 	struct strbuf sum = {0};
-	summary_render(&k->cs, k->patch, &sum);
+	render_all(k, k->patch, &sum);
 	if (sum.s)
 		log_lines(sum.s);
 	sb_free(&sum);
 	if (landing)
-		log_landing(s, k->patch);
+		log_landing(s, k);
 	log_submodules(k);
 }
 
@@ -239,7 +372,9 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	if (cfg->no_export)
 		return 0;
 	struct collect k;
-	int r = collect(&k, s, cfg, e);
+	int r = collect(&k, s, cfg, NULL, e);
+	if (r == 0 && k.cs.truncated)
+		r = too_many(&k, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
 	if (r == 0)
@@ -280,8 +415,13 @@ static int run_export_cmd(struct cli *c, export_action act)
 	struct jail_config cfg;
 	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
 	int r = open_session(c, &s, &cfg, &e);
+	/* jail diff shows the sum: the agent's commits need not be read */
+	if (r == 0 && c->cmd == CMD_DIFF)
+		cfg.export_series = false;
 	if (r == 0)
-		r = collect(&k, &s, &cfg, &e);
+		r = collect(&k, &s, &cfg, c->message, &e);
+	if (r == 0 && k.cs.truncated && c->cmd != CMD_STATUS)
+		r = too_many(&k, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
 	collect_free(&k);
@@ -329,7 +469,13 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 static int act_status(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	struct strbuf out = {0};
-	summary_render(&k->cs, NULL, &out);
+	if (k->cs.truncated) {  /* the partial walk, unfiltered, says nothing true */
+		struct jail_err many;
+		(void)too_many(k, &many);
+		return write_stdout(many.msg, strlen(many.msg), e) < 0 ? -1
+		       : write_stdout("\n", 1, e);
+	}
+	render_all(k, NULL, &out);
 	for (size_t i = 0; i < k->n_subs; i++) {
 		struct strbuf sub = {0};
 		summary_render(&k->subs[i].cs, NULL, &sub);
@@ -351,7 +497,7 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	if (write_series(k, s, dir, c->output == NULL, e) < 0)
 		return -1;
 	struct strbuf sum = {0}, paths = {0};
-	summary_render(&k->cs, NULL, &sum);
+	render_all(k, NULL, &sum);
 	if (sum.s)
 		log_lines(sum.s);
 	sb_free(&sum);
@@ -361,8 +507,8 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 		return 0;
 	}
 	/* one patch path a line: the superproject's first, then each submodule's */
-	if (k->patch)
-		sb_printf(&paths, "%s\n", k->patch);
+	for (size_t i = 0; i < k->paths.n; i++)
+		sb_printf(&paths, "%s\n", k->paths.v[i]);
 	for (size_t i = 0; i < k->n_subs; i++)
 		if (k->subs[i].patch)
 			sb_printf(&paths, "%s\n", k->subs[i].patch);
@@ -380,12 +526,15 @@ extern char **environ;
 /* `git am` in the project, as the user would type it: the user's own git with
  * the user's environment (identity, hooks of their repository).  Only the patch
  * comes from the jail, and it was filtered like every export. */
-static int git_am(const char *project, const char *patch, bool three_way, struct jail_err *e)
+static int git_am(const char *project, const struct strv *patches, bool three_way,
+                  struct jail_err *e)
 {
 	struct strv argv = {0};
-	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--", patch};
+	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--"};
 	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
 		strv_push(&argv, args[i]);
+	for (size_t i = 0; i < patches->n; i++)
+		strv_push(&argv, patches->v[i]);
 	pid_t pid;
 	int r = posix_spawnp(&pid, "git", NULL, NULL, argv.v, environ);
 	strv_free(&argv);
@@ -402,6 +551,11 @@ static int git_am(const char *project, const char *patch, bool three_way, struct
 		                          "stays in the session)", esc);
 	}
 	return 0;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The host's uncommitted changes (staged, unstaged, untracked) to paths the
@@ -423,10 +577,15 @@ static int refuse_dirty(const struct collect *k, struct jail_err *e)
 		i += strlen(rec) + 1;
 		if (strlen(rec) < 4 || strncmp(rec + 3, k->x.prefix, pl) != 0)
 			continue;
-		for (size_t j = 0; j < k->cs.n; j++)
-			if (!k->cs.v[j].reason && strcmp(k->cs.v[j].path, rec + 3 + pl) == 0 &&
-			    dirty++ == 0)
-				first = escape_name(k->cs.v[j].path);
+		const char *key = rec + 3 + pl;
+		bool hit = false;
+		for (size_t j = 0; j < k->cs.n && !hit; j++)
+			hit = !k->cs.v[j].reason && strcmp(k->cs.v[j].path, key) == 0;
+		/* or a path only the agent's commits change (a patch of the series) */
+		hit = hit || (k->sr.touched.n && bsearch(&key, k->sr.touched.v, k->sr.touched.n,
+		                                         sizeof(char *), cmp_strp));
+		if (hit && dirty++ == 0)
+			first = escape_name(key);
 	}
 	sb_free(&out);
 	if (!dirty)
@@ -444,9 +603,13 @@ static void mark_applied(const struct session *s, struct collect *k)
 {
 	struct strbuf tree = {0}, head = {0};
 	struct jail_err e;
-	if (patch_post_tree(&k->sc, &tree, &e) < 0 ||
-	    applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0)
+	if (k->built && (patch_post_tree(&k->sc, &tree, &e) < 0 ||
+	                 applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0))
 		log_warn("cannot record what was applied: %s", e.msg);
+	/* the agent's commits that landed: the next export starts after them */
+	_cleanup_free_ char *key = series_head_key(NULL);
+	if (k->sr.active && session_meta_set(s, &e, key, k->sr.head, NULL) < 0)
+		log_warn("%s", e.msg);
 	struct git g = {.cwd = s->project};
 	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
 	int status = 1;
@@ -461,10 +624,39 @@ static void mark_applied(const struct session *s, struct collect *k)
 	sb_free(&head);
 }
 
+/* Changes to control files (controlfiles.h) land only when the user says so:
+ * --accept-flagged, or "y" typed on a terminal after reading them. */
+static int refuse_flagged(const struct cli *c, const struct collect *k, struct jail_err *e)
+{
+	struct strbuf lines = {0};
+	size_t n = k->built ? controlfiles_render(&k->cs, &lines) : 0;
+	for (size_t i = 0; i < k->n_subs; i++)
+		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &lines) : 0;
+	if (n == 0 || c->accept_flagged) {
+		sb_free(&lines);
+		return 0;
+	}
+	log_info("the patch changes files that decide what git ignores, fetches or runs:");
+	log_lines(lines.s);
+	sb_free(&lines);
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		char answer[16] = "";
+		fprintf(stderr, "jail: apply it anyway? [y/N] ");
+		fflush(stderr);
+		if (fgets(answer, sizeof(answer), stdin) && (answer[0] == 'y' || answer[0] == 'Y'))
+			return 0;
+	}
+	return jail_err_set(e, 0, "not applied: the patch changes %zu flagged file%s (above); "
+	                          "review them with jail diff, then run jail apply "
+	                          "--accept-flagged", n, n == 1 ? "" : "s");
+}
+
 static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	/* every repository is checked before anything lands */
-	if (k->built && k->x.is_repo && refuse_dirty(k, e) < 0)
+	if (refuse_flagged(c, k, e) < 0)
+		return -1;
+	if ((k->built || k->sr.active) && k->x.is_repo && refuse_dirty(k, e) < 0)
 		return -1;
 	for (size_t i = 0; i < k->n_subs; i++)
 		if (k->subs[i].built && refuse_dirty(&k->subs[i], e) < 0)
@@ -477,14 +669,19 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 		return 0;
 	}
 	if (k->patch) {
-		if (git_am(s->project, k->patch, c->three_way, e) < 0)
+		if (git_am(s->project, &k->paths, c->three_way, e) < 0)
 			return -1;
 		mark_applied(s, k);
 	}
-	for (size_t i = 0; i < k->n_subs; i++)
-		if (k->subs[i].patch &&
-		    git_am(k->subs[i].x.project, k->subs[i].patch, c->three_way, e) < 0)
+	for (size_t i = 0; i < k->n_subs; i++) {
+		const struct collect *sk = &k->subs[i];
+		if (sk->patch && git_am(sk->x.project, &sk->paths, c->three_way, e) < 0)
 			return -1;
+		_cleanup_free_ char *key = series_head_key(k->x.submodules.v[i]);
+		struct jail_err we;
+		if (sk->sr.active && session_meta_set(s, &we, key, sk->sr.head, NULL) < 0)
+			log_warn("%s", we.msg);
+	}
 	log_info("applied; the next export carries only what changes after this");
 	return 0;
 }

@@ -25,6 +25,7 @@ struct jail_config {
 	struct strv rw_binds;       /* host paths bound read-write */
 	struct strv hide;           /* extra patterns hidden in the project */
 	struct strv show_ignored;   /* git-ignored paths shown anyway */
+	bool hide_start_only;       /* hiding as at start only: no FUSE view (hidefs.h) */
 	struct strv tmpfs;          /* extra tmpfs mounts */
 
 	/* [home] */
@@ -49,6 +50,8 @@ struct jail_config {
 	struct strv export_allow;   /* default left-out patterns let through again */
 	bool export_binary;
 	long long export_max_size;  /* bytes */
+	bool export_series;         /* the agent's commits as a series (false: one patch) */
+	bool export_trailer;        /* "Jail-Session: project/session" on each patch */
 
 	/* [syscalls] */
 	struct strv syscalls_allow;
@@ -58,6 +61,7 @@ struct jail_config {
 	long long pids;
 	double cpus;
 	long long disk;             /* bytes the session may add to the disk per run */
+	long long disk_inodes;      /* files (inodes) it may add per run; 0: disk/1024 */
 };
 
 void config_init(struct jail_config *c);

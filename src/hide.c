@@ -142,7 +142,8 @@ static void hide_patterns(int upper, int lower, const char *rel, const struct st
 	closedir(d);
 }
 
-int hide_ignored(const struct session *s, const struct jail_config *cfg, struct jail_err *e)
+int hide_ignored(const struct session *s, const struct jail_config *cfg, struct strv *out,
+                 struct jail_err *e)
 {
 	struct strv ignored = {0}, hidden = {0};
 	int r = ignored_paths(s, &ignored, e);
@@ -171,6 +172,6 @@ int hide_ignored(const struct session *s, const struct jail_config *cfg, struct 
 	r = write_file_at(AT_FDCWD, path, list.s ? list.s : "", list.len, 0600, e);
 	sb_free(&list);
 	strv_free(&ignored);
-	strv_free(&hidden);
+	*out = hidden;
 	return r;
 }

@@ -9,7 +9,9 @@
  * agent can neither read nor list them.  Paths matching cfg->show_ignored stay
  * visible; paths matching cfg->hide are hidden too, tracked or not.  Whiteouts made by an earlier run for paths no longer ignored are
  * removed; the list is kept in <session>/hidden for the exporter.  A project
- * that is not a git repository hides nothing. */
-int hide_ignored(const struct session *s, const struct jail_config *cfg, struct jail_err *e) WUR;
+ * that is not a git repository hides nothing.  *hidden receives the hidden paths
+ * (the caller frees it). */
+int hide_ignored(const struct session *s, const struct jail_config *cfg, struct strv *hidden,
+                 struct jail_err *e) WUR;
 
 #endif

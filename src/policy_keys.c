@@ -21,6 +21,7 @@ static const struct policy_key keys[] = {
 	{"fs", "rw", "fs.rw", "--rw", K_LIST, F(rw_binds), check_path, true, "PATH", "host paths bound read-write"},
 	{"fs", "hide", "fs.hide", "--hide", K_LIST, F(hide), check_glob, true, "PATTERN", "more project paths hidden from the jail"},
 	{"fs", "show_ignored", "fs.show_ignored", "--show", K_LIST, F(show_ignored), check_glob, true, "PATTERN", "git-ignored project paths shown anyway"},
+	{"fs", "hide_start_only", "fs.hide_start_only", "--hide-start-only", K_BOOL, F(hide_start_only), NULL, false, "BOOL", "hide ignored files as they are at start only: files that appear on the host during the run are visible"},
 	{"fs", "tmpfs", "fs.tmpfs", "--tmpfs", K_LIST, F(tmpfs), check_path, true, "PATH", "empty tmpfs mounts"},
 	{"home", "mode", "home.mode", "--home", K_HOME, F(home), NULL, false, "fresh|persistent", "a fresh fake home per run, or one kept per session"},
 	{"home", "copy", "home.copy", "--copy", K_LIST, F(home_copy), check_home_path, true, "~/PATH", "host files or dirs copied into the fake home at start"},
@@ -35,11 +36,14 @@ static const struct policy_key keys[] = {
 	{"export", "allow", "export.allow", "--export-allow", K_LIST, F(export_allow), check_export_allow, true, "PATTERN", "default left-out paths let through again"},
 	{"export", "binary", "export.binary", "--allow-binary", K_BOOL, F(export_binary), NULL, false, "BOOL", "export binary files too"},
 	{"export", "max_size", "export.max_size", "--max-size", K_SIZE, F(export_max_size), NULL, false, "SIZE", "largest file exported"},
+	{"export", "series", "export.series", "--squash", K_BOOL, F(export_series), NULL, false, "BOOL", "the agent's commits as one patch each (false: one patch)"},
+	{"export", "trailer", "export.trailer", "--no-trailer", K_BOOL, F(export_trailer), NULL, false, "BOOL", "a Jail-Session: trailer on each patch"},
 	{"syscalls", "allow", "syscalls.allow", "--allow-syscall", K_LIST, F(syscalls_allow), check_syscall, true, "NAME", "refused system calls allowed back"},
 	{"limits", "memory", "limits.memory", "--memory", K_SIZE, F(memory), NULL, false, "SIZE|none", "memory limit"},
 	{"limits", "pids", "limits.pids", "--pids", K_COUNT, F(pids), NULL, false, "N|none", "process limit"},
 	{"limits", "cpus", "limits.cpus", "--cpus", K_CPUS, F(cpus), NULL, false, "N|none", "CPU limit, in CPUs"},
 	{"limits", "disk", "limits.disk", "--disk", K_SIZE, F(disk), NULL, false, "SIZE|none", "disk space one run may add to the session"},
+	{"limits", "disk_inodes", "limits.disk_inodes", "--disk-inodes", K_COUNT, F(disk_inodes), NULL, false, "N|none", "files one run may add (default with disk: one per KiB of it)"},
 };
 
 const char *const policy_sections[] = {"fs", "home", "env", "secrets", "net", "export",

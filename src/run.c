@@ -3,6 +3,7 @@
 
 #include "git.h"
 #include "hide.h"
+#include "hidefs.h"
 #include "log.h"
 #include "net.h"
 #include "plan.h"
@@ -11,6 +12,7 @@
 #include "session.h"
 #include "sysfilter.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -62,7 +64,35 @@ static void record_base(const struct session *s)
 	sb_free(&out);
 }
 
-static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *e)
+/* The names the jail may see (hidetree.h): the project's entries now, less the
+ * hidden ones.  The walk comes before git is asked what it ignores, so a file
+ * that appears in between is not in the tree rather than shown unhidden. */
+static int hide_project(const struct jail_config *cfg, const struct session *s,
+                        struct hidefs *h, struct jail_err *e)
+{
+	struct strv hidden = {0};
+	size_t count = 0;
+	if (!cfg->hide_start_only) {
+		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (h->project_fd < 0)
+			return jail_err_sys(e, "open the project %s", s->project);
+		if (hidetree_build(h->project_fd, &h->tree, &count, e) < 0)
+			return -1;
+		log_debug("project walked: %zu names", count);
+	}
+	int r = hide_ignored(s, cfg, &hidden, e);
+	log_debug("ignored files hidden");
+	for (size_t i = 0; h->tree && i < hidden.n; i++)
+		hidetree_drop(h->tree, hidden.v[i]);
+	strv_free(&hidden);
+	if (r == 0 && cfg->hide_start_only)
+		log_warn("hiding is as at start only (fs.hide_start_only): ignored files that "
+		         "appear on the host during this run are visible inside");
+	return r;
+}
+
+static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
+                   struct jail_err *e)
 {
 	expand_paths(&cfg->ro_binds);
 	expand_paths(&cfg->rw_binds);
@@ -74,23 +104,31 @@ static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *
 		return -1;
 	record_base(s);
 	log_debug("session ready");
-	int r = hide_ignored(s, cfg, e);
-	log_debug("ignored files hidden");
-	return r;
+	return hide_project(cfg, s, h, e);
 }
 
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
                     struct jail_err *e)
 {
-	if (prepare(cfg, s, e) < 0)
-		return -1;
-	warn_nested_mounts(s->project);
-	struct jail_plan plan;
-	int r = plan_build(&plan, cfg, s, e);
-	log_debug("plan built");
-	if (r == 0)
-		r = sandbox_run(&plan, exit_code, e);
-	plan_free(&plan);
+	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1};
+	int r = prepare(cfg, s, &hfs, e);
+	if (r == 0) {
+		warn_nested_mounts(s->project);
+		struct jail_plan plan;
+		r = plan_build(&plan, cfg, s, e);
+		log_debug("plan built");
+		if (r == 0 && hfs.tree) {
+			r = hidefs_prepare(&hfs, e);
+			plan.hidefs = &hfs;
+		}
+		if (r == 0)
+			r = sandbox_run(&plan, exit_code, e);
+		plan_free(&plan);
+	}
+	hidefs_stop(&hfs);
+	if (hfs.project_fd >= 0)
+		close(hfs.project_fd);
+	hidetree_free(hfs.tree);
 	return r;
 }
 
@@ -112,7 +150,8 @@ int cmd_run(struct cli *c)
 	}
 	log_set_quiet(cfg.quiet);
 	/* bad values are refused before anything is created or started */
-	if (sysfilter_check_config(&cfg, &e) < 0 || net_validate(&cfg, &e) < 0) {
+	if (sysfilter_check_config(&cfg, &e) < 0 || net_validate(&cfg, &e) < 0 ||
+	    (!cfg.hide_start_only && hidefs_usable(&e) < 0)) {
 		log_error("%s", e.msg);
 		config_free(&cfg);
 		session_free(&s);

@@ -2,6 +2,7 @@
 #include "sandbox.h"
 
 #include "diskguard.h"
+#include "hidefs.h"
 #include "init.h"
 #include "log.h"
 #include "net.h"
@@ -97,6 +98,8 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	if (limits < 0)
 		return -1;
 	go.cgroup_limits = limits == 1;
+	if (p->hidefs && hidefs_fork(p->hidefs, e) < 0)
+		return -1;
 	if (net_host_start(p->cfg, pid, sock, net, e) < 0)
 		return -1;
 	/* compiled here while init builds the root, and sent with GO */
@@ -146,6 +149,10 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		_exit(init_main(p, sv[1]));
 	}
 	close(sv[1]);
+	if (p->hidefs) { /* init's end is init's alone: its exit must end the server */
+		close(p->hidefs->jail_sock);
+		p->hidefs->jail_sock = -1;
+	}
 	log_debug("cloned init %d", (int)pid);
 	_cleanup_close_ int master = -1;
 	struct net_host *net = NULL;

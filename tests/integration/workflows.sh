@@ -269,7 +269,7 @@ test_submodule_edited_exported_applied() {
 	assert_eq "$(cat "$T/super/lib/added.txt")" "new in lib"
 	assert_eq "$(tail -n 1 "$T/super/README")" "top"
 	assert_eq "$(git -C "$T/super/lib" status --porcelain)" "" "the submodule's change committed"
-	assert_eq "$(git -C "$T/super/lib" log --format=%s -n 1)" "Changes from jail session 'default'"
+	assert_eq "$(git -C "$T/super/lib" log --format=%s -n 1)" "Update lib.txt, add added.txt (jail session default)"
 }
 
 test_submodule_not_initialised_left_out() {
@@ -391,8 +391,9 @@ test_reset_forgets_worktree_commits_and_applied_state() {
 	assert_no_file "$(session_dir "$T/wt")/git-upper"
 	run_jail -D "$T/wt" -- sh -c "cd '$T/wt' && git log --format=%s"
 	assert_eq "$rc" 0 "after reset: $err"
-	# the host's commit from jail apply, not the agent's own commit inside
-	assert_eq "$out" "$(printf "Changes from jail session 'default'\ninit")"
+	# the host's commits from jail apply (the agent's commit, landed as a series:
+	# issue 13), not the agent's own repository inside
+	assert_eq "$out" "$(printf "inside\ninit")"
 }
 
 test_submodule_in_a_subdirectory_project() {
