@@ -11,9 +11,14 @@
 #include "controlfiles.h"
 #include "scratchroom.h"
 #include "git.h"
+#include "hints.h"
+#include "live.h"
 #include "log.h"
+#include "pager.h"
 #include "patch.h"
+#include "pathspec.h"
 #include "policy.h"
+#include "runstamp.h"
 #include "secrets.h"
 #include "series.h"
 #include "seriesmsg.h"
@@ -26,6 +31,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -46,7 +52,30 @@ struct collect {
 	char *author;         /* the user's "Name <email>", or NULL */
 	char *trailer;        /* "project/session", or NULL */
 	const char *message;  /* -m: the uncommitted changes' subject */
+	const char *live_dir;        /* a live read's own scratch place (not the session dir) */
+	const struct strv *pathspec; /* the paths asked for (pathspec.h); NULL: all */
+	const char *sub_path;        /* a submodule's path in the superproject */
 };
+
+/* Keep the changes under the paths asked for (`jail diff src/`). */
+static void keep_pathspec(struct collect *k)
+{
+	if (!k->pathspec || !k->pathspec->n)
+		return;
+	size_t kept = 0;
+	for (size_t i = 0; i < k->cs.n; i++) {
+		struct change *c = &k->cs.v[i];
+		_cleanup_free_ char *full = xasprintf("%s%s%s", k->sub_path ? k->sub_path : "",
+		                                      k->sub_path ? "/" : "", c->path);
+		if (pathspec_match(k->pathspec, full)) {
+			k->cs.v[kept++] = *c;
+			continue;
+		}
+		free(c->path);
+		free(c->reason);
+	}
+	k->cs.n = kept;
+}
 
 static void collect_free(struct collect *k)
 {
@@ -74,6 +103,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 {
 	if (export_scan(&k->x, &k->cs, e) < 0)
 		return -1;
+	keep_pathspec(k);
 	if (k->cs.truncated)
 		return 0;  /* too_many() says so; nothing is built from half a walk */
 	if (export_filter(&k->x, &k->cs, e) < 0)
@@ -94,7 +124,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	for (size_t i = 0; i < k->cs.n; i++)
 		bytes += !k->cs.v[i].reason && k->cs.v[i].new_size > 0 ? (unsigned long long)k->cs.v[i].new_size : 0;
 	unsigned long long need = scratch_estimate(bytes, changeset_included(&k->cs));
-	if (scratch_place(s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
+	if (scratch_place(k->live_dir ? k->live_dir : s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
 		return -1;
 	const char *at = k->scratch_parent;
 	k->sc.author = k->author;
@@ -169,7 +199,11 @@ static int collect_series(struct collect *k, struct session *s, const struct jai
 static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
                    const char *message, struct jail_err *e)
 {
+	const char *live_dir = k->live_dir;
+	const struct strv *pathspec = k->pathspec;
 	memset(k, 0, sizeof(*k));
+	k->live_dir = live_dir;
+	k->pathspec = pathspec;
 	k->x.project_fd = k->x.upper_fd = -1;
 	collect_identity(k, s, cfg, message);
 	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0 ||
@@ -183,6 +217,9 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 		sk->author = k->author ? xstrdup(k->author) : NULL;
 		sk->trailer = k->trailer ? xstrdup(k->trailer) : NULL;
 		sk->message = message;
+		sk->live_dir = k->live_dir;
+		sk->pathspec = k->pathspec;
+		sk->sub_path = subs->v[i];
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
 		    collect_build(sk, s, true, e) < 0 || collect_series(sk, s, cfg, k, subs->v[i], e) < 0) {
 			_cleanup_free_ char *esc = escape_name(subs->v[i]);
@@ -284,15 +321,24 @@ static int write_series(struct collect *k, const struct session *s, const char *
 }
 
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
- * the session started (meta "base"), so a conflict merges instead of failing. */
+ * the session started (meta "base"), so a conflict merges instead of failing;
+ * `patch -p1` where there is no repository.  Paths quoted for the shell. */
 static void log_landing(const struct session *s, const struct collect *k)
 {
 	if (!k->patch)
 		return;
 	const char *slash = strrchr(k->patch, '/');
 	int dir = slash ? (int)(slash - k->patch) : 0;
-	_cleanup_free_ char *patch = k->paths.n > 1 && slash ? xasprintf("%.*s/0*.patch", dir, k->patch)
-	                                                     : xstrdup(k->patch);
+	_cleanup_free_ char *pdir = slash ? strndup(k->patch, (size_t)dir) : NULL;
+	_cleanup_free_ char *qdir = pdir ? hint_shell_quote(pdir) : NULL;
+	/* a series: its directory quoted, the glob left for the shell */
+	_cleanup_free_ char *esc = hint_shell_quote(s->project);
+	_cleanup_free_ char *pesc = k->paths.n > 1 && qdir ? xasprintf("%s/0*.patch", qdir)
+	                                                   : hint_shell_quote(k->patch);
+	if (!k->x.is_repo) {
+		log_info("review it, then land it: patch -d %s -p1 < %s", esc, pesc);
+		return;
+	}
 	_cleanup_free_ char *base = session_meta_get(s, "base");
 	struct git g = {.cwd = s->project};
 	struct strbuf head = {0};
@@ -305,8 +351,6 @@ static void log_landing(const struct session *s, const struct collect *k)
 	             head.s && strncmp(head.s, base, strlen(base)) != 0 &&
 	             !(applied && strncmp(head.s, applied, strlen(applied)) == 0);
 	sb_free(&head);
-	_cleanup_free_ char *esc = escape_name(s->project);
-	_cleanup_free_ char *pesc = escape_name(patch);
 	if (moved)
 		log_info("the project moved on since the session started; land it with: "
 		         "git -C %s am -3 %s", esc, pesc);
@@ -346,6 +390,56 @@ static void log_submodules(const struct collect *k)
 	}
 }
 
+/* A screenful of the summary at most: the terminal's height, else 40 lines.
+ * The patch line (the last) always shows. */
+static void log_lines_capped(const char *text)
+{
+	struct winsize ws;
+	size_t max = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 16
+	             ? (size_t)ws.ws_row - 6 : 40;
+	_cleanup_free_ char *copy = xstrdup(text);
+	size_t n = 0, skipped = 0;
+	for (char *line = copy, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (n++ < max || strncmp(line, "patch: ", 7) == 0 || (!nl || !nl[1])) {
+			if (skipped)
+				log_info("… and %s more: jail status", thousands(skipped).s);
+			skipped = 0;
+			log_info("%s", line);
+		} else {
+			skipped++;
+		}
+	}
+	if (skipped)
+		log_info("… and %s more: jail status", thousands(skipped).s);
+}
+
+/* What this run touched among what the session holds (runstamp.h). */
+static void log_this_run(const struct collect *k, const struct runstamp *rs)
+{
+	if (!rs || !rs->had_previous)
+		return;
+	size_t n = 0;
+	struct strbuf names = {0};
+	for (size_t i = 0; i < k->cs.n; i++) {
+		_cleanup_free_ char *esc = escape_name(k->cs.v[i].path);
+		if (k->cs.v[i].reason || !runstamp_touched(rs, esc))
+			continue;
+		if (n++ < 5)
+			sb_printf(&names, "%s%s", n > 1 ? ", " : "", esc);
+	}
+	if (n > 5)
+		sb_printf(&names, " and %s more", thousands(n - 5).s);
+	if (n)
+		log_info("this run changed %zu file%s: %s; the session holds:", n, n == 1 ? "" : "s",
+		         names.s);
+	else
+		log_info("this run changed no exported file; the session holds:");
+	sb_free(&names);
+}
+
 /* The series (if any), then the change with its left-out files. */
 static void render_all(const struct collect *k, const char *patch, struct strbuf *out)
 {
@@ -355,12 +449,15 @@ static void render_all(const struct collect *k, const char *patch, struct strbuf
 	summary_render(&k->cs, k->sr.active ? NULL : patch, out);
 }
 
-static void report(const struct collect *k, const struct session *s, bool landing)
+static void report(const struct collect *k, const struct session *s, bool landing,
+                   const struct runstamp *rs)
 {
 	struct strbuf sum = {0};
 	render_all(k, k->patch, &sum);
-	if (sum.s)
-		log_lines(sum.s);
+	if (sum.s) {
+		log_this_run(k, rs);
+		log_lines_capped(sum.s);
+	}
 	sb_free(&sum);
 	if (landing)
 		log_landing(s, k);
@@ -371,22 +468,41 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 {
 	if (cfg->no_export)
 		return 0;
-	struct collect k;
+	/* a run that changed nothing says nothing, and the last patch stands,
+	 * unless the project's HEAD moved (the landing advice changes with it) */
+	struct runstamp rs;
+	_cleanup_free_ char *host = runstamp_host(s->project);
+	bool stamped = runstamp_take(&rs, s->dir, cfg, host, e) == 0;
+	log_debug("export: upper dir stamped (%zu entries)", rs.n);
+	if (stamped && rs.unchanged) {
+		runstamp_free(&rs);
+		return 0;
+	}
+	/* a big export takes a while: say so on a terminal before it starts */
+	if (stamped && rs.n >= 5000 && isatty(STDERR_FILENO))
+		log_info("exporting a session of %s entries…", thousands(rs.n).s);
+	struct collect k = {0};  /* collect() keeps its live_dir and pathspec */
 	int r = collect(&k, s, cfg, NULL, e);
 	if (r == 0 && k.cs.truncated)
 		r = too_many(&k, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
 	if (r == 0)
-		report(&k, s, true);
+		report(&k, s, true, stamped ? &rs : NULL);
+	struct jail_err se;
+	if (r == 0 && stamped && runstamp_save(&rs, s->dir, &se) < 0)
+		log_warn("%s", se.msg);
 	collect_free(&k);
+	if (stamped)
+		runstamp_free(&rs);
 	return r < 0 ? jail_err_wrap(e, "export") : 0;
 }
 
 /* Resolve and lock the session a subcommand names; the policy's [export] keys
- * and the flags go into *cfg. */
+ * and the flags go into *cfg.  With *live (diff, status) a running session is
+ * read without its lock: *live says whether it was. */
 static int open_session(struct cli *c, struct session *s, struct jail_config *cfg,
-                        struct jail_err *e)
+                        bool *live, struct jail_err *e)
 {
 	if (session_resolve(s, c->cfg.project, c->cfg.session, e) < 0)
 		return -1;
@@ -398,14 +514,27 @@ static int open_session(struct cli *c, struct session *s, struct jail_config *cf
 		return jail_err_set(e, 0, "no session '%s' for %s; run a command in it first "
 		                          "(jail -D DIR -- COMMAND)", s->name, esc);
 	}
-	return session_lock(s, e);
+	bool may_live = *live;
+	*live = false;
+	if (session_lock(s, e) == 0)
+		return 0;
+	if (!may_live || e->errnum != EBUSY)
+		return -1;
+	struct live_info li;
+	*live = live_get(s->dir, &li);
+	live_info_free(&li);
+	if (!*live)
+		return -1;
+	log_info("session '%s' is running: its work as it is now (each file as read now)",
+	         s->name);
+	return 0;
 }
 
 /* Common shape of the subcommands: open, collect, act, report. */
 typedef int (*export_action)(struct cli *c, struct session *s, struct collect *k,
                              struct jail_err *e);
 
-static int run_export_cmd(struct cli *c, export_action act)
+static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 {
 	struct jail_err e = {0};
 	struct session s = {.lockfd = -1};
@@ -414,7 +543,21 @@ static int run_export_cmd(struct cli *c, export_action act)
 	k.x.project_fd = k.x.upper_fd = -1;
 	struct jail_config cfg;
 	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
-	int r = open_session(c, &s, &cfg, &e);
+	bool live = may_live;
+	_cleanup_free_ char *scratch = NULL;
+	int r = open_session(c, &s, &cfg, &live, &e);
+	/* a running jail exports into its session dir when it ends: a live read
+	 * builds its scratch repository apart, and removes it */
+	if (r == 0 && live) {
+		scratch = xasprintf("%s/.live.XXXXXX", s.project_root);
+		if (!mkdtemp(scratch))
+			r = jail_err_sys(&e, "create '%s'", scratch);
+		k.live_dir = scratch;
+	}
+	struct strv specs = {0};
+	if (r == 0)
+		r = pathspec_resolve(&s, c->args, &specs, &e);
+	k.pathspec = &specs;
 	/* jail diff shows the sum: the agent's commits need not be read */
 	if (r == 0 && c->cmd == CMD_DIFF)
 		cfg.export_series = false;
@@ -424,7 +567,11 @@ static int run_export_cmd(struct cli *c, export_action act)
 		r = too_many(&k, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
+	strv_free(&specs);
 	collect_free(&k);
+	struct jail_err ignored;
+	if (scratch && rm_rf_at(AT_FDCWD, scratch, &ignored) < 0)
+		log_warn("remove '%s': %s", scratch, ignored.msg);
 	session_free(&s);
 	config_free(&cfg);
 	if (r < 0) {
@@ -454,13 +601,17 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 	}
 	bool tty = isatty(STDOUT_FILENO);
 	const char *no_color = getenv("NO_COLOR");
+	bool color = c->color == COLOR_ALWAYS ||
+	             (c->color == COLOR_AUTO && tty && !(no_color && *no_color));
 	/* the agent chose these bytes: a terminal gets them escaped */
-	if (r == 0 && tty && strcmp(mode, "patch") == 0 && !(no_color && *no_color))
+	if (r == 0 && color && strcmp(mode, "patch") == 0)
 		colorize_diff(out.s ? out.s : "", out.len, &shown);
-	else if (r == 0 && tty)
+	else if (r == 0 && (tty || color))
 		sanitize_for_terminal(out.s ? out.s : "", out.len, &shown);
+	else if (r == 0)
+		sb_append(&shown, out.s ? out.s : "", out.len);
 	if (r == 0)
-		r = tty ? write_stdout(shown.s, shown.len, e) : write_stdout(out.s, out.len, e);
+		r = pager_write(shown.s ? shown.s : "", shown.len, e);
 	sb_free(&out);
 	sb_free(&shown);
 	return r;
@@ -517,9 +668,9 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	return r;
 }
 
-int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff); }
-int cmd_status(struct cli *c) { return run_export_cmd(c, act_status); }
-int cmd_export(struct cli *c) { return run_export_cmd(c, act_export); }
+int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff, true); }
+int cmd_status(struct cli *c) { return run_export_cmd(c, act_status, true); }
+int cmd_export(struct cli *c) { return run_export_cmd(c, act_export, false); }
 
 extern char **environ;
 
@@ -663,7 +814,7 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 			return -1;
 	if (write_series(k, s, s->patches, true, e) < 0)
 		return -1;
-	report(k, s, false);
+	report(k, s, false, NULL);
 	if (!any_built(k)) {
 		log_info("no changes to apply");
 		return 0;
@@ -686,4 +837,4 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 	return 0;
 }
 
-int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply); }
+int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply, false); }

@@ -4,6 +4,7 @@
 #include "applied.h"
 #include "git.h"
 #include "hostgit.h"
+#include "linkcheck.h"
 #include "submodule.h"
 #include "log.h"
 
@@ -227,12 +228,12 @@ static const char *special_kind(mode_t m)
 	return "a device node";
 }
 
-static bool is_whiteout(const struct stat *st)
+bool overlay_is_whiteout(const struct stat *st)
 {
 	return S_ISCHR(st->st_mode) && st->st_rdev == makedev(0, 0);
 }
 
-static bool is_opaque(int dirfd)
+bool overlay_is_opaque(int dirfd)
 {
 	char v[4];
 	static const char *const names[] = {"user.overlay.opaque", "trusted.overlay.opaque"};
@@ -401,7 +402,7 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
 	/* below an opaque directory the lower is hidden, whether or not the
 	 * subdirectory carries the mark itself */
 	w->depth++;
-	int r = walk_dir(w, sub, lsub, opaque || is_opaque(sub), path);
+	int r = walk_dir(w, sub, lsub, opaque || overlay_is_opaque(sub), path);
 	w->depth--;
 	return r;
 }
@@ -440,7 +441,7 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 	}
 	if (lfd >= 0 && fstatat(lfd, name, &lstb, AT_SYMLINK_NOFOLLOW) == 0)
 		lst = &lstb;
-	if (is_whiteout(&st)) {
+	if (overlay_is_whiteout(&st)) {
 		if (!lst || is_hidden(w->x, path))
 			return 0;
 		return delete_lower(w, lfd, name, path, lst);
@@ -524,7 +525,7 @@ int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 	struct walk w = {x, cs, e, 0};
 	if (x->upper_fd < 0)
 		return 0;  /* the session never ran: nothing changed */
-	if (walk_dir(&w, x->upper_fd, x->project_fd, is_opaque(x->upper_fd), NULL) < 0 &&
+	if (walk_dir(&w, x->upper_fd, x->project_fd, overlay_is_opaque(x->upper_fd), NULL) < 0 &&
 	    !cs->truncated)
 		return -1;
 	if (cs->n)
@@ -922,6 +923,73 @@ static void over_total(struct change *c, unsigned long long *total)
 		*total += (unsigned long long)c->new_size;
 }
 
+/* The tree after landing, as link_check() sees it: a change left out keeps the
+ * host's entry; so do the paths the supervisor hid and .git. */
+struct link_ctx {
+	struct export_ctx *x;
+	struct changeset *cs;
+	bool touched;  /* the resolution went through a link that this export changes */
+};
+
+static int cmp_path_change(const void *key, const void *c)
+{
+	return strcmp(key, ((const struct change *)c)->path);
+}
+
+static bool link_host_only(void *ctx, const char *path)
+{
+	struct link_ctx *lc = ctx;
+	if (path_in_git_dir(path) || is_hidden(lc->x, path))
+		return true;
+	const struct change *c =
+	    bsearch(path, lc->cs->v, lc->cs->n, sizeof(*lc->cs->v), cmp_path_change);
+	if (!c)
+		return false;
+	if (c->reason)
+		return true;
+	lc->touched |= c->new_type == FT_SYMLINK;
+	return false;
+}
+
+/* Each symlink that goes out must resolve inside the project in the tree after
+ * landing.  Leaving one out puts the host's entry back at its path, which can
+ * change where others lead: they are judged again until nothing more is left
+ * out.  Only links whose resolution went through a changed link can change
+ * their verdict; a link left out once stays out, so this ends. */
+static int filter_links(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
+{
+	struct link_ctx lc = {x, cs, false};
+	struct link_view v = {x->upper_fd, x->project_fd, link_host_only, &lc};
+	_cleanup_free_ bool *again = cs->n ? xcalloc(cs->n, sizeof(bool)) : NULL;
+	_cleanup_free_ char **why = cs->n ? xcalloc(cs->n, sizeof(char *)) : NULL;
+	for (bool first = true, changed = true; changed; first = false) {
+		/* every link of a pass is judged against the same tree: the verdict
+		 * does not depend on the order of the paths */
+		for (size_t i = 0; i < cs->n; i++) {
+			struct change *c = &cs->v[i];
+			if (c->reason || c->new_type != FT_SYMLINK || (!first && !again[i]))
+				continue;
+			struct strbuf t = {0};
+			if (read_entry(x->upper_fd, c->path, FT_SYMLINK, 4096, &t, e) < 0) {
+				for (size_t k = 0; k < cs->n; k++)
+					free(why[k]);
+				return -1;
+			}
+			lc.touched = false;
+			why[i] = link_check(&v, c->path, t.s);
+			sb_free(&t);
+			again[i] = lc.touched;
+		}
+		changed = false;
+		for (size_t i = 0; i < cs->n; i++)
+			if (why[i]) {
+				leave_out(&cs->v[i], steal_ptr(&why[i]));
+				changed = true;
+			}
+	}
+	return 0;
+}
+
 int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	for (size_t i = 0; i < cs->n; i++) {
@@ -938,5 +1006,5 @@ int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e
 		over_total(&cs->v[i], &total);
 		set_flags(&cs->v[i]);
 	}
-	return 0;
+	return filter_links(x, cs, e);
 }

@@ -87,6 +87,12 @@ size_t changeset_included(const struct changeset *cs);
 /* Open rel below dirfd without following any symlink on the way (openat2
  * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a component walk where it is missing). */
 int open_beneath(int dirfd, const char *rel, int flags);
+/* The overlay's marks in the upper dir: a whiteout (0/0 character device)
+ * deletes, an opaque directory (user. or trusted.overlay.opaque = y) hides the
+ * lower entries below it. */
+struct stat;
+bool overlay_is_whiteout(const struct stat *st);
+bool overlay_is_opaque(int dirfd);
 /* Read a file or symlink target below dirfd into *out (max bytes). */
 int read_entry(int dirfd, const char *rel, enum ftype t, size_t max, struct strbuf *out,
                struct jail_err *e) WUR;

@@ -37,7 +37,9 @@ char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
 bool path_in_git_dir(const char *path);
 /* Why a name cannot go into a patch (control characters, invalid UTF-8), or NULL. */
 const char *path_name_problem(const char *path);
-/* Does a symlink at linkpath with this target point outside the project? */
+/* Does a symlink at linkpath with this target, read as text, climb out of the
+ * project (absolute, or more ".." than names)?  Where it leads in the tree is
+ * linkcheck.c's question. */
 bool symlink_leaves_tree(const char *linkpath, const char *target);
 /* git's own test: a NUL byte in the first 8000 bytes. */
 bool content_is_binary(const char *buf, size_t n);

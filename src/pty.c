@@ -3,13 +3,18 @@
  * The host terminal's fd never enters the jail: the command gets the slave of a
  * pty from the jail's own devpts, and everything it prints passes through
  * term_filter_run before it reaches the host terminal.  Input waits in a bounded
- * buffer: when the command does not read, the relay stops reading the host. */
+ * buffer: when the command does not read, the relay stops reading the host.
+ * When the jail ends, the modes its output turned on are turned off again
+ * (term_filter_reset): after the agent exits or is killed, and from a handler
+ * when the supervisor itself crashes.  Only SIGKILL of the supervisor leaves
+ * them on. */
 #include "pty.h"
 
 #include "log.h"
 #include "termfilter.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -33,6 +38,58 @@ struct relay {
 
 static struct termios saved_termios;
 static bool termios_saved;
+/* For the crash handler: the filter of the running relay and where it writes. */
+static const struct term_filter *crash_filter;
+static int crash_fd = -1;
+
+/* Write what puts the host terminal back: async-signal-safe. */
+static void write_reset(int fd, const struct term_filter *f)
+{
+	char buf[TERM_RESET_MAX];
+	size_t n = term_filter_reset(f, buf);
+	if (n && write(fd, buf, n) < 0)
+		return; /* the terminal is gone: nothing to put back */
+}
+
+static void on_crash(int sig)
+{
+	if (crash_filter)
+		write_reset(crash_fd, crash_filter);
+	if (termios_saved)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+	raise(sig); /* SA_RESETHAND: the default action, once the handler returns */
+}
+
+static void catch_crashes(const struct relay *r)
+{
+	static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+	struct sigaction sa = {.sa_handler = on_crash, .sa_flags = (int)SA_RESETHAND};
+	sigemptyset(&sa.sa_mask);
+	crash_filter = &r->filter;
+	crash_fd = r->out;
+	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
+		sigaction(fatal[i], &sa, NULL);
+}
+
+/* The relay ends: put the terminal back, and leave the crash path. */
+static void end_relay(const struct relay *r)
+{
+	write_reset(r->out, &r->filter);
+	crash_filter = NULL;
+}
+
+/* Is the host terminal not in UTF-8?  The user's locale tells (LC_ALL, else
+ * LC_CTYPE, else LANG).  Unset, C and POSIX count as UTF-8: terminals start
+ * in it, and those locales are what an ssh session without locale has. */
+static bool host_eight_bit(void)
+{
+	const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"}, *v = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && !(v && *v); i++)
+		v = getenv(names[i]);
+	if (!v || !*v || !strcmp(v, "C") || !strcmp(v, "POSIX"))
+		return false;
+	return !strcasestr(v, "utf-8") && !strcasestr(v, "utf8");
+}
 
 static void restore_terminal(void)
 {
@@ -127,11 +184,13 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 {
 	struct relay r = {.in = p->tty_fds[0] ? STDIN_FILENO : -1, .master = master};
 	r.out = p->tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
+	r.filter.eight_bit = host_eight_bit();
 	if (fcntl(master, F_SETFL, O_NONBLOCK) < 0)
 		return jail_err_sys(e, "make the pty master non-blocking");
 	copy_winsize(&r);
 	if (r.in >= 0 && raw_mode(e) < 0)
 		return -1;
+	catch_crashes(&r);
 	bool done = false;
 	while (!done) {
 		struct pollfd fds[3] = {
@@ -140,6 +199,7 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 			{r.npending || r.in < 0 ? -1 : r.in, POLLIN, 0},
 		};
 		if (poll(fds, 3, -1) < 0 && errno != EINTR) {
+			end_relay(&r);
 			restore_terminal();
 			return jail_err_sys(e, "poll the terminal");
 		}
@@ -153,6 +213,7 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 			pump_input(&r);
 	}
 	drain_output(&r);
+	end_relay(&r);
 	restore_terminal();
 	return 0;
 }
@@ -169,4 +230,51 @@ int wait_forwarding(pid_t init_pid, int sigfd, int *status, struct jail_err *e)
 		if (handle_signal(NULL, init_pid, sigfd, status))
 			return 0;
 	}
+}
+
+int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_err *e)
+{
+	struct relay r = {.in = tty_fds[0] ? STDIN_FILENO : -1, .master = master};
+	r.out = tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return jail_err_sys(e, "block SIGWINCH");
+	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0 || fcntl(master, F_SETFL, O_NONBLOCK) < 0) {
+		if (sigfd >= 0)
+			close(sigfd);
+		return jail_err_sys(e, "set up the terminal relay");
+	}
+	copy_winsize(&r);
+	int ret = r.in >= 0 ? raw_mode(e) : 0;
+	bool done = ret < 0;
+	while (!done) {
+		struct pollfd fds[4] = {
+			{sigfd, POLLIN, 0},
+			{r.master_done ? -1 : master, (short)(POLLIN | (r.npending ? POLLOUT : 0)), 0},
+			{r.npending || r.in < 0 ? -1 : r.in, POLLIN, 0},
+			{done_fd, POLLIN, 0},
+		};
+		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
+			ret = jail_err_sys(e, "poll the terminal");
+			break;
+		}
+		struct signalfd_siginfo si;
+		if ((fds[0].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si))
+			copy_winsize(&r);
+		if (fds[1].revents & POLLIN)
+			r.master_done = !pump_output(&r);
+		else if (fds[1].revents & (POLLHUP | POLLERR))
+			r.master_done = true;
+		if ((fds[1].revents & POLLOUT) || (fds[2].revents & (POLLIN | POLLHUP)))
+			pump_input(&r);
+		/* the exit status is there: what the command printed is in the master */
+		done = fds[3].revents != 0;
+	}
+	drain_output(&r);
+	restore_terminal();
+	close(sigfd);
+	return ret;
 }

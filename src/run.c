@@ -3,6 +3,7 @@
 
 #include "git.h"
 #include "hide.h"
+#include "hints.h"
 #include "hidefs.h"
 #include "log.h"
 #include "net.h"
@@ -12,8 +13,10 @@
 #include "session.h"
 #include "sysfilter.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 /* Nested mounts under the project are not part of the overlay's lower layer. */
@@ -114,6 +117,7 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	int r = prepare(cfg, s, &hfs, e);
 	if (r == 0) {
 		warn_nested_mounts(s->project);
+		hint_project_in_repo(s->project);
 		struct jail_plan plan;
 		r = plan_build(&plan, cfg, s, e);
 		log_debug("plan built");
@@ -130,6 +134,37 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 		close(hfs.project_fd);
 	hidetree_free(hfs.tree);
 	return r;
+}
+
+/* What the command line asks for must exist: a policy file may name optional
+ * paths and variables (skipped when absent, as documented), but `--ro PATH` typed
+ * by hand with a typo would otherwise vanish without a word. */
+static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
+                            struct jail_err *e)
+{
+	const struct { const struct strv *l; const char *flag; } paths[] = {
+		{&c->cfg.ro_binds, "--ro"}, {&c->cfg.rw_binds, "--rw"}, {&c->cfg.home_copy, "--copy"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		for (size_t j = 0; j < paths[i].l->n; j++) {
+			_cleanup_free_ char *p = expand_home(paths[i].l->v[j]);
+			struct stat st;
+			_cleanup_free_ char *esc = escape_name(p);
+			if (stat(p, &st) < 0)
+				return jail_err_set(e, 0, "%s %s: %s; name an existing path",
+				                    paths[i].flag, esc, strerror(errno));
+		}
+	for (size_t j = 0; j < c->cfg.env_pass.n; j++)
+		if (!getenv(c->cfg.env_pass.v[j])) {
+			_cleanup_free_ char *esc = escape_name(c->cfg.env_pass.v[j]);
+			return jail_err_set(e, 0, "-e %s: the variable is not set; set it, or use "
+			                          "--setenv NAME=VALUE", esc);
+		}
+	/* (with --net open, host:PORT still opens the host's loopback) */
+	if (cli_sets(c, "net.allow") && cfg->net == NET_NONE)
+		return jail_err_set(e, 0, "--allow %s does nothing with --net none; add --net allow",
+		                    c->cfg.allow.v[0]);
+	return 0;
 }
 
 int cmd_run(struct cli *c)
@@ -149,9 +184,10 @@ int cmd_run(struct cli *c)
 		return EXIT_JAIL_FAIL;
 	}
 	log_set_quiet(cfg.quiet);
+	hint_root();
 	/* bad values are refused before anything is created or started */
-	if (sysfilter_check_config(&cfg, &e) < 0 || net_validate(&cfg, &e) < 0 ||
-	    (!cfg.hide_start_only && hidefs_usable(&e) < 0)) {
+	if (check_cli_values(c, &cfg, &e) < 0 || sysfilter_check_config(&cfg, &e) < 0 ||
+	    net_validate(&cfg, &e) < 0 || (!cfg.hide_start_only && hidefs_usable(&e) < 0)) {
 		log_error("%s", e.msg);
 		config_free(&cfg);
 		session_free(&s);

@@ -4,7 +4,9 @@
  * Plain text passes byte for byte.  An escape sequence is held from its
  * introducer to its final byte and then emitted or dropped whole, so a split
  * read can never let half a query through.  Introducers are recognised in
- * their 7-bit (ESC [), UTF-8 encoded C1 (C2 9B) and raw C1 (9B) forms.
+ * their 7-bit (ESC [), UTF-8 encoded C1 (C2 9B) and raw C1 (9B) forms; a
+ * sequence in the raw form is always dropped.  Plain text passes a UTF-8
+ * character at a time, once it is complete and valid.
  * Control strings (DCS, SOS, PM, APC) are dropped whole: DECRQSS and XTGETTCAP
  * make the terminal answer, and nothing an agent needs lives there.  A string
  * ends only at ESC or CAN/SUB, the terminators every terminal honours, so the
@@ -61,6 +63,14 @@ static void emit_held(struct term_filter *f, struct out *o)
 	drop_held(f);
 }
 
+/* Was the held sequence started by a raw C1 byte?  Those never pass: a
+ * terminal out of UTF-8 would act on them, one in UTF-8 shows garbage. */
+static bool raw_intro(const struct term_filter *f)
+{
+	unsigned char c = (unsigned char)f->hold[0];
+	return c >= 0x80 && c <= 0x9f;
+}
+
 /* Bytes of the held sequence after its introducer (ESC x, C2 xx or a raw C1). */
 static size_t intro_len(const struct term_filter *f)
 {
@@ -72,26 +82,85 @@ static size_t intro_len(const struct term_filter *f)
  * Device attributes (c), status reports (n), DECREQTPARM (x), window ops and
  * title reports (t), mode and presentation reports ($p $w $u), the rectangle
  * checksum (*y, which reads the screen back), XTVERSION (>q), the kitty
- * keyboard and graphics queries (?u ?S), XTREPORTSGR (#|). */
-static bool csi_answers(const char *s, size_t n)
+ * keyboard and graphics queries (?u ?S), XTREPORTSGR (#|), XTQMODKEYS (?m),
+ * the palette stack report (#R), DECRQUPSS (&u), DECRQDE ("v), DECSR (+p),
+ * the locator (its reports and its queries: 'w 'z '{ '|). */
+static bool csi_answers(const struct csi *c)
 {
-	char prefix = 0, inter = 0, final = s[n - 1];
-	for (size_t i = 0; i + 1 < n; i++) {
-		char c = s[i];
-		if (i == 0 && strchr("<=>?", c))
-			prefix = c;
-		else if (c >= 0x20 && c <= 0x2f)
-			inter = c;
-	}
+	char inter = c->inter, final = c->final, prefix = c->prefix;
 	if (!inter && strchr("ncxt", final))
 		return true;
 	if (inter == '$' && strchr("pwu", final))
 		return true;
-	if ((inter == '*' && final == 'y') || (inter == '#' && final == '|'))
+	if ((inter == '*' && final == 'y') || (inter == '#' && strchr("|R", final)))
 		return true;
-	if ((prefix == '>' && final == 'q') || (prefix == '?' && strchr("uS", final)))
+	if ((inter == '&' && final == 'u') || (inter == '"' && final == 'v') ||
+	    (inter == '+' && final == 'p') || (inter == '\'' && strchr("wz{|", final)))
+		return true;
+	if ((prefix == '>' && final == 'q') || (prefix == '?' && strchr("uSm", final)))
 		return true;
 	return false;
+}
+
+/* Modes that change how the terminal reads the stream or encodes keys, whose
+ * default the user chose: VT52 mode (DECANM 2), 132 columns (3, 40), what
+ * Backspace sends (DECBKM 67), Meta, Alt, Delete and function-key encodings
+ * (1034-1037, 1039, 1050-1053, 1060, 1061). */
+static const int dec_dropped[] = {2,    3,    40,   67,   1034, 1035, 1036, 1037,
+                                  1039, 1050, 1051, 1052, 1053, 1060, 1061};
+
+static bool mode_dropped(const struct csi *c)
+{
+	if (c->inter || (c->final != 'h' && c->final != 'l' && c->final != 'r'))
+		return false;
+	for (int i = 0; i < c->np; i++) {
+		if (c->prefix == 0 && c->final != 'r' && (c->p[i] == 2 || c->p[i] == 12))
+			return true; /* KAM locks the keyboard, SRM turns local echo on */
+		for (size_t k = 0; c->prefix == '?' && k < ARRAY_SIZE(dec_dropped); k++)
+			if (c->p[i] == dec_dropped[k])
+				return true;
+	}
+	return false;
+}
+
+/* Does a complete CSI (after its introducer) stay out of the host terminal?
+ * Besides the answers: DECSCL ("p), which can switch 8-bit controls on, page
+ * and status-line layout ($| *| $} $~), DECTST (y), the modes above, more
+ * parameters than are read, and numbers above 65535. */
+static bool csi_dropped(const char *s, size_t n, struct csi *c)
+{
+	csi_parse(s, n, c);
+	/* a long SGR (true colours, attributes) is common; elsewhere a
+	 * parameter that was not read could be a dropped mode */
+	bool sgr = !c->prefix && !c->inter && c->final == 'm';
+	if ((c->too_many && !sgr) || csi_answers(c) || mode_dropped(c))
+		return true;
+	for (int i = 0; i < c->np; i++)
+		if (c->p[i] > 65535)
+			return true; /* a terminal could wrap it around to a dropped mode */
+	if (c->inter == '"' && c->final == 'p')
+		return true;
+	if ((c->inter == '$' && strchr("|}~", c->final)) || (c->inter == '*' && c->final == '|'))
+		return true;
+	return !c->inter && !c->prefix && c->final == 'y';
+}
+
+/* A complete ESC sequence with intermediates (s: the bytes after ESC): only
+ * ESC % G (UTF-8), ESC ( and ESC ) with B, 0 or A (ASCII, line drawing, UK:
+ * what terminfo uses) and ESC # 3-8 (line size, alignment) pass.  ESC %
+ * otherwise leaves UTF-8, ESC SP F/G switch 8-bit controls, ESC $ selects
+ * multibyte sets, and other sets make the screen unreadable. */
+static bool esc_inter_passes(const char *s, size_t n)
+{
+	if (n != 2)
+		return false;
+	switch (s[0]) {
+	case '%': return s[1] == 'G';
+	case '(':
+	case ')': return strchr("B0A", s[1]) != NULL;
+	case '#': return strchr("34568", s[1]) != NULL;
+	default: return false;
+	}
 }
 
 /* OSC numbers that only change what is shown: titles, cwd, hyperlinks,
@@ -114,8 +183,9 @@ static bool osc_body_ok(const char *b, size_t n)
 	return true;
 }
 
-/* A complete OSC, body between introducer and terminator: pass it? */
-static bool osc_passes(const char *b, size_t n)
+/* A complete OSC, body between introducer and terminator: pass it?  *nump
+ * gets its number. */
+static bool osc_passes(const char *b, size_t n, int *nump)
 {
 	if (!osc_body_ok(b, n))
 		return false;
@@ -139,17 +209,21 @@ static bool osc_passes(const char *b, size_t n)
 			return false;
 		start = end;
 	}
+	*nump = num;
 	return true;
 }
 
 static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
 {
 	size_t in = intro_len(f);
-	if (!f->overflow && f->held >= in + term_len &&
-	    osc_passes(f->hold + in, f->held - in - term_len))
+	int num;
+	if (!f->overflow && !raw_intro(f) && f->held >= in + term_len &&
+	    osc_passes(f->hold + in, f->held - in - term_len, &num)) {
+		term_modes_osc(&f->modes, num);
 		emit_held(f, o);
-	else
+	} else {
 		drop_held(f);
+	}
 	f->state = S_GROUND;
 }
 
@@ -170,27 +244,78 @@ static void c1_control(struct term_filter *f, unsigned char c)
 	}
 }
 
-static void ground(struct term_filter *f, struct out *o, unsigned char c)
+/* A C0 control in plain text or inside a sequence: it acts at once.  ENQ
+ * makes many terminals send their answerback string. */
+static void c0(struct term_filter *f, struct out *o, unsigned char c)
 {
-	if (f->utf8_need > 0) {
-		if (c >= 0x80 && c <= 0xbf) {
-			f->utf8_need--;
-			put(o, (char)c);
-			return;
-		}
-		f->utf8_need = 0;
-	}
 	if (c == ENQ)
 		return;
-	if (c == ESC || c == 0xc2) {
+	term_modes_c0(&f->modes, c);
+	put(o, (char)c);
+}
+
+/* May c follow the UTF-8 bytes held so far?  The second byte's range depends on
+ * the lead: no overlong forms, surrogates or code points above U+10FFFF. */
+static bool u8_next_ok(const struct term_filter *f, unsigned char c)
+{
+	if (f->u8_len == 1)
+		switch (f->u8[0]) {
+		case 0xe0: return c >= 0xa0 && c <= 0xbf;
+		case 0xed: return c >= 0x80 && c <= 0x9f;
+		case 0xf0: return c >= 0x90 && c <= 0xbf;
+		case 0xf4: return c >= 0x80 && c <= 0x8f;
+		default: break;
+		}
+	return c >= 0x80 && c <= 0xbf;
+}
+
+/* An invalid or cut-short character: the terminal shows it as U+FFFD; its
+ * bytes pass, except those in the C1 range. */
+static void u8_flush_bad(struct term_filter *f, struct out *o)
+{
+	for (int i = 0; i < f->u8_len; i++)
+		if (f->u8[i] >= 0xa0)
+			put(o, (char)f->u8[i]);
+	f->u8_len = f->u8_need = 0;
+}
+
+/* Plain text in UTF-8: a character passes when it is complete and valid. */
+static bool u8_text(struct term_filter *f, struct out *o, unsigned char c)
+{
+	if (f->u8_need > 0) {
+		if (u8_next_ok(f, c)) {
+			f->u8[f->u8_len++] = c;
+			if (--f->u8_need == 0) {
+				for (int i = 0; i < f->u8_len; i++)
+					put(o, (char)f->u8[i]);
+				f->u8_len = 0;
+			}
+			return true;
+		}
+		u8_flush_bad(f, o);
+	}
+	if (c >= 0xc3 && c <= 0xf4) {
+		f->u8[0] = c;
+		f->u8_len = 1;
+		f->u8_need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+		return true;
+	}
+	return false;
+}
+
+static void ground(struct term_filter *f, struct out *o, unsigned char c)
+{
+	if (!f->eight_bit && u8_text(f, o, c))
+		return;
+	if (c == ESC || (c == 0xc2 && !f->eight_bit)) {
 		hold(f, (char)c);
 		f->state = c == ESC ? S_ESC : S_C2;
-	} else if (c >= 0x80 && c <= 0x9f) {
+	} else if (c >= 0x80 && c <= 0x9f) { /* raw C1: never passes */
 		hold(f, (char)c);
 		c1_control(f, c);
+	} else if (c < 0x20) {
+		c0(f, o, c);
 	} else {
-		if (c >= 0xc3 && c <= 0xf4)
-			f->utf8_need = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
 		put(o, (char)c);
 	}
 }
@@ -227,8 +352,7 @@ static bool seq_common(struct term_filter *f, struct out *o, unsigned char c)
 		return true;
 	}
 	if (c < 0x20) {
-		if (c != ENQ)
-			put(o, (char)c);
+		c0(f, o, c);
 		return true;
 	}
 	if (c >= 0x7f) { /* not part of any sequence: drop it and start over */
@@ -257,19 +381,22 @@ static void after_esc(struct term_filter *f, struct out *o, unsigned char c)
 		f->state = S_OSC;
 		return;
 	}
-	bool drop = false;
 	if (f->state == S_ESC && strchr("PX^_", c)) {
 		drop_held(f);
 		f->state = S_STR;
 		return;
 	}
-	/* ESC Z (DECID) answers like device attributes; a lone ST means nothing */
-	if (f->state == S_ESC && (c == 'Z' || c == '\\'))
-		drop = true;
-	if (drop || f->overflow)
+	/* ESC Z (DECID) answers like device attributes; a lone ST means nothing;
+	 * ESC n, o, |, }, ~ lock G2 or G3 in: the screen turns unreadable */
+	bool drop = f->overflow || (f->state == S_ESC_INTER
+	                                ? !esc_inter_passes(f->hold + 1, f->held - 1)
+	                                : strchr("Z\\no|}~", c) != NULL);
+	if (drop) {
 		drop_held(f);
-	else
+	} else {
+		term_modes_esc(&f->modes, f->hold + 1, f->held - 1);
 		emit_held(f, o);
+	}
 	f->state = S_GROUND;
 }
 
@@ -281,10 +408,13 @@ static void in_csi(struct term_filter *f, struct out *o, unsigned char c)
 	if (c < 0x40)
 		return;
 	size_t in = intro_len(f);
-	if (f->overflow || csi_answers(f->hold + in, f->held - in))
+	struct csi csi;
+	if (f->overflow || raw_intro(f) || csi_dropped(f->hold + in, f->held - in, &csi)) {
 		drop_held(f);
-	else
+	} else {
+		term_modes_csi(&f->modes, &csi);
 		emit_held(f, o);
+	}
 	f->state = S_GROUND;
 }
 
@@ -345,4 +475,9 @@ size_t term_filter_run(struct term_filter *f, const char *in, size_t n, char *ou
 		}
 	}
 	return o.n;
+}
+
+size_t term_filter_reset(const struct term_filter *f, char *out)
+{
+	return term_modes_reset(&f->modes, out);
 }

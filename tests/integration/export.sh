@@ -456,3 +456,102 @@ test_unreadable_files_are_left_out_not_fatal() {
 	assert_eq "$(cat "$T/clone/ok.txt")" "ok"
 	chmod -R u+rwx "$(session_dir "$T/p")/upper"
 }
+
+# links_stay_inside DIR: every symlink below DIR (outside .git) resolves, as the
+# kernel resolves it now, to a path inside DIR (readlink -m: a dangling link is
+# read as if its missing parts were plain directories).
+links_stay_inside() {
+	local d l r
+	d=$(realpath "$1")
+	while IFS= read -r -d '' l; do
+		r=$(readlink -m "$l") || fail "cannot resolve the exported link $l"
+		case "$r" in
+		"$d" | "$d"/*) ;;
+		*) fail "exported link $l resolves to $r, outside $d" ;;
+		esac
+	done < <(find "$d" -path "$d/.git" -prune -o -type l -print0)
+}
+
+# The three links of issue 12: each passes a check of its own text, together
+# they reach the directory above the project (the user's ~/.ssh when the
+# project sits in $HOME).
+test_symlink_chain_out_of_the_project_left_out() {
+	base "$T/p"
+	mkdir -p "$T/.ssh"
+	echo key >"$T/.ssh/id"
+	agent "$T/p" 'echo more >> README && mkdir d && ln -s .. d/up && ln -s up/../.ssh d/ssh && ln -s d/up/.. top'
+	assert_contains "$agent_err" "d/up: symlink to a directory that holds it"
+	assert_contains "$agent_err" "d/ssh: symlink pointing outside the project"
+	assert_contains "$agent_err" "top: symlink pointing outside the project"
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "jail export: $err"
+	for l in d/up d/ssh top; do
+		assert_not_contains "$(grep -E '^(diff|\+\+\+)' "$out" || true)" " b/$l"
+	done
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply: $err"
+	for l in d/up d/ssh top; do assert_no_file "$T/p/$l"; done
+	links_stay_inside "$T/p"
+}
+
+# Links the host already had take part: a chain through a host link to the
+# project root, or through a host link to /etc, or through an ignored host link
+# that the jail hides, leaves the project just the same.
+test_symlink_chain_through_host_links_left_out() {
+	base "$T/p"
+	ln -s .. "$T/p/src/root"
+	ln -s /etc "$T/p/sys"
+	git -C "$T/p" add src/root sys
+	git -C "$T/p" commit -q -m 'host links'
+	ln -s /etc "$T/p/cache.log" # ignored by the host's *.log
+	agent "$T/p" 'ln -s src/root/.. esc && ln -s sys/passwd pw && ln -s cache.log/passwd pw2 &&
+		ln -s src/root/README fine && mkdir -p x/y && ln -s ../../src/root/src/main.c x/y/deep'
+	for l in esc pw pw2; do
+		assert_contains "$agent_err" "$l: symlink pointing outside the project"
+	done
+	land "$T/p"
+	expect_clone '^120000 \./(esc|pw|pw2) '
+	assert_eq "$(readlink "$T/clone/fine")" "src/root/README"
+	assert_eq "$(cat "$T/clone/x/y/deep")" "int main(void) { return 0; }"
+	for l in esc pw pw2; do assert_no_file "$T/clone/$l"; done
+}
+
+# Links that stay inside go out: to a file, to a directory, through a
+# directory link, through a chain; and a loop or a path through a file cannot
+# be resolved, so it stays behind.
+test_symlinks_resolving_inside_exported_loops_left_out() {
+	base "$T/p"
+	agent "$T/p" 'ln -s src/lib libdir && ln -s libdir/util.c u && ln -s u uu &&
+		ln -s ../docs/index.md src/doc && ln -s src/doc d2 && ln -s not/there/yet dangling &&
+		ln -s la lb && ln -s lb la && ln -s self self && ln -s README/x nd &&
+		ln -s libdir/../../.. viadir && ln -s .git/hooks hk && ln -s src/../.git/config gc'
+	for l in la lb self; do
+		assert_contains "$agent_err" "$l: symlink that cannot be resolved safely"
+	done
+	assert_contains "$agent_err" "nd: symlink that cannot be resolved safely"
+	assert_contains "$agent_err" "viadir: symlink pointing outside the project"
+	assert_contains "$agent_err" "hk: symlink leading into .git"
+	assert_contains "$agent_err" "gc: symlink leading into .git"
+	land "$T/p"
+	expect_clone '^120000 \./(la|lb|self|nd|viadir|hk|gc) '
+	assert_eq "$(cat "$T/clone/uu")" "$(printf 'a\nb\nc')"
+	assert_eq "$(cat "$T/clone/d2")" "# docs"
+	links_stay_inside "$T/clone"
+}
+
+# A link that another exported link goes through, left out for a reason of its
+# own: the tree after landing holds the host's version there, and the link is
+# judged against that tree.
+test_symlink_through_a_left_out_link_judged_against_the_host() {
+	base "$T/p"
+	ln -s /etc "$T/p/sub"
+	git -C "$T/p" add sub
+	git -C "$T/p" commit -q -m 'host link'
+	agent "$T/p" 'rm sub && ln -s src sub && ln -s sub/main.c m && ln -s sub/passwd p2' \
+		--export-deny sub
+	assert_contains "$agent_err" "sub: matches 'sub'"
+	assert_contains "$agent_err" "m: symlink pointing outside the project"
+	assert_contains "$agent_err" "p2: symlink pointing outside the project"
+	run_jail export -D "$T/p" --export-deny sub
+	assert_eq "$rc" 0 "jail export: $err"
+}

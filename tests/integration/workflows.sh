@@ -313,7 +313,7 @@ test_bash_completion_loads_and_completes() {
 			printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' bash "$T/comp/jail.bash" "$@" 2>"$T/comp.err"
 	}
 	assert_eq "$(comp jail ap)" "apply "
-	assert_eq "$(comp jail ex)" "export "
+	assert_eq "$(comp jail exp)" "export "
 	assert_eq "$(comp jail apply --thr)" "--three-way "
 	assert_eq "$(comp jail --pub)" "--publish "
 	assert_eq "$(comp jail --net a)" "allow "
@@ -385,7 +385,7 @@ test_reset_forgets_worktree_commits_and_applied_state() {
 	run_jail apply -D "$T/wt"
 	assert_eq "$rc" 0 "apply: $err"
 	assert_file "$(session_dir "$T/wt")/applied"
-	run_jail reset -D "$T/wt"
+	run_jail reset --all -D "$T/wt"
 	assert_eq "$rc" 0 "reset: $err"
 	assert_no_file "$(session_dir "$T/wt")/applied"
 	assert_no_file "$(session_dir "$T/wt")/git-upper"

@@ -100,7 +100,7 @@ test_hostside_inode_filler_keeps_the_reserve() {
 		"$JAIL" -q -D "$T/p" -- sh -c "for i in \$(seq 100); do for j in \$(seq 50); do : > f\$i-\$j 2>/dev/null || { echo ENOSPC-inside; exit 3; }; done; sleep 0.02; done; echo wrote-all" </dev/null
 		echo "run-rc=$?"
 		echo "== status"; "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
-		echo "== reset"; "$JAIL" reset -D "$T/p" </dev/null; echo "reset-rc=$?"'
+		echo "== reset"; "$JAIL" reset --all -D "$T/p" </dev/null; echo "reset-rc=$?"'
 	assert_not_contains "$out" "wrote-all"
 	assert_not_contains "$out" "ENOSPC-inside"
 	assert_contains "$out" "it was filling the disk"
@@ -149,7 +149,7 @@ test_hostside_deep_tree_status_and_reset() {
 			print STDERR \"made-deep\\n\";" </dev/null
 		echo "run-rc=$?"
 		echo "== status"; "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
-		echo "== reset"; "$JAIL" reset -D "$T/p" </dev/null; echo "reset-rc=$?"
+		echo "== reset"; "$JAIL" reset --all -D "$T/p" </dev/null; echo "reset-rc=$?"
 		find "$XDG_STATE_HOME/jail" -mindepth 2 2>/dev/null | grep /default/ | head; echo "left=$(find "$XDG_STATE_HOME/jail" -mindepth 2 2>/dev/null | grep -c /default/)"'
 	assert_contains "$out" "made-deep"
 	assert_contains "$out" "status-rc=0"

@@ -75,3 +75,76 @@ test_terminal_queries_stripped() {
 	run_jail -q -D "$T/p" -- printf 'x\033[6ny'
 	assert_contains "$out" "[6n"
 }
+
+# term_payload: what an agent prints to switch the filter off (leave UTF-8, 8-bit
+# controls, DECSCL, VT52 mode, then raw C1 controls) and to leave the terminal in
+# modes that send input by themselves (mouse, focus, paste, kitty keyboard,
+# modifyOtherKeys), on the alternate screen with application keys.
+term_payload() {
+	probe_setup
+	printf 'A\033%%@B\233?1000hC\033 GD\033[62;0"pE\033[?2lF\23552;c;Y2FuYXJ5\007G' \
+		>"$T/bin/payload"
+	printf '\033[?1000h\033[?1006h\033[?1004h\033[?2004h\033[?1049h\033=\033[?1h' \
+		>>"$T/bin/payload"
+	printf '\033[>1u\033[>4;2m\033)0\016END\n' >>"$T/bin/payload"
+	RESETS=($'\e[?1000l' $'\e[?1006l' $'\e[?1004l' $'\e[?2004l' $'\e[?1049l' $'\e>'
+		$'\e[?1l' $'\e[<1u' $'\e[>4m' $'\e(B')
+}
+
+# assert_switches_dropped: none of the payload's switches reached the terminal.
+assert_switches_dropped() {
+	assert_contains "$out" "ABCDEFG"
+	assert_not_contains "$out" $'\e%@'
+	assert_not_contains "$out" $'\e G'
+	assert_not_contains "$out" '"p'
+	assert_not_contains "$out" $'\e[?2l'
+	assert_not_contains "$out" $'\233'
+	assert_not_contains "$out" "Y2FuYXJ5"
+}
+
+# assert_reset_after_end: after the payload's last word, the terminal is put
+# back: every mode it turned on is turned off again.
+assert_reset_after_end() {
+	local tail=${out##*END}
+	[ "$tail" != "$out" ] || fail "the payload's output is missing: $out"
+	for s in "${RESETS[@]}"; do
+		assert_contains "$tail" "$s"
+	done
+}
+
+test_terminal_mode_switches_dropped_and_modes_reset() {
+	term_payload
+	# positive control: on the host's own terminal every byte arrives
+	in_pty "cat $T/bin/payload"
+	assert_contains "$out" $'\e%@'
+	assert_contains "$out" $'\233'
+	jail_pty "cat $T/bin/payload"
+	assert_contains "$out" "rc=0"
+	assert_switches_dropped
+	assert_reset_after_end
+	# a session that turned nothing on gets nothing written
+	jail_pty "echo plain"
+	assert_not_contains "$out" $'\e['
+}
+
+test_terminal_modes_reset_when_the_agent_is_killed() {
+	term_payload
+	jail_pty "cat $T/bin/payload; kill -9 \\\$\\\$"
+	assert_contains "$out" "rc=137"
+	assert_switches_dropped
+	assert_reset_after_end
+}
+
+# The supervisor itself crashes (here: SIGSEGV from outside, as a bug would
+# raise it) while the agent runs: its handler still puts the terminal back.
+test_terminal_modes_reset_when_the_supervisor_crashes() {
+	term_payload
+	local ready
+	ready="$(session_dir "$T/p")/upper/READY"
+	in_pty "$JAIL -q --ro $T/bin -D $T/p -- sh -c 'cat $T/bin/payload; touch READY; sleep 60' &
+		pid=\$!; for i in \$(seq 300); do [ -e $ready ] && break; sleep 0.1; done
+		kill -SEGV \$pid; wait \$pid; echo rc=\$?"
+	assert_contains "$out" "rc=139"
+	assert_switches_dropped
+	assert_reset_after_end
+}

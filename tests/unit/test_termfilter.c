@@ -6,9 +6,18 @@
 
 #include <stdlib.h>
 
-static char *run_chunks(const char *in, size_t n, size_t chunk)
+static bool eight_bit; /* filters made by the helpers take this mode */
+
+static struct term_filter *new_filter(void)
 {
 	struct term_filter *f = calloc(1, sizeof(*f));
+	f->eight_bit = eight_bit;
+	return f;
+}
+
+static char *run_chunks(const char *in, size_t n, size_t chunk)
+{
+	struct term_filter *f = new_filter();
 	char *out = malloc(n + sizeof(f->hold) + 1), *p = out;
 	for (size_t i = 0; i < n; i += chunk) {
 		size_t k = n - i < chunk ? n - i : chunk;
@@ -21,7 +30,7 @@ static char *run_chunks(const char *in, size_t n, size_t chunk)
 
 static char *run_split(const char *in, size_t n, size_t at)
 {
-	struct term_filter *f = calloc(1, sizeof(*f));
+	struct term_filter *f = new_filter();
 	char *out = malloc(n + sizeof(f->hold) + 1), *p = out;
 	p += term_filter_run(f, in, at, p);
 	p += term_filter_run(f, in + at, n - at, p);
@@ -166,7 +175,8 @@ T(random_streams_never_leak_queries)
 {
 	static const unsigned char alphabet[] = {0x1b, '[', ']', '5', '2', ';', '6', 'n', 0x07,
 	                                         '\\', 'P', '$', 'q', 'c', 't', '?', 0xc2,
-	                                         0x9b, 0x9d, 0x90, 'a', 0x18, 'm', '1'};
+	                                         0x9b, 0x9d, 0x90, 'a', 0x18, 'm', '1',
+	                                         '%', '@', ' ', 'G'};
 	/* in each introducer form: 7-bit, UTF-8 encoded C1, raw C1 */
 	static const char *const bad[] = {
 		"\x1b]52", "\xc2\x9d" "52", "\x9d" "52",       /* clipboard */
@@ -176,6 +186,7 @@ T(random_streams_never_leak_queries)
 		"\x1b[1c", "\x1b[?c",
 		"\x1bP", "\xc2\x90", "\x90",                  /* any DCS */
 		"\x1b]5;?", "\x1b]2;?\x07",
+		"\x1b%@", "\x1b G",                            /* mode switches */
 	};
 	unsigned seed = 12345;
 	for (int round = 0; round < 200; round++) {
@@ -196,6 +207,150 @@ T(random_streams_never_leak_queries)
 		}
 		for (size_t b = 0; b < ARRAY_SIZE(bad); b++)
 			CHECK(memmem(all, total, bad[b], strlen(bad[b])) == NULL);
+		/* a C1-range byte only ever passes UTF-8 encoded (C2 9B...) */
+		for (size_t i = 0; i < total; i++)
+			if ((unsigned char)all[i] >= 0x80 && (unsigned char)all[i] <= 0x9f)
+				CHECK(i > 0 && (unsigned char)all[i - 1] == 0xc2);
 		free(f);
 	}
+}
+
+/* Sequences that switch the terminal's character set, its C1 mode or how it
+ * parses are dropped: after them the filter's model of the stream would no
+ * longer be the terminal's. */
+T(charset_and_c1_mode_switches_dropped)
+{
+	expect("a\x1b%@b", "ab");                    /* leave UTF-8 */
+	expect("a\x1b%8b\x1b%/Gc\x1b%/@d", "abcd");
+	expect("a\x1b%Gb", "a\x1b%Gb");              /* select UTF-8: stays */
+	expect("a\x1b Fb\x1b Gc\x1b Ld\x1b Me\x1b Nf", "abcdef"); /* S7C1T S8C1T ANSI levels */
+	expect("a\x1b[62;0\"pb\x1b[61\"pc\x1b[65;1\"pd", "abcd"); /* DECSCL */
+	expect("a\x1b[?2lb\x1b[?1;2lc\x1b[?2hd", "abcd"); /* DECANM: VT52 mode */
+	expect("a\x1b$Bb\x1b$(Cc\x1b$)Ad", "abcd");  /* multibyte sets */
+	expect("a\x1b(<b\x1b(%5c\x1b)\"?d\x1b*Be\x1b+0f\x1b-Ag\x1b.Ah\x1b/Ai", "abcdefghi");
+	expect("a\x1bnb\x1boc\x1b|d\x1b}e\x1b~f", "abcdef"); /* locking shifts */
+	expect("a\x1b[2hb\x1b[12lc\x1b[2;4hd", "abcd"); /* KAM locks the keyboard, SRM echoes */
+	expect("a\x1b[?1036hb\x1b[?1034lc\x1b[?67hd\x1b[?1060he\x1b[?3hf", "abcdef");
+	expect("a\x1b[&ub\x1b[\"vc\x1b[1'zd\x1b[1'|e\x1b[?4mf\x1b[#Rg", "abcdefg");
+	/* what terminfo uses passes: G0/G1 as ASCII, line drawing or UK, SO/SI */
+	expect("\x1b(B\x1b(0\x1b)0\x1b)B\x1b(A\x0e\x0f", "\x1b(B\x1b(0\x1b)0\x1b)B\x1b(A\x0e\x0f");
+	expect("\x1b#8\x1b#3\x1b" "c\x1b[4h\x1b[?1000h", "\x1b#8\x1b#3\x1b" "c\x1b[4h\x1b[?1000h");
+	expect("\x1b[?1;1000h", "\x1b[?1;1000h");
+	/* other spellings: the encoded C1 form, XTRESTORE, sub-parameters,
+	 * leading zeros, more parameters than are read, a number a terminal
+	 * could wrap around to 2 */
+	expect("a\xc2\x9b" "62;0\"pb\xc2\x9b?2lc", "abc");
+	expect("a\x1b[?2rb\x1b[?1036rc", "abc");
+	expect("a\x1b[?2:1lb\x1b[?0002lc", "abc");
+	expect("a\x1b[?1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;2lb", "ab");
+	/* a long SGR is no mode switch: it passes */
+	expect("\x1b[38;2;1;2;3;48;2;4;5;6;1;3;4;9;53;58;2;1;2;3;1;1;1;1;1;1;1;1;1;1;1;1;1mX",
+	       "\x1b[38;2;1;2;3;48;2;4;5;6;1;3;4;9;53;58;2;1;2;3;1;1;1;1;1;1;1;1;1;1;1;1;1mX");
+	expect("a\x1b[?65538lb\x1b[?4294967298lc", "abc");
+	expect("a\x1b%\n@b", "a\nb");             /* a C0 control inside */
+}
+
+/* A raw byte 0x80-0x9F outside a valid UTF-8 sequence never reaches the host
+ * terminal, nor does a sequence it introduces: with UTF-8 switched off a
+ * terminal would take it for a C1 control. */
+T(raw_c1_never_passes)
+{
+	expect("a\x9b" "1mb", "ab");
+	expect("a\x9b?1000hb", "ab");
+	expect("a\x9d" "0;t\ab", "ab");
+	expect("a\x85" "b\x80" "c", "abc");
+	expect("a\xe0\x9b" "1mb", "a\xe0" "b");      /* E0 needs A0-BF next */
+	expect("a\xf0\x8f\x9b" "1mb", "a\xf0" "b");  /* overlong: F0 needs 90-BF */
+	expect("a\xed\xa0\x80" "b", "a\xed\xa0" "b"); /* a surrogate */
+	expect("a\xf4\xa0\x80\x80" "b", "a\xf4\xa0" "b"); /* above U+10FFFF */
+	/* ... where a raw DCS starts a string that is dropped up to its end */
+	expect("a\xf4\x90\x80\x80" "b\x1b\\c", "a\xf4" "c");
+	expect("a\xc3" "b\xe2\x94" "c", "a\xc3" "b\xe2" "c"); /* cut short */
+	expect("\xe2\x94\x80\xf0\x9f\x98\x80\xe2\x80\x94", "\xe2\x94\x80\xf0\x9f\x98\x80\xe2\x80\x94");
+	expect("a\xc2\x9b" "1mb", "a\xc2\x9b" "1mb"); /* UTF-8 encoded C1: judged, passes */
+	expect("a\xc2\x9b" "6nb", "ab");
+}
+
+/* A host terminal that is not in UTF-8 takes every byte 0x80-0x9F for a C1
+ * control: none passes. */
+T(eight_bit_terminal_gets_no_c1_byte)
+{
+	eight_bit = true;
+	expect("caf\xe9 \xa9", "caf\xe9 \xa9");
+	expect("a\xe2\x94\x80" "b", "a\xe2" "b");
+	expect("a\xc2\x9b" "1mb", "a\xc2" "b");
+	expect("a\x9b" "6nb\x1b[1mc", "ab\x1b[1mc");
+	eight_bit = false;
+}
+
+/* The reset written when the jail ends, after in was shown in chunks. */
+static char *reset_after(const char *in, size_t chunk)
+{
+	struct term_filter *f = new_filter();
+	size_t n = strlen(in);
+	char *out = malloc(n + sizeof(f->hold) + TERM_RESET_MAX + 1);
+	for (size_t i = 0; i < n; i += chunk)
+		term_filter_run(f, in + i, n - i < chunk ? n - i : chunk, out);
+	size_t m = term_filter_reset(f, out);
+	CHECK(m <= TERM_RESET_MAX);
+	out[m] = '\0';
+	free(f);
+	return out;
+}
+
+static void expect_reset(const char *in, const char *want)
+{
+	size_t n = strlen(in);
+	for (size_t chunk = 1; chunk <= (n ? n : 1); chunk++) {
+		char *got = reset_after(in, chunk);
+		if (strcmp(got, want) != 0 || chunk == 1)
+			CHECK_STR(got, want);
+		free(got);
+	}
+}
+
+T(reset_undoes_modes_that_send_input)
+{
+	expect_reset("", "");
+	expect_reset("hello \x1b[1;1H\x1b[2J", "");
+	expect_reset("\x1b[?1000h\x1b[?1006h", "\x1b[?1000l\x1b[?1006l");
+	expect_reset("\x1b[?1000;1006h\x1b[?1000l", "\x1b[?1006l");
+	expect_reset("\x1b[?9h\x1b[?1001h\x1b[?1002h\x1b[?1003h\x1b[?1005h\x1b[?1015h\x1b[?1016h",
+	             "\x1b[?9l\x1b[?1001l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1015l\x1b[?1016l");
+	expect_reset("\x1b[?1004h\x1b[?2004h\x1b[?1007h", "\x1b[?1004l\x1b[?1007l\x1b[?2004l");
+	expect_reset("\x1b[?1049h\x1b[?47h\x1b[?1047h", "\x1b[?47l\x1b[?1047l\x1b[?1049l");
+	expect_reset("\x1b=\x1b[?1h", "\x1b[?1l\x1b>");
+	expect_reset("\x1b=\x1b>", "");
+	expect_reset("\x1b[?66h\x1b[?2031h\x1b[?2048h", "\x1b[?66l\x1b[?2031l\x1b[?2048l");
+	expect_reset("\x1b[?25l\x1b[?7l", "\x1b[?7h\x1b[?25h");
+	expect_reset("\x1b[>1u\x1b[>3u", "\x1b[<2u");  /* kitty keyboard pushes */
+	expect_reset("\x1b[>1u\x1b[<u", "");
+	expect_reset("\x1b[=5;1u", "\x1b[=0;1u");
+	expect_reset("\x1b[>4;2m\x1b[>1;2m", "\x1b[>1m\x1b[>4m"); /* modifyOtherKeys & co */
+	expect_reset("\x1b[4h\x1b[20h", "\x1b[4l\x1b[20l");
+	expect_reset("\x0e", "\x0f\x1b(B");
+	expect_reset("\x1b)0\x1b(0", "\x0f\x1b(B");
+	expect_reset("\x1b[31mred", "\x1b[m");
+	expect_reset("\x1b[31mred\x1b[0m", "");
+	expect_reset("\x1b[?1000r", "\x1b[?1000l");    /* XTRESTORE may turn it on */
+	expect_reset("\xc2\x9b?1000h", "\x1b[?1000l"); /* the UTF-8 encoded C1 form */
+	expect_reset("\x9b?1000h\x1b[?1\x18", "");     /* dropped, never reached the terminal */
+	expect_reset("\x1b[?2026h\x1b[?6h\x1b[?69h", "\x1b[?6l\x1b[?69l\x1b[?2026l");
+	expect_reset("\x1b[5 q", "\x1b[0 q");         /* cursor style */
+	expect_reset("\x1b[5 q\x1b[ q", "");
+	expect_reset("\x1b[3;10r", "\x1b" "7\x1b[r\x1b" "8"); /* scroll margins */
+	expect_reset("\x1b[3;10r\x1b[r", "");
+	expect_reset("\x1b]11;#000000\a\x1b]4;1;red\x1b\\", "\x1b]104\x1b\\\x1b]111\x1b\\");
+	expect_reset("\x1b]10;red\a\x1b]12;red\a\x1b]17;red\a\x1b]19;red\a",
+	             "\x1b]110\x1b\\\x1b]112\x1b\\\x1b]117\x1b\\\x1b]119\x1b\\");
+	/* everything at once stays within the bound */
+	expect_reset("\x1b[>1u\x1b[=1;1u\x1b[>0;1m\x1b[>1;1m\x1b[>2;1m\x1b[>3;1m\x1b[>4;1m"
+	             "\x1b[>6;1m\x1b[>7;1m\x1b[?1;5;9;66;1000;1001;1002;1003;1004;1005;1006h"
+	             "\x1b[?1007;1015;1016;2004;2031;2048;47;1047;1049h\x1b[?7;8;25l\x1b="
+	             "\x1b[4;20h\x1b[1m\x0e",
+	             "\x1b[=0;1u\x1b[<1u\x1b[>0m\x1b[>1m\x1b[>2m\x1b[>3m\x1b[>4m\x1b[>6m\x1b[>7m"
+	             "\x1b[?1l\x1b[?5l\x1b[?9l\x1b[?66l\x1b[?1000l\x1b[?1001l\x1b[?1002l"
+	             "\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1007l\x1b[?1015l"
+	             "\x1b[?1016l\x1b[?2004l\x1b[?2031l\x1b[?2048l\x1b[?47l\x1b[?1047l\x1b[?1049l"
+	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B");
 }

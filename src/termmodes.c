@@ -1,0 +1,244 @@
+/* termmodes.c — track the modes the jail's output turned on; undo them at the
+ * end (termmodes.h says which and why). */
+#include "termmodes.h"
+
+#include <string.h>
+
+/* DEC private modes (CSI ? n h/l) that are tracked, with the letter that puts
+ * each back to the default every terminal starts with.  The alternate screens
+ * come last: the other modes are undone on the screen where they were set. */
+static const struct {
+	int mode;
+	char reset;
+} dec_modes[] = {
+	{1, 'l'},    /* DECCKM: cursor keys send application sequences */
+	{5, 'l'},    /* DECSCNM: reverse video */
+	{6, 'l'},    /* DECOM: cursor addressing relative to the margins */
+	{9, 'l'},    /* X10 mouse reports */
+	{66, 'l'},   /* DECNKM: application keypad */
+	{69, 'l'},   /* DECLRMM: left and right margins */
+	{1000, 'l'}, {1001, 'l'}, {1002, 'l'}, {1003, 'l'}, /* mouse reports */
+	{1004, 'l'}, /* focus in/out reports */
+	{1005, 'l'}, {1006, 'l'}, /* mouse report encodings */
+	{1007, 'l'}, /* the wheel sends cursor keys on the alternate screen */
+	{1015, 'l'}, {1016, 'l'}, /* mouse report encodings */
+	{2004, 'l'}, /* bracketed paste */
+	{2026, 'l'}, /* synchronized output: the screen stops updating */
+	{2031, 'l'}, /* colour-scheme change reports */
+	{2048, 'l'}, /* in-band resize reports */
+	{47, 'l'}, {1047, 'l'}, {1049, 'l'}, /* the alternate screen */
+	{7, 'h'},    /* DECAWM: autowrap */
+	{8, 'h'},    /* DECARM: key auto-repeat */
+	{25, 'h'},   /* DECTCEM: the cursor shows */
+};
+_Static_assert(sizeof(dec_modes) / sizeof(dec_modes[0]) <= 32, "fits term_modes.dec");
+
+void csi_parse(const char *s, size_t n, struct csi *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->final = n ? s[n - 1] : 0;
+	size_t i = 0;
+	if (n > 1 && strchr("<=>?", s[0]))
+		c->prefix = s[i++];
+	bool in_param = false, sub = false;
+	for (; i + 1 < n; i++) {
+		char ch = s[i];
+		if (ch >= 0x20 && ch <= 0x2f) {
+			c->inter = ch;
+			continue;
+		}
+		if (!in_param) {
+			if (c->np == CSI_MAX_PARAMS) {
+				c->too_many = true;
+				return;
+			}
+			c->p[c->np++] = -1;
+			in_param = true;
+			sub = false;
+		}
+		if (ch == ';') {
+			in_param = false;
+		} else if (ch == ':') {
+			sub = true;  /* sub-parameters (38:2:r:g:b) are not read */
+		} else if (ch >= '0' && ch <= '9' && !sub) {
+			int *p = &c->p[c->np - 1];
+			*p = *p < 0 ? ch - '0' : *p < 100000 ? *p * 10 + (ch - '0') : *p;
+		}
+	}
+	if (n > 1 && s[n - 2] == ';' && c->np < CSI_MAX_PARAMS)
+		c->p[c->np++] = -1;  /* "1;" ends with an empty parameter */
+}
+
+static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++) {
+		if (dec_modes[i].mode != mode)
+			continue;
+		if (maybe || how != dec_modes[i].reset)
+			m->dec |= 1u << i;
+		else
+			m->dec &= ~(1u << i);
+	}
+}
+
+static void modkeys(struct term_modes *m, const struct csi *c)
+{
+	if (c->np == 0) {
+		m->modkeys = 0;  /* every resource back to its initial value */
+		return;
+	}
+	if (c->p[0] < 0 || c->p[0] > 7)
+		return;
+	if (c->np >= 2)
+		m->modkeys |= (uint8_t)(1u << c->p[0]);
+	else
+		m->modkeys &= (uint8_t)~(1u << c->p[0]);
+}
+
+static void kitty(struct term_modes *m, const struct csi *c)
+{
+	int n = c->np ? c->p[0] : -1;
+	if (c->prefix == '>') {
+		m->kitty_pushes += m->kitty_pushes < 255;
+	} else if (c->prefix == '=') {
+		m->kitty_set = true;
+	} else if (c->prefix == '<') {
+		n = n < 1 ? 1 : n;
+		if (n > m->kitty_pushes)
+			m->kitty_set = true;  /* it popped entries it did not push */
+		m->kitty_pushes = (uint8_t)(n > m->kitty_pushes ? 0 : m->kitty_pushes - n);
+	}
+}
+
+static void sgr(struct term_modes *m, const struct csi *c)
+{
+	if (c->np == 0 || c->too_many)
+		m->sgr = c->too_many;
+	for (int i = 0; i < c->np; i++)
+		m->sgr = c->p[i] > 0;
+}
+
+/* Scroll margins: CSI r (or top 1, bottom default) is the whole screen. */
+static void margins(struct term_modes *m, const struct csi *c)
+{
+	m->margins = (c->np >= 1 && c->p[0] > 1) || (c->np >= 2 && c->p[1] > 0);
+}
+
+void term_modes_csi(struct term_modes *m, const struct csi *c)
+{
+	if (c->inter == ' ' && c->final == 'q' && !c->prefix) /* DECSCUSR */
+		m->cursor_style = c->np && c->p[0] > 0;
+	if (c->inter)
+		return;
+	if (c->prefix == 0 && c->final == 'r')
+		margins(m, c);
+	bool hl = c->final == 'h' || c->final == 'l';
+	if (c->prefix == '?' && (hl || c->final == 'r')) /* r: XTRESTORE may turn it on */
+		for (int i = 0; i < c->np; i++)
+			dec_set(m, c->p[i], c->final, c->final == 'r');
+	else if (c->prefix == 0 && hl)
+		for (int i = 0; i < c->np; i++) {
+			if (c->p[i] == 4)
+				m->ansi_irm = c->final == 'h';
+			if (c->p[i] == 20)
+				m->ansi_lnm = c->final == 'h';
+		}
+	else if (c->final == 'u')
+		kitty(m, c);
+	else if (c->prefix == '>' && c->final == 'm')
+		modkeys(m, c);
+	else if (c->prefix == 0 && c->final == 'm')
+		sgr(m, c);
+}
+
+void term_modes_esc(struct term_modes *m, const char *s, size_t n)
+{
+	if (n == 1 && (s[0] == '=' || s[0] == '>'))
+		m->keypad = s[0] == '=';
+	else if (n == 2 && (s[0] == '(' || s[0] == ')'))
+		m->charset = true;
+}
+
+/* The colours an OSC sets, and the OSC that puts each back. */
+static const int osc_colors[][2] = {{4, 104},  {10, 110}, {11, 111},
+                                    {12, 112}, {17, 117}, {19, 119}};
+
+void term_modes_osc(struct term_modes *m, int num)
+{
+	for (size_t i = 0; i < sizeof(osc_colors) / sizeof(osc_colors[0]); i++)
+		if (osc_colors[i][0] == num)
+			m->colors |= (uint8_t)(1u << i);
+}
+
+void term_modes_c0(struct term_modes *m, unsigned char c)
+{
+	if (c == 0x0e) /* SO: G1 into GL */
+		m->charset = true;
+}
+
+/* ---- the reset: plain appends, no stdio (a signal handler calls it) ---- */
+
+static size_t put_str(char *out, size_t at, const char *s)
+{
+	size_t n = strlen(s);
+	if (at + n <= TERM_RESET_MAX)
+		memcpy(out + at, s, n);
+	return at + n <= TERM_RESET_MAX ? at + n : at;
+}
+
+static size_t put_num(char *out, size_t at, int num)
+{
+	char b[8];
+	size_t k = sizeof(b) - 1;
+	b[k] = '\0';
+	do
+		b[--k] = (char)('0' + num % 10);
+	while ((num /= 10) > 0 && k > 0);
+	return put_str(out, at, b + k);
+}
+
+/* ESC [ <prefix> <num> <final> */
+static size_t put_csi(char *out, size_t at, char prefix, int num, char final)
+{
+	char b[4] = {'\x1b', '[', prefix, '\0'}, f[2] = {final, '\0'};
+	at = put_str(out, at, b);
+	at = put_num(out, at, num);
+	return put_str(out, at, f);
+}
+
+size_t term_modes_reset(const struct term_modes *m, char *out)
+{
+	size_t n = 0;
+	if (m->kitty_set)
+		n = put_str(out, n, "\x1b[=0;1u");
+	if (m->kitty_pushes)
+		n = put_csi(out, n, '<', m->kitty_pushes, 'u');
+	for (int i = 0; i < 8; i++)
+		if (m->modkeys & (1u << i))
+			n = put_csi(out, n, '>', i, 'm');
+	for (char pass = 0; pass < 2; pass++)  /* the 'l' ones, then the 'h' ones */
+		for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+			if ((m->dec & (1u << i)) && (dec_modes[i].reset == 'h') == pass)
+				n = put_csi(out, n, '?', dec_modes[i].mode, dec_modes[i].reset);
+	if (m->keypad)
+		n = put_str(out, n, "\x1b>");
+	if (m->ansi_irm)
+		n = put_str(out, n, "\x1b[4l");
+	if (m->ansi_lnm)
+		n = put_str(out, n, "\x1b[20l");
+	if (m->cursor_style)
+		n = put_str(out, n, "\x1b[0 q");
+	if (m->margins)
+		n = put_str(out, n, "\x1b" "7\x1b[r\x1b" "8"); /* DECSTBM homes the cursor */
+	for (size_t i = 0; i < sizeof(osc_colors) / sizeof(osc_colors[0]); i++)
+		if (m->colors & (1u << i)) {
+			n = put_str(out, n, "\x1b]");
+			n = put_num(out, n, osc_colors[i][1]);
+			n = put_str(out, n, "\x1b\\");
+		}
+	if (m->sgr)
+		n = put_str(out, n, "\x1b[m");
+	if (m->charset)
+		n = put_str(out, n, "\x0f\x1b(B");  /* SI: G0 into GL; G0 is ASCII */
+	return n;
+}
