@@ -4,6 +4,30 @@
 
 fail() { echo "FAIL: $*" >&2; return 1; }
 
+# skip REASON: end the test as skipped, for a test whose premise is the host's
+# (an ABI, a kernel feature): check the premise with a positive control first
+# and skip only when the control itself shows the host lacks it.  Call it from
+# the test's own shell (not in $(...) or a pipe).  It counts only with its
+# marker, so a command that happens to exit 77 is still a failure.
+SKIP_RC=77
+skip() {
+	printf '%s\n' "$*" >"$T.skip"
+	echo "SKIP: $*" >&2
+	exit $SKIP_RC
+}
+
+# wait_for [-t SECONDS] COMMAND...: poll COMMAND until it succeeds; fail after
+# SECONDS (30).  For "wait until X has happened": never a fixed sleep.
+wait_for() {
+	local limit=30 end
+	[ "$1" = -t ] && { limit=$2; shift 2; }
+	end=$((SECONDS + limit))
+	until "$@"; do
+		[ $SECONDS -lt $end ] || fail "waited ${limit}s for: $*" || return 1
+		sleep 0.05
+	done
+}
+
 assert_eq() { # actual expected [what]
 	[ "$1" = "$2" ] || fail "${3:-value}: expected '$2', got '$1'"
 }
@@ -16,6 +40,34 @@ assert_not_contains() {
 }
 assert_file() { [ -e "$1" ] || fail "expected file $1"; }
 assert_no_file() { [ ! -e "$1" ] && [ ! -L "$1" ] || fail "expected no file $1"; }
+
+# no_process PATTERN: no process of ours matches PATTERN (for wait_for).
+no_process() { ! pgrep -u "$(id -u)" -f "$1" >/dev/null; }
+
+# helper_of SUPERVISOR NAME: the pids of the network helper NAME (pasta,
+# slirp4netns) that serves the jail of that supervisor pid: its child, or the
+# child of a guard it forked.  Never "any NAME of this user": another suite, or
+# another jail of the user, may run one at the same time.
+helper_of() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		pgrep -P "$1" -f "^$2 " | grep -x "$c" || true
+		pgrep -P "$c" -f "^$2 " || true
+	done
+}
+
+# gone PID...: none of these processes exists any more (for wait_for).
+gone() {
+	local p
+	for p in "$@"; do kill -0 "$p" 2>/dev/null && return 1; done
+	return 0
+}
+
+# free_port: a TCP port free on the host's 127.0.0.1 now (the kernel's choice),
+# for a test that must listen there: no fixed port two suites could share.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
 # run_jail ARGS...: run jail, keep stdout in $out, stderr in $err, status in $rc.
 run_jail() {
@@ -79,7 +131,7 @@ session_dir() {
 in_pty() {
 	local fifo="$T/.pty-in.$RANDOM" spid
 	mkfifo "$fifo"
-	sleep 60 >"$fifo" &
+	sleep 600 >"$fifo" &
 	spid=$!
 	script -qec "$1" /dev/null <"$fifo" | tr -d '\r'
 	kill "$spid" 2>/dev/null || true

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # suite.sh — runs every test_* function of tests/integration/*.sh and
 # tests/security/*.sh, each in its own bash with `set -e`, its own temp dir and
-# its own XDG_STATE_HOME.  Run by tests/run as an unprivileged user.
+# its own XDG_STATE_HOME.  Run by tests/run as an unprivileged user.  A test
+# that calls lib.sh's skip counts as skipped (exit 77 with skip's marker).
 set -u
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh "$TESTS"/e2e/*.sh; do
 	[ -f "$file" ] || continue
 	rel=${file#"$TESTS"/}
@@ -23,7 +24,10 @@ for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh "$TESTS"/e2e/*.sh; 
 			$fn
 		" >"$log" 2>&1
 		rc=$?
-		if [ $rc = 0 ]; then
+		if [ $rc = 77 ] && [ -f "$T.skip" ]; then
+			skipped=$((skipped + 1))
+			echo "skip - $rel: $fn: $(head -n 1 "$T.skip")"
+		elif [ $rc = 0 ]; then
 			passed=$((passed + 1))
 			echo "ok - $rel: $fn"
 		else
@@ -32,7 +36,7 @@ for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh "$TESTS"/e2e/*.sh; 
 			sed 's/^/    /' "$log" | tail -n 30
 		fi
 		chmod -R u+rwX "$T" 2>/dev/null
-		rm -rf "$T" "$log"
+		rm -rf "$T" "$log" "$T.skip"
 	done
 done
-echo "suite: $passed passed, $failed failed"
+echo "suite: $passed passed, $failed failed, $skipped skipped"

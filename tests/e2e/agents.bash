@@ -51,10 +51,7 @@ e2e_cleanup() {
 	[ -n "${TMUX_SOCK:-}" ] && tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
 	true
 }
-e2e_wait_file() {
-	for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.05; done
-	fail "not there after 10 s: $1"
-}
+e2e_wait_file() { wait_for test -s "$1"; }
 
 # e2e_project: the project $T/p (a function, its test, an ignored .env with a
 # canary), a host home $T/h with a canary ssh key, a canary in the host's
@@ -265,10 +262,10 @@ e2e_check_results() {
 TMUX_FLAGS='#{alternate_on} #{cursor_flag} #{insert_flag} #{keypad_cursor_flag} #{keypad_flag} #{mouse_any_flag} #{origin_flag}'
 tm() { tmux -S "$TMUX_SOCK" "$@"; }
 screen() { tm capture-pane -p -t e2e; }
-# wait_screen TEXT [SECONDS]: until the pane shows TEXT.
+# wait_screen TEXT [SECONDS]: until the pane shows TEXT (30 s unless told).
 wait_screen() {
-	local i
-	for i in $(seq $((${2:-20} * 10))); do
+	local end=$((SECONDS + ${2:-30}))
+	while [ $SECONDS -lt $end ]; do
 		[[ "$(screen)" == *"$1"* ]] && return 0
 		sleep 0.1
 	done
@@ -294,14 +291,24 @@ tui_start() {
 	touch "$T/go"
 }
 
+# e2e_agent_procs AGENT: AGENT's processes of this test (its cwd or its
+# environment names $T), not another suite's running at the same time.
+e2e_agent_procs() {
+	local p
+	for p in $(pgrep -u "$(id -u)" -f "^$AGENT_BIN/$1" || true); do
+		{ readlink "/proc/$p/cwd"; tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null |
+			grep -qF "$T/" && echo "$p"
+	done
+	true
+}
+
 # tui_check_exit AGENT: jail ended with status 0 and left no AGENT process,
 # the terminal is as before.  $err is jail's stderr.
 tui_check_exit() {
-	for _ in $(seq 100); do [ -s "$T/stty.after" ] && break; sleep 0.1; done
-	assert_file "$T/stty.after"
+	wait_for test -s "$T/stty.after"
 	err=$(cat "$T/jail.err")
 	assert_eq "$(cat "$T/jail.status")" 0 "jail's status after Ctrl-C ($err)"
-	assert_eq "$(pgrep -u "$(id -u)" -f "^$AGENT_BIN/$1" || true)" "" "$1 processes left"
+	assert_eq "$(e2e_agent_procs "$1")" "" "$1 processes left"
 	assert_eq "$(cat "$T/stty.after")" "$(cat "$T/stty.before")" "termios after the agent"
 	assert_eq "$(tm display -p -t e2e "$TMUX_FLAGS")" "$TUI_MODES" "the pane's modes after the agent"
 }

@@ -80,17 +80,18 @@ test_claude_tui_in_tmux() {
 	wait_screen "bypass permissions"
 	assert_eq "$(rule_width)" 100 "the input box at 100 columns"
 	tm send-keys -t e2e -l "Work through the task."
-	sleep 0.3
+	wait_screen "Work through the task."
 	tm send-keys -t e2e Enter
 	wait_screen "All done" 60
 	# a resize of the window reaches the TUI through jail's pty: wider, so
 	# that only a redraw at the new size (not tmux's clipping) passes
 	tm resize-window -t e2e -x 123 -y 30
-	for _ in $(seq 50); do [ "$(rule_width)" = 123 ] && break; sleep 0.1; done
+	rule_is() { [ "$(rule_width)" = "$1" ]; }
+	wait_for rule_is 123 || true
 	assert_eq "$(rule_width)" 123 "the input box after the resize to 123 columns"
-	# Ctrl-C twice is claude's way out
+	# Ctrl-C twice is claude's way out: the second once it asks for it
 	tm send-keys -t e2e C-c
-	sleep 0.3
+	wait_screen "again to exit"
 	tm send-keys -t e2e C-c
 	tui_check_exit claude
 	e2e_check_results

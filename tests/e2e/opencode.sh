@@ -60,7 +60,7 @@ test_opencode_tui_in_tmux() {
 		--dns-upstream 127.0.0.1:9 --ro "$AGENTS_DIR" -- "$AGENT_BIN/opencode"
 	wait_screen "$OPENCODE_VERSION" 40
 	tm send-keys -t e2e -l "Work through the task."
-	sleep 0.3
+	wait_screen "Work through the task."
 	tm send-keys -t e2e Enter
 	wait_screen "All done" 60
 	# a resize reaches the TUI: its input box grows with the window (up to
@@ -69,7 +69,8 @@ test_opencode_tui_in_tmux() {
 	narrow=$(box_end)
 	[ "$narrow" -gt 80 ] || fail "no input box on the screen: $(screen)"
 	tm resize-window -t e2e -x 112 -y 30
-	for _ in $(seq 50); do [ "$(box_end)" = $((narrow + 12)) ] && break; sleep 0.1; done
+	box_ends_at() { [ "$(box_end)" = "$1" ]; }
+	wait_for box_ends_at $((narrow + 12)) || true
 	assert_eq "$(box_end)" $((narrow + 12)) "where the input box ends after 12 more columns"
 	# one Ctrl-C ends opencode
 	tm send-keys -t e2e C-c

@@ -1,7 +1,8 @@
-"""fakeapi.py PORT LOG — a fake model API for the agent tests.
+"""fakeapi.py PORT LOG READY — a fake model API for the agent tests.
 
 Listens on 127.0.0.1:PORT of the network namespace it runs in (the jail's own
-loopback, never the host's), writes "METHOD PATH" of each request to LOG, and
+loopback, never the host's: a fixed port cannot collide with another suite's),
+creates READY once it listens, writes "METHOD PATH" of each request to LOG, and
 answers 401 with x-should-retry: false, so that an agent stops after its first
 call instead of retrying.
 """
@@ -34,4 +35,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler).serve_forever()
+server = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Handler)
+open(sys.argv[3], "w").close()
+server.serve_forever()

@@ -46,13 +46,15 @@ agent_in_jail() {
 	run_jail -p "$pol" -s "$sess" --net none --ro "$AGENTS_DIR" --no-export -D "$T/p" -- "$@"
 }
 
-# agent_start POLICY CMD...: start the agent next to the fake API; $out holds
+# agent_start POLICY CMD...: start the agent next to the fake API (port 8765
+# of the jail's own loopback: --net none), once it listens; $out holds
 # "status=N", the requests the API saw, then the agent's last output lines.
 agent_start() {
 	local pol=$1
 	shift
 	run_jail -p "$pol" --net none --ro "$AGENTS_DIR" --ro "$TESTS/helpers" --no-export -D "$T/p" -- \
-		sh -c 'python3 "$0" 8765 /tmp/requests & sleep 0.5
+		sh -c 'python3 "$0" 8765 /tmp/requests /tmp/api.ready & i=0
+			while [ ! -e /tmp/api.ready ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 			timeout 40 "$@" </dev/null >/tmp/agent.out 2>&1
 			echo "status=$?"; cat /tmp/requests; echo "--- agent output"; tail -n 15 /tmp/agent.out' \
 		"$TESTS/helpers/fakeapi.py" "$@"

@@ -301,13 +301,15 @@ test_export_refuses_while_session_in_use() {
 	base "$T/p"
 	run_jail -D "$T/p" -- sh -c 'echo x > a.txt'
 	lock="$(session_dir "$T/p")/lock"
-	flock "$lock" sleep 5 &
-	sleep 0.3
+	# another holder of the lock: says so once it holds it, holds it until killed
+	(exec 8>>"$lock" && flock 8 && touch "$T/locked" && exec sleep 120) &
+	holder=$!
+	wait_for test -e "$T/locked"
 	for sub in export diff status; do
 		expect_fail125 "$sub" -D "$T/p"
 		assert_contains "$err" "in use"
 	done
-	kill %1 2>/dev/null || true
+	kill $holder 2>/dev/null || true
 	wait || true
 }
 

@@ -199,7 +199,7 @@ test_sigterm_is_forwarded() {
 	mkrepo "$T/p"
 	"$JAIL" -D "$T/p" -- sh -c 'trap "echo got-TERM; exit 3" TERM; echo ready; while :; do sleep 0.1; done' >"$T/o" 2>&1 </dev/null &
 	jpid=$!
-	for i in $(seq 100); do grep -q ready "$T/o" && break; sleep 0.1; done
+	wait_for grep -q ready "$T/o"
 	kill -TERM $jpid
 	set +e; wait $jpid; rc=$?; set -e
 	assert_eq "$rc" 3
@@ -211,11 +211,11 @@ test_nothing_survives_jail_killed() {
 	marker="jail-marker-$$-$RANDOM"
 	"$JAIL" -D "$T/p" -- bash -c "(exec -a $marker sleep 1000) & exec -a $marker-2 sleep 1000" </dev/null >/dev/null 2>&1 &
 	jpid=$!
-	for i in $(seq 100); do pgrep -f "$marker-2" >/dev/null && break; sleep 0.1; done
+	wait_for pgrep -f "$marker-2" >/dev/null
 	pgrep -f "$marker" >/dev/null || fail "the jail did not start"
 	kill -KILL $jpid
-	for i in $(seq 50); do pgrep -f "$marker" >/dev/null || break; sleep 0.1; done
-	assert_eq "$(pgrep -f "$marker" | wc -l)" 0 "processes left after SIGKILL of jail"
+	# the kernel reaps them: wait for that (they would live 1000 s otherwise)
+	wait_for no_process "$marker"
 }
 
 test_background_processes_die_with_the_command() {
@@ -223,15 +223,14 @@ test_background_processes_die_with_the_command() {
 	marker="jail-bg-$$-$RANDOM"
 	run_jail -D "$T/p" -- sh -c "(exec -a $marker sleep 1000) & echo started"
 	assert_eq "$out" "started"
-	sleep 0.2
-	assert_eq "$(pgrep -f "$marker" | wc -l)" 0 "background process outlived the command"
+	wait_for no_process "$marker" # a survivor would live 1000 s
 }
 
 test_same_session_twice_is_refused() {
 	mkrepo "$T/p"
-	"$JAIL" -D "$T/p" -- sh -c 'echo up > /tmp/x; sleep 30' </dev/null >/dev/null 2>&1 &
+	"$JAIL" -D "$T/p" -- sh -c 'echo up > up.txt; sleep 60' </dev/null >/dev/null 2>&1 &
 	jpid=$!
-	sleep 1
+	wait_for test -e "$(session_dir "$T/p")/upper/up.txt"
 	before=$(tree_hash "$T/p")
 	expect_fail125 -D "$T/p" -- true
 	assert_contains "$err" "in use"
@@ -313,11 +312,11 @@ test_pty_window_size_follows_the_terminal() {
 	# a resize while the command runs reaches it as SIGWINCH with the new size
 	sock="$T/tmux.sock"
 	tmux -S "$sock" new-session -d -x 80 -y 24 \
-		"$JAIL -D $T/p -- sh -c 'trap \"stty size > winch.txt\" WINCH; echo ready > ready.txt; i=0; while [ ! -s winch.txt ] && [ \$i -lt 100 ]; do sleep 0.1; i=\$((i+1)); done'"
+		"$JAIL -D $T/p -- sh -c 'trap \"stty size > winch.txt\" WINCH; echo ready > ready.txt; i=0; while [ ! -s winch.txt ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i+1)); done'"
 	up="$(session_dir "$T/p")/upper"
-	for i in $(seq 100); do [ -e "$up/ready.txt" ] && break; sleep 0.1; done
+	wait_for test -e "$up/ready.txt"
 	tmux -S "$sock" resize-window -x 100 -y 30
-	for i in $(seq 100); do [ -s "$up/winch.txt" ] && break; sleep 0.1; done
+	wait_for test -s "$up/winch.txt"
 	tmux -S "$sock" kill-server 2>/dev/null || true
 	assert_eq "$(cat "$up/winch.txt")" "30 100"
 }

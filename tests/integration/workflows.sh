@@ -86,28 +86,32 @@ test_two_worktrees_two_jails_at_once() {
 }
 
 # serve_inside NET-ARGS...: a jail (in the background) that runs two HTTP servers
-# on its loopback, ports $in_pub (published on the host as $host_pub) and $in_priv
-# (not published), for a few seconds.
+# on its loopback, ports $in_pub (published on the host as $host_pub, a port
+# free on the host now) and $in_priv (not published), until fd 7 (its stdin,
+# a fifo) is closed.  The inner ports are on the jail's own loopback.
 serve_inside() {
 	in_pub=$((20000 + RANDOM % 10000)) in_priv=$((30000 + RANDOM % 10000))
-	host_pub=$((40000 + RANDOM % 10000))
+	host_pub=$(free_port)
 	mkdir -p "$T/p"
+	mkfifo "$T/serve.in"
 	"$JAIL" -D "$T/p" --no-export "$@" --publish "$in_pub:$host_pub" -- sh -c "
 		mkdir /tmp/www && echo served-from-jail >/tmp/www/index.html && cd /tmp/www || exit 1
 		python3 -m http.server $in_pub --bind 127.0.0.1 >/dev/null 2>&1 & a=\$!
 		python3 -m http.server $in_priv --bind 127.0.0.1 >/dev/null 2>&1 & b=\$!
-		grep -c . /proc/net/route; sleep 6; kill \$a \$b" >"$T/serve.out" 2>"$T/serve.err" &
+		grep -c . /proc/net/route; read -r _; kill \$a \$b" \
+		<"$T/serve.in" >"$T/serve.out" 2>"$T/serve.err" &
 	serve_pid=$!
+	exec 7>"$T/serve.in"
 }
 
-# reach PORT: the host's curl to its own 127.0.0.1:PORT, retried while the jail starts.
+# reach PORT: the host's curl to its own 127.0.0.1:PORT, retried while the jail
+# starts (30 s at most).
 reach() {
-	local i
-	for i in $(seq 40); do
-		curl -s -m 1 "http://127.0.0.1:$1/index.html" && return 0
+	local end=$((SECONDS + 30))
+	until curl -s -m 5 "http://127.0.0.1:$1/index.html"; do
+		[ $SECONDS -lt $end ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 published_port_checks() {
@@ -120,6 +124,7 @@ published_port_checks() {
 	ss -Htln "sport = :$host_pub" >"$T/ss"
 	assert_contains "$(cat "$T/ss")" "127.0.0.1:$host_pub"
 	assert_not_contains "$(cat "$T/ss")" "*:$host_pub"
+	exec 7>&-
 	wait "$serve_pid" || fail "jail: $(cat "$T/serve.err")"
 }
 
@@ -135,14 +140,17 @@ test_publish_with_net_allow() {
 }
 
 test_publish_from_the_policy_key() {
-	in_pub=$((20000 + RANDOM % 10000)) host_pub=$((40000 + RANDOM % 10000))
+	in_pub=$((20000 + RANDOM % 10000)) host_pub=$(free_port)
 	mkdir -p "$T/p" "$XDG_CONFIG_HOME/jail"
 	printf '[net]\npublish = %s:%s\n' "$in_pub" "$host_pub" >"$XDG_CONFIG_HOME/jail/jail.ini"
+	mkfifo "$T/in"
 	"$JAIL" -D "$T/p" --no-export -- sh -c "mkdir /tmp/w && echo from-policy >/tmp/w/index.html &&
-		cd /tmp/w && exec timeout 5 python3 -m http.server $in_pub --bind 127.0.0.1" \
-		>/dev/null 2>"$T/e" &
+		cd /tmp/w && { python3 -m http.server $in_pub --bind 127.0.0.1 >/dev/null 2>&1 & } &&
+		read -r _; kill \$!" <"$T/in" >/dev/null 2>"$T/e" &
+	exec 7>"$T/in"
 	got=$(reach "$host_pub") || fail "not reached: $(cat "$T/e")"
 	assert_eq "$got" from-policy
+	exec 7>&-
 	wait || true
 }
 
@@ -314,21 +322,26 @@ test_bash_completion_loads_and_completes() {
 	assert_eq "$(cat "$T/comp.err")" "" "no errors"
 }
 
-# zsh_complete LINE: what an interactive zsh shows after LINE and a TAB (the
-# line as completed, and any listing), through a pseudo-terminal (zsh/zpty).
+# zsh_complete LINE EXPECTED: what an interactive zsh shows after LINE and a
+# TAB (the line as completed, and any listing), through a pseudo-terminal
+# (zsh/zpty).  Reads until EXPECTED has appeared (30 s at most: then the output
+# so far, for the assertion to show), never a fixed time.
 zsh_complete() {
 	cat >"$T/drive.zsh" <<'ZSH'
 zmodload zsh/zpty
 zpty z 'zsh -f -i'
 zpty -w z "PS1='> '; path=($COMP_BIN \$path); fpath=($COMP_DIR \$fpath); autoload -U compinit; compinit -u -D"
 zpty -w -n z "$1"$'\t'
-sleep 1
+seen= chunk= end=$((SECONDS + 30))
+while [[ $seen != *${(b)2}* ]] && (( SECONDS < end )); do
+	if zpty -r -t z chunk; then seen+=$chunk; else sleep 0.05; fi
+done
 zpty -w -n z $'\C-u echo DONE-$?\n'
 zpty -r z out '*DONE-*'
-print -r -- "$out"
+print -r -- "$seen$out"
 zpty -d z
 ZSH
-	COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 20 zsh -f "$T/drive.zsh" "$1" 2>&1 | tr -d '\r'
+	COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 60 zsh -f "$T/drive.zsh" "$1" "$2" 2>&1 | tr -d '\r'
 }
 
 test_zsh_completion_loads_and_completes() {
@@ -338,13 +351,13 @@ test_zsh_completion_loads_and_completes() {
 	mkdir -p "$T/bin" && ln -s "$JAIL" "$T/bin/jail"
 	mkrepo "$T/p"
 	"$JAIL" -D "$T/p" -s feature-x --no-export -- true
-	out=$(zsh_complete "jail app")
+	out=$(zsh_complete "jail app" "apply  -- land")
 	assert_contains "$out" "apply  -- land the change in the project with git am"
 	assert_not_contains "$out" "_jail:"
 	assert_not_contains "$out" "command not found"
-	assert_contains "$(zsh_complete "jail diff -D $T/p -s ")" "-s feature-x"
-	assert_contains "$(zsh_complete "jail -p shi")" "-p shipped"
-	assert_contains "$(zsh_complete "jail apply --thr")" "--three-way"
+	assert_contains "$(zsh_complete "jail diff -D $T/p -s " "-s feature-x")" "-s feature-x"
+	assert_contains "$(zsh_complete "jail -p shi" "-p shipped")" "-p shipped"
+	assert_contains "$(zsh_complete "jail apply --thr" "--three-way")" "--three-way"
 	# loading it by name defines the completion without errors
 	out=$(zsh -f -c "fpath=($T/comp \$fpath); autoload -U compinit; compinit -u -D; print -r -- \$_comps[jail]" 2>&1)
 	assert_eq "$out" "_jail"

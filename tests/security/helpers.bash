@@ -32,25 +32,30 @@ host_safe() {
 }
 
 # no_stray: no process of ours still runs the probe (the jail's processes all
-# die with it); give the kernel a moment to reap.
+# die with it); the kernel reaps them soon, so wait for that (30 s: a test
+# whose probe sleeps makes it sleep longer, so that a stray is still seen).
 no_stray() {
-	local i
-	for i in $(seq 50); do
-		pgrep -u "$(id -u)" -f "$T/bin/probe" >/dev/null || return 0
-		sleep 0.1
-	done
-	fail "processes left behind: $(pgrep -a -u "$(id -u)" -f "$T/bin/probe")"
+	wait_for no_process "$T/bin/probe" ||
+		fail "processes left behind: $(pgrep -a -u "$(id -u)" -f "$T/bin/probe")"
 }
 
 # hp CASE ARGS...: the probe on the host, for canaries and positive controls.
 hp() { probe_setup; "$T/host/probe" "$@"; }
 
 # in_pty CMD: run a shell command with a terminal (script(1)), output in $out.
+# script's stdin stays open (a fifo held by a sleeper): at EOF script would
+# type an EOF character into the terminal, racing what the test injects there.
 in_pty() {
+	local fifo="$T/.pty-in.$RANDOM" spid
+	mkfifo "$fifo"
+	sleep 600 >"$fifo" &
+	spid=$!
 	set +e
-	out=$(SHELL=/bin/bash script -qec "$1" /dev/null </dev/null 2>&1)
+	out=$(SHELL=/bin/bash script -qec "$1" /dev/null <"$fifo" 2>&1)
 	rc=$?
 	set -e
+	kill "$spid" 2>/dev/null || true
+	rm -f "$fifo"
 }
 
 # errno numbers the probe reports

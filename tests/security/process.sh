@@ -3,7 +3,7 @@ source "$TESTS/security/helpers.bash"
 
 # canary: a host process the jail must not be able to touch.
 start_canary() {
-	sleep 60 &
+	sleep 600 &
 	CANARY=$!
 }
 canary_alive() { kill -0 "$CANARY" 2>/dev/null || fail "the host canary process was killed"; }
@@ -37,9 +37,9 @@ test_signals_to_host_processes() {
 test_supervisor_unreachable_by_signal() {
 	probe_setup
 	# the supervisor's host pid, handed in: still no such process inside
-	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 30 >/dev/null 2>&1 &
+	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 300 >/dev/null 2>&1 &
 	sup=$!
-	sleep 0.5
+	wait_for pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null
 	kill -0 "$sup" || fail "positive control: the supervisor is running"
 	# (not jp: its stray-process check would wait for the sleeping probe)
 	run_jail -q -s second --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" kill "$sup" 9
@@ -108,15 +108,18 @@ test_cwd_escape_through_proc() {
 # names it too), then SIGKILL the supervisor.
 kill_supervisor_mid_run() {
 	probe_setup
-	"$JAIL" -q "$@" --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 30 >/dev/null 2>&1 &
-	local sup=$! i
-	for i in $(seq 100); do
-		pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null && break
-		sleep 0.1
-	done
-	pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null || fail "positive control: the probe ran"
-	[ -z "${pastas+set}" ] || pgrep -u "$(id -u)" -f "^pasta " >/dev/null ||
-		fail "positive control: pasta serves the jail"
+	"$JAIL" -q "$@" --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" sleep 300 >/dev/null 2>&1 &
+	local sup=$!
+	wait_for pgrep -u "$(id -u)" -f "^$T/bin/probe sleep" >/dev/null ||
+		fail "positive control: the probe ran"
+	if [ -n "${with_net:-}" ]; then
+		# this jail's pasta (helper_of), and its temp dir
+		this_pasta() { pastas=$(helper_of "$sup" pasta); [ -n "$pastas" ]; }
+		wait_for this_pasta || fail "positive control: pasta serves the jail"
+		netdirs=$(for p in $pastas; do tr '\0' '\n' <"/proc/$p/cmdline"; done |
+			grep -oE '^/tmp/jail-net\.[^/]+' | sort -u || true)
+		[ -n "$netdirs" ] || fail "positive control: pasta's temp dir"
+	fi
 	kill -9 "$sup"
 	wait "$sup" || true
 	no_stray
@@ -129,27 +132,19 @@ test_supervisor_sigkill_leaves_nothing() {
 }
 
 test_supervisor_sigkill_with_network_leaves_nothing() {
-	local before p left
-	before=$(find /tmp -maxdepth 1 -name 'jail-net.*' -user "$(id -u)" | wc -l)
-	pastas=$(pgrep -u "$(id -u)" -f "^pasta " || true)
-	kill_supervisor_mid_run --net open
-	# pasta, which would hold the jail's netns and published ports, goes too
-	for i in $(seq 50); do
-		left=""
-		for p in $(pgrep -u "$(id -u)" -f "^pasta "); do
-			grep -qx "$p" <<<"$pastas" || left="$left $p"
-		done
-		[ -z "$left" ] && break
-		sleep 0.1
+	local d
+	with_net=1 kill_supervisor_mid_run --net open
+	# pasta, which would hold the jail's netns and published ports, goes too,
+	# and its temp dir (only this jail's count: other suites may run at once)
+	wait_for gone $pastas || fail "pasta outlived the supervisor: $pastas"
+	for d in $netdirs; do
+		wait_for test ! -e "$d" || fail "temporary directory left in /tmp: $d"
 	done
-	[ -z "$left" ] || fail "pasta outlived the supervisor:$left"
-	assert_eq "$(find /tmp -maxdepth 1 -name 'jail-net.*' -user "$(id -u)" | wc -l)" "$before" \
-		"temporary directories left in /tmp"
 }
 
 test_nothing_outlives_the_command() {
 	probe_setup
-	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c "setsid $T/bin/probe sleep 30 & $T/bin/probe sleep 30 & echo started"
+	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c "setsid $T/bin/probe sleep 300 & $T/bin/probe sleep 300 & echo started"
 	assert_eq "$out" started
 	no_stray
 }

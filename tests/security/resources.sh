@@ -82,9 +82,11 @@ disk_jail() { # tmpfs-size jail-args... ; sets $out (stdout+stderr) with rc=N la
 
 test_disk_filler_stopped_by_the_disk_limit() {
 	mkrepo "$T/p"
-	# the guard looks ten times a second: a filler that writes as an agent does,
-	# a chunk at a time, is stopped long before it is done
-	disk_jail 256M "$JAIL" --disk 8M -D "$T/p" -- sh -c 'for i in $(seq 100); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null; sleep 0.01; done; echo wrote-all'
+	# a filler that writes as an agent does, a chunk at a time, twice the limit,
+	# then waits to be stopped (30 s at most: the guard looks ten times a
+	# second, and a slow machine must not let it finish first)
+	disk_jail 256M "$JAIL" --disk 8M -D "$T/p" -- sh -c 'for i in $(seq 16); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null; sleep 0.01; done
+		i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; echo wrote-all'
 	assert_contains "$out" "rc=125"
 	assert_contains "$out" "wrote more than --disk 8 MiB"
 	assert_not_contains "$out" "wrote-all"

@@ -1,5 +1,8 @@
 /* t.h — a tiny unit-test harness: T(name) { CHECK(...); } and a main that runs
- * them all and ends with "N passed, N failed". */
+ * them all and ends with "N passed, N failed, N skipped".  A test whose premise
+ * is the host's (an ABI, a kernel feature) checks it with a positive control
+ * and, when the host lacks it, leaves with T_SKIP("why"): counted and printed,
+ * never a pass. */
 #ifndef JAIL_T_H
 #define JAIL_T_H
 #include <stdio.h>
@@ -12,6 +15,7 @@ struct t_case {
 };
 void t_register(struct t_case *c);
 extern int t_failed_checks;
+extern const char *t_skip_reason;
 
 #define T(name)                                                                            \
 	static void t_##name(void);                                                         \
@@ -21,6 +25,13 @@ extern int t_failed_checks;
 		t_register(&t_case_##name);                                                 \
 	}                                                                                   \
 	static void t_##name(void)
+
+/* T_SKIP(reason): end this test as skipped (a check failed before still fails it). */
+#define T_SKIP(reason)                                                                     \
+	do {                                                                                \
+		t_skip_reason = (reason);                                                   \
+		return;                                                                     \
+	} while (0)
 
 #define CHECK(cond)                                                                        \
 	do {                                                                                \

@@ -97,25 +97,30 @@ test_memory_hog_is_killed_at_the_limit() {
 	host_safe
 }
 
-# cpu_run NAME CPUS: spin 1.5 s in a jail limited to CPUS, then idle while the
-# host reads the jail cgroup's cpu.max and cpu.stat; sets $cpu_max, $throttled.
+# cpu_run NAME CPUS: spin 1.5 s in a jail limited to CPUS, then idle (until
+# told, on its stdin) while the host reads the jail cgroup's cpu.max and
+# cpu.stat; sets $cpu_max, $throttled.
 cpu_run() {
 	probe_setup
-	local name=$1 cpus=$2 cg="" i
+	local name=$1 cpus=$2 cg="" spun
+	spun="$(session_dir "$T/p" "$name")/upper/spun"
 	mkdir "$CG_APP/$name.scope"
+	mkfifo "$T/$name.in"
 	sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG_APP/$name.scope" \
-		"$JAIL" -q --cpus "$cpus" -D "$T/p" -- \
-		sh -c 'timeout 1.5 sh -c "while :; do :; done"; sleep 3' </dev/null &
+		"$JAIL" -q -s "$name" --cpus "$cpus" -D "$T/p" -- \
+		sh -c 'timeout 1.5 sh -c "while :; do :; done"; echo >spun; read -r _ || true' \
+		<"$T/$name.in" &
 	local pid=$!
-	for i in $(seq 100); do
+	exec 7>"$T/$name.in"
+	jail_cgroup() {
 		cg=$(find "$CG_APP/$name.scope" -maxdepth 1 -name 'jail-*' ! -name '*.supervisor' | head -n 1)
-		[ -n "$cg" ] && break
-		sleep 0.05
-	done
-	[ -n "$cg" ] || fail "no cgroup for the jail in $name.scope"
+		[ -n "$cg" ]
+	}
+	wait_for jail_cgroup || fail "no cgroup for the jail in $name.scope"
+	wait_for test -e "$spun" # past the spin, the jail idle
 	cpu_max=$(cat "$cg/cpu.max")
-	sleep 2.5 # past the spin, inside the sleep
 	throttled=$(awk '$1 == "nr_throttled" {print $2}' "$cg/cpu.stat")
+	exec 7>&-
 	wait "$pid"
 	scope=$CG_APP/$name.scope
 	scope_clean
@@ -147,7 +152,8 @@ test_nothing_outlives_the_jail() {
 	probe_setup
 	# a process that leaves its session and ignores SIGTERM/SIGHUP
 	scoped_jail bye -q --pids 40 --ro "$T/bin" -D "$T/p" -- \
-		sh -c "setsid sh -c 'trap \"\" TERM HUP; exec $T/bin/probe sleep 300' & sleep 0.3; echo started"
+		sh -c "setsid sh -c 'trap \"\" TERM HUP; echo >/tmp/up; exec $T/bin/probe sleep 300' &
+			until [ -e /tmp/up ]; do sleep 0.05; done; echo started"
 	assert_eq "$rc" 0
 	assert_contains "$out" started
 	no_stray
