@@ -33,7 +33,7 @@ _jail_flags() { # SUBCOMMAND: the flags it takes
 	local export_flags="--export-deny --export-allow --allow-binary --max-size"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
-		--dns-upstream --publish --ro --rw --hide --show --tmpfs -e --env --setenv --home \
+		--dns-upstream --publish --ro --rw --hide --show --hide-ignored --tmpfs -e --env --setenv --home \
 		--copy --secret --memory --pids --cpus --disk --allow-syscall --no-export $export_flags \
 		-h --help --version ;;
 	reset) printf '%s\n' -D --dir -s --session -h --help ;;
@@ -70,6 +70,7 @@ _jail() {
 	-p | --policy) COMPREPLY=($(compgen -W "$(_jail_policies)" -- "$cur")); return ;;
 	--net) COMPREPLY=($(compgen -W "none allow open" -- "$cur")); return ;;
 	--home) COMPREPLY=($(compgen -W "fresh persistent" -- "$cur")); return ;;
+	--hide-ignored) COMPREPLY=($(compgen -W "all secrets none" -- "$cur")); return ;;
 	--ro | --rw | --tmpfs | --copy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-e | --env) COMPREPLY=($(compgen -v -- "$cur")); return ;;
 	--allow | --dns-upstream | --publish | --hide | --show | --setenv | --secret | \

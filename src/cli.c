@@ -33,6 +33,7 @@ enum {
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
 	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION, OPT_DISK, OPT_EXPORT_ALLOW,
+	OPT_HIDE_IGNORED,
 };
 
 struct opt {
@@ -56,6 +57,7 @@ static const struct opt opts[] = {
 	{{"rw", 1, 0, OPT_RW}, 0, M_RUN, "fs.rw", "PATH", "bind a host path read-write"},
 	{{"hide", 1, 0, OPT_HIDE}, 0, M_RUN, "fs.hide", "PATTERN", "hide more project paths"},
 	{{"show", 1, 0, OPT_SHOW}, 0, M_RUN, "fs.show_ignored", "PATTERN", "show a git-ignored project path"},
+	{{"hide-ignored", 1, 0, OPT_HIDE_IGNORED}, 0, M_RUN, "fs.hide_ignored", "MODE", "all (default), secrets or none: which ignored paths are hidden"},
 	{{"tmpfs", 1, 0, OPT_TMPFS}, 0, M_RUN, "fs.tmpfs", "PATH", "mount a tmpfs at PATH"},
 	{{"env", 1, 0, OPT_ENV}, 'e', M_RUN, "env.pass", "NAME", "pass a host variable"},
 	{{"setenv", 1, 0, OPT_SETENV}, 0, M_RUN, "env.set", "NAME=VALUE", "set a variable"},
@@ -144,6 +146,12 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_RW: strv_push(&g->rw_binds, arg); return 0;
 	case OPT_HIDE: strv_push(&g->hide, arg); return 0;
 	case OPT_SHOW: strv_push(&g->show_ignored, arg); return 0;
+	case OPT_HIDE_IGNORED:
+		if (strcmp(arg, "all") == 0) g->hide_ignored = HIDE_ALL;
+		else if (strcmp(arg, "secrets") == 0) g->hide_ignored = HIDE_SECRETS;
+		else if (strcmp(arg, "none") == 0) g->hide_ignored = HIDE_NONE;
+		else return jail_err_set(e, 0, "--hide-ignored %s: unknown mode; use all, secrets or none", arg);
+		return 0;
 	case OPT_TMPFS: strv_push(&g->tmpfs, arg); return 0;
 	case OPT_ENV: strv_push(&g->env_pass, arg); return 0;
 	case OPT_SETENV:

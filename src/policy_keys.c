@@ -21,6 +21,8 @@ static const struct policy_key keys[] = {
 	{"fs", "rw", "fs.rw", "--rw", K_LIST, F(rw_binds), check_path, true, "PATH", "host paths bound read-write"},
 	{"fs", "hide", "fs.hide", "--hide", K_LIST, F(hide), check_glob, true, "PATTERN", "more project paths hidden from the jail"},
 	{"fs", "show_ignored", "fs.show_ignored", "--show", K_LIST, F(show_ignored), check_glob, true, "PATTERN", "git-ignored project paths shown anyway"},
+	{"fs", "hide_ignored", "fs.hide_ignored", "--hide-ignored", K_HIDE, F(hide_ignored), NULL, false, "all|secrets|none", "which git-ignored project paths are hidden"},
+	{"fs", "secret_names", "fs.secret_names", NULL, K_LIST, F(secret_names), check_glob, true, "PATTERN", "secret-shaped names hidden even when ignored paths are shown, and in projects without git"},
 	{"fs", "tmpfs", "fs.tmpfs", "--tmpfs", K_LIST, F(tmpfs), check_path, true, "PATH", "empty tmpfs mounts"},
 	{"home", "mode", "home.mode", "--home", K_HOME, F(home), NULL, false, "fresh|persistent", "a fresh fake home per run, or one kept per session"},
 	{"home", "copy", "home.copy", "--copy", K_LIST, F(home_copy), check_home_path, true, "~/PATH", "host files or dirs copied into the fake home at start"},

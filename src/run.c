@@ -62,7 +62,8 @@ static void record_base(const struct session *s)
 	sb_free(&out);
 }
 
-static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *e)
+static int prepare(struct jail_config *cfg, struct session *s, struct hide_set *hidden,
+                   struct jail_err *e)
 {
 	expand_paths(&cfg->ro_binds);
 	expand_paths(&cfg->rw_binds);
@@ -74,16 +75,21 @@ static int prepare(struct jail_config *cfg, struct session *s, struct jail_err *
 		return -1;
 	record_base(s);
 	log_debug("session ready");
-	int r = hide_ignored(s, cfg, e);
+	int r = hide_ignored(s, cfg, hidden, e);
 	log_debug("ignored files hidden");
+	if (r == 0 && cfg->hide_ignored != HIDE_NONE)
+		hide_say_start(s, hidden);
 	return r;
 }
 
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
                     struct jail_err *e)
 {
-	if (prepare(cfg, s, e) < 0)
+	struct hide_set hidden = {0};
+	if (prepare(cfg, s, &hidden, e) < 0) {
+		hide_set_free(&hidden);
 		return -1;
+	}
 	warn_nested_mounts(s->project);
 	struct jail_plan plan;
 	int r = plan_build(&plan, cfg, s, e);
@@ -91,6 +97,10 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	if (r == 0)
 		r = sandbox_run(&plan, exit_code, e);
 	plan_free(&plan);
+	/* a failed build or test often failed for want of ignored build output */
+	if (r == 0 && *exit_code != 0)
+		hide_hint(s, &hidden);
+	hide_set_free(&hidden);
 	return r;
 }
 

@@ -15,3 +15,135 @@ test_id_calls_fail_as_on_the_host() {
 	assert_eq "$rc" 0 "python3 in the jail: $err"
 	diff -u "$T/host.txt" <(printf '%s\n' "$out") || fail "the id calls differ (host, jail)"
 }
+
+# A repository whose build output is ignored, as git's, libuv's and CMake's are.
+mkbuildrepo() {
+	local d=$1
+	git_init "$d"
+	printf 'build/\n.env\n*.key\nsecrets/\nGIT-BUILD-OPTIONS\n' >"$d/.gitignore"
+	printf 'src\n' >"$d/main.c"
+	git -C "$d" add .gitignore main.c
+	git -C "$d" commit -q -m init
+	mkdir -p "$d/build/.aws" "$d/secrets"
+	printf '#!/bin/sh\necho tests-ran\n' >"$d/build/run-tests"
+	chmod +x "$d/build/run-tests"
+	printf 'canary-build-aws\n' >"$d/build/.aws/credentials"
+	printf 'canary-build-env\n' >"$d/build/.env"
+	printf 'canary-env\n' >"$d/.env"
+	printf 'canary-key\n' >"$d/deploy.key"
+	printf 'canary-secrets-dir\n' >"$d/secrets/s.txt"
+	printf 'opts\n' >"$d/GIT-BUILD-OPTIONS"
+}
+
+# The command fails for want of its ignored build output: one line says what
+# was hidden and how to let it in; a command that succeeds hears nothing of it.
+test_hidden_build_output_is_announced_when_the_command_fails() {
+	mkbuildrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- ./build/run-tests
+	assert_ne "$rc" 0 "the hidden build output cannot run"
+	local hint
+	hint=$(grep 'ignored paths were hidden' <<<"$err") || fail "no hint in: $err"
+	assert_eq "$(grep -c . <<<"$hint")" 1 "one line"
+	assert_contains "$hint" "jail: "
+	assert_contains "$hint" "5 ignored paths were hidden (build/, secrets/, .env, …)"
+	assert_contains "$hint" "--show PATTERN or [fs] show_ignored lets them in"
+	run_jail -D "$T/p" --no-export -- true
+	assert_eq "$rc" 0
+	assert_not_contains "$err" "were hidden"
+	run_jail -D "$T/p" --no-export --show build -- ./build/run-tests
+	assert_eq "$out" tests-ran "--show build lets the build output in"
+	assert_not_contains "$err" "were hidden"
+}
+
+# --hide-ignored=secrets: build output visible and runnable, the ignored paths
+# of secret-shaped names hidden, at the top and inside shown directories.
+test_hide_ignored_secrets_shows_build_output_not_secrets() {
+	mkbuildrepo "$T/p"
+	local probe='./build/run-tests; ls -A build; cat GIT-BUILD-OPTIONS;
+		cat .env deploy.key secrets/s.txt build/.env build/.aws/credentials 2>&1; ls -A'
+	run_jail -D "$T/p" --no-export --hide-ignored=secrets -- sh -c "$probe"
+	assert_contains "$out" tests-ran
+	assert_contains "$out" opts
+	assert_not_contains "$out" canary
+	run_jail -D "$T/p" --no-export --hide-ignored=secrets -- ls -A . build
+	assert_contains "$out" run-tests
+	assert_not_contains "$out" ".aws"
+	assert_not_contains "$out" "secrets"
+	assert_not_contains "$out" "deploy.key"
+	# the same from the policy; and --show still lets a secret-shaped one in
+	mkdir -p "$XDG_CONFIG_HOME/jail"
+	printf '[fs]\nhide_ignored = secrets\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$T/p" --no-export --show .env -- sh -c "$probe"
+	assert_contains "$out" tests-ran
+	assert_contains "$out" canary-env
+	assert_not_contains "$out" canary-key
+	assert_not_contains "$out" canary-build-aws
+	# a policy extends the list: *.log is secret-shaped here
+	printf 'x\n' >"$T/p/build/app.log"
+	printf '[fs]\nhide_ignored = secrets\nsecret_names += *.log\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$T/p" --no-export -- ls -A build
+	assert_not_contains "$out" app.log
+	assert_contains "$out" run-tests
+	run_jail policy show -D "$T/p"
+	assert_contains "$out" "hide_ignored = secrets"
+	expect_fail125 -D "$T/p" --hide-ignored=some -- true
+	assert_contains "$err" "--hide-ignored some"
+}
+
+# One session switched between the modes: every run hides what its mode says,
+# whatever the last run left in the upper dir.
+test_hide_ignored_modes_switch_within_a_session() {
+	mkbuildrepo "$T/p"
+	local probe='ls -A; ls -A build 2>&1; cat build/.env 2>&1'
+	for mode in secrets all secrets none all; do
+		run_jail -D "$T/p" --no-export --hide-ignored=$mode -- sh -c "$probe"
+		case $mode in
+		all)
+			assert_not_contains "$out" run-tests
+			assert_not_contains "$out" canary ;;
+		secrets)
+			assert_contains "$out" run-tests
+			assert_not_contains "$out" canary ;;
+		none)
+			assert_contains "$out" run-tests
+			assert_contains "$out" canary-build-env ;;
+		esac
+	done
+}
+
+# A project that is not a git repository has no ignore rules: the secret-shaped
+# names are hidden anywhere in it, the rest is visible, and jail says so.
+test_non_git_project_hides_secret_shaped_names() {
+	local d="$T/p"
+	mkdir -p "$d/src/.aws" "$d/deploy" "$d/.docker" "$d/keys"
+	printf 'canary-env\n' >"$d/.env"
+	printf 'canary-env-local\n' >"$d/src/.env.local"
+	printf 'canary-aws\n' >"$d/src/.aws/credentials"
+	printf 'canary-pem\n' >"$d/deploy/server.pem"
+	printf 'canary-docker\n' >"$d/.docker/config.json"
+	printf 'canary-rsa\n' >"$d/keys/id_rsa"
+	printf 'canary-netrc\n' >"$d/.netrc"
+	printf 'canary-tf\n' >"$d/terraform.tfstate.backup"
+	printf 'visible\n' >"$d/.docker/readme"
+	printf 'int main;\n' >"$d/src/main.c"
+	local probe='find . -type f | sort; cat .env src/.env.local src/.aws/credentials \
+		deploy/server.pem .docker/config.json keys/id_rsa .netrc terraform.tfstate.backup 2>&1; true'
+	run_jail -D "$d" --no-export -- sh -c "$probe"
+	assert_eq "$rc" 0
+	assert_not_contains "$out" canary
+	assert_contains "$out" ./src/main.c
+	assert_contains "$out" ./.docker/readme
+	assert_contains "$err" "is not a git repository: it has no ignore rules"
+	assert_contains "$err" "8 secret-shaped paths are hidden"
+	# adjustable: --show lets one in, the policy adds names or empties the list
+	run_jail -D "$d" --no-export --show .env -- cat .env
+	assert_eq "$out" canary-env
+	mkdir -p "$XDG_CONFIG_HOME/jail"
+	printf '[fs]\nsecret_names += *.c\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$d" --no-export -- sh -c "$probe"
+	assert_not_contains "$out" main.c
+	printf '[fs]\nsecret_names =\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$d" --no-export -- cat .env
+	assert_eq "$out" canary-env
+	assert_contains "$err" "nothing there has a secret-shaped name"
+}
