@@ -38,6 +38,7 @@ struct jail_config {
 	/* [env] */
 	struct strv env_pass;       /* names passed from the host */
 	struct strv env_set;        /* NAME=VALUE */
+	struct strv env_path;       /* directories put before the default PATH */
 
 	/* [secrets]: NAME=SOURCE (env:VAR, file:PATH, cmd:...) */
 	struct strv secrets;

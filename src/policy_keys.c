@@ -27,6 +27,7 @@ static const struct policy_key keys[] = {
 	{"home", "mode", "home.mode", "--home", K_HOME, F(home), NULL, false, "fresh|persistent", "a fresh fake home per run, or one kept per session"},
 	{"home", "copy", "home.copy", "--copy", K_LIST, F(home_copy), check_home_path, true, "~/PATH", "host files or dirs copied into the fake home at start"},
 	{"env", "pass", "env.pass", "--env", K_LIST, F(env_pass), check_env_name, true, "NAME", "host variables passed in when set"},
+	{"env", "path", "env.path", NULL, K_LIST, F(env_path), check_path, true, "DIR", "directories put before the default PATH (toolchains in the home: ~/.cargo/bin)"},
 	{"env", "set", "env.set", "--setenv", K_LIST, F(env_set), check_env_set, false, "NAME=VALUE", "variables set in the jail"},
 	{"secrets", "NAME", "secrets", "--secret", K_SECRETS, F(secrets), check_secret, false, "env:VAR|file:PATH|cmd:COMMAND", "secrets as variables or files in the fake home"},
 	{"net", "mode", "net.mode", "--net", K_NET, F(net), NULL, false, "none|allow|open", "no network, an allowlist, or unfiltered"},

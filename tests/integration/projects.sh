@@ -147,3 +147,58 @@ test_non_git_project_hides_secret_shaped_names() {
 	assert_eq "$out" canary-env
 	assert_contains "$err" "nothing there has a secret-shaped name"
 }
+
+# A fake home with a toolchain, a package cache and credentials for each of
+# the shipped toolchain policies.
+mkhome_toolchains() {
+	local h=$1 d
+	for d in .cargo/bin .cargo/registry/cache .rustup/toolchains go/bin go/pkg/mod/example.com \
+		.m2/repository/org .gradle/caches .local/bin .cache/uv .sdkman/candidates/java/current/bin; do
+		mkdir -p "$h/$d"
+	done
+	for d in .cargo/bin/cargo-hello go/bin/go-hello .local/bin/uv-hello \
+		.sdkman/candidates/java/current/bin/java-hello; do
+		printf '#!/bin/sh\necho "%s runs"\n' "${d##*/}" >"$h/$d"
+		chmod +x "$h/$d"
+	done
+	printf 'crate\n' >"$h/.cargo/registry/cache/c.crate"
+	printf 'module\n' >"$h/go/pkg/mod/example.com/m.mod"
+	printf 'jar\n' >"$h/.m2/repository/org/a.jar"
+	printf 'wheel\n' >"$h/.cache/uv/w.whl"
+	printf 'canary-cargo-token\n' >"$h/.cargo/credentials.toml"
+	printf 'canary-cargo-config\n' >"$h/.cargo/config.toml"
+	printf '<servers>canary-m2</servers>\n' >"$h/.m2/settings.xml"
+	printf 'canary-gradle\n' >"$h/.gradle/gradle.properties"
+	printf 'canary-npmrc\n' >"$h/.npmrc"
+	printf 'canary-pypirc\n' >"$h/.pypirc"
+	printf 'canary-netrc\n' >"$h/.netrc"
+}
+
+# policy  tool on PATH  a cached file (read-only inside)
+toolchain_case() {
+	local policy=$1 tool=$2 cached=$3
+	mkrepo "$T/p"
+	mkhome_toolchains "$T/home"
+	local probe="$tool; cat ~/$cached; echo x >>~/$cached && echo WROTE;
+		cat ~/.cargo/credentials.toml ~/.cargo/config.toml ~/.m2/settings.xml \
+		~/.gradle/gradle.properties ~/.npmrc ~/.pypirc ~/.netrc 2>/dev/null; true"
+	HOME="$T/home" run_jail -D "$T/p" --no-export -p "$policy" --net none -- sh -c "$probe"
+	assert_eq "$rc" 0 "jail -p $policy: $err"
+	assert_contains "$out" "$tool runs"
+	assert_contains "$out" "$(cat "$T/home/$cached")"
+	assert_not_contains "$out" WROTE
+	assert_not_contains "$out" canary
+	assert_eq "$(cat "$T/home/$cached" | wc -l)" 1 "the host's cache is unchanged"
+}
+test_policy_rust_toolchain_and_cache_read_only() {
+	toolchain_case rust cargo-hello .cargo/registry/cache/c.crate
+}
+test_policy_go_toolchain_and_cache_read_only() {
+	toolchain_case go go-hello go/pkg/mod/example.com/m.mod
+}
+test_policy_java_toolchain_and_cache_read_only() {
+	toolchain_case java java-hello .m2/repository/org/a.jar
+}
+test_policy_uv_toolchain_and_cache_read_only() {
+	toolchain_case uv uv-hello .cache/uv/w.whl
+}
