@@ -202,3 +202,65 @@ test_policy_java_toolchain_and_cache_read_only() {
 test_policy_uv_toolchain_and_cache_read_only() {
 	toolchain_case uv uv-hello .cache/uv/w.whl
 }
+
+# Go with Debian's toolchain: a module with a dependency that is only in the
+# module cache of the (fake) home builds and passes its tests inside with the
+# network off, through -p go.
+test_go_project_builds_and_tests_offline_with_the_module_cache() {
+	command -v go >/dev/null || { echo "SKIP: no go (apt-get install golang-go)"; return 0; }
+	local h="$T/home" px="$T/proxy/example.com/greet/@v"
+	mkdir -p "$px" "$h"
+	printf 'v1.0.0\n' >"$px/list"
+	printf '{"Version":"v1.0.0"}\n' >"$px/v1.0.0.info"
+	printf 'module example.com/greet\n' >"$px/v1.0.0.mod"
+	python3 - "$px/v1.0.0.zip" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("example.com/greet@v1.0.0/go.mod", "module example.com/greet\n")
+    z.writestr("example.com/greet@v1.0.0/greet.go",
+               'package greet\n\nfunc Hello() string { return "hello from the cache" }\n')
+PY
+	git_init "$T/p"
+	printf 'module example.com/app\n\ngo 1.19\n\nrequire example.com/greet v1.0.0\n' >"$T/p/go.mod"
+	printf 'package main\n\nimport (\n\t"fmt"\n\t"example.com/greet"\n)\n\nfunc main() { fmt.Println(greet.Hello()) }\n' >"$T/p/main.go"
+	printf 'package main\n\nimport (\n\t"testing"\n\t"example.com/greet"\n)\n\nfunc TestHello(t *testing.T) {\n\tif greet.Hello() != "hello from the cache" {\n\t\tt.Fatal("wrong")\n\t}\n}\n' >"$T/p/main_test.go"
+	# the host fills the module cache (as `go mod download` from a proxy would)
+	(cd "$T/p" && HOME="$h" GOPROXY="file://$T/proxy" GOSUMDB=off GOFLAGS=-mod=mod go mod tidy) >/dev/null 2>&1 ||
+		fail "go mod tidy on the host"
+	[ -d "$h/go/pkg/mod/example.com/greet@v1.0.0" ] || fail "no module cache on the host"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m go
+	chmod -R u+w "$h/go"
+	local before
+	before=$(tree_hash "$h/go")
+	HOME="$h" run_jail -D "$T/p" --no-export -p go --net none -- \
+		sh -c 'go test ./... && go run . && go env GOMODCACHE'
+	assert_eq "$rc" 0 "go inside: $out $err"
+	assert_contains "$out" "ok"
+	assert_contains "$out" "hello from the cache"
+	assert_contains "$out" "$h/go/pkg/mod"
+	assert_eq "$(tree_hash "$h/go")" "$before" "the host's module cache is unchanged"
+}
+
+# Rust with Debian's cargo and its vendored crates as the registry: a crate
+# with a dependency builds and passes its tests inside with the network off,
+# and target/ (ignored) is shown by -p rust.
+test_rust_project_builds_and_tests_offline_with_debian_crates() {
+	local cargo=/usr/bin/cargo reg=/usr/share/cargo/registry
+	[ -x "$cargo" ] && ls -d "$reg"/libc-0.2.* >/dev/null 2>&1 ||
+		{ echo "SKIP: no Debian cargo and librust-libc-dev"; return 0; }
+	git_init "$T/p"
+	mkdir -p "$T/p/src" "$T/p/.cargo"
+	printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "%s"\n' "$reg" \
+		>"$T/p/.cargo/config.toml"
+	printf '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nlibc = "0.2"\n' \
+		>"$T/p/Cargo.toml"
+	printf 'pub fn pid() -> i32 { unsafe { libc::getpid() } }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn has_a_pid() { assert!(super::pid() > 0); }\n}\n' \
+		>"$T/p/src/lib.rs"
+	printf 'target/\n' >"$T/p/.gitignore"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m rust
+	HOME="$T/home" run_jail -D "$T/p" --no-export -p rust --net none -- \
+		sh -c "$cargo test --offline 2>&1 && ls target"
+	assert_eq "$rc" 0 "cargo inside: $out $err"
+	assert_contains "$out" "test tests::has_a_pid ... ok"
+	assert_contains "$out" "debug"
+}
