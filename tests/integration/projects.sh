@@ -264,3 +264,19 @@ test_rust_project_builds_and_tests_offline_with_debian_crates() {
 	assert_contains "$out" "test tests::has_a_pid ... ok"
 	assert_contains "$out" "debug"
 }
+
+# A path hidden in a project without git never reaches the patch: the agent
+# never saw it, and a diff against it would carry the host's secret.
+test_non_git_hidden_names_are_not_exported() {
+	mkdir -p "$T/p"
+	printf 'SECRET=canary-host-env\n' >"$T/p/.env"
+	printf 'one\n' >"$T/p/a.txt"
+	run_jail -D "$T/p" -- sh -c 'echo agent >.env; echo two >>a.txt'
+	assert_eq "$rc" 0
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0
+	assert_not_contains "$(cat "$out")" canary-host-env
+	assert_contains "$(cat "$out")" "+two"
+	assert_contains "$err" ".env"
+	assert_contains "$err" "hidden in the jail"
+}
