@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 def outcomes(path):
     out = {}
     for case in ET.parse(path).iter("testcase"):
+        if not case.get("name"):
+            continue
         name = "%s.%s" % (case.get("classname", ""), case.get("name", ""))
         status = "ok"
         for child in case:
