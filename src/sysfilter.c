@@ -10,6 +10,9 @@
  * Only the native architecture is in the filter: a syscall made through
  * another ABI (int 0x80 for i386, the x32 bit) kills the process, since the
  * rules below would not apply to its numbering.
+ *
+ * Before libseccomp's program runs a small prefix of our own (idfilter.c):
+ * chown and set*id to an id other than the caller's get EPERM, as on the host.
  */
 #include "sysfilter.h"
 
