@@ -34,14 +34,14 @@ _jail_flags() { # SUBCOMMAND: the flags it takes
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
 		--dns-upstream --publish --ro --rw --hide --show --hide-ignored --tmpfs -e --env --setenv --home \
-		--copy --secret --memory --pids --cpus --disk --allow-syscall --no-export $export_flags \
+		--copy --secret --memory --pids --cpus --disk --disk-inodes --allow-syscall --no-export $export_flags \
 		-h --help --version ;;
 	reset) printf '%s\n' -D --dir -s --session -h --help ;;
 	list) printf '%s\n' -D --dir -h --help ;;
 	diff) printf '%s\n' -D --dir -s --session $export_flags --stat --name-status -h --help ;;
 	export) printf '%s\n' -D --dir -s --session $export_flags -o --output -h --help ;;
 	status) printf '%s\n' -D --dir -s --session $export_flags -h --help ;;
-	apply) printf '%s\n' -D --dir -s --session $export_flags -3 --three-way -h --help ;;
+	apply) printf '%s\n' -D --dir -s --session $export_flags -3 --three-way --accept-flagged -h --help ;;
 	policy) printf '%s\n' -D --dir -p --policy -h --help ;;
 	trust) printf '%s\n' -D --dir --revoke -h --help ;;
 	*) printf '%s\n' -h --help ;;
@@ -74,7 +74,7 @@ _jail() {
 	--ro | --rw | --tmpfs | --copy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-e | --env) COMPREPLY=($(compgen -v -- "$cur")); return ;;
 	--allow | --dns-upstream | --publish | --hide | --show | --setenv | --secret | \
-		--memory | --pids | --cpus | --disk | --allow-syscall | --export-deny | \
+		--memory | --pids | --cpus | --disk | --disk-inodes | --allow-syscall | --export-deny | \
 		--export-allow | --max-size)
 		return ;;
 	esac

@@ -33,7 +33,7 @@ enum {
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
 	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION, OPT_DISK, OPT_EXPORT_ALLOW,
-	OPT_HIDE_IGNORED,
+	OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_HIDE_IGNORED,
 };
 
 struct opt {
@@ -68,6 +68,7 @@ static const struct opt opts[] = {
 	{{"pids", 1, 0, OPT_PIDS}, 0, M_RUN, "limits.pids", "N", "process limit"},
 	{{"cpus", 1, 0, OPT_CPUS}, 0, M_RUN, "limits.cpus", "N", "CPU limit (e.g. 1.5)"},
 	{{"disk", 1, 0, OPT_DISK}, 0, M_RUN, "limits.disk", "SIZE", "disk space a run may add (e.g. 2G)"},
+	{{"disk-inodes", 1, 0, OPT_DISK_INODES}, 0, M_RUN, "limits.disk_inodes", "N", "files a run may add (default: one per KiB of --disk)"},
 	{{"allow-syscall", 1, 0, OPT_ALLOW_SYSCALL}, 0, M_RUN, "syscalls.allow", "NAME", "allow a refused syscall back"},
 	{{"no-export", 0, 0, OPT_NO_EXPORT}, 0, M_RUN, NULL, NULL, "do not write patches when the command ends"},
 	{{"export-deny", 1, 0, OPT_EXPORT_DENY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.deny", "PATTERN", "leave more paths out of the patch"},
@@ -78,6 +79,7 @@ static const struct opt opts[] = {
 	{{"name-status", 0, 0, OPT_NAME_STATUS}, 0, M(CMD_DIFF), NULL, NULL, "names and status letters only"},
 	{{"output", 1, 0, 'o'}, 'o', M(CMD_EXPORT), NULL, "DIR", "write the patches to DIR"},
 	{{"three-way", 0, 0, '3'}, '3', M(CMD_APPLY), NULL, NULL, "fall back to a three-way merge"},
+	{{"accept-flagged", 0, 0, OPT_ACCEPT_FLAGGED}, 0, M(CMD_APPLY), NULL, NULL, "apply even if control files (.gitignore, ...) changed"},
 	{{"revoke", 0, 0, OPT_REVOKE}, 0, M(CMD_TRUST), NULL, NULL, "forget the recorded trust"},
 	{{"help", 0, 0, 'h'}, 'h', ~0u, NULL, NULL, "this help"},
 	{{"version", 0, 0, OPT_VERSION}, 0, M_RUN, NULL, NULL, "print the version"},
@@ -178,6 +180,15 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 		if (policy_parse_size(arg, &g->disk) < 0 || g->disk == 0)
 			return jail_err_set(e, 0, "--disk %s: expected a size such as 2G", arg);
 		return 0;
+	case OPT_DISK_INODES: {
+		char *end;
+		errno = 0;
+		g->disk_inodes = strtoll(arg, &end, 10);
+		if (errno || *end || end == arg || g->disk_inodes <= 0)
+			return jail_err_set(e, 0, "--disk-inodes %s: expected a positive whole number", arg);
+		return 0;
+	}
+	case OPT_ACCEPT_FLAGGED: c->accept_flagged = true; return 0;
 	case OPT_MAX_SIZE:
 		if (policy_parse_size(arg, &g->export_max_size) < 0)
 			return jail_err_set(e, 0, "--max-size %s: expected a size such as 5M", arg);

@@ -17,6 +17,7 @@ struct cli {
 	bool stat, name_status;  /* diff */
 	char *output;            /* export -o DIR */
 	bool three_way;          /* apply -3 */
+	bool accept_flagged;     /* apply --accept-flagged */
 	bool revoke;             /* trust --revoke */
 	char **args;             /* positional args of a subcommand (policy show|list) */
 };

@@ -8,6 +8,8 @@
 #include "commands.h"
 
 #include "applied.h"
+#include "controlfiles.h"
+#include "scratchroom.h"
 #include "git.h"
 #include "log.h"
 #include "patch.h"
@@ -30,6 +32,8 @@ struct collect {
 	struct export_ctx x;
 	struct changeset cs;
 	struct scratch sc;
+	char *scratch_parent;  /* where sc lives (scratchroom.h) */
+	bool scratch_own;
 	bool built;  /* the scratch repository holds pre and post */
 	char *patch;  /* the patch written, or NULL */
 	struct collect *subs;
@@ -46,6 +50,8 @@ static void collect_free(struct collect *k)
 	free(k->patch);
 	k->patch = NULL;
 	scratch_destroy(&k->sc);
+	scratch_unplace(k->scratch_parent, k->scratch_own);
+	k->scratch_parent = NULL;
 	changeset_free(&k->cs);
 	export_ctx_close(&k->x);
 }
@@ -53,8 +59,13 @@ static void collect_free(struct collect *k)
 /* Scan, filter and build one repository's change (the context is open). */
 static int collect_build(struct collect *k, struct session *s, bool sub, struct jail_err *e)
 {
-	if (export_scan(&k->x, &k->cs, e) < 0 || export_filter(&k->x, &k->cs, e) < 0)
+	if (export_scan(&k->x, &k->cs, e) < 0)
 		return -1;
+	if (k->cs.truncated)
+		return 0;  /* too_many() says so; nothing is built from half a walk */
+	if (export_filter(&k->x, &k->cs, e) < 0)
+		return -1;
+	controlfiles_review(&k->x, &k->cs, s->dir);
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);
@@ -62,7 +73,14 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	if (changeset_included(&k->cs) == 0)
 		return 0;
 	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
-	int r = sub ? scratch_create_another(&k->sc, s->dir, e) : scratch_create(&k->sc, s->dir, e);
+	unsigned long long bytes = 0;
+	for (size_t i = 0; i < k->cs.n; i++)
+		bytes += !k->cs.v[i].reason && k->cs.v[i].new_size > 0 ? (unsigned long long)k->cs.v[i].new_size : 0;
+	unsigned long long need = scratch_estimate(bytes, changeset_included(&k->cs));
+	if (scratch_place(s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
+		return -1;
+	const char *at = k->scratch_parent;
+	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
@@ -89,6 +107,16 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 		}
 	}
 	return 0;
+}
+
+/* A session whose walk stopped at its bound (export.c): status says so, the
+ * rest refuse with this line. */
+static int too_many(const struct collect *k, struct jail_err *e)
+{
+	return jail_err_set(e, 0, "the session holds more than %zu changed paths, more than jail "
+	                          "reads (a build or install directory?); delete what should not "
+	                          "go out inside the jail (jail -D DIR -- rm -rf PATH), or jail "
+	                          "reset", k->cs.n);
 }
 
 /* Does the export hold a patch at all (the superproject's or a submodule's)? */
@@ -129,6 +157,11 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 	struct strbuf mbox = {0}, summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
 	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
+	if (r == 0 && !room_for(dir, 2 * (unsigned long long)mbox.len))
+		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%zu KiB) in %s "
+		                            "without going below the filesystem's reserve; free some "
+		                            "space, or write it elsewhere with jail export -o DIR",
+		                 mbox.len >> 10, dir);
 	if (r == 0)
 		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
 	if (r == 0) {
@@ -240,6 +273,8 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 		return 0;
 	struct collect k;
 	int r = collect(&k, s, cfg, e);
+	if (r == 0 && k.cs.truncated)
+		r = too_many(&k, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
 	if (r == 0)
@@ -282,6 +317,8 @@ static int run_export_cmd(struct cli *c, export_action act)
 	int r = open_session(c, &s, &cfg, &e);
 	if (r == 0)
 		r = collect(&k, &s, &cfg, &e);
+	if (r == 0 && k.cs.truncated && c->cmd != CMD_STATUS)
+		r = too_many(&k, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
 	collect_free(&k);
@@ -329,6 +366,12 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 static int act_status(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	struct strbuf out = {0};
+	if (k->cs.truncated) {  /* the partial walk, unfiltered, says nothing true */
+		struct jail_err many;
+		(void)too_many(k, &many);
+		return write_stdout(many.msg, strlen(many.msg), e) < 0 ? -1
+		       : write_stdout("\n", 1, e);
+	}
 	summary_render(&k->cs, NULL, &out);
 	for (size_t i = 0; i < k->n_subs; i++) {
 		struct strbuf sub = {0};
@@ -461,9 +504,38 @@ static void mark_applied(const struct session *s, struct collect *k)
 	sb_free(&head);
 }
 
+/* Changes to control files (controlfiles.h) land only when the user says so:
+ * --accept-flagged, or "y" typed on a terminal after reading them. */
+static int refuse_flagged(const struct cli *c, const struct collect *k, struct jail_err *e)
+{
+	struct strbuf lines = {0};
+	size_t n = k->built ? controlfiles_render(&k->cs, &lines) : 0;
+	for (size_t i = 0; i < k->n_subs; i++)
+		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &lines) : 0;
+	if (n == 0 || c->accept_flagged) {
+		sb_free(&lines);
+		return 0;
+	}
+	log_info("the patch changes files that decide what git ignores, fetches or runs:");
+	log_lines(lines.s);
+	sb_free(&lines);
+	if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		char answer[16] = "";
+		fprintf(stderr, "jail: apply it anyway? [y/N] ");
+		fflush(stderr);
+		if (fgets(answer, sizeof(answer), stdin) && (answer[0] == 'y' || answer[0] == 'Y'))
+			return 0;
+	}
+	return jail_err_set(e, 0, "not applied: the patch changes %zu flagged file%s (above); "
+	                          "review them with jail diff, then run jail apply "
+	                          "--accept-flagged", n, n == 1 ? "" : "s");
+}
+
 static int act_apply(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	/* every repository is checked before anything lands */
+	if (refuse_flagged(c, k, e) < 0)
+		return -1;
 	if (k->built && k->x.is_repo && refuse_dirty(k, e) < 0)
 		return -1;
 	for (size_t i = 0; i < k->n_subs; i++)

@@ -63,6 +63,7 @@ struct jail_config {
 	long long pids;
 	double cpus;
 	long long disk;             /* bytes the session may add to the disk per run */
+	long long disk_inodes;      /* files (inodes) it may add per run; 0: disk/1024 */
 };
 
 void config_init(struct jail_config *c);

@@ -9,6 +9,8 @@
 #define DNS_OPCODE 0x7800
 #define DNS_RD 0x0100
 #define DNS_RA 0x0080
+#define DNS_TC 0x0200
+#define DNS_OUR_UDP_SIZE 1232  /* the EDNS size jail offers upstream (DNS flag day 2020) */
 #define DNS_MAX_CHAIN 8
 
 static uint16_t get16(const unsigned char *p) { return (uint16_t)(p[0] << 8 | p[1]); }
@@ -91,7 +93,21 @@ static int parse_question(const unsigned char *pkt, size_t len, struct dns_quest
 	q->qtype = get16(pkt + off);
 	q->qclass = get16(pkt + off + 2);
 	q->end = off + 4;
+	q->edns = false;
+	q->udp_size = 0;
 	return 0;
+}
+
+/* The one additional record a query may carry: an OPT record owned by the
+ * root, ending the packet exactly. */
+static int parse_query_opt(const unsigned char *pkt, size_t len, struct dns_question *q)
+{
+	size_t o = q->end;
+	if (o + 11 > len || pkt[o] != 0 || get16(pkt + o + 1) != DNS_T_OPT)
+		return -1;
+	q->edns = true;
+	q->udp_size = get16(pkt + o + 3);
+	return o + 11 + get16(pkt + o + 9) == len ? 0 : -1;
 }
 
 int dns_parse_query(const unsigned char *pkt, size_t len, struct dns_question *q)
@@ -99,14 +115,49 @@ int dns_parse_query(const unsigned char *pkt, size_t len, struct dns_question *q
 	if (parse_question(pkt, len, q) < 0)
 		return -1;
 	/* A compressed name in a question is legal but no stub resolver sends
-	 * one; the answer builder copies the question and needs it plain. */
-	if (len > DNS_HEADER && (pkt[DNS_HEADER] & 0xc0))
+	 * one; the answer builder copies the question and needs it plain.  A
+	 * plain name takes one byte more than its dotted text, two unless root. */
+	size_t wire = q->end - 4 - DNS_HEADER, text = strlen(q->name);
+	if (wire != (text ? text + 2 : 1))
 		return -1;
-	/* The query goes upstream as it is: nothing in it but the question and
-	 * at most an EDNS OPT record. */
-	if (get16(pkt + 6) != 0 || get16(pkt + 8) != 0 || get16(pkt + 10) > 1)
+	if ((q->flags & (DNS_QR | DNS_OPCODE)) || get16(pkt + 6) != 0 || get16(pkt + 8) != 0)
 		return -1;
-	return (q->flags & (DNS_QR | DNS_OPCODE)) == 0 ? 0 : -1;
+	uint16_t ar = get16(pkt + 10);
+	if (ar == 0)
+		return q->end == len ? 0 : -1;
+	return ar == 1 ? parse_query_opt(pkt, len, q) : -1;
+}
+
+size_t dns_build_upstream(const struct dns_question *q, uint16_t id, unsigned char *out,
+                          size_t cap)
+{
+	size_t n = dns_build_query(q->name, q->qtype, id, out, cap);
+	if (!n || (q->edns && n + 11 > cap))
+		return 0;
+	put16(out + n - 2, q->qclass);
+	if (!q->edns)
+		return n;
+	put16(out + 10, 1);
+	out[n] = 0;                           /* owner: the root */
+	put16(out + n + 1, DNS_T_OPT);
+	put16(out + n + 3, DNS_OUR_UDP_SIZE); /* class: our UDP size */
+	put32(out + n + 5, 0);                /* extended rcode, version 0, no DO */
+	put16(out + n + 9, 0);                /* no options */
+	return n + 11;
+}
+
+size_t dns_udp_limit(const struct dns_question *q)
+{
+	return q->edns && q->udp_size > 512 ? q->udp_size : 512;
+}
+
+size_t dns_build_truncated(const unsigned char *qpkt, const struct dns_question *q,
+                           unsigned char *out, size_t cap)
+{
+	size_t n = dns_build_answer(qpkt, q, DNS_RCODE_OK, NULL, 0, out, cap);
+	if (n)
+		put16(out + 2, (uint16_t)(get16(out + 2) | DNS_TC));
+	return n;
 }
 
 int dns_parse_response(const unsigned char *pkt, size_t len, struct dns_question *q)

@@ -13,6 +13,7 @@
 #define DNS_T_A 1
 #define DNS_T_CNAME 5
 #define DNS_T_AAAA 28
+#define DNS_T_OPT 41
 #define DNS_C_IN 1
 #define DNS_RCODE_OK 0
 #define DNS_RCODE_SERVFAIL 2
@@ -26,6 +27,8 @@ struct dns_question {
 	char name[DNS_MAX_NAME];   /* lower case, no trailing dot; "" for the root */
 	uint16_t qtype, qclass;
 	size_t end;                /* offset just past the question */
+	bool edns;                 /* a query: it carried an OPT record */
+	uint16_t udp_size;         /* ... and the UDP size it gave there */
 };
 
 struct dns_addr {
@@ -38,8 +41,21 @@ struct dns_addr {
  * malformed (out of bounds, pointer loop, label > 63, name > 255). */
 int dns_read_name(const unsigned char *pkt, size_t len, size_t *off, char *out,
                   size_t outlen) WUR;
-/* A query: QR clear, opcode 0, exactly one question. */
+/* A query: QR clear, opcode 0, exactly one uncompressed question, then at
+ * most an OPT record and nothing else: no other records, no bytes after. */
 int dns_parse_query(const unsigned char *pkt, size_t len, struct dns_question *q) WUR;
+/* The query jail sends upstream for q: built anew from its name, type and
+ * class with this id, RD set, and jail's own OPT record (no options) when q
+ * had one; nothing the client sent is copied.  Returns the length, 0 if it
+ * does not fit. */
+size_t dns_build_upstream(const struct dns_question *q, uint16_t id, unsigned char *out,
+                          size_t cap);
+/* The largest reply the client of q takes over UDP (RFC 6891: 512 without
+ * an OPT record). */
+size_t dns_udp_limit(const struct dns_question *q);
+/* A reply to q with TC set and no records: "ask again over TCP". */
+size_t dns_build_truncated(const unsigned char *qpkt, const struct dns_question *q,
+                           unsigned char *out, size_t cap);
 /* A response's header and question (QR set, one question). */
 int dns_parse_response(const unsigned char *pkt, size_t len, struct dns_question *q) WUR;
 /* A query for name/type with this id and RD set; returns its length, 0 if it

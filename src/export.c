@@ -3,6 +3,7 @@
 
 #include "applied.h"
 #include "git.h"
+#include "hostgit.h"
 #include "submodule.h"
 #include "log.h"
 
@@ -119,6 +120,7 @@ static struct change *change_add(struct changeset *cs, const char *path, enum ft
 	struct change *c = &cs->v[cs->n++];
 	memset(c, 0, sizeof(*c));
 	c->path = xstrdup(path);
+	cs->path_bytes += strlen(path) + 1;
 	c->old_type = old_t;
 	c->new_type = new_t;
 	return c;
@@ -129,6 +131,7 @@ void changeset_free(struct changeset *cs)
 	for (size_t i = 0; i < cs->n; i++) {
 		free(cs->v[i].path);
 		free(cs->v[i].reason);
+		free(cs->v[i].note);
 	}
 	free(cs->v);
 	strv_free(&cs->git_dirs);
@@ -153,9 +156,33 @@ struct walk {
 };
 
 /* Beyond these the agent is building a trap (fd exhaustion, paths longer than
- * the kernel resolves), not a project: left out, and the export goes on. */
+ * the kernel resolves), not a project: left out, and the export goes on.  The
+ * walk holds three fds and one small frame per level. */
 #define WALK_MAX_DEPTH 64
 #define WALK_MAX_PATH 2048
+
+/* The memory of a walk is bounded for any number of files: past this many
+ * changed paths, or this many bytes of their names, the walk stops and the
+ * changeset says so (export.h: truncated). */
+#define WALK_MAX_CHANGES 100000
+#define WALK_MAX_PATH_BYTES (16u << 20)
+
+/* Is the changeset full?  Then the walk unwinds (-1, cs->truncated set). */
+static int walk_full(struct walk *w)
+{
+	if (w->cs->n < WALK_MAX_CHANGES && w->cs->path_bytes < WALK_MAX_PATH_BYTES)
+		return 0;
+	w->cs->truncated = true;
+	return jail_err_set(w->e, 0, "more than %d changed paths", WALK_MAX_CHANGES);
+}
+
+/* A directory too deep to walk: one left-out entry for all of it. */
+static void too_deep(struct walk *w, const char *path, enum ftype old_t, enum ftype new_t)
+{
+	change_add(w->cs, path, old_t, new_t)->reason =
+		xasprintf("nested deeper than %d directories or longer than %d bytes",
+		          WALK_MAX_DEPTH, WALK_MAX_PATH);
+}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -242,6 +269,7 @@ static int delete_lower_tree(struct walk *w, int lfd, const char *name, const ch
 	}
 	int ret = 0;
 	struct dirent *de;
+	w->depth++;
 	while (ret == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
 			continue;
@@ -250,11 +278,16 @@ static int delete_lower_tree(struct walk *w, int lfd, const char *name, const ch
 		if (is_hidden(w->x, p) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		enum ftype t = ftype_of(&st);
-		if (t == FT_DIR)
+		if ((ret = walk_full(w)) < 0)
+			break;
+		if (t == FT_DIR && (w->depth >= WALK_MAX_DEPTH || strlen(p) > WALK_MAX_PATH))
+			too_deep(w, p, FT_DIR, FT_NONE);
+		else if (t == FT_DIR)
 			ret = delete_lower_tree(w, dirfd(d), de->d_name, p);
 		else if (t != FT_SPECIAL)
 			change_add(w->cs, p, t, FT_NONE)->old_exec = st.st_mode & 0100;
 	}
+	w->depth--;
 	closedir(d);
 	return ret;
 }
@@ -373,6 +406,19 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
 	return r;
 }
 
+/* A directory a deny rule leaves out (node_modules/, .venv/): everything below
+ * is left out for the same reason, so one entry says it, and the walk does not
+ * spend time and memory on what an install put there. */
+static bool denied_dir(struct walk *w, const char *path, const struct stat *lst)
+{
+	char *why = pathrules_denied(&w->x->rules, path, true);
+	if (!why)
+		return false;
+	_cleanup_free_ char *shown = xasprintf("%s/", path);  /* reads as a directory */
+	change_add(w->cs, shown, lst ? ftype_of(lst) : FT_NONE, FT_DIR)->reason = why;
+	return true;
+}
+
 static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const char *rel,
                       bool opaque)
 {
@@ -381,10 +427,10 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 		strv_push(&w->cs->git_dirs, path);
 		return 0;
 	}
+	if (walk_full(w) < 0)
+		return -1;
 	if (w->depth >= WALK_MAX_DEPTH || strlen(path) > WALK_MAX_PATH) {
-		struct change *c = change_add(w->cs, path, FT_NONE, FT_DIR);
-		c->reason = xasprintf("nested deeper than %d directories or longer than %d bytes",
-		                      WALK_MAX_DEPTH, WALK_MAX_PATH);
+		too_deep(w, path, FT_NONE, FT_DIR);
 		return 0;
 	}
 	struct stat st, lstb, *lst = NULL;
@@ -401,6 +447,8 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 	}
 	switch (ftype_of(&st)) {
 	case FT_DIR:
+		if (denied_dir(w, path, lst))
+			return 0;
 		return classify_dir(w, ufd, lfd, name, path, lst, opaque);
 	case FT_FILE:
 	case FT_SYMLINK:
@@ -433,7 +481,8 @@ static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, co
 		struct stat st;
 		if (is_hidden(w->x, p) || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		ret = delete_lower(w, dirfd(d), n, p, &st);
+		if ((ret = walk_full(w)) == 0)
+			ret = delete_lower(w, dirfd(d), n, p, &st);
 	}
 	closedir(d);
 	return ret;
@@ -475,7 +524,8 @@ int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 	struct walk w = {x, cs, e, 0};
 	if (x->upper_fd < 0)
 		return 0;  /* the session never ran: nothing changed */
-	if (walk_dir(&w, x->upper_fd, x->project_fd, is_opaque(x->upper_fd), NULL) < 0)
+	if (walk_dir(&w, x->upper_fd, x->project_fd, is_opaque(x->upper_fd), NULL) < 0 &&
+	    !cs->truncated)
 		return -1;
 	if (cs->n)
 		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_change);
@@ -704,26 +754,17 @@ static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv 
 
 /* Which of these untracked paths do the host's ignore rules (the lower tree's
  * .gitignore files, .git/info/exclude and the user's global excludes file; never
- * the agent's edits) ignore? */
-static int host_ignored(struct export_ctx *x, const struct strbuf *in, struct strv *ignored,
-                        struct jail_err *e)
+ * the agent's edits) ignore, and which does git refuse to look at?  Both lists
+ * come back sorted. */
+static int host_ignored(struct export_ctx *x, char *const *cand, size_t n, struct strv *ignored,
+                        struct strv *refused, struct jail_err *e)
 {
-	if (in->len == 0)
-		return 0;
-	struct git g = {.cwd = x->project, .config = x->user_excludes};
-	struct strbuf out = {0};
-	int status;
-	/* the paths are known untracked: --no-index spares reading the whole index */
-	const char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
-	if (git_run(&g, args, in->s, in->len, &out, &status, e) < 0)
+	if (host_check_ignore(x, cand, n, ignored, refused, e) < 0)
 		return -1;
-	if (status > 1) {
-		sb_free(&out);
-		return jail_err_set(e, 0, "git check-ignore failed (exit %d) in '%s'", status,
-		                    x->project);
-	}
-	split_nul(&out, ignored);
-	sb_free(&out);
+	if (ignored->n)
+		qsort(ignored->v, ignored->n, sizeof(char *), cmp_str);
+	if (refused->n)
+		qsort(refused->v, refused->n, sizeof(char *), cmp_str);
 	return 0;
 }
 
@@ -791,8 +832,10 @@ static bool host_has_blob(void *ctx, const char *oid)
 
 static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
-	struct strv tracked = {0}, ignored = {0};
-	struct strbuf cand = {0};
+	struct strv tracked = {0}, ignored = {0}, refused = {0};
+	struct strbuf memo = {0};
+	char **cand = NULL;
+	size_t ncand = 0;
 	/* a submodule's files never go into the superproject's patch */
 	int r = submodule_split(x, cs, e);
 	if (r == 0)
@@ -809,19 +852,29 @@ static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_er
 			c->pre = c->old_type != FT_NONE && tracked_now ? PRE_LOWER : PRE_NONE;
 		if (c->reason || c->pre != PRE_NONE || tracked_now)
 			continue;
+		char *refuse = c->new_type == FT_NONE ? NULL
+		               : host_path_refused(x->project_fd, c->path, &memo);
 		if (c->new_type == FT_NONE)
 			leave_out(c, xstrdup("not tracked by git: the patch does not delete it"));
+		else if (refuse)
+			leave_out(c, refuse);
 		else
-			sb_append(&cand, c->path, strlen(c->path) + 1);
+			cand = xrealloc(cand, ++ncand * sizeof(*cand)), cand[ncand - 1] = c->path;
 	}
 	if (r == 0)
-		r = host_ignored(x, &cand, &ignored, e);
-	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		r = host_ignored(x, cand, ncand, &ignored, &refused, e);
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		if (!cs->v[i].reason && in_sorted(&ignored, cs->v[i].path))
 			leave_out(&cs->v[i], xstrdup("ignored by git on the host"));
+		if (!cs->v[i].reason && in_sorted(&refused, cs->v[i].path))
+			leave_out(&cs->v[i], xstrdup("host git refuses the path (git check-ignore "
+			                             "exits 128 on it)"));
+	}
 	strv_free(&tracked);
 	strv_free(&ignored);
-	sb_free(&cand);
+	strv_free(&refused);
+	sb_free(&memo);
+	free(cand);
 	return r;
 }
 
@@ -857,6 +910,22 @@ static void set_flags(struct change *c)
 		c->flags |= CF_REVIEW;
 }
 
+/* The patch is built in memory (patch.c): its files together stay below this,
+ * so an export's memory is bounded whatever the agent wrote.  What is over it
+ * waits for the next export (after `jail apply` lands this one). */
+#define EXPORT_MAX_TOTAL (256ULL << 20)
+
+static void over_total(struct change *c, unsigned long long *total)
+{
+	if (c->reason || c->new_type != FT_FILE || c->new_size <= 0)
+		return;
+	if (*total + (unsigned long long)c->new_size > EXPORT_MAX_TOTAL)
+		leave_out(c, xasprintf("over the %llu MiB one patch carries; apply this one, then "
+		                       "export again", EXPORT_MAX_TOTAL >> 20));
+	else
+		*total += (unsigned long long)c->new_size;
+}
+
 int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	for (size_t i = 0; i < cs->n; i++) {
@@ -866,9 +935,11 @@ int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e
 	}
 	if (x->is_repo && filter_git(x, cs, e) < 0)
 		return -1;
+	unsigned long long total = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		if (!cs->v[i].reason && filter_content(x, &cs->v[i], e) < 0)
 			return -1;
+		over_total(&cs->v[i], &total);
 		set_flags(&cs->v[i]);
 	}
 	return 0;

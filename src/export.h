@@ -41,12 +41,16 @@ struct change {
 	unsigned flags;
 	long added, deleted;     /* from git's numstat; -1 for binary */
 	bool has_cr;             /* a side holds '\r': `git am` would strip it from text */
+	char *note;              /* CF_REVIEW: more lines to show under the flag, each
+	                          * escaped, '\n'-ended (controlfiles.h), or NULL */
 };
 
 struct changeset {
 	struct change *v;
 	size_t n, cap;
 	struct strv git_dirs;    /* .git entries found in the upper dir (left out) */
+	size_t path_bytes;       /* of the paths above: the walk's memory bound */
+	bool truncated;          /* the walk stopped at its bound: too many changes */
 };
 
 struct export_ctx {

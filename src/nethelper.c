@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -368,6 +369,54 @@ static void find_host_addrs(struct net_host *n)
 		add_host_addr(n, AF_INET6, a, 16);
 }
 
+static void add_local(struct net_host *n, int family, const void *addr, bool helper)
+{
+	if (n->n_local >= NET_LOCAL_MAX)
+		return;
+	struct net_local *l = &n->local[n->n_local++];
+	memset(l, 0, sizeof(*l));
+	l->family = family;
+	memcpy(l->addr, addr, family == AF_INET ? 4 : 16);
+	l->helper = helper;
+}
+
+/* What no DNS answer may open, besides the special ranges (addrclass.c):
+ * the helper's addresses (the gateway, which pasta maps to the host's
+ * loopback when host:PORT is allowed; slirp4netns' host, DNS forwarder and
+ * their IPv6 forms) and every address of the host's, which pasta also gives
+ * the jail's interface. */
+static void find_local_addrs(struct net_host *n)
+{
+	unsigned char a[16];
+	if (strcmp(n->helper_name, "slirp4netns") == 0) {
+		static const char *const slirp[] = {"10.0.2.2", "10.0.2.3", "fd00::2", "fd00::3"};
+		for (size_t i = 0; i < ARRAY_SIZE(slirp); i++) {
+			int family = strchr(slirp[i], ':') ? AF_INET6 : AF_INET;
+			if (inet_pton(family, slirp[i], a) == 1)
+				add_local(n, family, a, true);
+		}
+	}
+	if (default_gw4(a))
+		add_local(n, AF_INET, a, true);
+	if (default_gw6(a))
+		add_local(n, AF_INET6, a, true);
+	struct ifaddrs *ifs = NULL;
+	if (getifaddrs(&ifs) < 0) {
+		log_warn("network: list the host's addresses: %s", strerror(errno));
+		return;
+	}
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET)
+			add_local(n, AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, false);
+		else if (i->ifa_addr->sa_family == AF_INET6)
+			add_local(n, AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			          false);
+	}
+	freeifaddrs(ifs);
+}
+
 static void remove_rundir(struct net_host *n)
 {
 	if (!n->rundir)
@@ -406,10 +455,7 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 	remove_rundir(n);
 	if (map_host)
 		find_host_addrs(n);
-	if (strcmp(n->helper_name, "slirp4netns") == 0) {
-		inet_pton(AF_INET, "10.0.2.3", n->helper_dns);  /* slirp's DNS forwarder */
-		n->has_helper_dns = true;
-	}
+	find_local_addrs(n);
 	log_debug("network: %s (pid %d) serves the jail", n->helper_name, (int)n->helper);
 	return 0;
 }

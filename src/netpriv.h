@@ -10,6 +10,7 @@
 #include "config.h"
 #include "dns.h"
 #include "net.h"
+#include "resolver.h"
 
 /* The fds init hands out over the sync socket, one SYNC_NET message each. */
 enum net_fd_kind { NETFD_DNS_UDP = 1, NETFD_DNS_TCP, NETFD_NFT, NETFD_NFLOG, NETFD_DONE };
@@ -22,6 +23,14 @@ struct net_memo {
 	unsigned char addr[16];
 	char name[DNS_MAX_NAME];
 };
+
+/* An address of the host's or of the helper's: never opened by a DNS answer. */
+struct net_local {
+	int family;
+	unsigned char addr[16];
+	bool helper;                 /* the helper's, else the host's */
+};
+#define NET_LOCAL_MAX 256
 
 struct net_host {
 	enum net_mode mode;
@@ -45,10 +54,11 @@ struct net_host {
 	/* host.jail.internal: how the jail reaches the host's loopback */
 	struct dns_addr host_addrs[2];
 	size_t n_host_addrs;
-	unsigned char helper_dns[4]; /* the helper's own DNS forwarder, never opened */
-	bool has_helper_dns;
+	struct net_local local[NET_LOCAL_MAX];
+	size_t n_local;
 
 	/* the thread */
+	struct resolver *resolver;
 	pthread_t thread;
 	bool running;
 	int stop[2];

@@ -1,12 +1,14 @@
-/* netwatch.c — the supervisor's network thread: the filtering DNS resolver on
- * the UDP and TCP sockets init made at 127.0.0.1:53 in the jail's netns, and
- * the NFLOG reader that reports denied connections.
+/* netwatch.c — the supervisor's network thread: one poll loop for the
+ * filtering DNS resolver (its transport is resolver.c; what it answers is
+ * decided here) and the NFLOG reader that reports denied connections.
  *
- * An allowed name (exact or *.suffix) is resolved upstream; its A/AAAA answers
- * (after CNAMEs) go into the ruleset's sets with the TTL as timeout *before*
- * the answer reaches the jail, so the connection that follows is let through.
- * Every other name gets NXDOMAIN and is reported.  With --net open the resolver
- * only forwards. */
+ * An allowed name (exact or *.suffix) is resolved upstream; the A/AAAA answers
+ * (after CNAMEs) that may be opened — public addresses, never the host's, the
+ * helper's or special-purpose ones (addrclass.c), unless the allowlist names
+ * them — go into the ruleset's sets with the TTL as timeout *before* the
+ * answer, rebuilt from them alone, reaches the jail.  Every other name gets
+ * NXDOMAIN and is reported.  With --net open the resolver only forwards. */
+#include "addrclass.h"
 #include "log.h"
 #include "netpriv.h"
 #include "nflog.h"
@@ -18,16 +20,13 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
-#define UPSTREAM_TIMEOUT_MS 2500
 #define TTL_MIN 30          /* an address stays open at least this long (s) */
 #define TTL_MAX 86400
 #define MAX_ADDRS 32
 #define MAX_PORTS 16
 #define DNS_BUF 65536
-#define TCP_CLIENT_MS 3000  /* all the time one TCP DNS client gets */
 #define BURST 64            /* packets handled per wakeup, so no source starves the others */
 
 /* ---- reporting ---- */
@@ -101,126 +100,58 @@ static void read_nflog(struct net_host *n)
 	}
 }
 
-/* ---- upstream ---- */
-
-static int wait_fd(int fd, short ev, int ms)
-{
-	struct pollfd p = {fd, ev, 0};
-	int r;
-	do
-		r = poll(&p, 1, ms);
-	while (r < 0 && errno == EINTR);
-	return r > 0 ? 0 : -1;
-}
-
-/* Does resp answer our query (same id, same question)? */
-static bool answers(const unsigned char *resp, size_t len, const unsigned char *q, size_t qlen)
-{
-	struct dns_question a, b;
-	return dns_parse_response(resp, len, &a) == 0 && dns_parse_query(q, qlen, &b) == 0 &&
-	       a.id == b.id && a.qtype == b.qtype && a.qclass == b.qclass &&
-	       strcmp(a.name, b.name) == 0;
-}
-
-static ssize_t upstream_udp(const struct net_host *n, const unsigned char *q, size_t qlen,
-                            unsigned char *out, size_t cap)
-{
-	_cleanup_close_ int s = socket(n->upstream.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0 || connect(s, (const struct sockaddr *)&n->upstream, n->upstream_len) < 0)
-		return -1;
-	for (int attempt = 0; attempt < 2; attempt++) {
-		if (send(s, q, qlen, 0) < 0)
-			return -1;
-		while (wait_fd(s, POLLIN, UPSTREAM_TIMEOUT_MS / 2) == 0) {
-			ssize_t r = recv(s, out, cap, 0);
-			if (r < 0)
-				return -1;
-			if (answers(out, (size_t)r, q, qlen))
-				return r;  /* anything else is stray or spoofed: keep waiting */
-		}
-	}
-	return -1;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-/* Read exactly len bytes before the deadline: a client trickling bytes cannot
- * hold the thread longer than that. */
-static int read_full(int s, unsigned char *buf, size_t len, long long deadline)
-{
-	for (size_t got = 0; got < len;) {
-		long long left = deadline - now_ms();
-		if (left <= 0 || wait_fd(s, POLLIN, (int)left) < 0)
-			return -1;
-		ssize_t r = recv(s, buf + got, len - got, 0);
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-static int write_framed(int s, const unsigned char *msg, size_t len)
-{
-	unsigned char hdr[2] = {(unsigned char)(len >> 8), (unsigned char)len};
-	return write_all(s, hdr, 2) < 0 || write_all(s, msg, len) < 0 ? -1 : 0;
-}
-
-static ssize_t upstream_tcp(const struct net_host *n, const unsigned char *q, size_t qlen,
-                            unsigned char *out, size_t cap)
-{
-	_cleanup_close_ int s =
-		socket(n->upstream.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (s < 0)
-		return -1;
-	if (connect(s, (const struct sockaddr *)&n->upstream, n->upstream_len) < 0 &&
-	    (errno != EINPROGRESS || wait_fd(s, POLLOUT, UPSTREAM_TIMEOUT_MS) < 0))
-		return -1;
-	int err = 0;
-	socklen_t el = sizeof(err);
-	if (getsockopt(s, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err ||
-	    fcntl(s, F_SETFL, 0) < 0 || write_framed(s, q, qlen) < 0)
-		return -1;
-	unsigned char hdr[2];
-	long long deadline = now_ms() + UPSTREAM_TIMEOUT_MS;
-	if (read_full(s, hdr, 2, deadline) < 0)
-		return -1;
-	size_t len = (size_t)(hdr[0] << 8 | hdr[1]);
-	if (len > cap || read_full(s, out, len, deadline) < 0 || !answers(out, len, q, qlen))
-		return -1;
-	return (ssize_t)len;
-}
-
 /* ---- the filter ---- */
 
-static bool in4(const unsigned char *a, const char *net, int bits)
+static const char *local_match(const struct net_host *n, const struct dns_addr *a, bool helper)
 {
-	unsigned char b[4];
-	inet_pton(AF_INET, net, b);
-	uint32_t x = (uint32_t)a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3];
-	uint32_t y = (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
-	return bits == 0 || (x >> (32 - bits)) == (y >> (32 - bits));
+	unsigned char v4[4];
+	bool embeds = a->family == AF_INET6 && addr_embedded_v4(a->addr, v4);
+	for (size_t i = 0; i < n->n_local; i++) {
+		const struct net_local *l = &n->local[i];
+		size_t alen = l->family == AF_INET ? 4 : 16;
+		if (l->helper == helper &&
+		    ((l->family == a->family && memcmp(l->addr, a->addr, alen) == 0) ||
+		     (embeds && l->family == AF_INET && memcmp(l->addr, v4, 4) == 0)))
+			return helper ? "network helper" : "the host";
+	}
+	return NULL;
 }
 
-/* Addresses a DNS answer may never open: loopback, link-local (cloud
- * metadata), multicast, unspecified, the helper's own DNS forwarder; those
- * have to be named literally. */
-static bool may_open(const struct net_host *n, const struct dns_addr *a)
+/* Why a DNS answer may not open this address; NULL: it may.  The helper's
+ * addresses (gateway, DNS forwarder) first, also spelled inside an IPv6
+ * address, then the special-purpose ranges, then the host's own addresses. */
+static const char *refusal(const struct net_host *n, const struct dns_addr *a)
 {
-	const unsigned char *p = a->addr;
-	if (a->family == AF_INET)
-		return !in4(p, "0.0.0.0", 8) && !in4(p, "127.0.0.0", 8) &&
-		       !in4(p, "169.254.0.0", 16) && !in4(p, "224.0.0.0", 4) &&
-		       !(n->has_helper_dns && memcmp(p, n->helper_dns, 4) == 0);
-	static const unsigned char zero[16];
-	bool loop = memcmp(p, zero, 15) == 0 && (p[15] == 1 || p[15] == 0);
-	bool mapped = memcmp(p, zero, 10) == 0 && p[10] == 0xff && p[11] == 0xff;
-	return !loop && !mapped && p[0] != 0xff && !(p[0] == 0xfe && (p[1] & 0xc0) == 0x80);
+	const char *why = local_match(n, a, true);
+	if (why)
+		return why;
+	enum addr_class c = addr_classify(a->family, a->addr);
+	return c != ADDR_PUBLIC ? addr_class_name(c) : local_match(n, a, false);
+}
+
+/* Named by address in the allowlist: the ruleset already opens it. */
+static bool named_literally(const struct net_host *n, const struct dns_addr *a)
+{
+	for (size_t i = 0; i < n->allow.n; i++) {
+		const struct allow_entry *e = &n->allow.v[i];
+		if ((e->kind == ALLOW_V4 && a->family == AF_INET && memcmp(e->addr, a->addr, 4) == 0) ||
+		    (e->kind == ALLOW_V6 && a->family == AF_INET6 && memcmp(e->addr, a->addr, 16) == 0))
+			return true;
+	}
+	return false;
+}
+
+static void report_not_opened(struct net_host *n, const char *name, const struct dns_addr *a,
+                              const char *why)
+{
+	if (n->quiet)
+		return;
+	char text[INET6_ADDRSTRLEN], line[sizeof(n->last_line)];
+	inet_ntop(a->family, a->addr, text, sizeof(text));
+	_cleanup_free_ char *esc = escape_name(name);
+	snprintf(line, sizeof(line), "dns: %s answered %s (%s); not opened", esc, text, why);
+	if (!repeated(n, line))
+		log_info("%s", line);
 }
 
 static uint32_t clamp_ttl(uint32_t ttl)
@@ -228,23 +159,40 @@ static uint32_t clamp_ttl(uint32_t ttl)
 	return ttl < TTL_MIN ? TTL_MIN : ttl > TTL_MAX ? TTL_MAX : ttl;
 }
 
-/* Put the answer's addresses into the sets for the name's ports. */
-static int open_answer(struct net_host *n, const char *name, const unsigned char *resp,
-                       size_t len, const uint16_t *ports, size_t np)
+/* Keep the addresses of the queried family that may be opened (in place);
+ * returns how many. */
+static size_t filter_answer(struct net_host *n, const struct dns_question *q,
+                            struct dns_addr *addrs, size_t k)
 {
-	struct dns_addr addrs[MAX_ADDRS];
-	struct nft_elem els[MAX_ADDRS * MAX_PORTS];
-	size_t k, ne = 0;
-	if (dns_answer_addrs(resp, len, name, addrs, MAX_ADDRS, &k) < 0)
-		return -1;
+	int family = q->qtype == DNS_T_A ? AF_INET : AF_INET6;
+	size_t kept = 0;
 	for (size_t i = 0; i < k; i++) {
-		char a[INET6_ADDRSTRLEN];
-		if (!may_open(n, &addrs[i])) {
-			_cleanup_free_ char *esc = escape_name(name);
-			inet_ntop(addrs[i].family, addrs[i].addr, a, sizeof(a));
-			log_warn("dns: %s resolved to %s; not opened (allow it by address)", esc, a);
+		const char *why = refusal(n, &addrs[i]);
+		if (addrs[i].family != family)
+			continue;
+		if (why && !named_literally(n, &addrs[i])) {
+			report_not_opened(n, q->name, &addrs[i], why);
 			continue;
 		}
+		if (addrs[i].ttl > TTL_MAX)
+			addrs[i].ttl = TTL_MAX;  /* no longer in the client's cache than in the set */
+		addrs[kept++] = addrs[i];
+	}
+	return kept;
+}
+
+/* Put the kept addresses into the sets for the name's ports (those named
+ * literally are there already). */
+static int open_addrs(struct net_host *n, const char *name, const struct dns_addr *addrs,
+                      size_t k)
+{
+	uint16_t ports[MAX_PORTS];
+	size_t np = allow_name_ports(&n->allow, name, ports, MAX_PORTS);
+	struct nft_elem els[MAX_ADDRS * MAX_PORTS];
+	size_t ne = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (named_literally(n, &addrs[i]))
+			continue;
 		memo_add(n, &addrs[i], name);
 		for (size_t j = 0; j < np; j++) {
 			struct nft_elem *el = &els[ne++];
@@ -263,93 +211,82 @@ static int open_answer(struct net_host *n, const char *name, const unsigned char
 	return 0;
 }
 
-static size_t local_answer(const unsigned char *q, const struct dns_question *qq, uint8_t rcode,
-                           const struct dns_addr *addrs, size_t n, unsigned char *out,
+/* A query from the jail: answered here (NXDOMAIN for a name off the list,
+ * host.jail.internal), or 0: ask upstream. */
+static size_t decide(void *arg, const struct dns_question *q, const unsigned char *qpkt,
+                     unsigned char *out, size_t cap)
+{
+	struct net_host *n = arg;
+	if (strcmp(q->name, ALLOW_HOST_NAME) == 0)
+		return dns_build_answer(qpkt, q, n->n_host_addrs ? DNS_RCODE_OK : DNS_RCODE_NXDOMAIN,
+		                        n->host_addrs, n->n_host_addrs, out, cap);
+	if (n->mode != NET_ALLOW)
+		return 0;
+	uint16_t ports[1];
+	char norm[DNS_MAX_NAME];
+	snprintf(norm, sizeof(norm), "%s", q->name);
+	bool allowed = allow_normalize_name(norm) && strcmp(norm, q->name) == 0 &&
+	               allow_name_ports(&n->allow, q->name, ports, 1) > 0;
+	if (allowed && q->qclass == DNS_C_IN)
+		return 0;
+	report_refused(n, q->name);
+	return dns_build_answer(qpkt, q, DNS_RCODE_NXDOMAIN, NULL, 0, out, cap);
+}
+
+/* The upstream response as it is (net=open, or a type that opens nothing),
+ * with the client's spelling of the question. */
+static size_t pass_through(const struct dns_question *q, const unsigned char *qpkt,
+                           const unsigned char *resp, size_t rlen, unsigned char *out,
                            size_t cap)
 {
-	return dns_build_answer(q, qq, rcode, addrs, n, out, cap);
-}
-
-/* One query from the jail → the reply to send back (0: none). */
-static size_t resolve(struct net_host *n, unsigned char *q, size_t len, bool tcp,
-                      unsigned char *out, size_t cap)
-{
-	struct dns_question qq;
-	if (dns_parse_query(q, len, &qq) < 0)
+	struct dns_question r;
+	if (rlen > cap || dns_parse_response(resp, rlen, &r) < 0)
 		return 0;
-	if (strcmp(qq.name, ALLOW_HOST_NAME) == 0)
-		return local_answer(q, &qq, n->n_host_addrs ? DNS_RCODE_OK : DNS_RCODE_NXDOMAIN,
-		                    n->host_addrs, n->n_host_addrs, out, cap);
-	uint16_t ports[MAX_PORTS];
-	char norm[DNS_MAX_NAME];
-	snprintf(norm, sizeof(norm), "%s", qq.name);
-	size_t np = allow_normalize_name(norm) && strcmp(norm, qq.name) == 0
-	                    ? allow_name_ports(&n->allow, qq.name, ports, MAX_PORTS)
-	                    : 0;
-	if (n->mode == NET_ALLOW && (np == 0 || qq.qclass != DNS_C_IN)) {
-		report_refused(n, qq.name);
-		return local_answer(q, &qq, DNS_RCODE_NXDOMAIN, NULL, 0, out, cap);
-	}
-	uint16_t id;
-	if (getrandom(&id, sizeof(id), 0) != sizeof(id))
-		return local_answer(q, &qq, DNS_RCODE_SERVFAIL, NULL, 0, out, cap);
-	q[0] = (unsigned char)(id >> 8);  /* our own id upstream; the jail's back */
-	q[1] = (unsigned char)id;
-	ssize_t r = tcp ? upstream_tcp(n, q, len, out, cap) : upstream_udp(n, q, len, out, cap);
-	q[0] = (unsigned char)(qq.id >> 8);
-	q[1] = (unsigned char)qq.id;
-	if (r < 0 || (n->mode == NET_ALLOW &&
-	              open_answer(n, qq.name, out, (size_t)r, ports, np) < 0))
-		return local_answer(q, &qq, DNS_RCODE_SERVFAIL, NULL, 0, out, cap);
-	out[0] = q[0];
-	out[1] = q[1];
-	return (size_t)r;
+	memcpy(out, resp, rlen);
+	if (r.end == q->end && !(resp[DNS_HEADER] & 0xc0))
+		memcpy(out + DNS_HEADER, qpkt + DNS_HEADER, q->end - DNS_HEADER);
+	return rlen;
 }
 
-static void serve_udp(struct net_host *n)
+/* The reply to an allowed question from upstream's response: for A and AAAA
+ * only the addresses that may be opened, each opened before the jail sees it. */
+static size_t finish(void *arg, const struct dns_question *q, const unsigned char *qpkt,
+                     unsigned char *resp, size_t rlen, unsigned char *out, size_t cap)
 {
-	static unsigned char q[4096], out[DNS_BUF];
-	for (int i = 0; i < BURST; i++) {
-		struct sockaddr_storage from;
-		socklen_t fl = sizeof(from);
-		ssize_t len = recvfrom(n->udp, q, sizeof(q), 0, (struct sockaddr *)&from, &fl);
-		if (len < 0)
-			return;
-		size_t r = resolve(n, q, (size_t)len, false, out, sizeof(out));
-		if (r && sendto(n->udp, out, r, 0, (struct sockaddr *)&from, fl) < 0)
-			log_debug("dns: reply to the jail: %s", strerror(errno));
-	}
-}
-
-/* One TCP client: a few framed queries within a few seconds, then close. */
-static void serve_tcp(struct net_host *n)
-{
-	static unsigned char q[DNS_BUF], out[DNS_BUF];
-	_cleanup_close_ int c = accept4(n->tcp, NULL, NULL, SOCK_CLOEXEC);
-	if (c < 0)
-		return;
-	long long deadline = now_ms() + TCP_CLIENT_MS;
-	for (int i = 0; i < 8; i++) {
-		unsigned char hdr[2];
-		if (read_full(c, hdr, 2, deadline) < 0)
-			return;
-		size_t len = (size_t)(hdr[0] << 8 | hdr[1]);
-		if (read_full(c, q, len, deadline) < 0)
-			return;
-		size_t r = resolve(n, q, len, true, out, sizeof(out));
-		if (!r || write_framed(c, out, r) < 0)
-			return;
-	}
+	struct net_host *n = arg;
+	if (!resp)
+		return dns_build_answer(qpkt, q, DNS_RCODE_SERVFAIL, NULL, 0, out, cap);
+	if (n->mode != NET_ALLOW)
+		return pass_through(q, qpkt, resp, rlen, out, cap);
+	uint8_t rcode = resp[3] & 0xf;
+	if (q->qtype != DNS_T_A && q->qtype != DNS_T_AAAA)
+		return rcode == DNS_RCODE_OK || rcode == DNS_RCODE_NXDOMAIN
+		               ? pass_through(q, qpkt, resp, rlen, out, cap)
+		               : dns_build_answer(qpkt, q, rcode, NULL, 0, out, cap);
+	struct dns_addr addrs[MAX_ADDRS];
+	size_t k = 0;
+	if (rcode != DNS_RCODE_OK)
+		return dns_build_answer(qpkt, q, rcode, NULL, 0, out, cap);
+	if (dns_answer_addrs(resp, rlen, q->name, addrs, MAX_ADDRS, &k) < 0)
+		return dns_build_answer(qpkt, q, DNS_RCODE_SERVFAIL, NULL, 0, out, cap);
+	k = filter_answer(n, q, addrs, k);
+	if (open_addrs(n, q->name, addrs, k) < 0)
+		return dns_build_answer(qpkt, q, DNS_RCODE_SERVFAIL, NULL, 0, out, cap);
+	return dns_build_answer(qpkt, q, DNS_RCODE_OK, addrs, k, out, cap);
 }
 
 static void *watch_main(void *arg)
 {
 	struct net_host *n = arg;
-	struct pollfd p[4] = {{n->stop[0], POLLIN, 0}, {n->udp, POLLIN, 0},
-	                      {n->tcp, POLLIN, 0}, {n->nflog, POLLIN, 0}};
-	nfds_t np = n->nflog >= 0 ? 4 : 3;
+	struct pollfd p[2 + RES_MAX_POLL];
 	for (;;) {
-		if (poll(p, np, -1) < 0) {
+		nfds_t np = 0;
+		p[np++] = (struct pollfd){n->stop[0], POLLIN, 0};
+		if (n->nflog >= 0)
+			p[np++] = (struct pollfd){n->nflog, POLLIN, 0};
+		size_t base = np;
+		np += resolver_pollfds(n->resolver, p + base);
+		if (poll(p, np, resolver_timeout_ms(n->resolver)) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_warn("network thread: poll: %s", strerror(errno));
@@ -357,12 +294,9 @@ static void *watch_main(void *arg)
 		}
 		if (p[0].revents)
 			return NULL;
-		if (p[1].revents)
-			serve_udp(n);
-		if (p[2].revents)
-			serve_tcp(n);
-		if (np == 4 && p[3].revents)
+		if (n->nflog >= 0 && p[1].revents)
 			read_nflog(n);
+		resolver_handle(n->resolver, p + base, np - base);
 	}
 }
 
@@ -376,9 +310,10 @@ static int set_nonblock(int fd, struct jail_err *e)
 
 int net_watch_start(struct net_host *n, struct jail_err *e)
 {
-	if (set_nonblock(n->udp, e) < 0 || set_nonblock(n->tcp, e) < 0 ||
-	    (n->nflog >= 0 && set_nonblock(n->nflog, e) < 0))
+	if (n->nflog >= 0 && set_nonblock(n->nflog, e) < 0)
 		return -1;
+	const struct resolver_ops ops = {decide, finish, n};
+	n->resolver = resolver_new(n->udp, n->tcp, &n->upstream, n->upstream_len, &ops);
 	if (pipe2(n->stop, O_CLOEXEC) < 0)
 		return jail_err_sys(e, "pipe");
 	int r = pthread_create(&n->thread, NULL, watch_main, n);
@@ -402,4 +337,6 @@ void net_watch_stop(struct net_host *n)
 	for (int i = 0; i < 2; i++)
 		if (n->stop[i] >= 0)
 			close(steal_fd(&n->stop[i]));
+	resolver_free(n->resolver);
+	n->resolver = NULL;
 }

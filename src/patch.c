@@ -260,6 +260,7 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	for (size_t i = 0; i < cs->n; i++) {
 		if (!cs->v[i].reason && !cs->v[i].in_diff) {
 			free(cs->v[i].path);
+			free(cs->v[i].note);
 			continue;
 		}
 		cs->v[keep++] = cs->v[i];
@@ -474,6 +475,11 @@ static void render_flags(const struct changeset *cs, const char *indent, struct 
 			sb_printf(b, "%s%s: symlink\n", indent, esc);
 		if (c->flags & CF_REVIEW)
 			sb_printf(b, "%s%s: %s\n", indent, esc, path_flag_reason(c->path));
+		for (const char *l = c->note, *nl; l && *l; l = nl + 1) {  /* controlfiles.h */
+			if (!(nl = strchr(l, '\n')))
+				break;  /* each line ends with one */
+			sb_printf(b, "%s%s: %.*s\n", indent, esc, (int)(nl - l), l);
+		}
 	}
 }
 

@@ -184,18 +184,39 @@ bool content_is_binary(const char *buf, size_t n)
 
 const char *path_flag_reason(const char *path)
 {
+	/* files that decide what the host's tools ignore, fetch, check out or run
+	 * on their own (on checkout, commit, push, entering the directory); the
+	 * list and its reasons are in README "Security model" */
 	static const struct {
 		const char *name, *why;
 	} flagged[] = {
+		{".gitignore", "changes which files git ignores (and so which host files the "
+		               "jail hides and the export leaves out)"},
 		{".gitattributes", "changes how git filters, diffs and merges files"},
+		{".lfsconfig", "changes where git-lfs fetches and pushes objects"},
 		{".gitmodules", "changes which repositories git fetches"},
 		{".pre-commit-config.yaml", "changes the commands pre-commit runs"},
+		{".gitlab-ci.yml", "changes what CI runs with the repository's secrets"},
+		{".devcontainer.json", "changes what editors build and run in a dev container"},
+		{".mise.toml", "changes what mise runs on entering the directory"},
+		{"mise.toml", "changes what mise runs on entering the directory"},
 		{".jail.ini", "changes the project's jail policy"},
+	};
+	static const struct {
+		const char *dir, *why;  /* any file below a directory of this path */
+	} flagged_dirs[] = {
+		{".github/workflows/", "changes what CI runs with the repository's secrets"},
+		{".devcontainer/", "changes what editors build and run in a dev container"},
 	};
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	for (size_t i = 0; i < ARRAY_SIZE(flagged); i++)
 		if (strcmp(base, flagged[i].name) == 0)
 			return flagged[i].why;
+	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++) {
+		const char *at = strstr(path, flagged_dirs[i].dir);
+		if (at && (at == path || at[-1] == '/'))
+			return flagged_dirs[i].why;
+	}
 	return NULL;
 }

@@ -43,6 +43,7 @@ static const struct policy_key keys[] = {
 	{"limits", "pids", "limits.pids", "--pids", K_COUNT, F(pids), NULL, false, "N|none", "process limit"},
 	{"limits", "cpus", "limits.cpus", "--cpus", K_CPUS, F(cpus), NULL, false, "N|none", "CPU limit, in CPUs"},
 	{"limits", "disk", "limits.disk", "--disk", K_SIZE, F(disk), NULL, false, "SIZE|none", "disk space one run may add to the session"},
+	{"limits", "disk_inodes", "limits.disk_inodes", "--disk-inodes", K_COUNT, F(disk_inodes), NULL, false, "N|none", "files one run may add (default with disk: one per KiB of it)"},
 };
 
 const char *const policy_sections[] = {"fs", "home", "env", "secrets", "net", "export",

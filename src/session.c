@@ -287,16 +287,34 @@ int session_meta_set(const struct session *s, struct jail_err *e, ...)
 	return 0;
 }
 
+/* What an export that crashed left: its temporary repositories and checks. */
+static int remove_scratch_dirs(int dfd, struct jail_err *e)
+{
+	DIR *d = opendir_at(dfd, ".");
+	if (!d)
+		return jail_err_sys(e, "read the session directory");
+	int ret = 0;
+	struct dirent *de;
+	while (ret == 0 && (de = readdir(d)))
+		if (strncmp(de->d_name, ".export.", 8) == 0 || strncmp(de->d_name, ".flagcheck.", 11) == 0)
+			ret = rm_rf_at(dirfd(d), de->d_name, e);
+	closedir(d);
+	return ret;
+}
+
 int session_remove(struct session *s, struct jail_err *e)
 {
 	_cleanup_close_ int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
 		return errno == ENOENT ? 0 : jail_err_sys(e, "open '%s'", s->dir);
 	const char *names[] = {"upper", "work", "home", "patches", "meta", "hidden", "meta.tmp",
-	                       "git-upper", "git-work", "applied", "applied.tmp"};
+	                       "git-upper", "git-work", "applied", "applied.tmp", "ignored.cache",
+	                       "ignored.cache.tmp"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (rm_rf_at(dfd, names[i], e) < 0)
 			return jail_err_wrap(e, "reset session '%s'", s->name);
+	if (remove_scratch_dirs(dfd, e) < 0)
+		return jail_err_wrap(e, "reset session '%s'", s->name);
 	/* the lock goes last; what else is left (a patches dir given to export -o?)
 	 * keeps the directory */
 	unlinkat(dfd, "lock", 0);

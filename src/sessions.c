@@ -28,8 +28,10 @@ int cmd_reset(struct cli *c)
 	return rc;
 }
 
-/* Count the entries of the upper dir (what the session changed), bounded. */
-static long count_changes(int dfd, int depth)
+/* Count the entries of the upper dir (what the session changed), bounded in
+ * depth (fds) and in entries over the whole tree (time). */
+#define COUNT_MAX 100000
+static long count_changes(int dfd, int depth, long *budget)
 {
 	if (depth > 64)
 		return 0;
@@ -40,13 +42,14 @@ static long count_changes(int dfd, int depth)
 	}
 	long n = 0;
 	struct dirent *de;
-	while ((de = readdir(d)) && n < 100000) {
+	while (*budget > 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
 			continue;
+		--*budget;  /* a directory costs too, counted or not */
 		if (de->d_type == DT_DIR) {
 			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
-				n += count_changes(sub, depth + 1);
+				n += count_changes(sub, depth + 1, budget);
 		} else {
 			n++;
 		}
@@ -80,7 +83,8 @@ static void print_session(const struct session *proj, const char *name)
 	if (stat(lock, &st) == 0)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&st.st_mtime));
 	int up = open(s.upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	long changes = up >= 0 ? count_changes(up, 0) : 0;
+	long budget = COUNT_MAX;
+	long changes = up >= 0 ? count_changes(up, 0, &budget) : 0;
 	printf("%-20s %-17s %6ld  %s\n", name, when, changes,
 	       session_in_use(s.dir) ? "in use" : "");
 	session_free(&s);

@@ -271,38 +271,6 @@ DIR *opendir_at(int dirfd, const char *name)
 	return d;
 }
 
-int rm_rf_at(int parent, const char *name, struct jail_err *e)
-{
-	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return jail_err_sys(e, "remove '%s'", name);
-	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES) {
-		/* overlayfs leaves work/work mode 000; the agent may chmod its dirs 000 */
-		if (fchmodat(parent, name, 0700, 0) == 0)
-			fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return jail_err_sys(e, "open directory '%s'", name);
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return jail_err_sys(e, "read directory '%s'", name);
-	}
-	struct dirent *de;
-	int ret = 0;
-	while (ret == 0 && (de = readdir(d))) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		ret = rm_rf_at(dirfd(d), de->d_name, e);
-	}
-	closedir(d);
-	if (ret == 0 && unlinkat(parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		return jail_err_sys(e, "remove directory '%s'", name);
-	return ret;
-}
-
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
 static size_t utf8_seq_len(const unsigned char *s, size_t n)
 {

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """A tiny authoritative DNS server for the network tests, on the host's loopback.
 
-    dns_server.py PORTFILE LOGFILE NAME=ADDR... [ALIAS=>TARGET...]
+    dns_server.py PORTFILE LOGFILE NAME=ADDR[@TTL]... [ALIAS=>TARGET...]
 
 Binds UDP and TCP on 127.0.0.1 (a free port, written to PORTFILE once ready),
-answers A/AAAA for the NAME=ADDR pairs (TTL 300), CNAMEs for ALIAS=>TARGET,
-NXDOMAIN for the rest, and appends every queried name (and "udp" or "tcp") to LOGFILE (so a test
-can check that a refused name never left the jail).
+answers A/AAAA for the NAME=ADDR pairs (TTL 300 unless given; a name given
+several times gets all its addresses, in order), CNAMEs for ALIAS=>TARGET,
+NXDOMAIN for the rest, and appends every queried name (and "udp" or "tcp",
+and the query's bytes in hex) to LOGFILE (so a test can check that a refused
+name never left the jail, and what exactly did).
 """
 import ipaddress
 import socket
@@ -25,9 +27,10 @@ def parse_args(args):
             cnames[alias.lower()] = target.lower()
         else:
             name, addr = a.split("=", 1)
+            addr, _, ttl = addr.partition("@")
             ip = ipaddress.ip_address(addr)
             rtype = 1 if ip.version == 4 else 28
-            records.setdefault(name.lower(), []).append((rtype, ip.packed))
+            records.setdefault(name.lower(), []).append((rtype, ip.packed, int(ttl or 300)))
 
 
 def encode_name(name):
@@ -57,16 +60,16 @@ def answer(pkt, log, via):
     qtype, = struct.unpack("!H", pkt[off:off + 2])
     question = pkt[12:off + 4]
     with open(log, "a") as f:
-        f.write(name + " " + via + "\n")
+        f.write(name + " " + via + " " + pkt.hex() + "\n")
     answers = []
     cur = name
     for _ in range(8):
         if cur in cnames:
             answers.append(rr(cur, 5, encode_name(cnames[cur])))
             cur = cnames[cur]
-    for rtype, rdata in records.get(cur, []):
+    for rtype, rdata, ttl in records.get(cur, []):
         if rtype == qtype:
-            answers.append(rr(cur, rtype, rdata))
+            answers.append(rr(cur, rtype, rdata, ttl))
     known = cur in records or name in cnames
     rcode = 0 if known else 3
     head = struct.pack("!HHHHHH", qid, 0x8180 | rcode, 1, len(answers), 0, 0)

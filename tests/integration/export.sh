@@ -196,7 +196,13 @@ test_left_out_paths() {
 		mkdir -p .git/hooks .git/info .git/modules/m sub/.git && echo evil > .git/hooks/pre-commit &&
 		chmod +x .git/hooks/pre-commit && echo x > .git/info/exclude && echo y > sub/.git/config &&
 		echo z > .git/modules/m/config && echo '[core]' >> .git/config && echo fine > kept.txt"
-	for f in $paths; do assert_contains "$agent_err" "  $f: matches"; done
+	# a left-out directory (node_modules/, .venv/) is one entry: the walk does not enter it
+	local shown=".envrc .direnv/ .venv/ venv/ __pycache__/ src/m.pyc src/m.pyo web/node_modules/
+		.vscode/tasks.json .vscode/settings.json .vscode/launch.json .idea/ .dir-locals.el
+		.dir-locals-2.el .exrc .nvimrc .nvim.lua .claude/settings.json .claude/settings.local.json
+		.mcp.json .gemini/ .codex/ .cursor/ .aider.conf.yml .husky/ .githooks/ .npmrc .yarnrc
+		.yarnrc.yml .pnpmfile.cjs"
+	for f in $shown; do assert_contains "$agent_err" "  $f: matches"; done
 	assert_eq "$(printf '%s\n' "$agent_err" | grep -c ': matches ')" 30 "one line per default pattern"
 	assert_contains "$agent_err" ".git/: git internals"
 	assert_contains "$agent_err" "sub/.git/: git internals"
@@ -406,8 +412,11 @@ test_users_global_excludes_are_honoured() {
 
 test_many_left_out_files_make_one_line() {
 	base "$T/p"
-	agent "$T/p" 'for i in $(seq 300); do mkdir -p node_modules/p$i && echo x > node_modules/p$i/index.js; done; echo k > k.txt'
-	assert_contains "$agent_err" "node_modules/ (300 files): matches 'node_modules/'"
+	agent "$T/p" 'for i in $(seq 300); do mkdir -p node_modules/p$i build/p$i && echo x > node_modules/p$i/index.js && echo o > build/p$i/o; done; echo k > k.txt'
+	assert_contains "$agent_err" "build/ (300 files): ignored by git on the host"
+	assert_eq "$(printf '%s\n' "$agent_err" | grep -c build/)" 1
+	# a left-out directory is one entry: the walk does not enter it
+	assert_contains "$agent_err" "node_modules/: matches 'node_modules/'"
 	assert_eq "$(printf '%s\n' "$agent_err" | grep -c node_modules)" 1
 	land "$T/p"
 	assert_eq "$(grep -c '^diff --git' "$patch")" 1

@@ -1,12 +1,21 @@
 # Integration tests for the network (issue #4): the allowlist, the filtering
-# resolver, the denied-connection log, net=none and net=open.  Every server is
-# on this machine's loopback: the jail reaches it through the helper's mapping
-# of the host's loopback (pasta: the host's default gateway address, slirp4netns:
-# 10.0.2.2), which jail opens only for host:PORT entries and for addresses that
-# an allowed name resolved to.  Nothing is sent anywhere else: every packet to
-# another address is rejected inside the jail's netns before it could leave.
+# resolver, the denied-connection log, net=none and net=open.
+#
+# Every test runs jail in a small network the test makes itself (net_world):
+# a user and network namespace W that stands for "the host" (its loopback
+# holds the DNS server and the host:PORT services, its default route leads to
+# a second namespace S with public-looking addresses that stands for "the
+# internet"), so no packet reaches the real host's network, and a DNS answer
+# can name a public address that a server really listens on.  The helper maps
+# W's loopback to W's gateway (pasta) or 10.0.2.2 (slirp4netns); jail opens
+# that only for host:PORT entries, never for a DNS answer.
 
 HELPERS=$TESTS/helpers
+PUB4=11.22.33.44        # S: the test's "public" servers
+GW4=11.22.33.254        # W's default gateway (pasta maps it to W's loopback)
+PUB6=2a0b:1::44
+LAN4=10.1.2.3           # S too: a private address behind the route
+GW6=2a0b:1::fe          # W's IPv6 gateway (mapped like GW4)
 
 bg() { # run in the background, killed when the test ends
 	"$@" &
@@ -19,28 +28,64 @@ wait_file() {
 	fail "server did not start: $1"
 }
 
-# net_servers [slirp4netns]: HTTP servers on 127.0.0.1 (P1 allowed by name, P2
-# not, P3 allowed as host:P3), one on ::1 (P6), and a DNS server (DNSP) that
-# maps the test names to HOST4, the address of the host's loopback in the jail.
-net_servers() {
+# net_world: the namespaces W and S (above); $W and $S are their holder pids,
+# in_w / in_s run a command there, and $JAIL becomes jail run in W.
+net_world() {
 	trap cleanup_bg EXIT
 	[ -r /dev/net/tun ] && [ -w /dev/net/tun ] || fail "/dev/net/tun is not usable: chmod 0666 /dev/net/tun"
-	if [ "${1:-pasta}" = slirp4netns ]; then
+	unshare -U -n --map-current-user --keep-caps ip link add v0 type veth peer name v1 ||
+		fail "cannot make the test network (a user and network namespace with a veth pair)"
+	bg unshare -U -n --map-current-user --keep-caps sh -c '
+		set -e
+		ip link set lo up
+		ip link add v0 type veth peer name v1
+		unshare -n sh -c "echo \$\$ >'"$T"'/.s; exec sleep 1000" &
+		while [ ! -s '"$T"'/.s ]; do sleep 0.02; done
+		ip link set v1 netns "$(cat '"$T"'/.s)"
+		nsenter -n -t "$(cat '"$T"'/.s)" sh -c "set -e; ip link set lo up; ip link set v1 up
+			ip addr add '$PUB4'/24 dev v1; ip addr add '$LAN4'/24 dev v1
+			ip addr add '$PUB6'/64 dev v1 nodad"
+		ip link set v0 up
+		ip addr add 11.22.33.1/24 dev v0
+		ip addr add 2a0b:1::1/64 dev v0 nodad
+		ip route add default via '$GW4' dev v0
+		ip route add '$LAN4' via '$PUB4' dev v0
+		ip -6 route add default via 2a0b:1::fe dev v0
+		echo $$ >'"$T"'/.w.tmp; mv '"$T"'/.w.tmp '"$T"'/.w
+		exec sleep 1000'
+	wait_file "$T/.w"
+	W=$(cat "$T/.w") S=$(cat "$T/.s")
+	echo "$S" >>"$T/.pids"
+	REAL_JAIL=$JAIL
+	printf '#!/bin/sh\nexec nsenter --preserve-credentials -U -n -t %s %s "$@"\n' "$W" "$REAL_JAIL" >"$T/jail-in-w"
+	chmod +x "$T/jail-in-w"
+	JAIL=$T/jail-in-w
+}
+in_w() { nsenter --preserve-credentials -U -n -t "$W" "$@"; }
+in_s() { nsenter --preserve-credentials -U -n -t "$S" "$@"; }
+
+# net_servers [slirp4netns] [NAME=ADDR...]: in S, HTTP servers on every
+# address (P1 allowed by name, P2 not); in W, one on 127.0.0.1 (P3, allowed as
+# host:P3), one on ::1 (P6), and a DNS server (DNSP) that maps api.test to the
+# public server and the extra NAME=ADDR pairs as given.  HOST4 is where the
+# jail reaches W's loopback.
+net_servers() {
+	net_world
+	if [ "${1:-}" = slirp4netns ]; then
 		export JAIL_NET_HELPER=slirp4netns
 		HOST4=10.0.2.2
+		shift
 	else
-		HOST4=$(ip -4 route show default | awk '{print $3; exit}')
-		GW6=$(ip -6 route show default | awk '{print $3; exit}')
+		HOST4=$GW4
 	fi
-	[ -n "$HOST4" ] || fail "the host has no default route for the helper to copy"
 	mkdir -p "$T/www"
 	echo hello-jail >"$T/www/index.html"
-	for s in 1 2 3; do bg python3 "$HELPERS/http_server.py" "$T/p$s" 127.0.0.1 "$T/www"; done
-	bg python3 "$HELPERS/http_server.py" "$T/p6" ::1 "$T/www"
-	bg python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
-		"api.test=$HOST4" "other.test=$HOST4" "link.test=169.254.169.254" \
-		"slirpdns.test=10.0.2.3" \
-		"alias.test=>api.test"
+	for s in 1 2; do bg in_s python3 "$HELPERS/http_server.py" "$T/p$s" 0.0.0.0 "$T/www"; done
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p3" 127.0.0.1 "$T/www"
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p6" ::1 "$T/www"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"api.test=$PUB4" "other.test=$PUB4" "link.test=169.254.169.254" \
+		"slirpdns.test=10.0.2.3" "alias.test=>api.test" "$@"
 	for f in p1 p2 p3 p6 dnsport; do wait_file "$T/$f"; done
 	P1=$(cat "$T/p1") P2=$(cat "$T/p2") P3=$(cat "$T/p3") P6=$(cat "$T/p6")
 	DNSP=$(cat "$T/dnsport")
@@ -65,7 +110,7 @@ test_same_name_other_port_refused_at_once() {
 	assert_contains "$out" "rc=7"
 	ms=$(sed -n 's/.*ms=\([0-9]*\).*/\1/p' <<<"$out")
 	[ "$ms" -lt 2000 ] || fail "a blocked connection took ${ms} ms to fail"
-	assert_contains "$err" "jail: blocked tcp $HOST4:$P2 (api.test)"
+	assert_contains "$err" "jail: blocked tcp $PUB4:$P2 (api.test)"
 	assert_contains "$err" "jail: network: 1 connection attempt blocked"
 }
 
@@ -93,17 +138,17 @@ print("resolved")'
 	assert_not_contains "$(cat "$T/dns.log" 2>/dev/null)" "other.test"
 	run_jail "${NET[@]}" -- getent hosts api.test
 	assert_eq "$rc" 0
-	assert_contains "$out" "$HOST4"
+	assert_contains "$out" "$PUB4"
 	assert_contains "$(cat "$T/dns.log")" "api.test"
 }
 
 test_literal_ip_not_on_the_list_refused() {
 	net_servers
-	run_jail "${NET[@]}" -- sh -c "$MS" - curl -sS -m 10 "http://$HOST4:$P2/"
+	run_jail "${NET[@]}" -- sh -c "$MS" - curl -sS -m 10 "http://$PUB4:$P2/"
 	assert_contains "$out" "rc=7"
-	assert_contains "$err" "jail: blocked tcp $HOST4:$P2"
+	assert_contains "$err" "jail: blocked tcp $PUB4:$P2"
 	# and allowed when named by address
-	run_jail "${NET[@]}" --allow "$HOST4:$P2" -- curl -sS -m 10 "http://$HOST4:$P2/"
+	run_jail "${NET[@]}" --allow "$PUB4:$P2" -- curl -sS -m 10 "http://$PUB4:$P2/"
 	assert_eq "$out" hello-jail
 }
 
@@ -152,8 +197,8 @@ test_link_local_metadata_unreachable() {
 	assert_contains "$err" "jail: blocked tcp 169.254.169.254:80"
 	# an allowed name that resolves to it does not open it either
 	run_jail "${NET[@]}" --allow link.test:80 -- sh -c "$MS" - curl -sS -m 5 http://link.test/
-	assert_contains "$out" "rc=7"
-	assert_contains "$err" "link.test resolved to 169.254.169.254; not opened"
+	assert_contains "$out" "rc=6"   # the address is dropped from the answer
+	assert_contains "$err" "jail: dns: link.test answered 169.254.169.254 (link-local); not opened"
 }
 
 test_host_loopback_only_for_named_ports() {
@@ -207,7 +252,7 @@ test_agent_cannot_change_the_rules() {
 	net_servers
 	run_jail "${NET[@]}" -- sh -c "python3 -c '$NFT_DELETE';
 		if command -v nft >/dev/null; then nft flush ruleset && echo flushed || echo nft-failed; fi
-		$MS" - curl -sS -m 5 "http://$HOST4:$P2/"
+		$MS" - curl -sS -m 5 "http://$PUB4:$P2/"
 	assert_contains "$out" "delete table: EPERM"
 	assert_not_contains "$out" "flushed"
 	assert_contains "$out" "rc=7"   # and the filter still stands
@@ -259,8 +304,8 @@ test_slirp4netns_fallback() {
 	assert_contains "$out" "rc=7"   # slirp's own DNS forwarder is not named
 	# nor opened by a name that resolves to it
 	run_jail "${NET[@]}" --allow slirpdns.test:53 -- sh -c "$MS" - curl -sS -m 10 "http://slirpdns.test:53/"
-	assert_contains "$out" "rc=7"
-	assert_contains "$err" "slirpdns.test resolved to 10.0.2.3; not opened"
+	assert_contains "$out" "rc=6"   # the address is dropped from the answer
+	assert_contains "$err" "jail: dns: slirpdns.test answered 10.0.2.3 (network helper); not opened"
 	assert_eq "$(count_procs slirp4netns)" 0 "slirp4netns after the jail"
 }
 
@@ -284,10 +329,183 @@ test_dns_over_tcp_is_filtered_too() {
 	net_servers
 	run_jail "${NET[@]}" -- env RES_OPTIONS=use-vc getent hosts api.test
 	assert_eq "$rc" 0 "TCP lookup of an allowed name (stderr: $err)"
-	assert_contains "$out" "$HOST4"
+	assert_contains "$out" "$PUB4"
 	assert_contains "$(cat "$T/dns.log")" "api.test tcp"   # upstream over TCP as well
 	run_jail "${NET[@]}" -- env RES_OPTIONS=use-vc getent hosts other.test
 	assert_ne "$rc" 0
 	assert_contains "$err" "jail: dns: refused other.test"
 	assert_not_contains "$(cat "$T/dns.log")" "other.test"
+}
+
+# ---- issue 12: a DNS answer never opens the host, the helper or the LAN ----
+
+# The reproduction: host:PORT makes the helper map W's loopback to the
+# gateway, and an allowed name that answers the gateway must not open W's
+# 127.0.0.1:9999 (only host:9999 or the gateway's address named would).
+host_loopback_by_dns() { # HELPER_ADDR [slirp4netns]
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p9" 127.0.0.1 "$T/www" 9999
+	wait_file "$T/p9"
+	run_jail "${NET[@]}" --allow host:9999 -- curl -sS -m 10 http://host.jail.internal:9999/
+	assert_eq "$out" hello-jail "positive control: host:9999 named (stderr: $err)"
+	run_jail "${NET[@]}" --allow evil.test:9999 -- curl -sS -m 10 http://evil.test:9999/
+	assert_not_contains "$out" hello-jail
+	assert_contains "$err" "jail: dns: evil.test answered $1 (network helper); not opened"
+}
+
+test_dns_answer_never_opens_the_host_loopback() {
+	net_servers "evil.test=$GW4"
+	host_loopback_by_dns "$GW4"
+}
+
+test_dns_answer_never_opens_the_host_loopback_slirp4netns() {
+	command -v slirp4netns >/dev/null || fail "slirp4netns is not installed"
+	net_servers slirp4netns "evil.test=10.0.2.2"
+	host_loopback_by_dns 10.0.2.2
+}
+
+test_dns_private_answer_refused_unless_named() {
+	net_servers "lan.test=$LAN4"
+	run_jail "${NET[@]}" -- curl -sS -m 10 "http://$LAN4:$P1/"
+	assert_contains "$err" "jail: blocked tcp $LAN4:$P1"
+	run_jail "${NET[@]}" --allow "lan.test:$P1" -- curl -sS -m 10 "http://lan.test:$P1/"
+	assert_not_contains "$out" hello-jail
+	assert_contains "$err" "jail: dns: lan.test answered $LAN4 (private); not opened"
+	# named by address it is reachable, also through the name
+	run_jail "${NET[@]}" --allow "lan.test:$P1" --allow "$LAN4:$P1" -- curl -sS -m 10 "http://lan.test:$P1/"
+	assert_eq "$out" hello-jail "an address named in --allow (stderr: $err)"
+	assert_not_contains "$err" "not opened"
+}
+
+# Every other spelling of a refused address, behind a CNAME, mixed with a
+# public one (TTL 0): the refused ones are dropped from the answer and never
+# opened, the public one is kept and reachable.
+test_dns_mixed_answer_keeps_only_the_public_address() {
+	net_servers "mix.test=$LAN4" "mix.test=127.0.0.1" "mix.test=$PUB4@0" "mix.test=$GW4" \
+		"mix.test=100.64.1.1" "mix.test=::ffff:127.0.0.1" "mix.test=64:ff9b::7f00:1" \
+		"mix.test=::1" "mix.test=2002:7f00:1::1" "mix.test=::127.0.0.1" "mix.test=fe80::1" \
+		"mix.test=fd00::5" "mix.test=$GW6" "mix.test=11.22.33.1" "mix.test=::ffff:$GW4" \
+		"mix.test=64:ff9b::$GW4" "mix.test=2002:b16:21fe::1" "cn.test=>mix.test"
+	run_jail "${NET[@]}" --allow "cn.test:$P1" -- sh -c \
+		'getent ahostsv4 cn.test; getent ahostsv6 cn.test; curl -sS -m 10 "$1"' - "http://cn.test:$P1/"
+	assert_contains "$out" hello-jail
+	assert_contains "$out" "$PUB4"
+	for a in "$LAN4" 127.0.0.1 "$GW4" 100.64.1.1 ::ffff:127.0.0.1 64:ff9b::7f00:1 2002:7f00:1::1 \
+		::127.0.0.1 fe80::1 fd00::5 "$GW6" 11.22.33.1 "::ffff:$GW4" "64:ff9b::b16:21fe" \
+		2002:b16:21fe::1; do
+		assert_not_contains "$out" "$a "
+	done
+	for a in "$LAN4 (private)" "127.0.0.1 (loopback)" "$GW4 (network helper)" \
+		"100.64.1.1 (shared)" "::ffff:127.0.0.1 (loopback)" "64:ff9b::7f00:1 (loopback)" \
+		"::1 (loopback)" "2002:7f00:1::1 (loopback)" "::127.0.0.1 (loopback)" \
+		"fe80::1 (link-local)" "fd00::5 (private)" "$GW6 (network helper)" \
+		"11.22.33.1 (the host)" "::ffff:$GW4 (network helper)" \
+		"64:ff9b::b16:21fe (network helper)" "2002:b16:21fe::1 (network helper)"; do
+		assert_contains "$err" "jail: dns: cn.test answered $a; not opened"
+	done
+	# and none of them was opened: the loopback of W stays closed behind them
+	run_jail "${NET[@]}" --allow "cn.test:$P3" -- curl -sS -m 10 "http://cn.test:$P3/"
+	assert_not_contains "$out" hello-jail
+}
+
+# ---- issue 12: the resolver ----
+
+# A query followed by bytes of the agent's (an extra record, junk) is not sent
+# upstream; a plain one and one with an OPT record of the agent's go upstream
+# as jail's own rebuilt question.
+test_dns_forwards_only_a_rebuilt_question() {
+	net_servers
+	run_jail "${NET[@]}" -- python3 -c '
+import socket
+def q(qid, ar=0):
+    return qid.to_bytes(2, "big") + bytes([1, 0, 0, 1, 0, 0, 0, 0, 0, ar]) + b"\x03api\x04test\x00\x00\x01\x00\x01"
+opt = b"\x00\x00\x29\x10\x00\x00\x00\x00\x00\x00\x0c\x00\x0a\x00\x08cafecafe"  # a cookie
+junk_rr = b"\x00\x00\x10\x00\x01\x00\x00\x00\x00\x00\x04beef"                  # TXT in additional
+for label, pkt in (("junk", q(1) + b"deadbeefdeadbeef"), ("extra", q(2, 1) + junk_rr),
+                   ("optjunk", q(3, 1) + opt + b"deadbeef"), ("opt", q(4, 1) + opt), ("plain", q(5))):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(3)
+    s.sendto(pkt, ("127.0.0.1", 53))
+    try:
+        r = s.recv(4096)
+        print(label, "answered", r[:2] == pkt[:2] and (r[3] & 0xf))
+    except socket.timeout:
+        print(label, "no answer")
+'
+	assert_contains "$out" "junk no answer"
+	assert_contains "$out" "extra no answer"
+	assert_contains "$out" "optjunk no answer"
+	assert_contains "$out" "opt answered 0"
+	assert_contains "$out" "plain answered 0"
+	log=$(cat "$T/dns.log")
+	assert_eq "$(grep -c '^api.test udp' <<<"$log")" 2 "queries upstream (log: $log)"
+	assert_not_contains "$log" "$(printf deadbeef | od -An -tx1 | tr -d ' \n')"
+	assert_not_contains "$log" "$(printf beef | od -An -tx1 | tr -d ' \n')"
+	assert_not_contains "$log" "$(printf cafecafe | od -An -tx1 | tr -d ' \n')"
+}
+
+# Stalled and trickling TCP clients of the jail's resolver hold no one up:
+# a UDP and a TCP lookup are answered and a blocked connection is reported
+# while they stay connected.  (Deadlines only to fail instead of hanging.)
+SLOW_CLIENTS='
+import socket, sys, time
+held = []
+for i in range(24):
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect(("127.0.0.1", 53))
+    except BlockingIOError:
+        pass
+    held.append(s)
+time.sleep(0.2)
+for s in held[::2]:
+    try:
+        s.send(b"\x00")  # half a length prefix, then nothing
+    except OSError:
+        pass
+def q(qid):
+    return qid.to_bytes(2, "big") + bytes([1, 0, 0, 1, 0, 0, 0, 0, 0, 0]) + b"\x03api\x04test\x00\x00\x01\x00\x01"
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.settimeout(20)
+u.sendto(q(0x1111), ("127.0.0.1", 53))
+try:
+    r = u.recv(4096)
+    print("udp", r[:2] == b"\x11\x11" and r[7] == 1, flush=True)
+except socket.timeout:
+    print("udp timeout", flush=True)
+try:
+    t = socket.create_connection(("127.0.0.1", 53), timeout=20)
+    t.sendall(b"\x00\x1a" + q(0x2222))
+    n = int.from_bytes(t.recv(2, socket.MSG_WAITALL), "big")
+    r = t.recv(n, socket.MSG_WAITALL)
+    print("tcp", r[:2] == b"\x22\x22" and r[7] == 1, flush=True)
+except OSError as e:
+    print("tcp", type(e).__name__, flush=True)
+c = socket.socket()
+c.settimeout(20)
+try:
+    c.connect((sys.argv[1], int(sys.argv[2])))
+    print("connected", flush=True)
+except OSError as e:
+    print("refused", type(e).__name__, flush=True)
+time.sleep(100)
+'
+
+test_slow_tcp_dns_client_stalls_nothing() {
+	net_servers
+	"$JAIL" "${NET[@]}" -- python3 -c "$SLOW_CLIENTS" "$PUB4" "$P2" >"$T/out" 2>"$T/err" </dev/null &
+	jp=$!
+	echo $jp >>"$T/.pids"
+	for _ in $(seq 600); do
+		grep -q '^refused\|^connected' "$T/out" && grep -q "jail: blocked tcp $PUB4:$P2" "$T/err" && break
+		kill -0 $jp 2>/dev/null || break
+		sleep 0.1
+	done
+	out=$(cat "$T/out") err=$(cat "$T/err")
+	assert_contains "$err" "jail: blocked tcp $PUB4:$P2"
+	kill $jp
+	wait $jp || true
+	assert_contains "$out" "udp True"
+	assert_contains "$out" "tcp True"
+	assert_contains "$out" "refused ConnectionRefusedError"
 }

@@ -177,3 +177,96 @@ T(answers_bounds_checked)
 	pkt[7] = 4; /* one more answer than there is */
 	CHECK_INT(dns_answer_addrs(pkt, n, "www.example.com", got, 4, &k), -1);
 }
+
+/* ---- what goes upstream: only the question jail rebuilt ---- */
+
+static const unsigned char opt_cookie[] = {0, 0, 41, 0x10, 0, 0, 0, 0x80, 0, 0, 12,
+                                           0, 10, 0, 8, 'c', 'a', 'f', 'e', 'c', 'a', 'f', 'e'};
+
+/* "Api.Test A" with ARCOUNT ar, then extra bytes. */
+static size_t agent_query(unsigned char *pkt, uint8_t ar, const void *extra, size_t n)
+{
+	size_t len = dns_build_query("Api.Test", DNS_T_A, 0x5151, pkt, 512);
+	pkt[11] = ar;
+	memcpy(pkt + len, extra, n);
+	return len + n;
+}
+
+T(query_with_anything_after_the_question_is_refused)
+{
+	unsigned char pkt[512];
+	struct dns_question q;
+	static const unsigned char txt_rr[] = {0, 0, 16, 0, 1, 0, 0, 0, 0, 0, 4, 'b', 'e', 'e', 'f'};
+	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 0, "junk", 4), &q), -1);
+	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 1, txt_rr, sizeof(txt_rr)), &q), -1);
+	unsigned char opt_then_junk[sizeof(opt_cookie) + 4];
+	memcpy(opt_then_junk, opt_cookie, sizeof(opt_cookie));
+	memcpy(opt_then_junk + sizeof(opt_cookie), "junk", 4);
+	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 1, opt_then_junk, sizeof(opt_then_junk)), &q), -1);
+	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 1, opt_cookie, sizeof(opt_cookie) - 1), &q), -1);
+	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 2, opt_cookie, sizeof(opt_cookie)), &q), -1);
+	/* an OPT record owned by a name other than the root */
+	unsigned char named_opt[sizeof(opt_cookie) + 2] = {1, 'x'};
+	memcpy(named_opt + 2, opt_cookie, sizeof(opt_cookie));
+	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 1, named_opt, sizeof(named_opt)), &q), -1);
+	/* a compressed question name pointing into the header */
+	unsigned char ptr[] = {0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xc0, 2, 0, 1, 0, 1};
+	CHECK_INT(dns_parse_query(ptr, sizeof(ptr), &q), -1);
+	/* ... or one label, then a pointer: "api" + the id and flags read as "x" */
+	unsigned char tail_ptr[] = {1, 'x', 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 3, 'a', 'p', 'i', 0xc0, 0,
+	                            0, 1, 0, 1};
+	CHECK_INT(dns_parse_query(tail_ptr, sizeof(tail_ptr), &q), -1);
+	size_t off = DNS_HEADER;
+	char name[DNS_MAX_NAME];
+	CHECK_INT(dns_read_name(tail_ptr, sizeof(tail_ptr), &off, name, sizeof(name)), 0);
+	CHECK_STR(name, "api.x");  /* readable, but not as a question */
+	CHECK_INT(dns_parse_query(pkt, agent_query(pkt, 0, "", 0), &q), 0);
+	CHECK(!q.edns);
+}
+
+T(upstream_gets_the_rebuilt_question_only)
+{
+	unsigned char pkt[512], up[512], want[512];
+	struct dns_question q;
+	size_t len = agent_query(pkt, 1, opt_cookie, sizeof(opt_cookie));
+	pkt[3] |= 0x70;  /* flag bits of the agent's (Z, AD, CD) */
+	CHECK_INT(dns_parse_query(pkt, len, &q), 0);
+	CHECK(q.edns);
+	CHECK_INT(q.udp_size, 4096);
+	CHECK_INT(dns_udp_limit(&q), 4096);
+	size_t n = dns_build_upstream(&q, 0x0707, up, sizeof(up));
+	/* exactly: header(id 0x0707, RD, 1 question, 1 additional), "api.test" A IN,
+	 * and jail's own OPT: root, type 41, size 1232, ttl 0, no options */
+	size_t w = dns_build_query("api.test", DNS_T_A, 0x0707, want, sizeof(want));
+	want[11] = 1;
+	static const unsigned char our_opt[] = {0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0};
+	memcpy(want + w, our_opt, sizeof(our_opt));
+	w += sizeof(our_opt);
+	CHECK_INT(n, w);
+	CHECK(memcmp(up, want, w) == 0);
+	CHECK(memmem(up, n, "cafe", 4) == NULL);
+	/* without an OPT record of the client's, none upstream */
+	len = agent_query(pkt, 0, "", 0);
+	CHECK_INT(dns_parse_query(pkt, len, &q), 0);
+	CHECK_INT(dns_udp_limit(&q), 512);
+	n = dns_build_upstream(&q, 0x0707, up, sizeof(up));
+	CHECK_INT(n, w - sizeof(our_opt));
+	CHECK_INT(up[11], 0);
+	struct dns_question back;
+	CHECK_INT(dns_parse_query(up, n, &back), 0);
+	CHECK_STR(back.name, "api.test");
+	CHECK_INT(back.id, 0x0707);
+}
+
+T(truncated_reply_says_so)
+{
+	unsigned char pkt[512], out[512];
+	struct dns_question q, r;
+	size_t len = agent_query(pkt, 0, "", 0);
+	CHECK_INT(dns_parse_query(pkt, len, &q), 0);
+	size_t n = dns_build_truncated(pkt, &q, out, sizeof(out));
+	CHECK_INT(n, len);
+	CHECK_INT(dns_parse_response(out, n, &r), 0);
+	CHECK(r.flags & 0x0200);
+	CHECK_INT(r.id, 0x5151);
+}

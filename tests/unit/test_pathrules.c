@@ -131,4 +131,12 @@ T(flagged_files)
 	CHECK(path_flag_reason(".gitmodules") != NULL);
 	CHECK(path_flag_reason(".pre-commit-config.yaml") != NULL);
 	CHECK(path_flag_reason("README") == NULL);
+	CHECK(path_flag_reason(".gitignore") != NULL);
+	CHECK(path_flag_reason("deep/sub/.gitignore") != NULL);
+	CHECK(path_flag_reason(".lfsconfig") != NULL);
+	CHECK(path_flag_reason(".github/workflows/ci.yml") != NULL);
+	CHECK(path_flag_reason("sub/.github/workflows/ci.yml") != NULL);
+	CHECK(path_flag_reason("x.github/workflows/ci.yml") == NULL);
+	CHECK(path_flag_reason(".github/dependabot.yml") == NULL);
+	CHECK(path_flag_reason(".editorconfig") == NULL);
 }

@@ -478,7 +478,7 @@ T(every_key_has_its_flag)
 		{"--allow", "a.example:443"}, {"--dns-upstream", "127.0.0.1"}, {"--publish", "80"},
 		{"--export-deny", "x"}, {"--allow-binary", NULL}, {"--max-size", "1M"},
 		{"--allow-syscall", "bpf"}, {"--memory", "1G"}, {"--pids", "10"}, {"--cpus", "1"},
-		{"--disk", "1G"}, {"--export-allow", ".envrc"},
+		{"--disk", "1G"}, {"--export-allow", ".envrc"}, {"--disk-inodes", "1000"},
 	};
 	for (size_t i = 0; i < policy_key_count(); i++) {
 		const struct policy_key *k = policy_key(i);

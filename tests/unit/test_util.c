@@ -3,6 +3,9 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 T(sha256_known_vectors)
 {
@@ -63,4 +66,41 @@ T(strv_and_strbuf)
 	char *s = sb_steal(&b);
 	CHECK_STR(s, "7-x!");
 	free(s);
+}
+
+/* rm_rf_at() removes a tree deeper than the fds it may open and longer than
+ * PATH_MAX, with directories of mode 000 and 0500 on the way (issue 20). */
+T(rm_rf_at_any_depth_with_few_fds)
+{
+	char tmpl[] = "/tmp/jail-unit-rm.XXXXXX";
+	CHECK(mkdtemp(tmpl) != NULL);
+	int top = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = dup(top);
+	for (int i = 0; i < 3000 && fd >= 0; i++) {  /* 3000 x "dd/": beyond PATH_MAX */
+		CHECK(mkdirat(fd, "dd", 0700) == 0);
+		int sub = openat(fd, "dd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (i % 2 == 0)
+			close(openat(fd, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+		if (i == 1000)
+			fchmod(sub, 0500);
+		close(fd);
+		fd = sub;
+	}
+	close(fd);
+	CHECK(fchmodat(top, "dd", 0, 0) == 0);
+	struct rlimit old, few = {40, 40};
+	getrlimit(RLIMIT_NOFILE, &old);
+	few.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &few);
+	struct jail_err e = {0};
+	int r = rm_rf_at(top, "dd", &e);
+	setrlimit(RLIMIT_NOFILE, &old);
+	if (r < 0)
+		fprintf(stderr, "  rm_rf_at: %s\n", e.msg);
+	CHECK(r == 0);
+	struct stat st;
+	CHECK(fstatat(top, "dd", &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT);
+	CHECK(unlinkat(top, "f", 0) == 0);
+	close(top);
+	CHECK(rmdir(tmpl) == 0);
 }

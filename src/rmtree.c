@@ -1,0 +1,144 @@
+/* rmtree.c — rm_rf_at(): remove a tree the agent may have shaped as a trap.
+ *
+ * The upper dir can hold any depth the kernel allows (paths far beyond
+ * PATH_MAX, built fd-relatively), directories without read, write or search
+ * permission for the user, and overlayfs's own work/work (mode 000).  So the
+ * removal is iterative, not recursive: one directory fd is open at a time, the
+ * way back up is ".." checked against the device and inode remembered on the
+ * way down, and the memory is one name per level of depth.  Every directory is
+ * given u+rwx before it is read: the user owns all of it.  Symlinks are never
+ * followed; they are unlinked like files. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct rm_level {
+	char *name;   /* its name in the level above (the caller's parent for level 0) */
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Open name below parent as a directory we may empty. */
+static int rm_open_dir(int parent, const char *name, struct rm_level *lv)
+{
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES && fchmodat(parent, name, 0700, 0) == 0)
+		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    ((st.st_mode & 0700) != 0700 && fchmod(fd, (st.st_mode & 07777) | 0700) < 0)) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		errno = err;
+		return -1;
+	}
+	lv->name = xstrdup(name);
+	lv->dev = st.st_dev;
+	lv->ino = st.st_ino;
+	return fd;
+}
+
+/* Unlink every non-directory in fd.  1 with *sub set to the first directory
+ * left, 0 when fd is empty, -1 on error. */
+static int rm_files(int fd, char **sub, struct jail_err *e)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return jail_err_sys(e, "read a directory to remove it");
+	}
+	rewinddir(d);  /* the dup shares the offset of an earlier pass */
+	int ret = 0;
+	struct dirent *de;
+	while (ret == 0 && (de = readdir(d))) {
+		const char *n = de->d_name;
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (de->d_type != DT_DIR && (unlinkat(fd, n, 0) == 0 || errno == ENOENT))
+			continue;
+		if (de->d_type == DT_DIR || errno == EISDIR || errno == EPERM) {
+			*sub = xstrdup(n);
+			ret = 1;
+		} else {
+			_cleanup_free_ char *esc = escape_name(n);
+			ret = jail_err_sys(e, "remove '%s'", esc);
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Leave the emptied top level: remove it, and open the level above (*fd). */
+static int rm_go_up(int parent, struct rm_level *v, size_t n, int *fd, struct jail_err *e)
+{
+	int up = parent;
+	if (n > 1) {
+		up = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		struct stat st;
+		if (up < 0 || fstat(up, &st) < 0)
+			return jail_err_sys(e, "go back up while removing '%s'", v[0].name);
+		if (st.st_dev != v[n - 2].dev || st.st_ino != v[n - 2].ino) {
+			close(up);
+			return jail_err_set(e, 0, "'%s' was moved while being removed", v[0].name);
+		}
+	}
+	close(*fd);
+	*fd = n > 1 ? up : -1;
+	if (unlinkat(up, v[n - 1].name, AT_REMOVEDIR) < 0 && errno != ENOENT) {
+		_cleanup_free_ char *esc = escape_name(v[n - 1].name);
+		return jail_err_sys(e, "remove directory '%s'", esc);
+	}
+	return 0;
+}
+
+int rm_rf_at(int parent, const char *name, struct jail_err *e)
+{
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return jail_err_sys(e, "remove '%s'", name);
+	struct rm_level *v = xmalloc(sizeof(*v));
+	size_t n = 0, cap = 1;
+	int fd = rm_open_dir(parent, name, &v[0]), ret = 0;
+	if (fd < 0)
+		ret = jail_err_sys(e, "open directory '%s'", name);
+	else
+		n = 1;
+	while (ret == 0 && n > 0) {
+		char *sub = NULL;
+		int r = rm_files(fd, &sub, e);
+		if (r == 0) {
+			ret = rm_go_up(parent, v, n, &fd, e);
+			free(v[--n].name);
+			continue;
+		}
+		if (r < 0) {
+			ret = -1;
+			break;
+		}
+		if (n == cap)
+			v = xrealloc(v, (cap *= 2) * sizeof(*v));
+		int child = rm_open_dir(fd, sub, &v[n]);
+		if (child < 0) {
+			_cleanup_free_ char *esc = escape_name(sub);
+			ret = jail_err_sys(e, "open directory '%s'", esc);
+		} else {
+			close(fd);
+			fd = child;
+			n++;
+		}
+		free(sub);
+	}
+	if (fd >= 0)
+		close(fd);
+	while (n > 0)
+		free(v[--n].name);
+	free(v);
+	return ret;
+}

@@ -1,0 +1,27 @@
+/* scratchroom.h — where the export may write its temporary repository.
+ *
+ * The export builds the patch in a throwaway git repository (patch.h) that
+ * holds every changed file.  After the disk guard stopped a run at the state
+ * filesystem's reserve, building it there would eat the reserve and fail
+ * half-way.  So it goes where the reserve is kept (diskguard.h fs_room_fits):
+ * the session's directory, else a private directory in $TMPDIR (default /tmp),
+ * else nowhere, and the export fails at once with one line, the session left
+ * as it is. */
+#ifndef JAIL_SCRATCHROOM_H
+#define JAIL_SCRATCHROOM_H
+#include "util.h"
+
+/* About what building `bytes` of changed files takes on disk (both sides,
+ * git's files), for scratch_place(). */
+unsigned long long scratch_estimate(unsigned long long bytes, size_t files);
+
+/* The parent directory for the temporary repository (malloc'd in *out);
+ * *own: a directory made for it, which scratch_unplace() removes. */
+int scratch_place(const char *session_dir, unsigned long long need, char **out, bool *own,
+                  struct jail_err *e) WUR;
+void scratch_unplace(char *dir, bool own);
+
+/* Does `bytes` more fit below dir with the reserve kept?  (An unknown answer
+ * counts as yes: the write itself then reports.) */
+bool room_for(const char *dir, unsigned long long bytes);
+#endif

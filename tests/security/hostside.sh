@@ -1,0 +1,200 @@
+# The escape suite: the host side (issue 20).  What the agent leaves in its
+# session must not steer the review (control files), exhaust the filesystem that
+# holds the state (bytes, inodes, the export's temporary repository), or make
+# the session impossible to read or reset (deep trees, paths host git refuses).
+# Each test runs jail with its state directory on a small tmpfs of its own,
+# mounted in a user+mount namespace (unshare -Urm), and checks afterwards that
+# the user can still write there and that the host's project is untouched.
+
+# on_small_fs SIZE INODES SCRIPT: run the bash SCRIPT with XDG_STATE_HOME on a
+# tmpfs of SIZE and INODES (at $T/st, gone with the namespace).  $out: its
+# output, then "script-rc=N", "can-write" when the user could still create a
+# file there afterwards, and "free: INODES BLOCKS" of the tmpfs.
+on_small_fs() {
+	mkdir -p "$T/st"
+	out=$(unshare -Urm bash -c 'mount -t tmpfs -o "size=$1,nr_inodes=$2,mode=0700" none "$T/st" ||
+			{ echo "mount-failed"; exit 0; }
+		export XDG_STATE_HOME=$T/st
+		bash -c "$3"; echo "script-rc=$?"
+		: >"$T/st/after-check" 2>/dev/null && echo can-write
+		echo "free: $(stat -f -c "%d %a" "$T/st")"' sh "$1" "$2" "$3" 2>&1)
+	if [[ "$out" == *mount-failed* ]]; then
+		echo "SKIP: cannot mount a tmpfs in a user namespace here"
+		return 1
+	fi
+}
+
+# free_inodes / free_blocks: from the last on_small_fs.
+free_inodes() { sed -n 's/^free: \([0-9]*\) .*/\1/p' <<<"$out"; }
+
+expect_fs_usable() {
+	assert_contains "$out" "can-write"
+	[ "$(free_inodes)" -gt 0 ] || fail "no inode left on the state filesystem: $out"
+}
+
+test_hostside_gitignore_weakening_is_flagged_and_apply_refuses() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/keys" && printf 'k\n' >"$T/p/keys/id" && printf 'keys/\n' >>"$T/p/.gitignore"
+	git -C "$T/p" commit -qam keys
+	before=$(tree_hash "$T/p")
+	on_small_fs 64M 20000 '
+		"$JAIL" -q -D "$T/p" -- sh -c "printf \"!.env\n\" >> .gitignore; echo more >> README" </dev/null
+		echo "== status"; "$JAIL" status -D "$T/p" </dev/null
+		echo "== apply"; "$JAIL" apply -D "$T/p" </dev/null; echo "apply-rc=$?"
+		cp "$T/p/.gitignore" "$T/gitignore-after-refusal"'
+	expect_fs_usable
+	assert_contains "$out" ".gitignore: changes which files git ignores"
+	assert_contains "$out" ".gitignore: no longer ignores .env (exists on the host)"
+	assert_not_contains "$out" "no longer ignores keys"
+	assert_not_contains "$out" "no longer ignores debug.log"
+	assert_contains "$out" "apply-rc=125"
+	assert_contains "$out" "--accept-flagged"
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project after the refused apply"
+	# with the flag it lands
+	on_small_fs 64M 20000 '
+		"$JAIL" -q -D "$T/p" -- sh -c "printf \"!.env\n\" >> .gitignore" </dev/null
+		"$JAIL" apply --accept-flagged -D "$T/p" </dev/null; echo "apply-rc=$?"'
+	assert_contains "$out" "apply-rc=0"
+	assert_contains "$(cat "$T/p/.gitignore")" '!.env'
+}
+
+test_hostside_other_control_files_are_flagged() {
+	mkrepo "$T/p"
+	on_small_fs 64M 20000 '
+		"$JAIL" -q -D "$T/p" -- sh -c "echo \"[lfs]\" > .lfsconfig; mkdir -p .github/workflows sub;
+			echo on: push > .github/workflows/ci.yml; echo x > sub/.gitignore" </dev/null
+		"$JAIL" status -D "$T/p" </dev/null
+		"$JAIL" apply -D "$T/p" </dev/null; echo "apply-rc=$?"'
+	expect_fs_usable
+	assert_contains "$out" ".lfsconfig: changes where git-lfs"
+	assert_contains "$out" ".github/workflows/ci.yml: "
+	assert_contains "$out" "sub/.gitignore: changes which files git ignores"
+	assert_contains "$out" "apply-rc=125"
+	assert_no_file "$T/p/.lfsconfig"
+}
+
+test_hostside_inode_filler_stopped_by_disk_limit() {
+	mkrepo "$T/p"
+	before=$(tree_hash "$T/p")
+	# --disk 4M also allows 4096 new files (one per KiB); chunks of 200 files, as
+	# an agent writes them
+	on_small_fs 256M 40000 '
+		"$JAIL" -q --disk 4M -D "$T/p" -- sh -c "for i in \$(seq 60); do for j in \$(seq 200); do : > f\$i-\$j; done; sleep 0.02; done; echo wrote-all" </dev/null
+		echo "run-rc=$?"'
+	assert_contains "$out" "run-rc=125"
+	assert_contains "$out" "created more than 4096 files"
+	assert_not_contains "$out" "wrote-all"
+	expect_fs_usable
+	[ "$(free_inodes)" -gt 20000 ] || fail "the limit did not stop it early: $out"
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
+	# --disk-inodes sets the file budget on its own
+	on_small_fs 256M 40000 '
+		"$JAIL" -q --disk-inodes 300 -D "$T/p" -- sh -c "for i in \$(seq 60); do for j in \$(seq 50); do : > f\$i-\$j; done; sleep 0.02; done; echo wrote-all" </dev/null
+		echo "run-rc=$?"'
+	assert_contains "$out" "created more than 300 files"
+}
+
+test_hostside_inode_filler_keeps_the_reserve() {
+	mkrepo "$T/p"
+	on_small_fs 256M 3000 '
+		"$JAIL" -q -D "$T/p" -- sh -c "for i in \$(seq 100); do for j in \$(seq 50); do : > f\$i-\$j 2>/dev/null || { echo ENOSPC-inside; exit 3; }; done; sleep 0.02; done; echo wrote-all" </dev/null
+		echo "run-rc=$?"
+		echo "== status"; "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
+		echo "== reset"; "$JAIL" reset -D "$T/p" </dev/null; echo "reset-rc=$?"'
+	assert_not_contains "$out" "wrote-all"
+	assert_not_contains "$out" "ENOSPC-inside"
+	assert_contains "$out" "it was filling the disk"
+	expect_fs_usable
+	assert_contains "$out" "status-rc=0"
+	assert_contains "$out" "reset-rc=0"
+}
+
+test_hostside_export_does_not_eat_the_reserve() {
+	mkrepo "$T/p"
+	before=$(tree_hash "$T/p")
+	# text the agent wrote until the guard stopped it at the reserve; the
+	# export's temporary repository then has no room on the state filesystem,
+	# nor in TMPDIR (a second tiny tmpfs)
+	on_small_fs 48M 20000 '
+		mkdir -p "$T/tmp" && mount -t tmpfs -o size=1M none "$T/tmp"
+		"$JAIL" -q -D "$T/p" -- sh -c "for i in \$(seq 60); do head -c 700000 /dev/urandom | base64 > t\$i.txt || exit 3; sleep 0.05; done; echo wrote-all" </dev/null
+		echo "run-rc=$?"
+		echo "== status"; TMPDIR=$T/tmp "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
+		echo "== export"; TMPDIR=$T/tmp "$JAIL" export -D "$T/p" </dev/null; echo "export-rc=$?"
+		echo "upper-files=$(ls "$XDG_STATE_HOME"/jail/*/default/upper | grep -c txt)"
+		echo "== roomy"; "$JAIL" status -D "$T/p" </dev/null; echo "roomy-rc=$?"'
+	assert_not_contains "$out" "wrote-all"
+	assert_contains "$out" "status-rc=125"
+	assert_contains "$out" "export-rc=125"
+	assert_contains "$out" "not enough free space for the export"
+	expect_fs_usable
+	[[ "$out" =~ upper-files=([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt 0 ] ||
+		fail "the session lost its files: $out"
+	# positive control: with room in TMPDIR (/tmp) the same session is read
+	assert_contains "$out" "roomy-rc=0"
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
+}
+
+test_hostside_deep_tree_status_and_reset() {
+	mkrepo "$T/p"
+	before=$(tree_hash "$T/p")
+	# 1,500 nested directories (a path longer than PATH_MAX), some of them
+	# without write or search permission for the user, beside a normal change
+	on_small_fs 256M 40000 '
+		"$JAIL" -q -D "$T/p" -- perl -e "
+			for (1..1500) { mkdir \"d\" or die \"mkdir: \$!\"; chdir \"d\" or die; }
+			open(F, \">f\") or die; print F \"x\\n\"; close F;
+			for (1..200) { chdir \"..\"; } chmod 0500, \"d\"; for (1..100) { chdir \"..\"; } chmod 0, \"d\";
+			chdir \"/\"; chdir \"$T/p\"; open(F, \">ok.txt\"); print F \"ok\\n\"; close F;
+			print STDERR \"made-deep\\n\";" </dev/null
+		echo "run-rc=$?"
+		echo "== status"; "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
+		echo "== reset"; "$JAIL" reset -D "$T/p" </dev/null; echo "reset-rc=$?"
+		find "$XDG_STATE_HOME/jail" -mindepth 2 2>/dev/null | grep /default/ | head; echo "left=$(find "$XDG_STATE_HOME/jail" -mindepth 2 2>/dev/null | grep -c /default/)"'
+	assert_contains "$out" "made-deep"
+	assert_contains "$out" "status-rc=0"
+	assert_contains "$out" "A ok.txt"
+	assert_contains "$out" "nested deeper than"
+	assert_contains "$out" "reset-rc=0"
+	assert_contains "$out" "left=0"
+	expect_fs_usable
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
+}
+
+test_hostside_path_host_git_refuses_is_left_out() {
+	mkrepo "$T/p"
+	mkdir "$T/p/target" && ln -s target "$T/p/link"  # untracked, not ignored
+	before=$(tree_hash "$T/p")
+	on_small_fs 64M 20000 '
+		"$JAIL" -q -D "$T/p" -- sh -c "rm link && mkdir link && echo x > link/f && echo ok > ok.txt" </dev/null
+		echo "run-rc=$?"
+		echo "== status"; "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
+		echo "== export"; "$JAIL" export -D "$T/p" </dev/null; echo "export-rc=$?"'
+	assert_contains "$out" "status-rc=0"
+	assert_contains "$out" "export-rc=0"
+	assert_contains "$out" "A ok.txt"
+	assert_contains "$out" "link/f: the host has a symlink at 'link'"
+	expect_fs_usable
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
+}
+
+test_hostside_gitignore_flag_variants() {
+	# the project is a subdirectory of its repository; the agent deletes a
+	# .gitignore (un-hiding what it ignored) and the root rules keep the rest
+	git_init "$T/r"
+	mkdir -p "$T/r/app/conf" && printf 'hello\n' >"$T/r/app/README"
+	printf '*.key\n' >"$T/r/.gitignore" && printf 'local.ini\n' >"$T/r/app/conf/.gitignore"
+	git -C "$T/r" add -A && git -C "$T/r" commit -qm init
+	printf 's\n' >"$T/r/app/conf/local.ini" && printf 'k\n' >"$T/r/app/conf/id.key"
+	before=$(tree_hash "$T/r")
+	on_small_fs 64M 20000 '
+		"$JAIL" -q -D "$T/r/app" -- sh -c "rm conf/.gitignore" </dev/null
+		"$JAIL" status -D "$T/r/app" </dev/null
+		"$JAIL" apply -D "$T/r/app" </dev/null; echo "apply-rc=$?"'
+	expect_fs_usable
+	assert_contains "$out" "D conf/.gitignore"
+	assert_contains "$out" "conf/.gitignore: no longer ignores conf/local.ini (exists on the host)"
+	assert_not_contains "$out" "no longer ignores conf/id.key"
+	assert_contains "$out" "apply-rc=125"
+	assert_eq "$(tree_hash "$T/r")" "$before" "the repository"
+}
