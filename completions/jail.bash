@@ -33,7 +33,7 @@ _jail_flags() { # SUBCOMMAND: the flags it takes
 	local export_flags="--export-deny --export-allow --allow-binary --max-size"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
-		--dns-upstream --publish --ro --rw --hide --show --hide-ignored --tmpfs -e --env --setenv --home \
+		--dns-upstream --publish --ro --rw --hide --show --hide-ignored --secret-name --tmpfs -e --env --path --setenv --home \
 		--copy --secret --memory --pids --cpus --disk --disk-inodes --allow-syscall --no-export $export_flags \
 		-h --help --version ;;
 	reset) printf '%s\n' -D --dir -s --session -h --help ;;
@@ -73,7 +73,8 @@ _jail() {
 	--hide-ignored) COMPREPLY=($(compgen -W "all secrets none" -- "$cur")); return ;;
 	--ro | --rw | --tmpfs | --copy) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-e | --env) COMPREPLY=($(compgen -v -- "$cur")); return ;;
-	--allow | --dns-upstream | --publish | --hide | --show | --setenv | --secret | \
+	--path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--allow | --dns-upstream | --publish | --hide | --show | --secret-name | --setenv | --secret | \
 		--memory | --pids | --cpus | --disk | --disk-inodes | --allow-syscall | --export-deny | \
 		--export-allow | --max-size)
 		return ;;

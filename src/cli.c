@@ -33,7 +33,7 @@ enum {
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
 	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION, OPT_DISK, OPT_EXPORT_ALLOW,
-	OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_HIDE_IGNORED,
+	OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_HIDE_IGNORED, OPT_SECRET_NAME, OPT_PATH,
 };
 
 struct opt {
@@ -58,8 +58,10 @@ static const struct opt opts[] = {
 	{{"hide", 1, 0, OPT_HIDE}, 0, M_RUN, "fs.hide", "PATTERN", "hide more project paths"},
 	{{"show", 1, 0, OPT_SHOW}, 0, M_RUN, "fs.show_ignored", "PATTERN", "show a git-ignored project path"},
 	{{"hide-ignored", 1, 0, OPT_HIDE_IGNORED}, 0, M_RUN, "fs.hide_ignored", "MODE", "all (default), secrets or none: which ignored paths are hidden"},
+	{{"secret-name", 1, 0, OPT_SECRET_NAME}, 0, M_RUN, "fs.secret_names", "PATTERN", "one more secret-shaped name to hide"},
 	{{"tmpfs", 1, 0, OPT_TMPFS}, 0, M_RUN, "fs.tmpfs", "PATH", "mount a tmpfs at PATH"},
 	{{"env", 1, 0, OPT_ENV}, 'e', M_RUN, "env.pass", "NAME", "pass a host variable"},
+	{{"path", 1, 0, OPT_PATH}, 0, M_RUN, "env.path", "DIR", "put DIR before the default PATH"},
 	{{"setenv", 1, 0, OPT_SETENV}, 0, M_RUN, "env.set", "NAME=VALUE", "set a variable"},
 	{{"home", 1, 0, OPT_HOME}, 0, M_RUN, "home.mode", "MODE", "fresh (default) or persistent"},
 	{{"copy", 1, 0, OPT_COPY}, 0, M_RUN, "home.copy", "PATH", "copy a host file into the fake home"},
@@ -154,6 +156,8 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 		else if (strcmp(arg, "none") == 0) g->hide_ignored = HIDE_NONE;
 		else return jail_err_set(e, 0, "--hide-ignored %s: unknown mode; use all, secrets or none", arg);
 		return 0;
+	case OPT_SECRET_NAME: strv_push(&g->secret_names, arg); return 0;
+	case OPT_PATH: strv_push(&g->env_path, arg); return 0;
 	case OPT_TMPFS: strv_push(&g->tmpfs, arg); return 0;
 	case OPT_ENV: strv_push(&g->env_pass, arg); return 0;
 	case OPT_SETENV:
