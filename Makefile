@@ -8,7 +8,7 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
-LIBS_PC := libmnl libnftnl libseccomp libcap-ng inih
+LIBS_PC := libmnl libnftnl libseccomp libcap-ng inih fuse3
 WERROR  ?= 0
 SANITIZE ?= 0
 

@@ -15,25 +15,44 @@
 
 #define M(c) (1u << (c))
 #define M_RUN M(CMD_RUN)
-#define M_SESSION (M_RUN | M(CMD_RESET) | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY))
+#define M_EXPORTS (M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY))
+#define M_SESSION (M_RUN | M_EXPORTS | M(CMD_RESET) | M(CMD_RM) | M(CMD_STOP) | M(CMD_EXEC))
 #define M_PROJECT (M_SESSION | M(CMD_LIST) | M(CMD_POLICY) | M(CMD_TRUST))
 
+/* Each subcommand: its name, what it does, its arguments after the options,
+ * and how many it takes (ARGS_ANY: any number; a run's command is required). */
+#define ARGS_ANY 1000
 static const struct {
 	const char *name;
 	enum subcmd cmd;
+	int max_args;
+	const char *args, *help;
 } subcmds[] = {
-	{"run", CMD_RUN},       {"reset", CMD_RESET},   {"list", CMD_LIST},
-	{"doctor", CMD_DOCTOR}, {"diff", CMD_DIFF},     {"export", CMD_EXPORT},
-	{"status", CMD_STATUS}, {"policy", CMD_POLICY}, {"trust", CMD_TRUST},
-	{"apply", CMD_APPLY},   {"help", CMD_HELP},     {"version", CMD_VERSION},
+	{"run", CMD_RUN, ARGS_ANY, "[--] COMMAND [ARGS...]", "run a command (the default)"},
+	{"exec", CMD_EXEC, ARGS_ANY, "[--] COMMAND [ARGS...]", "run a command in the session's running jail"},
+	{"diff", CMD_DIFF, ARGS_ANY, "[PATH...]", "show the session's change as a diff"},
+	{"status", CMD_STATUS, ARGS_ANY, "[PATH...]", "what changed, and what is left out and why"},
+	{"export", CMD_EXPORT, ARGS_ANY, "[PATH...]", "write the change as patch files for git am"},
+	{"apply", CMD_APPLY, ARGS_ANY, "[PATH...]", "land the change in the project with git am"},
+	{"reset", CMD_RESET, ARGS_ANY, "[PATH...]", "discard a session's changes (to PATHs only)"},
+	{"rm", CMD_RM, 0, "", "delete a session"},
+	{"list", CMD_LIST, 0, "", "the sessions of a project (--all: of every project)"},
+	{"ps", CMD_PS, 0, "", "the running jails of every project"},
+	{"stop", CMD_STOP, 0, "", "stop a session's running jail"},
+	{"policy", CMD_POLICY, 1, "[show|list]", "show|list: the effective policy, the available policies"},
+	{"trust", CMD_TRUST, 0, "", "honour the project's .jail.ini (records its digest)"},
+	{"doctor", CMD_DOCTOR, 0, "", "check that this host can run jail"},
+	{"help", CMD_HELP, 1, "[SUBCOMMAND]", "this help, or a subcommand's"},
+	{"version", CMD_VERSION, 0, "", "print the version"},
 };
 
 enum {
 	OPT_NET = 256, OPT_ALLOW, OPT_DNS_UPSTREAM, OPT_PUBLISH, OPT_RO, OPT_RW, OPT_HIDE,
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
-	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION, OPT_DISK, OPT_EXPORT_ALLOW,
-	OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_HIDE_IGNORED, OPT_SECRET_NAME, OPT_PATH,
+	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_HIDE_START_ONLY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION,
+	OPT_DISK, OPT_EXPORT_ALLOW, OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_SQUASH, OPT_NO_TRAILER, OPT_ALL, OPT_COLOR, OPT_TIMEOUT,
+	OPT_HIDE_IGNORED, OPT_SECRET_NAME, OPT_PATH,
 };
 
 struct opt {
@@ -59,6 +78,7 @@ static const struct opt opts[] = {
 	{{"show", 1, 0, OPT_SHOW}, 0, M_RUN, "fs.show_ignored", "PATTERN", "show a git-ignored project path"},
 	{{"hide-ignored", 1, 0, OPT_HIDE_IGNORED}, 0, M_RUN, "fs.hide_ignored", "MODE", "all (default), secrets or none: which ignored paths are hidden"},
 	{{"secret-name", 1, 0, OPT_SECRET_NAME}, 0, M_RUN, "fs.secret_names", "PATTERN", "one more secret-shaped name to hide"},
+	{{"hide-start-only", 0, 0, OPT_HIDE_START_ONLY}, 0, M_RUN, "fs.hide_start_only", NULL, "hide ignored files as at start only (no /dev/fuse)"},
 	{{"tmpfs", 1, 0, OPT_TMPFS}, 0, M_RUN, "fs.tmpfs", "PATH", "mount a tmpfs at PATH"},
 	{{"env", 1, 0, OPT_ENV}, 'e', M_RUN, "env.pass", "NAME", "pass a host variable"},
 	{{"path", 1, 0, OPT_PATH}, 0, M_RUN, "env.path", "DIR", "put DIR before the default PATH"},
@@ -73,48 +93,72 @@ static const struct opt opts[] = {
 	{{"disk-inodes", 1, 0, OPT_DISK_INODES}, 0, M_RUN, "limits.disk_inodes", "N", "files a run may add (default: one per KiB of --disk)"},
 	{{"allow-syscall", 1, 0, OPT_ALLOW_SYSCALL}, 0, M_RUN, "syscalls.allow", "NAME", "allow a refused syscall back"},
 	{{"no-export", 0, 0, OPT_NO_EXPORT}, 0, M_RUN, NULL, NULL, "do not write patches when the command ends"},
-	{{"export-deny", 1, 0, OPT_EXPORT_DENY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.deny", "PATTERN", "leave more paths out of the patch"},
-	{{"export-allow", 1, 0, OPT_EXPORT_ALLOW}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.allow", "PATTERN", "let a default left-out path through"},
-	{{"allow-binary", 0, 0, OPT_ALLOW_BINARY}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.binary", NULL, "export binary files too"},
-	{{"max-size", 1, 0, OPT_MAX_SIZE}, 0, M_RUN | M(CMD_DIFF) | M(CMD_EXPORT) | M(CMD_STATUS) | M(CMD_APPLY), "export.max_size", "SIZE", "largest file exported (default 5M)"},
+	{{"export-deny", 1, 0, OPT_EXPORT_DENY}, 0, M_RUN | M_EXPORTS, "export.deny", "PATTERN", "leave more paths out of the patch"},
+	{{"export-allow", 1, 0, OPT_EXPORT_ALLOW}, 0, M_RUN | M_EXPORTS, "export.allow", "PATTERN", "let a default left-out path through"},
+	{{"allow-binary", 0, 0, OPT_ALLOW_BINARY}, 0, M_RUN | M_EXPORTS, "export.binary", NULL, "export binary files too"},
+	{{"max-size", 1, 0, OPT_MAX_SIZE}, 0, M_RUN | M_EXPORTS, "export.max_size", "SIZE", "largest file exported (default 5M)"},
+	{{"squash", 0, 0, OPT_SQUASH}, 0, M_RUN | M_EXPORTS, "export.series", NULL, "one patch instead of one per commit of the agent"},
+	{{"no-trailer", 0, 0, OPT_NO_TRAILER}, 0, M_RUN | M_EXPORTS, "export.trailer", NULL, "no Jail-Session: trailer on the patches"},
+	{{"message", 1, 0, 'm'}, 'm', M(CMD_EXPORT) | M(CMD_APPLY), NULL, "MSG", "subject of the uncommitted changes' patch"},
 	{{"stat", 0, 0, OPT_STAT}, 0, M(CMD_DIFF), NULL, NULL, "diffstat instead of the diff"},
 	{{"name-status", 0, 0, OPT_NAME_STATUS}, 0, M(CMD_DIFF), NULL, NULL, "names and status letters only"},
 	{{"output", 1, 0, 'o'}, 'o', M(CMD_EXPORT), NULL, "DIR", "write the patches to DIR"},
 	{{"three-way", 0, 0, '3'}, '3', M(CMD_APPLY), NULL, NULL, "fall back to a three-way merge"},
 	{{"accept-flagged", 0, 0, OPT_ACCEPT_FLAGGED}, 0, M(CMD_APPLY), NULL, NULL, "apply even if control files (.gitignore, ...) changed"},
 	{{"revoke", 0, 0, OPT_REVOKE}, 0, M(CMD_TRUST), NULL, NULL, "forget the recorded trust"},
+	{{"all", 0, 0, OPT_ALL}, 0, M(CMD_LIST) | M(CMD_RESET), NULL, NULL, "list: every project's sessions; reset: all changes, without asking"},
+	{{"color", 2, 0, OPT_COLOR}, 0, M(CMD_DIFF), NULL, "[=WHEN]", "colour the diff: always, never or auto (default)"},
+	{{"timeout", 1, 0, OPT_TIMEOUT}, 0, M(CMD_STOP), NULL, "SECONDS", "stop: SIGKILL after SECONDS (default 10)"},
 	{{"help", 0, 0, 'h'}, 'h', ~0u, NULL, NULL, "this help"},
-	{{"version", 0, 0, OPT_VERSION}, 0, M_RUN, NULL, NULL, "print the version"},
+	{{"version", 0, 0, 'V'}, 'V', ~0u, NULL, NULL, "print the version"},
 };
+
+static void usage_opts(FILE *f, unsigned mask)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (!(opts[i].cmds & mask))
+			continue;
+		const char *arg = opts[i].arg ? opts[i].arg : "";
+		const char *sep = arg[0] && arg[0] != '[' ? " " : "";
+		char left[64];
+		if (opts[i].shortopt)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].shortopt,
+			         opts[i].lo.name, sep, arg);
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", opts[i].lo.name, sep, arg);
+		fprintf(f, "  %-30s %s\n", left, opts[i].help);
+	}
+}
 
 void cli_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: jail [OPTIONS] [--] COMMAND [ARGS...]   run COMMAND in a jail over the project\n"
-	        "       jail SUBCOMMAND [OPTIONS]\n\n"
-	        "subcommands:\n"
-	        "  run       run a command (the default)\n"
-	        "  diff      show the session's change as a diff\n"
-	        "  status    what changed, and what is left out and why\n"
-	        "  export    write the change as patch files for git am\n"
-	        "  apply     land the change in the project with git am\n"
-	        "  reset     discard a session's changes\n"
-	        "  list      the sessions of a project\n"
-	        "  policy    show|list: the effective policy, the available policies\n"
-	        "  trust     honour the project's .jail.ini (records its digest)\n"
-	        "  doctor    check that this host can run jail\n\n"
-	        "options:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
-		char left[64];
-		if (opts[i].shortopt)
-			snprintf(left, sizeof(left), "-%c, --%s%s%s", opts[i].shortopt,
-			         opts[i].lo.name, opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		else
-			snprintf(left, sizeof(left), "    --%s%s%s", opts[i].lo.name,
-			         opts[i].arg ? " " : "", opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-30s %s\n", left, opts[i].help);
-	}
+	        "       jail SUBCOMMAND [OPTIONS] [ARGS]        (jail SUBCOMMAND --help: its options)\n\n"
+	        "subcommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++)
+		fprintf(f, "  %-9s %s\n", subcmds[i].name, subcmds[i].help);
+	fprintf(f, "\noptions:\n");
+	usage_opts(f, ~0u);
 	fprintf(f, "\nSee jail(1) and jail.ini(5).\n");
+}
+
+void cli_usage_cmd(FILE *f, enum subcmd c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++) {
+		if (subcmds[i].cmd != c)
+			continue;
+		if (c == CMD_RUN || c == CMD_HELP) {
+			cli_usage(f);
+			return;
+		}
+		fprintf(f, "usage: jail %s [OPTIONS]%s%s\n  %s\n\noptions:\n", subcmds[i].name,
+		        subcmds[i].args[0] ? " " : "", subcmds[i].args, subcmds[i].help);
+		usage_opts(f, M(c));
+		fprintf(f, "\nSee jail(1).\n");
+		return;
+	}
+	cli_usage(f);
 }
 
 static const char *subcmd_name(enum subcmd c)
@@ -137,6 +181,9 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case 'q': g->quiet = true; return 0;
 	case 'o': free(c->output); c->output = xstrdup(arg); return 0;
 	case '3': c->three_way = true; return 0;
+	case 'm': free(c->message); c->message = xstrdup(arg); return 0;
+	case OPT_SQUASH: g->export_series = false; return 0;
+	case OPT_NO_TRAILER: g->export_trailer = false; return 0;
 	case OPT_NET:
 		if (strcmp(arg, "none") == 0) g->net = NET_NONE;
 		else if (strcmp(arg, "allow") == 0) g->net = NET_ALLOW;
@@ -158,6 +205,7 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 		return 0;
 	case OPT_SECRET_NAME: strv_push(&g->secret_names, arg); return 0;
 	case OPT_PATH: strv_push(&g->env_path, arg); return 0;
+	case OPT_HIDE_START_ONLY: g->hide_start_only = true; return 0;
 	case OPT_TMPFS: strv_push(&g->tmpfs, arg); return 0;
 	case OPT_ENV: strv_push(&g->env_pass, arg); return 0;
 	case OPT_SETENV:
@@ -221,19 +269,32 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_STAT: c->stat = true; return 0;
 	case OPT_NAME_STATUS: c->name_status = true; return 0;
 	case OPT_REVOKE: c->revoke = true; return 0;
+	case OPT_ALL: c->all = true; return 0;
+	case OPT_COLOR:
+		if (!arg || strcmp(arg, "always") == 0) c->color = COLOR_ALWAYS;
+		else if (strcmp(arg, "never") == 0) c->color = COLOR_NEVER;
+		else if (strcmp(arg, "auto") == 0) c->color = COLOR_AUTO;
+		else return jail_err_set(e, 0, "--color=%s: use always, never or auto", arg);
+		return 0;
+	case OPT_TIMEOUT: {
+		char *end;
+		errno = 0;
+		long v = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || v < 0 || v > 86400)
+			return jail_err_set(e, 0, "--timeout %s: expected whole seconds (0-86400)", arg);
+		c->timeout = (int)v;
+		return 0;
+	}
 	default: return jail_err_set(e, 0, "internal: unhandled option --%s", o->lo.name);
 	}
 }
 
-static enum subcmd find_subcmd(const char *word, bool *found)
+static int find_subcmd(const char *word)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++)
-		if (strcmp(word, subcmds[i].name) == 0) {
-			*found = true;
-			return subcmds[i].cmd;
-		}
-	*found = false;
-	return CMD_RUN;
+		if (strcmp(word, subcmds[i].name) == 0)
+			return (int)i;
+	return -1;
 }
 
 static const struct opt *find_opt(int val)
@@ -244,19 +305,62 @@ static const struct opt *find_opt(int val)
 	return NULL;
 }
 
-int cli_parse(int argc, char **argv, struct cli *out, struct jail_err *e)
+/* Edit distance with adjacent transpositions ("stauts" is 1 from "status"). */
+static size_t edit_distance(const char *a, const char *b)
 {
-	memset(out, 0, sizeof(*out));
-	config_init(&out->cfg);
-	int first = 1;
-	bool found = false;
-	if (argc > 1 && argv[1][0] != '-')
-		out->cmd = find_subcmd(argv[1], &found);
-	if (found)
-		first = 2;
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 31 || lb > 31)
+		return 99;
+	size_t d[32][32];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t v = d[i - 1][j - 1] + cost;
+			if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
 
-	struct option lopts[ARRAY_SIZE(opts) + 1];
-	char shorts[64] = "+:";  /* stop at the first non-option; report missing args */
+const char *cli_suggest(const char *word)
+{
+	size_t n = strlen(word);
+	if (n < 2 || strchr(word, '/'))
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++) {
+		size_t d = edit_distance(word, subcmds[i].name);
+		if (d <= (n >= 5 ? 2u : 1u))
+			return subcmds[i].name;
+	}
+	return NULL;
+}
+
+/* Is word a program in one of $PATH's directories? */
+static bool on_path(const char *word)
+{
+	const char *path = getenv("PATH");
+	if (!path || strchr(word, '/'))
+		return true;
+	_cleanup_free_ char *copy = xstrdup(path);
+	char *save = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", d[0] ? d : ".", word);
+		if (access(p, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void build_getopt(struct option *lopts, char *shorts)
+{
 	size_t sl = strlen(shorts);
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
 		lopts[i] = opts[i].lo;
@@ -265,51 +369,130 @@ int cli_parse(int argc, char **argv, struct cli *out, struct jail_err *e)
 			if (opts[i].lo.has_arg)
 				shorts[sl++] = ':';
 		}
+		/* -e is the short form of --env */
+		if (opts[i].shortopt == 'e')
+			lopts[i].val = 'e';
 	}
 	shorts[sl] = '\0';
 	memset(&lopts[ARRAY_SIZE(opts)], 0, sizeof(struct option));
-	/* -e is the short form of --env */
-	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
-		if (opts[i].shortopt == 'e')
-			lopts[i].val = 'e';
+}
 
+/* A value given as its own word never starts with '-': `--hide -- true` is a
+ * forgotten value, not the pattern "--" (--hide=-x says it on purpose). */
+static int check_value_word(const struct opt *o, const char *arg, char *const *argv,
+                            struct jail_err *e)
+{
+	if (o->lo.has_arg != 1 || arg != argv[optind - 1] || arg[0] != '-' || !arg[1])
+		return 0;
+	/* as typed: -D or --dir */
+	bool is_short = argv[optind - 2][0] == '-' && argv[optind - 2][1] != '-';
+	char name[40];
+	if (is_short)
+		snprintf(name, sizeof(name), "-%c", o->shortopt);
+	else
+		snprintf(name, sizeof(name), "--%s", o->lo.name);
+	return jail_err_set(e, 0, "option %s needs a value (%s), got '%s'; give it one (or %s%s "
+	                    "for a value that starts with '-')", name, o->arg ? o->arg : "",
+	                    arg, name, is_short ? "VALUE" : "=VALUE");
+}
+
+static int take_option(struct cli *out, int ch, char *const *argv, struct jail_err *e)
+{
+	if (ch == '?') {
+		const char *bad = argv[optind - 1];
+		if (optopt)
+			return jail_err_set(e, 0, "unknown option -%c; see jail %s --help", optopt,
+			                    subcmd_name(out->cmd));
+		return jail_err_set(e, 0, "unknown option %s; see jail %s --help", bad,
+		                    subcmd_name(out->cmd));
+	}
+	if (ch == ':')
+		return jail_err_set(e, 0, "option %s needs a value; see jail %s --help",
+		                    argv[optind - 1], subcmd_name(out->cmd));
+	const struct opt *o = find_opt(ch == 'e' ? OPT_ENV : ch);
+	if (!o)
+		return jail_err_set(e, 0, "internal: unknown option code %d", ch);
+	if (o->lo.val == 'h' || o->lo.val == 'V')
+		return 1;
+	if (!(o->cmds & M(out->cmd)))
+		return jail_err_set(e, 0, "option --%s does not apply to 'jail %s'; see jail %s --help",
+		                    o->lo.name, subcmd_name(out->cmd), subcmd_name(out->cmd));
+	if (check_value_word(o, optarg, argv, e) < 0)
+		return -1;
+	return set_value(out, o, optarg, e);
+}
+
+/* The words after the options: a command, or a subcommand's arguments. */
+static int check_args(struct cli *out, int sub, bool dashdash, struct jail_err *e)
+{
+	size_t n = 0;
+	while (out->args[n])
+		n++;
+	if (out->cmd == CMD_RUN || out->cmd == CMD_EXEC) {
+		const char *u = out->cmd == CMD_RUN ? "jail [-D DIR] -- COMMAND [ARGS...]"
+		                                    : "jail exec [-D DIR] [-s NAME] -- COMMAND [ARGS...]";
+		if (!n)
+			return jail_err_set(e, 0, "no command given; usage: %s", u);
+		out->cfg.argv = out->args;
+		/* `jail stauts`: a typo of a subcommand, not a program to run */
+		const char *near = sub < 0 && !dashdash ? cli_suggest(out->args[0]) : NULL;
+		if (near && !on_path(out->args[0])) {
+			_cleanup_free_ char *esc = escape_name(out->args[0]);
+			return jail_err_set(e, 0, "'%s' is not a jail command (did you mean '%s'?) nor "
+			                    "found on PATH", esc, near);
+		}
+		return 0;
+	}
+	int max = sub >= 0 ? subcmds[sub].max_args : 0;
+	if ((int)n > max) {
+		_cleanup_free_ char *esc = escape_name(out->args[max]);
+		return jail_err_set(e, 0, "'jail %s' takes %s, got '%s'; see jail %s --help",
+		                    subcmd_name(out->cmd), max ? "fewer arguments" : "no arguments",
+		                    esc, subcmd_name(out->cmd));
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, struct cli *out, struct jail_err *e)
+{
+	memset(out, 0, sizeof(*out));
+	config_init(&out->cfg);
+	out->timeout = 10;
+	int sub = argc > 1 && argv[1][0] != '-' ? find_subcmd(argv[1]) : -1;
+	int first = sub >= 0 ? 2 : 1;
+	out->cmd = sub >= 0 ? subcmds[sub].cmd : CMD_RUN;
+	struct option lopts[ARRAY_SIZE(opts) + 1];
+	/* a run stops at its command; the other subcommands take options anywhere
+	 * (`jail diff README -s x`); ':' reports missing values */
+	char shorts[64];
+	strcpy(shorts, out->cmd == CMD_RUN || out->cmd == CMD_EXEC ? "+:" : ":");
+	build_getopt(lopts, shorts);
 	int sub_argc = argc - first + 1;
 	char **sub_argv = argv + first - 1;
 	optind = 1;
 	opterr = 0;
 	int ch;
 	while ((ch = getopt_long(sub_argc, sub_argv, shorts, lopts, NULL)) != -1) {
-		if (ch == '?') {
-			const char *bad = sub_argv[optind - 1];
-			if (optopt)
-				return jail_err_set(e, 0, "unknown option -%c; see jail --help", optopt);
-			return jail_err_set(e, 0, "unknown option %s; see jail --help", bad);
-		}
-		if (ch == ':')
-			return jail_err_set(e, 0, "option %s needs a value; see jail --help",
-			                    sub_argv[optind - 1]);
-		const struct opt *o = find_opt(ch == 'e' ? OPT_ENV : ch);
-		if (!o)
-			return jail_err_set(e, 0, "internal: unknown option code %d", ch);
-		if (o->lo.val == 'h') {
-			out->cmd = CMD_HELP;
-			return 0;
-		}
-		if (o->lo.val == OPT_VERSION) {
-			out->cmd = CMD_VERSION;
-			return 0;
-		}
-		if (!(o->cmds & M(out->cmd)))
-			return jail_err_set(e, 0, "option --%s does not apply to 'jail %s'; see jail --help",
-			                    o->lo.name, subcmd_name(out->cmd));
-		if (set_value(out, o, optarg, e) < 0)
+		int r = take_option(out, ch, sub_argv, e);
+		if (r < 0)
 			return -1;
+		if (r == 1) {
+			out->help_cmd = out->cmd;
+			out->cmd = ch == 'h' ? CMD_HELP : CMD_VERSION;
+			return 0;
+		}
 	}
 	out->args = sub_argv + optind;
-	if (out->cmd == CMD_RUN) {
-		if (!out->args[0])
-			return jail_err_set(e, 0, "no command given; usage: jail [-D DIR] -- COMMAND [ARGS...]");
-		out->cfg.argv = out->args;
+	bool dashdash = optind > 1 && strcmp(sub_argv[optind - 1], "--") == 0;
+	if (check_args(out, sub, dashdash, e) < 0)
+		return -1;
+	if (out->cmd == CMD_HELP && out->args[0]) {
+		int h = find_subcmd(out->args[0]);
+		if (h < 0) {
+			_cleanup_free_ char *esc = escape_name(out->args[0]);
+			return jail_err_set(e, 0, "jail help %s: no such subcommand; see jail --help", esc);
+		}
+		out->help_cmd = subcmds[h].cmd;
 	}
 	return 0;
 }
@@ -321,5 +504,6 @@ void cli_free(struct cli *c)
 	config_free(&c->cfg);
 	strv_free(&c->set_keys);
 	free(c->output);
+	free(c->message);
 	memset(c, 0, sizeof(*c));
 }

@@ -6,8 +6,11 @@
 
 enum subcmd {
 	CMD_RUN = 0, CMD_RESET, CMD_LIST, CMD_DOCTOR, CMD_DIFF, CMD_EXPORT, CMD_STATUS,
-	CMD_POLICY, CMD_TRUST, CMD_APPLY, CMD_HELP, CMD_VERSION,
+	CMD_POLICY, CMD_TRUST, CMD_APPLY, CMD_HELP, CMD_VERSION, CMD_RM, CMD_PS, CMD_STOP,
+	CMD_EXEC,
 };
+
+enum color_when { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER };
 
 struct cli {
 	enum subcmd cmd;
@@ -18,7 +21,12 @@ struct cli {
 	char *output;            /* export -o DIR */
 	bool three_way;          /* apply -3 */
 	bool accept_flagged;     /* apply --accept-flagged */
+	char *message;           /* export/apply -m: subject of the uncommitted changes */
 	bool revoke;             /* trust --revoke */
+	bool all;                /* list --all, reset --all */
+	enum color_when color;   /* diff --color */
+	int timeout;             /* stop --timeout (seconds) */
+	enum subcmd help_cmd;    /* help: whose usage */
 	char **args;             /* positional args of a subcommand (policy show|list) */
 };
 
@@ -26,6 +34,10 @@ struct cli {
 int cli_parse(int argc, char **argv, struct cli *out, struct jail_err *e) WUR;
 void cli_free(struct cli *c);
 void cli_usage(FILE *f);
+/* One subcommand's usage and options (`jail diff --help`). */
+void cli_usage_cmd(FILE *f, enum subcmd c);
+/* The subcommand a mistyped word probably meant ("stauts" → "status"), or NULL. */
+const char *cli_suggest(const char *word);
 /* Did the command line set this config key ("net.mode", "limits.memory")? */
 bool cli_sets(const struct cli *c, const char *key);
 

@@ -11,9 +11,17 @@
 #include "controlfiles.h"
 #include "scratchroom.h"
 #include "git.h"
+#include "hints.h"
+#include "live.h"
 #include "log.h"
+#include "pager.h"
 #include "patch.h"
+#include "pathspec.h"
 #include "policy.h"
+#include "runstamp.h"
+#include "secrets.h"
+#include "series.h"
+#include "seriesmsg.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -23,6 +31,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -35,10 +44,38 @@ struct collect {
 	char *scratch_parent;  /* where sc lives (scratchroom.h) */
 	bool scratch_own;
 	bool built;  /* the scratch repository holds pre and post */
-	char *patch;  /* the patch written, or NULL */
+	char *patch;  /* the patch written (the first of a series), or NULL */
 	struct collect *subs;
 	size_t n_subs;
+	struct series sr;     /* the agent's commits (series.h) */
+	struct strv paths;    /* every patch written, in order */
+	char *author;         /* the user's "Name <email>", or NULL */
+	char *trailer;        /* "project/session", or NULL */
+	const char *message;  /* -m: the uncommitted changes' subject */
+	const char *live_dir;        /* a live read's own scratch place (not the session dir) */
+	const struct strv *pathspec; /* the paths asked for (pathspec.h); NULL: all */
+	const char *sub_path;        /* a submodule's path in the superproject */
 };
+
+/* Keep the changes under the paths asked for (`jail diff src/`). */
+static void keep_pathspec(struct collect *k)
+{
+	if (!k->pathspec || !k->pathspec->n)
+		return;
+	size_t kept = 0;
+	for (size_t i = 0; i < k->cs.n; i++) {
+		struct change *c = &k->cs.v[i];
+		_cleanup_free_ char *full = xasprintf("%s%s%s", k->sub_path ? k->sub_path : "",
+		                                      k->sub_path ? "/" : "", c->path);
+		if (pathspec_match(k->pathspec, full)) {
+			k->cs.v[kept++] = *c;
+			continue;
+		}
+		free(c->path);
+		free(c->reason);
+	}
+	k->cs.n = kept;
+}
 
 static void collect_free(struct collect *k)
 {
@@ -49,6 +86,11 @@ static void collect_free(struct collect *k)
 	k->n_subs = 0;
 	free(k->patch);
 	k->patch = NULL;
+	series_free(&k->sr);
+	strv_free(&k->paths);
+	free(k->author);
+	free(k->trailer);
+	k->author = k->trailer = NULL;
 	scratch_destroy(&k->sc);
 	scratch_unplace(k->scratch_parent, k->scratch_own);
 	k->scratch_parent = NULL;
@@ -61,6 +103,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 {
 	if (export_scan(&k->x, &k->cs, e) < 0)
 		return -1;
+	keep_pathspec(k);
 	if (k->cs.truncated)
 		return 0;  /* too_many() says so; nothing is built from half a walk */
 	if (export_filter(&k->x, &k->cs, e) < 0)
@@ -72,14 +115,19 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	}
 	if (changeset_included(&k->cs) == 0)
 		return 0;
-	_cleanup_free_ char *msg = patch_message(&k->cs, s->name);
+	_cleanup_free_ char *subject = k->message ? xstrdup(k->message)
+	                                          : seriesmsg_default_subject(&k->cs, s->name);
+	_cleanup_free_ char *raw = patch_message(&k->cs, subject);
+	_cleanup_free_ char *clean = seriesmsg_sanitize(raw, strlen(raw));
+	_cleanup_free_ char *msg = seriesmsg_finish(clean, NULL, k->trailer);
 	unsigned long long bytes = 0;
 	for (size_t i = 0; i < k->cs.n; i++)
 		bytes += !k->cs.v[i].reason && k->cs.v[i].new_size > 0 ? (unsigned long long)k->cs.v[i].new_size : 0;
 	unsigned long long need = scratch_estimate(bytes, changeset_included(&k->cs));
-	if (scratch_place(s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
+	if (scratch_place(k->live_dir ? k->live_dir : s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
 		return -1;
 	const char *at = k->scratch_parent;
+	k->sc.author = k->author;
 	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
@@ -88,20 +136,92 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	return 0;
 }
 
-static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
-                   struct jail_err *e)
+/* Who the patches jail writes are from, and the trailer that says where. */
+static void collect_identity(struct collect *k, const struct session *s,
+                             const struct jail_config *cfg, const char *message)
 {
+	k->author = gitidentity_author();
+	k->message = message;
+	const char *slash = strrchr(s->project, '/');
+	_cleanup_free_ char *name = escape_name(slash && slash[1] ? slash + 1 : s->project);
+	if (cfg->export_trailer)
+		k->trailer = xasprintf("%s/%s", name, s->name);
+}
+
+/* The meta key of the agent's commit that the last jail apply landed: one for
+ * the project, one per submodule (named by a hash of its path). */
+static char *series_head_key(const char *sub)
+{
+	if (!sub)
+		return xstrdup("series_head");
+	char hex[65];
+	sha256_hex(sub, strlen(sub), hex);
+	return xasprintf("series_head_%.16s", hex);
+}
+
+/* A submodule's series stands on its host HEAD (no base is recorded for it). */
+static char *host_head(const char *project)
+{
+	struct git g = {.cwd = project};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) < 0 || status != 0 || !out.s) {
+		sb_free(&out);
+		return NULL;
+	}
+	out.s[strcspn(out.s, "\n")] = '\0';
+	return sb_steal(&out);
+}
+
+/* The agent's commits as a series, when it made any (series.h); sub names a
+ * submodule of super's project. */
+static int collect_series(struct collect *k, struct session *s, const struct jail_config *cfg,
+                          const struct collect *super, const char *sub, struct jail_err *e)
+{
+	if (!cfg->export_series)
+		return 0;
+	_cleanup_free_ char *key = series_head_key(sub);
+	_cleanup_free_ char *landed = session_meta_get(s, key);
+	_cleanup_free_ char *base = sub ? host_head(k->x.project) : NULL;
+	if (sub && !base)
+		return 0;
+	struct series_opts o = {
+		.session = s->name, .session_dir = s->dir, .trailer = k->trailer,
+		.author = k->author ? k->author : "jail <jail@localhost>", .subject = k->message,
+		.series_head = landed, .post = k->built ? &k->sc : NULL, .base = base,
+		.super = super ? super->x.project : NULL, .sub = sub,
+	};
+	return series_build(&k->sr, &k->x, &k->cs, &o, e);
+}
+
+static int collect(struct collect *k, struct session *s, const struct jail_config *cfg,
+                   const char *message, struct jail_err *e)
+{
+	const char *live_dir = k->live_dir;
+	const struct strv *pathspec = k->pathspec;
 	memset(k, 0, sizeof(*k));
+	k->live_dir = live_dir;
+	k->pathspec = pathspec;
 	k->x.project_fd = k->x.upper_fd = -1;
-	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0)
+	collect_identity(k, s, cfg, message);
+	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0 ||
+	    collect_series(k, s, cfg, NULL, NULL, e) < 0)
 		return -1;
 	const struct strv *subs = &k->x.submodules;
 	k->subs = subs->n ? xcalloc(subs->n, sizeof(*k->subs)) : NULL;
 	for (size_t i = 0; i < subs->n; i++) {
 		struct collect *sk = &k->subs[k->n_subs++];
 		sk->x.project_fd = sk->x.upper_fd = -1;
+		sk->author = k->author ? xstrdup(k->author) : NULL;
+		sk->trailer = k->trailer ? xstrdup(k->trailer) : NULL;
+		sk->message = message;
+		sk->live_dir = k->live_dir;
+		sk->pathspec = k->pathspec;
+		sk->sub_path = subs->v[i];
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
-		    collect_build(sk, s, true, e) < 0) {
+		    collect_build(sk, s, true, e) < 0 || collect_series(sk, s, cfg, k, subs->v[i], e) < 0) {
 			_cleanup_free_ char *esc = escape_name(subs->v[i]);
 			return jail_err_wrap(e, "submodule '%s'", esc);
 		}
@@ -122,7 +242,7 @@ static int too_many(const struct collect *k, struct jail_err *e)
 /* Does the export hold a patch at all (the superproject's or a submodule's)? */
 static bool any_built(const struct collect *k)
 {
-	bool any = k->built;
+	bool any = k->built || k->sr.active;
 	for (size_t i = 0; i < k->n_subs; i++)
 		any |= k->subs[i].built;
 	return any;
@@ -147,7 +267,7 @@ static int clear_patches(int dfd, struct jail_err *e)
 static int write_one(struct collect *k, const struct session *s, const char *dir,
                      struct jail_err *e)
 {
-	if (!k->built)
+	if (!k->built && !k->sr.active)
 		return 0;
 	if (mkdir_p(dir, 0700, e) < 0)
 		return -1;
@@ -156,17 +276,21 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 		return jail_err_sys(e, "open '%s'", dir);
 	struct strbuf mbox = {0}, summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
-	int r = patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
-	if (r == 0 && !room_for(dir, 2 * (unsigned long long)mbox.len))
+	int r = k->sr.active ? series_write(&k->sr, dfd, dir, &k->paths, e)
+	                     : patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
+	if (r == 0 && !k->sr.active && !room_for(dir, 2 * (unsigned long long)mbox.len))
 		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%zu KiB) in %s "
 		                            "without going below the filesystem's reserve; free some "
 		                            "space, or write it elsewhere with jail export -o DIR",
 		                 mbox.len >> 10, dir);
-	if (r == 0)
+	if (r == 0 && !k->sr.active) {
 		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
-	if (r == 0) {
-		k->patch = xasprintf("%s/%s", dir, name);
-		summary_render(&k->cs, k->patch, &summary);
+		strv_push_take(&k->paths, xasprintf("%s/%s", dir, name));
+	}
+	if (r == 0 && k->paths.n) {
+		k->patch = xstrdup(k->paths.v[0]);
+		series_summary(&k->sr, &summary);
+		summary_render(&k->cs, k->sr.active ? NULL : k->patch, &summary);
 		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
 	sb_free(&mbox);
@@ -197,11 +321,24 @@ static int write_series(struct collect *k, const struct session *s, const char *
 }
 
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
- * the session started (meta "base"), so a conflict merges instead of failing. */
-static void log_landing(const struct session *s, const char *patch)
+ * the session started (meta "base"), so a conflict merges instead of failing;
+ * `patch -p1` where there is no repository.  Paths quoted for the shell. */
+static void log_landing(const struct session *s, const struct collect *k)
 {
-	if (!patch)
+	if (!k->patch)
 		return;
+	const char *slash = strrchr(k->patch, '/');
+	int dir = slash ? (int)(slash - k->patch) : 0;
+	_cleanup_free_ char *pdir = slash ? strndup(k->patch, (size_t)dir) : NULL;
+	_cleanup_free_ char *qdir = pdir ? hint_shell_quote(pdir) : NULL;
+	/* a series: its directory quoted, the glob left for the shell */
+	_cleanup_free_ char *esc = hint_shell_quote(s->project);
+	_cleanup_free_ char *pesc = k->paths.n > 1 && qdir ? xasprintf("%s/0*.patch", qdir)
+	                                                   : hint_shell_quote(k->patch);
+	if (!k->x.is_repo) {
+		log_info("review it, then land it: patch -d %s -p1 < %s", esc, pesc);
+		return;
+	}
 	_cleanup_free_ char *base = session_meta_get(s, "base");
 	struct git g = {.cwd = s->project};
 	struct strbuf head = {0};
@@ -214,8 +351,6 @@ static void log_landing(const struct session *s, const char *patch)
 	             head.s && strncmp(head.s, base, strlen(base)) != 0 &&
 	             !(applied && strncmp(head.s, applied, strlen(applied)) == 0);
 	sb_free(&head);
-	_cleanup_free_ char *esc = escape_name(s->project);
-	_cleanup_free_ char *pesc = escape_name(patch);
 	if (moved)
 		log_info("the project moved on since the session started; land it with: "
 		         "git -C %s am -3 %s", esc, pesc);
@@ -255,15 +390,77 @@ static void log_submodules(const struct collect *k)
 	}
 }
 
-static void report(const struct collect *k, const struct session *s, bool landing)
+/* A screenful of the summary at most: the terminal's height, else 40 lines.
+ * The patch line (the last) always shows. */
+static void log_lines_capped(const char *text)
+{
+	struct winsize ws;
+	size_t max = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 16
+	             ? (size_t)ws.ws_row - 6 : 40;
+	_cleanup_free_ char *copy = xstrdup(text);
+	size_t n = 0, skipped = 0;
+	for (char *line = copy, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (n++ < max || strncmp(line, "patch: ", 7) == 0 || (!nl || !nl[1])) {
+			if (skipped)
+				log_info("… and %s more: jail status", thousands(skipped).s);
+			skipped = 0;
+			log_info("%s", line);
+		} else {
+			skipped++;
+		}
+	}
+	if (skipped)
+		log_info("… and %s more: jail status", thousands(skipped).s);
+}
+
+/* What this run touched among what the session holds (runstamp.h). */
+static void log_this_run(const struct collect *k, const struct runstamp *rs)
+{
+	if (!rs || !rs->had_previous)
+		return;
+	size_t n = 0;
+	struct strbuf names = {0};
+	for (size_t i = 0; i < k->cs.n; i++) {
+		_cleanup_free_ char *esc = escape_name(k->cs.v[i].path);
+		if (k->cs.v[i].reason || !runstamp_touched(rs, esc))
+			continue;
+		if (n++ < 5)
+			sb_printf(&names, "%s%s", n > 1 ? ", " : "", esc);
+	}
+	if (n > 5)
+		sb_printf(&names, " and %s more", thousands(n - 5).s);
+	if (n)
+		log_info("this run changed %zu file%s: %s; the session holds:", n, n == 1 ? "" : "s",
+		         names.s);
+	else
+		log_info("this run changed no exported file; the session holds:");
+	sb_free(&names);
+}
+
+/* The series (if any), then the change with its left-out files. */
+static void render_all(const struct collect *k, const char *patch, struct strbuf *out)
+{
+	series_summary(&k->sr, out);
+	if (k->sr.active && changeset_worth_telling(&k->cs))
+		sb_puts(out, "the series adds up to:\n");
+	summary_render(&k->cs, k->sr.active ? NULL : patch, out);
+}
+
+static void report(const struct collect *k, const struct session *s, bool landing,
+                   const struct runstamp *rs)
 {
 	struct strbuf sum = {0};
-	summary_render(&k->cs, k->patch, &sum);
-	if (sum.s)
-		log_lines(sum.s);
+	render_all(k, k->patch, &sum);
+	if (sum.s) {
+		log_this_run(k, rs);
+		log_lines_capped(sum.s);
+	}
 	sb_free(&sum);
 	if (landing)
-		log_landing(s, k->patch);
+		log_landing(s, k);
 	log_submodules(k);
 }
 
@@ -271,22 +468,41 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 {
 	if (cfg->no_export)
 		return 0;
-	struct collect k;
-	int r = collect(&k, s, cfg, e);
+	/* a run that changed nothing says nothing, and the last patch stands,
+	 * unless the project's HEAD moved (the landing advice changes with it) */
+	struct runstamp rs;
+	_cleanup_free_ char *host = runstamp_host(s->project);
+	bool stamped = runstamp_take(&rs, s->dir, cfg, host, e) == 0;
+	log_debug("export: upper dir stamped (%zu entries)", rs.n);
+	if (stamped && rs.unchanged) {
+		runstamp_free(&rs);
+		return 0;
+	}
+	/* a big export takes a while: say so on a terminal before it starts */
+	if (stamped && rs.n >= 5000 && isatty(STDERR_FILENO))
+		log_info("exporting a session of %s entries…", thousands(rs.n).s);
+	struct collect k = {0};  /* collect() keeps its live_dir and pathspec */
+	int r = collect(&k, s, cfg, NULL, e);
 	if (r == 0 && k.cs.truncated)
 		r = too_many(&k, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
 	if (r == 0)
-		report(&k, s, true);
+		report(&k, s, true, stamped ? &rs : NULL);
+	struct jail_err se;
+	if (r == 0 && stamped && runstamp_save(&rs, s->dir, &se) < 0)
+		log_warn("%s", se.msg);
 	collect_free(&k);
+	if (stamped)
+		runstamp_free(&rs);
 	return r < 0 ? jail_err_wrap(e, "export") : 0;
 }
 
 /* Resolve and lock the session a subcommand names; the policy's [export] keys
- * and the flags go into *cfg. */
+ * and the flags go into *cfg.  With *live (diff, status) a running session is
+ * read without its lock: *live says whether it was. */
 static int open_session(struct cli *c, struct session *s, struct jail_config *cfg,
-                        struct jail_err *e)
+                        bool *live, struct jail_err *e)
 {
 	if (session_resolve(s, c->cfg.project, c->cfg.session, e) < 0)
 		return -1;
@@ -298,14 +514,27 @@ static int open_session(struct cli *c, struct session *s, struct jail_config *cf
 		return jail_err_set(e, 0, "no session '%s' for %s; run a command in it first "
 		                          "(jail -D DIR -- COMMAND)", s->name, esc);
 	}
-	return session_lock(s, e);
+	bool may_live = *live;
+	*live = false;
+	if (session_lock(s, e) == 0)
+		return 0;
+	if (!may_live || e->errnum != EBUSY)
+		return -1;
+	struct live_info li;
+	*live = live_get(s->dir, &li);
+	live_info_free(&li);
+	if (!*live)
+		return -1;
+	log_info("session '%s' is running: its work as it is now (each file as read now)",
+	         s->name);
+	return 0;
 }
 
 /* Common shape of the subcommands: open, collect, act, report. */
 typedef int (*export_action)(struct cli *c, struct session *s, struct collect *k,
                              struct jail_err *e);
 
-static int run_export_cmd(struct cli *c, export_action act)
+static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 {
 	struct jail_err e = {0};
 	struct session s = {.lockfd = -1};
@@ -314,14 +543,35 @@ static int run_export_cmd(struct cli *c, export_action act)
 	k.x.project_fd = k.x.upper_fd = -1;
 	struct jail_config cfg;
 	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
-	int r = open_session(c, &s, &cfg, &e);
+	bool live = may_live;
+	_cleanup_free_ char *scratch = NULL;
+	int r = open_session(c, &s, &cfg, &live, &e);
+	/* a running jail exports into its session dir when it ends: a live read
+	 * builds its scratch repository apart, and removes it */
+	if (r == 0 && live) {
+		scratch = xasprintf("%s/.live.XXXXXX", s.project_root);
+		if (!mkdtemp(scratch))
+			r = jail_err_sys(&e, "create '%s'", scratch);
+		k.live_dir = scratch;
+	}
+	struct strv specs = {0};
 	if (r == 0)
-		r = collect(&k, &s, &cfg, &e);
+		r = pathspec_resolve(&s, c->args, &specs, &e);
+	k.pathspec = &specs;
+	/* jail diff shows the sum: the agent's commits need not be read */
+	if (r == 0 && c->cmd == CMD_DIFF)
+		cfg.export_series = false;
+	if (r == 0)
+		r = collect(&k, &s, &cfg, c->message, &e);
 	if (r == 0 && k.cs.truncated && c->cmd != CMD_STATUS)
 		r = too_many(&k, &e);
 	if (r == 0)
 		r = act(c, &s, &k, &e);
+	strv_free(&specs);
 	collect_free(&k);
+	struct jail_err ignored;
+	if (scratch && rm_rf_at(AT_FDCWD, scratch, &ignored) < 0)
+		log_warn("remove '%s': %s", scratch, ignored.msg);
 	session_free(&s);
 	config_free(&cfg);
 	if (r < 0) {
@@ -351,13 +601,17 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 	}
 	bool tty = isatty(STDOUT_FILENO);
 	const char *no_color = getenv("NO_COLOR");
+	bool color = c->color == COLOR_ALWAYS ||
+	             (c->color == COLOR_AUTO && tty && !(no_color && *no_color));
 	/* the agent chose these bytes: a terminal gets them escaped */
-	if (r == 0 && tty && strcmp(mode, "patch") == 0 && !(no_color && *no_color))
+	if (r == 0 && color && strcmp(mode, "patch") == 0)
 		colorize_diff(out.s ? out.s : "", out.len, &shown);
-	else if (r == 0 && tty)
+	else if (r == 0 && (tty || color))
 		sanitize_for_terminal(out.s ? out.s : "", out.len, &shown);
+	else if (r == 0)
+		sb_append(&shown, out.s ? out.s : "", out.len);
 	if (r == 0)
-		r = tty ? write_stdout(shown.s, shown.len, e) : write_stdout(out.s, out.len, e);
+		r = pager_write(shown.s ? shown.s : "", shown.len, e);
 	sb_free(&out);
 	sb_free(&shown);
 	return r;
@@ -372,7 +626,7 @@ static int act_status(struct cli *c, struct session *s, struct collect *k, struc
 		return write_stdout(many.msg, strlen(many.msg), e) < 0 ? -1
 		       : write_stdout("\n", 1, e);
 	}
-	summary_render(&k->cs, NULL, &out);
+	render_all(k, NULL, &out);
 	for (size_t i = 0; i < k->n_subs; i++) {
 		struct strbuf sub = {0};
 		summary_render(&k->subs[i].cs, NULL, &sub);
@@ -394,7 +648,7 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	if (write_series(k, s, dir, c->output == NULL, e) < 0)
 		return -1;
 	struct strbuf sum = {0}, paths = {0};
-	summary_render(&k->cs, NULL, &sum);
+	render_all(k, NULL, &sum);
 	if (sum.s)
 		log_lines(sum.s);
 	sb_free(&sum);
@@ -404,8 +658,8 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 		return 0;
 	}
 	/* one patch path a line: the superproject's first, then each submodule's */
-	if (k->patch)
-		sb_printf(&paths, "%s\n", k->patch);
+	for (size_t i = 0; i < k->paths.n; i++)
+		sb_printf(&paths, "%s\n", k->paths.v[i]);
 	for (size_t i = 0; i < k->n_subs; i++)
 		if (k->subs[i].patch)
 			sb_printf(&paths, "%s\n", k->subs[i].patch);
@@ -414,21 +668,24 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	return r;
 }
 
-int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff); }
-int cmd_status(struct cli *c) { return run_export_cmd(c, act_status); }
-int cmd_export(struct cli *c) { return run_export_cmd(c, act_export); }
+int cmd_diff(struct cli *c) { return run_export_cmd(c, act_diff, true); }
+int cmd_status(struct cli *c) { return run_export_cmd(c, act_status, true); }
+int cmd_export(struct cli *c) { return run_export_cmd(c, act_export, false); }
 
 extern char **environ;
 
 /* `git am` in the project, as the user would type it: the user's own git with
  * the user's environment (identity, hooks of their repository).  Only the patch
  * comes from the jail, and it was filtered like every export. */
-static int git_am(const char *project, const char *patch, bool three_way, struct jail_err *e)
+static int git_am(const char *project, const struct strv *patches, bool three_way,
+                  struct jail_err *e)
 {
 	struct strv argv = {0};
-	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--", patch};
+	const char *args[] = {"git", "-C", project, "am", three_way ? "-3" : "--quiet", "--"};
 	for (size_t i = 0; i < ARRAY_SIZE(args); i++)
 		strv_push(&argv, args[i]);
+	for (size_t i = 0; i < patches->n; i++)
+		strv_push(&argv, patches->v[i]);
 	pid_t pid;
 	int r = posix_spawnp(&pid, "git", NULL, NULL, argv.v, environ);
 	strv_free(&argv);
@@ -445,6 +702,11 @@ static int git_am(const char *project, const char *patch, bool three_way, struct
 		                          "stays in the session)", esc);
 	}
 	return 0;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The host's uncommitted changes (staged, unstaged, untracked) to paths the
@@ -466,10 +728,15 @@ static int refuse_dirty(const struct collect *k, struct jail_err *e)
 		i += strlen(rec) + 1;
 		if (strlen(rec) < 4 || strncmp(rec + 3, k->x.prefix, pl) != 0)
 			continue;
-		for (size_t j = 0; j < k->cs.n; j++)
-			if (!k->cs.v[j].reason && strcmp(k->cs.v[j].path, rec + 3 + pl) == 0 &&
-			    dirty++ == 0)
-				first = escape_name(k->cs.v[j].path);
+		const char *key = rec + 3 + pl;
+		bool hit = false;
+		for (size_t j = 0; j < k->cs.n && !hit; j++)
+			hit = !k->cs.v[j].reason && strcmp(k->cs.v[j].path, key) == 0;
+		/* or a path only the agent's commits change (a patch of the series) */
+		hit = hit || (k->sr.touched.n && bsearch(&key, k->sr.touched.v, k->sr.touched.n,
+		                                         sizeof(char *), cmp_strp));
+		if (hit && dirty++ == 0)
+			first = escape_name(key);
 	}
 	sb_free(&out);
 	if (!dirty)
@@ -487,9 +754,13 @@ static void mark_applied(const struct session *s, struct collect *k)
 {
 	struct strbuf tree = {0}, head = {0};
 	struct jail_err e;
-	if (patch_post_tree(&k->sc, &tree, &e) < 0 ||
-	    applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0)
+	if (k->built && (patch_post_tree(&k->sc, &tree, &e) < 0 ||
+	                 applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0))
 		log_warn("cannot record what was applied: %s", e.msg);
+	/* the agent's commits that landed: the next export starts after them */
+	_cleanup_free_ char *key = series_head_key(NULL);
+	if (k->sr.active && session_meta_set(s, &e, key, k->sr.head, NULL) < 0)
+		log_warn("%s", e.msg);
 	struct git g = {.cwd = s->project};
 	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
 	int status = 1;
@@ -536,29 +807,34 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 	/* every repository is checked before anything lands */
 	if (refuse_flagged(c, k, e) < 0)
 		return -1;
-	if (k->built && k->x.is_repo && refuse_dirty(k, e) < 0)
+	if ((k->built || k->sr.active) && k->x.is_repo && refuse_dirty(k, e) < 0)
 		return -1;
 	for (size_t i = 0; i < k->n_subs; i++)
 		if (k->subs[i].built && refuse_dirty(&k->subs[i], e) < 0)
 			return -1;
 	if (write_series(k, s, s->patches, true, e) < 0)
 		return -1;
-	report(k, s, false);
+	report(k, s, false, NULL);
 	if (!any_built(k)) {
 		log_info("no changes to apply");
 		return 0;
 	}
 	if (k->patch) {
-		if (git_am(s->project, k->patch, c->three_way, e) < 0)
+		if (git_am(s->project, &k->paths, c->three_way, e) < 0)
 			return -1;
 		mark_applied(s, k);
 	}
-	for (size_t i = 0; i < k->n_subs; i++)
-		if (k->subs[i].patch &&
-		    git_am(k->subs[i].x.project, k->subs[i].patch, c->three_way, e) < 0)
+	for (size_t i = 0; i < k->n_subs; i++) {
+		const struct collect *sk = &k->subs[i];
+		if (sk->patch && git_am(sk->x.project, &sk->paths, c->three_way, e) < 0)
 			return -1;
+		_cleanup_free_ char *key = series_head_key(k->x.submodules.v[i]);
+		struct jail_err we;
+		if (sk->sr.active && session_meta_set(s, &we, key, sk->sr.head, NULL) < 0)
+			log_warn("%s", we.msg);
+	}
 	log_info("applied; the next export carries only what changes after this");
 	return 0;
 }
 
-int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply); }
+int cmd_apply(struct cli *c) { return run_export_cmd(c, act_apply, false); }

@@ -13,6 +13,10 @@ int cmd_status(struct cli *c);  /* cmd_export.c */
 int cmd_apply(struct cli *c);   /* cmd_export.c */
 int cmd_policy(struct cli *c);  /* cmd_policy.c */
 int cmd_trust(struct cli *c);   /* cmd_policy.c */
+int cmd_rm(struct cli *c);      /* sessions.c */
+int cmd_ps(struct cli *c);      /* live.c */
+int cmd_stop(struct cli *c);    /* live.c */
+int cmd_exec(struct cli *c);    /* live.c */
 
 /* After the command of `jail run` ended: export the session's change and print the
  * summary (cmd_export.c).  Returns 0, or -1 with *e set. */

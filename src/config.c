@@ -9,6 +9,8 @@ void config_init(struct jail_config *c)
 	c->project = xstrdup(".");
 	c->session = xstrdup("default");
 	c->export_max_size = 5LL * 1024 * 1024;
+	c->export_series = true;
+	c->export_trailer = true;
 }
 
 void config_free(struct jail_config *c)

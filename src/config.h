@@ -29,6 +29,7 @@ struct jail_config {
 	struct strv show_ignored;   /* git-ignored paths shown anyway */
 	enum hide_mode hide_ignored;
 	struct strv secret_names;   /* secret-shaped names: hidden in every mode */
+	bool hide_start_only;       /* hiding as at start only: no FUSE view (hidefs.h) */
 	struct strv tmpfs;          /* extra tmpfs mounts */
 
 	/* [home] */
@@ -54,6 +55,8 @@ struct jail_config {
 	struct strv export_allow;   /* default left-out patterns let through again */
 	bool export_binary;
 	long long export_max_size;  /* bytes */
+	bool export_series;         /* the agent's commits as a series (false: one patch) */
+	bool export_trailer;        /* "Jail-Session: project/session" on each patch */
 
 	/* [syscalls] */
 	struct strv syscalls_allow;

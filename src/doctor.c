@@ -69,6 +69,21 @@ static void check_sysctls(struct check *c)
 		       "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0");
 }
 
+/* What hiding for the whole run needs (hidefs.h): /dev/fuse opened and mounted
+ * in the user namespace.  No server answers: the kernel only queues its INIT. */
+static int try_fuse(const char *base, uid_t uid, gid_t gid)
+{
+	_cleanup_close_ int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return 3;
+	_cleanup_free_ char *opts = xasprintf(
+		"fd=%d,rootmode=40000,user_id=%u,group_id=%u,default_permissions", fd, uid, gid);
+	_cleanup_free_ char *f = xasprintf("%s/f", base);
+	if (mount("jail-doctor", f, "fuse", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
+		return 4;
+	return 0;
+}
+
 /* Try what jail does: a user+mount namespace with an overlay using userxattr. */
 static int try_overlay(const char *base)
 {
@@ -90,7 +105,7 @@ static int try_overlay(const char *base)
 	_cleanup_free_ char *m = xasprintf("%s/m", base);
 	if (mount("overlay", m, "overlay", 0, opts) < 0)
 		return 2;
-	return 0;
+	return try_fuse(base, uid, gid);
 }
 
 static void check_namespaces(struct check *c)
@@ -106,7 +121,7 @@ static void check_namespaces(struct check *c)
 		report(c, 2, "cannot create a test directory in the state dir", NULL);
 		return;
 	}
-	const char *sub[] = {"l", "u", "w", "m"};
+	const char *sub[] = {"l", "u", "w", "m", "f"};
 	for (size_t i = 0; i < ARRAY_SIZE(sub); i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", tmpl, sub[i]);
 		mkdir(p, 0700);
@@ -125,6 +140,18 @@ static void check_namespaces(struct check *c)
 		       "put XDG_STATE_HOME on a local filesystem (ext4, xfs, btrfs, tmpfs)");
 	else
 		report(c, 0, "user namespace and overlayfs (userxattr) work", NULL);
+	if (r == 3 || r == 4)
+		report(c, 2, r == 3 ? "/dev/fuse cannot be opened: jail refuses to run, since ignored "
+		                      "files could not be hidden for the whole run"
+		                    : "FUSE cannot be mounted in a user namespace (Linux >= 4.18 "
+		                      "and the fuse module are needed): jail refuses to run",
+		       r == 3 ? "chmod 0666 /dev/fuse as root (Debian's udev default; scripts/setup "
+		                "does it), or run jail with --hide-start-only"
+		              : "load the fuse module (modprobe fuse), or run jail with "
+		                "--hide-start-only");
+	else if (r == 0)
+		report(c, 0, "/dev/fuse mounts in a user namespace: ignored files stay hidden for "
+		             "the whole run", NULL);
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (rm_rf_at(fd, strrchr(tmpl, '/') + 1, &e) < 0)

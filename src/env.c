@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#define JAIL_PATH "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+#include "hints.h"  /* JAIL_PATH */
 
 void env_put(struct strv *env, const char *name, const char *value)
 {

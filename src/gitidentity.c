@@ -137,3 +137,19 @@ char *gitidentity_gitconfig(void)
 		unlink(tmp);
 	return conf;
 }
+
+/* The user's "Name <email>" for the commits jail writes (the squashed patch,
+ * the uncommitted rest of a series): git's own reading of the host's config,
+ * as the jail's ~/.gitconfig gets it.  NULL when name or email is unset. */
+char *gitidentity_author(void)
+{
+	struct git_user_paths u;
+	git_user_paths(&u);
+	_cleanup_free_ char *name = NULL, *email = NULL;
+	read_identity(u.xdg_config, &name, &email);
+	read_identity(u.home_config, &name, &email);
+	git_user_paths_free(&u);
+	if (!name || !email || strpbrk(name, "<>") || strpbrk(email, "<>"))
+		return NULL;
+	return xasprintf("%s <%s>", name, email);
+}

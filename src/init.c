@@ -9,6 +9,7 @@
 #include "init.h"
 
 #include "caps.h"
+#include "join.h"
 #include "log.h"
 #include "mounts.h"
 #include "net.h"
@@ -18,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
@@ -87,23 +89,25 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 	return 0;
 }
 
-static void attach_terminal(const struct jail_plan *p, int slave)
+static void attach_terminal(const int tty[3], int slave)
 {
 	if (slave < 0)
 		return;
 	if (ioctl(slave, TIOCSCTTY, 0) < 0)
 		log_warn("make the pty the controlling terminal: %s", strerror(errno));
 	for (int fd = 0; fd < 3; fd++)
-		if (p->tty_fds[fd] && dup2(slave, fd) < 0)
+		if (tty[fd] && dup2(slave, fd) < 0)
 			log_warn("dup2 pty to fd %d: %s", fd, strerror(errno));
 }
 
-static int harden_and_exec(const struct jail_plan *p, struct sync_go *go)
+static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *const *argv,
+                           bool joined)
 {
 	struct jail_err e = {0};
 	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
 	 * libseccomp's allocations here, which fail under ASan's allocator */
 	if (caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0 ||
+	    (joined && join_attach_filter(p->cfg, &e) < 0) ||
 	    limits_apply_rlimits(p->cfg, go->cgroup_limits, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
@@ -114,31 +118,32 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go)
 		return EXIT_JAIL_FAIL;
 	}
 	environ = p->env.v;
-	execvp(p->cfg->argv[0], p->cfg->argv);
+	execvp(argv[0], argv);
 	int err = errno;
-	_cleanup_free_ char *cmd = escape_name(p->cfg->argv[0]);
+	_cleanup_free_ char *cmd = escape_name(argv[0]);
 	if (err == ENOENT) {
-		log_error("%s: command not found in the jail", cmd);
+		bool own = argv == p->cfg->argv && p->notfound_hint;
+		log_error("%s: command not found in the jail%s", cmd, own ? p->notfound_hint : "");
 		return EXIT_NOT_FOUND;
 	}
 	log_error("%s: cannot run it: %s", cmd, strerror(err));
 	return EXIT_CANNOT_EXEC;
 }
 
-/* The command's process: its own session, the pty as its terminal, then exec. */
-static void command_child(const struct jail_plan *p, int slave, struct sync_go *go)
+void init_command(const struct jail_plan *p, struct sync_go *go, char *const *argv,
+                  const char *cwd, int slave, const int tty[3], bool joined)
 {
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (setsid() < 0)
 		log_warn("setsid: %s", strerror(errno));
-	attach_terminal(p, slave);
-	if (chdir(p->cwd) < 0 && chdir(p->session->project) < 0) {
-		log_error("chdir '%s' in the jail: %s", p->cwd, strerror(errno));
+	attach_terminal(tty, slave);
+	if (chdir(cwd) < 0 && chdir(p->session->project) < 0) {
+		log_error("chdir '%s' in the jail: %s", cwd, strerror(errno));
 		_exit(EXIT_JAIL_FAIL);
 	}
-	_exit(harden_and_exec(p, go));
+	_exit(harden_and_exec(p, go, argv, joined));
 }
 
 static int status_to_exit(int status)
@@ -150,11 +155,39 @@ static int status_to_exit(int status)
 	return EXIT_JAIL_FAIL;
 }
 
-/* Reap until the command is gone, then kill the rest and reap them too. */
-static int reap_loop(pid_t cmd, int sigfd)
+/* A `jail exec` connection from the supervisor; -1 once it closed. */
+static int take_join(const struct jail_plan *p, struct sync_go *go, int sock)
+{
+	struct jail_err e;
+	int conn = -1;
+	if (sync_recv(sock, SYNC_EXEC, NULL, NULL, &conn, &e) < 0) {
+		close(sock);
+		return -1;
+	}
+	if (conn >= 0)
+		join_init_request(p, go, conn);
+	return sock;
+}
+
+/* Reap until the command is gone, then kill the rest and reap them too.  Until
+ * then, start what `jail exec` asks for. */
+static int reap_loop(const struct jail_plan *p, struct sync_go *go, pid_t cmd, int sigfd,
+                     int sock)
 {
 	int exit_code = -1;
 	for (;;) {
+		struct pollfd fds[2 + JOIN_MAX] = {{sigfd, POLLIN, 0}, {sock, POLLIN, 0}};
+		size_t n = join_init_pollfds(fds + 2);
+		if (poll(fds, 2 + n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return EXIT_JAIL_FAIL;
+		}
+		if (fds[1].revents)
+			sock = take_join(p, go, sock);
+		join_init_events(fds + 2, n);
+		if (!(fds[0].revents & POLLIN))
+			continue;
 		struct signalfd_siginfo si;
 		ssize_t r = read(sigfd, &si, sizeof(si));
 		if (r < 0 && errno == EINTR)
@@ -172,6 +205,11 @@ static int reap_loop(pid_t cmd, int sigfd)
 				exit_code = status_to_exit(status);
 				/* nothing outlives the command */
 				kill(-1, SIGKILL);
+				if (sock >= 0)
+					close(sock);
+				sock = -1;
+			} else {
+				join_init_reaped(w, status);
 			}
 		}
 		if (w < 0 && errno == ECHILD && exit_code >= 0) {
@@ -214,9 +252,9 @@ int init_main(const struct jail_plan *p, int sock)
 		return EXIT_JAIL_FAIL;
 	}
 	if (cmd == 0)
-		command_child(p, slave, &go);
+		init_command(p, &go, p->cfg->argv, p->cwd, slave, p->tty_fds, false);
 	if (slave >= 0)
 		close(slave);
-	close(sock);
-	return reap_loop(cmd, sigfd);
+	/* the socket stays: the supervisor hands `jail exec` connections over it */
+	return reap_loop(p, &go, cmd, sigfd, sock);
 }

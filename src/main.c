@@ -30,9 +30,13 @@ int main(int argc, char **argv)
 	case CMD_APPLY: rc = cmd_apply(&c); break;
 	case CMD_POLICY: rc = cmd_policy(&c); break;
 	case CMD_TRUST: rc = cmd_trust(&c); break;
+	case CMD_RM: rc = cmd_rm(&c); break;
+	case CMD_PS: rc = cmd_ps(&c); break;
+	case CMD_STOP: rc = cmd_stop(&c); break;
+	case CMD_EXEC: rc = cmd_exec(&c); break;
 	case CMD_VERSION: printf("jail %s\n", JAIL_VERSION); rc = 0; break;
 	case CMD_HELP:
-	default: cli_usage(stdout); rc = 0; break;
+	default: cli_usage_cmd(stdout, c.help_cmd); rc = 0; break;
 	}
 	cli_free(&c);
 	return rc;

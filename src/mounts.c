@@ -8,6 +8,7 @@
 #include "mounts.h"
 
 #include "home.h"
+#include "hidefs.h"
 #include "log.h"
 #include "net.h"
 
@@ -360,14 +361,21 @@ char *overlay_escape(const char *path)
  * mounts of the jail costs several times as long (measured: 5 ms against 1). */
 #define STAGE "/project"
 
-/* An overlay at `at` over host paths (all read through the old root). */
-static int overlay_at(const char *at, const char *lower, const char *upper, const char *work)
+/* Where init mounts the project's filtered view (hidefs.h): in the scratch
+ * root, which is detached with the host's root, so the jail never sees it. */
+#define HIDEFS_AT "/lower"
+
+/* An overlay at `at` over host paths (all read through the old root), or over
+ * `lower` as given when `lower_raw`. */
+static int overlay_at(const char *at, const char *lower, const char *upper, const char *work,
+                      bool lower_raw)
 {
-	_cleanup_free_ char *lo = overlay_escape(lower);
+	_cleanup_free_ char *lo_esc = overlay_escape(lower);
+	_cleanup_free_ char *lo = lower_raw ? xstrdup(lo_esc) : xasprintf(OLD "%s", lo_esc);
 	_cleanup_free_ char *up = overlay_escape(upper);
 	_cleanup_free_ char *wk = overlay_escape(work);
 	_cleanup_free_ char *opts =
-		xasprintf("lowerdir=" OLD "%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
+		xasprintf("lowerdir=%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
 		          up, wk);
 	return mount("overlay", at, "overlay", MS_NOSUID | MS_NODEV, opts);
 }
@@ -377,7 +385,16 @@ static int mount_project_staged(const struct jail_plan *p, struct jail_err *e)
 	const struct session *s = p->session;
 	if (mkdir(STAGE, 0755) < 0)
 		return jail_err_sys(e, "create " STAGE);
-	if (overlay_at(STAGE, s->project, s->upper, s->work) < 0) {
+	struct hidefs *h = p->hidefs;
+	if (h) {
+		close(h->server_sock);
+		close(h->project_fd);
+		int r = hidefs_mount(h->jail_sock, OLD "/dev/fuse", HIDEFS_AT, p->uid, p->gid, e);
+		close(h->jail_sock);
+		if (r < 0)
+			return -1;
+	}
+	if (overlay_at(STAGE, h ? HIDEFS_AT : s->project, s->upper, s->work, h != NULL) < 0) {
 		int err = errno;
 		return jail_err_set(e, err,
 		                    "mount overlay on %s (upper %s): is the state dir on a local "
@@ -395,7 +412,7 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->gitdir_lower);
 	if (mkdir_p(dst, 0755, e) < 0)
 		return -1;
-	if (overlay_at(dst, p->gitdir_lower, p->gitdir_upper, p->gitdir_work) < 0)
+	if (overlay_at(dst, p->gitdir_lower, p->gitdir_upper, p->gitdir_work, false) < 0)
 		return jail_err_sys(e, "mount overlay on the worktree's repository %s",
 		                    p->gitdir_lower);
 	return 0;

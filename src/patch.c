@@ -123,10 +123,12 @@ static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, co
 	return 0;
 }
 
-static void fi_commit_header(struct strbuf *b, const char *ref, const char *msg, long long when)
+static void fi_commit_header(struct strbuf *b, const char *author, const char *ref,
+                             const char *msg, long long when)
 {
-	sb_printf(b, "commit %s\nauthor " AUTHOR " %lld +0000\ncommitter " AUTHOR " %lld +0000\n",
-	          ref, when, when);
+	const char *who = author ? author : AUTHOR;
+	sb_printf(b, "commit %s\nauthor %s %lld +0000\ncommitter %s %lld +0000\n", ref, who, when,
+	          who, when);
 	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
 }
 
@@ -202,9 +204,9 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	struct strbuf b = {0};
 	long long now = (long long)time(NULL);
 	sb_puts(&b, "feature done\n");
-	fi_commit_header(&b, "refs/heads/pre", "base", now);
+	fi_commit_header(&b, s->author, "refs/heads/pre", "base", now);
 	int r = fi_pre(&b, x, cs, e);
-	fi_commit_header(&b, "refs/heads/post", message, now);
+	fi_commit_header(&b, s->author, "refs/heads/post", message, now);
 	sb_puts(&b, "from refs/heads/pre\n");
 	/* deletions first: a file may be replaced by a directory of the same name */
 	for (size_t i = 0; r == 0 && i < cs->n; i++)
@@ -271,7 +273,7 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 
 /* A gitattributes pattern matching exactly one path: glob characters escaped,
  * the whole C-quoted. */
-static void attr_pattern(struct strbuf *b, const char *prefix, const char *path)
+void patch_attr_pattern(struct strbuf *b, const char *prefix, const char *path)
 {
 	sb_puts(b, "\"/");
 	for (const char *parts[] = {prefix, path}, **p = parts; p < parts + 2; p++)
@@ -295,7 +297,7 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
 	struct strbuf attrs = {0};
 	for (size_t i = 0; i < cs->n; i++)
 		if (!cs->v[i].reason && cs->v[i].has_cr) {
-			attr_pattern(&attrs, x->prefix, cs->v[i].path);
+			patch_attr_pattern(&attrs, x->prefix, cs->v[i].path);
 			sb_puts(&attrs, " -diff\n");
 		}
 	_cleanup_free_ char *info = xasprintf("%s/info", s->dir);
@@ -496,11 +498,10 @@ static bool any_flags(const struct changeset *cs)
 	return false;
 }
 
-char *patch_message(const struct changeset *cs, const char *session)
+char *patch_message(const struct changeset *cs, const char *subject)
 {
 	struct strbuf b = {0};
-	_cleanup_free_ char *esc = escape_name(session);
-	sb_printf(&b, "Changes from jail session '%s'\n\n", esc);
+	sb_printf(&b, "%s\n\n", subject);
 	sb_puts(&b, "Made by an agent in a jail; review before landing.\n");
 	if (any_flags(cs)) {
 		sb_puts(&b, "\nFlagged for review:\n");

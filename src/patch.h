@@ -13,7 +13,8 @@
 #include "export.h"
 
 struct scratch {
-	char *dir;  /* the throwaway GIT_DIR */
+	char *dir;           /* the throwaway GIT_DIR */
+	const char *author;  /* "Name <email>" of the commits, NULL: jail's own */
 };
 
 /* Create the throwaway repository in a new directory below parent. */
@@ -41,8 +42,10 @@ int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e) W
 int patch_diff(struct scratch *s, const char *mode, const char *prefix, struct strbuf *out,
                struct jail_err *e) WUR;
 
-/* The commit message: a subject, then what was left out and why, and the flags. */
-char *patch_message(const struct changeset *cs, const char *session);
+/* The commit message: the subject, then what was left out and why, and the flags. */
+char *patch_message(const struct changeset *cs, const char *subject);
+/* A gitattributes pattern matching exactly prefix+path. */
+void patch_attr_pattern(struct strbuf *b, const char *prefix, const char *path);
 /* The summary, one line per item, no prefix; empty when there is nothing to say.
  * patch_path may be NULL (status). */
 void summary_render(const struct changeset *cs, const char *patch_path, struct strbuf *out);

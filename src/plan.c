@@ -3,6 +3,7 @@
 
 #include "env.h"
 #include "gitlink.h"
+#include "hints.h"
 #include "log.h"
 #include "secrets.h"
 
@@ -110,6 +111,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		p->tty_fds[fd] = isatty(fd);
 		p->use_pty |= p->tty_fds[fd];
 	}
+	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
 	if (plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0)
 		return -1;
 	return secrets_plan(p, e);
@@ -121,6 +123,7 @@ void plan_free(struct jail_plan *p)
 	free(p->home);
 	free(p->shell);
 	free(p->cwd);
+	free(p->notfound_hint);
 	free(p->gitdir_lower);
 	free(p->gitdir_upper);
 	free(p->gitdir_work);

@@ -8,6 +8,8 @@
 #include "config.h"
 #include "session.h"
 
+struct hidefs;
+
 struct secret_file {
 	char *path;     /* relative to the fake home */
 	char *content;
@@ -32,6 +34,10 @@ struct jail_plan {
 	 * worktree's own index under worktrees/NAME) overlaid at its own path, with
 	 * the session's second upper/work pair; all NULL otherwise. */
 	char *gitdir_lower, *gitdir_upper, *gitdir_work;
+	char *notfound_hint;  /* where the command is on the host, if the jail lacks it */
+	/* The project's filtered view under the overlay (hidefs.h); NULL with
+	 * fs.hide_start_only.  Set by the caller of plan_build. */
+	struct hidefs *hidefs;
 };
 
 /* Fill the plan from the configuration, the session and the caller. */

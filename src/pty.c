@@ -170,3 +170,50 @@ int wait_forwarding(pid_t init_pid, int sigfd, int *status, struct jail_err *e)
 			return 0;
 	}
 }
+
+int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_err *e)
+{
+	struct relay r = {.in = tty_fds[0] ? STDIN_FILENO : -1, .master = master};
+	r.out = tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return jail_err_sys(e, "block SIGWINCH");
+	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0 || fcntl(master, F_SETFL, O_NONBLOCK) < 0) {
+		if (sigfd >= 0)
+			close(sigfd);
+		return jail_err_sys(e, "set up the terminal relay");
+	}
+	copy_winsize(&r);
+	int ret = r.in >= 0 ? raw_mode(e) : 0;
+	bool done = ret < 0;
+	while (!done) {
+		struct pollfd fds[4] = {
+			{sigfd, POLLIN, 0},
+			{r.master_done ? -1 : master, (short)(POLLIN | (r.npending ? POLLOUT : 0)), 0},
+			{r.npending || r.in < 0 ? -1 : r.in, POLLIN, 0},
+			{done_fd, POLLIN, 0},
+		};
+		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
+			ret = jail_err_sys(e, "poll the terminal");
+			break;
+		}
+		struct signalfd_siginfo si;
+		if ((fds[0].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si))
+			copy_winsize(&r);
+		if (fds[1].revents & POLLIN)
+			r.master_done = !pump_output(&r);
+		else if (fds[1].revents & (POLLHUP | POLLERR))
+			r.master_done = true;
+		if ((fds[1].revents & POLLOUT) || (fds[2].revents & (POLLIN | POLLHUP)))
+			pump_input(&r);
+		/* the exit status is there: what the command printed is in the master */
+		done = fds[3].revents != 0;
+	}
+	drain_output(&r);
+	restore_terminal();
+	close(sigfd);
+	return ret;
+}

@@ -11,4 +11,8 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd,
               int *status, struct jail_err *e) WUR;
 /* Without a pty: forward signals to init until it exits. */
 int wait_forwarding(pid_t init_pid, int sigfd, int *status, struct jail_err *e) WUR;
+/* `jail exec` from a terminal: relay between the host terminal and master (a
+ * pty of the jail's devpts, output filtered as above) until done_fd is
+ * readable (the command's exit status arrived). */
+int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_err *e) WUR;
 #endif

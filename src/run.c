@@ -3,6 +3,8 @@
 
 #include "git.h"
 #include "hide.h"
+#include "hints.h"
+#include "hidefs.h"
 #include "log.h"
 #include "net.h"
 #include "plan.h"
@@ -11,7 +13,10 @@
 #include "session.h"
 #include "sysfilter.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 /* Nested mounts under the project are not part of the overlay's lower layer. */
@@ -62,8 +67,35 @@ static void record_base(const struct session *s)
 	sb_free(&out);
 }
 
-static int prepare(struct jail_config *cfg, struct session *s, struct hide_set *hidden,
-                   struct jail_err *e)
+/* The names the jail may see (hidetree.h): the project's entries now, less the
+ * hidden ones.  The walk comes before git is asked what it ignores, so a file
+ * that appears in between is not in the tree rather than shown unhidden. */
+static int hide_project(const struct jail_config *cfg, const struct session *s,
+                        struct hidefs *h, struct hide_set *hidden, struct jail_err *e)
+{
+	size_t count = 0;
+	if (!cfg->hide_start_only) {
+		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (h->project_fd < 0)
+			return jail_err_sys(e, "open the project %s", s->project);
+		if (hidetree_build(h->project_fd, &h->tree, &count, e) < 0)
+			return -1;
+		log_debug("project walked: %zu names", count);
+	}
+	int r = hide_ignored(s, cfg, hidden, e);
+	log_debug("ignored files hidden");
+	for (size_t i = 0; h->tree && i < hidden->paths.n; i++)
+		hidetree_drop(h->tree, hidden->paths.v[i]);
+	if (r == 0 && cfg->hide_ignored != HIDE_NONE)
+		hide_say_start(s, hidden);
+	if (r == 0 && cfg->hide_start_only)
+		log_warn("hiding is as at start only (fs.hide_start_only): ignored files that "
+		         "appear on the host during this run are visible inside");
+	return r;
+}
+
+static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
+                   struct hide_set *hidden, struct jail_err *e)
 {
 	expand_paths(&cfg->ro_binds);
 	expand_paths(&cfg->rw_binds);
@@ -75,33 +107,69 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hide_set *
 		return -1;
 	record_base(s);
 	log_debug("session ready");
-	int r = hide_ignored(s, cfg, hidden, e);
-	log_debug("ignored files hidden");
-	if (r == 0 && cfg->hide_ignored != HIDE_NONE)
-		hide_say_start(s, hidden);
-	return r;
+	return hide_project(cfg, s, h, hidden, e);
 }
 
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
                     struct jail_err *e)
 {
+	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1};
 	struct hide_set hidden = {0};
-	if (prepare(cfg, s, &hidden, e) < 0) {
-		hide_set_free(&hidden);
-		return -1;
+	int r = prepare(cfg, s, &hfs, &hidden, e);
+	if (r == 0) {
+		warn_nested_mounts(s->project);
+		hint_project_in_repo(s->project);
+		struct jail_plan plan;
+		r = plan_build(&plan, cfg, s, e);
+		log_debug("plan built");
+		if (r == 0 && hfs.tree) {
+			r = hidefs_prepare(&hfs, e);
+			plan.hidefs = &hfs;
+		}
+		if (r == 0)
+			r = sandbox_run(&plan, exit_code, e);
+		plan_free(&plan);
+		/* a failed build or test often failed for want of ignored build output */
+		if (r == 0 && *exit_code != 0)
+			hide_hint(s, &hidden);
 	}
-	warn_nested_mounts(s->project);
-	struct jail_plan plan;
-	int r = plan_build(&plan, cfg, s, e);
-	log_debug("plan built");
-	if (r == 0)
-		r = sandbox_run(&plan, exit_code, e);
-	plan_free(&plan);
-	/* a failed build or test often failed for want of ignored build output */
-	if (r == 0 && *exit_code != 0)
-		hide_hint(s, &hidden);
 	hide_set_free(&hidden);
+	hidefs_stop(&hfs);
+	if (hfs.project_fd >= 0)
+		close(hfs.project_fd);
+	hidetree_free(hfs.tree);
 	return r;
+}
+
+/* What the command line asks for must exist: a policy file may name optional
+ * paths and variables (skipped when absent, as documented), but `--ro PATH` typed
+ * by hand with a typo would otherwise vanish without a word. */
+static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
+                            struct jail_err *e)
+{
+	const struct { const struct strv *l; const char *flag; } paths[] = {
+		{&c->cfg.ro_binds, "--ro"}, {&c->cfg.rw_binds, "--rw"}, {&c->cfg.home_copy, "--copy"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		for (size_t j = 0; j < paths[i].l->n; j++) {
+			_cleanup_free_ char *p = expand_home(paths[i].l->v[j]);
+			struct stat st;
+			_cleanup_free_ char *esc = escape_name(p);
+			if (stat(p, &st) < 0)
+				return jail_err_set(e, 0, "%s %s: %s; name an existing path",
+				                    paths[i].flag, esc, strerror(errno));
+		}
+	for (size_t j = 0; j < c->cfg.env_pass.n; j++)
+		if (!getenv(c->cfg.env_pass.v[j])) {
+			_cleanup_free_ char *esc = escape_name(c->cfg.env_pass.v[j]);
+			return jail_err_set(e, 0, "-e %s: the variable is not set; set it, or use "
+			                          "--setenv NAME=VALUE", esc);
+		}
+	/* (with --net open, host:PORT still opens the host's loopback) */
+	if (cli_sets(c, "net.allow") && cfg->net == NET_NONE)
+		return jail_err_set(e, 0, "--allow %s does nothing with --net none; add --net allow",
+		                    c->cfg.allow.v[0]);
+	return 0;
 }
 
 int cmd_run(struct cli *c)
@@ -121,8 +189,10 @@ int cmd_run(struct cli *c)
 		return EXIT_JAIL_FAIL;
 	}
 	log_set_quiet(cfg.quiet);
+	hint_root();
 	/* bad values are refused before anything is created or started */
-	if (sysfilter_check_config(&cfg, &e) < 0 || net_validate(&cfg, &e) < 0) {
+	if (check_cli_values(c, &cfg, &e) < 0 || sysfilter_check_config(&cfg, &e) < 0 ||
+	    net_validate(&cfg, &e) < 0 || (!cfg.hide_start_only && hidefs_usable(&e) < 0)) {
 		log_error("%s", e.msg);
 		config_free(&cfg);
 		session_free(&s);

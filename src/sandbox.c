@@ -2,7 +2,10 @@
 #include "sandbox.h"
 
 #include "diskguard.h"
+#include "hidefs.h"
 #include "init.h"
+#include "join.h"
+#include "live.h"
 #include "log.h"
 #include "net.h"
 #include "pty.h"
@@ -76,7 +79,8 @@ static int block_signals(int *sigfd, struct jail_err *e)
 
 /* Everything between clone and GO.  On error init is killed by the caller. */
 static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *master,
-                           struct net_host **net, struct jail_err *e)
+                           struct net_host **net, struct join_server **joins,
+                           struct jail_err *e)
 {
 	if (write_id_maps(p, pid, e) < 0) {
 		if (e->errnum == EPERM || e->errnum == EACCES)
@@ -97,6 +101,8 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	if (limits < 0)
 		return -1;
 	go.cgroup_limits = limits == 1;
+	if (p->hidefs && hidefs_fork(p->hidefs, e) < 0)
+		return -1;
 	if (net_host_start(p->cfg, pid, sock, net, e) < 0)
 		return -1;
 	/* compiled here while init builds the root, and sent with GO */
@@ -106,6 +112,12 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 		return -1;
 	if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e) < 0)
 		return -1;
+	/* before GO: once the command runs, ps, stop, live status and exec find
+	 * it (an exec that connects now waits in the backlog) */
+	struct jail_err je = {0};
+	if (join_server_listen(p->session, sock, joins, &je) < 0)
+		log_warn("jail exec will not reach this jail: %s", je.msg);
+	live_register(p->session, pid, p->cfg->argv);
 	return sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e);
 }
 
@@ -121,8 +133,13 @@ static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd
 		*exit_code = WEXITSTATUS(status);
 		return 0;
 	}
-	return jail_err_set(e, 0, "the jail's init was killed by signal %d",
-	                    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	if (!WIFSIGNALED(status))
+		return jail_err_set(e, 0, "the jail's init ended with status %#x", status);
+	/* `jail stop` after its timeout, the OOM killer, a kill from the host: the
+	 * session is intact, and the summary follows as after any other end */
+	log_warn("the jail was killed (signal %d)", WTERMSIG(status));
+	*exit_code = 128 + WTERMSIG(status);
+	return 0;
 }
 
 int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
@@ -146,15 +163,22 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		_exit(init_main(p, sv[1]));
 	}
 	close(sv[1]);
+	if (p->hidefs) { /* init's end is init's alone: its exit must end the server */
+		close(p->hidefs->jail_sock);
+		p->hidefs->jail_sock = -1;
+	}
 	log_debug("cloned init %d", (int)pid);
 	_cleanup_close_ int master = -1;
 	struct net_host *net = NULL;
-	int r = setup_from_host(p, pid, sock, &master, &net, e);
+	struct join_server *joins = NULL;
+	int r = setup_from_host(p, pid, sock, &master, &net, &joins, e);
 	if (r < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	} else {
 		log_debug("jail started");
+		/* after GO: init reads nothing but GO before it */
+		join_server_serve(joins);
 		struct disk_guard *guard = NULL;
 		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
 		if (r == 0)
@@ -163,6 +187,8 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 			r = -1;
 		log_debug("init exited");
 	}
+	join_server_stop(joins);
+	live_unregister(p->session);
 	net_host_stop(net, p->cfg->quiet);
 	limits_cgroup_cleanup();
 	return r;

@@ -26,5 +26,7 @@ void secret_files_free(struct secret_file *files, size_t n);
  * git config (no credential helpers, aliases, includes).  NULL when neither is
  * set or git is missing. */
 char *gitidentity_gitconfig(void);
+/* The user's "Name <email>" from the host's git config, or NULL. */
+char *gitidentity_author(void);
 
 #endif

@@ -209,10 +209,12 @@ int session_lock(struct session *s, struct jail_err *e)
 		ssize_t r = pread(fd, pid, sizeof(pid) - 1, 0);
 		pid[r > 0 ? r : 0] = '\0';
 		pid[strcspn(pid, " \n")] = '\0';
-		return jail_err_set(e, EBUSY,
-		                    "session '%s' of %s is in use (jail pid %s); wait for it to "
-		                    "end or use another session with -s NAME",
-		                    s->name, s->project, pid[0] ? pid : "?");
+		jail_err_set(e, 0,
+		             "session '%s' of %s is in use (jail pid %s); join it with "
+		             "jail exec -s %s -- COMMAND, or use another session with -s NAME",
+		             s->name, s->project, pid[0] ? pid : "?", s->name);
+		e->errnum = EBUSY;  /* for the callers; not in the message */
+		return -1;
 	}
 	/* fixed width: no ftruncate (a journal commit on ext4, 1 ms of start-up) */
 	char pid[16];

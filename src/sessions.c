@@ -1,6 +1,8 @@
 /* sessions.c — `jail reset` and `jail list`. */
 #include "commands.h"
 
+#include "discard.h"
+#include "live.h"
 #include "log.h"
 #include "session.h"
 
@@ -12,107 +14,230 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* Resolve the session a subcommand names; one that was never made is an error
+ * (`jail reset -s typo` must not say "gone" about nothing). */
+static int resolve_existing(struct cli *c, struct session *s, struct jail_err *e)
+{
+	if (session_resolve(s, c->cfg.project, c->cfg.session, e) < 0)
+		return -1;
+	struct stat st;
+	if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		_cleanup_free_ char *esc = escape_name(s->project);
+		return jail_err_set(e, 0, "no session '%s' for %s; jail list -D DIR shows its sessions",
+		                    s->name, esc);
+	}
+	return 0;
+}
+
+static int refuse_running(const struct session *s, const char *what, struct jail_err *e)
+{
+	struct live_info li;
+	if (!live_get(s->dir, &li)) {
+		live_info_free(&li);
+		return 0;
+	}
+	live_info_free(&li);
+	return jail_err_set(e, 0, "session '%s' is running (jail pid %d): %s it once it ended; "
+	                    "jail stop -s %s ends it", s->name, (int)li.supervisor, what, s->name);
+}
+
+/* Without paths the whole session goes: say so first when it holds work. */
+static int confirm_reset_all(struct cli *c, const struct session *s, struct jail_err *e)
+{
+	long n = live_changed_files(s->dir, 1000000);
+	if (c->all || n == 0)
+		return 0;
+	if (!isatty(STDIN_FILENO) || !isatty(STDERR_FILENO))
+		return jail_err_set(e, 0, "session '%s' holds %ld changed file%s; jail reset --all "
+		                    "discards them all, jail reset PATH... only those", s->name, n,
+		                    n == 1 ? "" : "s");
+	fprintf(stderr, "jail: discard all %ld changed file%s of session '%s'? [y/N] ", n,
+	        n == 1 ? "" : "s", s->name);
+	char answer[16] = "";
+	if (!fgets(answer, sizeof(answer), stdin) || (answer[0] != 'y' && answer[0] != 'Y'))
+		return jail_err_set(e, 0, "nothing discarded");
+	return 0;
+}
+
 int cmd_reset(struct cli *c)
 {
 	struct jail_err e = {0};
-	struct session s;
-	int rc = 0;
-	if (session_resolve(&s, c->cfg.project, c->cfg.session, &e) < 0 ||
-	    session_lock(&s, &e) < 0 || session_remove(&s, &e) < 0) {
-		log_error("%s", e.msg);
-		rc = EXIT_JAIL_FAIL;
-	} else {
-		log_info("session '%s' of %s reset: the agent's changes are gone", s.name, s.project);
+	struct session s = {.lockfd = -1};
+	bool paths = c->args && c->args[0];
+	int r = resolve_existing(c, &s, &e);
+	if (r == 0 && paths)
+		r = refuse_running(&s, "discard paths", &e);
+	if (r == 0)
+		r = session_lock(&s, &e);
+	if (r == 0 && paths)
+		r = session_discard_paths(&s, c->args, &e);
+	else if (r == 0 && (r = confirm_reset_all(c, &s, &e)) == 0)
+		r = session_remove(&s, &e);
+	if (r == 0) {
+		/* the next run's "this run changed" starts afresh (runstamp.h) */
+		_cleanup_free_ char *stamp = xasprintf("%s/export.stamp", s.dir);
+		unlink(stamp);
 	}
+	if (r < 0)
+		log_error("%s", e.msg);
+	else if (!paths)
+		log_info("session '%s' of %s reset: the agent's changes are gone", s.name, s.project);
 	session_free(&s);
-	return rc;
+	return r < 0 ? EXIT_JAIL_FAIL : 0;
 }
 
-/* Count the entries of the upper dir (what the session changed), bounded in
- * depth (fds) and in entries over the whole tree (time). */
-#define COUNT_MAX 100000
-static long count_changes(int dfd, int depth, long *budget)
+int cmd_rm(struct cli *c)
 {
-	if (depth > 64)
+	struct jail_err e = {0};
+	struct session s = {.lockfd = -1};
+	int r = resolve_existing(c, &s, &e);
+	if (r == 0)
+		r = session_lock(&s, &e);
+	/* everything, the lock last: a jail starting now waits for nothing */
+	if (r == 0 && (r = rm_rf_at(AT_FDCWD, s.dir, &e)) == 0)
+		rmdir(s.project_root);  /* when it was the project's last session */
+	if (r < 0)
+		log_error("%s", e.msg);
+	else
+		log_info("session '%s' of %s deleted", s.name, s.project);
+	session_free(&s);
+	return r < 0 ? EXIT_JAIL_FAIL : 0;
+}
+
+/* Disk space under a directory (st_blocks), never following a symlink. */
+static long long disk_usage(int dfd, int depth)
+{
+	DIR *d = depth > 64 ? NULL : opendir_at(dfd, ".");
+	if (!d)
 		return 0;
-	DIR *d = fdopendir(dfd);
-	if (!d) {
-		close(dfd);
-		return 0;
-	}
-	long n = 0;
+	long long n = 0;
 	struct dirent *de;
-	while (*budget > 0 && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		--*budget;  /* a directory costs too, counted or not */
-		if (de->d_type == DT_DIR) {
-			int sub = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		n += (long long)st.st_blocks * 512;
+		if (S_ISDIR(st.st_mode)) {
+			_cleanup_close_ int sub = openat(dirfd(d), de->d_name,
+			                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
-				n += count_changes(sub, depth + 1, budget);
-		} else {
-			n++;
+				n += disk_usage(sub, depth + 1);
 		}
 	}
 	closedir(d);
 	return n;
 }
 
-static bool session_in_use(const char *dir)
+static void human_size(long long b, char *buf, size_t n)
 {
-	_cleanup_free_ char *path = xasprintf("%s/lock", dir);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return false;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		return errno == EWOULDBLOCK;
-	flock(fd, LOCK_UN);
-	return false;
+	const char *units = "BKMGT";
+	double v = (double)b;
+	int u = 0;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f%c" : "%.0f%c", v, units[u]);
 }
 
-static void print_session(const struct session *proj, const char *name)
+/* One line of `jail list`: the session's name, its size on disk, the host commit
+ * it started from, the files it changed, its last run, whether it runs now. */
+static void print_session(const char *pdir, const char *name, const char *project)
 {
-	struct session s;
-	struct jail_err e;
-	if (session_resolve(&s, proj->project, name, &e) < 0)
-		return;
+	_cleanup_free_ char *dir = xasprintf("%s/%s", pdir, name);
+	struct session s = {.dir = dir};
 	/* every run writes its pid into the lock: its mtime is the last run */
-	_cleanup_free_ char *lock = xasprintf("%s/lock", s.dir);
+	_cleanup_free_ char *lock = xasprintf("%s/lock", dir);
+	_cleanup_free_ char *base = session_meta_get(&s, "base");
 	struct stat st;
-	char when[32] = "never";
+	char when[32] = "never", size[16];
 	if (stat(lock, &st) == 0)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&st.st_mtime));
-	int up = open(s.upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	long budget = COUNT_MAX;
-	long changes = up >= 0 ? count_changes(up, 0, &budget) : 0;
-	printf("%-20s %-17s %6ld  %s\n", name, when, changes,
-	       session_in_use(s.dir) ? "in use" : "");
-	session_free(&s);
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	human_size(fd >= 0 ? disk_usage(fd, 0) : 0, size, sizeof(size));
+	struct live_info li;
+	bool running = live_get(dir, &li);
+	live_info_free(&li);
+	if (project)
+		printf("%-40s ", project);
+	printf("%-20s %7s %-12.12s %7ld  %-16s %s\n", name, size, base ? base : "-",
+	       live_changed_files(dir, 1000000), when, running ? "running" : "");
+}
+
+static void print_header(bool all)
+{
+	if (all)
+		printf("%-40s ", "PROJECT");
+	printf("%-20s %7s %-12s %7s  %-16s %s\n", "SESSION", "SIZE", "BASE", "CHANGED", "LAST RUN",
+	       "STATE");
+}
+
+static void list_project(const char *pdir, const char *project)
+{
+	DIR *d = opendir(pdir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		if (de->d_type == DT_DIR && de->d_name[0] != '.')
+			print_session(pdir, de->d_name, project);
+	closedir(d);
+}
+
+/* Every project's sessions: the project path comes from a session's meta. */
+static int list_all(void)
+{
+	_cleanup_free_ char *root = state_root();
+	DIR *d = opendir(root);
+	if (!d && errno != ENOENT) {
+		log_error("read '%s': %s", root, strerror(errno));
+		return EXIT_JAIL_FAIL;
+	}
+	print_header(true);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+			continue;
+		_cleanup_free_ char *pdir = xasprintf("%s/%s", root, de->d_name);
+		_cleanup_free_ char *project = NULL;
+		DIR *sd = opendir(pdir);
+		struct dirent *se;
+		while (sd && !project && (se = readdir(sd))) {
+			if (se->d_name[0] == '.')
+				continue;
+			_cleanup_free_ char *sdir = xasprintf("%s/%s", pdir, se->d_name);
+			struct session s = {.dir = sdir};
+			project = session_meta_get(&s, "project");
+		}
+		if (sd)
+			closedir(sd);
+		_cleanup_free_ char *esc = escape_name(project ? project : de->d_name);
+		list_project(pdir, esc);
+	}
+	if (d)
+		closedir(d);
+	return 0;
 }
 
 int cmd_list(struct cli *c)
 {
+	if (c->all)
+		return list_all();
 	struct jail_err e = {0};
 	struct session s;
 	if (session_resolve(&s, c->cfg.project, "default", &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}
-	DIR *d = opendir(s.project_root);
-	if (!d) {
-		if (errno != ENOENT)
-			log_error("read '%s': %s", s.project_root, strerror(errno));
-		else
-			printf("no sessions for %s\n", s.project);
-		session_free(&s);
-		return errno == ENOENT ? 0 : EXIT_JAIL_FAIL;
+	struct stat st;
+	if (stat(s.project_root, &st) < 0) {
+		_cleanup_free_ char *esc = escape_name(s.project);
+		printf("no sessions for %s\n", esc);
+	} else {
+		print_header(false);
+		list_project(s.project_root, NULL);
 	}
-	printf("%-20s %-17s %6s\n", "SESSION", "LAST RUN", "ENTRIES");
-	struct dirent *de;
-	while ((de = readdir(d)))
-		if (de->d_type == DT_DIR && de->d_name[0] != '.')
-			print_session(&s, de->d_name);
-	closedir(d);
 	session_free(&s);
 	return 0;
 }

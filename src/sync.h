@@ -15,6 +15,8 @@ enum sync_type {
 	SYNC_READY,       /* init → supervisor: the root is built, waiting for GO */
 	SYNC_GO,          /* supervisor → init: start the command (struct sync_go) */
 	SYNC_NET,         /* network setup, both ways (payload and fds: net.c's own) */
+	SYNC_EXEC,        /* supervisor → init: a `jail exec` connection (fd; join.h) */
+	SYNC_HIDEFS,      /* init → project file server: the mounted /dev/fuse (hidefs.h) */
 };
 
 /* GO's payload: the syscall filter compiled in the supervisor, and whether

@@ -78,6 +78,7 @@ test_modify_add_delete_roundtrip() {
 	assert_contains "$agent_err" "patch: "
 	land "$T/p"
 	expect_clone
+	# no identity in the user's git config: jail's own
 	assert_eq "$(git -C "$T/clone" log -1 --format=%an)" "jail"
 }
 
@@ -328,7 +329,8 @@ test_export_to_directory() {
 	run_jail -D "$T/p" -- sh -c 'echo more >> README'
 	run_jail export -D "$T/p" -o "$T/out"
 	assert_eq "$out" "$T/out/0001-jail-session-default.patch"
-	assert_contains "$(cat "$out")" "Subject: [PATCH] Changes from jail session 'default'"
+	assert_contains "$(cat "$out")" "Subject: [PATCH] Update README (jail session default)"
+	assert_contains "$(cat "$out")" "Jail-Session: p/default"
 }
 
 test_non_git_project_exports_text_files() {
@@ -391,10 +393,14 @@ test_diff_on_a_terminal_is_coloured_and_escaped() {
 
 test_apply_lands_the_patch_in_the_project() {
 	base "$T/p"
+	mkdir -p "$XDG_CONFIG_HOME/git"
+	printf '[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n' >"$XDG_CONFIG_HOME/git/config"
 	run_jail -D "$T/p" -- sh -c 'echo more >> README && echo n > n.txt && echo x > .envrc'
 	run_jail apply -D "$T/p"
 	assert_eq "$rc" 0 "jail apply: $err"
-	assert_eq "$(git -C "$T/p" log -1 --format=%s)" "Changes from jail session 'default'"
+	# the user's identity, and a subject that names what changed (issue 13)
+	assert_eq "$(git -C "$T/p" log -1 --format='%an <%ae>|%s')" \
+		"Ada Lovelace <ada@example.com>|Update README, add n.txt (jail session default)"
 	assert_eq "$(cat "$T/p/n.txt")" "n"
 	assert_no_file "$T/p/.envrc"
 	assert_eq "$(git -C "$T/p" status --porcelain)" "" "project clean after apply"

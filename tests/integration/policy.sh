@@ -50,7 +50,7 @@ test_append_versus_replace() {
 	printf '[fs]\nhide = a*, b*\nhide += c*\n[net]\nallow = x.example:443\n' >"$(CONF)/base.ini"
 	printf '[fs]\nhide += d*\n[net]\nallow = y.example:443\n' >"$(CONF)/top.ini"
 	out=$("$JAIL" policy show -p "$(CONF)/base.ini" -p "$(CONF)/top.ini" -D "$T/p")
-	assert_eq "$(grep -c '^hide =\|^hide +=' <<<"$out")" 4 "hide items"
+	assert_eq "$(grep -cE '^hide \+?=' <<<"$out")" 4 "hide items"
 	assert_contains "$out" "hide += d*"
 	assert_eq "$(grep -c '^allow = \|^allow += ' <<<"$out" | head -1)" 3 "allow lines (net + export)"
 	assert_contains "$out" "allow = y.example:443"

@@ -36,7 +36,7 @@ test_named_sessions_are_separate() {
 test_reset_discards_the_session() {
 	mkrepo "$T/p"
 	run_jail -D "$T/p" -- sh -c 'echo x > gone.txt'
-	"$JAIL" reset -D "$T/p" 2>/dev/null
+	"$JAIL" reset --all -D "$T/p" 2>/dev/null
 	run_jail -D "$T/p" -- sh -c 'test -e gone.txt && echo present || echo absent'
 	assert_eq "$out" "absent"
 }

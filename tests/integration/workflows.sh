@@ -261,7 +261,7 @@ test_submodule_edited_exported_applied() {
 	assert_eq "$(cat "$T/super/lib/added.txt")" "new in lib"
 	assert_eq "$(tail -n 1 "$T/super/README")" "top"
 	assert_eq "$(git -C "$T/super/lib" status --porcelain)" "" "the submodule's change committed"
-	assert_eq "$(git -C "$T/super/lib" log --format=%s -n 1)" "Changes from jail session 'default'"
+	assert_eq "$(git -C "$T/super/lib" log --format=%s -n 1)" "Update lib.txt, add added.txt (jail session default)"
 }
 
 test_submodule_not_initialised_left_out() {
@@ -305,7 +305,7 @@ test_bash_completion_loads_and_completes() {
 			printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' bash "$T/comp/jail.bash" "$@" 2>"$T/comp.err"
 	}
 	assert_eq "$(comp jail ap)" "apply "
-	assert_eq "$(comp jail ex)" "export "
+	assert_eq "$(comp jail exp)" "export "
 	assert_eq "$(comp jail apply --thr)" "--three-way "
 	assert_eq "$(comp jail --pub)" "--publish "
 	assert_eq "$(comp jail --net a)" "allow "
@@ -372,14 +372,15 @@ test_reset_forgets_worktree_commits_and_applied_state() {
 	run_jail apply -D "$T/wt"
 	assert_eq "$rc" 0 "apply: $err"
 	assert_file "$(session_dir "$T/wt")/applied"
-	run_jail reset -D "$T/wt"
+	run_jail reset --all -D "$T/wt"
 	assert_eq "$rc" 0 "reset: $err"
 	assert_no_file "$(session_dir "$T/wt")/applied"
 	assert_no_file "$(session_dir "$T/wt")/git-upper"
 	run_jail -D "$T/wt" -- sh -c "cd '$T/wt' && git log --format=%s"
 	assert_eq "$rc" 0 "after reset: $err"
-	# the host's commit from jail apply, not the agent's own commit inside
-	assert_eq "$out" "$(printf "Changes from jail session 'default'\ninit")"
+	# the host's commits from jail apply (the agent's commit, landed as a series:
+	# issue 13), not the agent's own repository inside
+	assert_eq "$out" "$(printf "inside\ninit")"
 }
 
 test_submodule_in_a_subdirectory_project() {

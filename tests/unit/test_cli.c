@@ -101,3 +101,34 @@ T(env_put_replaces)
 	CHECK_STR(env.v[1], "AB=2");
 	strv_free(&env);
 }
+
+T(subcommand_typos_are_suggested)
+{
+	CHECK_STR(cli_suggest("stauts"), "status");
+	CHECK_STR(cli_suggest("lsit"), "list");
+	CHECK_STR(cli_suggest("expotr"), "export");
+	CHECK(cli_suggest("aider") == NULL);
+	CHECK(cli_suggest("./status") == NULL);
+	CHECK(cli_suggest("x") == NULL);
+}
+
+T(values_that_look_like_options_are_refused)
+{
+	struct cli c;
+	struct jail_err e;
+	char *dd[] = {"jail", "--hide", "--", "true", NULL};
+	CHECK_INT(parse(&c, &e, dd), -1);
+	CHECK(strstr(e.msg, "got '--'") != NULL);
+	cli_free(&c);
+	char *attached[] = {"jail", "--hide=-x", "--", "true", NULL};
+	CHECK_INT(parse(&c, &e, attached), 0);
+	CHECK_STR(c.cfg.hide.v[0], "-x");
+	cli_free(&c);
+	char *extra[] = {"jail", "status", "-s", "x", "README", NULL};
+	CHECK_INT(parse(&c, &e, extra), 0);
+	CHECK_STR(c.args[0], "README");
+	cli_free(&c);
+	char *none[] = {"jail", "list", "x", NULL};
+	CHECK_INT(parse(&c, &e, none), -1);
+	cli_free(&c);
+}

@@ -211,8 +211,8 @@ T(summary_and_message_escape_names)
 	CHECK(strstr(b.s, "patch: /p/0001-x.patch") != NULL);
 	CHECK(strchr(b.s, '\033') == NULL);
 	sb_free(&b);
-	char *m = patch_message(&cs, "default");
-	CHECK(strncmp(m, "Changes from jail session 'default'\n\n", 37) == 0);
+	char *m = patch_message(&cs, "Add ok.txt (jail session default)");
+	CHECK(strncmp(m, "Add ok.txt (jail session default)\n\n", 35) == 0);
 	CHECK(strstr(m, "Left out of this patch:\n  bad\\x1bname") != NULL);
 	free(m);
 	struct changeset none = {0};

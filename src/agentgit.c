@@ -1,0 +1,465 @@
+/* agentgit.c — see agentgit.h. */
+#include "agentgit.h"
+
+#include "export.h"
+#include "git.h"
+#include "gitlink.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+
+#define REF_MAX 4096
+#define PACKED_REFS_MAX (64u << 20)
+#define REF_DEPTH 5
+#define OBJECT_MAX (1ULL << 30)  /* one loose object or pack file the agent wrote */
+
+/* git's fsck rules, every one an error: a tree entry named "..", ".git" (any
+ * case, and its NTFS/HFS spellings), "", with a slash, a mode git does not make,
+ * and malformed commit headers. */
+#define STRICT_FSCK                                                                        \
+	"--strict=badFilemode=error,zeroPaddedFilemode=error,emptyName=error,"                \
+	"fullPathname=error,nullSha1=error,nulInCommit=error,hasDot=error,hasDotdot=error,"  \
+	"hasDotgit=error,badTimezone=error,missingEmail=error"
+
+/* ---- pure parts ---- */
+
+static bool is_hex(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+bool agentgit_refname_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (strncmp(name, "refs/", 5) != 0 || n > 1024 || name[n - 1] == '/' ||
+	    name[n - 1] == '.' || (n >= 5 && strcmp(name + n - 5, ".lock") == 0) ||
+	    strstr(name, "..") || strstr(name, "//") || strstr(name, "@{") || strstr(name, "/."))
+		return false;
+	for (const char *c = name; *c; c++)
+		if ((unsigned char)*c < 0x21 || *c == 0x7f || strchr("~^:?*[\\", *c))
+			return false;
+	return true;
+}
+
+int agentgit_parse_head(const char *text, size_t len, size_t hexlen, char oid[65], char **ref)
+{
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	if (memchr(text, '\0', len) || memchr(text, '\n', len))
+		return -1;
+	if (len == hexlen && is_hex(text, len)) {
+		memcpy(oid, text, len);
+		oid[len] = '\0';
+		return 0;
+	}
+	if (len > 5 && strncmp(text, "ref: ", 5) == 0) {
+		*ref = xasprintf("%.*s", (int)(len - 5), text + 5);
+		if (agentgit_refname_ok(*ref))
+			return 1;
+		free(*ref);
+		*ref = NULL;
+	}
+	return -1;
+}
+
+int agentgit_packed_find(const char *data, size_t len, const char *ref, size_t hexlen,
+                         char oid[65])
+{
+	size_t rl = strlen(ref);
+	for (size_t i = 0; i < len;) {
+		const char *line = data + i, *nl = memchr(line, '\n', len - i);
+		size_t n = nl ? (size_t)(nl - line) : len - i;
+		i += n + 1;
+		/* "OID REFNAME"; "# ..." headers and "^OID" peeled lines skipped */
+		if (n == hexlen + 1 + rl && is_hex(line, hexlen) && line[hexlen] == ' ' &&
+		    memcmp(line + hexlen + 1, ref, rl) == 0) {
+			memcpy(oid, line, hexlen);
+			oid[hexlen] = '\0';
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* ---- the overlay, read fd-relatively ---- */
+
+static bool dir_is_opaque(int fd)
+{
+	char v[4];
+	static const char *const names[] = {"user.overlay.opaque", "trusted.overlay.opaque"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (fgetxattr(fd, names[i], v, sizeof(v)) == 1 && v[0] == 'y')
+			return true;
+	return false;
+}
+
+enum layer { IN_LOWER, IN_UPPER, GONE, NOT_FILE };
+
+/* Where the merged view finds rel: the upper's regular file, the lower (nothing
+ * in the upper hides it), or gone (a whiteout, an opaque directory, a file where
+ * the lower has a directory).  Anything else in the upper is refused. */
+static enum layer upper_layer(int upper_fd, const char *rel)
+{
+	_cleanup_free_ char *copy = xstrdup(rel);
+	_cleanup_close_ int cur = -1;
+	bool opaque = false;
+	char *save = NULL, *part = strtok_r(copy, "/", &save);
+	while (part) {
+		char *next = strtok_r(NULL, "/", &save);
+		int base = cur >= 0 ? cur : upper_fd;
+		struct stat st;
+		if (fstatat(base, part, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return opaque ? GONE : IN_LOWER;
+		if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(0, 0))
+			return GONE;
+		if (!next)
+			return S_ISREG(st.st_mode) ? IN_UPPER : NOT_FILE;
+		if (!S_ISDIR(st.st_mode))
+			return GONE;
+		int fd = openat(base, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return NOT_FILE;
+		closep(&cur);
+		cur = fd;
+		opaque = opaque || dir_is_opaque(cur);
+		part = next;
+	}
+	return NOT_FILE;
+}
+
+/* Read rel as the agent's git saw it; 1 when it does not exist. */
+static int merged_read(const struct agentgit *g, const char *rel, size_t max, struct strbuf *out,
+                       struct jail_err *e)
+{
+	enum layer l = g->upper_fd >= 0 ? upper_layer(g->upper_fd, rel) : IN_LOWER;
+	_cleanup_free_ char *esc = escape_name(rel);
+	if (l == GONE)
+		return 1;
+	if (l == NOT_FILE)
+		return jail_err_set(e, 0, "the agent's .git/%s is not a regular file", esc);
+	int dfd = l == IN_UPPER ? g->upper_fd : g->lower_fd;
+	struct jail_err e2;
+	if (read_entry(dfd, rel, FT_FILE, max, out, &e2) == 0)
+		return 0;
+	if (e2.errnum == ENOENT || e2.errnum == ENOTDIR)
+		return 1;
+	if (e2.errnum == EFBIG)
+		return jail_err_set(e, 0, "the agent's .git/%s is larger than %zu bytes", esc, max);
+	return jail_err_set(e, 0, "%s", e2.msg);
+}
+
+/* Follow ref (symbolic refs too, a few levels) to a commit id. */
+static int resolve_ref(const struct agentgit *g, const char *start, size_t hexlen, char oid[65],
+                       struct jail_err *e)
+{
+	_cleanup_free_ char *ref = xstrdup(start);
+	for (int depth = 0; depth < REF_DEPTH; depth++) {
+		struct strbuf b = {0};
+		int r = merged_read(g, ref, REF_MAX, &b, e);
+		char *next = NULL;
+		int kind = r == 0 ? agentgit_parse_head(b.s, b.len, hexlen, oid, &next) : 0;
+		sb_free(&b);
+		if (r < 0)
+			return -1;
+		_cleanup_free_ char *esc = escape_name(ref);
+		if (r == 0 && kind < 0)
+			return jail_err_set(e, 0, "the agent's ref %s is malformed", esc);
+		if (r == 0 && kind == 0)
+			return 0;
+		if (r == 0) {
+			free(ref);
+			ref = next;
+			continue;
+		}
+		struct strbuf packed = {0};
+		r = merged_read(g, "packed-refs", PACKED_REFS_MAX, &packed, e);
+		int found = r == 0 ? agentgit_packed_find(packed.s, packed.len, ref, hexlen, oid) : 1;
+		sb_free(&packed);
+		return r < 0 ? -1 : found;
+	}
+	return jail_err_set(e, 0, "the agent's HEAD is a chain of more than %d symbolic refs",
+	                    REF_DEPTH);
+}
+
+int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **what,
+                  struct jail_err *e)
+{
+	struct strbuf b = {0};
+	int r = merged_read(g, g->head_rel, REF_MAX, &b, e);
+	char *ref = NULL;
+	int kind = r == 0 ? agentgit_parse_head(b.s, b.len, hexlen, oid, &ref) : 0;
+	sb_free(&b);
+	if (r != 0)
+		return r < 0 ? -1 : 1;
+	if (kind < 0)
+		return jail_err_set(e, 0, "the agent's HEAD is malformed");
+	if (kind == 0) {
+		*what = xstrdup("a detached HEAD");
+		return 0;
+	}
+	_cleanup_free_ char *esc = escape_name(ref + (strncmp(ref, "refs/heads/", 11) ? 0 : 11));
+	r = resolve_ref(g, ref, hexlen, oid, e);
+	free(ref);
+	if (r == 0)
+		*what = xasprintf("branch '%s'", esc);
+	return r;
+}
+
+/* ---- finding the repository ---- */
+
+/* The host's common dir below, the session's upper of it on top. */
+static int open_layers(struct agentgit *g, const char *lower, const char *upper,
+                       struct jail_err *e)
+{
+	g->host_objects = xasprintf("%s/objects", lower);
+	g->lower_fd = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (g->lower_fd < 0)
+		return jail_err_sys(e, "open the project's git dir '%s'", lower);
+	g->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (g->upper_fd < 0 && errno != ENOENT)
+		return jail_err_sys(e, "open the session's git dir '%s'", upper);
+	return g->upper_fd < 0 ? 1 : 0;
+}
+
+/* The session's upper of the project's git dir: upper/.git, or git-upper for a
+ * linked worktree (the jail overlays the common dir at its own path: plan.c). */
+static char *upper_git_dir(const struct gitlink *gl, const char *session_dir)
+{
+	if (!gl->linked)
+		return xasprintf("%s/upper/.git", session_dir);
+	return gl->worktree ? xasprintf("%s/git-upper", session_dir) : NULL;
+}
+
+int agentgit_open(struct agentgit *g, const char *project, const char *session_dir,
+                  struct jail_err *e)
+{
+	memset(g, 0, sizeof(*g));
+	g->upper_fd = g->lower_fd = -1;
+	struct gitlink gl;
+	int r = gitlink_read(project, &gl, e);
+	if (r != 0)
+		return r;
+	_cleanup_free_ char *upper = upper_git_dir(&gl, session_dir);
+	if (upper)
+		g->head_rel = gl.linked ? xasprintf("worktrees/%s/HEAD", strrchr(gl.git_dir, '/') + 1)
+		                        : xstrdup("HEAD");
+	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
+	gitlink_free(&gl);
+	return r;
+}
+
+int agentgit_open_sub(struct agentgit *g, const char *super, const char *sub,
+                      const char *session_dir, struct jail_err *e)
+{
+	memset(g, 0, sizeof(*g));
+	g->upper_fd = g->lower_fd = -1;
+	struct gitlink sg, gl;
+	int r = gitlink_read(super, &sg, e);
+	if (r != 0)
+		return r;
+	_cleanup_free_ char *super_upper = upper_git_dir(&sg, session_dir);
+	_cleanup_free_ char *sub_path = xasprintf("%s/%s", super, sub);
+	r = super_upper ? gitlink_read(sub_path, &gl, e) : 1;
+	if (r != 0) {
+		gitlink_free(&sg);
+		return r;
+	}
+	/* .git/modules/NAME of the superproject, or a .git directory of its own */
+	size_t n = strlen(sg.common_dir);
+	_cleanup_free_ char *upper = NULL;
+	if (!gl.linked)
+		upper = xasprintf("%s/upper/%s/.git", session_dir, sub);
+	else if (strcmp(gl.git_dir, gl.common_dir) == 0 && strncmp(gl.common_dir, sg.common_dir, n) == 0 &&
+	         gl.common_dir[n] == '/')
+		upper = xasprintf("%s/%s", super_upper, gl.common_dir + n + 1);
+	g->head_rel = xstrdup("HEAD");
+	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
+	gitlink_free(&sg);
+	gitlink_free(&gl);
+	return r;
+}
+
+void agentgit_close(struct agentgit *g)
+{
+	closep(&g->upper_fd);
+	closep(&g->lower_fd);
+	g->upper_fd = g->lower_fd = -1;
+	free(g->host_objects);
+	free(g->head_rel);
+	g->host_objects = g->head_rel = NULL;
+}
+
+/* ---- copying the agent's objects as plain files ---- */
+
+static int copy_fd(int from, int to, unsigned long long max)
+{
+	char buf[65536];
+	unsigned long long total = 0;
+	for (;;) {
+		ssize_t n = read(from, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return (int)n;
+		if ((total += (unsigned long long)n) > max) {
+			errno = EFBIG;
+			return -1;
+		}
+		if (write_all(to, buf, (size_t)n) < 0)
+			return -1;
+	}
+}
+
+/* One regular file from sdir into ddir: a hard link (same filesystem: the
+ * session dir), else a copy.  Anything that is not a regular file is skipped. */
+static int copy_object_file(int sdir, int ddir, const char *name, unsigned long long *budget,
+                            struct jail_err *e)
+{
+	struct stat st;
+	if (fstatat(sdir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (linkat(sdir, name, ddir, name, 0) == 0)
+		return 0;
+	/* a copy costs its size: bounded */
+	if ((unsigned long long)st.st_size > *budget)
+		return jail_err_set(e, 0, "the agent's objects are larger than %llu bytes", OBJECT_MAX);
+	*budget -= (unsigned long long)st.st_size;
+	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	_cleanup_free_ char *esc = escape_name(name);
+	if (in < 0 || out < 0 || copy_fd(in, out, OBJECT_MAX) < 0)
+		return jail_err_sys(e, "copy the agent's object file '%s'", esc);
+	return 0;
+}
+
+static bool name_is(const char *name, const char *prefix, size_t hex, const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix), n = strlen(name);
+	return n == pl + hex + sl && strncmp(name, prefix, pl) == 0 && is_hex(name + pl, hex) &&
+	       strcmp(name + pl + hex, suffix) == 0;
+}
+
+/* The files of one directory whose names pass keep(); created in dst. */
+static int copy_dir(int sparent, const char *sub, int dparent, bool (*keep)(const char *, size_t),
+                    size_t hexlen, unsigned long long *budget, struct jail_err *e)
+{
+	DIR *d = opendir_at(sparent, sub);
+	if (!d)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : jail_err_sys(e, "read the agent's objects");
+	int r = mkdirat(dparent, sub, 0700) < 0 && errno != EEXIST ? jail_err_sys(e, "create %s", sub) : 0;
+	int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+	_cleanup_close_ int dfd = r < 0 ? -1 : openat(dparent, sub, flags);
+	if (r == 0 && dfd < 0)
+		r = jail_err_sys(e, "open %s", sub);
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d)))
+		if (keep(de->d_name, hexlen))
+			r = copy_object_file(dirfd(d), dfd, de->d_name, budget, e);
+	closedir(d);
+	return r;
+}
+
+static bool keep_loose(const char *name, size_t hexlen)
+{
+	return name_is(name, "", hexlen - 2, "");
+}
+
+static bool keep_pack(const char *name, size_t hexlen)
+{
+	return name_is(name, "pack-", hexlen, ".pack") || name_is(name, "pack-", hexlen, ".idx");
+}
+
+/* Loose objects (objects/xx/…) and packs (objects/pack/pack-*.{pack,idx});
+ * never info/ (alternates, commit-graph, packs list), multi-pack-index,
+ * bitmaps or reverse indexes.  A pack index the agent wrote is only a lookup
+ * table here: every object that leaves is re-hashed by index-pack --strict, so
+ * an index that lies makes the import fail, never a wrong object.  (Making
+ * the index anew would read the whole pack: after the agent's git gc that is
+ * the whole repository.) */
+static int copy_objects(const struct agentgit *g, int raw_objects, size_t hexlen,
+                        struct jail_err *e)
+{
+	_cleanup_close_ int src = open_beneath(g->upper_fd, "objects", O_RDONLY | O_DIRECTORY);
+	if (src < 0)
+		return errno == ENOENT ? 0 : jail_err_sys(e, "open the agent's objects");
+	DIR *d = opendir_at(src, ".");
+	if (!d)
+		return jail_err_sys(e, "read the agent's objects");
+	unsigned long long budget = OBJECT_MAX;
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d)))
+		if (name_is(de->d_name, "", 2, ""))
+			r = copy_dir(src, de->d_name, raw_objects, keep_loose, hexlen, &budget, e);
+	closedir(d);
+	if (r == 0)
+		r = copy_dir(src, "pack", raw_objects, keep_pack, hexlen, &budget, e);
+	return r;
+}
+
+/* An index made by git for a copied pack that has none. */
+static int index_packs(const char *raw_dir, int raw_objects, struct jail_err *e)
+{
+	DIR *d = opendir_at(raw_objects, "pack");
+	if (!d)
+		return 0;
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		if (n < 6 || strcmp(de->d_name + n - 5, ".pack") != 0)
+			continue;
+		_cleanup_free_ char *idx_name = xasprintf("%.*s.idx", (int)(n - 5), de->d_name);
+		struct stat st;
+		if (fstatat(dirfd(d), idx_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		_cleanup_free_ char *pack = xasprintf("%s/objects/pack/%s", raw_dir, de->d_name);
+		_cleanup_free_ char *idx = xasprintf("%s/objects/pack/%s", raw_dir, idx_name);
+		struct git gr = {.cwd = raw_dir, .git_dir = raw_dir};
+		const char *args[] = {"index-pack", "-o", idx, pack, NULL};
+		r = git_run(&gr, args, NULL, 0, NULL, NULL, e);
+	}
+	closedir(d);
+	return r;
+}
+
+static int write_alternates(const char *gitdir, const char *objects, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/objects/info/alternates", gitdir);
+	_cleanup_free_ char *line = xasprintf("%s\n", objects);
+	return write_file_at(AT_FDCWD, path, line, strlen(line), 0600, e);
+}
+
+int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
+                    const char *head, const char *base, struct jail_err *e)
+{
+	size_t hexlen = strlen(head);
+	_cleanup_free_ char *objects = xasprintf("%s/objects", raw_dir);
+	_cleanup_close_ int ofd = open(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (ofd < 0)
+		return jail_err_sys(e, "open '%s'", objects);
+	if (write_alternates(raw_dir, g->host_objects, e) < 0 || copy_objects(g, ofd, hexlen, e) < 0 ||
+	    index_packs(raw_dir, ofd, e) < 0)
+		return -1;
+	struct strbuf pack = {0};
+	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	/* no delta search: index-pack inflates every object anyway */
+	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0",
+	                       "--threads=1", NULL};
+	int r = git_run(&raw, pargs, revs, strlen(revs), &pack, NULL, e);
+	struct git dst = {.cwd = dst_gitdir, .git_dir = dst_gitdir};
+	const char *iargs[] = {"index-pack", "--stdin", STRICT_FSCK, NULL};
+	if (r == 0)
+		r = git_run(&dst, iargs, pack.s, pack.len, NULL, NULL, e);
+	sb_free(&pack);
+	return r < 0 ? jail_err_wrap(e, "the agent's commits were refused") : 0;
+}

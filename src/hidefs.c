@@ -1,0 +1,519 @@
+/* hidefs.c — the FUSE view of the project under the jail's overlay (hidefs.h).
+ *
+ * Node ids are the hidetree's nodes: one per path that was visible at start,
+ * fixed for the run, so the kernel's lookups can only ever reach those paths.
+ * Every request resolves its path again below the project fd: what the host
+ * has there now (an edited file, a file replaced by rename) is what is shown. */
+#define FUSE_USE_VERSION 314
+#include "hidefs.h"
+
+#include "log.h"
+#include "sync.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define HIDEFS_MAX_READ (1 << 20)
+
+struct server {
+	int root;               /* the project, O_DIRECTORY */
+	struct hide_node *tree;
+};
+
+struct listing {
+	size_t n;
+	struct listing_ent {
+		char *name;
+		ino_t ino;
+		unsigned char type;
+	} *v;
+};
+
+/* Requests are served by several threads (git stats files from several):
+ * the tree's child arrays change when a live directory gains a name, so every
+ * look at them holds this lock.  Nodes are never freed while serving. */
+static pthread_mutex_t tree_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct server *srv(fuse_req_t req) { return fuse_req_userdata(req); }
+
+static struct hide_node *find_locked(struct hide_node *dir, const char *name)
+{
+	pthread_mutex_lock(&tree_lock);
+	struct hide_node *n = hidetree_find(dir, name);
+	pthread_mutex_unlock(&tree_lock);
+	return n;
+}
+
+static struct hide_node *add_locked(struct hide_node *dir, const char *name, bool is_dir)
+{
+	pthread_mutex_lock(&tree_lock);
+	struct hide_node *n = hidetree_add(dir, name, is_dir);
+	pthread_mutex_unlock(&tree_lock);
+	return n;
+}
+
+static struct hide_node *node_of(fuse_req_t req, fuse_ino_t ino)
+{
+	return ino == FUSE_ROOT_ID ? srv(req)->tree : (struct hide_node *)(uintptr_t)ino;
+}
+
+static fuse_ino_t ino_of(fuse_req_t req, const struct hide_node *n)
+{
+	return n == srv(req)->tree ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)n;
+}
+
+/* The node's path opened below the project: no symlink anywhere (the last
+ * one is opened itself with O_PATH), no escape, no other mount. */
+static int node_open(fuse_req_t req, const struct hide_node *n, int flags)
+{
+	char path[PATH_MAX];
+	if (!hidetree_path(n, path, sizeof(path))) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+		           RESOLVE_NO_XDEV,
+	};
+	int fd = (int)syscall(SYS_openat2, srv(req)->root, path, &how, sizeof(how));
+	if (fd < 0 && (errno == ELOOP || errno == EXDEV || errno == ENOTDIR))
+		errno = ENOENT; /* the path is not what it was: nothing there for the jail */
+	return fd;
+}
+
+static int node_stat(fuse_req_t req, const struct hide_node *n, struct stat *st)
+{
+	int fd = node_open(req, n, O_PATH);
+	if (fd < 0)
+		return -1;
+	int r = fstat(fd, st);
+	close(fd);
+	return r;
+}
+
+static bool plain_name(const char *name)
+{
+	return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct hide_node *dir = node_of(req, parent);
+	struct hide_node *n = plain_name(name) ? find_locked(dir, name) : NULL;
+	struct fuse_entry_param ep = {0};
+	struct stat st;
+	if (!n && dir->live && plain_name(name)) {
+		_cleanup_free_ char *copy = xstrdup(name);
+		struct hide_node probe = {.name = copy, .parent = dir};
+		if (node_stat(req, &probe, &st) == 0)
+			n = add_locked(dir, name, S_ISDIR(st.st_mode));
+	} else if (n && node_stat(req, n, &st) < 0) {
+		if (errno != ENOENT) {
+			fuse_reply_err(req, errno);
+			return;
+		}
+		n = NULL;
+	}
+	if (!n) {
+		/* not there at start: never will be; gone since: may come back */
+		ep.entry_timeout = dir->live || find_locked(dir, name) ? HIDEFS_ATTR_TIMEOUT
+		                                                          : HIDEFS_NEG_TIMEOUT;
+		fuse_reply_entry(req, &ep);
+		return;
+	}
+	ep.ino = ino_of(req, n);
+	ep.attr = st;
+	ep.attr_timeout = HIDEFS_ATTR_TIMEOUT;
+	ep.entry_timeout = HIDEFS_ENTRY_TIMEOUT;
+	fuse_reply_entry(req, &ep);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)fi;
+	struct stat st;
+	if (node_stat(req, node_of(req, ino), &st) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_attr(req, &st, HIDEFS_ATTR_TIMEOUT);
+}
+
+static void op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	char target[PATH_MAX];
+	int fd = node_open(req, node_of(req, ino), O_PATH);
+	if (fd < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
+	int err = errno;
+	close(fd);
+	if (n < 0) {
+		fuse_reply_err(req, err == ENOENT ? EINVAL : err);
+		return;
+	}
+	target[n] = '\0';
+	fuse_reply_readlink(req, target);
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	/* Only a regular file is opened: a device or fifo the host put there is
+	 * never opened by the server (opening one can act).  The type is checked
+	 * on an O_PATH fd, and that very inode is then reopened for reading. */
+	int fd = -1, path_fd = node_open(req, node_of(req, ino), O_PATH);
+	struct stat st;
+	if (path_fd >= 0) {
+		if (fstat(path_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+			char proc[64];
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+			fd = open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		} else {
+			errno = EACCES;
+		}
+		int err = errno;
+		close(path_fd);
+		errno = err;
+	}
+	if (fd < 0) {
+		fuse_reply_err(req, errno);
+		return;
+	}
+	fi->fh = (uint64_t)fd;
+	fi->keep_cache = 0; /* the page cache is dropped on open: host edits show */
+	if (fuse_reply_open(req, fi) != 0)
+		close(fd);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                    struct fuse_file_info *fi)
+{
+	(void)ino;
+	if (size > HIDEFS_MAX_READ)
+		size = HIDEFS_MAX_READ;
+	_cleanup_free_ char *buf = malloc(size ? size : 1);
+	ssize_t n = buf ? pread((int)fi->fh, buf, size, off) : -1;
+	if (n < 0)
+		fuse_reply_err(req, buf ? errno : ENOMEM);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	close((int)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void listing_free(struct listing *l)
+{
+	for (size_t i = 0; l && i < l->n; i++)
+		free(l->v[i].name);
+	if (l)
+		free(l->v);
+	free(l);
+}
+
+/* The directory's entries now on the host that are also in the tree. */
+static struct listing *list_dir(fuse_req_t req, struct hide_node *dir)
+{
+	int fd = node_open(req, dir, O_RDONLY | O_DIRECTORY);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	struct listing *l = calloc(1, sizeof(*l));
+	size_t cap = 0;
+	struct dirent *de;
+	while (l && (de = readdir(d))) {
+		bool dots = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+		if (!dots && !dir->live && !find_locked(dir, de->d_name))
+			continue;
+		if (l->n == cap) {
+			cap = cap ? cap * 2 : 32;
+			void *v = realloc(l->v, cap * sizeof(*l->v));
+			if (!v)
+				break;
+			l->v = v;
+		}
+		l->v[l->n++] = (struct listing_ent){xstrdup(de->d_name), de->d_ino, de->d_type};
+	}
+	closedir(d);
+	return l;
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct listing *l = list_dir(req, node_of(req, ino));
+	if (!l) {
+		fuse_reply_err(req, errno ? errno : ENOMEM);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)l;
+	if (fuse_reply_open(req, fi) != 0)
+		listing_free(l);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                       struct fuse_file_info *fi)
+{
+	(void)ino;
+	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
+	if (size > HIDEFS_MAX_READ)
+		size = HIDEFS_MAX_READ;
+	_cleanup_free_ char *buf = malloc(size ? size : 1);
+	size_t pos = 0;
+	for (size_t i = off < 0 ? 0 : (size_t)off; buf && i < l->n; i++) {
+		struct stat st = {.st_ino = l->v[i].ino, .st_mode = (mode_t)l->v[i].type << 12};
+		size_t len = fuse_add_direntry(req, buf + pos, size - pos, l->v[i].name, &st,
+		                               (off_t)(i + 1));
+		if (len > size - pos)
+			break;
+		pos += len;
+	}
+	if (!buf)
+		fuse_reply_err(req, ENOMEM);
+	else
+		fuse_reply_buf(req, buf, pos);
+}
+
+/* One entry of a readdirplus answer: the name with its node and attributes,
+ * so that the lookups that follow a listing (git's untracked scan, ls -l)
+ * need no round trip.  "." and "..", and names gone since the listing, go
+ * without a node. */
+static void plus_entry(fuse_req_t req, struct hide_node *dir, const struct listing_ent *le,
+                       struct fuse_entry_param *ep)
+{
+	*ep = (struct fuse_entry_param){.attr.st_ino = le->ino, .attr.st_mode = (mode_t)le->type << 12};
+	if (!strcmp(le->name, ".") || !strcmp(le->name, ".."))
+		return;
+	struct hide_node *n = find_locked(dir, le->name);
+	struct stat st;
+	if (!n && dir->live) {
+		_cleanup_free_ char *copy = xstrdup(le->name);
+		struct hide_node probe = {.name = copy, .parent = dir};
+		if (node_stat(req, &probe, &st) == 0)
+			n = add_locked(dir, le->name, S_ISDIR(st.st_mode));
+	} else if (n && node_stat(req, n, &st) < 0) {
+		n = NULL;
+	}
+	if (!n)
+		return;
+	ep->ino = ino_of(req, n);
+	ep->attr = st;
+	ep->attr_timeout = HIDEFS_ATTR_TIMEOUT;
+	ep->entry_timeout = HIDEFS_ENTRY_TIMEOUT;
+}
+
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+                           struct fuse_file_info *fi)
+{
+	struct listing *l = (struct listing *)(uintptr_t)fi->fh;
+	struct hide_node *dir = node_of(req, ino);
+	if (size > HIDEFS_MAX_READ)
+		size = HIDEFS_MAX_READ;
+	_cleanup_free_ char *buf = malloc(size ? size : 1);
+	size_t pos = 0;
+	for (size_t i = off < 0 ? 0 : (size_t)off; buf && i < l->n; i++) {
+		struct fuse_entry_param ep;
+		plus_entry(req, dir, &l->v[i], &ep);
+		size_t len = fuse_add_direntry_plus(req, buf + pos, size - pos, l->v[i].name, &ep,
+		                                    (off_t)(i + 1));
+		if (len > size - pos)
+			break; /* the kernel counts a lookup only for entries it got */
+		pos += len;
+	}
+	if (!buf)
+		fuse_reply_err(req, ENOMEM);
+	else
+		fuse_reply_buf(req, buf, pos);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	listing_free((struct listing *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	(void)ino;
+	struct statvfs sv;
+	if (fstatvfs(srv(req)->root, &sv) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_statfs(req, &sv);
+}
+
+/* No xattr, write or access operation: libfuse answers ENOSYS, the kernel
+ * stops asking, and the overlay sees a lower layer without extended
+ * attributes (never a host user.overlay.* or trusted.overlay.*). */
+static const struct fuse_lowlevel_ops ops = {
+	.lookup = op_lookup,
+	.getattr = op_getattr,
+	.readlink = op_readlink,
+	.open = op_open,
+	.read = op_read,
+	.release = op_release,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
+	.releasedir = op_releasedir,
+	.statfs = op_statfs,
+};
+
+/* The server's life: wait for the mounted fd from init, then serve until the
+ * jail's mount goes away (or init never mounts: the socket closes). */
+static int serve(int root, struct hide_node *tree, int sock)
+{
+	int fuse_fd = -1;
+	struct jail_err e = {0};
+	if (sync_recv(sock, SYNC_HIDEFS, NULL, NULL, &fuse_fd, &e) < 0 || fuse_fd < 0)
+		return 0;
+	close(sock);
+	struct server s = {.root = root, .tree = tree};
+	char *argv[] = {(char *)"jail-hidefs", NULL};
+	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
+	struct fuse_session *se = fuse_session_new(&args, &ops, sizeof(ops), &s);
+	char mnt[32];
+	snprintf(mnt, sizeof(mnt), "/dev/fd/%d", fuse_fd);
+	if (!se || fuse_session_mount(se, mnt) != 0) {
+		log_error("hidefs: cannot start the project's file server");
+		return 1;
+	}
+	struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+	if (!cfg) {
+		log_error("hidefs: out of memory");
+		return 1;
+	}
+	fuse_loop_cfg_set_max_threads(cfg, 8);
+	int r = fuse_session_loop_mt(se, cfg);
+	return r < 0 && r != -ENODEV ? 1 : 0;
+}
+
+/* In the forked server: only the project fd and the socket stay open, no
+ * terminal signals reach it (its own session), and it dies with the
+ * supervisor. */
+static int server_main(pid_t supervisor, int root, struct hide_node *tree, int sock)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor)
+		return 1;
+	setsid();
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+		return 1;
+	/* one fd per file the jail holds open: as many as this user may have */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
+	int r = fcntl(root, F_DUPFD_CLOEXEC, 10), k = fcntl(sock, F_DUPFD_CLOEXEC, 10);
+	if (r < 0 || k < 0 || dup3(r, 3, O_CLOEXEC) < 0 || dup3(k, 4, O_CLOEXEC) < 0)
+		return 1;
+	if (syscall(SYS_close_range, 5, ~0U, 0) < 0)
+		return 1;
+	return serve(3, tree, 4);
+}
+
+int hidefs_prepare(struct hidefs *h, struct jail_err *e)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return jail_err_sys(e, "socketpair for the project's file server");
+	h->server_sock = sv[0];
+	h->jail_sock = sv[1];
+	return 0;
+}
+
+int hidefs_fork(struct hidefs *h, struct jail_err *e)
+{
+	pid_t supervisor = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		return jail_err_sys(e, "fork the project's file server");
+	if (pid == 0)
+		_exit(server_main(supervisor, h->project_fd, h->tree, h->server_sock));
+	close(h->server_sock);
+	h->server_sock = -1;
+	h->pid = pid;
+	return 0;
+}
+
+void hidefs_stop(struct hidefs *h)
+{
+	if (h->jail_sock >= 0)
+		close(h->jail_sock);
+	if (h->server_sock >= 0)
+		close(h->server_sock);
+	h->jail_sock = h->server_sock = -1;
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		waitpid(h->pid, NULL, 0);
+	}
+	h->pid = 0;
+}
+
+int hidefs_usable(struct jail_err *e)
+{
+	int fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	int err = errno;
+	return jail_err_set(e, 0, /* the reason is in the middle of the line */
+	                    "/dev/fuse cannot be opened (%s), and hiding ignored files for the "
+	                    "whole run needs it; as root: chmod 0666 /dev/fuse (Debian's default), "
+	                    "or run with --hide-start-only",
+	                    strerror(err));
+}
+
+int hidefs_mount(int sock, const char *dev_fuse, const char *at, uid_t uid, gid_t gid,
+                 struct jail_err *e)
+{
+	_cleanup_close_ int fd = open(dev_fuse, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return jail_err_sys(e, "open /dev/fuse in the jail (see jail doctor, or run with "
+		                       "--hide-start-only)");
+	if (mkdir(at, 0755) < 0)
+		return jail_err_sys(e, "create %s", at);
+	_cleanup_free_ char *opts = xasprintf(
+		"fd=%d,rootmode=40000,user_id=%u,group_id=%u,default_permissions", fd, uid, gid);
+	if (mount("jail-project", at, "fuse", MS_RDONLY | MS_NOSUID | MS_NODEV, opts) < 0)
+		return jail_err_sys(e, "mount the project's filtered view (FUSE, for hiding ignored "
+		                       "files for the whole run; see jail doctor, or run with "
+		                       "--hide-start-only)");
+	return sync_send(sock, SYNC_HIDEFS, NULL, 0, fd, e);
+}

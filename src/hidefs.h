@@ -1,0 +1,66 @@
+/* hidefs.h — the project as the jail's overlay sees it from below.
+ *
+ * A small FUSE file system, served on the host side by a child of the
+ * supervisor, that shows the project read-only through the names of a
+ * hidetree (the entries visible at start): the overlay's lower layer can then
+ * never show a name that appears on the host during the run.  The server reads
+ * the project only below one directory fd (openat2 RESOLVE_BENEATH, no
+ * symlinks, no other mounts), passes no extended attributes (so no host
+ * overlay xattr reaches the overlay), and dies with the supervisor.
+ *
+ *   supervisor: hidefs_start() forks the server with one end of a socketpair
+ *   init:       hidefs_mount() opens /dev/fuse in the jail's user namespace,
+ *               mounts it, and hands the fd to the server over the other end
+ *   init:       the overlay's lowerdir is the FUSE mount
+ *
+ * Why a file server and not a kernel mechanism alone: overlayfs cannot
+ * intersect name sets, and whiteouts name exact paths; with userxattr (the
+ * unprivileged overlay) metacopy and redirects are off, so data-only lower
+ * layers are out; a bind mount per file is static and runs into mount limits;
+ * a hard-link farm changes the host files' ctime (git's index sees every file
+ * changed); Landlock cannot tell a file the host adds from one the agent adds
+ * in the same directory; seccomp cannot filter what getdents returns.  A view
+ * whose node ids are fixed at start is race-free by construction: no window
+ * exists in which a new name could be reached. */
+#ifndef JAIL_HIDEFS_H
+#define JAIL_HIDEFS_H
+#include "hidetree.h"
+
+#include <sys/types.h>
+
+/* Cache lifetimes handed to the kernel (seconds).  Attributes are re-checked
+ * after ATTR: a host edit shows within that time (the page cache is dropped on
+ * every open, so content read after an open is current).  A node stands for a
+ * path, not an inode, so a name found is kept for ENTRY (a file the host
+ * replaces is the same node with new attributes; one it deletes fails with
+ * ENOENT at the next attribute check).  Names that were not there at start can
+ * never appear: their absence is cached for NEG. */
+#define HIDEFS_ATTR_TIMEOUT 1.0
+#define HIDEFS_NEG_TIMEOUT 86400.0
+#define HIDEFS_ENTRY_TIMEOUT 60.0
+
+struct hidefs {
+	pid_t pid;              /* the server */
+	int jail_sock;          /* init's end: it sends the mounted /dev/fuse fd here */
+	int server_sock;        /* the server's end, until it is forked */
+	int project_fd;         /* the project, O_DIRECTORY */
+	struct hide_node *tree; /* what the server shows */
+};
+
+/* Can this user open /dev/fuse?  0, or -1 with a message naming the fix. */
+int hidefs_usable(struct jail_err *e) WUR;
+
+/* Before the clone: the socket between init and the server (init inherits
+ * both ends).  h->project_fd and h->tree are the caller's, set before. */
+int hidefs_prepare(struct hidefs *h, struct jail_err *e) WUR;
+/* After the clone, once the supervisor sits in its final cgroup (the server
+ * follows it there): fork the server. */
+int hidefs_fork(struct hidefs *h, struct jail_err *e) WUR;
+/* Kill and reap the server; close what is left open (not the tree). */
+void hidefs_stop(struct hidefs *h);
+
+/* In init, before the overlay: mount the view at `at` (`dev_fuse` is the path
+ * of /dev/fuse as init sees it) and pass the fd to the server over `sock`. */
+int hidefs_mount(int sock, const char *dev_fuse, const char *at, uid_t uid, gid_t gid,
+                 struct jail_err *e) WUR;
+#endif

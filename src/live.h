@@ -1,0 +1,34 @@
+/* live.h — sessions whose jail is running: the record a running supervisor
+ * keeps in its session dir, and what `jail ps`, `jail stop` and the live reads
+ * of `jail status`/`jail diff` learn from it.
+ *
+ *   <session>/running   supervisor=PID, init=PID, started=EPOCH, command=...
+ *
+ * The record is only believed while the session's lock is held: a supervisor
+ * killed with SIGKILL leaves the file, but its lock goes with it. */
+#ifndef JAIL_LIVE_H
+#define JAIL_LIVE_H
+#include "session.h"
+
+#include <sys/types.h>
+
+struct live_info {
+	pid_t supervisor, init;
+	long long started;   /* seconds since the epoch */
+	char *command;       /* escaped, for printing */
+};
+
+/* Write the record (the supervisor, after the clone).  Best effort. */
+void live_register(const struct session *s, pid_t init, char *const *argv);
+void live_unregister(const struct session *s);
+/* Is the session's jail running?  Fills *out when it is (free with
+ * live_info_free). */
+bool live_get(const char *session_dir, struct live_info *out);
+void live_info_free(struct live_info *i);
+/* Files the session changed (what its upper dir holds, without .git and the
+ * whiteouts that only hide ignored files), counted up to cap. */
+long live_changed_files(const char *session_dir, long cap);
+/* "3d 4h", "12m 5s": how long ago `since` was. */
+void live_format_age(long long since, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,199 @@
+# The escape suite: ignored files that appear on the host while the agent runs
+# (issue 12, part 1).  Hiding is about the whole run, not its start.
+source "$TESTS/security/helpers.bash"
+
+# A repository that ignores .env, secrets/, cache/ and *.key, with a tracked
+# directory conf/, an ignored directory cache/ that exists at start, and go.txt:
+# a tracked file whose content the host changes to "go" to start the check
+# (a visible host edit, the positive control that host changes do reach in).
+live_repo() {
+	local d=$1
+	git_init "$d"
+	printf '.env\nsecrets/\ncache/\n*.key\n' >"$d/.gitignore"
+	mkdir -p "$d/conf" "$d/cache"
+	printf 'canary-app\n' >"$d/conf/app.txt"
+	printf 'wait\n' >"$d/go.txt"
+	git -C "$d" add .gitignore conf go.txt
+	git -C "$d" commit -q -m init
+	printf 'old\n' >"$d/cache/old.txt"
+	printf 'SECRET=canary-at-start\n' >"$d/.env"
+}
+
+# start_hunter ARGS...: the probe in a jail on $T/p, in the background, hunting
+# the names given; returns once it says it is ready.
+start_hunter() {
+	mkdir -p "$T/bin"
+	cp "$PROBE" "$T/bin/probe"
+	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- sh -c \
+		'mkdir agentdir && echo mine >own.key && cat own.key &&
+		 '"$T"'/bin/probe hunt go.txt "$@"; r=$?; echo LISTING; ls -aR .; exit $r' \
+		sh "$@" >"$T/hunt.out" 2>"$T/hunt.err" </dev/null &
+	HUNTER=$!
+	local i
+	for i in $(seq 600); do
+		grep -q '^ready' "$T/hunt.out" 2>/dev/null && return 0
+		kill -0 "$HUNTER" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$T/hunt.err" >&2
+	fail "the jail did not start"
+}
+
+# finish_hunter: tell the probe to stop, wait for it, leave its output in $out.
+finish_hunter() {
+	# in place: a rename over go.txt would not reach an overlay that already
+	# looked the old file up
+	printf 'go\n' >"$T/p/go.txt"
+	set +e
+	wait "$HUNTER"
+	rc=$?
+	set -e
+	out=$(cat "$T/hunt.out")
+	err=$(cat "$T/hunt.err")
+}
+
+# assert_no_leak: no open or listing in the hunt, and no content, got through.
+assert_no_leak() {
+	local leaks
+	leaks=$(grep -E '^(LEAK|LISTED)|canary-' <<<"$out" | head -5 || true)
+	assert_eq "$leaks" "" "what the agent saw of the new ignored files"
+}
+
+test_ignored_files_created_during_run_stay_hidden() {
+	live_repo "$T/p"
+	start_hunter new.key .env secrets/s.txt conf/c.key cache/new.txt agentdir/a.key \
+		deep/er/x.key
+	printf 'canary-new-key\n' >"$T/p/new.key"
+	printf 'SECRET=canary-env\n' >"$T/p/.env.new"
+	mv "$T/p/.env.new" "$T/p/.env" # hidden at start, replaced during the run
+	mkdir "$T/p/secrets"
+	printf 'canary-secrets-dir\n' >"$T/p/secrets/s.txt"
+	printf 'canary-existing-dir\n' >"$T/p/conf/c.key"
+	printf 'canary-ignored-dir\n' >"$T/p/cache/new.txt"
+	mkdir "$T/p/agentdir"
+	printf 'canary-agent-dir\n' >"$T/p/agentdir/a.key"
+	mkdir -p "$T/p/deep/er"
+	printf 'canary-deep\n' >"$T/p/deep/er/x.key"
+	finish_hunter
+	assert_contains "$out" ready
+	assert_contains "$out" mine # the agent's own ignored file stays visible to it
+	assert_no_leak
+	local listing=${out#*LISTING}
+	for n in new.key .env s.txt c.key new.txt a.key x.key; do
+		assert_not_contains "$listing" "$n"
+	done
+	assert_contains "$listing" own.key
+	assert_eq "$rc" 0 "the hunter's status ($err)"
+}
+
+test_ignored_files_renamed_into_place_stay_hidden() {
+	live_repo "$T/p"
+	start_hunter moved.key moved2.key conf/moved3.key secrets/m.txt
+	printf 'canary-outside\n' >"$T/outside.tmp"
+	mv "$T/outside.tmp" "$T/p/moved.key"
+	printf 'canary-stage\n' >"$T/p/stage.txt"
+	mv "$T/p/stage.txt" "$T/p/moved2.key"
+	# a name visible at start, renamed to an ignored one
+	mv "$T/p/conf/app.txt" "$T/p/conf/moved3.key"
+	mkdir "$T/stage.d"
+	printf 'canary-dir-moved\n' >"$T/stage.d/m.txt"
+	mv "$T/stage.d" "$T/p/secrets"
+	finish_hunter
+	assert_contains "$out" ready
+	assert_no_leak
+	local listing=${out#*LISTING}
+	for n in moved.key moved2.key moved3.key secrets m.txt; do
+		assert_not_contains "$listing" "$n"
+	done
+	assert_eq "$rc" 0 "the hunter's status ($err)"
+}
+
+# The agent opens the names in a tight loop while the host creates, removes and
+# re-creates them: an fd obtained in any window is a leak.
+test_ignored_files_polled_during_creation_stay_hidden() {
+	live_repo "$T/p"
+	start_hunter race.key secrets/race.txt conf/race.key
+	local i
+	for i in $(seq 200); do
+		printf 'canary-race\n' >"$T/p/race.key"
+		mkdir -p "$T/p/secrets"
+		printf 'canary-race-dir\n' >"$T/p/secrets/race.txt"
+		printf 'canary-race-conf\n' >"$T/p/conf/race.key.tmp"
+		mv "$T/p/conf/race.key.tmp" "$T/p/conf/race.key"
+		rm -rf "$T/p/race.key" "$T/p/secrets" "$T/p/conf/race.key"
+	done
+	printf 'canary-race\n' >"$T/p/race.key"
+	finish_hunter
+	assert_contains "$out" ready
+	assert_no_leak
+	assert_eq "$rc" 0 "the hunter's status ($err)"
+}
+
+# --hide-start-only: the old start-time hiding, said at start; what was ignored
+# at start is still hidden.
+test_hide_start_only_says_so() {
+	live_repo "$T/p"
+	run_jail --hide-start-only -D "$T/p" -- cat .env
+	assert_ne "$rc" 0 "reading .env with start-time hiding"
+	assert_not_contains "$out" canary-
+	assert_contains "$err" "start only"
+	run_jail -D "$T/p" -- cat conf/app.txt
+	assert_eq "$rc" 0 "positive control: a tracked file reads"
+	assert_not_contains "$err" "start only"
+}
+
+# The view's server lives outside the jail: requests the agent can make of it
+# (odd names, long paths, writes, xattrs, directories read while they change)
+# must leave it serving.
+test_project_view_survives_odd_requests() {
+	live_repo "$T/p"
+	mkdir -p "$T/bin"
+	cp "$PROBE" "$T/bin/probe"
+	local long
+	long=$(printf 'x%.0s' $(seq 255))
+	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c '
+		P='"$T"'/bin/probe
+		cat '"$long"' 2>/dev/null; cat "$(printf "a\nb")" 2>/dev/null
+		cat conf/../conf/./app.txt >/dev/null
+		$P setxattr conf/app.txt user.overlay.opaque; $P setxattr conf/app.txt trusted.overlay.redirect
+		getfattr -d -m - conf/app.txt 2>/dev/null
+		echo more >>conf/app.txt && mv conf/app.txt conf/b.txt && mkdir -p x/y && rm -rf conf
+		for i in 1 2 3 4 5 6 7 8 9 10; do ls -laR . >/dev/null & done; wait
+		cat go.txt'
+	assert_eq "$rc" 0 "the jail's status ($err)"
+	assert_contains "$out" wait # the project still reads after all that
+}
+
+# No extended attribute of a host file reaches the overlay through the view:
+# neither the host's overlay xattrs (which would steer the overlay) nor others.
+test_project_view_passes_no_host_xattrs() {
+	live_repo "$T/p"
+	setfattr -n user.canary -v canary-xattr "$T/p/conf/app.txt"
+	setfattr -n user.overlay.opaque -v y "$T/p/conf"
+	assert_contains "$(getfattr -d "$T/p/conf/app.txt")" canary-xattr # positive control
+	run_jail -q -D "$T/p" -- sh -c 'getfattr -d -m - conf/app.txt conf; ls conf'
+	assert_not_contains "$out" canary-xattr
+	assert_not_contains "$out" overlay
+	assert_contains "$out" app.txt # the lower's "opaque" directory is not opaque
+}
+
+# The server dies with the supervisor: nothing of the jail, the server
+# included, outlives a killed jail.
+test_project_view_server_dies_with_jail() {
+	live_repo "$T/p"
+	"$JAIL" -q -D "$T/p" -- sh -c 'echo ready; while :; do cat go.txt >/dev/null; done' \
+		>"$T/out" 2>&1 </dev/null &
+	local pid=$! i
+	for i in $(seq 600); do
+		grep -q ready "$T/out" && break
+		sleep 0.1
+	done
+	grep -q ready "$T/out" || fail "the jail did not start: $(cat "$T/out")"
+	pgrep -u "$(id -u)" -f -- "-D $T/p" >/dev/null || fail "positive control: no jail process"
+	kill -KILL "$pid"
+	for i in $(seq 100); do
+		pgrep -u "$(id -u)" -f -- "-D $T/p" >/dev/null || return 0
+		sleep 0.1
+	done
+	fail "left behind: $(pgrep -a -u "$(id -u)" -f -- "-D $T/p")"
+}

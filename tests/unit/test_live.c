@@ -1,0 +1,58 @@
+/* Unit tests: pathspec.c, the shell quoting and number format of hints.c. */
+#include "hints.h"
+#include "pathspec.h"
+#include "t.h"
+
+#include <stdlib.h>
+
+T(pathspec_matches_files_dirs_and_globs)
+{
+	struct strv specs = {0};
+	CHECK(pathspec_match(&specs, "anything"));
+	strv_push(&specs, "src");
+	CHECK(pathspec_match(&specs, "src"));
+	CHECK(pathspec_match(&specs, "src/a.c"));
+	CHECK(!pathspec_match(&specs, "srcx/a.c"));
+	CHECK(!pathspec_match(&specs, "README"));
+	strv_push(&specs, "*.md");
+	CHECK(pathspec_match(&specs, "docs/x.md"));
+	strv_free(&specs);
+	strv_push(&specs, "");
+	CHECK(pathspec_match(&specs, "whole/project"));
+	strv_free(&specs);
+}
+
+T(pathspec_paths_stay_in_the_project)
+{
+	struct session s = {.project = (char *)"/nonexistent-project"};
+	struct jail_err e;
+	char *p = pathspec_project_path(&s, "/nonexistent-project/a/../b/./c", &e);
+	CHECK_STR(p, "b/c");
+	free(p);
+	CHECK(pathspec_project_path(&s, "/nonexistent-project/../etc/passwd", &e) == NULL);
+	CHECK(pathspec_project_path(&s, "/elsewhere/x", &e) == NULL);
+	CHECK(pathspec_project_path(&s, "../x", &e) == NULL);
+	p = pathspec_project_path(&s, "/nonexistent-project", &e);
+	CHECK_STR(p, "");
+	free(p);
+}
+
+T(shell_quote_and_thousands)
+{
+	char *q = hint_shell_quote("/tmp/plain-path_1.patch");
+	CHECK_STR(q, "/tmp/plain-path_1.patch");
+	free(q);
+	q = hint_shell_quote("/tmp/my project");
+	CHECK_STR(q, "'/tmp/my project'");
+	free(q);
+	q = hint_shell_quote("it's");
+	CHECK_STR(q, "'it'\\''s'");
+	free(q);
+	q = hint_shell_quote("a$(x)");
+	CHECK_STR(q, "'a$(x)'");
+	free(q);
+	CHECK_STR(thousands(0).s, "0");
+	CHECK_STR(thousands(999).s, "999");
+	CHECK_STR(thousands(99950).s, "99,950");
+	CHECK_STR(thousands(1234567).s, "1,234,567");
+}
