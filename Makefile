@@ -59,7 +59,7 @@ SRCS    := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS    := $(SRCS:src/%.c=$(BUILD)/%.o) $(BUILD)/embedded_policy.o
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(filter-out tests/unit/t.c,$(wildcard tests/unit/test_*.c)))
 
-.PHONY: all check unit asan bench install install-apparmor uninstall dist clean FORCE
+.PHONY: all check check-realworld unit asan bench install install-apparmor uninstall dist clean FORCE
 all: $(BUILD)/jail $(BUILD)/probe
 
 $(BUILD)/jail: $(BUILD)/main.o $(BUILD)/libjail.a
@@ -109,6 +109,11 @@ unit: $(UNIT)
 # The whole suite: unit tests, then the real binary as an unprivileged user.
 check: all unit
 	BUILD=$(BUILD) tests/run
+
+# Real projects' own test suites, on the host and in the jail, compared (slow:
+# minutes; CPython's regression tests need libpython3.11-testsuite).
+check-realworld: all
+	BUILD=$(BUILD) TEST_TIMEOUT=3600 tests/run realworld
 
 asan:
 	$(MAKE) SANITIZE=1 check

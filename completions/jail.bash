@@ -34,7 +34,7 @@ _jail_flags() { # SUBCOMMAND: the flags it takes
 	local export_flags="--export-deny --export-allow --allow-binary --max-size --squash --no-trailer"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
-		--dns-upstream --publish --ro --rw --hide --show --hide-start-only --tmpfs -e --env --setenv --home \
+		--dns-upstream --publish --ro --rw --hide --show --hide-start-only --hide-ignored --secret-name --tmpfs -e --env --path --setenv --home \
 		--copy --secret --memory --pids --cpus --disk --disk-inodes --allow-syscall --no-export $export_flags \
 		-h --help -V --version ;;
 	exec) printf '%s\n' -D --dir -s --session -h --help ;;
@@ -79,12 +79,14 @@ _jail() {
 	-p | --policy) COMPREPLY=($(compgen -W "$(_jail_policies)" -- "$cur")); return ;;
 	--net) COMPREPLY=($(compgen -W "none allow open" -- "$cur")); return ;;
 	--home) COMPREPLY=($(compgen -W "fresh persistent" -- "$cur")); return ;;
+	--hide-ignored) COMPREPLY=($(compgen -W "all secrets none" -- "$cur")); return ;;
 	--ro | --rw | --tmpfs | --copy)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	-e | --env) COMPREPLY=($(compgen -v -- "$cur")); return ;;
-	--allow | --dns-upstream | --publish | --hide | --show | --setenv | --secret | \
+	--path) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--allow | --dns-upstream | --publish | --hide | --show | --secret-name | --setenv | --secret | \
 		--memory | --pids | --cpus | --disk | --disk-inodes | --allow-syscall | --export-deny | \
 		--export-allow | --max-size | --timeout)
 		return ;;

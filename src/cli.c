@@ -52,6 +52,7 @@ enum {
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
 	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_HIDE_START_ONLY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION,
 	OPT_DISK, OPT_EXPORT_ALLOW, OPT_DISK_INODES, OPT_ACCEPT_FLAGGED, OPT_SQUASH, OPT_NO_TRAILER, OPT_ALL, OPT_COLOR, OPT_TIMEOUT,
+	OPT_HIDE_IGNORED, OPT_SECRET_NAME, OPT_PATH,
 };
 
 struct opt {
@@ -75,9 +76,12 @@ static const struct opt opts[] = {
 	{{"rw", 1, 0, OPT_RW}, 0, M_RUN, "fs.rw", "PATH", "bind a host path read-write"},
 	{{"hide", 1, 0, OPT_HIDE}, 0, M_RUN, "fs.hide", "PATTERN", "hide more project paths"},
 	{{"show", 1, 0, OPT_SHOW}, 0, M_RUN, "fs.show_ignored", "PATTERN", "show a git-ignored project path"},
+	{{"hide-ignored", 1, 0, OPT_HIDE_IGNORED}, 0, M_RUN, "fs.hide_ignored", "MODE", "all (default), secrets or none: which ignored paths are hidden"},
+	{{"secret-name", 1, 0, OPT_SECRET_NAME}, 0, M_RUN, "fs.secret_names", "PATTERN", "one more secret-shaped name to hide"},
 	{{"hide-start-only", 0, 0, OPT_HIDE_START_ONLY}, 0, M_RUN, "fs.hide_start_only", NULL, "hide ignored files as at start only (no /dev/fuse)"},
 	{{"tmpfs", 1, 0, OPT_TMPFS}, 0, M_RUN, "fs.tmpfs", "PATH", "mount a tmpfs at PATH"},
 	{{"env", 1, 0, OPT_ENV}, 'e', M_RUN, "env.pass", "NAME", "pass a host variable"},
+	{{"path", 1, 0, OPT_PATH}, 0, M_RUN, "env.path", "DIR", "put DIR before the default PATH"},
 	{{"setenv", 1, 0, OPT_SETENV}, 0, M_RUN, "env.set", "NAME=VALUE", "set a variable"},
 	{{"home", 1, 0, OPT_HOME}, 0, M_RUN, "home.mode", "MODE", "fresh (default) or persistent"},
 	{{"copy", 1, 0, OPT_COPY}, 0, M_RUN, "home.copy", "PATH", "copy a host file into the fake home"},
@@ -193,6 +197,14 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_RW: strv_push(&g->rw_binds, arg); return 0;
 	case OPT_HIDE: strv_push(&g->hide, arg); return 0;
 	case OPT_SHOW: strv_push(&g->show_ignored, arg); return 0;
+	case OPT_HIDE_IGNORED:
+		if (strcmp(arg, "all") == 0) g->hide_ignored = HIDE_ALL;
+		else if (strcmp(arg, "secrets") == 0) g->hide_ignored = HIDE_SECRETS;
+		else if (strcmp(arg, "none") == 0) g->hide_ignored = HIDE_NONE;
+		else return jail_err_set(e, 0, "--hide-ignored %s: unknown mode; use all, secrets or none", arg);
+		return 0;
+	case OPT_SECRET_NAME: strv_push(&g->secret_names, arg); return 0;
+	case OPT_PATH: strv_push(&g->env_path, arg); return 0;
 	case OPT_HIDE_START_ONLY: g->hide_start_only = true; return 0;
 	case OPT_TMPFS: strv_push(&g->tmpfs, arg); return 0;
 	case OPT_ENV: strv_push(&g->env_pass, arg); return 0;

@@ -21,7 +21,8 @@ void config_free(struct jail_config *c)
 	struct strv *lists[] = {&c->policies, &c->ro_binds, &c->rw_binds, &c->hide,
 	                        &c->show_ignored, &c->tmpfs, &c->home_copy, &c->env_pass,
 	                        &c->env_set, &c->secrets, &c->allow, &c->publish,
-	                        &c->export_deny, &c->export_allow, &c->syscalls_allow};
+	                        &c->export_deny, &c->export_allow, &c->syscalls_allow,
+	                        &c->secret_names, &c->env_path};
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
 		strv_free(lists[i]);
 	memset(c, 0, sizeof(*c));

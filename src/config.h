@@ -10,6 +10,8 @@
 
 enum net_mode { NET_NONE = 0, NET_ALLOW, NET_OPEN };
 enum home_mode { HOME_FRESH = 0, HOME_PERSISTENT };
+/* which git-ignored paths are hidden: every one, the secret-shaped ones, none */
+enum hide_mode { HIDE_ALL = 0, HIDE_SECRETS, HIDE_NONE };
 
 struct jail_config {
 	/* invocation */
@@ -25,6 +27,8 @@ struct jail_config {
 	struct strv rw_binds;       /* host paths bound read-write */
 	struct strv hide;           /* extra patterns hidden in the project */
 	struct strv show_ignored;   /* git-ignored paths shown anyway */
+	enum hide_mode hide_ignored;
+	struct strv secret_names;   /* secret-shaped names: hidden in every mode */
 	bool hide_start_only;       /* hiding as at start only: no FUSE view (hidefs.h) */
 	struct strv tmpfs;          /* extra tmpfs mounts */
 
@@ -35,6 +39,7 @@ struct jail_config {
 	/* [env] */
 	struct strv env_pass;       /* names passed from the host */
 	struct strv env_set;        /* NAME=VALUE */
+	struct strv env_path;       /* directories put before the default PATH */
 
 	/* [secrets]: NAME=SOURCE (env:VAR, file:PATH, cmd:...) */
 	struct strv secrets;

@@ -36,7 +36,12 @@ int env_build(const struct jail_plan *p, struct strv *out, struct jail_err *e)
 	const struct jail_config *c = p->cfg;
 	const char *term = getenv("TERM");
 	const char *lang = getenv("LANG");
-	env_put(out, "PATH", JAIL_PATH);
+	struct strbuf path = {0};
+	for (size_t i = 0; i < c->env_path.n; i++)
+		sb_printf(&path, "%s:", c->env_path.v[i]);
+	sb_printf(&path, "%s", JAIL_PATH);
+	env_put(out, "PATH", path.s);
+	sb_free(&path);
 	env_put(out, "HOME", p->home);
 	env_put(out, "USER", p->user);
 	env_put(out, "LOGNAME", p->user);

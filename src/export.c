@@ -691,6 +691,10 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 		return leave_out(c, xasprintf("%s", p)), 0;
 	if (c->new_type == FT_SPECIAL)
 		return leave_out(c, xasprintf("%s: only files and symlinks are exported", c->special)), 0;
+	/* the agent never saw what was there (a project without git hides
+	 * secret-shaped names; fs.hide): a patch would carry the host's content */
+	if (is_hidden(x, c->path))
+		return leave_out(c, xstrdup("hidden in the jail")), 0;
 	char *why = pathrules_denied(&x->rules, c->path, false);
 	if (why)
 		return leave_out(c, why), 0;

@@ -71,7 +71,45 @@ static bool is_whiteout(int dir, const char *name)
 	       st.st_rdev == makedev(0, 0);
 }
 
-/* One whiteout; an entry already in the upper dir is the agent's and stays. */
+/* A directory of the upper dir that holds nothing but whiteouts (and such
+ * directories): one that hiding made for nested whiteouts, not the agent. */
+static bool only_whiteouts(int parent, const char *name, int depth)
+{
+	DIR *d = depth < 64 ? opendir_at(parent, name) : NULL;
+	if (!d)
+		return false;
+	bool only = true;
+	struct dirent *de;
+	while (only && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		only = is_whiteout(dirfd(d), de->d_name) ||
+		       only_whiteouts(dirfd(d), de->d_name, depth + 1);
+	}
+	closedir(d);
+	return only;
+}
+
+static void remove_whiteout_dir(int parent, const char *name)
+{
+	DIR *d = opendir_at(parent, name);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (is_whiteout(dirfd(d), de->d_name))
+			unlinkat(dirfd(d), de->d_name, 0);
+		else
+			remove_whiteout_dir(dirfd(d), de->d_name);
+	}
+	if (d)
+		closedir(d);
+	unlinkat(parent, name, AT_REMOVEDIR);
+}
+
+/* One whiteout; an entry already in the upper dir is the agent's and stays,
+ * unless it is a directory of whiteouts only (an earlier run hid paths below
+ * it: now the whole directory is hidden). */
 static void whiteout(int upper, int lower, const char *rel)
 {
 	const char *name;
@@ -79,15 +117,34 @@ static void whiteout(int upper, int lower, const char *rel)
 	if (dir < 0)
 		return;
 	struct stat st;
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISDIR(st.st_mode) || !only_whiteouts(dir, name, 0))
+			return;
+		remove_whiteout_dir(dir, name);
+	}
 	if (mknodat(dir, name, S_IFCHR | 0, makedev(0, 0)) < 0) {
 		_cleanup_free_ char *esc = escape_name(rel);
 		log_warn("cannot hide ignored '%s': %s", esc, strerror(errno));
 	}
 }
 
-/* Remove the whiteouts of the last run that are not in `now`. */
+/* Is `path` or a directory above it in `set`? */
+static bool covered(const struct strv *set, const char *path)
+{
+	if (strv_contains(set, path))
+		return true;
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *slash; (slash = strrchr(p, '/'));) {
+		*slash = '\0';
+		if (strv_contains(set, p))
+			return true;
+	}
+	return false;
+}
+
+/* Remove the whiteouts of the last run that `now` does not cover (a whiteout
+ * below a directory hidden now stays: whiteout() may not be able to replace
+ * the directory, and then it still hides what it hid). */
 static void unhide_stale(const struct session *s, int upper, const struct strv *now)
 {
 	_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
@@ -99,7 +156,7 @@ static void unhide_stale(const struct session *s, int upper, const struct strv *
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
-		if (strv_contains(now, line))
+		if (covered(now, line))
 			continue;
 		const char *slash = strrchr(line, '/');
 		_cleanup_free_ char *parent = slash ? strndup(line, (size_t)(slash - line)) : NULL;
@@ -114,10 +171,45 @@ static void unhide_stale(const struct session *s, int upper, const struct strv *
 
 #define HIDE_WALK_DEPTH 64
 
-/* fs.hide: walk the project (only when patterns are given: the walk grows with
- * the tree) and hide what matches; a matching directory is hidden whole. */
-static void hide_patterns(int upper, int lower, const char *rel, const struct strv *patterns,
-                          struct strv *hidden, int depth)
+/* A secret-shaped name: a pattern without '/' matches the last component
+ * (a file or a directory of that name, anywhere), one with '/' the end of the
+ * path (`.docker/config.json` in any directory); a trailing '/' is ignored. */
+static bool secret_match(const struct strv *patterns, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < patterns->n; i++) {
+		_cleanup_free_ char *pat = xstrdup(patterns->v[i]);
+		size_t n = strlen(pat);
+		while (n > 1 && pat[n - 1] == '/')
+			pat[--n] = '\0';
+		if (!strchr(pat, '/')) {
+			if (fnmatch(pat, base, 0) == 0)
+				return true;
+			continue;
+		}
+		for (const char *c = path; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL)
+			if (fnmatch(pat, c, FNM_PATHNAME) == 0)
+				return true;
+	}
+	return false;
+}
+
+typedef bool (*match_fn)(const struct strv *patterns, const char *path);
+
+static bool is_dir_entry(DIR *d, const struct dirent *de)
+{
+	struct stat st;
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Walk the project below `rel` (the walk grows with the tree, so it runs only
+ * where it is asked for) and collect what `match` picks, unless `show` lets it
+ * in; a matching directory is hidden whole. */
+static void collect(int lower, const char *rel, match_fn match, const struct strv *patterns,
+                    const struct strv *show, struct strv *hidden, int depth)
 {
 	if (depth > HIDE_WALK_DEPTH)
 		return;
@@ -130,48 +222,175 @@ static void hide_patterns(int upper, int lower, const char *rel, const struct st
 		if (!strcmp(n, ".") || !strcmp(n, "..") || (!rel[0] && !strcmp(n, ".git")))
 			continue;
 		_cleanup_free_ char *child = rel[0] ? xasprintf("%s/%s", rel, n) : xstrdup(n);
-		if (matches_any(patterns, child)) {
-			if (!strv_contains(hidden, child)) {
-				whiteout(upper, lower, child);
+		if (match(patterns, child) && !(show && matches_any(show, child))) {
+			if (!strv_contains(hidden, child))
 				strv_push(hidden, child);
-			}
-		} else if (de->d_type == DT_DIR) {
-			hide_patterns(upper, lower, child, patterns, hidden, depth + 1);
+		} else if (is_dir_entry(d, de)) {
+			collect(lower, child, match, patterns, show, hidden, depth + 1);
 		}
 	}
 	closedir(d);
 }
 
-int hide_ignored(const struct session *s, const struct jail_config *cfg, struct strv *out,
-                 struct jail_err *e)
+static int depth_of(const char *rel)
 {
-	struct strv ignored = {0}, hidden = {0};
+	int n = 0;
+	for (; *rel; rel++)
+		n += *rel == '/';
+	return n;
+}
+
+/* hide_ignored = secrets: an ignored path of a secret-shaped name is hidden;
+ * an ignored directory that is not is shown, but secret-shaped names inside it
+ * are looked for and hidden (build/.env). */
+static void select_secrets(int lower, const struct strv *ignored, const struct jail_config *cfg,
+                           struct strv *hidden)
+{
+	for (size_t i = 0; i < ignored->n; i++) {
+		const char *p = ignored->v[i];
+		struct stat st;
+		if (matches_any(&cfg->show_ignored, p))
+			continue;
+		if (secret_match(&cfg->secret_names, p))
+			strv_push(hidden, p);
+		else if (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			collect(lower, p, secret_match, &cfg->secret_names, &cfg->show_ignored, hidden,
+			        depth_of(p) + 1);
+	}
+}
+
+/* What is hidden at start (the selection; hide_apply enforces it). */
+int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_set *out,
+                struct jail_err *e)
+{
+	struct strv ignored = {0};
+	memset(out, 0, sizeof(*out));
 	int r = ignored_paths(s, &ignored, e);
 	if (r < 0)
 		return -1;
+	out->no_rules = r == 1;
+	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lower < 0) {
+		strv_free(&ignored);
+		return jail_err_sys(e, "open '%s'", s->project);
+	}
+	if (out->no_rules && cfg->hide_ignored != HIDE_NONE) {
+		/* no ignore rules to go by: the secret-shaped names, anywhere */
+		collect(lower, "", secret_match, &cfg->secret_names, &cfg->show_ignored, &out->paths, 0);
+	} else if (cfg->hide_ignored == HIDE_SECRETS) {
+		select_secrets(lower, &ignored, cfg, &out->paths);
+	} else if (cfg->hide_ignored == HIDE_ALL) {
+		for (size_t i = 0; i < ignored.n; i++)
+			if (!matches_any(&cfg->show_ignored, ignored.v[i]))
+				strv_push(&out->paths, ignored.v[i]);
+		out->ignored = out->paths.n;
+	}
+	out->secret_shaped = out->no_rules ? out->paths.n : 0;
+	if (cfg->hide.n)
+		collect(lower, "", matches_any, &cfg->hide, NULL, &out->paths, 0);
+	strv_free(&ignored);
+	return 0;
+}
+
+/* Whiteouts for the selection, and the list kept for the exporter. */
+int hide_apply(const struct session *s, const struct hide_set *set, struct jail_err *e)
+{
 	_cleanup_close_ int upper = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (upper < 0 || lower < 0) {
-		strv_free(&ignored);
+	if (upper < 0 || lower < 0)
 		return jail_err_sys(e, "open '%s'", upper < 0 ? s->upper : s->project);
-	}
-	for (size_t i = 0; i < ignored.n; i++) {
-		if (matches_any(&cfg->show_ignored, ignored.v[i]))
-			continue;
-		whiteout(upper, lower, ignored.v[i]);
-		strv_push(&hidden, ignored.v[i]);
-	}
-	if (cfg->hide.n)
-		hide_patterns(upper, lower, "", &cfg->hide, &hidden, 0);
-	unhide_stale(s, upper, &hidden);
+	/* stale ones first: a directory hidden now may hold whiteouts of the last run */
+	unhide_stale(s, upper, &set->paths);
+	for (size_t i = 0; i < set->paths.n; i++)
+		whiteout(upper, lower, set->paths.v[i]);
 	struct strbuf list = {0};
-	for (size_t i = 0; i < hidden.n; i++)
-		if (!strchr(hidden.v[i], '\n'))
-			sb_printf(&list, "%s\n", hidden.v[i]);
+	for (size_t i = 0; i < set->paths.n; i++)
+		if (!strchr(set->paths.v[i], '\n'))
+			sb_printf(&list, "%s\n", set->paths.v[i]);
 	_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
-	r = write_file_at(AT_FDCWD, path, list.s ? list.s : "", list.len, 0600, e);
+	int r = write_file_at(AT_FDCWD, path, list.s ? list.s : "", list.len, 0600, e);
 	sb_free(&list);
-	strv_free(&ignored);
-	*out = hidden;
 	return r;
+}
+
+/* The first `max` top-level names of the first `n` paths, a directory with its
+ * '/', escaped, comma-separated, "…" when there are more. */
+static char *top_names(int lower, const struct strv *paths, size_t n, size_t max)
+{
+	struct strv top = {0};
+	bool more = false;
+	/* directories first: build output lives in them */
+	for (size_t k = 0; k < 2 * n && !more; k++) {
+		const char *p = paths->v[k % n];
+		_cleanup_free_ char *first = strndup(p, strcspn(p, "/"));
+		struct stat st;
+		bool dir = p[strlen(first)] == '/' ||
+		           (fstatat(lower, first, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode));
+		if (dir != (k < n))
+			continue;
+		_cleanup_free_ char *esc = escape_name(first);
+		_cleanup_free_ char *name = xasprintf("%s%s", esc, dir ? "/" : "");
+		if (strv_contains(&top, name))
+			continue;
+		if (top.n == max) {
+			more = true;
+			break;
+		}
+		strv_push(&top, name);
+	}
+	struct strbuf b = {0};
+	for (size_t i = 0; i < top.n; i++)
+		sb_printf(&b, "%s%s", i ? ", " : "", top.v[i]);
+	if (more)
+		sb_printf(&b, ", …");
+	strv_free(&top);
+	return b.s ? b.s : xstrdup("");
+}
+
+void hide_say_start(const struct session *s, const struct hide_set *set)
+{
+	if (!set->no_rules)
+		return;
+	_cleanup_free_ char *esc = escape_name(s->project);
+	if (!set->secret_shaped) {
+		log_info("%s is not a git repository: it has no ignore rules; nothing there has a "
+		         "secret-shaped name ([fs] secret_names)", esc);
+		return;
+	}
+	struct strbuf names = {0};
+	for (size_t i = 0; i < set->secret_shaped && i < 4; i++) {
+		_cleanup_free_ char *esc_p = escape_name(set->paths.v[i]);
+		sb_printf(&names, "%s%s", i ? ", " : "", esc_p);
+	}
+	if (set->secret_shaped > 4)
+		sb_printf(&names, ", …");
+	log_info("%s is not a git repository: it has no ignore rules; %zu secret-shaped "
+	         "path%s hidden (%s); [fs] secret_names or --show PATTERN changes that",
+	         esc, set->secret_shaped, set->secret_shaped == 1 ? " is" : "s are", names.s);
+	sb_free(&names);
+}
+
+void hide_hint(const struct session *s, const struct hide_set *set)
+{
+	if (!set->ignored)
+		return;
+	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ char *names = top_names(lower, &set->paths, set->ignored, 3);
+	log_warn("%zu ignored path%s hidden (%s); --show PATTERN or [fs] show_ignored lets "
+	         "them in, --hide-ignored=secrets hides only secret-shaped ones",
+	         set->ignored, set->ignored == 1 ? " was" : "s were", names);
+}
+
+void hide_set_free(struct hide_set *set)
+{
+	strv_free(&set->paths);
+	memset(set, 0, sizeof(*set));
+}
+
+int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_set *set,
+                 struct jail_err *e)
+{
+	if (hide_select(s, cfg, set, e) < 0)
+		return -1;
+	return hide_apply(s, set, e);
 }

@@ -1,17 +1,40 @@
-/* hide.h — the project's git-ignored files, hidden inside the jail. */
+/* hide.h — what of the project is hidden inside the jail: its git-ignored
+ * paths (all, or only the secret-shaped ones), secret-shaped names in a project
+ * without git, and the policy's fs.hide patterns. */
 #ifndef JAIL_HIDE_H
 #define JAIL_HIDE_H
 #include "config.h"
 #include "session.h"
 
-/* Ask the host's git which untracked files the project ignores (.env, keys,
- * build output) and put a whiteout for each in the session's upper dir, so the
- * agent can neither read nor list them.  Paths matching cfg->show_ignored stay
- * visible; paths matching cfg->hide are hidden too, tracked or not.  Whiteouts made by an earlier run for paths no longer ignored are
- * removed; the list is kept in <session>/hidden for the exporter.  A project
- * that is not a git repository hides nothing.  *hidden receives the hidden paths
- * (the caller frees it). */
-int hide_ignored(const struct session *s, const struct jail_config *cfg, struct strv *hidden,
+/* The paths hidden at start, relative to the project (a directory whole). */
+struct hide_set {
+	struct strv paths;
+	size_t ignored;       /* the first `ignored` paths: git-ignored, hidden as such (mode all) */
+	size_t secret_shaped; /* the first `secret_shaped`: secret-shaped names of a project without git */
+	bool no_rules;        /* not a git repository: no ignore rules */
+};
+
+/* The selection.  A git project: its ignored paths (ignorecache.c) unless they
+ * match cfg->show_ignored; with cfg->hide_ignored = secrets only those whose
+ * name matches cfg->secret_names (and such names inside ignored directories);
+ * none with none.  A project without git: every path whose name matches
+ * cfg->secret_names (unless none).  Then everything cfg->hide matches,
+ * tracked or not. */
+int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_set *out,
+                struct jail_err *e) WUR;
+/* Enforce a selection: a whiteout for each path in the session's upper dir, so
+ * the agent can neither read nor list them; whiteouts of an earlier run for
+ * paths no longer selected are removed; the list is kept in <session>/hidden
+ * for the exporter. */
+int hide_apply(const struct session *s, const struct hide_set *set, struct jail_err *e) WUR;
+/* hide_select, then hide_apply. */
+int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_set *set,
                  struct jail_err *e) WUR;
+/* At start: a project without git has no ignore rules; say so and what is hidden. */
+void hide_say_start(const struct session *s, const struct hide_set *set);
+/* After a failed command: how many ignored paths were hidden, the first
+ * top-level ones, and how to let them in (build output is ignored). */
+void hide_hint(const struct session *s, const struct hide_set *set);
+void hide_set_free(struct hide_set *set);
 
 #endif

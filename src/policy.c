@@ -231,6 +231,7 @@ static int set_secret(struct parse *ps, const struct policy_key *k, const char *
 
 static const char *const net_modes[] = {"none", "allow", "open"};
 static const char *const home_modes[] = {"fresh", "persistent"};
+static const char *const hide_modes[] = {"all", "secrets", "none"};
 
 static int parse_enum(const char *v, const char *const *names, size_t n, int *out)
 {
@@ -257,6 +258,7 @@ static int parse_scalar(const struct policy_key *k, const char *v, void *field)
 	case K_SIZE: return policy_parse_size(v, field);
 	case K_NET: return parse_enum(v, net_modes, ARRAY_SIZE(net_modes), field);
 	case K_HOME: return parse_enum(v, home_modes, ARRAY_SIZE(home_modes), field);
+	case K_HIDE: return parse_enum(v, hide_modes, ARRAY_SIZE(hide_modes), field);
 	case K_COUNT:
 		errno = 0;
 		*(long long *)field = strtoll(v, &end, 10);
@@ -290,6 +292,7 @@ static int set_scalar(struct parse *ps, const struct policy_key *k, const char *
 		case K_CPUS: *FIELD(ps->p, k, double) = tmp.d; break;
 		case K_NET: *FIELD(ps->p, k, enum net_mode) = (enum net_mode)tmp.i; break;
 		case K_HOME: *FIELD(ps->p, k, enum home_mode) = (enum home_mode)tmp.i; break;
+		case K_HIDE: *FIELD(ps->p, k, enum hide_mode) = (enum hide_mode)tmp.i; break;
 		default: break;
 		}
 	}
@@ -602,6 +605,7 @@ static int apply_flag(struct policy *p, const struct cli *cli, const struct poli
 	case K_CPUS: *FIELD(p, k, double) = *(const double *)src; break;
 	case K_NET: *FIELD(p, k, enum net_mode) = *(const enum net_mode *)src; break;
 	case K_HOME: *FIELD(p, k, enum home_mode) = *(const enum home_mode *)src; break;
+	case K_HIDE: *FIELD(p, k, enum hide_mode) = *(const enum hide_mode *)src; break;
 	default: break;
 	}
 	free(p->origin[i]);
@@ -692,6 +696,7 @@ static char *format_scalar(const struct policy *p, const struct policy_key *k)
 	case K_CPUS: return !*(const double *)f ? xstrdup("none") : xasprintf("%g", *(const double *)f);
 	case K_NET: return xstrdup(net_modes[*(const enum net_mode *)f]);
 	case K_HOME: return xstrdup(home_modes[*(const enum home_mode *)f]);
+	case K_HIDE: return xstrdup(hide_modes[*(const enum hide_mode *)f]);
 	default: return xstrdup("");
 	}
 }

@@ -13,6 +13,7 @@ enum key_type {
 	K_CPUS,     /* double */
 	K_NET,      /* enum net_mode */
 	K_HOME,     /* enum home_mode */
+	K_HIDE,     /* enum hide_mode */
 };
 
 /* Validate one value; on success *out is its normalized copy. */

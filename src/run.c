@@ -71,9 +71,8 @@ static void record_base(const struct session *s)
  * hidden ones.  The walk comes before git is asked what it ignores, so a file
  * that appears in between is not in the tree rather than shown unhidden. */
 static int hide_project(const struct jail_config *cfg, const struct session *s,
-                        struct hidefs *h, struct jail_err *e)
+                        struct hidefs *h, struct hide_set *hidden, struct jail_err *e)
 {
-	struct strv hidden = {0};
 	size_t count = 0;
 	if (!cfg->hide_start_only) {
 		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -83,11 +82,12 @@ static int hide_project(const struct jail_config *cfg, const struct session *s,
 			return -1;
 		log_debug("project walked: %zu names", count);
 	}
-	int r = hide_ignored(s, cfg, &hidden, e);
+	int r = hide_ignored(s, cfg, hidden, e);
 	log_debug("ignored files hidden");
-	for (size_t i = 0; h->tree && i < hidden.n; i++)
-		hidetree_drop(h->tree, hidden.v[i]);
-	strv_free(&hidden);
+	for (size_t i = 0; h->tree && i < hidden->paths.n; i++)
+		hidetree_drop(h->tree, hidden->paths.v[i]);
+	if (r == 0 && cfg->hide_ignored != HIDE_NONE)
+		hide_say_start(s, hidden);
 	if (r == 0 && cfg->hide_start_only)
 		log_warn("hiding is as at start only (fs.hide_start_only): ignored files that "
 		         "appear on the host during this run are visible inside");
@@ -95,7 +95,7 @@ static int hide_project(const struct jail_config *cfg, const struct session *s,
 }
 
 static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
-                   struct jail_err *e)
+                   struct hide_set *hidden, struct jail_err *e)
 {
 	expand_paths(&cfg->ro_binds);
 	expand_paths(&cfg->rw_binds);
@@ -107,14 +107,15 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 		return -1;
 	record_base(s);
 	log_debug("session ready");
-	return hide_project(cfg, s, h, e);
+	return hide_project(cfg, s, h, hidden, e);
 }
 
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
                     struct jail_err *e)
 {
 	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1};
-	int r = prepare(cfg, s, &hfs, e);
+	struct hide_set hidden = {0};
+	int r = prepare(cfg, s, &hfs, &hidden, e);
 	if (r == 0) {
 		warn_nested_mounts(s->project);
 		hint_project_in_repo(s->project);
@@ -128,7 +129,11 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 		if (r == 0)
 			r = sandbox_run(&plan, exit_code, e);
 		plan_free(&plan);
+		/* a failed build or test often failed for want of ignored build output */
+		if (r == 0 && *exit_code != 0)
+			hide_hint(s, &hidden);
 	}
+	hide_set_free(&hidden);
 	hidefs_stop(&hfs);
 	if (hfs.project_fd >= 0)
 		close(hfs.project_fd);

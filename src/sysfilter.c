@@ -10,6 +10,9 @@
  * Only the native architecture is in the filter: a syscall made through
  * another ABI (int 0x80 for i386, the x32 bit) kills the process, since the
  * rules below would not apply to its numbering.
+ *
+ * Before libseccomp's program runs a small prefix of our own (idfilter.c):
+ * chown and set*id to an id other than the caller's get EPERM, as on the host.
  */
 #include "sysfilter.h"
 
@@ -18,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "idfilter.h"
 #include "log.h"
 
 #include <errno.h>
@@ -235,8 +239,10 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 	return 0;
 }
 
-/* The filter as BPF: libseccomp writes it to a pipe, read back here. */
-static int export_bpf(scmp_filter_ctx ctx, struct sysfilter_prog *out, struct jail_err *e)
+/* The filter as BPF: libseccomp writes it to a pipe, read back here after the
+ * `off` instructions of the id prefix (idfilter.c). */
+static int export_bpf(scmp_filter_ctx ctx, struct sysfilter_prog *out, size_t off,
+                      struct jail_err *e)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -247,14 +253,14 @@ static int export_bpf(scmp_filter_ctx ctx, struct sysfilter_prog *out, struct ja
 	_cleanup_close_ int rd = p[0];
 	if (rc < 0)
 		return jail_err_set(e, -rc, "seccomp: export the filter");
-	ssize_t n = read(rd, out->insns, sizeof(out->insns));
+	ssize_t n = read(rd, out->insns + off, sizeof(out->insns) - off * sizeof(out->insns[0]));
 	if (n <= 0 || n % sizeof(struct sock_filter) != 0)
 		return jail_err_set(e, EPROTO, "seccomp: read the exported filter");
 	char extra;
 	if (read(rd, &extra, 1) > 0)
 		return jail_err_set(e, E2BIG, "seccomp: the filter is larger than %d instructions",
 		                    SYSFILTER_MAX_INSNS);
-	out->len = (unsigned short)(n / sizeof(struct sock_filter));
+	out->len = (unsigned short)(off + (size_t)n / sizeof(struct sock_filter));
 	return 0;
 }
 
@@ -269,8 +275,13 @@ int sysfilter_compile(const struct jail_config *cfg, struct sysfilter_prog *out,
 	if (!ctx)
 		return jail_err_set(e, ENOMEM, "seccomp: create the filter");
 	int ret = build(ctx, cfg, e);
+	/* the supervisor compiles: its ids are the ones mapped inside */
+	int off = ret == 0 ? idfilter_prefix(cfg, getuid(), getgid(), out->insns,
+	                                     SYSFILTER_MAX_INSNS) : 0;
+	if (off < 0)
+		ret = jail_err_set(e, E2BIG, "seccomp: the id rules do not fit the filter");
 	if (ret == 0)
-		ret = export_bpf(ctx, out, e);
+		ret = export_bpf(ctx, out, (size_t)off, e);
 	seccomp_release(ctx);
 	return ret;
 }

@@ -5,9 +5,12 @@
 # that calls lib.sh's skip counts as skipped (exit 77 with skip's marker).
 set -u
 passed=0 failed=0 skipped=0
-for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh "$TESTS"/e2e/*.sh; do
+for file in "$TESTS"/integration/*.sh "$TESTS"/security/*.sh "$TESTS"/e2e/*.sh \
+	"$TESTS"/realworld/*.sh; do
 	[ -f "$file" ] || continue
 	rel=${file#"$TESTS"/}
+	# the slow real-world comparisons run only when named (make check-realworld)
+	[[ "$rel" == realworld/* && "$FILE_FILTER" != realworld* ]] && continue
 	[ -n "$FILE_FILTER" ] && [[ "$rel" != *"$FILE_FILTER"* ]] && [[ "unit" != *"$FILE_FILTER"* ]] && continue
 	echo "# $rel"
 	for fn in $(bash -c "source '$TESTS/lib.sh'; source '$file'; declare -F" | awk '{print $3}' | grep '^test_'); do

@@ -87,7 +87,8 @@ T(later_layer_wins_and_lists_replace_or_append)
 	CHECK_INT(p.cfg.allow.n, 3);
 	CHECK_STR(p.cfg.allow.v[0], "a.example:443");
 	CHECK_STR(p.cfg.allow.v[2], "c.example:443");
-	CHECK_STR(p.item_origin[11].v[2], "u.ini:2");
+	size_t allow_i = (size_t)(policy_key_find("net", "allow") - policy_key(0));
+	CHECK_STR(p.item_origin[allow_i].v[2], "u.ini:2");
 	CHECK_INT(p.cfg.ro_binds.n, 1);
 	CHECK_STR(p.cfg.ro_binds.v[0], "/opt");
 	CHECK_STR(p.item_origin[0].v[0], "u.ini:5");
@@ -479,7 +480,8 @@ T(every_key_has_its_flag)
 		{"--export-deny", "x"}, {"--allow-binary", NULL}, {"--max-size", "1M"},
 		{"--allow-syscall", "bpf"}, {"--memory", "1G"}, {"--pids", "10"}, {"--cpus", "1"},
 		{"--disk", "1G"}, {"--export-allow", ".envrc"}, {"--disk-inodes", "1000"},
-		{"--squash", NULL}, {"--no-trailer", NULL},
+		{"--hide-ignored", "secrets"}, {"--secret-name", "*.secret"}, {"--path", "~/bin"},
+		{"--squash", NULL}, {"--no-trailer", NULL}, {"--hide-start-only", NULL},
 	};
 	for (size_t i = 0; i < policy_key_count(); i++) {
 		const struct policy_key *k = policy_key(i);

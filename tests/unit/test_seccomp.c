@@ -18,6 +18,35 @@
 
 typedef long (*attempt_fn)(void);
 
+/* The id tests: the child maps its own uid and gid in its user namespace, as
+ * jail does, so that other ids are unmapped (EINVAL from the kernel). */
+static bool map_own_ids;
+static bool no_filter; /* the control: the kernel's answer without the filter */
+
+static int write_self(const char *file, const char *text)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int map_ids(uid_t uid, gid_t gid)
+{
+	char map[64];
+	if (write_self("setgroups", "deny") < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if (write_self("uid_map", map) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	return write_self("gid_map", map);
+}
+
 /* The child's status: errno of the attempt, 0 when it succeeded, 128+sig. */
 static int in_filter(const struct jail_config *cfg, attempt_fn fn)
 {
@@ -25,13 +54,19 @@ static int in_filter(const struct jail_config *cfg, attempt_fn fn)
 	pid_t pid = fork();
 	if (pid == 0) {
 		struct jail_err e = {0};
+		uid_t uid = geteuid();
+		gid_t gid = getegid();
 		/* Contain the attempts first: unit tests run as root in CI, and a filter
 		 * that failed to refuse must not mount over the host's / (it once did). */
 		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC) < 0) {
 			perror("unshare before the filter");
 			_exit(252);
 		}
-		if (seccomp_install(cfg, &e) < 0) {
+		if (map_own_ids && map_ids(uid, gid) < 0) {
+			perror("map the ids");
+			_exit(251);
+		}
+		if (!no_filter && seccomp_install(cfg, &e) < 0) {
 			fprintf(stderr, "seccomp_install: %s\n", e.msg);
 			_exit(254);
 		}
@@ -243,4 +278,138 @@ T(unknown_allowed_name_is_an_error)
 	CHECK_INT(seccomp_install(&cfg, &e), -1);
 	CHECK(strstr(e.msg, "kexec_everything\\x1b") != NULL);
 	config_free(&cfg);
+}
+
+/* The id calls: own id and -1 reach the kernel, another id is EPERM. */
+static char id_file[64];
+static uid_t own_uid, other_uid;
+static gid_t own_gid, other_gid;
+#define NEG1 0xffffffffUL
+#define NEG1_64 (~0UL) /* Go's spelling of -1 */
+
+static long do_chown_own(void) { return syscall(SYS_chown, id_file, own_uid, own_gid); }
+static long do_chown_neg1(void) { return syscall(SYS_chown, id_file, NEG1, NEG1); }
+static long do_chown_neg1_64(void) { return syscall(SYS_chown, id_file, NEG1_64, NEG1_64); }
+static long do_chown_other_uid(void) { return syscall(SYS_chown, id_file, other_uid, NEG1); }
+static long do_chown_other_gid(void) { return syscall(SYS_chown, id_file, NEG1, other_gid); }
+static long do_chown_own_other(void) { return syscall(SYS_chown, id_file, own_uid, other_gid); }
+static long do_lchown_own(void) { return syscall(SYS_lchown, id_file, own_uid, NEG1); }
+static long do_lchown_other(void) { return syscall(SYS_lchown, id_file, NEG1, other_gid); }
+static long do_fchown(unsigned long u, unsigned long g)
+{
+	int fd = open(id_file, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -1 : syscall(SYS_fchown, fd, u, g);
+}
+static long do_fchown_own(void) { return do_fchown(own_uid, own_gid); }
+static long do_fchown_other(void) { return do_fchown(other_uid, own_gid); }
+static long do_fchown_high_own(void) { return do_fchown((1UL << 32) | own_uid, NEG1); }
+static long do_fchown_high_other(void) { return do_fchown((1UL << 32) | other_uid, NEG1); }
+static long do_fchownat_own(void)
+{
+	return syscall(SYS_fchownat, AT_FDCWD, id_file, own_uid, NEG1, 0);
+}
+static long do_fchownat_other_uid(void)
+{
+	return syscall(SYS_fchownat, AT_FDCWD, id_file, other_uid, NEG1, 0);
+}
+static long do_fchownat_other_gid(void)
+{
+	return syscall(SYS_fchownat, AT_FDCWD, id_file, NEG1, other_gid, AT_SYMLINK_NOFOLLOW);
+}
+
+static long do_setuid_own(void) { return syscall(SYS_setuid, own_uid); }
+static long do_setuid_other(void) { return syscall(SYS_setuid, other_uid); }
+static long do_setuid_neg1(void) { return syscall(SYS_setuid, NEG1); }
+static long do_setgid_own(void) { return syscall(SYS_setgid, own_gid); }
+static long do_setgid_other(void) { return syscall(SYS_setgid, other_gid); }
+static long do_setreuid_own(void) { return syscall(SYS_setreuid, NEG1, own_uid); }
+static long do_setreuid_other_r(void) { return syscall(SYS_setreuid, other_uid, NEG1); }
+static long do_setreuid_other_e(void) { return syscall(SYS_setreuid, NEG1_64, other_uid); }
+static long do_setregid_own(void) { return syscall(SYS_setregid, own_gid, NEG1); }
+static long do_setregid_other(void) { return syscall(SYS_setregid, own_gid, other_gid); }
+static long do_setresuid_own(void) { return syscall(SYS_setresuid, own_uid, NEG1, own_uid); }
+static long do_setresuid_other(void) { return syscall(SYS_setresuid, NEG1, NEG1, other_uid); }
+static long do_setresgid_own(void) { return syscall(SYS_setresgid, NEG1, own_gid, NEG1); }
+static long do_setresgid_other(void) { return syscall(SYS_setresgid, other_gid, NEG1, NEG1); }
+static long do_setgroups(void) { return syscall(SYS_setgroups, 0, NULL); }
+static long do_setfsuid_other(void)
+{
+	/* never fails: returns the old fsuid, which stays */
+	syscall(SYS_setfsuid, other_uid);
+	return (uid_t)syscall(SYS_setfsuid, NEG1) == own_uid ? 0 : -1;
+}
+
+static void ids_setup(void)
+{
+	snprintf(id_file, sizeof(id_file), "/tmp/jail-unit-ids-XXXXXX");
+	int fd = mkstemp(id_file);
+	if (fd >= 0)
+		close(fd);
+	own_uid = geteuid(), own_gid = getegid();
+	other_uid = own_uid + 1, other_gid = own_gid + 1;
+	map_own_ids = true;
+}
+
+T(id_calls_eperm_for_other_ids_as_on_the_host)
+{
+	ids_setup();
+	/* the premise: without the filter the kernel says EINVAL for other ids */
+	no_filter = true;
+	CHECK_INT(run(do_chown_other_uid), EINVAL);
+	CHECK_INT(run(do_setuid_other), EINVAL);
+	no_filter = false;
+
+	CHECK_INT(run(do_chown_own), 0);
+	CHECK_INT(run(do_chown_neg1), 0);
+	CHECK_INT(run(do_chown_neg1_64), 0);
+	CHECK_INT(run(do_chown_other_uid), EPERM);
+	CHECK_INT(run(do_chown_other_gid), EPERM);
+	CHECK_INT(run(do_chown_own_other), EPERM);
+	CHECK_INT(run(do_lchown_own), 0);
+	CHECK_INT(run(do_lchown_other), EPERM);
+	CHECK_INT(run(do_fchown_own), 0);
+	CHECK_INT(run(do_fchown_other), EPERM);
+	CHECK_INT(run(do_fchown_high_own), 0); /* the kernel reads 32 bits */
+	CHECK_INT(run(do_fchown_high_other), EPERM);
+	CHECK_INT(run(do_fchownat_own), 0);
+	CHECK_INT(run(do_fchownat_other_uid), EPERM);
+	CHECK_INT(run(do_fchownat_other_gid), EPERM);
+	unlink(id_file);
+	map_own_ids = false;
+}
+
+T(set_id_calls_eperm_for_other_ids_as_on_the_host)
+{
+	ids_setup();
+	CHECK_INT(run(do_setuid_own), 0);
+	CHECK_INT(run(do_setuid_other), EPERM);
+	CHECK_INT(run(do_setuid_neg1), EINVAL); /* as on the host: -1 is no uid */
+	CHECK_INT(run(do_setgid_own), 0);
+	CHECK_INT(run(do_setgid_other), EPERM);
+	CHECK_INT(run(do_setreuid_own), 0);
+	CHECK_INT(run(do_setreuid_other_r), EPERM);
+	CHECK_INT(run(do_setreuid_other_e), EPERM);
+	CHECK_INT(run(do_setregid_own), 0);
+	CHECK_INT(run(do_setregid_other), EPERM);
+	CHECK_INT(run(do_setresuid_own), 0);
+	CHECK_INT(run(do_setresuid_other), EPERM);
+	CHECK_INT(run(do_setresgid_own), 0);
+	CHECK_INT(run(do_setresgid_other), EPERM);
+	CHECK_INT(run(do_setgroups), EPERM);
+	CHECK_INT(run(do_setfsuid_other), 0);
+	unlink(id_file);
+	map_own_ids = false;
+}
+
+T(id_rules_follow_syscalls_allow)
+{
+	ids_setup();
+	struct jail_config cfg;
+	config_init(&cfg);
+	strv_push(&cfg.syscalls_allow, "chown");
+	CHECK_INT(in_filter(&cfg, do_chown_other_uid), EINVAL); /* the kernel's answer */
+	CHECK_INT(in_filter(&cfg, do_fchown_other), EPERM);
+	config_free(&cfg);
+	unlink(id_file);
+	map_own_ids = false;
 }

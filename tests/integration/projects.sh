@@ -1,0 +1,282 @@
+# Real projects inside the jail: the id calls answer as on the host, hidden
+# build output is announced, the secrets mode, non-git projects.
+
+# The same script on the host and in the jail, as the same user, prints the
+# same errno for every id call (EPERM where the single-id namespace would say
+# EINVAL).
+test_id_calls_fail_as_on_the_host() {
+	command -v python3 >/dev/null || { echo "SKIP: no python3"; return 0; }
+	mkrepo "$T/p"
+	cp "$TESTS/helpers/idcalls.py" "$T/p/idcalls.py"
+	touch "$T/p/f"
+	python3 "$T/p/idcalls.py" "$T/p/f" >"$T/host.txt"
+	assert_contains "$(cat "$T/host.txt")" "chown_other_uid EPERM"
+	run_jail -q -D "$T/p" -- python3 "$T/p/idcalls.py" "$T/p/f"
+	assert_eq "$rc" 0 "python3 in the jail: $err"
+	diff -u "$T/host.txt" <(printf '%s\n' "$out") || fail "the id calls differ (host, jail)"
+}
+
+# A repository whose build output is ignored, as git's, libuv's and CMake's are.
+mkbuildrepo() {
+	local d=$1
+	git_init "$d"
+	printf 'build/\n.env\n*.key\nsecrets/\nGIT-BUILD-OPTIONS\n' >"$d/.gitignore"
+	printf 'src\n' >"$d/main.c"
+	git -C "$d" add .gitignore main.c
+	git -C "$d" commit -q -m init
+	mkdir -p "$d/build/.aws" "$d/secrets"
+	printf '#!/bin/sh\necho tests-ran\n' >"$d/build/run-tests"
+	chmod +x "$d/build/run-tests"
+	printf 'canary-build-aws\n' >"$d/build/.aws/credentials"
+	printf 'canary-build-env\n' >"$d/build/.env"
+	printf 'canary-env\n' >"$d/.env"
+	printf 'canary-key\n' >"$d/deploy.key"
+	printf 'canary-secrets-dir\n' >"$d/secrets/s.txt"
+	printf 'opts\n' >"$d/GIT-BUILD-OPTIONS"
+}
+
+# The command fails for want of its ignored build output: one line says what
+# was hidden and how to let it in; a command that succeeds hears nothing of it.
+test_hidden_build_output_is_announced_when_the_command_fails() {
+	mkbuildrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- ./build/run-tests
+	assert_ne "$rc" 0 "the hidden build output cannot run"
+	local hint
+	hint=$(grep 'ignored paths were hidden' <<<"$err") || fail "no hint in: $err"
+	assert_eq "$(grep -c . <<<"$hint")" 1 "one line"
+	assert_contains "$hint" "jail: "
+	assert_contains "$hint" "5 ignored paths were hidden (build/, secrets/, .env, …)"
+	assert_contains "$hint" "--show PATTERN or [fs] show_ignored lets them in"
+	run_jail -D "$T/p" --no-export -- true
+	assert_eq "$rc" 0
+	assert_not_contains "$err" "were hidden"
+	run_jail -D "$T/p" --no-export --show build -- ./build/run-tests
+	assert_eq "$out" tests-ran "--show build lets the build output in"
+	assert_not_contains "$err" "were hidden"
+}
+
+# --hide-ignored=secrets: build output visible and runnable, the ignored paths
+# of secret-shaped names hidden, at the top and inside shown directories.
+test_hide_ignored_secrets_shows_build_output_not_secrets() {
+	mkbuildrepo "$T/p"
+	local probe='./build/run-tests; ls -A build; cat GIT-BUILD-OPTIONS;
+		cat .env deploy.key secrets/s.txt build/.env build/.aws/credentials 2>&1; ls -A'
+	run_jail -D "$T/p" --no-export --hide-ignored=secrets -- sh -c "$probe"
+	assert_contains "$out" tests-ran
+	assert_contains "$out" opts
+	assert_not_contains "$out" canary
+	run_jail -D "$T/p" --no-export --hide-ignored=secrets -- ls -A . build
+	assert_contains "$out" run-tests
+	assert_not_contains "$out" ".aws"
+	assert_not_contains "$out" "secrets"
+	assert_not_contains "$out" "deploy.key"
+	# the same from the policy; and --show still lets a secret-shaped one in
+	mkdir -p "$XDG_CONFIG_HOME/jail"
+	printf '[fs]\nhide_ignored = secrets\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$T/p" --no-export --show .env -- sh -c "$probe"
+	assert_contains "$out" tests-ran
+	assert_contains "$out" canary-env
+	assert_not_contains "$out" canary-key
+	assert_not_contains "$out" canary-build-aws
+	# a policy extends the list: *.log is secret-shaped here
+	printf 'x\n' >"$T/p/build/app.log"
+	printf '[fs]\nhide_ignored = secrets\nsecret_names += *.log\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$T/p" --no-export -- ls -A build
+	assert_not_contains "$out" app.log
+	assert_contains "$out" run-tests
+	run_jail policy show -D "$T/p"
+	assert_contains "$out" "hide_ignored = secrets"
+	expect_fail125 -D "$T/p" --hide-ignored=some -- true
+	assert_contains "$err" "--hide-ignored some"
+}
+
+# One session switched between the modes: every run hides what its mode says,
+# whatever the last run left in the upper dir.
+test_hide_ignored_modes_switch_within_a_session() {
+	mkbuildrepo "$T/p"
+	local probe='ls -A; ls -A build 2>&1; cat build/.env 2>&1'
+	for mode in secrets all secrets none all; do
+		run_jail -D "$T/p" --no-export --hide-ignored=$mode -- sh -c "$probe"
+		case $mode in
+		all)
+			assert_not_contains "$out" run-tests
+			assert_not_contains "$out" canary ;;
+		secrets)
+			assert_contains "$out" run-tests
+			assert_not_contains "$out" canary ;;
+		none)
+			assert_contains "$out" run-tests
+			assert_contains "$out" canary-build-env ;;
+		esac
+	done
+}
+
+# A project that is not a git repository has no ignore rules: the secret-shaped
+# names are hidden anywhere in it, the rest is visible, and jail says so.
+test_non_git_project_hides_secret_shaped_names() {
+	local d="$T/p"
+	mkdir -p "$d/src/.aws" "$d/deploy" "$d/.docker" "$d/keys"
+	printf 'canary-env\n' >"$d/.env"
+	printf 'canary-env-local\n' >"$d/src/.env.local"
+	printf 'canary-aws\n' >"$d/src/.aws/credentials"
+	printf 'canary-pem\n' >"$d/deploy/server.pem"
+	printf 'canary-docker\n' >"$d/.docker/config.json"
+	printf 'canary-rsa\n' >"$d/keys/id_rsa"
+	printf 'canary-netrc\n' >"$d/.netrc"
+	printf 'canary-tf\n' >"$d/terraform.tfstate.backup"
+	printf 'visible\n' >"$d/.docker/readme"
+	printf 'int main;\n' >"$d/src/main.c"
+	local probe='find . -type f | sort; cat .env src/.env.local src/.aws/credentials \
+		deploy/server.pem .docker/config.json keys/id_rsa .netrc terraform.tfstate.backup 2>&1; true'
+	run_jail -D "$d" --no-export -- sh -c "$probe"
+	assert_eq "$rc" 0
+	assert_not_contains "$out" canary
+	assert_contains "$out" ./src/main.c
+	assert_contains "$out" ./.docker/readme
+	assert_contains "$err" "is not a git repository: it has no ignore rules"
+	assert_contains "$err" "8 secret-shaped paths are hidden"
+	# adjustable: --show lets one in, the policy adds names or empties the list
+	run_jail -D "$d" --no-export --show .env -- cat .env
+	assert_eq "$out" canary-env
+	mkdir -p "$XDG_CONFIG_HOME/jail"
+	printf '[fs]\nsecret_names += *.c\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$d" --no-export -- sh -c "$probe"
+	assert_not_contains "$out" main.c
+	printf '[fs]\nsecret_names =\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$d" --no-export -- cat .env
+	assert_eq "$out" canary-env
+	assert_contains "$err" "nothing there has a secret-shaped name"
+}
+
+# A fake home with a toolchain, a package cache and credentials for each of
+# the shipped toolchain policies.
+mkhome_toolchains() {
+	local h=$1 d
+	for d in .cargo/bin .cargo/registry/cache .rustup/toolchains go/bin go/pkg/mod/example.com \
+		.m2/repository/org .gradle/caches .local/bin .cache/uv .sdkman/candidates/java/current/bin; do
+		mkdir -p "$h/$d"
+	done
+	for d in .cargo/bin/cargo-hello go/bin/go-hello .local/bin/uv-hello \
+		.sdkman/candidates/java/current/bin/java-hello; do
+		printf '#!/bin/sh\necho "%s runs"\n' "${d##*/}" >"$h/$d"
+		chmod +x "$h/$d"
+	done
+	printf 'crate\n' >"$h/.cargo/registry/cache/c.crate"
+	printf 'module\n' >"$h/go/pkg/mod/example.com/m.mod"
+	printf 'jar\n' >"$h/.m2/repository/org/a.jar"
+	printf 'wheel\n' >"$h/.cache/uv/w.whl"
+	printf 'canary-cargo-token\n' >"$h/.cargo/credentials.toml"
+	printf 'canary-cargo-config\n' >"$h/.cargo/config.toml"
+	printf '<servers>canary-m2</servers>\n' >"$h/.m2/settings.xml"
+	printf 'canary-gradle\n' >"$h/.gradle/gradle.properties"
+	printf 'canary-npmrc\n' >"$h/.npmrc"
+	printf 'canary-pypirc\n' >"$h/.pypirc"
+	printf 'canary-netrc\n' >"$h/.netrc"
+}
+
+# policy  tool on PATH  a cached file (read-only inside)
+toolchain_case() {
+	local policy=$1 tool=$2 cached=$3
+	mkrepo "$T/p"
+	mkhome_toolchains "$T/home"
+	local probe="$tool; cat ~/$cached; echo x >>~/$cached && echo WROTE;
+		cat ~/.cargo/credentials.toml ~/.cargo/config.toml ~/.m2/settings.xml \
+		~/.gradle/gradle.properties ~/.npmrc ~/.pypirc ~/.netrc 2>/dev/null; true"
+	HOME="$T/home" run_jail -D "$T/p" --no-export -p "$policy" --net none -- sh -c "$probe"
+	assert_eq "$rc" 0 "jail -p $policy: $err"
+	assert_contains "$out" "$tool runs"
+	assert_contains "$out" "$(cat "$T/home/$cached")"
+	assert_not_contains "$out" WROTE
+	assert_not_contains "$out" canary
+	assert_eq "$(cat "$T/home/$cached" | wc -l)" 1 "the host's cache is unchanged"
+}
+test_policy_rust_toolchain_and_cache_read_only() {
+	toolchain_case rust cargo-hello .cargo/registry/cache/c.crate
+}
+test_policy_go_toolchain_and_cache_read_only() {
+	toolchain_case go go-hello go/pkg/mod/example.com/m.mod
+}
+test_policy_java_toolchain_and_cache_read_only() {
+	toolchain_case java java-hello .m2/repository/org/a.jar
+}
+test_policy_uv_toolchain_and_cache_read_only() {
+	toolchain_case uv uv-hello .cache/uv/w.whl
+}
+
+# Go with Debian's toolchain: a module with a dependency that is only in the
+# module cache of the (fake) home builds and passes its tests inside with the
+# network off, through -p go.
+test_go_project_builds_and_tests_offline_with_the_module_cache() {
+	command -v go >/dev/null || { echo "SKIP: no go (apt-get install golang-go)"; return 0; }
+	local h="$T/home" px="$T/proxy/example.com/greet/@v"
+	mkdir -p "$px" "$h"
+	printf 'v1.0.0\n' >"$px/list"
+	printf '{"Version":"v1.0.0"}\n' >"$px/v1.0.0.info"
+	printf 'module example.com/greet\n' >"$px/v1.0.0.mod"
+	python3 - "$px/v1.0.0.zip" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("example.com/greet@v1.0.0/go.mod", "module example.com/greet\n")
+    z.writestr("example.com/greet@v1.0.0/greet.go",
+               'package greet\n\nfunc Hello() string { return "hello from the cache" }\n')
+PY
+	git_init "$T/p"
+	printf 'module example.com/app\n\ngo 1.19\n\nrequire example.com/greet v1.0.0\n' >"$T/p/go.mod"
+	printf 'package main\n\nimport (\n\t"fmt"\n\t"example.com/greet"\n)\n\nfunc main() { fmt.Println(greet.Hello()) }\n' >"$T/p/main.go"
+	printf 'package main\n\nimport (\n\t"testing"\n\t"example.com/greet"\n)\n\nfunc TestHello(t *testing.T) {\n\tif greet.Hello() != "hello from the cache" {\n\t\tt.Fatal("wrong")\n\t}\n}\n' >"$T/p/main_test.go"
+	# the host fills the module cache (as `go mod download` from a proxy would)
+	(cd "$T/p" && HOME="$h" GOPROXY="file://$T/proxy" GOSUMDB=off GOFLAGS=-mod=mod go mod tidy) >/dev/null 2>&1 ||
+		fail "go mod tidy on the host"
+	[ -d "$h/go/pkg/mod/example.com/greet@v1.0.0" ] || fail "no module cache on the host"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m go
+	chmod -R u+w "$h/go"
+	local before
+	before=$(tree_hash "$h/go")
+	HOME="$h" run_jail -D "$T/p" --no-export -p go --net none -- \
+		sh -c 'go test ./... && go run . && go env GOMODCACHE'
+	assert_eq "$rc" 0 "go inside: $out $err"
+	assert_contains "$out" "ok"
+	assert_contains "$out" "hello from the cache"
+	assert_contains "$out" "$h/go/pkg/mod"
+	assert_eq "$(tree_hash "$h/go")" "$before" "the host's module cache is unchanged"
+}
+
+# Rust with Debian's cargo and its vendored crates as the registry: a crate
+# with a dependency builds and passes its tests inside with the network off,
+# and target/ (ignored) is shown by -p rust.
+test_rust_project_builds_and_tests_offline_with_debian_crates() {
+	local cargo=/usr/bin/cargo reg=/usr/share/cargo/registry
+	[ -x "$cargo" ] && ls -d "$reg"/libc-0.2.* >/dev/null 2>&1 ||
+		{ echo "SKIP: no Debian cargo and librust-libc-dev"; return 0; }
+	git_init "$T/p"
+	mkdir -p "$T/p/src" "$T/p/.cargo"
+	printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "%s"\n' "$reg" \
+		>"$T/p/.cargo/config.toml"
+	printf '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nlibc = "0.2"\n' \
+		>"$T/p/Cargo.toml"
+	printf 'pub fn pid() -> i32 { unsafe { libc::getpid() } }\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn has_a_pid() { assert!(super::pid() > 0); }\n}\n' \
+		>"$T/p/src/lib.rs"
+	printf 'target/\n' >"$T/p/.gitignore"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m rust
+	HOME="$T/home" run_jail -D "$T/p" --no-export -p rust --net none -- \
+		sh -c "$cargo test --offline 2>&1 && ls target"
+	assert_eq "$rc" 0 "cargo inside: $out $err"
+	assert_contains "$out" "test tests::has_a_pid ... ok"
+	assert_contains "$out" "debug"
+}
+
+# A path hidden in a project without git never reaches the patch: the agent
+# never saw it, and a diff against it would carry the host's secret.
+test_non_git_hidden_names_are_not_exported() {
+	mkdir -p "$T/p"
+	printf 'SECRET=canary-host-env\n' >"$T/p/.env"
+	printf 'one\n' >"$T/p/a.txt"
+	run_jail -D "$T/p" -- sh -c 'echo agent >.env; echo two >>a.txt'
+	assert_eq "$rc" 0
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0
+	assert_not_contains "$(cat "$out")" canary-host-env
+	assert_contains "$(cat "$out")" "+two"
+	assert_contains "$err" ".env"
+	assert_contains "$err" "hidden in the jail"
+}
