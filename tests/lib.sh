@@ -137,3 +137,25 @@ in_pty() {
 	kill "$spid" 2>/dev/null || true
 	rm -f "$fifo"
 }
+
+# zsh_complete LINE EXPECTED: what an interactive zsh shows after LINE and a
+# TAB (the line as completed, and any listing), through a pseudo-terminal
+# (zsh/zpty).  Reads until EXPECTED has appeared (30 s at most: then the output
+# so far, for the assertion to show), never a fixed time.
+zsh_complete() { # needs $T/bin (jail) and $T/comp (_jail)
+	cat >"$T/drive.zsh" <<'ZSH'
+zmodload zsh/zpty
+zpty z 'zsh -f -i'
+zpty -w z "PS1='> '; path=($COMP_BIN \$path); fpath=($COMP_DIR \$fpath); autoload -U compinit; compinit -u -D"
+zpty -w -n z "$1"$'\t'
+seen= chunk= end=$((SECONDS + 30))
+while [[ $seen != *${(b)2}* ]] && (( SECONDS < end )); do
+	if zpty -r -t z chunk; then seen+=$chunk; else sleep 0.05; fi
+done
+zpty -w -n z $'\C-u echo DONE-$?\n'
+zpty -r z out '*DONE-*'
+print -r -- "$seen$out"
+zpty -d z
+ZSH
+	COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 60 zsh -f "$T/drive.zsh" "$1" "$2" 2>&1 | tr -d '\r'
+}

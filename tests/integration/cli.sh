@@ -260,22 +260,11 @@ test_zsh_completion_knows_live_subcommands() {
 	mkdir -p "$T/comp" "$T/bin" "$T/share/policies"
 	sed "s|@DATADIR@|$T/share|" "$TESTS/../completions/_jail" >"$T/comp/_jail"
 	ln -sf "$JAIL" "$T/bin/jail"
-	cat >"$T/drive.zsh" <<'ZSH'
-zmodload zsh/zpty
-zpty z 'zsh -f -i'
-zpty -w z "PS1='> '; path=($COMP_BIN \$path); fpath=($COMP_DIR \$fpath); autoload -U compinit; compinit -u -D"
-zpty -w -n z "$1"$'\t'
-sleep 1
-zpty -w -n z $'\C-u echo DONE-$?\n'
-zpty -r z out '*DONE-*'
-print -r -- "$out"
-zpty -d z
-ZSH
-	out=$(COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 20 zsh -f "$T/drive.zsh" "jail st" 2>&1 | tr -d '\r')
+	out=$(zsh_complete "jail st" "stop")
 	assert_contains "$out" "stop"
 	assert_contains "$out" "status"
 	assert_not_contains "$out" "_jail:"
-	out=$(COMP_BIN="$T/bin" COMP_DIR="$T/comp" timeout 20 zsh -f "$T/drive.zsh" "jail stop --ti" 2>&1 | tr -d '\r')
+	out=$(zsh_complete "jail stop --ti" "--timeout")
 	assert_contains "$out" "--timeout"
 }
 
