@@ -102,14 +102,17 @@ test_debian_package_builds_installs_runs_purges() {
 	git_init "$T/proj"
 	install -d "$T/state-u"
 	chown -R "$TEST_USER:" "$T/proj" "$T/state-u"
+	as_user() { # the test user, in an environment of its own
+		(cd "$T/proj" && runuser -u "$TEST_USER" -- env -i PATH=/usr/bin:/bin \
+			HOME="$(getent passwd "$TEST_USER" | cut -d: -f6)" XDG_STATE_HOME="$T/state-u" \
+			XDG_CONFIG_HOME="$T/state-u/config" "$@")
+	}
 	local out
-	out=$(cd "$T/proj" && runuser -u "$TEST_USER" -- env -i PATH=/usr/bin:/bin \
-		HOME="$(getent passwd "$TEST_USER" | cut -d: -f6)" XDG_STATE_HOME="$T/state-u" \
-		/usr/bin/jail -q -- sh -c 'echo inside-$(id -un)' 2>&1)
+	out=$(as_user /usr/bin/jail -q -- sh -c 'echo inside-$(id -un)' 2>&1)
 	assert_eq "$out" "inside-$TEST_USER"
-	runuser -u "$TEST_USER" -- /usr/bin/jail doctor >"$T/doctor" 2>&1 ||
+	as_user /usr/bin/jail doctor >"$T/doctor" 2>&1 ||
 		{ cat "$T/doctor"; fail "jail doctor from the package"; }
-	runuser -u "$TEST_USER" -- /usr/bin/jail policy list | grep -q claude
+	as_user /usr/bin/jail policy list | grep -q claude
 	man -w jail >/dev/null 2>&1 || [ -f /usr/share/man/man1/jail.1.gz ]
 	dpkg --purge jail >/dev/null
 	trap - EXIT
