@@ -32,15 +32,6 @@ static void report(struct check *c, int level, const char *what, const char *fix
 		c->failed++;
 }
 
-static long read_long(const char *path)
-{
-	_cleanup_free_ char *s = NULL;
-	struct jail_err e;
-	if (read_file_at(AT_FDCWD, path, 64, &s, NULL, &e) < 0)
-		return -1;
-	return atol(s);
-}
-
 static void check_kernel(struct check *c)
 {
 	struct utsname u;
@@ -55,15 +46,15 @@ static void check_kernel(struct check *c)
 
 static void check_sysctls(struct check *c)
 {
-	long clone = read_long("/proc/sys/kernel/unprivileged_userns_clone");
+	long clone = sysctl_long("/proc/sys/kernel/unprivileged_userns_clone");
 	if (clone == 0)
 		report(c, 2, "kernel.unprivileged_userns_clone = 0",
 		       "sysctl -w kernel.unprivileged_userns_clone=1 (and in /etc/sysctl.d/)");
-	long max = read_long("/proc/sys/user/max_user_namespaces");
+	long max = sysctl_long("/proc/sys/user/max_user_namespaces");
 	if (max == 0)
 		report(c, 2, "user.max_user_namespaces = 0",
 		       "sysctl -w user.max_user_namespaces=15000 (and in /etc/sysctl.d/)");
-	long aa = read_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+	long aa = sysctl_long("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
 	_cleanup_free_ char *label = apparmor_label();
 	bool profiled = label && strncmp(label, "jail ", 5) == 0;
 	if (aa == 1 && !profiled)

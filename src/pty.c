@@ -158,6 +158,17 @@ static void pump_input(struct relay *r)
 	}
 }
 
+/* One round of the relay: fds[1] is the master, fds[2] the user's terminal. */
+static void pump(struct relay *r, const struct pollfd *fds)
+{
+	if (fds[1].revents & POLLIN)
+		r->master_done = !pump_output(r);
+	else if (fds[1].revents & (POLLHUP | POLLERR))
+		r->master_done = true;
+	if ((fds[1].revents & POLLOUT) || (fds[2].revents & (POLLIN | POLLHUP)))
+		pump_input(r);
+}
+
 /* A signal for the supervisor: returns true when init has exited. */
 static bool handle_signal(struct relay *r, pid_t init_pid, int sigfd, int *status)
 {
@@ -205,12 +216,7 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 		}
 		if (fds[0].revents & POLLIN)
 			done = handle_signal(&r, init_pid, sigfd, status);
-		if (fds[1].revents & POLLIN)
-			r.master_done = !pump_output(&r);
-		else if (fds[1].revents & (POLLHUP | POLLERR))
-			r.master_done = true;
-		if ((fds[1].revents & POLLOUT) || (fds[2].revents & (POLLIN | POLLHUP)))
-			pump_input(&r);
+		pump(&r, fds);
 	}
 	drain_output(&r);
 	end_relay(&r);
@@ -264,12 +270,7 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 		struct signalfd_siginfo si;
 		if ((fds[0].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si))
 			copy_winsize(&r);
-		if (fds[1].revents & POLLIN)
-			r.master_done = !pump_output(&r);
-		else if (fds[1].revents & (POLLHUP | POLLERR))
-			r.master_done = true;
-		if ((fds[1].revents & POLLOUT) || (fds[2].revents & (POLLIN | POLLHUP)))
-			pump_input(&r);
+		pump(&r, fds);
 		/* the exit status is there: what the command printed is in the master */
 		done = fds[3].revents != 0;
 	}

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long sysctl_long(const char *path)
+long sysctl_long(const char *path)
 {
 	_cleanup_free_ char *s = NULL;
 	struct jail_err e;
