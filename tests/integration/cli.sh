@@ -206,14 +206,16 @@ test_not_found_says_where_the_host_has_it() {
 	PATH="$HOME/.local/bin:$PATH" run_jail -D "$T/p" --no-export -- "$tool"
 	rm -f "$HOME/.local/bin/$tool"
 	assert_eq "$rc" 127
-	assert_eq "$(printf '%s\n' "$err" | grep -c .)" 1 "one line"
+	# one line says it (the other, after any failed command, names hidden paths)
+	assert_eq "$(printf '%s\n' "$err" | grep -v 'ignored paths were hidden' | grep -c .)" 1 "one line"
 	assert_contains "$err" "$tool: command not found in the jail; on the host it is ~/.local/bin/$tool"
 	assert_contains "$err" "--ro ~/.local/bin"
 	assert_contains "$err" "[fs] ro = ~/.local/bin"
 	assert_contains "$err" "it links into $T/pipx/venv/bin"
 	# a command the host does not have either: no hint
 	run_jail -D "$T/p" --no-export -- no-such-command-xyz
-	assert_eq "$err" "jail: no-such-command-xyz: command not found in the jail"
+	assert_eq "$(grep -v 'ignored paths were hidden' <<<"$err")" \
+		"jail: no-such-command-xyz: command not found in the jail"
 }
 
 test_subdirectory_of_a_repository_warns() {
