@@ -270,7 +270,8 @@ test_no_user_namespaces_is_one_clear_line() {
 	mkrepo "$T/p"
 	out=$(unshare -Ur sh -c "echo 0 > /proc/sys/user/max_user_namespaces && $JAIL -D $T/p -- true; echo rc=\$?" 2>&1)
 	assert_contains "$out" "rc=125"
-	assert_contains "$out" "jail doctor"
+	# the layer that refuses, and the fix
+	assert_contains "$out" "user.max_user_namespaces is 0; fix: sysctl -w user.max_user_namespaces="
 	assert_eq "$(printf '%s\n' "$out" | grep -c '^jail:')" 1
 }
 
