@@ -1,11 +1,22 @@
 /* t.c — runs the registered unit tests in order of registration. */
 #include "t.h"
 
+#include "util.h"
+
 #include <stdlib.h>
 
 static struct t_case *head, **tail = &head;
 int t_failed_checks;
 const char *t_skip_reason;
+
+void t_mkdir_under(const char *root, const char *rel)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	struct jail_err e;
+	if (mkdir_p(p, 0755, &e) < 0)
+		fprintf(stderr, "  %s\n", e.msg);
+	free(p);
+}
 
 void t_register(struct t_case *c)
 {

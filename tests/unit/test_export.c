@@ -25,11 +25,7 @@ static void put(const char *rel, const char *content)
 
 static void mk(const char *rel)
 {
-	char *p = xasprintf("%s/%s", root, rel);
-	struct jail_err e;
-	if (mkdir_p(p, 0755, &e) < 0)
-		fprintf(stderr, "  %s\n", e.msg);
-	free(p);
+	t_mkdir_under(root, rel);
 }
 
 static void whiteout(const char *rel)

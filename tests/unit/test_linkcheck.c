@@ -16,11 +16,7 @@ static const char *host_only_path;  /* the one path host_only() names */
 
 static void mk(const char *rel)
 {
-	char *p = xasprintf("%s/%s", root, rel);
-	struct jail_err e;
-	if (mkdir_p(p, 0755, &e) < 0)
-		fprintf(stderr, "  %s\n", e.msg);
-	free(p);
+	t_mkdir_under(root, rel);
 }
 
 static void put(const char *rel)
