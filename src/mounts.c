@@ -6,6 +6,7 @@
  * read through /oldroot, so a project under /tmp or $HOME is still reachable after
  * the jail's own /tmp and $HOME are mounted. */
 #include "mounts.h"
+#include "broker.h"
 
 #include "home.h"
 #include "hidefs.h"
@@ -281,6 +282,10 @@ static int write_etc_files(const struct jail_plan *p, struct jail_err *e)
 	    write_new("/etc/hosts", "127.0.0.1\tlocalhost jail\n::1\tlocalhost ip6-localhost\n",
 	              e) < 0 ||
 	    write_new("/etc/resolv.conf", resolv, e) < 0)
+		return -1;
+	/* the session CA of brokered secrets: trusted here and nowhere else */
+	if (p->broker && (write_new(BROKER_CA_FILE, broker_ca_pem(p->broker), e) < 0 ||
+	                  write_new(BROKER_BUNDLE_FILE, broker_bundle_pem(p->broker), e) < 0))
 		return -1;
 	return 0;
 }
