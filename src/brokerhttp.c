@@ -338,8 +338,11 @@ static ssize_t step(struct reqp *r, const char *in, size_t len, struct strbuf *o
 			return fail(r, 400, "a chunk size or trailer line over 4 KiB");
 		if (!done)
 			break;
-		if (r->st == RQ_TRAILER)
-			return trailer_line(r, out) < 0 ? -1 : (ssize_t)used;
+		if (r->st == RQ_TRAILER) {
+			if (trailer_line(r, out) < 0)
+				return -1;
+			break;
+		}
 		if (chunk_size_line(r) < 0)
 			return -1;
 		out_append(out, r->line.s, r->line.len);
