@@ -152,7 +152,7 @@ T(errors_name_file_and_line)
 	          "t.ini:2: syscalls.allow: 'bpff' is not a system call of this machine");
 	CHECK_STR(error_of("[fs\n"), "t.ini:1: expected ']' to close the section name");
 	CHECK_STR(error_of("[secrets]\nTOKEN = plain-text\n"),
-	          "t.ini:2: secret TOKEN: expected env:VAR, file:PATH or cmd:COMMAND");
+	          "t.ini:2: secret TOKEN: expected env:VAR, file:PATH, cmd:COMMAND or broker:SOURCE for HOST");
 	CHECK_STR(error_of("[secrets]\n~/../x = env:A\n"),
 	          "t.ini:2: secret '~/../x': a file must be ~/PATH without '.', '..' or empty parts");
 	CHECK_STR(error_of("[env]\nset = 1X=y\n"), "t.ini:2: env.set: '1X=y': expected NAME=VALUE");
