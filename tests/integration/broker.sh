@@ -99,6 +99,9 @@ test_broker_jail_holds_only_a_placeholder() {
 	# the session CA and the variables that make clients trust it
 	run_jail "${B[@]}" -- sh -c 'echo "$SSL_CERT_FILE $NODE_EXTRA_CA_CERTS $REQUESTS_CA_BUNDLE $CURL_CA_BUNDLE $GIT_SSL_CAINFO"'
 	assert_eq "$out" "/etc/jail-ca-certificates.crt /etc/jail-session-ca.crt /etc/jail-ca-certificates.crt /etc/jail-ca-certificates.crt /etc/jail-ca-certificates.crt"
+	# clients that read no variable: the system bundle has the session CA too
+	run_jail "${B[@]}" -- sh -c 'tail -n 3 /etc/ssl/certs/ca-certificates.crt; cat /etc/jail-session-ca.crt'
+	assert_eq "$(printf '%s\n' "$out" | grep -c 'END CERTIFICATE')" 2 "(stderr: $err)"
 	# and nothing of the real key in the session's files
 	assert_not_contains "$(grep -rl "$REAL_KEY" "$T/p" "$HOME/.local/state/jail" 2>/dev/null || true)" "/"
 }
@@ -141,6 +144,17 @@ test_broker_streams_responses_without_buffering() {
 		wait; cat sse.out'
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_contains "$out" "data: event-2"
+}
+
+test_broker_custom_header() {
+	broker_world
+	run_jail -D "$T/p" --net allow --dns-upstream 127.0.0.1:9 \
+		--secret "GOOG=broker:cmd:printf %s \"\$TEST_REAL_KEY\" for $HOSTNAME_B in X-Goog-Api-Key" -- sh -c '
+		curl -sS -m 20 -H "X-Goog-Api-Key: $GOOG" -H "x-api-key: $GOOG" https://api.anthropic.com/g'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "X-Goog-Api-Key: $REAL_KEY"
+	assert_not_contains "$(grep -i '^x-api-key' "$T/up.log")" "$REAL_KEY"
+	assert_contains "$err" "the placeholder of GOOG in the header x-api-key"
 }
 
 test_broker_other_names_are_not_intercepted() {

@@ -204,6 +204,23 @@ T(sizes_counts_bools)
 	policy_free(&p);
 }
 
+T(brokered_secret_parses_and_shows_redacted)
+{
+	struct policy p;
+	CHECK_INT(load(&p, "[secrets]\nK = broker:cmd:echo sk-live-456 for api.example.com in X-Key\n"), 0);
+	CHECK_INT(p.cfg.secrets.n, 1);
+	char *s = shown(&p);
+	CHECK(strstr(s, "K = broker:cmd:<redacted> for api.example.com in X-Key") != NULL);
+	CHECK(strstr(s, "sk-live-456") == NULL);
+	free(s);
+	policy_free(&p);
+	CHECK_INT(load(&p, "[secrets]\n~/k = broker:env:X for api.example.com\n"), -1);
+	CHECK(strstr(err.msg, "t.ini:2: secret ~/k: a brokered secret must be a variable") != NULL);
+	policy_free(&p);
+	CHECK_INT(load(&p, "[secrets]\nK = broker:env:1X for api.example.com\n"), -1);
+	policy_free(&p);
+}
+
 T(secrets_replace_by_name_and_show_redacted)
 {
 	struct policy p;
