@@ -211,6 +211,25 @@ int broker_add(struct broker *b, const char *name, const char *val, struct broke
 	return 0;
 }
 
+int broker_check_leaks(const struct broker *b, const struct strv *env, const char *const *files,
+                       const size_t *lens, size_t n_files, struct jail_err *e)
+{
+	for (size_t i = 0; i < b->n_sec; i++) {
+		const char *real = b->sec[i].real;
+		for (size_t j = 0; j < env->n; j++)
+			if (strstr(env->v[j], real))
+				return jail_err_set(e, 0, "secret %s is brokered, but its real value would "
+				                          "reach the jail in $%.*s too; stop passing that "
+				                          "variable ([env] or [secrets])", b->sec[i].name,
+				                    (int)strcspn(env->v[j], "="), env->v[j]);
+		for (size_t j = 0; j < n_files; j++)
+			if (memmem(files[j], lens[j], real, strlen(real)))
+				return jail_err_set(e, 0, "secret %s is brokered, but its real value would "
+				                          "reach the jail in a secret file too", b->sec[i].name);
+	}
+	return 0;
+}
+
 bool broker_serves(const struct broker *b, const char *name)
 {
 	for (size_t i = 0; b && i < b->n_host; i++)

@@ -51,6 +51,10 @@ int broker_add(struct broker *b, const char *name, const char *val, struct broke
 int broker_prepare(struct broker *b, struct jail_err *e) WUR;
 const char *broker_ca_pem(const struct broker *b);
 const char *broker_bundle_pem(const struct broker *b);
+/* Does a real value reach the jail another way: in a variable or a file
+ * it gets (a passed ANTHROPIC_API_KEY beside a brokered copy)?  -1 names it. */
+int broker_check_leaks(const struct broker *b, const struct strv *env, const char *const *files,
+                       const size_t *lens, size_t n_files, struct jail_err *e) WUR;
 /* Is name (normalized) one of the brokered hosts? */
 bool broker_serves(const struct broker *b, const char *name);
 

@@ -220,7 +220,14 @@ static int broker_plan(struct jail_plan *p, struct jail_err *e)
 	if (p->cfg->net == NET_NONE)
 		return jail_err_set(e, 0, "brokered secrets need the network: give --net allow "
 		                          "(or net = allow in [net])");
-	if (broker_prepare(p->broker, e) < 0)
+	const char *files[p->n_secret_files + 1];
+	size_t lens[p->n_secret_files + 1];
+	for (size_t i = 0; i < p->n_secret_files; i++) {
+		files[i] = p->secret_files[i].content;
+		lens[i] = p->secret_files[i].len;
+	}
+	if (broker_check_leaks(p->broker, &p->env, files, lens, p->n_secret_files, e) < 0 ||
+	    broker_prepare(p->broker, e) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
 		env_put(&p->env, vars[i], BROKER_BUNDLE_FILE);

@@ -166,4 +166,7 @@ test_broker_other_names_are_not_intercepted() {
 	assert_contains "$err" "is not a host name"
 	expect_fail125 -D "$T/p" --secret "K=broker:env:TEST_REAL_KEY for api.anthropic.com" -- true
 	assert_contains "$err" "brokered secrets need the network"
+	# the real value passed in beside its brokered copy: refused
+	expect_fail125 "${B[@]}" --env TEST_REAL_KEY -- true
+	assert_contains "$err" "secret ANTHROPIC_API_KEY is brokered, but its real value would reach the jail in \$TEST_REAL_KEY too"
 }

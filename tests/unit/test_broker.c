@@ -3,8 +3,11 @@
 #include "t.h"
 #include "broker.h"
 #include "brokerhttp.h"
+#include "brokerpriv.h"
 
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static struct jail_err err;
 
@@ -183,4 +186,31 @@ T(broker_placeholder_shape)
 	CHECK_INT(broker_placeholder(v, again, sizeof(again)), 0);
 	CHECK(strcmp(out, again) != 0);
 	CHECK_INT(broker_placeholder("ghp_short", out, sizeof(out)), -1);
+}
+
+T(broker_real_values_are_not_in_a_forked_child)
+{
+	struct broker *b = broker_new();
+	struct broker_spec spec;
+	const char *ph = NULL;
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for api.example.com", &spec, &err), 0);
+	int rc = broker_add(b, "K", REAL, &spec, &ph, &err);
+	broker_spec_free(&spec);
+	if (rc < 0 && strstr(err.msg, "MADV_WIPEONFORK"))
+		T_SKIP("the kernel has no MADV_WIPEONFORK");
+	CHECK_INT(rc, 0);
+	CHECK(ph && strcmp(ph, REAL) != 0 && strlen(ph) == strlen(REAL));
+	/* the parent holds it; a fork-like child (the jail's init) gets zeros */
+	struct broker_cred c[BROKER_MAX_SECRETS];
+	CHECK_INT(broker_creds(b, "api.example.com", c), 1);
+	CHECK_STR(c[0].real, REAL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(c[0].real[0] == '\0' && memcmp(c[0].real, REAL, 4) != 0 ? 0 : 1);
+	int status = -1;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT(broker_creds(b, "other.example.com", c), 1);
+	CHECK(c[0].real == NULL);
+	broker_free(b);
 }
