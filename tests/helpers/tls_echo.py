@@ -5,7 +5,7 @@
 
 Listens on 127.0.0.1 at a free port (written to PORTFILE).  Every request is
 appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
-is "ok <n>\\n" (keep-alive).  GET /sse streams three events, one at a time,
+is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
@@ -68,6 +68,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if self.path == "/sse-next":
             NEXT.release()
+        if self.path.startswith("/big/"):
+            size = int(self.path[5:]) << 20
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            chunk = b"\0" * 65536
+            for _ in range(size // len(chunk)):
+                self.wfile.write(chunk)
+            return
         body = ("ok %d\n" % n).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
