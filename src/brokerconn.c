@@ -96,7 +96,8 @@ static void answer(struct tls_end *t, int status, const char *why)
 	_cleanup_free_ char *body = xasprintf("jail broker: %s\n", why);
 	_cleanup_free_ char *msg = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
 	                                     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-	                                     status, status == 502 ? "Bad Gateway" : "Bad Request",
+	                                     status, status == 502 ? "Bad Gateway" : status == 421 ? "Misdirected Request"
+	                                     : "Bad Request",
 	                                     strlen(body), body);
 	if (end_write(t, msg, strlen(msg)) == 0)
 		linger_close(t);
@@ -145,7 +146,7 @@ static void relay(struct conn *c)
 {
 	struct broker_cred creds[BROKER_MAX_SECRETS];
 	struct reqp rq;
-	reqp_init(&rq, creds, broker_creds(c->b, c->host->name, creds));
+	reqp_init(&rq, c->host->name, creds, broker_creds(c->b, c->host->name, creds));
 	rq.report = on_report;
 	rq.arg = c;
 	char buf[BUF];

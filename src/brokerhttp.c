@@ -7,9 +7,10 @@
 
 #define LINE_MAX_CHUNK 4096
 
-void reqp_init(struct reqp *r, const struct broker_cred *creds, size_t n)
+void reqp_init(struct reqp *r, const char *host, const struct broker_cred *creds, size_t n)
 {
 	memset(r, 0, sizeof(*r));
+	r->host = host;
 	r->creds = creds;
 	r->n_creds = n;
 	r->st = RQ_HEAD;
@@ -92,8 +93,18 @@ static void body_scan(struct reqp *r, const char *in, size_t len)
 
 struct head_info {
 	bool chunked, has_cl, upgrade, carried;
+	int hosts;                 /* Host headers seen */
 	uint64_t cl;
 };
+
+/* HOST or HOST:443, as a Host header or an absolute URL's authority names it */
+static bool is_our_authority(const struct reqp *r, const char *v, const char *vend)
+{
+	size_t hl = strlen(r->host), n = (size_t)(vend - v);
+	if (n < hl || strncasecmp(v, r->host, hl) != 0)
+		return false;
+	return n == hl || (n == hl + 4 && memcmp(v + hl, ":443", 4) == 0);
+}
 
 static bool is_tchar(unsigned char c)
 {
@@ -199,6 +210,10 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 	}
 	if (nlen == 7 && strncasecmp(line, "upgrade", 7) == 0)
 		h->upgrade = true;
+	if (nlen == 4 && strncasecmp(line, "host", 4) == 0) {
+		if (!is_our_authority(r, v, vend) || h->hosts++)
+			return fail(r, 421, "a Host header for another site");
+	}
 	out_append(out, line, nlen + 1);
 	out_append(out, " ", 1);
 	rewrite_value(r, line, nlen, v, vend, out, h);
@@ -214,8 +229,17 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 	for (const char *p = line; p < sp; p++)
 		if (!is_tchar((unsigned char)*p))
 			return fail(r, 400, "a bad request method");
-	if (sp - line == 7 && strncmp(line, "CONNECT", 7) == 0)
-		return fail(r, 405, "CONNECT through a brokered host");
+	if ((sp - line == 7 && strncmp(line, "CONNECT", 7) == 0) ||
+	    (sp - line == 5 && (strncmp(line, "TRACE", 5) == 0 || strncmp(line, "TRACK", 5) == 0)))
+		return fail(r, 405, "CONNECT, TRACE or TRACK through a brokered host");
+	/* origin-form, "*", or an absolute URL of this very host */
+	const char *target = sp + 1;
+	if (*target != '/' && *target != '*') {
+		const char *auth = strncasecmp(target, "https://", 8) == 0 ? target + 8 : NULL;
+		const char *aend = auth ? auth + strcspn(auth, "/? ") : NULL;
+		if (!auth || !is_our_authority(r, auth, aend))
+			return fail(r, 421, "a request for another site");
+	}
 	if (end - line < 10 || (memcmp(end - 9, " HTTP/1.1", 9) && memcmp(end - 9, " HTTP/1.0", 9)))
 		return fail(r, 505, "not an HTTP/1.x request");
 	for (const char *p = line; p < end; p++)
@@ -252,6 +276,8 @@ static int head_done(struct reqp *r, struct strbuf *out)
 	out_append(out, "\r\n", 2);
 	if (h.chunked && h.has_cl)
 		return fail(r, 400, "both Content-Length and Transfer-Encoding");
+	if (h.hosts != 1)
+		return fail(r, 400, "no Host header");
 	r->carried += h.carried;
 	r->body_reported = false;
 	r->ncarry = 0;

@@ -7,7 +7,10 @@
  * are; a placeholder seen there, in the URL or in any other header is reported
  * and sent unchanged.  The framing is parsed strictly (no CL with TE, no
  * obs-fold, CRLF only): a request the broker could frame differently from the
- * upstream is refused rather than guessed at.  Pure code, no I/O. */
+ * upstream is refused rather than guessed at.  So is a request meant for
+ * another site behind the same front end (a Host header or an absolute URL
+ * naming another host: domain fronting would carry the key there), and TRACE,
+ * which echoes the request, credentials included.  Pure code, no I/O. */
 #ifndef JAIL_BROKERHTTP_H
 #define JAIL_BROKERHTTP_H
 #include "util.h"
@@ -28,6 +31,7 @@ struct broker_cred {
 enum reqp_state { RQ_HEAD, RQ_BODY, RQ_CHUNK_SIZE, RQ_CHUNK_DATA, RQ_CHUNK_CRLF, RQ_TRAILER, RQ_RAW };
 
 struct reqp {
+	const char *host;          /* the brokered host this connection is for */
 	const struct broker_cred *creds;
 	size_t n_creds;
 	/* told once per request and place: NAME's placeholder, where */
@@ -45,7 +49,7 @@ struct reqp {
 	char err[160];
 };
 
-void reqp_init(struct reqp *r, const struct broker_cred *creds, size_t n);
+void reqp_init(struct reqp *r, const char *host, const struct broker_cred *creds, size_t n);
 void reqp_free(struct reqp *r);
 /* Feed bytes from the jail; what goes upstream is appended to *out (which may
  * hold a real value: wipe it after use).  -1: a request that may not pass

@@ -44,7 +44,7 @@ static void setup(struct reqp *r, bool for_this_host)
 	}
 	cred = (struct broker_cred){"KEY", PH, for_this_host ? REAL : NULL, &hdrs};
 	reports[0] = '\0';
-	reqp_init(r, &cred, 1);
+	reqp_init(r, "api.example.com", &cred, 1);
 	r->report = on_report;
 }
 
@@ -55,13 +55,13 @@ T(reqp_replaces_only_in_credential_headers)
 		struct reqp r;
 		struct strbuf out = {0};
 		setup(&r, true);
-		CHECK_INT(feed(&r, "POST /v1/" PH " HTTP/1.1\r\nHost: a\r\nx-api-key: " PH "\r\n"
+		CHECK_INT(feed(&r, "POST /v1/" PH " HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n"
 		                   "authorization:Bearer " PH "\r\nX-Other: " PH "\r\n"
-		                   "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\n\r\n",
+		                   "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n",
 		               steps[s], &out), 0);
-		CHECK_STR(out.s, "POST /v1/" PH " HTTP/1.1\r\nHost: a\r\nx-api-key: " REAL "\r\n"
+		CHECK_STR(out.s, "POST /v1/" PH " HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " REAL "\r\n"
 		                 "authorization: Bearer " REAL "\r\nX-Other: " PH "\r\n"
-		                 "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\n\r\n");
+		                 "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n");
 		CHECK_INT(r.carried, 1);
 		CHECK_STR(reports, "KEY@the URL;KEY@the header X-Other;KEY@a request body;");
 		reqp_free(&r);
@@ -74,8 +74,10 @@ T(reqp_other_hosts_secret_is_never_replaced)
 	struct reqp r;
 	struct strbuf out = {0};
 	setup(&r, false);
-	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nx-api-key: " PH "\r\n\r\n", 5, &out), 0);
-	CHECK_STR(out.s, "GET / HTTP/1.1\r\nx-api-key: " PH "\r\n\r\n");
+	CHECK_INT(feed(&r, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
+	                   "x-api-key: " PH "\r\n\r\n", 5, &out), 0);
+	CHECK_STR(out.s, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
+	                 "x-api-key: " PH "\r\n\r\n");
 	CHECK_INT(r.carried, 0);
 	CHECK_STR(reports, "KEY@the header x-api-key;");
 	reqp_free(&r);
@@ -87,13 +89,14 @@ T(reqp_chunked_body_passes_and_is_watched)
 	struct reqp r;
 	struct strbuf out = {0};
 	setup(&r, true);
-	const char *in = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+	const char *in = "POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
 	                 "5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n0\r\nT: 1\r\n\r\n"
-	                 "GET /next HTTP/1.1\r\nx-api-key: " PH "\r\n\r\n";
+	                 "GET /next HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n";
 	CHECK_INT(feed(&r, in, 2, &out), 0);
 	if (r.err[0])
 		fprintf(stderr, "  %s\n", r.err);
-	CHECK(strstr(out.s, "0\r\nT: 1\r\n\r\nGET /next HTTP/1.1\r\nx-api-key: " REAL "\r\n\r\n") != NULL);
+	CHECK(strstr(out.s, "0\r\nT: 1\r\n\r\nGET /next HTTP/1.1\r\nHost: api.example.com\r\n"
+	                    "x-api-key: " REAL "\r\n\r\n") != NULL);
 	CHECK(strstr(out.s, "5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n") != NULL);
 	CHECK_STR(reports, "KEY@a request body;");
 	CHECK_INT(r.carried, 1);
@@ -104,16 +107,26 @@ T(reqp_chunked_body_passes_and_is_watched)
 T(reqp_refuses_ambiguous_framing)
 {
 	static const char *const bad[] = {
-		"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
-		"POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
-		"GET / HTTP/1.1\r\nx-api-key: a\r\n folded\r\n\r\n",
-		"GET / HTTP/1.1\nx-api-key: a\r\n\r\n",
-		"GET / HTTP/1.1\r\nBad Name: a\r\n\r\n",
-		"CONNECT a:443 HTTP/1.1\r\n\r\n",
-		"GET / HTTP/2.0\r\n\r\n",
-		"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-		"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: a\r\n folded\r\n\r\n",
+		"GET / HTTP/1.1\nHost: api.example.com\r\nx-api-key: a\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nBad Name: a\r\n\r\n",
+		"CONNECT a:443 HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"GET / HTTP/2.0\r\nHost: api.example.com\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n",
+		/* domain fronting: the key would go to another site behind the same front */
+		"GET / HTTP/1.1\r\nHost: evil.example.net\r\nx-api-key: " PH "\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com.evil.net\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com:8443\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nHost: evil.example.net\r\n\r\n",
+		"GET https://evil.example.net/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"GET http://api.example.com/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"GET / HTTP/1.1\r\nx-api-key: " PH "\r\n\r\n",
+		/* TRACE echoes the request, the key included */
+		"TRACE / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct reqp r;
