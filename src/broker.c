@@ -140,7 +140,7 @@ struct broker *broker_new(void)
 	b->listen_fd = -1;
 	b->stop[0] = b->stop[1] = -1;
 	for (size_t i = 0; i < BROKER_MAX_CONNS; i++)
-		b->conns[i] = -1;
+		b->conns[i][0] = b->conns[i][1] = -1;
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->idle, NULL);
 	return b;

@@ -194,6 +194,9 @@ static int handshake(struct conn *c)
 		answer(&c->jail, 502, msg);
 		return -1;
 	}
+	pthread_mutex_lock(&c->b->lock);
+	c->b->conns[c->slot][1] = c->up.fd;
+	pthread_mutex_unlock(&c->b->lock);
 	return set_nonblock(c->jail.fd) < 0 || set_nonblock(c->up.fd) < 0 ? -1 : 0;
 }
 
@@ -202,11 +205,11 @@ static void conn_end(struct conn *c)
 	struct broker *b = c->b;
 	SSL_free(c->jail.ssl);
 	SSL_free(c->up.ssl);
+	pthread_mutex_lock(&b->lock);
 	if (c->up.fd >= 0)
 		close(c->up.fd);
-	pthread_mutex_lock(&b->lock);
 	close(c->jail.fd);
-	b->conns[c->slot] = -1;
+	b->conns[c->slot][0] = b->conns[c->slot][1] = -1;
 	if (--b->n_conns == 0)
 		pthread_cond_broadcast(&b->idle);
 	pthread_mutex_unlock(&b->lock);
@@ -229,7 +232,7 @@ static void spawn_conn(struct broker *b, int fd)
 	pthread_mutex_lock(&b->lock);
 	int slot = -1;
 	for (int i = 0; i < BROKER_MAX_CONNS && slot < 0; i++)
-		if (b->conns[i] < 0)
+		if (b->conns[i][0] < 0)
 			slot = i;
 	if (slot < 0) {
 		pthread_mutex_unlock(&b->lock);
@@ -237,7 +240,7 @@ static void spawn_conn(struct broker *b, int fd)
 		close(fd);
 		return;
 	}
-	b->conns[slot] = fd;
+	b->conns[slot][0] = fd;
 	b->n_conns++;
 	pthread_mutex_unlock(&b->lock);
 	struct conn *c = xcalloc(1, sizeof(*c));
@@ -301,8 +304,9 @@ void broker_stop(struct broker *b, bool quiet)
 		/* the jail is gone: end what is still open, and wait for those threads */
 		pthread_mutex_lock(&b->lock);
 		for (int i = 0; i < BROKER_MAX_CONNS; i++)
-			if (b->conns[i] >= 0)
-				shutdown(b->conns[i], SHUT_RDWR);
+			for (int k = 0; k < 2; k++)
+				if (b->conns[i][k] >= 0)
+					shutdown(b->conns[i][k], SHUT_RDWR);
 		while (b->n_conns)
 			pthread_cond_wait(&b->idle, &b->lock);
 		pthread_mutex_unlock(&b->lock);

@@ -42,7 +42,9 @@ struct broker {
 	bool running;
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
-	int conns[BROKER_MAX_CONNS]; /* client fds of live connections, -1 free */
+	/* the fds of live connections (jail side, upstream side; -1 none), for
+	 * broker_stop to end them all: a thread waiting on either wakes */
+	int conns[BROKER_MAX_CONNS][2];
 	size_t n_conns;
 	unsigned long reports;       /* possible exfiltration attempts */
 	unsigned long refused;       /* upstream verification failures */

@@ -169,6 +169,19 @@ test_broker_custom_header() {
 	assert_contains "$err" "the placeholder of GOOG in the header x-api-key"
 }
 
+test_broker_jail_ends_with_a_stream_still_open() {
+	broker_world
+	# the agent leaves while the upstream still streams (and never ends):
+	# jail ends the connection instead of waiting for it
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -N -m 300 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/sse >sse.out &
+		i=0; until grep -q event-0 sse.out 2>/dev/null; do i=$((i+1)); [ $i -lt 600 ] || exit 3; sleep 0.05; done
+		echo streaming'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" streaming
+	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
+}
+
 test_broker_other_names_are_not_intercepted() {
 	broker_world
 	# only the brokered name resolves to the broker; the policy is checked
