@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <openssl/err.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -260,6 +261,13 @@ static void spawn_conn(struct broker *b, int fd)
 static void *accept_main(void *arg)
 {
 	struct broker *b = arg;
+	/* OpenSSL writes with plain write(): a jail client or an upstream that
+	 * hung up must give EPIPE, not a SIGPIPE that ends the supervisor.  The
+	 * connection threads inherit this mask. */
+	sigset_t pipe;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
 	for (;;) {
 		struct pollfd p[2] = {{b->stop[0], POLLIN, 0}, {b->listen_fd, POLLIN, 0}};
 		if (poll(p, 2, -1) < 0) {

@@ -182,6 +182,20 @@ test_broker_jail_ends_with_a_stream_still_open() {
 	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
 }
 
+test_broker_survives_a_client_that_hangs_up() {
+	broker_world
+	# the client leaves in the middle of a large response: the broker's next
+	# write meets a closed socket (EPIPE, never a SIGPIPE that ends jail)
+	run_jail "${B[@]}" -- sh -c '
+		for i in 1 2 3; do
+			curl -sS -m 60 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/big/64 2>/dev/null | head -c 10 >/dev/null
+		done
+		curl -sS -m 20 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/after'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "ok "
+	assert_contains "$err" "jail: 4 requests to api.anthropic.com carried your key"
+}
+
 test_broker_other_names_are_not_intercepted() {
 	broker_world
 	# only the brokered name resolves to the broker; the policy is checked
