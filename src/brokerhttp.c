@@ -152,6 +152,82 @@ static bool is_cred_header(const struct broker_cred *c, const char *name, size_t
 	return false;
 }
 
+/* ---- Basic credentials (git over HTTPS): user:password in base64 ---- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int b64_val(char c)
+{
+	const char *p = c ? strchr(b64, c) : NULL;
+	return p ? (int)(p - b64) : -1;
+}
+
+/* Decode strict, padded base64; -1 if it is not that. */
+static ssize_t b64_decode(const char *in, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+	if (n % 4)
+		return -1;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4];
+		for (int k = 0; k < 4; k++)
+			v[k] = in[i + k] == '=' && i + 4 == n && k >= 2 ? 0 : b64_val(in[i + k]);
+		if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0 || (in[i + 2] == '=' && in[i + 3] != '='))
+			return -1;
+		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+		size_t take = in[i + 2] == '=' ? 1 : in[i + 3] == '=' ? 2 : 3;
+		if (o + take > cap)
+			return -1;
+		for (size_t k = 0; k < take; k++)
+			out[o++] = (char)(w >> (16 - 8 * k) & 0xff);
+	}
+	return (ssize_t)o;
+}
+
+static void b64_encode(const char *in, size_t n, struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned w = (unsigned char)in[i] << 16;
+		if (i + 1 < n)
+			w |= (unsigned char)in[i + 1] << 8;
+		if (i + 2 < n)
+			w |= (unsigned char)in[i + 2];
+		char q[4] = {b64[w >> 18 & 63], b64[w >> 12 & 63],
+		             i + 1 < n ? b64[w >> 6 & 63] : '=', i + 2 < n ? b64[w & 63] : '='};
+		out_append(out, q, 4);
+	}
+}
+
+static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
+                          const char *vend, struct strbuf *out, struct head_info *h);
+
+/* "Basic BASE64" whose user:password holds a placeholder: rewritten inside
+ * the encoding (git sends a token so).  false: not such a value. */
+static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const char *v,
+                          const char *vend, struct strbuf *out, struct head_info *h)
+{
+	char plain[2 * BROKER_PH_MAX + 64];
+	if (vend - v < 7 || strncasecmp(v, "Basic ", 6) != 0)
+		return false;
+	const char *tok = v + 6;
+	ssize_t n = b64_decode(tok, (size_t)(vend - tok), plain, sizeof(plain));
+	bool any = false;
+	for (size_t i = 0; n > 0 && i < r->n_creds && !any; i++)
+		any = memmem(plain, (size_t)n, r->creds[i].placeholder, strlen(r->creds[i].placeholder));
+	if (!any) {
+		explicit_bzero(plain, sizeof(plain));
+		return false;
+	}
+	struct strbuf dec = {0};
+	rewrite_value(r, name, nlen, plain, plain + n, &dec, h);
+	out_append(out, v, 6);
+	b64_encode(dec.s, dec.len, out);
+	explicit_bzero(dec.s, dec.cap);
+	explicit_bzero(plain, sizeof(plain));
+	sb_free(&dec);
+	return true;
+}
+
 /* The value with each placeholder this header may carry replaced, appended
  * to out; any other placeholder is reported. */
 static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
@@ -216,7 +292,8 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 	}
 	out_append(out, line, nlen + 1);
 	out_append(out, " ", 1);
-	rewrite_value(r, line, nlen, v, vend, out, h);
+	if (!rewrite_basic(r, line, nlen, v, vend, out, h))
+		rewrite_value(r, line, nlen, v, vend, out, h);
 	out_append(out, "\r\n", 2);
 	return 0;
 }

@@ -82,6 +82,17 @@ ok 2"
 	assert_not_contains "$err" "exfiltration"
 }
 
+test_broker_basic_credentials_like_git_sends() {
+	broker_world
+	# git and curl -u send "Authorization: Basic base64(user:token)"
+	run_jail "${B[@]}" -- sh -c 'curl -sS -m 20 -u "x-access-token:$ANTHROPIC_API_KEY" https://api.anthropic.com/r.git/info/refs'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	local want
+	want=$(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)
+	assert_contains "$(cat "$T/up.log")" "Authorization: Basic $want"
+	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
+}
+
 test_broker_jail_holds_only_a_placeholder() {
 	broker_world
 	run_jail "${B[@]}" -- sh -c 'printf "%s\n" "$ANTHROPIC_API_KEY"; env; cat /proc/self/environ /proc/1/environ 2>/dev/null | tr "\0" "\n"'

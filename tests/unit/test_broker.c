@@ -227,3 +227,29 @@ T(broker_real_values_are_not_in_a_forked_child)
 	CHECK(c[0].real == NULL);
 	broker_free(b);
 }
+
+T(reqp_basic_credentials_are_rewritten_inside_base64)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	/* git: Authorization: Basic base64("x-access-token:" TOKEN) */
+	CHECK_INT(feed(&r, "GET /r.git/info/refs HTTP/1.1\r\nHost: api.example.com\r\n"
+	                   "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n"
+	                   "X-Plain: Basic dXNlcjpwbGFpbg==\r\n\r\n", 9, &out), 0);
+	CHECK(strstr(out.s, "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1SRUFMVkFMVUU5ODc2NTQzMjEweHk=\r\n"));
+	CHECK(strstr(out.s, "X-Plain: Basic dXNlcjpwbGFpbg==\r\n"));
+	CHECK_INT(r.carried, 1);
+	CHECK_STR(reports, "");
+	reqp_free(&r);
+	sb_free(&out);
+	/* not for this host: the encoding goes out as it came, reported */
+	setup(&r, false);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\n"
+	                   "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n\r\n",
+	               4096, &out), 0);
+	CHECK(strstr(out.s, "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n"));
+	CHECK_STR(reports, "KEY@the header Authorization;");
+	reqp_free(&r);
+	sb_free(&out);
+}
