@@ -165,7 +165,10 @@ static void relay(struct conn *c)
 			break;
 		if (r > 0) /* the jail is done sending; the response may still come */
 			SSL_shutdown(c->up.ssl);
-		if (pump_response(c, buf) != 0)
+		int w = pump_response(c, buf);
+		if (w > 0) /* the upstream closed: so does the jail's side, cleanly */
+			SSL_shutdown(c->jail.ssl);
+		if (w != 0)
 			break;
 	}
 	explicit_bzero(buf, sizeof(buf));
