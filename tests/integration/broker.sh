@@ -93,6 +93,15 @@ test_broker_basic_credentials_like_git_sends() {
 	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
 }
 
+test_broker_with_net_open() {
+	broker_world
+	run_jail -D "$T/p" --net open --dns-upstream 127.0.0.1:9 \
+		--secret "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B" -- \
+		sh -c 'curl -sS -m 20 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/open'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
+}
+
 test_broker_jail_holds_only_a_placeholder() {
 	broker_world
 	run_jail "${B[@]}" -- sh -c 'printf "%s\n" "$ANTHROPIC_API_KEY"; env; cat /proc/self/environ /proc/1/environ 2>/dev/null | tr "\0" "\n"'
