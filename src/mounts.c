@@ -30,7 +30,10 @@
 enum { B_RO = 1, B_DEV = 2, B_OPTIONAL = 4, B_RW = 8 };
 
 /* The parts of /etc programs need.  Everything else of /etc (ssh host keys,
- * credentials of system services, the host's git and shell config) stays out. */
+ * credentials of system services, the host's git and shell config) stays out.
+ * "maven" is Debian's system Maven configuration: mvn does not start without
+ * its m2.conf; the user's settings (~/.m2/settings.xml, with its server
+ * passwords) are another matter and stay out. */
 static const char *const etc_keep[] = {
 	"alternatives", "bash.bashrc", "bash_completion", "bash_completion.d", "ca-certificates",
 	"ca-certificates.conf", "crypto-policies", "debian_version", "environment", "fonts",
@@ -39,7 +42,7 @@ static const char *const etc_keep[] = {
 	"lsb-release", "magic", "magic.mime", "manpath.config", "mime.types", "nanorc",
 	"nsswitch.conf", "os-release", "perl", "pki", "profile", "profile.d", "protocols",
 	"python3*", "rpc", "services", "shells", "ssl", "terminfo", "timezone", "vim",
-	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs",
+	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs", "maven",
 };
 
 /* The system directories bound read-only when the host has them. */

@@ -163,8 +163,7 @@ test_exec_cannot_ptrace_the_agent() {
 
 test_exec_may_ptrace_when_the_policy_allows_it() {
 	if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" != 0 ]; then
-		echo "SKIP: Yama ptrace_scope refuses ptrace of non-descendants here"
-		return 0
+		skip "Yama ptrace_scope refuses ptrace of non-descendants here"
 	fi
 	mkrepo "$T/p"
 	agent_waiting "$T/p" --allow-syscall ptrace

@@ -5,7 +5,7 @@
 # same errno for every id call (EPERM where the single-id namespace would say
 # EINVAL).
 test_id_calls_fail_as_on_the_host() {
-	command -v python3 >/dev/null || { echo "SKIP: no python3"; return 0; }
+	command -v python3 >/dev/null || skip "no python3"
 	mkrepo "$T/p"
 	cp "$TESTS/helpers/idcalls.py" "$T/p/idcalls.py"
 	touch "$T/p/f"
@@ -207,7 +207,7 @@ test_policy_uv_toolchain_and_cache_read_only() {
 # module cache of the (fake) home builds and passes its tests inside with the
 # network off, through -p go.
 test_go_project_builds_and_tests_offline_with_the_module_cache() {
-	command -v go >/dev/null || { echo "SKIP: no go (apt-get install golang-go)"; return 0; }
+	command -v go >/dev/null || skip "no go (scripts/setup installs golang-go)"
 	local h="$T/home" px="$T/proxy/example.com/greet/@v"
 	mkdir -p "$px" "$h"
 	printf 'v1.0.0\n' >"$px/list"
@@ -247,7 +247,7 @@ PY
 test_rust_project_builds_and_tests_offline_with_debian_crates() {
 	local cargo=/usr/bin/cargo reg=/usr/share/cargo/registry
 	[ -x "$cargo" ] && ls -d "$reg"/libc-0.2.* >/dev/null 2>&1 ||
-		{ echo "SKIP: no Debian cargo and librust-libc-dev"; return 0; }
+		skip "no Debian cargo and librust-libc-dev (scripts/setup installs them)"
 	git_init "$T/p"
 	mkdir -p "$T/p/src" "$T/p/.cargo"
 	printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "%s"\n' "$reg" \
@@ -263,6 +263,54 @@ test_rust_project_builds_and_tests_offline_with_debian_crates() {
 	assert_eq "$rc" 0 "cargo inside: $out $err"
 	assert_contains "$out" "test tests::has_a_pid ... ok"
 	assert_contains "$out" "debug"
+}
+
+# Java with Debian's Maven and its repository (/usr/share/maven-repo) as the
+# user's local repository: a project with a JUnit test compiles, passes its
+# test and packages inside with the network off, through -p java; the
+# repository is read-only inside and unchanged on the host.
+test_maven_project_builds_and_tests_offline_with_debian_repository() {
+	local repo=/usr/share/maven-repo plugins=org/apache/maven/plugins p
+	command -v mvn >/dev/null && [ -d "$repo/junit/junit/4.13.2" ] &&
+		[ -e "$repo/$plugins/maven-surefire-plugin/2.22.3" ] ||
+		skip "no Debian maven, junit4 and Maven plugins (scripts/setup installs them)"
+	local h="$T/home"
+	mkdir -p "$h/.m2"
+	# the user's local repository: links into Debian's, as a cache would hold
+	cp -rs "$repo" "$h/.m2/repository"
+	git_init "$T/p"
+	mkdir -p "$T/p/src/main/java/ex" "$T/p/src/test/java/ex"
+	{
+		echo '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+		echo '<groupId>ex</groupId><artifactId>hello</artifactId><version>1.0</version>'
+		echo '<properties><maven.compiler.source>11</maven.compiler.source>'
+		echo '<maven.compiler.target>11</maven.compiler.target>'
+		echo '<project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>'
+		echo '<dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>'
+		echo '<version>4.13.2</version><scope>test</scope></dependency></dependencies><build><plugins>'
+		for p in maven-resources-plugin:3.3.0 maven-compiler-plugin:3.10.1 \
+			maven-surefire-plugin:2.22.3 maven-jar-plugin:3.3.0; do
+			printf '<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>%s</artifactId><version>%s</version></plugin>\n' \
+				"${p%:*}" "${p#*:}"
+		done
+		echo '</plugins></build></project>'
+	} >"$T/p/pom.xml"
+	printf 'package ex;\npublic class Hello {\n  public static String greet() { return "hello from maven"; }\n  public static void main(String[] a) { System.out.println(greet()); }\n}\n' \
+		>"$T/p/src/main/java/ex/Hello.java"
+	printf 'package ex;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class HelloTest {\n  @Test public void greets() { assertEquals("hello from maven", Hello.greet()); }\n}\n' \
+		>"$T/p/src/test/java/ex/HelloTest.java"
+	printf 'target/\n' >"$T/p/.gitignore"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m maven
+	local before
+	before=$(tree_hash "$h/.m2")
+	HOME="$h" run_jail -D "$T/p" --no-export -p java --net none -- \
+		sh -c 'mvn -o -q -B package 2>&1 && java -cp target/hello-1.0.jar ex.Hello &&
+			cat target/surefire-reports/ex.HelloTest.txt && { touch ~/.m2/repository/x && echo WROTE; true; }'
+	assert_eq "$rc" 0 "maven inside: $out $err"
+	assert_contains "$out" "hello from maven"
+	assert_contains "$out" "Tests run: 1, Failures: 0, Errors: 0"
+	assert_not_contains "$out" WROTE
+	assert_eq "$(tree_hash "$h/.m2")" "$before" "the host's Maven repository is unchanged"
 }
 
 # A path hidden in a project without git never reaches the patch: the agent
