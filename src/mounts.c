@@ -7,6 +7,7 @@
  * the jail's own /tmp and $HOME are mounted. */
 #include "mounts.h"
 
+#include "cowdirs.h"
 #include "home.h"
 #include "hidefs.h"
 #include "log.h"
@@ -453,6 +454,24 @@ static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e
 	return 0;
 }
 
+/* Host directories seen copy-on-write (cowdirs.h): an overlay each, over the
+ * host directory read through the old root, its layers in the session. */
+static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct strv *l = &p->cfg->cow_binds;
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *dst = xasprintf(NEW "%s", l->v[i]);
+		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
+		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
+		_cleanup_free_ char *work = xasprintf("%s/work", dir);
+		if (mkdir_p(dst, 0755, e) < 0)
+			return -1;
+		if (overlay_at(dst, l->v[i], upper, work, false) < 0)
+			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
+	}
+	return 0;
+}
+
 /* First pivot: a private tmpfs becomes / and the host's root moves to /oldroot. */
 static int enter_scratch_root(struct jail_err *e)
 {
@@ -513,7 +532,7 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	if (move_project(p, e) < 0 || mount_gitdir(p, e) < 0)
 		return -1;
 	if (user_binds(&c->ro_binds, B_RO | B_OPTIONAL, e) < 0 ||
-	    user_binds(&c->rw_binds, B_RW, e) < 0)
+	    user_binds(&c->rw_binds, B_RW, e) < 0 || cow_mounts(p, e) < 0)
 		return -1;
 	for (size_t i = 0; i < c->tmpfs.n; i++)
 		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)

@@ -313,6 +313,83 @@ test_maven_project_builds_and_tests_offline_with_debian_repository() {
 	assert_eq "$(tree_hash "$h/.m2")" "$before" "the host's Maven repository is unchanged"
 }
 
+# npm with the cache the user already has: the host's npm fills ~/.npm from a
+# registry on loopback; inside, with the network off and the server gone,
+# `npm ci --offline` installs from that cache through -p node, which sees
+# ~/.npm copy-on-write: what npm writes there stays in the session, the host's
+# cache is unchanged, and the next run of the session still sees it.
+test_npm_installs_offline_from_the_hosts_cache_copy_on_write() {
+	command -v npm >/dev/null || skip "no npm (scripts/setup installs it)"
+	local h="$T/home" reg="$T/reg" port
+	mkdir -p "$h" "$reg/tarballs" "$T/pkg/package"
+	printf '{"name":"greet","version":"1.0.0","main":"index.js"}\n' >"$T/pkg/package/package.json"
+	printf 'module.exports = () => "hello from the npm cache";\n' >"$T/pkg/package/index.js"
+	tar -C "$T/pkg" -czf "$reg/tarballs/greet-1.0.0.tgz" package
+	python3 "$TESTS/helpers/http_server.py" "$T/port" 127.0.0.1 "$reg" &
+	local server=$!
+	wait_for test -s "$T/port" || fail "the registry did not start"
+	port=$(cat "$T/port")
+	python3 - "$reg" "$port" <<'PY'
+import base64, hashlib, json, sys
+reg, port = sys.argv[1], sys.argv[2]
+tgz = open(reg + "/tarballs/greet-1.0.0.tgz", "rb").read()
+dist = {"tarball": "http://127.0.0.1:%s/tarballs/greet-1.0.0.tgz" % port,
+        "integrity": "sha512-" + base64.b64encode(hashlib.sha512(tgz).digest()).decode(),
+        "shasum": hashlib.sha1(tgz).hexdigest()}
+doc = {"name": "greet", "dist-tags": {"latest": "1.0.0"},
+       "versions": {"1.0.0": {"name": "greet", "version": "1.0.0", "main": "index.js", "dist": dist}}}
+json.dump(doc, open(reg + "/greet", "w"))
+PY
+	git_init "$T/p"
+	printf '{"name":"app","version":"1.0.0","dependencies":{"greet":"1.0.0"}}\n' >"$T/p/package.json"
+	printf 'node_modules/\n' >"$T/p/.gitignore"
+	(cd "$T/p" && HOME="$h" npm install --no-audit --no-fund --registry "http://127.0.0.1:$port/") \
+		>/dev/null 2>&1 || fail "npm install on the host"
+	kill "$server"
+	rm -rf "$T/p/node_modules"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m npm
+	local before
+	before=$(tree_hash "$h/.npm")
+	HOME="$h" run_jail -D "$T/p" --no-export -p node --net none -- \
+		sh -c 'npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && node -e "console.log(require(\"greet\")())" &&
+			echo agent >~/.npm/added'
+	assert_eq "$rc" 0 "npm inside: $out $err"
+	assert_contains "$out" "hello from the npm cache"
+	assert_eq "$(tree_hash "$h/.npm")" "$before" "the host's npm cache is unchanged"
+	[ ! -e "$h/.npm/added" ] || fail "the agent's write reached the host's cache"
+	HOME="$h" run_jail -D "$T/p" --no-export -p node --net none -- sh -c 'cat ~/.npm/added'
+	assert_eq "$out" agent "the session keeps what npm added to its cache"
+}
+
+# --cow names a directory; the project itself is copy-on-write already.
+test_cow_refuses_files_and_the_project() {
+	mkrepo "$T/p"
+	mkdir -p "$T/c"
+	printf 'x\n' >"$T/c/f"
+	run_jail -D "$T/p" --no-export --cow "$T/c/f" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "not a directory"
+	run_jail -D "$T/p" --no-export --cow "$T/p" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "overlaps the project"
+	run_jail -D "$T/p" --no-export --cow "$T/c/none" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "name an existing path"
+	# a symlink to the project would show it whole, hidden files and all
+	printf 'SECRET=canary\n' >"$T/p/.env"
+	printf '.env\n' >>"$T/p/.gitignore"
+	ln -s "$T/p" "$T/link"
+	run_jail -D "$T/p" --no-export --cow "$T/link" -- cat "$T/link/.env"
+	assert_eq "$rc" 125
+	assert_contains "$err" "through a symlink"
+	assert_not_contains "$out" canary
+	mkdir -p "$T/c/d"
+	ln -s "$T/c" "$T/clink"
+	run_jail -D "$T/p" --no-export --cow "$T/clink/d" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "through a symlink; name the directory itself ($T/c/d)"
+}
+
 # A path hidden in a project without git never reaches the patch: the agent
 # never saw it, and a diff against it would carry the host's secret.
 test_non_git_hidden_names_are_not_exported() {
