@@ -153,11 +153,12 @@ test_non_git_project_hides_secret_shaped_names() {
 mkhome_toolchains() {
 	local h=$1 d
 	for d in .cargo/bin .cargo/registry/cache .rustup/toolchains go/bin go/pkg/mod/example.com \
-		.m2/repository/org .gradle/caches .local/bin .cache/uv .sdkman/candidates/java/current/bin; do
+		.m2/repository/org .gradle/caches .local/bin .cache/uv .sdkman/candidates/java/current/bin \
+		.nvm/versions/node/v20.0.0/bin .nvm/versions/node/v20.0.0/include; do
 		mkdir -p "$h/$d"
 	done
 	for d in .cargo/bin/cargo-hello go/bin/go-hello .local/bin/uv-hello \
-		.sdkman/candidates/java/current/bin/java-hello; do
+		.sdkman/candidates/java/current/bin/java-hello .nvm/versions/node/v20.0.0/bin/nvm-hello; do
 		printf '#!/bin/sh\necho "%s runs"\n' "${d##*/}" >"$h/$d"
 		chmod +x "$h/$d"
 	done
@@ -165,6 +166,8 @@ mkhome_toolchains() {
 	printf 'module\n' >"$h/go/pkg/mod/example.com/m.mod"
 	printf 'jar\n' >"$h/.m2/repository/org/a.jar"
 	printf 'wheel\n' >"$h/.cache/uv/w.whl"
+	printf 'header\n' >"$h/.nvm/versions/node/v20.0.0/include/node.h"
+	ln -s "$h/.nvm/versions/node/v20.0.0" "$h/.nvm/current"
 	printf 'canary-cargo-token\n' >"$h/.cargo/credentials.toml"
 	printf 'canary-cargo-config\n' >"$h/.cargo/config.toml"
 	printf '<servers>canary-m2</servers>\n' >"$h/.m2/settings.xml"
@@ -198,6 +201,9 @@ test_policy_go_toolchain_and_cache_read_only() {
 }
 test_policy_java_toolchain_and_cache_read_only() {
 	toolchain_case java java-hello .m2/repository/org/a.jar
+}
+test_policy_node_nvm_toolchain_read_only() {
+	toolchain_case node nvm-hello .nvm/versions/node/v20.0.0/include/node.h
 }
 test_policy_uv_toolchain_and_cache_read_only() {
 	toolchain_case uv uv-hello .cache/uv/w.whl
