@@ -191,7 +191,7 @@ static int collect_series(struct collect *k, struct session *s, const struct jai
 		.session = s->name, .session_dir = s->dir, .trailer = k->trailer,
 		.author = k->author ? k->author : "jail <jail@localhost>", .subject = k->message,
 		.series_head = landed, .post = k->built ? &k->sc : NULL, .base = base,
-		.super = super ? super->x.project : NULL, .sub = sub,
+		.super = super ? super->x.project : NULL, .sub = sub, .pathspec = k->pathspec,
 	};
 	return series_build(&k->sr, &k->x, &k->cs, &o, e);
 }
