@@ -172,6 +172,16 @@ test_series_pathspecs_filter_the_commits() {
 	run_jail status -D "$T/p" src
 	assert_contains "$out" "dropped:"
 	assert_contains "$out" "docs: only outside"
+	# apply lands the chosen paths' commits; the rest stays for the next export
+	run_jail apply -D "$T/p" src
+	assert_eq "$rc" 0 "jail apply src: $err"
+	assert_eq "$(git -C "$T/p" log --format=%s HEAD~3..HEAD)" \
+		"$(printf 'Update main.c (jail session default)\nfeat: only inside\nfeat: both')"
+	assert_eq "$(cat "$T/p/README")" "hello" "README not applied"
+	run_jail export -D "$T/p" -o "$T/rest"
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$(cat "$T"/rest/*.patch)" "b/README"
+	assert_not_contains "$(cat "$T"/rest/*.patch)" "src/"
 }
 
 test_series_reset_below_base_falls_back() {
