@@ -9,8 +9,10 @@
 
 two_users() {
 	[ "$(id -u)" = 0 ] || skip "acting as two users needs root: run tests/run as root (it creates jailtest and jailtest2)"
-	[ -n "${USER_A:-}" ] && [ -n "${USER_B:-}" ] && id "$USER_A" >/dev/null 2>&1 &&
-		id "$USER_B" >/dev/null 2>&1 || skip "no second test user (tests/run as root creates jailtest2)"
+	if [ -z "${USER_A:-}" ] || [ -z "${USER_B:-}" ] || ! id "$USER_A" >/dev/null 2>&1 ||
+		! id "$USER_B" >/dev/null 2>&1; then
+		skip "no second test user (tests/run as root creates jailtest2)"
+	fi
 	command -v runuser >/dev/null || skip "runuser(1) is missing"
 	chmod 755 "$T"
 	local u
