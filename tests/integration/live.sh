@@ -192,7 +192,8 @@ test_exec_needs_a_running_session_of_ones_own() {
 	assert_contains "$err" "no command given"
 	agent_waiting "$T/p"
 	# the channel: a socket only its owner can reach, in a directory only the
-	# owner can enter (the supervisor checks SO_PEERCRED on each connection too)
+	# owner can enter (the supervisor checks SO_PEERCRED on each connection too:
+	# tests/multiuser/exec.sh tries it as another user)
 	assert_eq "$(stat -c %a "$(session_dir "$T/p")/exec.sock")" 600 "socket mode"
 	assert_eq "$(stat -c %a "$(session_dir "$T/p")")" 700 "session dir mode"
 	# a second run in the session points at exec
