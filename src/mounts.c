@@ -12,6 +12,7 @@
 #include "hidefs.h"
 #include "log.h"
 #include "net.h"
+#include "userns.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -327,8 +328,15 @@ static int build_proc(struct jail_err *e)
 	static const char *const ro[] = {"sys", "sysrq-trigger"};
 	if (mkdir(NEW "/proc", 0555) < 0)
 		return jail_err_sys(e, "create /proc");
-	if (xmount("proc", NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, e) < 0)
+	if (xmount("proc", NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, e) < 0) {
+		_cleanup_free_ char *masked =
+			e->errnum == EPERM ? proc_masked_paths(OLD "/proc") : NULL;
+		if (masked)
+			return jail_err_set(e, 0, "a new /proc is refused: the /proc jail runs under "
+			                              "has paths masked (%s), as containers do; "
+			                              PROC_MASKED_FIX, masked);
 		return jail_err_wrap(e, "a new /proc needs a new pid namespace");
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(ro); i++) {
 		_cleanup_free_ char *p = xasprintf(NEW "/proc/%s", ro[i]);
 		if (access(p, F_OK) < 0)
