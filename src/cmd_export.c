@@ -651,7 +651,7 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	struct strbuf sum = {0}, paths = {0};
 	render_all(k, NULL, &sum);
 	if (sum.s)
-		log_lines(sum.s);
+		log_lines_capped(sum.s);  /* the whole list: jail status */
 	sb_free(&sum);
 	log_submodules(k);
 	if (!any_built(k)) {

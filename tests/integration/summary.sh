@@ -33,6 +33,12 @@ test_summary_is_cut_after_a_screenful() {
 	assert_contains "$err" "git -C"
 	# jail status has them all
 	assert_eq "$("$JAIL" status -D "$T/p" | grep -c ' A f')" 120
+	# and jail export's summary is cut the same way
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "$err"
+	lines=$(printf '%s\n' "$err" | wc -l)
+	[ "$lines" -le 44 ] || fail "export summary of $lines lines"
+	assert_contains "$err" "more: jail status"
 }
 
 test_landing_hint_quotes_paths_and_knows_patch() {
