@@ -40,7 +40,9 @@ test_outer_sandbox_forbidding_userns_is_named() {
 # Debian root made with mmdebstrap (no registry is reachable), the staged jail
 # bound in, the container run by the test user.  The tarball is cached between
 # runs in /var/tmp (JAIL_PODMAN_CACHE), as the VM's kernel is.
-PODMAN_IMAGE=localhost/jail-fleet-test
+# (libstdc++ for a sanitizer build's runtime, bound in from the host)
+PODMAN_PKGS=git,libmnl0,libnftnl11,libseccomp2,libcap-ng0,libinih1,libfuse3-3,libstdc++6
+PODMAN_IMAGE=localhost/jail-fleet-test:$(printf %s "$PODMAN_PKGS" | sha256sum | cut -c1-12)
 podman_ready() {
 	command -v podman >/dev/null && command -v mmdebstrap >/dev/null ||
 		fail "podman or mmdebstrap is not installed (scripts/setup installs them)"
@@ -53,17 +55,23 @@ podman_ready() {
 		command -v runc >/dev/null || fail "no runc, and crun refuses this cgroup v1 host"
 		podman+=(--runtime runc)
 	fi
+	# a sanitizer build (make asan) needs its runtime, which the image lacks
+	sanitizer_libs=()
+	local lib
+	for lib in $(ldd "$JAIL" | awk '$1 ~ /^lib(a|ub)san/ {print $3}'); do
+		sanitizer_libs+=(-v "$lib:$lib:ro")
+	done
 	"${podman[@]}" image exists "$PODMAN_IMAGE" && return 0
 	local cache=${JAIL_PODMAN_CACHE:-/var/tmp/jail-podman-$(id -u)}
 	mkdir -p "$cache"
-	if [ ! -s "$cache/root.tar" ]; then
+	local tar=$cache/root-${PODMAN_IMAGE##*:}.tar
+	if [ ! -s "$tar" ]; then
 		mmdebstrap --quiet --mode=unshare --format=tar --variant=essential \
-			--include=git,libmnl0,libnftnl11,libseccomp2,libcap-ng0,libinih1,libfuse3-3 \
-			bookworm "$cache/root.tar.part" >"$T/mmdebstrap.log" 2>&1 ||
+			--include="$PODMAN_PKGS" bookworm "$tar.part" >"$T/mmdebstrap.log" 2>&1 ||
 			skip "mmdebstrap could not make a Debian root (no mirror reachable?): $(tail -n 1 "$T/mmdebstrap.log")"
-		mv "$cache/root.tar.part" "$cache/root.tar"
+		mv "$tar.part" "$tar"
 	fi
-	"${podman[@]}" import -q "$cache/root.tar" "$PODMAN_IMAGE" >/dev/null
+	"${podman[@]}" import -q "$tar" "$PODMAN_IMAGE" >/dev/null
 }
 
 # in_podman [PODMAN RUN OPTIONS...] -- SCRIPT: SCRIPT in a fresh container as
@@ -75,7 +83,7 @@ in_podman() {
 	shift
 	set +e
 	out=$("${podman[@]}" run --rm --network none --user 1000:1000 -e HOME=/tmp \
-		-v "$JAIL:/usr/local/bin/jail:ro" "${opts[@]}" "$PODMAN_IMAGE" sh -c '
+		-v "$JAIL:/usr/local/bin/jail:ro" "${sanitizer_libs[@]}" "${opts[@]}" "$PODMAN_IMAGE" sh -c '
 		mkdir /tmp/p && cd /tmp/p && git init -q && echo one >a.txt &&
 		echo "SECRET=canary" >.env && echo .env >.gitignore && git add a.txt .gitignore &&
 		git -c user.name=t -c user.email=t@t commit -qm init && '"$1" 2>&1)
