@@ -34,7 +34,7 @@ _jail_flags() { # SUBCOMMAND: the flags it takes
 	local export_flags="--export-deny --export-allow --allow-binary --max-size --squash --no-trailer"
 	case $1 in
 	run) printf '%s\n' -D --dir -s --session -p --policy -q --quiet --net --allow \
-		--dns-upstream --publish --ro --rw --hide --show --hide-start-only --hide-ignored --secret-name --tmpfs -e --env --path --setenv --home \
+		--dns-upstream --publish --ro --rw --cow --hide --show --hide-start-only --hide-ignored --secret-name --tmpfs -e --env --path --setenv --home \
 		--copy --secret --memory --pids --cpus --disk --disk-inodes --allow-syscall --no-export $export_flags \
 		-h --help -V --version ;;
 	exec) printf '%s\n' -D --dir -s --session -h --help ;;
@@ -80,7 +80,7 @@ _jail() {
 	--net) COMPREPLY=($(compgen -W "none allow open" -- "$cur")); return ;;
 	--home) COMPREPLY=($(compgen -W "fresh persistent" -- "$cur")); return ;;
 	--hide-ignored) COMPREPLY=($(compgen -W "all secrets none" -- "$cur")); return ;;
-	--ro | --rw | --tmpfs | --copy)
+	--ro | --rw | --cow | --tmpfs | --copy)
 		compopt -o filenames 2>/dev/null
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;

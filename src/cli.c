@@ -47,7 +47,7 @@ static const struct {
 };
 
 enum {
-	OPT_NET = 256, OPT_ALLOW, OPT_DNS_UPSTREAM, OPT_PUBLISH, OPT_RO, OPT_RW, OPT_HIDE,
+	OPT_NET = 256, OPT_ALLOW, OPT_DNS_UPSTREAM, OPT_PUBLISH, OPT_RO, OPT_RW, OPT_COW, OPT_HIDE,
 	OPT_SHOW, OPT_TMPFS, OPT_ENV, OPT_SETENV, OPT_HOME, OPT_COPY, OPT_SECRET, OPT_MEMORY,
 	OPT_PIDS, OPT_CPUS, OPT_ALLOW_SYSCALL, OPT_STAT, OPT_NAME_STATUS, OPT_NO_EXPORT,
 	OPT_EXPORT_DENY, OPT_ALLOW_BINARY, OPT_HIDE_START_ONLY, OPT_MAX_SIZE, OPT_REVOKE, OPT_VERSION,
@@ -74,6 +74,7 @@ static const struct opt opts[] = {
 	{{"publish", 1, 0, OPT_PUBLISH}, 0, M_RUN, "net.publish", "PORT[:HOSTPORT]", "reach a server in the jail from host loopback"},
 	{{"ro", 1, 0, OPT_RO}, 0, M_RUN, "fs.ro", "PATH", "bind a host path read-only"},
 	{{"rw", 1, 0, OPT_RW}, 0, M_RUN, "fs.rw", "PATH", "bind a host path read-write"},
+	{{"cow", 1, 0, OPT_COW}, 0, M_RUN, "fs.cow", "DIR", "see a host directory copy-on-write: writes stay in the session"},
 	{{"hide", 1, 0, OPT_HIDE}, 0, M_RUN, "fs.hide", "PATTERN", "hide more project paths"},
 	{{"show", 1, 0, OPT_SHOW}, 0, M_RUN, "fs.show_ignored", "PATTERN", "show a git-ignored project path"},
 	{{"hide-ignored", 1, 0, OPT_HIDE_IGNORED}, 0, M_RUN, "fs.hide_ignored", "MODE", "all (default), secrets or none: which ignored paths are hidden"},
@@ -195,6 +196,7 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_PUBLISH: strv_push(&g->publish, arg); return 0;
 	case OPT_RO: strv_push(&g->ro_binds, arg); return 0;
 	case OPT_RW: strv_push(&g->rw_binds, arg); return 0;
+	case OPT_COW: strv_push(&g->cow_binds, arg); return 0;
 	case OPT_HIDE: strv_push(&g->hide, arg); return 0;
 	case OPT_SHOW: strv_push(&g->show_ignored, arg); return 0;
 	case OPT_HIDE_IGNORED:

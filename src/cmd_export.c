@@ -191,7 +191,7 @@ static int collect_series(struct collect *k, struct session *s, const struct jai
 		.session = s->name, .session_dir = s->dir, .trailer = k->trailer,
 		.author = k->author ? k->author : "jail <jail@localhost>", .subject = k->message,
 		.series_head = landed, .post = k->built ? &k->sc : NULL, .base = base,
-		.super = super ? super->x.project : NULL, .sub = sub,
+		.super = super ? super->x.project : NULL, .sub = sub, .pathspec = k->pathspec,
 	};
 	return series_build(&k->sr, &k->x, &k->cs, &o, e);
 }
@@ -478,15 +478,14 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 		runstamp_free(&rs);
 		return 0;
 	}
-	/* a big export takes a while: say so on a terminal before it starts */
-	if (stamped && rs.n >= 5000 && isatty(STDERR_FILENO))
-		log_info("exporting a session of %s entries…", thousands(rs.n).s);
+	/* a big export takes a while: its progress shows on a terminal (log.h) */
 	struct collect k = {0};  /* collect() keeps its live_dir and pathspec */
 	int r = collect(&k, s, cfg, NULL, e);
 	if (r == 0 && k.cs.truncated)
 		r = too_many(&k, e);
 	if (r == 0)
 		r = write_series(&k, s, s->patches, true, e);
+	log_progress_end();
 	if (r == 0)
 		report(&k, s, true, stamped ? &rs : NULL);
 	struct jail_err se;
@@ -565,8 +564,10 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 		r = collect(&k, &s, &cfg, c->message, &e);
 	if (r == 0 && k.cs.truncated && c->cmd != CMD_STATUS)
 		r = too_many(&k, &e);
+	log_progress_end();  /* before jail diff's pager takes the terminal */
 	if (r == 0)
 		r = act(c, &s, &k, &e);
+	log_progress_end();
 	strv_free(&specs);
 	collect_free(&k);
 	struct jail_err ignored;
@@ -650,7 +651,7 @@ static int act_export(struct cli *c, struct session *s, struct collect *k, struc
 	struct strbuf sum = {0}, paths = {0};
 	render_all(k, NULL, &sum);
 	if (sum.s)
-		log_lines(sum.s);
+		log_lines_capped(sum.s);  /* the whole list: jail status */
 	sb_free(&sum);
 	log_submodules(k);
 	if (!any_built(k)) {

@@ -25,6 +25,7 @@ struct jail_config {
 	/* [fs] */
 	struct strv ro_binds;       /* host paths bound read-only at the same path */
 	struct strv rw_binds;       /* host paths bound read-write */
+	struct strv cow_binds;      /* host dirs overlaid: writes kept in the session */
 	struct strv hide;           /* extra patterns hidden in the project */
 	struct strv show_ignored;   /* git-ignored paths shown anyway */
 	enum hide_mode hide_ignored;

@@ -84,6 +84,21 @@ static int try_fuse(const char *base, uid_t uid, gid_t gid)
 	return 0;
 }
 
+/* In the new user namespace: a new pid namespace whose first process mounts a
+ * procfs, as jail's init does.  0 when it could. */
+static int try_proc(const char *dir)
+{
+	if (unshare(CLONE_NEWPID) < 0)
+		return 1;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(mount("proc", dir, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? 1 : 0);
+	int status = 0;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 /* Try what jail does: a user+mount namespace with an overlay using userxattr. */
 static int try_overlay(const char *base)
 {
@@ -105,7 +120,24 @@ static int try_overlay(const char *base)
 	_cleanup_free_ char *m = xasprintf("%s/m", base);
 	if (mount("overlay", m, "overlay", 0, opts) < 0)
 		return 2;
+	_cleanup_free_ char *proc = xasprintf("%s/p", base);
+	if (try_proc(proc) != 0)
+		return 5;
 	return try_fuse(base, uid, gid);
+}
+
+/* A new /proc refused: where the host's has masked paths (a container's),
+ * say which and how to unmask them. */
+static void report_proc(struct check *c)
+{
+	_cleanup_free_ char *masked = proc_masked_paths("/proc");
+	if (!masked) {
+		report(c, 2, "a new /proc cannot be mounted in a new pid namespace", NULL);
+		return;
+	}
+	_cleanup_free_ char *what = xasprintf("this /proc has paths masked (%s), as containers do: "
+	                                      "the kernel refuses jail a new /proc", masked);
+	report(c, 2, what, PROC_MASKED_FIX);
 }
 
 static void check_namespaces(struct check *c)
@@ -121,7 +153,7 @@ static void check_namespaces(struct check *c)
 		report(c, 2, "cannot create a test directory in the state dir", NULL);
 		return;
 	}
-	const char *sub[] = {"l", "u", "w", "m", "f"};
+	const char *sub[] = {"l", "u", "w", "m", "f", "p"};
 	for (size_t i = 0; i < ARRAY_SIZE(sub); i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", tmpl, sub[i]);
 		mkdir(p, 0700);
@@ -141,6 +173,8 @@ static void check_namespaces(struct check *c)
 		       "put XDG_STATE_HOME on a local filesystem (ext4, xfs, btrfs, tmpfs)");
 	else
 		report(c, 0, "user namespace and overlayfs (userxattr) work", NULL);
+	if (r == 5)
+		report_proc(c);
 	if (r == 3 || r == 4)
 		report(c, 2, r == 3 ? "/dev/fuse cannot be opened: jail refuses to run, since ignored "
 		                      "files could not be hidden for the whole run"

@@ -996,6 +996,7 @@ static int filter_links(struct export_ctx *x, struct changeset *cs, struct jail_
 
 int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
+	log_progress("exporting: checking", 0, cs->n);  /* git reads the index first */
 	for (size_t i = 0; i < cs->n; i++) {
 		cs->v[i].pre = cs->v[i].old_type != FT_NONE ? PRE_LOWER : PRE_NONE; /* no git: all */
 		if (filter_local(x, &cs->v[i], e) < 0)
@@ -1005,6 +1006,7 @@ int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e
 		return -1;
 	unsigned long long total = 0;
 	for (size_t i = 0; i < cs->n; i++) {
+		log_progress("exporting: checking", i, cs->n);
 		if (!cs->v[i].reason && filter_content(x, &cs->v[i], e) < 0)
 			return -1;
 		over_total(&cs->v[i], &total);

@@ -56,7 +56,10 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 {
 	if (sync_recv(sock, SYNC_MAPS_DONE, NULL, NULL, NULL, e) < 0)
 		return -1;
-	if (sethostname("jail", 4) < 0)
+	/* The hostname is cosmetic (the UTS namespace is the isolation): container
+	 * seccomp profiles (podman's, docker's) refuse sethostname without
+	 * CAP_SYS_ADMIN, and jail runs there with the container's name. */
+	if (sethostname("jail", 4) < 0 && errno != EPERM)
 		return jail_err_sys(e, "set hostname");
 	log_debug("init: maps done");
 	/* The namespace counts are set after GO, once the network helper has made

@@ -112,8 +112,24 @@ struct join_server {
 	bool serving;
 };
 
-/* Every connection's peer must be the caller's own uid: the session dir is
- * 0700 and the socket 0600 already; this holds even if someone loosened them. */
+/* Refuse a connection with one line.  The client sends its request right
+ * after connect: it is read first and dropped (its fds with it, never
+ * installed here: no control buffer), because closing a socket with unread
+ * data resets the peer, and the reset would hide the line from it. */
+static void refuse(int c, const char *why)
+{
+	struct pollfd p = {c, POLLIN, 0};
+	char b;
+	struct iovec iov = {&b, 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (poll(&p, 1, 500) > 0)
+		(void)recvmsg(c, &m, MSG_DONTWAIT | MSG_TRUNC);
+	send_msg(c, JOIN_ERROR, 0, -1, why);
+}
+
+/* Every connection's peer must be the caller's own uid (SO_PEERCRED, which
+ * the kernel fills at connect): the session dir is 0700 and the socket 0600
+ * already; this holds even if someone loosened them. */
 static void *server_main(void *arg)
 {
 	struct join_server *srv = arg;
@@ -127,9 +143,9 @@ static void *server_main(void *arg)
 		socklen_t l = sizeof(cr);
 		struct jail_err e;
 		if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.uid != getuid())
-			send_msg(c, JOIN_ERROR, 0, -1, "this session belongs to another user");
+			refuse(c, "this session belongs to another user");
 		else if (sync_send(srv->sync_sock, SYNC_EXEC, NULL, 0, c, &e) < 0)
-			send_msg(c, JOIN_ERROR, 0, -1, "the jail is ending");
+			refuse(c, "the jail is ending");
 		close(c);
 	}
 }
@@ -428,8 +444,10 @@ static int join_talk(int conn, char *const *argv, const char *cwd, struct jail_e
 	int r = build_request(argv, cwd, tty_mask, &req);
 	if (r < 0)
 		jail_err_set(e, E2BIG, "jail exec: the command line is too long");
-	else if (send_fds(conn, req.s, req.len, fds, nfds) < 0)
+	else if (send_fds(conn, req.s, req.len, fds, nfds) < 0 && errno != EPIPE &&
+	         errno != ECONNRESET)
 		r = jail_err_sys(e, "send the jail exec request");
+	/* refused before the request went out: the refusal is there to read */
 	sb_free(&req);
 	while (r == 0) {
 		struct join_msg m;

@@ -2,11 +2,14 @@
  * messages from the supervisor and init never interleave mid-line. */
 #include "log.h"
 
+#include "hints.h"
+
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
 static bool quiet;
+static bool progress_shown;  /* a progress line is on the terminal now */
 
 void log_set_quiet(bool q) { quiet = q; }
 
@@ -25,8 +28,46 @@ static void vlog(const char *prefix, const char *fmt, va_list ap)
 		line[len - 2] = '\n';
 		len--;
 	}
+	log_progress_end();
 	if (write_all(STDERR_FILENO, line, len) < 0) {
 		/* nowhere left to report it */
+	}
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void log_progress(const char *what, size_t done, size_t total)
+{
+	static double last;
+	if (quiet || total < LOG_PROGRESS_MIN)
+		return;
+	/* the first and the last count always show: a phase is seen to end */
+	double now = now_ms();
+	if (done != 0 && done != total && now - last < 250)
+		return;
+	if (!isatty(STDERR_FILENO))
+		return;
+	last = now;
+	char line[256];
+	int n = snprintf(line, sizeof(line), "\r\033[Kjail: %s %s/%s files", what,
+	                 thousands(done).s, thousands(total).s);
+	if (n > 0 && write_all(STDERR_FILENO, line, (size_t)n < sizeof(line) ? (size_t)n
+	                                                                    : sizeof(line) - 1) == 0)
+		progress_shown = true;
+}
+
+void log_progress_end(void)
+{
+	if (!progress_shown)
+		return;
+	progress_shown = false;
+	if (write_all(STDERR_FILENO, "\r\033[K", 4) < 0) {
+		/* the terminal went away: nothing left to clear */
 	}
 }
 
@@ -51,9 +92,7 @@ void log_debug(const char *fmt, ...)
 	static double t0;
 	if (!getenv("JAIL_DEBUG"))
 		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double now = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	double now = now_ms();
 	if (t0 == 0)
 		t0 = now;
 	char prefix[48];

@@ -8,10 +8,12 @@
 #include "mounts.h"
 #include "broker.h"
 
+#include "cowdirs.h"
 #include "home.h"
 #include "hidefs.h"
 #include "log.h"
 #include "net.h"
+#include "userns.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,7 +33,10 @@
 enum { B_RO = 1, B_DEV = 2, B_OPTIONAL = 4, B_RW = 8 };
 
 /* The parts of /etc programs need.  Everything else of /etc (ssh host keys,
- * credentials of system services, the host's git and shell config) stays out. */
+ * credentials of system services, the host's git and shell config) stays out.
+ * "maven" is Debian's system Maven configuration: mvn does not start without
+ * its m2.conf; the user's settings (~/.m2/settings.xml, with its server
+ * passwords) are another matter and stay out. */
 static const char *const etc_keep[] = {
 	"alternatives", "bash.bashrc", "bash_completion", "bash_completion.d", "ca-certificates",
 	"ca-certificates.conf", "crypto-policies", "debian_version", "environment", "fonts",
@@ -40,7 +45,7 @@ static const char *const etc_keep[] = {
 	"lsb-release", "magic", "magic.mime", "manpath.config", "mime.types", "nanorc",
 	"nsswitch.conf", "os-release", "perl", "pki", "profile", "profile.d", "protocols",
 	"python3*", "rpc", "services", "shells", "ssl", "terminfo", "timezone", "vim",
-	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs",
+	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs", "maven",
 };
 
 /* The system directories bound read-only when the host has them. */
@@ -349,8 +354,15 @@ static int build_proc(struct jail_err *e)
 	static const char *const ro[] = {"sys", "sysrq-trigger"};
 	if (mkdir(NEW "/proc", 0555) < 0)
 		return jail_err_sys(e, "create /proc");
-	if (xmount("proc", NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, e) < 0)
+	if (xmount("proc", NEW "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL, e) < 0) {
+		_cleanup_free_ char *masked =
+			e->errnum == EPERM ? proc_masked_paths(OLD "/proc") : NULL;
+		if (masked)
+			return jail_err_set(e, 0, "a new /proc is refused: the /proc jail runs under "
+			                              "has paths masked (%s), as containers do; "
+			                              PROC_MASKED_FIX, masked);
 		return jail_err_wrap(e, "a new /proc needs a new pid namespace");
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(ro); i++) {
 		_cleanup_free_ char *p = xasprintf(NEW "/proc/%s", ro[i]);
 		if (access(p, F_OK) < 0)
@@ -476,6 +488,24 @@ static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e
 	return 0;
 }
 
+/* Host directories seen copy-on-write (cowdirs.h): an overlay each, over the
+ * host directory read through the old root, its layers in the session. */
+static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct strv *l = &p->cfg->cow_binds;
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *dst = xasprintf(NEW "%s", l->v[i]);
+		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
+		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
+		_cleanup_free_ char *work = xasprintf("%s/work", dir);
+		if (mkdir_p(dst, 0755, e) < 0)
+			return -1;
+		if (overlay_at(dst, l->v[i], upper, work, false) < 0)
+			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
+	}
+	return 0;
+}
+
 /* First pivot: a private tmpfs becomes / and the host's root moves to /oldroot. */
 static int enter_scratch_root(struct jail_err *e)
 {
@@ -536,7 +566,7 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	if (move_project(p, e) < 0 || mount_gitdir(p, e) < 0)
 		return -1;
 	if (user_binds(&c->ro_binds, B_RO | B_OPTIONAL, e) < 0 ||
-	    user_binds(&c->rw_binds, B_RW, e) < 0)
+	    user_binds(&c->rw_binds, B_RW, e) < 0 || cow_mounts(p, e) < 0)
 		return -1;
 	for (size_t i = 0; i < c->tmpfs.n; i++)
 		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)

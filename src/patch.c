@@ -2,6 +2,7 @@
 #include "patch.h"
 
 #include "git.h"
+#include "log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -215,12 +216,17 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 			fi_path(&b, x->prefix, cs->v[i].path);
 			sb_puts(&b, "\n");
 		}
+	size_t n = changeset_included(cs), done = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		struct change *c = &cs->v[i];
-		if (!c->reason && c->new_type != FT_NONE)
+		if (c->reason)
+			continue;
+		log_progress("exporting", done++, n);
+		if (c->new_type != FT_NONE)
 			r = fi_modify(&b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
 			              (size_t)x->rules.max_size + 1, &c->has_cr, e);
 	}
+	log_progress("exporting: git builds the patch of", n, n);
 	sb_puts(&b, "done\n");
 	const char *args[] = {"fast-import", "--quiet", "--done", NULL};
 	if (r == 0)
@@ -309,6 +315,8 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
 	sb_free(&attrs);
 	if (r < 0)
 		return -1;
+	size_t n = changeset_included(cs);
+	log_progress("exporting: git writes the patch of", n, n);
 	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
 	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
 	                      "refs/heads/post", NULL};

@@ -20,6 +20,7 @@
 static const struct policy_key keys[] = {
 	{"fs", "ro", "fs.ro", "--ro", K_LIST, F(ro_binds), check_path, true, "PATH", "host paths bound read-only at the same path"},
 	{"fs", "rw", "fs.rw", "--rw", K_LIST, F(rw_binds), check_path, true, "PATH", "host paths bound read-write"},
+	{"fs", "cow", "fs.cow", "--cow", K_LIST, F(cow_binds), check_path, true, "PATH", "host directories seen copy-on-write: read from the host, written in the session (caches: ~/.npm)"},
 	{"fs", "hide", "fs.hide", "--hide", K_LIST, F(hide), check_glob, true, "PATTERN", "more project paths hidden from the jail"},
 	{"fs", "show_ignored", "fs.show_ignored", "--show", K_LIST, F(show_ignored), check_glob, true, "PATTERN", "git-ignored project paths shown anyway"},
 	{"fs", "hide_ignored", "fs.hide_ignored", "--hide-ignored", K_HIDE, F(hide_ignored), NULL, false, "all|secrets|none", "which git-ignored project paths are hidden"},

@@ -1,6 +1,6 @@
 /* run.c — `jail [run]`: policy → session → plan → sandbox → export. */
 #include "commands.h"
-
+#include "cowdirs.h"
 #include "git.h"
 #include "hide.h"
 #include "hints.h"
@@ -99,11 +99,14 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 {
 	expand_paths(&cfg->ro_binds);
 	expand_paths(&cfg->rw_binds);
+	expand_paths(&cfg->cow_binds);
 	expand_paths(&cfg->tmpfs);
 	expand_paths(&cfg->home_copy);
 	if (session_lock(s, e) < 0 || session_create(s, e) < 0)
 		return -1;
 	if (cfg->home == HOME_PERSISTENT && mkdir_p(s->home, 0700, e) < 0)
+		return -1;
+	if (cow_prepare(s, &cfg->cow_binds, e) < 0)
 		return -1;
 	record_base(s);
 	log_debug("session ready");
@@ -148,7 +151,8 @@ static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
                             struct jail_err *e)
 {
 	const struct { const struct strv *l; const char *flag; } paths[] = {
-		{&c->cfg.ro_binds, "--ro"}, {&c->cfg.rw_binds, "--rw"}, {&c->cfg.home_copy, "--copy"},
+		{&c->cfg.ro_binds, "--ro"}, {&c->cfg.rw_binds, "--rw"}, {&c->cfg.cow_binds, "--cow"},
+		{&c->cfg.home_copy, "--copy"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
 		for (size_t j = 0; j < paths[i].l->n; j++) {

@@ -5,6 +5,7 @@
 #include "agentgit.h"
 #include "applied.h"
 #include "git.h"
+#include "pathspec.h"
 #include "seriesmsg.h"
 #include "submodule.h"
 
@@ -261,6 +262,19 @@ static void add_change(struct series_ctx *z, size_t commit, const char *rec, con
 	snprintf(c->oid, sizeof(c->oid), "%s", no);
 }
 
+/* Is path (in this repository) under the paths asked for?  A submodule's
+ * paths are matched as the superproject names them. */
+static bool asked_for(const struct series_ctx *z, const char *path)
+{
+	const struct strv *specs = z->o->pathspec;
+	if (!specs || !specs->n)
+		return true;
+	if (!z->o->sub)
+		return pathspec_match(specs, path);
+	_cleanup_free_ char *full = xasprintf("%s/%s", z->o->sub, path);
+	return pathspec_match(specs, full);
+}
+
 static int read_changes(struct series_ctx *z, struct jail_err *e)
 {
 	struct strbuf in = {0}, out = {0};
@@ -280,7 +294,9 @@ static int read_changes(struct series_ctx *z, struct jail_err *e)
 		}
 		const char *path = i < out.len ? out.s + i : "";
 		i += strlen(path) + 1;
-		if (commit < z->chain.n)
+		if (commit < z->chain.n && !asked_for(z, path))
+			z->sr->v[commit].outside++;
+		else if (commit < z->chain.n)
 			add_change(z, commit, rec, path);
 	}
 	sb_free(&in);
@@ -904,7 +920,10 @@ void series_summary(const struct series *sr, struct strbuf *out)
 		for (size_t i = 0; i < sr->n; i++) {
 			const struct series_commit *c = &sr->v[i];
 			_cleanup_free_ char *subj = escape_name(c->subject);
-			if (!c->changes) {
+			if (!c->changes && !c->left_out.n && c->outside) {
+				sb_printf(out, "  dropped: %.12s %s (it changes none of the paths asked "
+				               "for)\n", c->oid, subj);
+			} else if (!c->changes) {
 				sb_printf(out, "  dropped: %.12s %s (every change was left out)\n", c->oid, subj);
 			} else {
 				const char *name = f < sr->files.n ? strrchr(sr->files.v[f], '/') : NULL;
@@ -913,6 +932,9 @@ void series_summary(const struct series *sr, struct strbuf *out)
 			}
 			for (size_t k = 0; k < c->left_out.n; k++)
 				sb_printf(out, "    left out %s\n", c->left_out.v[k]);
+			if (c->changes && c->outside)
+				sb_printf(out, "    not in it: %zu change%s outside the paths asked for\n",
+				          c->outside, c->outside == 1 ? "" : "s");
 		}
 		if (sr->remainder && f < sr->files.n)
 			sb_printf(out, "  %s: uncommitted changes\n", strrchr(sr->files.v[f], '/') + 1);

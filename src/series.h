@@ -11,7 +11,9 @@
  * the single squashed patch does.  A commit whose every change was left out is
  * dropped.  History that is not a chain on top of the base (a reset, rebase or
  * amend below it, a chain that reaches the base only through a merged branch)
- * falls back to the single patch, and the summary says why. */
+ * falls back to the single patch, and the summary says why.  With pathspecs
+ * (`jail export src/`) only the changes under them count: a commit keeps the
+ * paths asked for, and one that changes none of them is dropped. */
 #ifndef JAIL_SERIES_H
 #define JAIL_SERIES_H
 #include "export.h"
@@ -28,6 +30,7 @@ struct series_opts {
 	const char *base;          /* the commit the series stands on, NULL: x->base */
 	const char *super;         /* a submodule's: the superproject, and its path in it */
 	const char *sub;
+	const struct strv *pathspec; /* the paths asked for (pathspec.h), or NULL: all */
 };
 
 struct series_commit {
@@ -35,6 +38,7 @@ struct series_commit {
 	char *subject;             /* first line of its message */
 	struct strv left_out;      /* "path: reason" */
 	size_t changes;            /* changes that go out; 0: the commit is dropped */
+	size_t outside;            /* changes outside the paths asked for (not counted) */
 	bool merge;
 };
 

@@ -83,3 +83,45 @@ const char *userns_blocker(int err)
 	return "unprivileged user namespaces are not allowed here (a chroot, or a container "
 	       "without them); fix: run 'jail doctor' and allow them";
 }
+
+/* One mountinfo line's mount point (field 5, octal escapes left as they are). */
+static bool mount_point(const char *line, const char **at, size_t *len)
+{
+	const char *p = line;
+	for (int field = 0; field < 4; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return false;
+		p++;
+	}
+	*at = p;
+	*len = strcspn(p, " \n");
+	return true;
+}
+
+char *proc_masked_paths(const char *proc)
+{
+	_cleanup_free_ char *info = NULL;
+	struct jail_err e;
+	_cleanup_free_ char *path = xasprintf("%s/self/mountinfo", proc);
+	if (read_file_at(AT_FDCWD, path, 4 << 20, &info, NULL, &e) < 0)
+		return NULL;
+	size_t plen = strlen(proc);
+	struct strbuf out = {0};
+	int found = 0;
+	for (const char *line = info; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *at;
+		size_t len;
+		if (!mount_point(line, &at, &len) || len <= plen + 1 || strncmp(at, proc, plen) ||
+		    at[plen] != '/')
+			continue;
+		const char *rel = at + plen;
+		if (!strncmp(rel, "/sys/fs/binfmt_misc", len - plen))
+			continue;
+		if (found++ < 3)
+			sb_printf(&out, "%s/proc%.*s", found > 1 ? ", " : "", (int)(len - plen), rel);
+	}
+	if (found > 3)
+		sb_printf(&out, ", ...");
+	return found ? sb_steal(&out) : NULL;
+}

@@ -163,8 +163,7 @@ test_exec_cannot_ptrace_the_agent() {
 
 test_exec_may_ptrace_when_the_policy_allows_it() {
 	if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)" != 0 ]; then
-		echo "SKIP: Yama ptrace_scope refuses ptrace of non-descendants here"
-		return 0
+		skip "Yama ptrace_scope refuses ptrace of non-descendants here"
 	fi
 	mkrepo "$T/p"
 	agent_waiting "$T/p" --allow-syscall ptrace
@@ -193,7 +192,8 @@ test_exec_needs_a_running_session_of_ones_own() {
 	assert_contains "$err" "no command given"
 	agent_waiting "$T/p"
 	# the channel: a socket only its owner can reach, in a directory only the
-	# owner can enter (the supervisor checks SO_PEERCRED on each connection too)
+	# owner can enter (the supervisor checks SO_PEERCRED on each connection too:
+	# tests/multiuser/exec.sh tries it as another user)
 	assert_eq "$(stat -c %a "$(session_dir "$T/p")/exec.sock")" 600 "socket mode"
 	assert_eq "$(stat -c %a "$(session_dir "$T/p")")" 700 "session dir mode"
 	# a second run in the session points at exec

@@ -5,7 +5,7 @@
 # same errno for every id call (EPERM where the single-id namespace would say
 # EINVAL).
 test_id_calls_fail_as_on_the_host() {
-	command -v python3 >/dev/null || { echo "SKIP: no python3"; return 0; }
+	command -v python3 >/dev/null || skip "no python3"
 	mkrepo "$T/p"
 	cp "$TESTS/helpers/idcalls.py" "$T/p/idcalls.py"
 	touch "$T/p/f"
@@ -153,11 +153,12 @@ test_non_git_project_hides_secret_shaped_names() {
 mkhome_toolchains() {
 	local h=$1 d
 	for d in .cargo/bin .cargo/registry/cache .rustup/toolchains go/bin go/pkg/mod/example.com \
-		.m2/repository/org .gradle/caches .local/bin .cache/uv .sdkman/candidates/java/current/bin; do
+		.m2/repository/org .gradle/caches .local/bin .cache/uv .sdkman/candidates/java/current/bin \
+		.nvm/versions/node/v20.0.0/bin .nvm/versions/node/v20.0.0/include; do
 		mkdir -p "$h/$d"
 	done
 	for d in .cargo/bin/cargo-hello go/bin/go-hello .local/bin/uv-hello \
-		.sdkman/candidates/java/current/bin/java-hello; do
+		.sdkman/candidates/java/current/bin/java-hello .nvm/versions/node/v20.0.0/bin/nvm-hello; do
 		printf '#!/bin/sh\necho "%s runs"\n' "${d##*/}" >"$h/$d"
 		chmod +x "$h/$d"
 	done
@@ -165,6 +166,8 @@ mkhome_toolchains() {
 	printf 'module\n' >"$h/go/pkg/mod/example.com/m.mod"
 	printf 'jar\n' >"$h/.m2/repository/org/a.jar"
 	printf 'wheel\n' >"$h/.cache/uv/w.whl"
+	printf 'header\n' >"$h/.nvm/versions/node/v20.0.0/include/node.h"
+	ln -s "$h/.nvm/versions/node/v20.0.0" "$h/.nvm/current"
 	printf 'canary-cargo-token\n' >"$h/.cargo/credentials.toml"
 	printf 'canary-cargo-config\n' >"$h/.cargo/config.toml"
 	printf '<servers>canary-m2</servers>\n' >"$h/.m2/settings.xml"
@@ -199,6 +202,9 @@ test_policy_go_toolchain_and_cache_read_only() {
 test_policy_java_toolchain_and_cache_read_only() {
 	toolchain_case java java-hello .m2/repository/org/a.jar
 }
+test_policy_node_nvm_toolchain_read_only() {
+	toolchain_case node nvm-hello .nvm/versions/node/v20.0.0/include/node.h
+}
 test_policy_uv_toolchain_and_cache_read_only() {
 	toolchain_case uv uv-hello .cache/uv/w.whl
 }
@@ -207,7 +213,7 @@ test_policy_uv_toolchain_and_cache_read_only() {
 # module cache of the (fake) home builds and passes its tests inside with the
 # network off, through -p go.
 test_go_project_builds_and_tests_offline_with_the_module_cache() {
-	command -v go >/dev/null || { echo "SKIP: no go (apt-get install golang-go)"; return 0; }
+	command -v go >/dev/null || skip "no go (scripts/setup installs golang-go)"
 	local h="$T/home" px="$T/proxy/example.com/greet/@v"
 	mkdir -p "$px" "$h"
 	printf 'v1.0.0\n' >"$px/list"
@@ -247,7 +253,7 @@ PY
 test_rust_project_builds_and_tests_offline_with_debian_crates() {
 	local cargo=/usr/bin/cargo reg=/usr/share/cargo/registry
 	[ -x "$cargo" ] && ls -d "$reg"/libc-0.2.* >/dev/null 2>&1 ||
-		{ echo "SKIP: no Debian cargo and librust-libc-dev"; return 0; }
+		skip "no Debian cargo and librust-libc-dev (scripts/setup installs them)"
 	git_init "$T/p"
 	mkdir -p "$T/p/src" "$T/p/.cargo"
 	printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "%s"\n' "$reg" \
@@ -263,6 +269,131 @@ test_rust_project_builds_and_tests_offline_with_debian_crates() {
 	assert_eq "$rc" 0 "cargo inside: $out $err"
 	assert_contains "$out" "test tests::has_a_pid ... ok"
 	assert_contains "$out" "debug"
+}
+
+# Java with Debian's Maven and its repository (/usr/share/maven-repo) as the
+# user's local repository: a project with a JUnit test compiles, passes its
+# test and packages inside with the network off, through -p java; the
+# repository is read-only inside and unchanged on the host.
+test_maven_project_builds_and_tests_offline_with_debian_repository() {
+	local repo=/usr/share/maven-repo plugins=org/apache/maven/plugins p
+	command -v mvn >/dev/null && [ -d "$repo/junit/junit/4.13.2" ] &&
+		[ -e "$repo/$plugins/maven-surefire-plugin/2.22.3" ] ||
+		skip "no Debian maven, junit4 and Maven plugins (scripts/setup installs them)"
+	local h="$T/home"
+	mkdir -p "$h/.m2"
+	# the user's local repository: links into Debian's, as a cache would hold
+	cp -rs "$repo" "$h/.m2/repository"
+	git_init "$T/p"
+	mkdir -p "$T/p/src/main/java/ex" "$T/p/src/test/java/ex"
+	{
+		echo '<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>'
+		echo '<groupId>ex</groupId><artifactId>hello</artifactId><version>1.0</version>'
+		echo '<properties><maven.compiler.source>11</maven.compiler.source>'
+		echo '<maven.compiler.target>11</maven.compiler.target>'
+		echo '<project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>'
+		echo '<dependencies><dependency><groupId>junit</groupId><artifactId>junit</artifactId>'
+		echo '<version>4.13.2</version><scope>test</scope></dependency></dependencies><build><plugins>'
+		for p in maven-resources-plugin:3.3.0 maven-compiler-plugin:3.10.1 \
+			maven-surefire-plugin:2.22.3 maven-jar-plugin:3.3.0; do
+			printf '<plugin><groupId>org.apache.maven.plugins</groupId><artifactId>%s</artifactId><version>%s</version></plugin>\n' \
+				"${p%:*}" "${p#*:}"
+		done
+		echo '</plugins></build></project>'
+	} >"$T/p/pom.xml"
+	printf 'package ex;\npublic class Hello {\n  public static String greet() { return "hello from maven"; }\n  public static void main(String[] a) { System.out.println(greet()); }\n}\n' \
+		>"$T/p/src/main/java/ex/Hello.java"
+	printf 'package ex;\nimport org.junit.Test;\nimport static org.junit.Assert.assertEquals;\npublic class HelloTest {\n  @Test public void greets() { assertEquals("hello from maven", Hello.greet()); }\n}\n' \
+		>"$T/p/src/test/java/ex/HelloTest.java"
+	printf 'target/\n' >"$T/p/.gitignore"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m maven
+	local before
+	before=$(tree_hash "$h/.m2")
+	HOME="$h" run_jail -D "$T/p" --no-export -p java --net none -- \
+		sh -c 'mvn -o -q -B package 2>&1 && java -cp target/hello-1.0.jar ex.Hello &&
+			cat target/surefire-reports/ex.HelloTest.txt && { touch ~/.m2/repository/x && echo WROTE; true; }'
+	assert_eq "$rc" 0 "maven inside: $out $err"
+	assert_contains "$out" "hello from maven"
+	assert_contains "$out" "Tests run: 1, Failures: 0, Errors: 0"
+	assert_not_contains "$out" WROTE
+	assert_eq "$(tree_hash "$h/.m2")" "$before" "the host's Maven repository is unchanged"
+}
+
+# npm with the cache the user already has: the host's npm fills ~/.npm from a
+# registry on loopback; inside, with the network off and the server gone,
+# `npm ci --offline` installs from that cache through -p node, which sees
+# ~/.npm copy-on-write: what npm writes there stays in the session, the host's
+# cache is unchanged, and the next run of the session still sees it.
+test_npm_installs_offline_from_the_hosts_cache_copy_on_write() {
+	command -v npm >/dev/null || skip "no npm (scripts/setup installs it)"
+	local h="$T/home" reg="$T/reg" port
+	mkdir -p "$h" "$reg/tarballs" "$T/pkg/package"
+	printf '{"name":"greet","version":"1.0.0","main":"index.js"}\n' >"$T/pkg/package/package.json"
+	printf 'module.exports = () => "hello from the npm cache";\n' >"$T/pkg/package/index.js"
+	tar -C "$T/pkg" -czf "$reg/tarballs/greet-1.0.0.tgz" package
+	python3 "$TESTS/helpers/http_server.py" "$T/port" 127.0.0.1 "$reg" &
+	local server=$!
+	wait_for test -s "$T/port" || fail "the registry did not start"
+	port=$(cat "$T/port")
+	python3 - "$reg" "$port" <<'PY'
+import base64, hashlib, json, sys
+reg, port = sys.argv[1], sys.argv[2]
+tgz = open(reg + "/tarballs/greet-1.0.0.tgz", "rb").read()
+dist = {"tarball": "http://127.0.0.1:%s/tarballs/greet-1.0.0.tgz" % port,
+        "integrity": "sha512-" + base64.b64encode(hashlib.sha512(tgz).digest()).decode(),
+        "shasum": hashlib.sha1(tgz).hexdigest()}
+doc = {"name": "greet", "dist-tags": {"latest": "1.0.0"},
+       "versions": {"1.0.0": {"name": "greet", "version": "1.0.0", "main": "index.js", "dist": dist}}}
+json.dump(doc, open(reg + "/greet", "w"))
+PY
+	git_init "$T/p"
+	printf '{"name":"app","version":"1.0.0","dependencies":{"greet":"1.0.0"}}\n' >"$T/p/package.json"
+	printf 'node_modules/\n' >"$T/p/.gitignore"
+	(cd "$T/p" && HOME="$h" npm install --no-audit --no-fund --registry "http://127.0.0.1:$port/") \
+		>/dev/null 2>&1 || fail "npm install on the host"
+	kill "$server"
+	rm -rf "$T/p/node_modules"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m npm
+	local before
+	before=$(tree_hash "$h/.npm")
+	HOME="$h" run_jail -D "$T/p" --no-export -p node --net none -- \
+		sh -c 'npm ci --offline --no-audit --no-fund >/dev/null 2>&1 && node -e "console.log(require(\"greet\")())" &&
+			echo agent >~/.npm/added'
+	assert_eq "$rc" 0 "npm inside: $out $err"
+	assert_contains "$out" "hello from the npm cache"
+	assert_eq "$(tree_hash "$h/.npm")" "$before" "the host's npm cache is unchanged"
+	[ ! -e "$h/.npm/added" ] || fail "the agent's write reached the host's cache"
+	HOME="$h" run_jail -D "$T/p" --no-export -p node --net none -- sh -c 'cat ~/.npm/added'
+	assert_eq "$out" agent "the session keeps what npm added to its cache"
+}
+
+# --cow names a directory; the project itself is copy-on-write already.
+test_cow_refuses_files_and_the_project() {
+	mkrepo "$T/p"
+	mkdir -p "$T/c"
+	printf 'x\n' >"$T/c/f"
+	run_jail -D "$T/p" --no-export --cow "$T/c/f" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "not a directory"
+	run_jail -D "$T/p" --no-export --cow "$T/p" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "overlaps the project"
+	run_jail -D "$T/p" --no-export --cow "$T/c/none" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "name an existing path"
+	# a symlink to the project would show it whole, hidden files and all
+	printf 'SECRET=canary\n' >"$T/p/.env"
+	printf '.env\n' >>"$T/p/.gitignore"
+	ln -s "$T/p" "$T/link"
+	run_jail -D "$T/p" --no-export --cow "$T/link" -- cat "$T/link/.env"
+	assert_eq "$rc" 125
+	assert_contains "$err" "through a symlink"
+	assert_not_contains "$out" canary
+	mkdir -p "$T/c/d"
+	ln -s "$T/c" "$T/clink"
+	run_jail -D "$T/p" --no-export --cow "$T/clink/d" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "through a symlink; name the directory itself ($T/c/d)"
 }
 
 # A path hidden in a project without git never reaches the patch: the agent

@@ -143,6 +143,47 @@ test_series_squash_and_message() {
 	assert_contains "$(git -C "$T/clone" log -1 --format=%B)" "Jail-Session: p/default"
 }
 
+test_series_pathspecs_filter_the_commits() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" "echo one >>README && c 'docs: only outside' &&
+		echo both >>README && echo x >>src/main.c && c 'feat: both' &&
+		echo n >src/new.c && c 'feat: only inside' && echo rest >>src/main.c && echo r >>README"
+	series_land "$T/p" src
+	# the commit that changes only README dropped out, the one that changes
+	# both kept src/main.c alone, and the uncommitted rest is limited too
+	assert_eq "$(git -C "$T/clone" log --format=%s HEAD~3..HEAD)" \
+		"$(printf 'Update main.c (jail session default)\nfeat: only inside\nfeat: both')"
+	assert_eq "$(git -C "$T/clone" show --format= --name-only HEAD~2)" "src/main.c"
+	assert_eq "$(cat "$T/clone/README")" "hello" "README never left"
+	assert_eq "$(cat "$T/clone/src/main.c")" "$(printf 'int main(void) { return 0; }\nx\nrest')"
+	assert_eq "$(cat "$T/clone/src/new.c")" "n"
+	assert_contains "$err" "(it changes none of the paths asked for)"
+	assert_contains "$err" "not in it: 1 change outside the paths asked for"
+	# a glob, and a path the agent committed only: the same filter
+	series_land "$T/p" 'src/*.c'
+	assert_eq "$(git -C "$T/clone" rev-list --count HEAD)" "4"
+	series_land "$T/p" README
+	assert_eq "$(git -C "$T/clone" log --format=%s HEAD~3..HEAD)" \
+		"$(printf 'Update README (jail session default)\nfeat: both\ndocs: only outside')"
+	assert_eq "$(git -C "$T/clone" show --format= --name-only HEAD~1)" "README"
+	assert_no_file "$T/clone/src/new.c"
+	# status tells the same story
+	run_jail status -D "$T/p" src
+	assert_contains "$out" "dropped:"
+	assert_contains "$out" "docs: only outside"
+	# apply lands the chosen paths' commits; the rest stays for the next export
+	run_jail apply -D "$T/p" src
+	assert_eq "$rc" 0 "jail apply src: $err"
+	assert_eq "$(git -C "$T/p" log --format=%s HEAD~3..HEAD)" \
+		"$(printf 'Update main.c (jail session default)\nfeat: only inside\nfeat: both')"
+	assert_eq "$(cat "$T/p/README")" "hello" "README not applied"
+	run_jail export -D "$T/p" -o "$T/rest"
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$(cat "$T"/rest/*.patch)" "b/README"
+	assert_not_contains "$(cat "$T"/rest/*.patch)" "src/"
+}
+
 test_series_reset_below_base_falls_back() {
 	series_ident
 	series_repo "$T/p"

@@ -499,6 +499,7 @@ T(every_key_has_its_flag)
 		{"--disk", "1G"}, {"--export-allow", ".envrc"}, {"--disk-inodes", "1000"},
 		{"--hide-ignored", "secrets"}, {"--secret-name", "*.secret"}, {"--path", "~/bin"},
 		{"--squash", NULL}, {"--no-trailer", NULL}, {"--hide-start-only", NULL},
+		{"--cow", "/tmp"},
 	};
 	for (size_t i = 0; i < policy_key_count(); i++) {
 		const struct policy_key *k = policy_key(i);
