@@ -71,7 +71,7 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 	if (mounts_build_root(p, e) < 0)
 		return -1;
 	log_debug("init: root built");
-	if (net_jail_setup(p->cfg, sock, e) < 0)
+	if (net_jail_setup(p->cfg, p->broker != NULL, sock, e) < 0)
 		return -1;
 	if (p->use_pty && open_pty(p, sock, slave, e) < 0)
 		return -1;

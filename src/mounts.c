@@ -6,6 +6,7 @@
  * read through /oldroot, so a project under /tmp or $HOME is still reachable after
  * the jail's own /tmp and $HOME are mounted. */
 #include "mounts.h"
+#include "broker.h"
 
 #include "cowdirs.h"
 #include "home.h"
@@ -287,6 +288,31 @@ static int write_etc_files(const struct jail_plan *p, struct jail_err *e)
 	              e) < 0 ||
 	    write_new("/etc/resolv.conf", resolv, e) < 0)
 		return -1;
+	/* the session CA of brokered secrets: trusted here and nowhere else */
+	if (p->broker && (write_new(BROKER_CA_FILE, broker_ca_pem(p->broker), e) < 0 ||
+	                  write_new(BROKER_BUNDLE_FILE, broker_bundle_pem(p->broker), e) < 0))
+		return -1;
+	return 0;
+}
+
+/* With brokered secrets, the system's CA bundle (for clients that read no
+ * variable) is the jail's bundle with the session CA.  Only a regular file is
+ * covered: a link would be followed from the scratch root. */
+static int broker_trust_store(const struct jail_plan *p, struct jail_err *e)
+{
+	static const char *const bundles[] = {"/etc/ssl/certs/ca-certificates.crt",
+	                                      "/etc/pki/tls/certs/ca-bundle.crt"};
+	if (!p->broker)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(bundles); i++) {
+		_cleanup_free_ char *dst = xasprintf(NEW "%s", bundles[i]);
+		struct stat st;
+		if (lstat(dst, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (xmount(NEW BROKER_BUNDLE_FILE, dst, NULL, MS_BIND, NULL, e) < 0 ||
+		    make_readonly(dst, B_RO, e) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -528,7 +554,7 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	}
 	if (mkdir(NEW "/etc", 0755) < 0)
 		return jail_err_sys(e, "create /etc");
-	if (bind_etc(e) < 0 || write_etc_files(p, e) < 0)
+	if (bind_etc(e) < 0 || write_etc_files(p, e) < 0 || broker_trust_store(p, e) < 0)
 		return -1;
 	if (build_proc(e) < 0 || build_dev(e) < 0)
 		return -1;

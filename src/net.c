@@ -8,6 +8,7 @@
  *   the host's loopback for host:PORT entries → the DNS/NFLOG thread. */
 #include "net.h"
 
+#include "broker.h"
 #include "log.h"
 #include "netpriv.h"
 #include "nflog.h"
@@ -38,22 +39,30 @@ static int lo_up(struct jail_err *e)
 	return 0;
 }
 
-/* A socket on 127.0.0.1:53 of the jail's netns: port 53 needs the
- * capability init still has; the supervisor serves it from the host. */
-static int dns_listener(int type, struct jail_err *e)
+/* A socket on a loopback address of the jail's netns: a port below 1024
+ * needs the capability init still has; the supervisor serves it from the
+ * host (the DNS on 127.0.0.1:53, the broker on BROKER_ADDR:443). */
+static int jail_listener(int type, const char *addr, uint16_t port, const char *what,
+                         struct jail_err *e)
 {
 	_cleanup_close_ int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return jail_err_sys(e, "socket for the jail's DNS");
+		return jail_err_sys(e, "socket for the jail's %s", what);
 	int one = 1;
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(NET_DNS_PORT),
-	                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port)};
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		return jail_err_set(e, EINVAL, "the jail's %s: bad address %s", what, addr);
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0)
-		return jail_err_sys(e, "bind the jail's DNS to 127.0.0.1:53");
-	if (type == SOCK_STREAM && listen(fd, 16) < 0)
-		return jail_err_sys(e, "listen on the jail's DNS TCP socket");
+		return jail_err_sys(e, "bind the jail's %s to %s:%u", what, addr, port);
+	if (type == SOCK_STREAM && listen(fd, 64) < 0)
+		return jail_err_sys(e, "listen on the jail's %s socket", what);
 	return steal_fd(&fd);
+}
+
+static int dns_listener(int type, struct jail_err *e)
+{
+	return jail_listener(type, "127.0.0.1", NET_DNS_PORT, "DNS", e);
 }
 
 static int send_fd(int sock, enum net_fd_kind kind, int fd, struct jail_err *e)
@@ -78,7 +87,8 @@ static int install_ruleset(const struct jail_config *cfg, struct jail_err *e)
 	return r;
 }
 
-int net_jail_setup(const struct jail_config *cfg, int sync_sock, struct jail_err *e)
+int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
+                   struct jail_err *e)
 {
 	if (lo_up(e) < 0)
 		return -1;
@@ -100,6 +110,11 @@ int net_jail_setup(const struct jail_config *cfg, int sync_sock, struct jail_err
 	int tcp = dns_listener(SOCK_STREAM, e);
 	if (tcp < 0 || send_fd(sync_sock, NETFD_DNS_TCP, tcp, e) < 0)
 		return -1;
+	if (broker) {
+		int bl = jail_listener(SOCK_STREAM, BROKER_ADDR, BROKER_PORT, "secrets broker", e);
+		if (bl < 0 || send_fd(sync_sock, NETFD_BROKER, bl, e) < 0)
+			return -1;
+	}
 	return send_fd(sync_sock, NETFD_DONE, -1, e);
 }
 
@@ -113,7 +128,8 @@ static int recv_fds(struct net_host *n, int sock, struct jail_err *e)
 		if (sync_recv(sock, SYNC_NET, &kind, &len, &fd, e) < 0)
 			return -1;
 		int *slot = kind == NETFD_DNS_UDP ? &n->udp : kind == NETFD_DNS_TCP ? &n->tcp
-		            : kind == NETFD_NFT ? &n->nft : kind == NETFD_NFLOG ? &n->nflog : NULL;
+		            : kind == NETFD_NFT ? &n->nft : kind == NETFD_NFLOG ? &n->nflog
+		            : kind == NETFD_BROKER && n->broker ? &n->broker_fd : NULL;
 		if (kind == NETFD_DONE && fd < 0)
 			return 0;
 		if (!slot || fd < 0 || *slot >= 0) {
@@ -182,7 +198,7 @@ static struct net_host *net_host_new(const struct jail_config *cfg)
 	struct net_host *n = xcalloc(1, sizeof(*n));
 	n->mode = cfg->net;
 	n->quiet = cfg->quiet;
-	n->udp = n->tcp = n->nft = n->nflog = -1;
+	n->udp = n->tcp = n->nft = n->nflog = n->broker_fd = -1;
 	n->helper = -1;
 	n->helper_exit_fd = -1;
 	n->stop[0] = n->stop[1] = -1;
@@ -256,14 +272,15 @@ int net_validate(const struct jail_config *cfg, struct jail_err *e)
 	return 0;
 }
 
-int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
-                   struct net_host **out, struct jail_err *e)
+int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t child,
+                   int sync_sock, struct net_host **out, struct jail_err *e)
 {
 	*out = NULL;
 	if (cfg->net == NET_NONE && cfg->publish.n == 0)
 		return 0;
 	struct net_host *n = net_host_new(cfg);
 	*out = n;  /* net_host_stop() cleans up whatever was started */
+	n->broker = cfg->net == NET_NONE ? NULL : broker;
 	if (publish_setup(n, cfg, e) < 0)
 		return -1;
 	/* net=none with published ports: a helper that only forwards them in */
@@ -273,9 +290,12 @@ int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
 		return -1;
 	if (recv_fds(n, sync_sock, e) < 0)
 		return jail_err_wrap(e, "set up the jail's network");
-	if ((cfg->net == NET_ALLOW && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0)
+	if ((cfg->net == NET_ALLOW && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0 ||
+	    (n->broker && n->broker_fd < 0))
 		return jail_err_set(e, EPROTO, "set up the jail's network: sockets missing");
 	if (net_helper_start(n, child, e) < 0 || open_host_ports(n, e) < 0)
+		return -1;
+	if (n->broker && broker_start(n->broker, steal_fd(&n->broker_fd), e) < 0)
 		return -1;
 	return net_watch_start(n, e);
 }
@@ -285,8 +305,9 @@ void net_host_stop(struct net_host *n, bool quiet)
 	if (!n)
 		return;
 	net_watch_stop(n);
+	broker_stop(n->broker, quiet);
 	net_helper_stop(n);
-	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog};
+	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog, &n->broker_fd};
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0)
 			close(*fds[i]);

@@ -12,13 +12,17 @@
 
 /* init: bring up lo; for net=allow install the nftables ruleset and hand the
  * sockets that must live in the netns (DNS listener, netlink) to the supervisor. */
-int net_jail_setup(const struct jail_config *cfg, int sync_sock, struct jail_err *e) WUR;
+/* With brokered secrets, also the broker's listener on BROKER_ADDR:443. */
+int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
+                   struct jail_err *e) WUR;
 
 struct net_host;
+struct broker;
 /* supervisor: start pasta/slirp4netns on the child's netns, serve DNS, read the
- * denied-connection log.  *out is NULL for net=none. */
-int net_host_start(const struct jail_config *cfg, pid_t child, int sync_sock,
-                   struct net_host **out, struct jail_err *e) WUR;
+ * denied-connection log, start the broker (NULL: none; DNS answers its hosts
+ * with BROKER_ADDR).  *out is NULL for net=none. */
+int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t child,
+                   int sync_sock, struct net_host **out, struct jail_err *e) WUR;
 /* Stop the helper and the DNS/NFLOG threads; print the blocked count unless quiet. */
 void net_host_stop(struct net_host *n, bool quiet);
 /* Check --allow and --dns-upstream before anything starts (exit 125 early). */

@@ -13,7 +13,7 @@
 #include "resolver.h"
 
 /* The fds init hands out over the sync socket, one SYNC_NET message each. */
-enum net_fd_kind { NETFD_DNS_UDP = 1, NETFD_DNS_TCP, NETFD_NFT, NETFD_NFLOG, NETFD_DONE };
+enum net_fd_kind { NETFD_DNS_UDP = 1, NETFD_DNS_TCP, NETFD_NFT, NETFD_NFLOG, NETFD_BROKER, NETFD_DONE };
 
 #define NET_MEMO 256   /* addresses remembered with the name that resolved to them */
 #define NET_DNS_PORT 53
@@ -40,7 +40,8 @@ struct net_host {
 	socklen_t upstream_len;
 
 	/* made by init inside the jail's netns */
-	int udp, tcp, nft, nflog;
+	int udp, tcp, nft, nflog, broker_fd;
+	struct broker *broker;       /* the plan's; started and stopped here */
 
 	/* --publish: host 127.0.0.1:host_port reaches the jail's 127.0.0.1:port */
 	struct net_publish publish[NET_PUBLISH_MAX];

@@ -9,6 +9,7 @@
  * answer, rebuilt from them alone, reaches the jail.  Every other name gets
  * NXDOMAIN and is reported.  With --net open the resolver only forwards. */
 #include "addrclass.h"
+#include "broker.h"
 #include "log.h"
 #include "netpriv.h"
 #include "nflog.h"
@@ -211,6 +212,18 @@ static int open_addrs(struct net_host *n, const char *name, const struct dns_add
 	return 0;
 }
 
+/* A brokered host is the broker's address inside the jail (A); no other
+ * record, so no client goes around it over IPv6. */
+static size_t broker_answer(const unsigned char *qpkt, const struct dns_question *q,
+                            unsigned char *out, size_t cap)
+{
+	struct dns_addr a = {.family = AF_INET, .ttl = TTL_MIN};
+	if (inet_pton(AF_INET, BROKER_ADDR, a.addr) != 1)
+		return 0;
+	bool v4 = q->qtype == DNS_T_A;
+	return dns_build_answer(qpkt, q, DNS_RCODE_OK, v4 ? &a : NULL, v4, out, cap);
+}
+
 /* A query from the jail: answered here (NXDOMAIN for a name off the list,
  * host.jail.internal), or 0: ask upstream. */
 static size_t decide(void *arg, const struct dns_question *q, const unsigned char *qpkt,
@@ -220,6 +233,8 @@ static size_t decide(void *arg, const struct dns_question *q, const unsigned cha
 	if (strcmp(q->name, ALLOW_HOST_NAME) == 0)
 		return dns_build_answer(qpkt, q, n->n_host_addrs ? DNS_RCODE_OK : DNS_RCODE_NXDOMAIN,
 		                        n->host_addrs, n->n_host_addrs, out, cap);
+	if (q->qclass == DNS_C_IN && broker_serves(n->broker, q->name))
+		return broker_answer(qpkt, q, out, cap);
 	if (n->mode != NET_ALLOW)
 		return 0;
 	uint16_t ports[1];

@@ -1,5 +1,6 @@
 /* plan.c — work out on the host what init will do. */
 #include "plan.h"
+#include "broker.h"
 
 #include "env.h"
 #include "gitlink.h"
@@ -128,6 +129,7 @@ void plan_free(struct jail_plan *p)
 	free(p->gitdir_upper);
 	free(p->gitdir_work);
 	strv_free(&p->env);
+	broker_free(p->broker);
 	for (size_t i = 0; i < p->n_secret_files; i++) {
 		free(p->secret_files[i].path);
 		if (p->secret_files[i].content)

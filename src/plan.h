@@ -9,6 +9,7 @@
 #include "session.h"
 
 struct hidefs;
+struct broker;
 
 struct secret_file {
 	char *path;     /* relative to the fake home */
@@ -28,6 +29,7 @@ struct jail_plan {
 	struct strv env;      /* the command's whole environment, NAME=VALUE */
 	struct secret_file *secret_files;
 	size_t n_secret_files;
+	struct broker *broker;  /* brokered secrets (broker.h), or NULL */
 	bool use_pty;         /* one of 0, 1, 2 is a terminal */
 	int tty_fds[3];       /* which of 0, 1, 2 the pty slave replaces (1 = yes) */
 	/* A linked worktree: its repository's common git dir (objects, refs, the

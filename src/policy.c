@@ -707,6 +707,14 @@ static void print_secret(FILE *f, const char *entry, const char *origin)
 {
 	_cleanup_free_ char *name = strndup(entry, strcspn(entry, "="));
 	const char *src = entry + strlen(name) + 1;
+	if (strncmp(src, "broker:cmd:", 11) == 0) {
+		const char *fr = strstr(src, " for ");
+		while (fr && strstr(fr + 1, " for "))
+			fr = strstr(fr + 1, " for ");
+		_cleanup_free_ char *shown = xasprintf("broker:cmd:<redacted>%s", fr ? fr : "");
+		print_line(f, name, "=", shown, origin);
+		return;
+	}
 	print_line(f, name, "=", strncmp(src, "cmd:", 4) == 0 ? "cmd:<redacted>" : src, origin);
 }
 

@@ -5,6 +5,7 @@
  * help text.  policy.c parses; this file decides what a value may be.
  */
 #include "policy_keys.h"
+#include "broker.h"
 
 #include "allow.h"
 #include "pathrules.h"
@@ -31,7 +32,7 @@ static const struct policy_key keys[] = {
 	{"env", "pass", "env.pass", "--env", K_LIST, F(env_pass), check_env_name, true, "NAME", "host variables passed in when set"},
 	{"env", "path", "env.path", "--path", K_LIST, F(env_path), check_path, true, "DIR", "directories put before the default PATH (toolchains in the home: ~/.cargo/bin)"},
 	{"env", "set", "env.set", "--setenv", K_LIST, F(env_set), check_env_set, false, "NAME=VALUE", "variables set in the jail"},
-	{"secrets", "NAME", "secrets", "--secret", K_SECRETS, F(secrets), check_secret, false, "env:VAR|file:PATH|cmd:COMMAND", "secrets as variables or files in the fake home"},
+	{"secrets", "NAME", "secrets", "--secret", K_SECRETS, F(secrets), check_secret, false, "env:VAR|file:PATH|cmd:COMMAND|broker:SOURCE for HOST", "secrets as variables or files in the fake home, or brokered: a placeholder inside, the real value added on the way to HOST"},
 	{"net", "mode", "net.mode", "--net", K_NET, F(net), NULL, false, "none|allow|open", "no network, an allowlist, or unfiltered"},
 	{"net", "allow", "net.allow", "--allow", K_LIST, F(allow), check_host_port, true, "HOST:PORT", "destinations allowed with mode = allow"},
 	{"net", "dns_upstream", "net.dns_upstream", "--dns-upstream", K_STRING, F(dns_upstream), check_dns, false, "ADDR[:PORT]", "resolver for allowed names"},
@@ -291,7 +292,22 @@ int check_secret_name(const char *name, struct jail_err *e)
 	return 0;
 }
 
-/* NAME=SOURCE, SOURCE env:VAR, file:PATH or cmd:COMMAND. */
+static int check_source(const char *name, const char *src, struct jail_err *e);
+
+/* broker:SOURCE for HOST[,HOST] [in HEADER[,HEADER]], for a variable. */
+static int check_brokered(const char *name, const char *src, struct jail_err *e)
+{
+	struct broker_spec spec;
+	if (name[0] == '~')
+		return jail_err_set(e, 0, "secret %s: a brokered secret must be a variable", name);
+	if (broker_spec_parse(name, src, &spec, e) < 0)
+		return -1;
+	int r = check_source(name, spec.source, e);
+	broker_spec_free(&spec);
+	return r;
+}
+
+/* NAME=SOURCE, SOURCE env:VAR, file:PATH, cmd:COMMAND or broker:... */
 int check_secret(const char *in, char **out, struct jail_err *e)
 {
 	const char *eq = strchr(in, '=');
@@ -301,6 +317,14 @@ int check_secret(const char *in, char **out, struct jail_err *e)
 	if (check_secret_name(name, e) < 0)
 		return -1;
 	const char *src = eq + 1;
+	if ((broker_is_spec(src) ? check_brokered(name, src, e) : check_source(name, src, e)) < 0)
+		return -1;
+	*out = xstrdup(in);
+	return 0;
+}
+
+static int check_source(const char *name, const char *src, struct jail_err *e)
+{
 	_cleanup_free_ char *tmp = NULL;
 	if (strncmp(src, "env:", 4) == 0) {
 		if (check_env_name(src + 4, &tmp, e) < 0)
@@ -312,9 +336,9 @@ int check_secret(const char *in, char **out, struct jail_err *e)
 		if (!src[4] || has_control(src + 4))
 			return jail_err_set(e, 0, "secret %s: an empty command or control characters", name);
 	} else {
-		return jail_err_set(e, 0, "secret %s: expected env:VAR, file:PATH or cmd:COMMAND", name);
+		return jail_err_set(e, 0, "secret %s: expected env:VAR, file:PATH, cmd:COMMAND or "
+		                          "broker:SOURCE for HOST", name);
 	}
-	*out = xstrdup(in);
 	return 0;
 }
 

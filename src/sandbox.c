@@ -105,7 +105,7 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	go.cgroup_limits = limits == 1;
 	if (p->hidefs && hidefs_fork(p->hidefs, e) < 0)
 		return -1;
-	if (net_host_start(p->cfg, pid, sock, net, e) < 0)
+	if (net_host_start(p->cfg, p->broker, pid, sock, net, e) < 0)
 		return -1;
 	/* compiled here while init builds the root, and sent with GO */
 	if (sysfilter_compile(p->cfg, &go.filter, e) < 0)

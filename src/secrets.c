@@ -4,6 +4,7 @@
  * socket and PATH), unlike the hardened git runner of hide.c; its output is
  * wiped from memory once copied. */
 #include "secrets.h"
+#include "broker.h"
 #include "env.h"
 #include "policy_keys.h"
 
@@ -138,8 +139,38 @@ static int secret_as_env(const char *name, char *val, size_t len, struct strv *e
 	return 0;
 }
 
+/* broker:SOURCE for HOST: the real value to the broker, its placeholder to
+ * the jail's environment. */
+static int secret_brokered(const char *name, const char *src, struct broker **broker,
+                           struct strv *env, struct jail_err *e)
+{
+	struct broker_spec spec;
+	if (name[0] == '~' || !broker)
+		return jail_err_set(e, 0, "secret %s: a brokered secret must be a variable", name);
+	if (broker_spec_parse(name, src, &spec, e) < 0)
+		return -1;
+	char *val = NULL;
+	size_t len = 0;
+	int rc = secret_value(name, spec.source, &val, &len, e);
+	while (rc == 0 && len && (val[len - 1] == '\n' || val[len - 1] == '\r'))
+		val[--len] = '\0';
+	if (rc == 0 && strlen(val) != len)
+		rc = jail_err_set(e, 0, "secret %s: a NUL byte in the value", name);
+	const char *ph = NULL;
+	if (rc == 0) {
+		if (!*broker)
+			*broker = broker_new();
+		rc = broker_add(*broker, name, val, &spec, &ph, e);
+	}
+	if (rc == 0)
+		env_put(env, name, ph);
+	wipe_free(val, len);
+	broker_spec_free(&spec);
+	return rc;
+}
+
 int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_file **files,
-                    size_t *n_files, struct jail_err *e)
+                    size_t *n_files, struct broker **broker, struct jail_err *e)
 {
 	for (size_t i = 0; i < secrets->n; i++) {
 		const char *entry = secrets->v[i];
@@ -147,6 +178,11 @@ int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_
 		const char *src = entry + strlen(name) + (entry[strlen(name)] == '=');
 		if (check_secret_name(name, e) < 0)
 			return -1;
+		if (broker_is_spec(src)) {
+			if (secret_brokered(name, src, broker, env, e) < 0)
+				return -1;
+			continue;
+		}
 		char *val = NULL;
 		size_t len = 0;
 		if (secret_value(name, src, &val, &len, e) < 0)
@@ -173,9 +209,37 @@ void secret_files_free(struct secret_file *files, size_t n)
 	free(files);
 }
 
+/* The session CA for the brokered hosts, and the variables that make the
+ * jail's TLS clients trust it. */
+static int broker_plan(struct jail_plan *p, struct jail_err *e)
+{
+	static const char *const vars[] = {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+	                                   "GIT_SSL_CAINFO"};
+	if (!p->broker)
+		return 0;
+	if (p->cfg->net == NET_NONE)
+		return jail_err_set(e, 0, "brokered secrets need the network: give --net allow "
+		                          "(or net = allow in [net])");
+	const char *files[p->n_secret_files + 1];
+	size_t lens[p->n_secret_files + 1];
+	for (size_t i = 0; i < p->n_secret_files; i++) {
+		files[i] = p->secret_files[i].content;
+		lens[i] = p->secret_files[i].len;
+	}
+	if (broker_check_leaks(p->broker, &p->env, files, lens, p->n_secret_files, e) < 0 ||
+	    broker_prepare(p->broker, e) < 0)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)
+		env_put(&p->env, vars[i], BROKER_BUNDLE_FILE);
+	/* Node adds these to its own built-in list */
+	env_put(&p->env, "NODE_EXTRA_CA_CERTS", BROKER_CA_FILE);
+	return 0;
+}
+
 int secrets_plan(struct jail_plan *p, struct jail_err *e)
 {
-	if (secrets_resolve(&p->cfg->secrets, &p->env, &p->secret_files, &p->n_secret_files, e) < 0)
+	if (secrets_resolve(&p->cfg->secrets, &p->env, &p->secret_files, &p->n_secret_files,
+	                    &p->broker, e) < 0 || broker_plan(p, e) < 0)
 		return -1;
 	for (size_t i = 0; i < p->n_secret_files; i++)
 		if (strcmp(p->secret_files[i].path, ".gitconfig") == 0)

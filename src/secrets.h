@@ -1,6 +1,6 @@
 /* secrets.h — [secrets] resolved on the host before the jail starts.
  *
- * NAME = env:VAR | file:PATH | cmd:COMMAND.  A NAME that is a variable name
+ * NAME = env:VAR | file:PATH | cmd:COMMAND | broker:SOURCE for HOST (broker.h).  A NAME that is a variable name
  * becomes a variable of the jail; a NAME of the form ~/PATH becomes a file of
  * the fake home (mode 0600).  The values live only in memory: nothing here
  * writes them to the session dir, a log or the terminal; errors name the secret
@@ -13,9 +13,10 @@
 #define SECRET_MAX_SIZE (1 << 20)
 
 /* Resolve each NAME=SOURCE of secrets: variables appended to *env as NAME=VALUE,
- * files appended to *files (paths relative to the fake home). */
+ * files appended to *files (paths relative to the fake home); a brokered one
+ * goes to *broker (made on first use) and its placeholder to *env. */
 int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_file **files,
-                    size_t *n_files, struct jail_err *e) WUR;
+                    size_t *n_files, struct broker **broker, struct jail_err *e) WUR;
 /* For the plan: the secrets of p->cfg into p->env and p->secret_files, and the
  * sanitized ~/.gitconfig (unless a secret names that file). */
 int secrets_plan(struct jail_plan *p, struct jail_err *e) WUR;

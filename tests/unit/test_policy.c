@@ -152,7 +152,7 @@ T(errors_name_file_and_line)
 	          "t.ini:2: syscalls.allow: 'bpff' is not a system call of this machine");
 	CHECK_STR(error_of("[fs\n"), "t.ini:1: expected ']' to close the section name");
 	CHECK_STR(error_of("[secrets]\nTOKEN = plain-text\n"),
-	          "t.ini:2: secret TOKEN: expected env:VAR, file:PATH or cmd:COMMAND");
+	          "t.ini:2: secret TOKEN: expected env:VAR, file:PATH, cmd:COMMAND or broker:SOURCE for HOST");
 	CHECK_STR(error_of("[secrets]\n~/../x = env:A\n"),
 	          "t.ini:2: secret '~/../x': a file must be ~/PATH without '.', '..' or empty parts");
 	CHECK_STR(error_of("[env]\nset = 1X=y\n"), "t.ini:2: env.set: '1X=y': expected NAME=VALUE");
@@ -201,6 +201,23 @@ T(sizes_counts_bools)
 	CHECK_INT(p.cfg.export_max_size, 100 << 10);
 	CHECK_INT(policy_load_text(&p, "u.ini", "[limits]\nmemory = none\n", &err), 0);
 	CHECK_INT(p.cfg.memory, 0);
+	policy_free(&p);
+}
+
+T(brokered_secret_parses_and_shows_redacted)
+{
+	struct policy p;
+	CHECK_INT(load(&p, "[secrets]\nK = broker:cmd:echo sk-live-456 for api.example.com in X-Key\n"), 0);
+	CHECK_INT(p.cfg.secrets.n, 1);
+	char *s = shown(&p);
+	CHECK(strstr(s, "K = broker:cmd:<redacted> for api.example.com in X-Key") != NULL);
+	CHECK(strstr(s, "sk-live-456") == NULL);
+	free(s);
+	policy_free(&p);
+	CHECK_INT(load(&p, "[secrets]\n~/k = broker:env:X for api.example.com\n"), -1);
+	CHECK(strstr(err.msg, "t.ini:2: secret ~/k: a brokered secret must be a variable") != NULL);
+	policy_free(&p);
+	CHECK_INT(load(&p, "[secrets]\nK = broker:env:1X for api.example.com\n"), -1);
 	policy_free(&p);
 }
 
@@ -376,7 +393,7 @@ T(secrets_resolve_each_source)
 	strv_push_take(&in, xasprintf("~/.config/tool/auth.json=file:%s/tok", d));
 	struct secret_file *files = NULL;
 	size_t n = 0;
-	CHECK_INT(secrets_resolve(&in, &env, &files, &n, &err), 0);
+	CHECK_INT(secrets_resolve(&in, &env, &files, &n, NULL, &err), 0);
 	CHECK_INT(env.n, 3);
 	if (env.n == 3) {
 		CHECK_STR(env.v[0], "A=env-secret-7");
@@ -402,11 +419,11 @@ T(secret_errors_never_carry_the_value)
 	size_t n = 0;
 	unsetenv("UNIT_NOT_SET");
 	strv_push(&in, "A=env:UNIT_NOT_SET");
-	CHECK_INT(secrets_resolve(&in, &env, &files, &n, &err), -1);
+	CHECK_INT(secrets_resolve(&in, &env, &files, &n, NULL, &err), -1);
 	CHECK_STR(err.msg, "secret A: host variable UNIT_NOT_SET is not set");
 	strv_free(&in);
 	strv_push(&in, "B=cmd:echo leaked-value; exit 3");
-	CHECK_INT(secrets_resolve(&in, &env, &files, &n, &err), -1);
+	CHECK_INT(secrets_resolve(&in, &env, &files, &n, NULL, &err), -1);
 	CHECK_STR(err.msg, "secret B: its command failed (exit status 3)");
 	strv_free(&in);
 	strv_free(&env);

@@ -1,0 +1,315 @@
+/* broker.c — brokered secrets: policy syntax, placeholders, the wipe-on-fork
+ * vault, the counts and reports (see broker.h). */
+#include "brokerpriv.h"
+#include "allow.h"
+#include "log.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+
+#define VAULT_SIZE (64 * 1024)
+
+bool broker_is_spec(const char *value)
+{
+	return strncmp(value, "broker:", 7) == 0;
+}
+
+void broker_spec_free(struct broker_spec *s)
+{
+	free(s->source);
+	strv_free(&s->hosts);
+	strv_free(&s->headers);
+	memset(s, 0, sizeof(*s));
+}
+
+static bool header_name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-' || *s == '_'))
+			return false;
+	return true;
+}
+
+/* Split a comma list; each item through ok (which may normalize it). */
+static int split_list(const char *name, const char *what, char *list, struct strv *out,
+                      bool host, struct jail_err *e)
+{
+	for (char *save = NULL, *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+		while (*it == ' ')
+			it++;
+		size_t l = strlen(it);
+		while (l && it[l - 1] == ' ')
+			it[--l] = '\0';
+		bool ok = host ? allow_normalize_name(it) && strchr(it, '.') : header_name_ok(it);
+		if (!ok) {
+			_cleanup_free_ char *esc = escape_name(it);
+			return jail_err_set(e, 0, "secret %s: '%s' is not a %s", name, esc, what);
+		}
+		if (!strv_contains(out, it))
+			strv_push(out, it);
+	}
+	if (out->n == 0)
+		return jail_err_set(e, 0, "secret %s: no %s after 'broker:... for'", name, what);
+	return 0;
+}
+
+static const char *rfind(const char *s, const char *needle)
+{
+	const char *last = NULL;
+	for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle))
+		last = p;
+	return last;
+}
+
+int broker_spec_parse(const char *name, const char *value, struct broker_spec *out,
+                      struct jail_err *e)
+{
+	memset(out, 0, sizeof(*out));
+	/* from the right: a command may say "for" itself */
+	const char *f = rfind(value, " for ");
+	if (!broker_is_spec(value) || !f)
+		return jail_err_set(e, 0, "secret %s: expected broker:SOURCE for HOST[,HOST] "
+		                          "[in HEADER[,HEADER]]", name);
+	out->source = strndup(value + 7, (size_t)(f - value - 7));
+	_cleanup_free_ char *rest = xstrdup(f + 5);
+	char *in = strstr(rest, " in ");
+	if (in)
+		*in = '\0';
+	if (split_list(name, "host name", rest, &out->hosts, true, e) < 0 ||
+	    (in && split_list(name, "header name", in + 4, &out->headers, false, e) < 0)) {
+		broker_spec_free(out);
+		return -1;
+	}
+	if (!in) {
+		strv_push(&out->headers, "Authorization");
+		strv_push(&out->headers, "x-api-key");
+	}
+	if (!out->source || strncmp(out->source, "broker:", 7) == 0 || !out->source[0]) {
+		broker_spec_free(out);
+		return jail_err_set(e, 0, "secret %s: broker: needs a source (env:, file:, cmd:)", name);
+	}
+	return 0;
+}
+
+static char random_like(char c, unsigned char r)
+{
+	if (c >= '0' && c <= '9')
+		return (char)('0' + r % 10);
+	if (c >= 'a' && c <= 'z')
+		return (char)('a' + r % 26);
+	if (c >= 'A' && c <= 'Z')
+		return (char)('A' + r % 26);
+	return c;
+}
+
+int broker_placeholder(const char *val, char *out, size_t cap)
+{
+	size_t len = strlen(val), keep = 0;
+	if (len + 1 > cap)
+		return -1;
+	for (size_t i = 0; i < len && i < 16; i++)
+		if (val[i] == '-' || val[i] == '_')
+			keep = i + 1;
+	size_t randomized = 0;
+	for (size_t i = keep; i < len; i++)
+		randomized += (val[i] >= '0' && val[i] <= '9') || (val[i] >= 'a' && val[i] <= 'z') ||
+		              (val[i] >= 'A' && val[i] <= 'Z');
+	if (randomized < 16)
+		return -1;
+	unsigned char rnd[BROKER_PH_MAX];
+	do {
+		if (getrandom(rnd, len, 0) != (ssize_t)len)
+			return -1;
+		memcpy(out, val, keep);
+		for (size_t i = keep; i < len; i++)
+			out[i] = random_like(val[i], rnd[i]);
+		out[len] = '\0';
+	} while (strcmp(out, val) == 0);
+	return 0;
+}
+
+struct broker *broker_new(void)
+{
+	struct broker *b = xcalloc(1, sizeof(*b));
+	b->listen_fd = -1;
+	b->stop[0] = b->stop[1] = -1;
+	for (size_t i = 0; i < BROKER_MAX_CONNS; i++)
+		b->conns[i][0] = b->conns[i][1] = -1;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->idle, NULL);
+	return b;
+}
+
+static int vault_open(struct broker *b, struct jail_err *e)
+{
+	if (b->vault)
+		return 0;
+	void *m = mmap(NULL, VAULT_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return jail_err_sys(e, "map memory for brokered secrets");
+	/* the jail's init is a fork-like clone: it must get zeros here */
+	if (madvise(m, VAULT_SIZE, MADV_WIPEONFORK) < 0 || madvise(m, VAULT_SIZE, MADV_DONTDUMP) < 0) {
+		int err = errno;
+		munmap(m, VAULT_SIZE);
+		return jail_err_set(e, err, "brokered secrets need MADV_WIPEONFORK (Linux 4.14)");
+	}
+	b->vault = m;
+	b->vault_len = VAULT_SIZE;
+	return 0;
+}
+
+static void add_host(struct broker *b, const char *name)
+{
+	for (size_t i = 0; i < b->n_host; i++)
+		if (strcmp(b->host[i].name, name) == 0)
+			return;
+	if (b->n_host < ARRAY_SIZE(b->host))
+		b->host[b->n_host++].name = xstrdup(name);
+}
+
+int broker_add(struct broker *b, const char *name, const char *val, struct broker_spec *spec,
+               const char **placeholder, struct jail_err *e)
+{
+	size_t len = strlen(val);
+	if (b->n_sec == BROKER_MAX_SECRETS)
+		return jail_err_set(e, 0, "secret %s: at most %d brokered secrets", name, BROKER_MAX_SECRETS);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)val[i] < 0x21 || val[i] == 0x7f)
+			return jail_err_set(e, 0, "secret %s: a brokered value must be one token "
+			                          "(no spaces or control characters)", name);
+	if (len >= BROKER_PH_MAX)
+		return jail_err_set(e, 0, "secret %s: a brokered value is at most %d characters",
+		                    name, BROKER_PH_MAX - 1);
+	if (spec->hosts.n + b->n_host > ARRAY_SIZE(b->host))
+		return jail_err_set(e, 0, "secret %s: too many brokered hosts", name);
+	struct broker_secret *s = &b->sec[b->n_sec];
+	if (broker_placeholder(val, s->placeholder, sizeof(s->placeholder)) < 0)
+		return jail_err_set(e, 0, "secret %s: too short to broker (16 letters or digits "
+		                          "after its prefix are needed)", name);
+	if (vault_open(b, e) < 0)
+		return -1;
+	if (b->vault_used + len + 1 > b->vault_len)
+		return jail_err_set(e, 0, "secret %s: brokered values too long", name);
+	s->real = b->vault + b->vault_used;
+	memcpy(s->real, val, len + 1);
+	b->vault_used += len + 1;
+	s->name = xstrdup(name);
+	s->hosts = spec->hosts;
+	s->headers = spec->headers;
+	memset(&spec->hosts, 0, sizeof(spec->hosts));
+	memset(&spec->headers, 0, sizeof(spec->headers));
+	for (size_t i = 0; i < s->hosts.n; i++)
+		add_host(b, s->hosts.v[i]);
+	b->n_sec++;
+	*placeholder = s->placeholder;
+	return 0;
+}
+
+int broker_check_leaks(const struct broker *b, const struct strv *env, const char *const *files,
+                       const size_t *lens, size_t n_files, struct jail_err *e)
+{
+	for (size_t i = 0; i < b->n_sec; i++) {
+		const char *real = b->sec[i].real;
+		for (size_t j = 0; j < env->n; j++)
+			if (strstr(env->v[j], real))
+				return jail_err_set(e, 0, "secret %s is brokered, but its real value would "
+				                          "reach the jail in $%.*s too; stop passing that "
+				                          "variable ([env] or [secrets])", b->sec[i].name,
+				                    (int)strcspn(env->v[j], "="), env->v[j]);
+		for (size_t j = 0; j < n_files; j++)
+			if (memmem(files[j], lens[j], real, strlen(real)))
+				return jail_err_set(e, 0, "secret %s is brokered, but its real value would "
+				                          "reach the jail in a secret file too", b->sec[i].name);
+	}
+	return 0;
+}
+
+bool broker_serves(const struct broker *b, const char *name)
+{
+	for (size_t i = 0; b && i < b->n_host; i++)
+		if (strcasecmp(b->host[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+int broker_prepare(struct broker *b, struct jail_err *e)
+{
+	return brokertls_prepare(b, e);
+}
+
+const char *broker_ca_pem(const struct broker *b)
+{
+	return b->ca_pem;
+}
+
+const char *broker_bundle_pem(const struct broker *b)
+{
+	return b->bundle_pem;
+}
+
+size_t broker_creds(const struct broker *b, const char *host, struct broker_cred *out)
+{
+	for (size_t i = 0; i < b->n_sec; i++) {
+		const struct broker_secret *s = &b->sec[i];
+		out[i] = (struct broker_cred){s->name, s->placeholder,
+		                              strv_contains(&s->hosts, host) ? s->real : NULL, &s->headers};
+	}
+	return b->n_sec;
+}
+
+void broker_report(struct broker *b, const char *host, const char *name, const char *where)
+{
+	pthread_mutex_lock(&b->lock);
+	b->reports++;
+	pthread_mutex_unlock(&b->lock);
+	log_warn("possible exfiltration attempt: the placeholder of %s in %s of a request to %s "
+	         "(sent unchanged, as the placeholder)", name, where, host);
+}
+
+void broker_count(struct broker *b, struct broker_host *h, unsigned long n)
+{
+	pthread_mutex_lock(&b->lock);
+	h->carried += n;
+	pthread_mutex_unlock(&b->lock);
+}
+
+void broker_summary(const struct broker *b, bool quiet)
+{
+	for (size_t i = 0; i < b->n_host && !quiet; i++)
+		if (b->host[i].carried)
+			log_info("%lu request%s to %s carried your key", b->host[i].carried,
+			         b->host[i].carried == 1 ? "" : "s", b->host[i].name);
+	if (b->reports)
+		log_warn("%lu possible exfiltration attempt%s: a placeholder outside its credential "
+		         "header (reported above)", b->reports, b->reports == 1 ? "" : "s");
+}
+
+void broker_free(struct broker *b)
+{
+	if (!b)
+		return;
+	brokertls_free(b);
+	for (size_t i = 0; i < b->n_sec; i++) {
+		free(b->sec[i].name);
+		strv_free(&b->sec[i].hosts);
+		strv_free(&b->sec[i].headers);
+		explicit_bzero(b->sec[i].placeholder, sizeof(b->sec[i].placeholder));
+	}
+	for (size_t i = 0; i < b->n_host; i++)
+		free(b->host[i].name);
+	if (b->vault) {
+		explicit_bzero(b->vault, b->vault_len);
+		munmap(b->vault, b->vault_len);
+	}
+	free(b->ca_pem);
+	free(b->bundle_pem);
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->idle);
+	free(b);
+}

@@ -1,0 +1,331 @@
+/* brokerconn.c — the broker's listener and relay: one thread accepts on the
+ * socket init made in the jail's netns; each connection gets a thread that
+ * finishes the jail's TLS handshake, opens the verified upstream, and relays
+ * with non-blocking sockets and one poll loop: requests through the rewriter
+ * (brokerhttp.c), responses byte for byte as they arrive (SSE streams are
+ * never held back). */
+#include "brokerpriv.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/err.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define HANDSHAKE_TIMEOUT_S 30
+#define BUF 16384
+#define LINGER_MS 2000
+
+struct tls_end {
+	int fd;
+	SSL *ssl;
+	bool eof;
+};
+
+struct conn {
+	struct broker *b;
+	int slot;
+	struct tls_end jail, up;
+	struct broker_host *host;
+};
+
+/* ---- one TLS end, non-blocking ---- */
+
+/* >0 bytes, 0: nothing now, -1: closed or failed */
+static ssize_t end_read(struct tls_end *t, char *buf, size_t cap)
+{
+	size_t n = 0;
+	if (SSL_read_ex(t->ssl, buf, cap, &n) == 1)
+		return (ssize_t)n;
+	int err = SSL_get_error(t->ssl, 0);
+	ERR_clear_error();
+	if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE)
+		return 0;
+	t->eof = true;
+	return -1;
+}
+
+/* All of it, waiting as the peer reads (the other direction waits too). */
+static int end_write(struct tls_end *t, const char *buf, size_t len)
+{
+	while (len) {
+		size_t n = 0;
+		if (SSL_write_ex(t->ssl, buf, len, &n) == 1) {
+			buf += n;
+			len -= n;
+			continue;
+		}
+		int err = SSL_get_error(t->ssl, 0);
+		ERR_clear_error();
+		if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
+			return -1;
+		struct pollfd p = {t->fd, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, 0};
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return -1;
+	}
+	return 0;
+}
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
+}
+
+/* Closing with the request unread would reset the connection, and the
+ * client would lose the answer: stop sending, then read what still comes
+ * (for a short while). */
+static void linger_close(struct tls_end *t)
+{
+	SSL_shutdown(t->ssl);
+	if (shutdown(t->fd, SHUT_WR) < 0)
+		return;
+	char junk[4096];
+	for (int i = 0; i < 64; i++) {
+		struct pollfd p = {t->fd, POLLIN, 0};
+		if (poll(&p, 1, LINGER_MS) <= 0 || recv(t->fd, junk, sizeof(junk), MSG_DONTWAIT) <= 0)
+			return;
+	}
+}
+
+/* A plain answer to the jail when the request cannot go on. */
+static void answer(struct tls_end *t, int status, const char *why)
+{
+	_cleanup_free_ char *body = xasprintf("jail broker: %s\n", why);
+	_cleanup_free_ char *msg = xasprintf("HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\n"
+	                                     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+	                                     status, status == 502 ? "Bad Gateway" : status == 421 ? "Misdirected Request"
+	                                     : "Bad Request",
+	                                     strlen(body), body);
+	if (end_write(t, msg, strlen(msg)) == 0)
+		linger_close(t);
+}
+
+/* ---- the relay ---- */
+
+static void on_report(void *arg, const char *name, const char *where)
+{
+	struct conn *c = arg;
+	broker_report(c->b, c->host->name, name, where);
+}
+
+/* jail → upstream through the rewriter; -1 ends the connection */
+static int pump_request(struct conn *c, struct reqp *rq, char *buf)
+{
+	ssize_t n = end_read(&c->jail, buf, BUF);
+	if (n <= 0)
+		return n < 0 ? 1 : 0;
+	struct strbuf out = {0};
+	unsigned long before = rq->carried;
+	int r = reqp_feed(rq, buf, (size_t)n, &out);
+	if (r == 0 && out.len)
+		r = end_write(&c->up, out.s, out.len);
+	if (out.s)
+		explicit_bzero(out.s, out.cap);
+	sb_free(&out);
+	if (rq->carried > before)
+		broker_count(c->b, c->host, rq->carried - before);
+	if (r < 0 && rq->status) {
+		log_warn("broker: a request to %s refused: %s", c->host->name, rq->err);
+		answer(&c->jail, rq->status, rq->err);
+	}
+	return r < 0 ? -1 : 0;
+}
+
+static int pump_response(struct conn *c, char *buf)
+{
+	ssize_t n = end_read(&c->up, buf, BUF);
+	if (n < 0)
+		return 1;
+	return n && end_write(&c->jail, buf, (size_t)n) < 0 ? -1 : 0;
+}
+
+static void relay(struct conn *c)
+{
+	struct broker_cred creds[BROKER_MAX_SECRETS];
+	struct reqp rq;
+	reqp_init(&rq, c->host->name, creds, broker_creds(c->b, c->host->name, creds));
+	rq.report = on_report;
+	rq.arg = c;
+	char buf[BUF];
+	for (;;) {
+		/* decrypted bytes OpenSSL holds already: no poll would wake for them */
+		if (!SSL_has_pending(c->jail.ssl) && !SSL_has_pending(c->up.ssl)) {
+			/* fd -1: a closed jail side would report POLLHUP forever */
+			struct pollfd p[2] = {{c->jail.eof ? -1 : c->jail.fd, POLLIN, 0},
+			                      {c->up.fd, POLLIN, 0}};
+			if (poll(p, 2, -1) < 0 && errno != EINTR)
+				break;
+		}
+		int r = c->jail.eof ? 0 : pump_request(c, &rq, buf);
+		if (r < 0)
+			break;
+		if (r > 0) /* the jail is done sending; the response may still come */
+			SSL_shutdown(c->up.ssl);
+		int w = pump_response(c, buf);
+		if (w > 0) /* the upstream closed: so does the jail's side, cleanly */
+			SSL_shutdown(c->jail.ssl);
+		if (w != 0)
+			break;
+	}
+	explicit_bzero(buf, sizeof(buf));
+	reqp_free(&rq);
+}
+
+static int handshake(struct conn *c)
+{
+	struct timeval tv = {.tv_sec = HANDSHAKE_TIMEOUT_S};
+	(void)setsockopt(c->jail.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(c->jail.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	c->jail.ssl = SSL_new(c->b->server);
+	if (!c->jail.ssl || !SSL_set_fd(c->jail.ssl, c->jail.fd) || SSL_accept(c->jail.ssl) != 1) {
+		ERR_clear_error();
+		return -1;  /* a name not brokered, or a client that gave up: its own error says */
+	}
+	c->host = brokertls_host(c->b, c->jail.ssl);
+	if (!c->host)
+		return -1;
+	char why[256];
+	if (brokertls_connect(c->b, c->host->name, &c->up.fd, &c->up.ssl, why, sizeof(why)) < 0) {
+		pthread_mutex_lock(&c->b->lock);
+		c->b->refused++;
+		pthread_mutex_unlock(&c->b->lock);
+		log_warn("broker: %s: %s; nothing was sent there", c->host->name, why);
+		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, why);
+		answer(&c->jail, 502, msg);
+		return -1;
+	}
+	pthread_mutex_lock(&c->b->lock);
+	c->b->conns[c->slot][1] = c->up.fd;
+	pthread_mutex_unlock(&c->b->lock);
+	return set_nonblock(c->jail.fd) < 0 || set_nonblock(c->up.fd) < 0 ? -1 : 0;
+}
+
+static void conn_end(struct conn *c)
+{
+	struct broker *b = c->b;
+	SSL_free(c->jail.ssl);
+	SSL_free(c->up.ssl);
+	pthread_mutex_lock(&b->lock);
+	if (c->up.fd >= 0)
+		close(c->up.fd);
+	close(c->jail.fd);
+	b->conns[c->slot][0] = b->conns[c->slot][1] = -1;
+	if (--b->n_conns == 0)
+		pthread_cond_broadcast(&b->idle);
+	pthread_mutex_unlock(&b->lock);
+	free(c);
+}
+
+static void *conn_main(void *arg)
+{
+	struct conn *c = arg;
+	if (handshake(c) == 0)
+		relay(c);
+	conn_end(c);
+	return NULL;
+}
+
+/* ---- the listener ---- */
+
+static void spawn_conn(struct broker *b, int fd)
+{
+	pthread_mutex_lock(&b->lock);
+	int slot = -1;
+	for (int i = 0; i < BROKER_MAX_CONNS && slot < 0; i++)
+		if (b->conns[i][0] < 0)
+			slot = i;
+	if (slot < 0) {
+		pthread_mutex_unlock(&b->lock);
+		log_warn("broker: more than %d connections at once; one refused", BROKER_MAX_CONNS);
+		close(fd);
+		return;
+	}
+	b->conns[slot][0] = fd;
+	b->n_conns++;
+	pthread_mutex_unlock(&b->lock);
+	struct conn *c = xcalloc(1, sizeof(*c));
+	*c = (struct conn){b, slot, {fd, NULL, false}, {-1, NULL, false}, NULL};
+	pthread_attr_t at;
+	pthread_t t;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int r = pthread_create(&t, &at, conn_main, c);
+	pthread_attr_destroy(&at);
+	if (r != 0) {
+		log_warn("broker: start a connection thread: %s", strerror(r));
+		conn_end(c);
+	}
+}
+
+static void *accept_main(void *arg)
+{
+	struct broker *b = arg;
+	/* OpenSSL writes with plain write(): a jail client or an upstream that
+	 * hung up must give EPIPE, not a SIGPIPE that ends the supervisor.  The
+	 * connection threads inherit this mask. */
+	sigset_t pipe;
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
+	for (;;) {
+		struct pollfd p[2] = {{b->stop[0], POLLIN, 0}, {b->listen_fd, POLLIN, 0}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_warn("broker: poll: %s", strerror(errno));
+			return NULL;
+		}
+		if (p[0].revents)
+			return NULL;
+		int fd = accept4(b->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			spawn_conn(b, fd);
+		else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			log_warn("broker: accept: %s", strerror(errno));
+	}
+}
+
+int broker_start(struct broker *b, int listen_fd, struct jail_err *e)
+{
+	b->listen_fd = listen_fd;
+	if (set_nonblock(listen_fd) < 0)
+		return jail_err_sys(e, "broker: make the listener non-blocking");
+	if (pipe2(b->stop, O_CLOEXEC) < 0)
+		return jail_err_sys(e, "pipe");
+	int r = pthread_create(&b->thread, NULL, accept_main, b);
+	if (r != 0)
+		return jail_err_set(e, r, "start the broker's thread");
+	b->running = true;
+	return 0;
+}
+
+void broker_stop(struct broker *b, bool quiet)
+{
+	if (!b)
+		return;
+	if (b->running) {
+		if (write_all(b->stop[1], "x", 1) < 0)
+			log_warn("stop the broker: %s", strerror(errno));
+		pthread_join(b->thread, NULL);
+		b->running = false;
+		/* the jail is gone: end what is still open, and wait for those threads */
+		pthread_mutex_lock(&b->lock);
+		for (int i = 0; i < BROKER_MAX_CONNS; i++)
+			for (int k = 0; k < 2; k++)
+				if (b->conns[i][k] >= 0)
+					shutdown(b->conns[i][k], SHUT_RDWR);
+		while (b->n_conns)
+			pthread_cond_wait(&b->idle, &b->lock);
+		pthread_mutex_unlock(&b->lock);
+	}
+	for (int i = 0; i < 2; i++)
+		if (b->stop[i] >= 0)
+			close(steal_fd(&b->stop[i]));
+	if (b->listen_fd >= 0)
+		close(steal_fd(&b->listen_fd));
+	broker_summary(b, quiet);
+}

@@ -1,0 +1,495 @@
+/* brokerhttp.c — parse and rewrite the requests of a brokered connection
+ * (see brokerhttp.h). */
+#include "brokerhttp.h"
+
+#include <string.h>
+#include <strings.h>
+
+#define LINE_MAX_CHUNK 4096
+
+void reqp_init(struct reqp *r, const char *host, const struct broker_cred *creds, size_t n)
+{
+	memset(r, 0, sizeof(*r));
+	r->host = host;
+	r->creds = creds;
+	r->n_creds = n;
+	r->st = RQ_HEAD;
+}
+
+void reqp_free(struct reqp *r)
+{
+	if (r->line.s)
+		explicit_bzero(r->line.s, r->line.cap);
+	sb_free(&r->line);
+}
+
+static int fail(struct reqp *r, int status, const char *why)
+{
+	r->status = status;
+	snprintf(r->err, sizeof(r->err), "%s", why);
+	return -1;
+}
+
+/* Append to a buffer that may hold a real value: grow it without leaving a
+ * copy in freed memory. */
+static void out_append(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *nb = xcalloc(1, cap);
+		if (b->s) {
+			memcpy(nb, b->s, b->len);
+			explicit_bzero(b->s, b->cap);
+			free(b->s);
+		}
+		b->s = nb;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void report(struct reqp *r, const char *name, const char *where)
+{
+	if (r->report)
+		r->report(r->arg, name, where);
+}
+
+/* ---- bodies: passed through, watched for placeholders ---- */
+
+static void body_scan(struct reqp *r, const char *in, size_t len)
+{
+	if (r->body_reported || !len)
+		return;
+	/* the carried tail and the start of this piece, for a placeholder across reads */
+	char edge[2 * BROKER_PH_MAX];
+	size_t head = len < BROKER_PH_MAX ? len : BROKER_PH_MAX;
+	memcpy(edge, r->carry, r->ncarry);
+	memcpy(edge + r->ncarry, in, head);
+	for (size_t i = 0; i < r->n_creds && !r->body_reported; i++) {
+		const char *ph = r->creds[i].placeholder;
+		size_t pl = strlen(ph);
+		if (memmem(in, len, ph, pl) || memmem(edge, r->ncarry + head, ph, pl)) {
+			r->body_reported = true;
+			report(r, r->creds[i].name, r->st == RQ_RAW ? "an upgraded stream" : "a request body");
+		}
+	}
+	size_t keep = BROKER_PH_MAX - 1;
+	if (len >= keep) {
+		memcpy(r->carry, in + len - keep, keep);
+		r->ncarry = keep;
+	} else {
+		size_t drop = r->ncarry + len > keep ? r->ncarry + len - keep : 0;
+		memmove(r->carry, r->carry + drop, r->ncarry - drop);
+		memcpy(r->carry + r->ncarry - drop, in, len);
+		r->ncarry = r->ncarry - drop + len;
+	}
+}
+
+/* ---- the head ---- */
+
+struct head_info {
+	bool chunked, has_cl, upgrade, carried;
+	int hosts;                 /* Host headers seen */
+	uint64_t cl;
+};
+
+/* HOST or HOST:443, as a Host header or an absolute URL's authority names it */
+static bool is_our_authority(const struct reqp *r, const char *v, const char *vend)
+{
+	size_t hl = strlen(r->host), n = (size_t)(vend - v);
+	if (n < hl || strncasecmp(v, r->host, hl) != 0)
+		return false;
+	return n == hl || (n == hl + 4 && memcmp(v + hl, ":443", 4) == 0);
+}
+
+static bool is_tchar(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+static const char *trim(const char *s, const char *end, const char **tend)
+{
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*tend = end;
+	return s;
+}
+
+static bool value_is(const char *v, const char *vend, const char *word)
+{
+	return (size_t)(vend - v) == strlen(word) && strncasecmp(v, word, strlen(word)) == 0;
+}
+
+static int parse_cl(struct reqp *r, const char *v, const char *vend, struct head_info *h)
+{
+	uint64_t n = 0;
+	if (v == vend || vend - v > 15)
+		return fail(r, 400, "a bad Content-Length");
+	for (const char *p = v; p < vend; p++) {
+		if (*p < '0' || *p > '9')
+			return fail(r, 400, "a bad Content-Length");
+		n = n * 10 + (uint64_t)(*p - '0');
+	}
+	if (h->has_cl && h->cl != n)
+		return fail(r, 400, "two different Content-Length headers");
+	h->has_cl = true;
+	h->cl = n;
+	return 0;
+}
+
+static bool is_cred_header(const struct broker_cred *c, const char *name, size_t nlen)
+{
+	for (size_t i = 0; i < c->headers->n; i++)
+		if (strlen(c->headers->v[i]) == nlen && strncasecmp(c->headers->v[i], name, nlen) == 0)
+			return true;
+	return false;
+}
+
+/* ---- Basic credentials (git over HTTPS): user:password in base64 ---- */
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int b64_val(char c)
+{
+	const char *p = c ? strchr(b64, c) : NULL;
+	return p ? (int)(p - b64) : -1;
+}
+
+/* Decode strict, padded base64; -1 if it is not that. */
+static ssize_t b64_decode(const char *in, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+	if (n % 4)
+		return -1;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4];
+		for (int k = 0; k < 4; k++)
+			v[k] = in[i + k] == '=' && i + 4 == n && k >= 2 ? 0 : b64_val(in[i + k]);
+		if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0 || (in[i + 2] == '=' && in[i + 3] != '='))
+			return -1;
+		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+		size_t take = in[i + 2] == '=' ? 1 : in[i + 3] == '=' ? 2 : 3;
+		if (o + take > cap)
+			return -1;
+		for (size_t k = 0; k < take; k++)
+			out[o++] = (char)(w >> (16 - 8 * k) & 0xff);
+	}
+	return (ssize_t)o;
+}
+
+static void b64_encode(const char *in, size_t n, struct strbuf *out)
+{
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned w = (unsigned char)in[i] << 16;
+		if (i + 1 < n)
+			w |= (unsigned char)in[i + 1] << 8;
+		if (i + 2 < n)
+			w |= (unsigned char)in[i + 2];
+		char q[4] = {b64[w >> 18 & 63], b64[w >> 12 & 63],
+		             i + 1 < n ? b64[w >> 6 & 63] : '=', i + 2 < n ? b64[w & 63] : '='};
+		out_append(out, q, 4);
+	}
+}
+
+static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
+                          const char *vend, struct strbuf *out, struct head_info *h);
+
+/* "Basic BASE64" whose user:password holds a placeholder: rewritten inside
+ * the encoding (git sends a token so).  false: not such a value. */
+static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const char *v,
+                          const char *vend, struct strbuf *out, struct head_info *h)
+{
+	char plain[2 * BROKER_PH_MAX + 64];
+	if (vend - v < 7 || strncasecmp(v, "Basic ", 6) != 0)
+		return false;
+	const char *tok = v + 6;
+	ssize_t n = b64_decode(tok, (size_t)(vend - tok), plain, sizeof(plain));
+	bool any = false;
+	for (size_t i = 0; n > 0 && i < r->n_creds && !any; i++)
+		any = memmem(plain, (size_t)n, r->creds[i].placeholder, strlen(r->creds[i].placeholder));
+	if (!any) {
+		explicit_bzero(plain, sizeof(plain));
+		return false;
+	}
+	struct strbuf dec = {0};
+	rewrite_value(r, name, nlen, plain, plain + n, &dec, h);
+	out_append(out, v, 6);
+	b64_encode(dec.s, dec.len, out);
+	explicit_bzero(dec.s, dec.cap);
+	explicit_bzero(plain, sizeof(plain));
+	sb_free(&dec);
+	return true;
+}
+
+/* The value with each placeholder this header may carry replaced, appended
+ * to out; any other placeholder is reported. */
+static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
+                          const char *vend, struct strbuf *out, struct head_info *h)
+{
+	const char *p = v;
+	while (p < vend) {
+		const struct broker_cred *hit = NULL;
+		const char *at = vend;
+		for (size_t i = 0; i < r->n_creds; i++) {
+			const char *f = memmem(p, (size_t)(vend - p), r->creds[i].placeholder,
+			                       strlen(r->creds[i].placeholder));
+			if (f && f < at) {
+				at = f;
+				hit = &r->creds[i];
+			}
+		}
+		out_append(out, p, (size_t)(at - p));
+		if (!hit)
+			break;
+		if (hit->real && is_cred_header(hit, name, nlen)) {
+			out_append(out, hit->real, strlen(hit->real));
+			h->carried = true;
+		} else {
+			char where[96];
+			snprintf(where, sizeof(where), "the header %.*s", (int)(nlen < 64 ? nlen : 64), name);
+			report(r, hit->name, where);
+			out_append(out, hit->placeholder, strlen(hit->placeholder));
+		}
+		p = at + strlen(hit->placeholder);
+	}
+}
+
+static int head_field(struct reqp *r, const char *line, const char *end, struct strbuf *out,
+                      struct head_info *h)
+{
+	if (line == end || *line == ' ' || *line == '\t')
+		return fail(r, 400, "a folded or empty header line");
+	const char *colon = memchr(line, ':', (size_t)(end - line));
+	if (!colon || colon == line)
+		return fail(r, 400, "a header line without a name");
+	for (const char *p = line; p < colon; p++)
+		if (!is_tchar((unsigned char)*p))
+			return fail(r, 400, "a bad header name");
+	for (const char *p = colon + 1; p < end; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\t')
+			return fail(r, 400, "a control character in a header");
+	size_t nlen = (size_t)(colon - line);
+	const char *vend, *v = trim(colon + 1, end, &vend);
+	if (nlen == 14 && strncasecmp(line, "content-length", 14) == 0 && parse_cl(r, v, vend, h) < 0)
+		return -1;
+	if (nlen == 17 && strncasecmp(line, "transfer-encoding", 17) == 0) {
+		if (!value_is(v, vend, "chunked") || h->chunked)
+			return fail(r, 501, "a transfer coding other than one 'chunked'");
+		h->chunked = true;
+	}
+	if (nlen == 7 && strncasecmp(line, "upgrade", 7) == 0)
+		h->upgrade = true;
+	if (nlen == 4 && strncasecmp(line, "host", 4) == 0) {
+		if (!is_our_authority(r, v, vend) || h->hosts++)
+			return fail(r, 421, "a Host header for another site");
+	}
+	out_append(out, line, nlen + 1);
+	out_append(out, " ", 1);
+	if (!rewrite_basic(r, line, nlen, v, vend, out, h))
+		rewrite_value(r, line, nlen, v, vend, out, h);
+	out_append(out, "\r\n", 2);
+	return 0;
+}
+
+static int request_line(struct reqp *r, const char *line, const char *end, struct strbuf *out)
+{
+	const char *sp = memchr(line, ' ', (size_t)(end - line));
+	if (!sp || sp == line)
+		return fail(r, 400, "a bad request line");
+	for (const char *p = line; p < sp; p++)
+		if (!is_tchar((unsigned char)*p))
+			return fail(r, 400, "a bad request method");
+	if ((sp - line == 7 && strncmp(line, "CONNECT", 7) == 0) ||
+	    (sp - line == 5 && (strncmp(line, "TRACE", 5) == 0 || strncmp(line, "TRACK", 5) == 0)))
+		return fail(r, 405, "CONNECT, TRACE or TRACK through a brokered host");
+	/* origin-form, "*", or an absolute URL of this very host */
+	const char *target = sp + 1;
+	if (*target != '/' && *target != '*') {
+		const char *auth = strncasecmp(target, "https://", 8) == 0 ? target + 8 : NULL;
+		const char *aend = auth ? auth + strcspn(auth, "/? ") : NULL;
+		if (!auth || !is_our_authority(r, auth, aend))
+			return fail(r, 421, "a request for another site");
+	}
+	if (end - line < 10 || (memcmp(end - 9, " HTTP/1.1", 9) && memcmp(end - 9, " HTTP/1.0", 9)))
+		return fail(r, 505, "not an HTTP/1.x request");
+	for (const char *p = line; p < end; p++)
+		if ((unsigned char)*p <= 0x20 && *p != ' ')
+			return fail(r, 400, "a control character in the request line");
+	for (size_t i = 0; i < r->n_creds; i++)
+		if (memmem(line, (size_t)(end - line), r->creds[i].placeholder,
+		           strlen(r->creds[i].placeholder)))
+			report(r, r->creds[i].name, "the URL");
+	out_append(out, line, (size_t)(end - line));
+	out_append(out, "\r\n", 2);
+	return 0;
+}
+
+/* A whole head in r->line (ending in CRLF CRLF): rewritten into out. */
+static int head_done(struct reqp *r, struct strbuf *out)
+{
+	const char *s = r->line.s, *end = s + r->line.len - 2;
+	struct head_info h = {0};
+	if (memchr(s, '\0', r->line.len))
+		return fail(r, 400, "a NUL byte in the request head");
+	bool first = true;
+	while (s < end) {
+		const char *eol = memmem(s, (size_t)(end - s), "\r\n", 2);
+		const char *lf = memchr(s, '\n', (size_t)(eol - s));
+		const char *cr = memchr(s, '\r', (size_t)(eol - s));
+		if (lf || cr)
+			return fail(r, 400, "a bare CR or LF in the request head");
+		if ((first ? request_line(r, s, eol, out) : head_field(r, s, eol, out, &h)) < 0)
+			return -1;
+		first = false;
+		s = eol + 2;
+	}
+	out_append(out, "\r\n", 2);
+	if (h.chunked && h.has_cl)
+		return fail(r, 400, "both Content-Length and Transfer-Encoding");
+	if (h.hosts != 1)
+		return fail(r, 400, "no Host header");
+	r->carried += h.carried;
+	r->body_reported = false;
+	r->ncarry = 0;
+	r->st = h.upgrade ? RQ_RAW : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
+	r->left = h.cl;
+	return 0;
+}
+
+/* Collect one line (a head: up to the empty line) into r->line; returns
+ * bytes used, *done when it is whole. */
+static size_t collect(struct reqp *r, const char *in, size_t len, const char *term, bool *done)
+{
+	size_t tl = strlen(term), used = 0;
+	*done = false;
+	while (used < len) {
+		sb_append(&r->line, in + used, 1);
+		used++;
+		if (r->line.len >= tl && memcmp(r->line.s + r->line.len - tl, term, tl) == 0) {
+			*done = true;
+			break;
+		}
+	}
+	return used;
+}
+
+static int chunk_size_line(struct reqp *r)
+{
+	const char *s = r->line.s;
+	uint64_t n = 0;
+	size_t digits = 0;
+	for (; *s; s++, digits++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' : *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
+		        : *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
+		if (d < 0)
+			break;
+		n = n * 16 + (uint64_t)d;
+	}
+	if (!digits || digits > 15 || (*s != ';' && *s != '\r' && *s != ' ' && *s != '\t'))
+		return fail(r, 400, "a bad chunk size");
+	if (memchr(r->line.s, '\n', r->line.len - 1))
+		return fail(r, 400, "a bare LF in a chunk size line");
+	r->left = n;
+	r->st = n ? RQ_CHUNK_DATA : RQ_TRAILER;
+	return 0;
+}
+
+static int trailer_line(struct reqp *r, struct strbuf *out)
+{
+	if (r->line.len == 2) {  /* the empty line: the request ends */
+		out_append(out, "\r\n", 2);
+		r->st = RQ_HEAD;
+		return 0;
+	}
+	const char *s = r->line.s;
+	if (memchr(s, '\n', r->line.len - 1) || memchr(s, '\0', r->line.len))
+		return fail(r, 400, "a bad trailer line");
+	/* a trailer is never a credential: a placeholder in it is reported */
+	for (size_t i = 0; i < r->n_creds; i++)
+		if (memmem(s, r->line.len, r->creds[i].placeholder, strlen(r->creds[i].placeholder)))
+			report(r, r->creds[i].name, "a trailer");
+	out_append(out, s, r->line.len);
+	return 0;
+}
+
+/* One state's worth of input; returns bytes used or -1. */
+static ssize_t step(struct reqp *r, const char *in, size_t len, struct strbuf *out)
+{
+	bool done;
+	size_t used;
+	switch (r->st) {
+	case RQ_HEAD:
+		if (r->line.len == 0 && (in[0] == '\r' || in[0] == '\n'))
+			return 1;  /* empty lines before a request are ignored (RFC 9112 2.2) */
+		used = collect(r, in, len, "\r\n\r\n", &done);
+		if (!done && r->line.len >= BROKER_HEAD_MAX)
+			return fail(r, 431, "a request head over 64 KiB");
+		if (done && head_done(r, out) < 0)
+			return -1;
+		break;
+	case RQ_CHUNK_SIZE:
+	case RQ_TRAILER:
+		used = collect(r, in, len, "\r\n", &done);
+		if (!done && r->line.len >= LINE_MAX_CHUNK)
+			return fail(r, 400, "a chunk size or trailer line over 4 KiB");
+		if (!done)
+			break;
+		if (r->st == RQ_TRAILER) {
+			if (trailer_line(r, out) < 0)
+				return -1;
+			break;
+		}
+		if (chunk_size_line(r) < 0)
+			return -1;
+		out_append(out, r->line.s, r->line.len);
+		break;
+	case RQ_BODY:
+	case RQ_CHUNK_DATA:
+		used = len < r->left ? len : (size_t)r->left;
+		body_scan(r, in, used);
+		out_append(out, in, used);
+		r->left -= used;
+		if (!r->left)
+			r->st = r->st == RQ_BODY ? RQ_HEAD : RQ_CHUNK_CRLF;
+		return (ssize_t)used;
+	case RQ_CHUNK_CRLF:
+		used = collect(r, in, len, "\r\n", &done);
+		if (r->line.len > 2 || (r->line.len == 2 && !done) || (r->line.len == 1 && r->line.s[0] != '\r'))
+			return fail(r, 400, "chunk data longer than its size");
+		if (done) {
+			out_append(out, "\r\n", 2);
+			r->st = RQ_CHUNK_SIZE;
+		}
+		break;
+	case RQ_RAW:
+	default:
+		body_scan(r, in, len);
+		out_append(out, in, len);
+		return (ssize_t)len;
+	}
+	if (done) {
+		explicit_bzero(r->line.s, r->line.len);
+		r->line.len = 0;
+		r->line.s[0] = '\0';
+	}
+	return (ssize_t)used;
+}
+
+int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out)
+{
+	while (len) {
+		ssize_t used = step(r, in, len, out);
+		if (used < 0)
+			return -1;
+		in += used;
+		len -= (size_t)used;
+	}
+	return 0;
+}

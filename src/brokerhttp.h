@@ -1,0 +1,58 @@
+/* brokerhttp.h — the request side of a brokered HTTP/1.1 connection.
+ *
+ * Bytes from the jail go in, bytes for the upstream come out.  Only request
+ * heads are rewritten: in the credential headers a secret names, its
+ * placeholder becomes its real value, for the hosts it names and nowhere else.
+ * Bodies (content-length, chunked) and upgraded streams pass through as they
+ * are; a placeholder seen there, in the URL or in any other header is reported
+ * and sent unchanged.  The framing is parsed strictly (no CL with TE, no
+ * obs-fold, CRLF only): a request the broker could frame differently from the
+ * upstream is refused rather than guessed at.  So is a request meant for
+ * another site behind the same front end (a Host header or an absolute URL
+ * naming another host: domain fronting would carry the key there), and TRACE,
+ * which echoes the request, credentials included.  Pure code, no I/O. */
+#ifndef JAIL_BROKERHTTP_H
+#define JAIL_BROKERHTTP_H
+#include "util.h"
+
+#include <stdint.h>
+
+#define BROKER_HEAD_MAX (64 * 1024)
+#define BROKER_PH_MAX 256            /* longest placeholder (and real value) */
+
+/* One secret as the request rewriter sees it. */
+struct broker_cred {
+	const char *name;          /* the variable, for reports */
+	const char *placeholder;
+	const char *real;          /* NULL: not for this connection's host */
+	const struct strv *headers;
+};
+
+enum reqp_state { RQ_HEAD, RQ_BODY, RQ_CHUNK_SIZE, RQ_CHUNK_DATA, RQ_CHUNK_CRLF, RQ_TRAILER, RQ_RAW };
+
+struct reqp {
+	const char *host;          /* the brokered host this connection is for */
+	const struct broker_cred *creds;
+	size_t n_creds;
+	/* told once per request and place: NAME's placeholder, where */
+	void (*report)(void *arg, const char *name, const char *where);
+	void *arg;
+
+	enum reqp_state st;
+	struct strbuf line;        /* the head, a chunk-size line or a trailer line */
+	uint64_t left;             /* bytes of body or chunk still to come */
+	char carry[BROKER_PH_MAX]; /* the body's last bytes: a placeholder split across reads */
+	size_t ncarry;
+	bool body_reported;
+	unsigned long carried;     /* request heads that got a real value */
+	int status;                /* on error: the HTTP status to answer with */
+	char err[160];
+};
+
+void reqp_init(struct reqp *r, const char *host, const struct broker_cred *creds, size_t n);
+void reqp_free(struct reqp *r);
+/* Feed bytes from the jail; what goes upstream is appended to *out (which may
+ * hold a real value: wipe it after use).  -1: a request that may not pass
+ * (r->status, r->err say why); the connection ends. */
+int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out) WUR;
+#endif

@@ -1,0 +1,307 @@
+/* brokertls.c — the broker's TLS, with OpenSSL: the per-session CA and the
+ * brokered hosts' certificates, the jail-facing server context (SNI picks
+ * the certificate; ALPN offers http/1.1 alone, so clients fall back from h2)
+ * and the upstream client context (the host's trust store, the name checked,
+ * any failure refuses).
+ *
+ * The CA signs every host's certificate here, before the clone, and its key
+ * is freed at once: nothing can sign anything later, and the CA carries a
+ * name constraint for the brokered hosts besides. */
+#include "brokerpriv.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#define CERT_DAYS 30
+#define BUNDLE_MAX (8 << 20)
+#define IO_TIMEOUT_S 30
+
+static const unsigned char alpn_h1[] = "\x08http/1.1";
+
+static int ssl_fail(struct jail_err *e, const char *what)
+{
+	unsigned long code = ERR_get_error();
+	char buf[160] = "unknown error";
+	if (code)
+		ERR_error_string_n(code, buf, sizeof(buf));
+	ERR_clear_error();
+	return jail_err_set(e, 0, "broker: %s: %s", what, buf);
+}
+
+static int add_ext(X509 *x, X509 *issuer, int nid, const char *value)
+{
+	X509V3_CTX ctx;
+	X509V3_set_ctx(&ctx, issuer, x, NULL, NULL, 0);
+	X509_EXTENSION *ex = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+	if (!ex)
+		return -1;
+	int ok = X509_add_ext(x, ex, -1);
+	X509_EXTENSION_free(ex);
+	return ok ? 0 : -1;
+}
+
+/* A certificate for key, named cn, signed by issuer (NULL: itself). */
+static X509 *make_cert(EVP_PKEY *key, const char *cn, X509 *issuer, EVP_PKEY *signer)
+{
+	X509 *x = X509_new();
+	BIGNUM *serial = BN_new();
+	bool ok = x && serial && X509_set_version(x, X509_VERSION_3) &&
+	          BN_rand(serial, 127, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) &&
+	          BN_to_ASN1_INTEGER(serial, X509_get_serialNumber(x)) &&
+	          X509_gmtime_adj(X509_getm_notBefore(x), -3600) &&
+	          X509_gmtime_adj(X509_getm_notAfter(x), 86400L * CERT_DAYS) &&
+	          X509_set_pubkey(x, key) &&
+	          X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
+	                                     (const unsigned char *)cn, -1, -1, 0) &&
+	          X509_set_issuer_name(x, X509_get_subject_name(issuer ? issuer : x));
+	BN_free(serial);
+	if (!ok) {
+		X509_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+static X509 *make_ca(struct broker *b, EVP_PKEY *key)
+{
+	X509 *ca = make_cert(key, "jail session CA (this session only)", NULL, key);
+	struct strbuf nc = {0};
+	sb_puts(&nc, "critical");
+	for (size_t i = 0; i < b->n_host; i++)
+		sb_printf(&nc, ",permitted;DNS:%s", b->host[i].name);
+	bool ok = ca && add_ext(ca, ca, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") == 0 &&
+	          add_ext(ca, ca, NID_key_usage, "critical,keyCertSign,cRLSign") == 0 &&
+	          add_ext(ca, ca, NID_subject_key_identifier, "hash") == 0 &&
+	          add_ext(ca, ca, NID_name_constraints, nc.s) == 0 &&
+	          X509_sign(ca, key, EVP_sha256()) > 0;
+	sb_free(&nc);
+	if (!ok) {
+		X509_free(ca);
+		return NULL;
+	}
+	return ca;
+}
+
+static int make_leaf(struct broker_host *h, X509 *ca, EVP_PKEY *ca_key)
+{
+	h->key = EVP_EC_gen("P-256");
+	if (!h->key)
+		return -1;
+	h->cert = make_cert(h->key, h->name, ca, ca_key);
+	_cleanup_free_ char *san = xasprintf("DNS:%s", h->name);
+	if (!h->cert || add_ext(h->cert, ca, NID_basic_constraints, "critical,CA:FALSE") < 0 ||
+	    add_ext(h->cert, ca, NID_key_usage, "critical,digitalSignature") < 0 ||
+	    add_ext(h->cert, ca, NID_ext_key_usage, "serverAuth") < 0 ||
+	    add_ext(h->cert, ca, NID_subject_alt_name, san) < 0 ||
+	    add_ext(h->cert, ca, NID_subject_key_identifier, "hash") < 0 ||
+	    add_ext(h->cert, ca, NID_authority_key_identifier, "keyid:always") < 0 ||
+	    X509_sign(h->cert, ca_key, EVP_sha256()) <= 0)
+		return -1;
+	return 0;
+}
+
+static char *cert_pem(X509 *x)
+{
+	BIO *m = BIO_new(BIO_s_mem());
+	char *data = NULL;
+	if (!m || !PEM_write_bio_X509(m, x)) {
+		BIO_free(m);
+		return NULL;
+	}
+	long n = BIO_get_mem_data(m, &data);
+	char *out = strndup(data, (size_t)n);
+	BIO_free(m);
+	return out;
+}
+
+/* The host's CAs (as OpenSSL finds them: SSL_CERT_FILE, else its default
+ * file) and the session CA: the jail's trust store. */
+static void make_bundle(struct broker *b)
+{
+	const char *path = getenv(X509_get_default_cert_file_env());
+	if (!path)
+		path = X509_get_default_cert_file();
+	_cleanup_free_ char *host = NULL;
+	size_t len = 0;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, BUNDLE_MAX, &host, &len, &ignored) < 0)
+		log_warn("broker: no CA bundle at %s: the jail trusts only the session CA", path);
+	b->bundle_pem = xasprintf("%s%s%s", host ? host : "",
+	                          len && host[len - 1] != '\n' ? "\n" : "", b->ca_pem);
+}
+
+static int session_ca(struct broker *b, struct jail_err *e)
+{
+	EVP_PKEY *key = EVP_EC_gen("P-256");
+	X509 *ca = key ? make_ca(b, key) : NULL;
+	int r = ca ? 0 : ssl_fail(e, "make the session CA");
+	for (size_t i = 0; i < b->n_host && r == 0; i++)
+		if (make_leaf(&b->host[i], ca, key) < 0)
+			r = ssl_fail(e, "make a certificate for a brokered host");
+	if (r == 0 && !(b->ca_pem = cert_pem(ca)))
+		r = ssl_fail(e, "write the session CA");
+	X509_free(ca);
+	EVP_PKEY_free(key);  /* the CA's key is gone: nothing more is ever signed */
+	return r;
+}
+
+static struct broker_host *find_host(struct broker *b, const char *name)
+{
+	for (size_t i = 0; name && i < b->n_host; i++)
+		if (strcasecmp(b->host[i].name, name) == 0)
+			return &b->host[i];
+	return NULL;
+}
+
+/* SNI: a brokered host gets its certificate; any other name (or none) ends
+ * the handshake. */
+static int servername_cb(SSL *ssl, int *alert, void *arg)
+{
+	struct broker_host *h = find_host(arg, SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name));
+	if (!h || SSL_use_certificate(ssl, h->cert) != 1 || SSL_use_PrivateKey(ssl, h->key) != 1) {
+		*alert = SSL_AD_UNRECOGNIZED_NAME;
+		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	}
+	return SSL_TLSEXT_ERR_OK;
+}
+
+/* http/1.1 when offered; a client that offers only h2 gets no ALPN and
+ * speaks HTTP/1.1 (the relay parses no h2). */
+static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                   const unsigned char *in, unsigned int inlen, void *arg)
+{
+	unsigned char *sel;
+	if (SSL_select_next_proto(&sel, outlen, alpn_h1, sizeof(alpn_h1) - 1, in, inlen) !=
+	    OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_NOACK;
+	*out = sel;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+static int make_contexts(struct broker *b, struct jail_err *e)
+{
+	b->server = SSL_CTX_new(TLS_server_method());
+	b->client = SSL_CTX_new(TLS_client_method());
+	if (!b->server || !b->client)
+		return ssl_fail(e, "TLS context");
+	long opts = SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION;
+	SSL_CTX_set_options(b->server, opts);
+	SSL_CTX_set_options(b->client, opts);
+	if (!SSL_CTX_set_min_proto_version(b->server, TLS1_2_VERSION) ||
+	    !SSL_CTX_set_min_proto_version(b->client, TLS1_2_VERSION))
+		return ssl_fail(e, "TLS versions");
+	SSL_CTX_set_tlsext_servername_callback(b->server, servername_cb);
+	SSL_CTX_set_tlsext_servername_arg(b->server, b);
+	SSL_CTX_set_alpn_select_cb(b->server, alpn_cb, NULL);
+	SSL_CTX_set_verify(b->client, SSL_VERIFY_PEER, NULL);
+	if (SSL_CTX_set_default_verify_paths(b->client) != 1)
+		return ssl_fail(e, "load the host's trust store");
+	if (SSL_CTX_set_alpn_protos(b->client, alpn_h1, sizeof(alpn_h1) - 1) != 0)
+		return ssl_fail(e, "ALPN");
+	return 0;
+}
+
+int brokertls_prepare(struct broker *b, struct jail_err *e)
+{
+	if (session_ca(b, e) < 0 || make_contexts(b, e) < 0)
+		return -1;
+	make_bundle(b);
+	return 0;
+}
+
+void brokertls_free(struct broker *b)
+{
+	for (size_t i = 0; i < b->n_host; i++) {
+		X509_free(b->host[i].cert);
+		EVP_PKEY_free(b->host[i].key);
+	}
+	SSL_CTX_free(b->server);
+	SSL_CTX_free(b->client);
+}
+
+struct broker_host *brokertls_host(struct broker *b, SSL *ssl)
+{
+	return find_host(b, SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name));
+}
+
+static void set_timeouts(int fd, int seconds)
+{
+	struct timeval tv = {.tv_sec = seconds};
+	/* best effort: without them a stuck peer holds one thread, nothing more */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* TCP to the host:443, or for the tests to JAIL_TEST_BROKER_UPSTREAM
+ * (ADDR:PORT on the host's loopback): the name checked stays the host's. */
+static int tcp_connect(const char *host, char *why, size_t cap)
+{
+	const char *test = getenv("JAIL_TEST_BROKER_UPSTREAM");
+	_cleanup_free_ char *addr = xstrdup(test ? test : host);
+	const char *port = "443";
+	char *colon = test ? strrchr(addr, ':') : NULL;
+	if (colon) {
+		*colon = '\0';
+		port = colon + 1;
+	}
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res = NULL;
+	int rc = getaddrinfo(addr, port, &hints, &res);
+	if (rc != 0) {
+		snprintf(why, cap, "cannot resolve it (%s)", gai_strerror(rc));
+		return -1;
+	}
+	int fd = -1, err = 0;
+	for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		set_timeouts(fd, IO_TIMEOUT_S);
+		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+			err = errno;
+			close(steal_fd(&fd));
+		}
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		snprintf(why, cap, "cannot connect (%s)", strerror(err));
+	return fd;
+}
+
+int brokertls_connect(struct broker *b, const char *host, int *fd, SSL **ssl, char *why,
+                      size_t cap)
+{
+	*ssl = NULL;
+	*fd = tcp_connect(host, why, cap);
+	if (*fd < 0)
+		return -1;
+	SSL *s = SSL_new(b->client);
+	if (!s || !SSL_set_fd(s, *fd) || !SSL_set_tlsext_host_name(s, host) || !SSL_set1_host(s, host)) {
+		SSL_free(s);
+		snprintf(why, cap, "TLS setup failed");
+		return -1;
+	}
+	if (SSL_connect(s) != 1) {
+		long v = SSL_get_verify_result(s);
+		unsigned long code = ERR_get_error();
+		if (v != X509_V_OK)
+			snprintf(why, cap, "its certificate is not trusted (%s)", X509_verify_cert_error_string(v));
+		else
+			snprintf(why, cap, "TLS handshake failed (%s)",
+			         code ? ERR_reason_error_string(code) : "connection closed");
+		ERR_clear_error();
+		SSL_free(s);
+		return -1;
+	}
+	*ssl = s;
+	return 0;
+}

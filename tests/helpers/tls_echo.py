@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A TLS HTTP/1.1 server for the secrets-broker tests (all on loopback).
+
+    tls_echo.py PORTFILE CERT KEY LOG
+
+Listens on 127.0.0.1 at a free port (written to PORTFILE).  Every request is
+appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
+is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /sse streams three events, one at a time,
+waiting for /sse-next between them (a broker that buffered the stream would
+never let the client see the first event before asking for the next).
+"""
+import http.server
+import os
+import ssl
+import sys
+import threading
+
+LOG = None
+LOCK = threading.Lock()
+COUNT = [0]
+NEXT = threading.Semaphore(0)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def record(self, body):
+        with LOCK:
+            COUNT[0] += 1
+            with open(LOG, "a") as f:
+                f.write("%s %s\n" % (self.command, self.path))
+                for k, v in self.headers.items():
+                    f.write("%s: %s\n" % (k, v))
+                f.write("body=%s\n\n" % body.decode("latin-1"))
+            return COUNT[0]
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            out = b""
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return out
+                out += self.rfile.read(size)
+                self.rfile.readline()
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n)
+
+    def answer(self):
+        n = self.record(self.read_body())
+        if self.path == "/sse":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(3):
+                data = ("data: event-%d\n\n" % i).encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+                if i < 2:
+                    NEXT.acquire()
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        if self.path == "/sse-next":
+            NEXT.release()
+        if self.path.startswith("/big/"):
+            size = int(self.path[5:]) << 20
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            chunk = b"\0" * 65536
+            for _ in range(size // len(chunk)):
+                self.wfile.write(chunk)
+            return
+        body = ("ok %d\n" % n).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = do_PUT = answer
+
+
+def main():
+    global LOG
+    portfile, cert, key, LOG = sys.argv[1:5]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
+    with open(portfile + ".tmp", "w") as f:
+        f.write(str(httpd.server_address[1]))
+    os.rename(portfile + ".tmp", portfile)
+    httpd.serve_forever()
+
+
+main()

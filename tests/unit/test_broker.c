@@ -1,0 +1,255 @@
+/* Unit tests: broker.c (policy syntax, placeholders) and brokerhttp.c (the
+ * request rewriter). */
+#include "t.h"
+#include "broker.h"
+#include "brokerhttp.h"
+#include "brokerpriv.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct jail_err err;
+
+#define PH "sk-test-PLACEHOLDER0123456789"
+#define REAL "sk-test-REALVALUE9876543210xy"
+
+static struct strv hdrs;
+static struct broker_cred cred;
+static char reports[1024];
+
+static void on_report(void *arg, const char *name, const char *where)
+{
+	size_t l = strlen(reports);
+	snprintf(reports + l, sizeof(reports) - l, "%s@%s;", name, where);
+}
+
+/* Feed text in pieces of step bytes; returns reqp_feed's result, the output in *out. */
+static int feed(struct reqp *r, const char *text, size_t step, struct strbuf *out)
+{
+	size_t len = strlen(text);
+	for (size_t i = 0; i < len; i += step) {
+		size_t n = len - i < step ? len - i : step;
+		if (reqp_feed(r, text + i, n, out) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void setup(struct reqp *r, bool for_this_host)
+{
+	if (!hdrs.n) {
+		strv_push(&hdrs, "Authorization");
+		strv_push(&hdrs, "x-api-key");
+	}
+	cred = (struct broker_cred){"KEY", PH, for_this_host ? REAL : NULL, &hdrs};
+	reports[0] = '\0';
+	reqp_init(r, "api.example.com", &cred, 1);
+	r->report = on_report;
+}
+
+T(reqp_replaces_only_in_credential_headers)
+{
+	static const size_t steps[] = {1, 3, 7, 4096};
+	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		CHECK_INT(feed(&r, "POST /v1/" PH " HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n"
+		                   "authorization:Bearer " PH "\r\nX-Other: " PH "\r\n"
+		                   "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n",
+		               steps[s], &out), 0);
+		CHECK_STR(out.s, "POST /v1/" PH " HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " REAL "\r\n"
+		                 "authorization: Bearer " REAL "\r\nX-Other: " PH "\r\n"
+		                 "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n");
+		CHECK_INT(r.carried, 1);
+		CHECK_STR(reports, "KEY@the URL;KEY@the header X-Other;KEY@a request body;");
+		reqp_free(&r);
+		sb_free(&out);
+	}
+}
+
+T(reqp_other_hosts_secret_is_never_replaced)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, false);
+	CHECK_INT(feed(&r, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
+	                   "x-api-key: " PH "\r\n\r\n", 5, &out), 0);
+	CHECK_STR(out.s, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
+	                 "x-api-key: " PH "\r\n\r\n");
+	CHECK_INT(r.carried, 0);
+	CHECK_STR(reports, "KEY@the header x-api-key;");
+	reqp_free(&r);
+	sb_free(&out);
+}
+
+T(reqp_chunked_body_passes_and_is_watched)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	const char *in = "POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
+	                 "5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n0\r\nT: 1\r\n\r\n"
+	                 "GET /next HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n";
+	CHECK_INT(feed(&r, in, 2, &out), 0);
+	if (r.err[0])
+		fprintf(stderr, "  %s\n", r.err);
+	CHECK(strstr(out.s, "0\r\nT: 1\r\n\r\nGET /next HTTP/1.1\r\nHost: api.example.com\r\n"
+	                    "x-api-key: " REAL "\r\n\r\n") != NULL);
+	CHECK(strstr(out.s, "5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n") != NULL);
+	CHECK_STR(reports, "KEY@a request body;");
+	CHECK_INT(r.carried, 1);
+	reqp_free(&r);
+	sb_free(&out);
+}
+
+T(reqp_refuses_ambiguous_framing)
+{
+	static const char *const bad[] = {
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: a\r\n folded\r\n\r\n",
+		"GET / HTTP/1.1\nHost: api.example.com\r\nx-api-key: a\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nBad Name: a\r\n\r\n",
+		"CONNECT a:443 HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"GET / HTTP/2.0\r\nHost: api.example.com\r\n\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n",
+		/* domain fronting: the key would go to another site behind the same front */
+		"GET / HTTP/1.1\r\nHost: evil.example.net\r\nx-api-key: " PH "\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com.evil.net\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com:8443\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nHost: evil.example.net\r\n\r\n",
+		"GET https://evil.example.net/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"GET http://api.example.com/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"GET / HTTP/1.1\r\nx-api-key: " PH "\r\n\r\n",
+		/* TRACE echoes the request, the key included */
+		"TRACE / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		int rc = feed(&r, bad[i], 4096, &out);
+		if (rc != -1)
+			fprintf(stderr, "  accepted: %s\n", bad[i]);
+		CHECK_INT(rc, -1);
+		CHECK(r.status >= 400);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+}
+
+T(reqp_head_too_long)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	char *big = malloc(BROKER_HEAD_MAX + 100);
+	memset(big, 'a', BROKER_HEAD_MAX + 99);
+	big[BROKER_HEAD_MAX + 99] = '\0';
+	CHECK_INT(feed(&r, big, 8192, &out), -1);
+	CHECK_INT(r.status, 431);
+	free(big);
+	reqp_free(&r);
+	sb_free(&out);
+}
+
+T(broker_spec_syntax)
+{
+	struct broker_spec s;
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for API.Example.com,b.example.org", &s, &err), 0);
+	CHECK_STR(s.source, "env:X");
+	CHECK_INT(s.hosts.n, 2);
+	CHECK_STR(s.hosts.v[0], "api.example.com");
+	CHECK_INT(s.headers.n, 2);
+	CHECK_STR(s.headers.v[0], "Authorization");
+	broker_spec_free(&s);
+	CHECK_INT(broker_spec_parse("K", "broker:cmd:pass show for x for a.example in X-Token", &s, &err), 0);
+	CHECK_STR(s.source, "cmd:pass show for x");
+	CHECK_STR(s.hosts.v[0], "a.example");
+	CHECK_INT(s.headers.n, 1);
+	CHECK_STR(s.headers.v[0], "X-Token");
+	broker_spec_free(&s);
+	CHECK_INT(broker_spec_parse("K", "broker:env:X", &s, &err), -1);
+	CHECK(strstr(err.msg, "expected broker:SOURCE for HOST") != NULL);
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for localhost", &s, &err), -1);
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for a.example in X:Y", &s, &err), -1);
+	CHECK_INT(broker_spec_parse("K", "broker: for a.example", &s, &err), -1);
+}
+
+T(broker_placeholder_shape)
+{
+	char out[BROKER_PH_MAX];
+	const char *v = "sk-ant-api03-AbCd0123456789xyzXYZ-_tail";
+	CHECK_INT(broker_placeholder(v, out, sizeof(out)), 0);
+	CHECK_INT(strlen(out), strlen(v));
+	CHECK(strncmp(out, "sk-ant-api03-", 13) == 0);
+	CHECK(strcmp(out, v) != 0);
+	for (size_t i = 13; i < strlen(v); i++) {
+		char a = v[i], b = out[i];
+		bool same_kind = (a >= '0' && a <= '9') ? (b >= '0' && b <= '9')
+		                 : (a >= 'a' && a <= 'z') ? (b >= 'a' && b <= 'z')
+		                 : (a >= 'A' && a <= 'Z') ? (b >= 'A' && b <= 'Z') : a == b;
+		CHECK(same_kind);
+	}
+	char again[BROKER_PH_MAX];
+	CHECK_INT(broker_placeholder(v, again, sizeof(again)), 0);
+	CHECK(strcmp(out, again) != 0);
+	CHECK_INT(broker_placeholder("ghp_short", out, sizeof(out)), -1);
+}
+
+T(broker_real_values_are_not_in_a_forked_child)
+{
+	struct broker *b = broker_new();
+	struct broker_spec spec;
+	const char *ph = NULL;
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for api.example.com", &spec, &err), 0);
+	int rc = broker_add(b, "K", REAL, &spec, &ph, &err);
+	broker_spec_free(&spec);
+	if (rc < 0 && strstr(err.msg, "MADV_WIPEONFORK"))
+		T_SKIP("the kernel has no MADV_WIPEONFORK");
+	CHECK_INT(rc, 0);
+	CHECK(ph && strcmp(ph, REAL) != 0 && strlen(ph) == strlen(REAL));
+	/* the parent holds it; a fork-like child (the jail's init) gets zeros */
+	struct broker_cred c[BROKER_MAX_SECRETS];
+	CHECK_INT(broker_creds(b, "api.example.com", c), 1);
+	CHECK_STR(c[0].real, REAL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(c[0].real[0] == '\0' && memcmp(c[0].real, REAL, 4) != 0 ? 0 : 1);
+	int status = -1;
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_INT(broker_creds(b, "other.example.com", c), 1);
+	CHECK(c[0].real == NULL);
+	broker_free(b);
+}
+
+T(reqp_basic_credentials_are_rewritten_inside_base64)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	/* git: Authorization: Basic base64("x-access-token:" TOKEN) */
+	CHECK_INT(feed(&r, "GET /r.git/info/refs HTTP/1.1\r\nHost: api.example.com\r\n"
+	                   "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n"
+	                   "X-Plain: Basic dXNlcjpwbGFpbg==\r\n\r\n", 9, &out), 0);
+	CHECK(strstr(out.s, "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1SRUFMVkFMVUU5ODc2NTQzMjEweHk=\r\n"));
+	CHECK(strstr(out.s, "X-Plain: Basic dXNlcjpwbGFpbg==\r\n"));
+	CHECK_INT(r.carried, 1);
+	CHECK_STR(reports, "");
+	reqp_free(&r);
+	sb_free(&out);
+	/* not for this host: the encoding goes out as it came, reported */
+	setup(&r, false);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\n"
+	                   "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n\r\n",
+	               4096, &out), 0);
+	CHECK(strstr(out.s, "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n"));
+	CHECK_STR(reports, "KEY@the header Authorization;");
+	reqp_free(&r);
+	sb_free(&out);
+}
