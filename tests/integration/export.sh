@@ -617,7 +617,7 @@ test_export_bytes_match_the_golden_and_host_git_untouched() {
 	fi
 	# the export read the host's objects (alternates) and wrote nothing there
 	assert_eq "$(tree_hash "$T/p/.git")" "$before" "the host's .git after export, diff, status"
-	git -C "$T/p" fsck -q --no-dangling 2>&1
+	assert_eq "$(git -C "$T/p" fsck --no-dangling --no-progress 2>&1)" "" "git fsck of the host repository"
 	land "$T/p" -o "$T/out2"
 	expect_clone '^100644 \./blob\.bin '
 }
