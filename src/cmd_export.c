@@ -32,6 +32,7 @@
 #include <fnmatch.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -129,6 +130,8 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	const char *at = k->scratch_parent;
 	k->sc.author = k->author;
 	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
+	if (r == 0 && k->x.objects)
+		r = scratch_borrow(&k->sc, k->x.objects, e);
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
 	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
@@ -495,6 +498,9 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	collect_free(&k);
 	if (stamped)
 		runstamp_free(&rs);
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)  /* scripts/bench-export-large reads it */
+		log_debug("export: supervisor peak memory %ld KiB", ru.ru_maxrss);
 	return r < 0 ? jail_err_wrap(e, "export") : 0;
 }
 

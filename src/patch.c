@@ -53,7 +53,13 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 		if (mkdirat(fd, dirs[i], 0700) < 0)
 			return jail_err_sys(e, "create '%s/%s'", s->dir, dirs[i]);
 	static const char head[] = "ref: refs/heads/post\n";
-	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n";
+	/* a repository deleted in a second: no compression of its pack, no delta
+	 * search (core.compression stays: binary patches are deflated with it); and
+	 * fast-import keeps its pack (unpack-objects would touch the mtime of
+	 * every loose object the host's repository has too: a write to it) */
+	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+	                             "[pack]\n\tcompression = 0\n\twindow = 0\n"
+	                             "[fastimport]\n\tunpackLimit = 0\n";
 	if (write_file_at(fd, "HEAD", head, sizeof(head) - 1, 0600, e) < 0 ||
 	    write_file_at(fd, "config", config, sizeof(config) - 1, 0600, e) < 0)
 		return -1;
@@ -79,6 +85,35 @@ static int scratch_git(struct scratch *s, const char *const *args, const char *i
 	return git_run(&g, args, in, in_len, out, NULL, e);
 }
 
+/* The old sides that the base commit holds are named by id and read from the
+ * host's objects, which the throwaway repository borrows read-only; nothing is
+ * copied, and git never writes into an alternate object directory. */
+int scratch_borrow(struct scratch *s, const char *objects, struct jail_err *e)
+{
+	struct strbuf line = {0};
+	if (objects[0] == '"' || strpbrk(objects, "\\\n")) {
+		sb_puts(&line, "\"");  /* git C-unquotes a line that starts with a quote */
+		for (const char *c = objects; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				sb_puts(&line, "\\");
+			if (*c == '\n')
+				sb_puts(&line, "\\n");
+			else
+				sb_append(&line, c, 1);
+		}
+		sb_puts(&line, "\"");
+	} else {
+		sb_puts(&line, objects);
+	}
+	sb_puts(&line, "\n");
+	_cleanup_free_ char *path = xasprintf("%s/objects/info/alternates", s->dir);
+	int r = write_file_at(AT_FDCWD, path, line.s, line.len, 0600, e);
+	sb_free(&line);
+	if (r == 0)
+		s->borrowed = true;
+	return r;
+}
+
 /* fast-import takes a path C-quoted: then only '"' and '\' need escaping (names
  * with control characters never get this far). */
 static void fi_path(struct strbuf *b, const char *prefix, const char *path)
@@ -98,134 +133,281 @@ static const char *git_mode(enum ftype t, bool exec)
 	return t == FT_SYMLINK ? "120000" : exec ? "100755" : "100644";
 }
 
-static void fi_inline(struct strbuf *b, const char *mode, const struct export_ctx *x,
-                      const char *path, const char *data, size_t len)
+/* One command line of the stream (b is reused: it holds one line at a time). */
+static int fi_send(struct git_proc *fi, struct strbuf *b, struct jail_err *e)
 {
-	sb_printf(b, "M %s inline ", mode);
-	fi_path(b, x->prefix, path);
-	sb_printf(b, "\ndata %zu\n", len);
-	sb_append(b, data, len);
-	sb_puts(b, "\n");
+	int r = git_feed(fi, b->s ? b->s : "", b->len, e);
+	b->len = 0;
+	return r;
 }
 
-static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, const char *path,
-                     enum ftype t, bool exec, size_t max, bool *has_cr, struct jail_err *e)
+/* "M MODE inline PATH", then "data N" and the file's bytes, read in pieces: a
+ * file is never held whole in memory.  A file that shrinks while it is read is
+ * an error (its size went out first); one that grows is cut at that size. */
+static int fi_modify(struct git_proc *fi, struct strbuf *b, int dirfd,
+                     const struct export_ctx *x, const char *path, enum ftype t, bool exec,
+                     unsigned long long max, bool *has_cr, struct jail_err *e)
 {
-	struct strbuf data = {0};
-	if (read_entry(dirfd, path, t, max, &data, e) < 0) {
-		sb_free(&data);
-		return -1;
+	_cleanup_free_ char *esc = NULL;
+	if (t == FT_SYMLINK) {
+		struct strbuf target = {0};
+		int r = read_entry(dirfd, path, t, 4096, &target, e);
+		if (r == 0) {
+			sb_printf(b, "M %s inline ", git_mode(t, exec));
+			fi_path(b, x->prefix, path);
+			sb_printf(b, "\ndata %zu\n", target.len);
+			sb_append(b, target.s, target.len);
+			sb_puts(b, "\n");
+			r = fi_send(fi, b, e);
+		}
+		sb_free(&target);
+		return r;
 	}
-	if (t == FT_FILE && memchr(data.s, '\r', data.len))
-		*has_cr = true;
-	fi_inline(b, git_mode(t, exec), x, path, data.s, data.len);
-	sb_free(&data);
-	return 0;
+	_cleanup_close_ int fd = open_beneath(dirfd, path, O_RDONLY);
+	struct stat st;
+	int r = fd < 0 || fstat(fd, &st) < 0 ? -1 : 0;
+	if (r == 0 && !S_ISREG(st.st_mode)) {
+		errno = EINVAL;  /* it changed type since the walk */
+		r = -1;
+	}
+	if (r == 0 && (unsigned long long)st.st_size > max) {
+		errno = EFBIG;
+		r = -1;
+	}
+	if (r < 0) {
+		esc = escape_name(path);
+		return jail_err_sys(e, "read '%s'", esc);
+	}
+	sb_printf(b, "M %s inline ", git_mode(t, exec));
+	fi_path(b, x->prefix, path);
+	unsigned long long size = (unsigned long long)st.st_size, done = 0;
+	sb_printf(b, "\ndata %llu\n", size);
+	if (fi_send(fi, b, e) < 0)
+		return -1;
+	char chunk[65536];
+	while (done < size) {
+		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			esc = escape_name(path);
+			if (n == 0)
+				errno = EAGAIN;
+			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
+		}
+		if (memchr(chunk, '\r', (size_t)n))
+			*has_cr = true;
+		if (git_feed(fi, chunk, (size_t)n, e) < 0)
+			return -1;
+		done += (unsigned long long)n;
+	}
+	return git_feed(fi, "\n", 1, e);
 }
 
-static void fi_commit_header(struct strbuf *b, const char *author, const char *ref,
-                             const char *msg, long long when)
+static int fi_commit_header(struct git_proc *fi, struct strbuf *b, const char *author,
+                            const char *ref, const char *msg, long long when,
+                            struct jail_err *e)
 {
 	const char *who = author ? author : AUTHOR;
 	sb_printf(b, "commit %s\nauthor %s %lld +0000\ncommitter %s %lld +0000\n", ref, who, when,
 	          who, when);
 	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
+	return fi_send(fi, b, e);
 }
 
-/* The base blobs of the changes whose old side comes from the base commit, read
- * from the host's objects in one `git cat-file --batch` (no filters). */
-static int fetch_base_blobs(const struct export_ctx *x, const struct changeset *cs,
-                            struct strbuf *out, struct jail_err *e)
+/* ---- the base blobs: read once, for their carriage returns ---- */
+
+/* cat-file --batch output, parsed as it arrives: "OID blob SIZE\n", SIZE bytes,
+ * "\n"; each blob's CR goes to the next change that takes its old side from
+ * the base commit. */
+struct blob_scan {
+	struct changeset *cs;
+	size_t next;                 /* the change the current blob belongs to */
+	struct strbuf head;          /* the header line so far */
+	unsigned long long left;     /* bytes of blob data (then its "\n") to go */
+	bool in_data;
+	bool bad;
+};
+
+static struct change *scan_change(struct blob_scan *z)
 {
-	struct strbuf in = {0};
-	for (size_t i = 0; i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE)
-			sb_printf(&in, "%s\n", cs->v[i].base_oid);
-	int r = 0;
-	if (in.len) {
-		struct git g = {.cwd = x->project};
-		const char *args[] = {"cat-file", "--batch", NULL};
-		r = git_run(&g, args, in.s, in.len, out, NULL, e);
+	while (z->next < z->cs->n) {
+		struct change *c = &z->cs->v[z->next];
+		if (!c->reason && c->pre == PRE_BASE)
+			return c;
+		z->next++;
 	}
-	sb_free(&in);
-	return r;
+	return NULL;
 }
 
-/* The next blob of cat-file's output at *off: "OID blob SIZE\nDATA\n". */
-static int next_blob(const struct strbuf *b, size_t *off, const char **data, size_t *len,
-                     struct jail_err *e)
+/* The size in a header "OID blob SIZE" (no sscanf: the buffer has no NUL). */
+static bool blob_header_size(const char *h, size_t n, unsigned long long *size)
 {
-	char *nl = b->s && *off < b->len ? memchr(b->s + *off, '\n', b->len - *off) : NULL;
-	char *sp = nl ? memchr(b->s + *off, ' ', (size_t)(nl - (b->s + *off))) : NULL;
-	unsigned long long n;
-	if (!sp || strncmp(sp, " blob ", 6) != 0 || sscanf(sp + 6, "%llu", &n) != 1 ||
-	    (size_t)(nl + 1 - b->s) + n + 1 > b->len)
-		return jail_err_set(e, 0, "git cat-file: unexpected output reading a base blob");
-	*data = nl + 1;
-	*len = (size_t)n;
-	*off = (size_t)(nl + 1 - b->s) + n + 1;
+	const char *sp = memchr(h, ' ', n);
+	if (!sp || (size_t)(h + n - sp) < 7 || memcmp(sp, " blob ", 6) != 0)
+		return false;
+	unsigned long long v = 0;
+	const char *d = sp + 6;
+	if (d == h + n)
+		return false;
+	for (; d < h + n; d++) {
+		if (*d < '0' || *d > '9' || v > (~0ULL - 9) / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*d - '0');
+	}
+	*size = v;
+	return true;
+}
+
+static int blob_scan_take(void *ctx, const char *data, size_t n)
+{
+	struct blob_scan *z = ctx;
+	while (n && !z->bad) {
+		if (z->in_data) {
+			size_t k = z->left < n ? (size_t)z->left : n;
+			struct change *c = scan_change(z);
+			/* the last byte of the run is the "\n" after the data */
+			size_t body = z->left == k ? k - 1 : k;
+			if (c && (c->base_mode & 0170000) == 0100000 && memchr(data, '\r', body))
+				c->has_cr = true;
+			z->left -= k, data += k, n -= k;
+			if (z->left == 0) {
+				z->in_data = false;
+				z->next++;
+			}
+			continue;
+		}
+		const char *nl = memchr(data, '\n', n);
+		size_t k = nl ? (size_t)(nl - data) : n;
+		if (z->head.len + k > 256) {
+			z->bad = true;
+			break;
+		}
+		sb_append(&z->head, data, k);
+		data += k, n -= k;
+		if (!nl)
+			break;
+		data++, n--;
+		unsigned long long size = 0;
+		if (!scan_change(z) || !blob_header_size(z->head.s, z->head.len, &size))
+			z->bad = true;
+		z->head.len = 0;
+		z->left = size + 1;
+		z->in_data = true;
+	}
 	return 0;
 }
 
-/* The old side: base blobs, or the project's files as they are now. */
-static int fi_pre(struct strbuf *b, struct export_ctx *x, struct changeset *cs,
-                  struct jail_err *e)
+/* Which base blobs hold '\r' (`git am` strips it from text patch lines): one
+ * `git cat-file --batch` of the host's objects, no filters, read in passing. */
+static int scan_base_blobs(const struct export_ctx *x, struct changeset *cs,
+                           struct jail_err *e)
 {
-	struct strbuf blobs = {0};
-	size_t off = 0;
-	int r = fetch_base_blobs(x, cs, &blobs, e);
+	struct blob_scan z = {.cs = cs};
+	struct git g = {.cwd = x->project};
+	const char *args[] = {"cat-file", "--batch", NULL};
+	struct git_proc p = {.on_out = blob_scan_take, .ctx = &z};
+	bool any = false;
+	for (size_t i = 0; i < cs->n && !any; i++)
+		any = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
+	if (!any)
+		return 0;
+	if (git_start(&g, args, &p, e) < 0)
+		return -1;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE) {
+			r = git_feed(&p, cs->v[i].base_oid, strlen(cs->v[i].base_oid), e);
+			r = r < 0 ? r : git_feed(&p, "\n", 1, e);
+		}
+	r = r < 0 ? (git_abort(&p), -1) : git_finish(&p, NULL, e);
+	bool whole = !z.bad && !z.in_data && z.head.len == 0 && !scan_change(&z);
+	sb_free(&z.head);
+	if (r == 0 && !whole)
+		return jail_err_set(e, 0, "git cat-file: unexpected output reading a base blob");
+	return r;
+}
+
+/* The old side: base blobs by id (the borrowed objects), the project's files
+ * as they are now inline. */
+static int fi_pre(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
+                  struct changeset *cs, struct jail_err *e)
+{
+	int r = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		struct change *c = &cs->v[i];
 		if (c->reason || c->pre == PRE_NONE)
 			continue;
 		if (c->pre == PRE_LOWER) {
-			r = fi_modify(b, x->project_fd, x, c->path, c->old_type, c->old_exec,
+			r = fi_modify(fi, b, x->project_fd, x, c->path, c->old_type, c->old_exec,
 			              OLD_READ_MAX, &c->has_cr, e);
 			continue;
 		}
-		const char *data = NULL;
-		size_t len = 0;
-		r = next_blob(&blobs, &off, &data, &len, e);
-		if (r == 0) {
-			char mode[16];
-			snprintf(mode, sizeof(mode), "%06o", c->base_mode);
-			if ((c->base_mode & 0170000) == 0100000 && memchr(data, '\r', len))
-				c->has_cr = true;
-			fi_inline(b, mode, x, c->path, data, len);
-		}
+		sb_printf(b, "M %06o %s ", c->base_mode, c->base_oid);
+		fi_path(b, x->prefix, c->path);
+		sb_puts(b, "\n");
+		r = fi_send(fi, b, e);
 	}
-	sb_free(&blobs);
+	return r;
+}
+
+static int fi_post(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
+                   struct changeset *cs, struct jail_err *e)
+{
+	/* deletions first: a file may be replaced by a directory of the same name */
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].pre != PRE_NONE) {
+			sb_puts(b, "D ");
+			fi_path(b, x->prefix, cs->v[i].path);
+			sb_puts(b, "\n");
+			r = fi_send(fi, b, e);
+		}
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		struct change *c = &cs->v[i];
+		if (!c->reason && c->new_type != FT_NONE)
+			r = fi_modify(fi, b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
+			              (unsigned long long)x->rules.max_size + 1, &c->has_cr, e);
+	}
 	return r;
 }
 
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e)
 {
+	bool by_id = false;
+	for (size_t i = 0; i < cs->n && !by_id; i++)
+		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
+	if (by_id && !s->borrowed)
+		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
+	int r = by_id ? scan_base_blobs(x, cs, e) : 0;
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	const char *args[] = {"fast-import", "--quiet", "--done", "--depth=0", NULL};
+	struct git_proc fi = {0};
+	if (r < 0 || git_start(&g, args, &fi, e) < 0)
+		return jail_err_wrap(e, "build the patch");
 	struct strbuf b = {0};
 	long long now = (long long)time(NULL);
 	sb_puts(&b, "feature done\n");
-	fi_commit_header(&b, s->author, "refs/heads/pre", "base", now);
-	int r = fi_pre(&b, x, cs, e);
-	fi_commit_header(&b, s->author, "refs/heads/post", message, now);
-	sb_puts(&b, "from refs/heads/pre\n");
-	/* deletions first: a file may be replaced by a directory of the same name */
-	for (size_t i = 0; r == 0 && i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].pre != PRE_NONE) {
-			sb_puts(&b, "D ");
-			fi_path(&b, x->prefix, cs->v[i].path);
-			sb_puts(&b, "\n");
-		}
-	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		struct change *c = &cs->v[i];
-		if (!c->reason && c->new_type != FT_NONE)
-			r = fi_modify(&b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
-			              (size_t)x->rules.max_size + 1, &c->has_cr, e);
-	}
-	sb_puts(&b, "done\n");
-	const char *args[] = {"fast-import", "--quiet", "--done", NULL};
+	r = fi_commit_header(&fi, &b, s->author, "refs/heads/pre", "base", now, e);
 	if (r == 0)
-		r = scratch_git(s, args, b.s, b.len, NULL, e);
+		r = fi_pre(&fi, &b, x, cs, e);
+	if (r == 0)
+		r = fi_commit_header(&fi, &b, s->author, "refs/heads/post", message, now, e);
+	sb_puts(&b, "from refs/heads/pre\n");
+	if (r == 0)
+		r = fi_send(&fi, &b, e);
+	if (r == 0)
+		r = fi_post(&fi, &b, x, cs, e);
+	sb_puts(&b, "done\n");
+	if (r == 0)
+		r = fi_send(&fi, &b, e);
 	sb_free(&b);
+	if (r < 0)
+		git_abort(&fi);
+	else
+		r = git_finish(&fi, NULL, e);
 	return r < 0 ? jail_err_wrap(e, "build the patch") : 0;
 }
 
