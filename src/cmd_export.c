@@ -56,6 +56,7 @@ struct collect {
 	const char *live_dir;        /* a live read's own scratch place (not the session dir) */
 	const struct strv *pathspec; /* the paths asked for (pathspec.h); NULL: all */
 	const char *sub_path;        /* a submodule's path in the superproject */
+	enum { FOR_PATCH = 0, FOR_STATUS, FOR_DIFF } use;  /* what is made of it */
 };
 
 /* Keep the changes under the paths asked for (`jail diff src/`). */
@@ -132,8 +133,11 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
 	if (r == 0 && k->x.objects)
 		r = scratch_borrow(&k->sc, k->x.objects, e);
+	/* only a patch file needs to know which old sides hold '\r'; only the
+	 * summary needs the line counts (a diff shows git's own) */
+	k->sc.patch_file = k->use == FOR_PATCH;
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
-	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
+	    (k->use != FOR_DIFF && patch_numstat(&k->sc, &k->x, &k->cs, e) < 0))
 		return -1;
 	k->built = changeset_included(&k->cs) > 0;
 	return 0;
@@ -204,9 +208,11 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 {
 	const char *live_dir = k->live_dir;
 	const struct strv *pathspec = k->pathspec;
+	int use = k->use;
 	memset(k, 0, sizeof(*k));
 	k->live_dir = live_dir;
 	k->pathspec = pathspec;
+	k->use = use;
 	k->x.project_fd = k->x.upper_fd = -1;
 	collect_identity(k, s, cfg, message);
 	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0 ||
@@ -222,6 +228,7 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 		sk->message = message;
 		sk->live_dir = k->live_dir;
 		sk->pathspec = k->pathspec;
+		sk->use = k->use;
 		sk->sub_path = subs->v[i];
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
 		    collect_build(sk, s, true, e) < 0 || collect_series(sk, s, cfg, k, subs->v[i], e) < 0) {
@@ -564,6 +571,7 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 	if (r == 0)
 		r = pathspec_resolve(&s, c->args, &specs, &e);
 	k.pathspec = &specs;
+	k.use = c->cmd == CMD_DIFF ? FOR_DIFF : c->cmd == CMD_STATUS ? FOR_STATUS : FOR_PATCH;
 	/* jail diff shows the sum: the agent's commits need not be read */
 	if (r == 0 && c->cmd == CMD_DIFF)
 		cfg.export_series = false;

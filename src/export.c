@@ -739,6 +739,8 @@ static bool in_sorted(const struct strv *l, const char *s)
 	return l->n && bsearch(&s, l->v, l->n, sizeof(char *), cmp_str) != NULL;
 }
 
+#define PATHSPEC_MAX 64
+
 /* Which of the changed paths does the host's index track? */
 static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv *tracked,
                         struct jail_err *e)
@@ -747,14 +749,16 @@ static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv 
 	strv_push(&args, "ls-files");
 	strv_push(&args, "-z");
 	strv_push(&args, "--");
-	/* with few changes, pathspecs keep git's output (and our work) small */
-	for (size_t i = 0; cs->n <= 2000 && i < cs->n; i++)
+	/* with few changes, pathspecs keep git's output (and our work) small;
+	 * git matches every entry against every pathspec, so with many the whole
+	 * index is cheaper (2,000 paths in a 4,800-file index: 55 ms against 3) */
+	for (size_t i = 0; cs->n <= PATHSPEC_MAX && i < cs->n; i++)
 		if (!cs->v[i].reason)
 			strv_push(&args, cs->v[i].path);
 	struct git g = {.cwd = x->project, .literal_pathspecs = true};
 	struct strbuf out = {0};
 	int r = 0;
-	if (cs->n > 2000 || args.n > 3)
+	if (cs->n > PATHSPEC_MAX || args.n > 3)
 		r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, NULL, e);
 	if (r == 0)
 		split_nul(&out, tracked);
@@ -811,13 +815,13 @@ static int host_base_entries(struct export_ctx *x, struct changeset *cs, struct 
 	const char *head[] = {"ls-tree", "-r", "-z", x->base, "--"};
 	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
 		strv_push(&args, head[i]);
-	for (size_t i = 0; cs->n <= 2000 && i < cs->n; i++)
+	for (size_t i = 0; cs->n <= PATHSPEC_MAX && i < cs->n; i++)  /* as host_tracked() */
 		if (!cs->v[i].reason)
 			strv_push(&args, cs->v[i].path);
 	struct git g = {.cwd = x->project, .literal_pathspecs = true};
 	struct strbuf out = {0};
 	int status = 0, r = 0;
-	if (cs->n > 2000 || args.n > ARRAY_SIZE(head))
+	if (cs->n > PATHSPEC_MAX || args.n > ARRAY_SIZE(head))
 		r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, &status, e);
 	if (r == 0 && status == 0)
 		parse_ls_tree(x, cs, &out);

@@ -52,6 +52,11 @@ void git_env(const struct git *g, struct strv *env)
 		"GIT_NO_REPLACE_OBJECTS=1",   "GIT_EDITOR=false",
 		"GIT_ASKPASS=false",          "GIT_SSH_COMMAND=false",
 		"LC_ALL=C",                   "TZ=UTC",
+		/* keep freed memory instead of handing it back at once: git's
+		 * per-object buffers otherwise cost a brk/mmap and page faults each
+		 * (fast-import of 2,000 files spent most of its time in the kernel) */
+		"GLIBC_TUNABLES=glibc.malloc.trim_threshold=268435456:"
+		"glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=33554432",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
 		strv_push(env, fixed[i]);

@@ -381,7 +381,7 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
 	if (by_id && !s->borrowed)
 		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
-	int r = by_id ? scan_base_blobs(x, cs, e) : 0;
+	int r = by_id && s->patch_file ? scan_base_blobs(x, cs, e) : 0;
 	struct git g = {.cwd = s->dir, .git_dir = s->dir};
 	const char *args[] = {"fast-import", "--quiet", "--done", "--depth=0", NULL};
 	struct git_proc fi = {0};

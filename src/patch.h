@@ -18,6 +18,8 @@ struct scratch {
 	char *dir;           /* the throwaway GIT_DIR */
 	const char *author;  /* "Name <email>" of the commits, NULL: jail's own */
 	bool borrowed;       /* reads the host's objects (scratch_borrow) */
+	bool patch_file;     /* a patch file is made: patch_commit() marks the changes
+	                      * whose old side holds '\r' (change.has_cr) */
 };
 
 /* Create the throwaway repository in a new directory below parent. */
