@@ -273,6 +273,30 @@ static int clear_patches(int dfd, struct jail_err *e)
 	return 0;
 }
 
+/* The single patch, written by git straight into the file.  The room is
+ * checked when its size is known: what stays free must hold the patch once
+ * more above the filesystem's reserve (as a check before writing it would). */
+static int write_mbox(struct collect *k, int dfd, const char *dir, const char *name,
+                      struct jail_err *e)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	                                O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return jail_err_sys(e, "open '%s/%s' for writing", dir, name);
+	struct stat st;
+	int r = patch_mbox(&k->sc, &k->x, &k->cs, fd, e);
+	if (r == 0 && fstat(fd, &st) < 0)
+		r = jail_err_sys(e, "stat '%s/%s'", dir, name);
+	if (r == 0 && !room_for(dir, (unsigned long long)st.st_size))
+		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%lld KiB) in %s "
+		                            "without going below the filesystem's reserve; free some "
+		                            "space, or write it elsewhere with jail export -o DIR",
+		                 (long long)st.st_size >> 10, dir);
+	if (r < 0)
+		unlinkat(dfd, name, 0);
+	return r;
+}
+
 /* One repository's patch and summary into dir. */
 static int write_one(struct collect *k, const struct session *s, const char *dir,
                      struct jail_err *e)
@@ -284,26 +308,18 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return jail_err_sys(e, "open '%s'", dir);
-	struct strbuf mbox = {0}, summary = {0};
+	struct strbuf summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
 	int r = k->sr.active ? series_write(&k->sr, dfd, dir, &k->paths, e)
-	                     : patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
-	if (r == 0 && !k->sr.active && !room_for(dir, 2 * (unsigned long long)mbox.len))
-		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%zu KiB) in %s "
-		                            "without going below the filesystem's reserve; free some "
-		                            "space, or write it elsewhere with jail export -o DIR",
-		                 mbox.len >> 10, dir);
-	if (r == 0 && !k->sr.active) {
-		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
+	                     : write_mbox(k, dfd, dir, name, e);
+	if (r == 0 && !k->sr.active)
 		strv_push_take(&k->paths, xasprintf("%s/%s", dir, name));
-	}
 	if (r == 0 && k->paths.n) {
 		k->patch = xstrdup(k->paths.v[0]);
 		series_summary(&k->sr, &summary);
 		summary_render(&k->cs, k->sr.active ? NULL : k->patch, &summary);
 		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
-	sb_free(&mbox);
 	sb_free(&summary);
 	return r;
 }

@@ -474,7 +474,7 @@ void patch_attr_pattern(struct strbuf *b, const char *prefix, const char *path)
 }
 
 int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
-               struct strbuf *out, struct jail_err *e)
+               int out_fd, struct jail_err *e)
 {
 	struct strbuf attrs = {0};
 	for (size_t i = 0; i < cs->n; i++)
@@ -494,7 +494,8 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
 	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
 	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
 	                      "refs/heads/post", NULL};
-	r = scratch_git(s, args, NULL, 0, out, e);
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	r = git_run_to_fd(&g, args, out_fd, e);
 	unlink(path);  /* `jail diff` shows those files as text */
 	return r;
 }

@@ -39,10 +39,11 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
  * touched, whose base version the host has changed since). */
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e) WUR;
-/* `git format-patch` of the post commit: one mbox patch.  Files holding '\r' go
- * as binary patches: `git am` strips carriage returns from text patch lines. */
+/* `git format-patch` of the post commit: one mbox patch, written by git straight
+ * into out_fd (never held in memory).  Files holding '\r' go as binary
+ * patches: `git am` strips carriage returns from text patch lines. */
 int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
-               struct strbuf *out, struct jail_err *e) WUR;
+               int out_fd, struct jail_err *e) WUR;
 /* `git ls-tree -r -z` of the post commit: the new versions' modes and blob ids. */
 int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e) WUR;
 /* A diff of pre..post for reading: mode "patch", "stat" or "name-status";
