@@ -570,6 +570,8 @@ mixed_base() {
 	chmod +x "$d/bin/tool"
 	ln -s README "$d/lnk"
 	printf 'one\r\ntwo\r\n' >"$d/win.txt"
+	printf 'dos\r\nline\r\n' >"$d/dos.txt"
+	printf 'gone\r\n' >"$d/gone-crlf.txt"
 	seq 1 40000 | sed 's/^/row /' >"$d/data/big.txt"
 	seq 1 300 >"$d/data/moved.txt"
 	git -C "$d" add -A
@@ -585,6 +587,7 @@ MIXED_CHANGE='printf "hello\nagain\n" > README &&
 	ln -s src/main.c inside && rm lnk && ln -s docs/index.md lnk &&
 	rm docs/index.md && ln -s ../README docs/index.md &&
 	printf "one\r\nthree\r\n" > win.txt && printf "a\r\nb\r\n" > crlf.txt &&
+	printf "dos\nline\n" > dos.txt && rm gone-crlf.txt &&
 	printf "\000\001bin" > blob.bin && : > empty && printf "no newline" > nonl &&
 	mkdir "dir with space" && echo s > "dir with space/file name.txt" &&
 	echo q > "quote\"d" && echo b > "back\\slash" &&
@@ -607,6 +610,7 @@ test_export_bytes_match_the_golden_and_host_git_untouched() {
 	local got
 	got=$({
 		echo "== export"; normalize_patch <"$out"
+		echo "== summary"; sed "s|^patch: .*/out/|patch: OUT/|" "$T/out/summary"
 		run_jail diff -D "$T/p" --stat; echo "== diff --stat"; printf '%s\n' "$out"
 		run_jail diff -D "$T/p" --name-status; echo "== diff --name-status"; printf '%s\n' "$out"
 		run_jail status -D "$T/p"; echo "== status"; printf '%s\n' "$out"
