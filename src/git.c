@@ -137,9 +137,11 @@ static int pump_run(struct git_proc *p, bool last, struct jail_err *e)
 			closep(&p->in);
 		if (!feeding && !(last && (p->out >= 0 || p->err >= 0)))
 			return 0;
-		struct pollfd pf[3] = {{feeding ? p->in : -1, POLLOUT, 0},
-		                       {p->out, POLLIN, 0}, {p->err, POLLIN, 0}};
-		if (poll(pf, 3, -1) < 0) {
+		struct git_proc *o = p->also;
+		struct pollfd pf[5] = {{feeding ? p->in : -1, POLLOUT, 0},
+		                       {p->out, POLLIN, 0}, {p->err, POLLIN, 0},
+		                       {o ? o->out : -1, POLLIN, 0}, {o ? o->err : -1, POLLIN, 0}};
+		if (poll(pf, 5, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return jail_err_sys(e, "poll git pipes");
@@ -154,6 +156,10 @@ static int pump_run(struct git_proc *p, bool last, struct jail_err *e)
 		if (p->out >= 0 && pf[1].revents && pump_read(&p->out, p) < 0)
 			return jail_err_sys(e, "read git output");
 		if (p->err >= 0 && pf[2].revents && pump_read(&p->err, p) < 0)
+			return jail_err_sys(e, "read git errors");
+		if (o && o->out >= 0 && pf[3].revents && pump_read(&o->out, o) < 0)
+			return jail_err_sys(e, "read git output");
+		if (o && o->err >= 0 && pf[4].revents && pump_read(&o->err, o) < 0)
 			return jail_err_sys(e, "read git errors");
 	}
 }
@@ -238,11 +244,10 @@ done:
 int git_start(const struct git *g, const char *const *args, struct git_proc *p,
               struct jail_err *e)
 {
-	struct strbuf *out = p->out_buf;
-	int (*cb)(void *, const char *, size_t) = p->on_out;
-	void *ctx = p->ctx;
+	struct git_proc keep = *p;
 	memset(p, 0, sizeof(*p));
-	p->out_buf = out, p->on_out = cb, p->ctx = ctx;
+	p->out_buf = keep.out_buf, p->on_out = keep.on_out, p->ctx = keep.ctx;
+	p->also = keep.also;
 	return proc_start(g, args, -1, p, e);
 }
 
@@ -263,6 +268,13 @@ int git_feed(struct git_proc *p, const char *data, size_t n, struct jail_err *e)
 {
 	sb_append(&p->pending, data, n);
 	return p->pending.len >= FEED_CHUNK ? proc_flush(p, false, e) : 0;
+}
+
+int git_close_input(struct git_proc *p, struct jail_err *e)
+{
+	int r = proc_flush(p, false, e);
+	closep(&p->in);
+	return r;
 }
 
 int git_finish(struct git_proc *p, int *status, struct jail_err *e)

@@ -32,11 +32,15 @@ int git_run(const struct git *g, const char *const *args, const char *in, size_t
 /* A git process fed in pieces (fast-import's stream), so that the whole input
  * is never held in memory.  Before git_start(), set at most one of out_buf
  * (stdout appended to it) and on_out (stdout handed over as it arrives; a
- * negative return stops the reading with an error); neither: stdout dropped. */
+ * negative return stops the reading with an error); neither: stdout dropped.
+ * also: another started process whose output is read while this one is
+ * pumped, so that both run at once (a second git that would otherwise stop on
+ * a full pipe). */
 struct git_proc {
 	struct strbuf *out_buf;
 	int (*on_out)(void *ctx, const char *data, size_t n);
 	void *ctx;
+	struct git_proc *also;
 	/* private */
 	pid_t pid;
 	int in, out, err;
@@ -49,6 +53,9 @@ int git_start(const struct git *g, const char *const *args, struct git_proc *p,
 /* Queue n bytes for git's stdin; written (while its output is read) once 64 KiB
  * are pending. */
 int git_feed(struct git_proc *p, const char *data, size_t n, struct jail_err *e) WUR;
+/* Write what is pending and close stdin; git goes on with its output, which is
+ * read by git_finish() (or while another process is pumped: also). */
+int git_close_input(struct git_proc *p, struct jail_err *e) WUR;
 /* Write the rest, close stdin, read to the end, reap; status as for git_run(). */
 int git_finish(struct git_proc *p, int *status, struct jail_err *e) WUR;
 /* Give up on a started process: close its stdin and reap it. */

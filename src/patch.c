@@ -300,30 +300,38 @@ static int blob_scan_take(void *ctx, const char *data, size_t n)
 }
 
 /* Which base blobs hold '\r' (`git am` strips it from text patch lines): one
- * `git cat-file --batch` of the host's objects, no filters, read in passing. */
-static int scan_base_blobs(const struct export_ctx *x, struct changeset *cs,
-                           struct jail_err *e)
+ * `git cat-file --batch` of the host's objects, no filters, read in passing.
+ * Started here with every id fed; its output is read while the numstat runs,
+ * then by scan_finish(). */
+static int scan_start(const struct export_ctx *x, struct changeset *cs, struct blob_scan *z,
+                      struct git_proc *p, struct jail_err *e)
 {
-	struct blob_scan z = {.cs = cs};
+	*z = (struct blob_scan){.cs = cs};
 	struct git g = {.cwd = x->project};
 	const char *args[] = {"cat-file", "--batch", NULL};
-	struct git_proc p = {.on_out = blob_scan_take, .ctx = &z};
-	bool any = false;
-	for (size_t i = 0; i < cs->n && !any; i++)
-		any = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
-	if (!any)
-		return 0;
-	if (git_start(&g, args, &p, e) < 0)
+	*p = (struct git_proc){.on_out = blob_scan_take, .ctx = z};
+	if (git_start(&g, args, p, e) < 0)
 		return -1;
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++)
 		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE) {
-			r = git_feed(&p, cs->v[i].base_oid, strlen(cs->v[i].base_oid), e);
-			r = r < 0 ? r : git_feed(&p, "\n", 1, e);
+			r = git_feed(p, cs->v[i].base_oid, strlen(cs->v[i].base_oid), e);
+			r = r < 0 ? r : git_feed(p, "\n", 1, e);
 		}
-	r = r < 0 ? (git_abort(&p), -1) : git_finish(&p, NULL, e);
-	bool whole = !z.bad && !z.in_data && z.head.len == 0 && !scan_change(&z);
-	sb_free(&z.head);
+	if (r == 0)
+		r = git_close_input(p, e);
+	if (r < 0) {
+		git_abort(p);
+		sb_free(&z->head);
+	}
+	return r;
+}
+
+static int scan_finish(struct blob_scan *z, struct git_proc *p, struct jail_err *e)
+{
+	int r = git_finish(p, NULL, e);
+	bool whole = !z->bad && !z->in_data && z->head.len == 0 && !scan_change(z);
+	sb_free(&z->head);
 	if (r == 0 && !whole)
 		return jail_err_set(e, 0, "git cat-file: unexpected output reading a base blob");
 	return r;
@@ -381,16 +389,15 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
 	if (by_id && !s->borrowed)
 		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
-	int r = by_id && s->patch_file ? scan_base_blobs(x, cs, e) : 0;
 	struct git g = {.cwd = s->dir, .git_dir = s->dir};
 	const char *args[] = {"fast-import", "--quiet", "--done", "--depth=0", NULL};
 	struct git_proc fi = {0};
-	if (r < 0 || git_start(&g, args, &fi, e) < 0)
+	if (git_start(&g, args, &fi, e) < 0)
 		return jail_err_wrap(e, "build the patch");
 	struct strbuf b = {0};
 	long long now = (long long)time(NULL);
 	sb_puts(&b, "feature done\n");
-	r = fi_commit_header(&fi, &b, s->author, "refs/heads/pre", "base", now, e);
+	int r = fi_commit_header(&fi, &b, s->author, "refs/heads/pre", "base", now, e);
 	if (r == 0)
 		r = fi_pre(&fi, &b, x, cs, e);
 	if (r == 0)
@@ -422,8 +429,27 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	struct strbuf out = {0};
 	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
 	                      "refs/heads/pre", "refs/heads/post", NULL};
-	if (scratch_git(s, args, NULL, 0, &out, e) < 0)
+	/* the carriage-return scan of the base blobs runs beside it, on the
+	 * changes as they are before the ones without a difference go */
+	bool scan = false;
+	for (size_t i = 0; s->patch_file && i < cs->n && !scan; i++)
+		scan = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
+	struct blob_scan z;
+	struct git_proc cat = {0}, diff = {.out_buf = &out, .also = scan ? &cat : NULL};
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	if (scan && scan_start(x, cs, &z, &cat, e) < 0)
 		return -1;
+	int r = git_start(&g, args, &diff, e);
+	if (r == 0)
+		r = git_finish(&diff, NULL, e);
+	if (scan && r < 0)
+		git_abort(&cat), sb_free(&z.head);
+	else if (scan)
+		r = scan_finish(&z, &cat, e);
+	if (r < 0) {
+		sb_free(&out);
+		return -1;
+	}
 	size_t pl = strlen(x->prefix);
 	/* records: "ADDED\tDELETED\tPATH\0" ("-" for binary) */
 	for (size_t i = 0; out.s && i < out.len;) {

@@ -18,8 +18,8 @@ struct scratch {
 	char *dir;           /* the throwaway GIT_DIR */
 	const char *author;  /* "Name <email>" of the commits, NULL: jail's own */
 	bool borrowed;       /* reads the host's objects (scratch_borrow) */
-	bool patch_file;     /* a patch file is made: patch_commit() marks the changes
-	                      * whose old side holds '\r' (change.has_cr) */
+	bool patch_file;     /* a patch file is made: patch_numstat() also marks the
+	                      * changes whose base blob holds '\r' (change.has_cr) */
 };
 
 /* Create the throwaway repository in a new directory below parent. */
@@ -36,7 +36,8 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e) WUR;
 /* Fill each included change's added/deleted line counts from git's numstat, and
  * drop the included changes git finds no difference in (a file the agent only
- * touched, whose base version the host has changed since). */
+ * touched, whose base version the host has changed since).  With patch_file,
+ * the base blobs are scanned for '\r' at the same time (a second git). */
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e) WUR;
 /* `git format-patch` of the post commit: one mbox patch, written by git straight
