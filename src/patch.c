@@ -141,6 +141,48 @@ static int fi_send(struct git_proc *fi, struct strbuf *b, struct jail_err *e)
 	return r;
 }
 
+static int fi_symlink(struct git_proc *fi, struct strbuf *b, int dirfd,
+                      const struct export_ctx *x, const char *path, struct jail_err *e)
+{
+	struct strbuf target = {0};
+	int r = read_entry(dirfd, path, FT_SYMLINK, 4096, &target, e);
+	if (r == 0) {
+		sb_puts(b, "M 120000 inline ");
+		fi_path(b, x->prefix, path);
+		sb_printf(b, "\ndata %zu\n", target.len);
+		sb_append(b, target.s, target.len);
+		sb_puts(b, "\n");
+		r = fi_send(fi, b, e);
+	}
+	sb_free(&target);
+	return r;
+}
+
+/* Copy size bytes of fd into the stream, noting a '\r'. */
+static int fi_copy(struct git_proc *fi, int fd, unsigned long long size, const char *path,
+                   bool *has_cr, struct jail_err *e)
+{
+	char chunk[65536];
+	for (unsigned long long done = 0; done < size;) {
+		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			_cleanup_free_ char *esc = escape_name(path);
+			if (n == 0)
+				errno = EAGAIN;
+			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
+		}
+		if (memchr(chunk, '\r', (size_t)n))
+			*has_cr = true;
+		if (git_feed(fi, chunk, (size_t)n, e) < 0)
+			return -1;
+		done += (unsigned long long)n;
+	}
+	return git_feed(fi, "\n", 1, e);
+}
+
 /* "M MODE inline PATH", then "data N" and the file's bytes, read in pieces: a
  * file is never held whole in memory.  A file that shrinks while it is read is
  * an error (its size went out first); one that grows is cut at that size. */
@@ -148,21 +190,8 @@ static int fi_modify(struct git_proc *fi, struct strbuf *b, int dirfd,
                      const struct export_ctx *x, const char *path, enum ftype t, bool exec,
                      unsigned long long max, bool *has_cr, struct jail_err *e)
 {
-	_cleanup_free_ char *esc = NULL;
-	if (t == FT_SYMLINK) {
-		struct strbuf target = {0};
-		int r = read_entry(dirfd, path, t, 4096, &target, e);
-		if (r == 0) {
-			sb_printf(b, "M %s inline ", git_mode(t, exec));
-			fi_path(b, x->prefix, path);
-			sb_printf(b, "\ndata %zu\n", target.len);
-			sb_append(b, target.s, target.len);
-			sb_puts(b, "\n");
-			r = fi_send(fi, b, e);
-		}
-		sb_free(&target);
-		return r;
-	}
+	if (t == FT_SYMLINK)
+		return fi_symlink(fi, b, dirfd, x, path, e);
 	_cleanup_close_ int fd = open_beneath(dirfd, path, O_RDONLY);
 	struct stat st;
 	int r = fd < 0 || fstat(fd, &st) < 0 ? -1 : 0;
@@ -175,34 +204,15 @@ static int fi_modify(struct git_proc *fi, struct strbuf *b, int dirfd,
 		r = -1;
 	}
 	if (r < 0) {
-		esc = escape_name(path);
+		_cleanup_free_ char *esc = escape_name(path);
 		return jail_err_sys(e, "read '%s'", esc);
 	}
 	sb_printf(b, "M %s inline ", git_mode(t, exec));
 	fi_path(b, x->prefix, path);
-	unsigned long long size = (unsigned long long)st.st_size, done = 0;
-	sb_printf(b, "\ndata %llu\n", size);
+	sb_printf(b, "\ndata %llu\n", (unsigned long long)st.st_size);
 	if (fi_send(fi, b, e) < 0)
 		return -1;
-	char chunk[65536];
-	while (done < size) {
-		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
-		ssize_t n = read(fd, chunk, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			esc = escape_name(path);
-			if (n == 0)
-				errno = EAGAIN;
-			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
-		}
-		if (memchr(chunk, '\r', (size_t)n))
-			*has_cr = true;
-		if (git_feed(fi, chunk, (size_t)n, e) < 0)
-			return -1;
-		done += (unsigned long long)n;
-	}
-	return git_feed(fi, "\n", 1, e);
+	return fi_copy(fi, fd, (unsigned long long)st.st_size, path, has_cr, e);
 }
 
 static int fi_commit_header(struct git_proc *fi, struct strbuf *b, const char *author,
