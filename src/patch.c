@@ -53,11 +53,13 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 		if (mkdirat(fd, dirs[i], 0700) < 0)
 			return jail_err_sys(e, "create '%s/%s'", s->dir, dirs[i]);
 	static const char head[] = "ref: refs/heads/post\n";
-	/* a repository deleted in a second: no compression of its pack, no delta
-	 * search (core.compression stays: binary patches are deflated with it); and
-	 * fast-import keeps its pack (unpack-objects would touch the mtime of
-	 * every loose object the host's repository has too: a write to it) */
+	/* a repository deleted in a second: no fsync (git >= 2.36 syncs packs
+	 * and refs), no compression of its pack, no delta search (core.compression
+	 * stays: binary patches are deflated with it); and fast-import keeps its
+	 * pack (unpack-objects would touch the mtime of every loose object the
+	 * host's repository has too: a write to it) */
 	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+	                             "\tfsync = none\n"
 	                             "[pack]\n\tcompression = 0\n\twindow = 0\n"
 	                             "[fastimport]\n\tunpackLimit = 0\n";
 	if (write_file_at(fd, "HEAD", head, sizeof(head) - 1, 0600, e) < 0 ||
