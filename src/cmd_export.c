@@ -136,8 +136,16 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	/* only a patch file needs to know which old sides hold '\r'; only the
 	 * summary needs the line counts (a diff shows git's own) */
 	k->sc.patch_file = k->use == FOR_PATCH;
-	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
-	    (k->use != FOR_DIFF && patch_numstat(&k->sc, &k->x, &k->cs, e) < 0))
+	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0)
+		return -1;
+	/* the patch file is made while the numstat runs (unused if the agent's
+	 * commits make a series) */
+	if (k->use == FOR_PATCH && patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0)
+		return -1;
+	r = k->use != FOR_DIFF ? patch_numstat(&k->sc, &k->x, &k->cs, e) : 0;
+	if (k->use == FOR_PATCH && r == 0)
+		r = patch_mbox_finish(&k->sc, e);
+	if (r < 0)
 		return -1;
 	k->built = changeset_included(&k->cs) > 0;
 	return 0;
@@ -273,28 +281,20 @@ static int clear_patches(int dfd, struct jail_err *e)
 	return 0;
 }
 
-/* The single patch, written by git straight into the file.  The room is
- * checked when its size is known: what stays free must hold the patch once
- * more above the filesystem's reserve (as a check before writing it would). */
+/* The single patch, made beside the numstat (collect_build), moved or copied
+ * into dir when what stays free can hold it once more above the reserve. */
 static int write_mbox(struct collect *k, int dfd, const char *dir, const char *name,
                       struct jail_err *e)
 {
-	_cleanup_close_ int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	                                O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return jail_err_sys(e, "open '%s/%s' for writing", dir, name);
-	struct stat st;
-	int r = patch_mbox(&k->sc, &k->x, &k->cs, fd, e);
-	if (r == 0 && fstat(fd, &st) < 0)
-		r = jail_err_sys(e, "stat '%s/%s'", dir, name);
-	if (r == 0 && !room_for(dir, (unsigned long long)st.st_size))
-		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%lld KiB) in %s "
-		                            "without going below the filesystem's reserve; free some "
-		                            "space, or write it elsewhere with jail export -o DIR",
-		                 (long long)st.st_size >> 10, dir);
-	if (r < 0)
-		unlinkat(dfd, name, 0);
-	return r;
+	unsigned long long size = 0;
+	if (patch_mbox_size(&k->sc, &size, e) < 0)
+		return -1;
+	if (!room_for(dir, 2 * size))
+		return jail_err_set(e, ENOSPC, "not enough free space to write the patch (%llu KiB) in %s "
+		                               "without going below the filesystem's reserve; free some "
+		                               "space, or write it elsewhere with jail export -o DIR",
+		                    size >> 10, dir);
+	return patch_mbox_place(&k->sc, dfd, name, e);
 }
 
 /* One repository's patch and summary into dir. */

@@ -312,10 +312,17 @@ int git_run(const struct git *g, const char *const *args, const char *in, size_t
 	return r < 0 || w < 0 ? -1 : 0;
 }
 
+int git_start_to_fd(const struct git *g, const char *const *args, int out_fd,
+                    struct git_proc *p, struct jail_err *e)
+{
+	memset(p, 0, sizeof(*p));
+	return proc_start(g, args, out_fd, p, e);
+}
+
 int git_run_to_fd(const struct git *g, const char *const *args, int out_fd, struct jail_err *e)
 {
-	struct git_proc p = {0};
-	if (proc_start(g, args, out_fd, &p, e) < 0)
+	struct git_proc p;
+	if (git_start_to_fd(g, args, out_fd, &p, e) < 0)
 		return -1;
 	return git_finish(&p, NULL, e);
 }

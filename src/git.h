@@ -60,6 +60,10 @@ int git_close_input(struct git_proc *p, struct jail_err *e) WUR;
 int git_finish(struct git_proc *p, int *status, struct jail_err *e) WUR;
 /* Give up on a started process: close its stdin and reap it. */
 void git_abort(struct git_proc *p);
+/* Start git with its stdout on out_fd (a file the output goes to unread);
+ * git_finish() waits for it. */
+int git_start_to_fd(const struct git *g, const char *const *args, int out_fd,
+                    struct git_proc *p, struct jail_err *e) WUR;
 /* Run git with its stdout on out_fd (a file the output goes to unread). */
 int git_run_to_fd(const struct git *g, const char *const *args, int out_fd,
                   struct jail_err *e) WUR;

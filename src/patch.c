@@ -70,6 +70,10 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 
 void scratch_destroy(struct scratch *s)
 {
+	if (s->mbox_started) {
+		git_abort(&s->mbox);
+		s->mbox_started = false;
+	}
 	if (!s->dir)
 		return;
 	struct jail_err e;
@@ -313,7 +317,7 @@ static int blob_scan_take(void *ctx, const char *data, size_t n)
 
 /* Which base blobs hold '\r' (`git am` strips it from text patch lines): one
  * `git cat-file --batch` of the host's objects, no filters, read in passing.
- * Started here with every id fed; its output is read while the numstat runs,
+ * Started here with every id fed; its output is read while fast-import runs,
  * then by scan_finish(). */
 static int scan_start(const struct export_ctx *x, struct changeset *cs, struct blob_scan *z,
                       struct git_proc *p, struct jail_err *e)
@@ -403,9 +407,17 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
 	struct git g = {.cwd = s->dir, .git_dir = s->dir};
 	const char *args[] = {"fast-import", "--quiet", "--done", "--depth=0", NULL};
-	struct git_proc fi = {0};
-	if (git_start(&g, args, &fi, e) < 0)
+	/* the carriage-return scan of the base blobs runs beside fast-import */
+	bool scan = by_id && s->patch_file;
+	struct blob_scan z;
+	struct git_proc cat = {0}, fi = {.also = scan ? &cat : NULL};
+	if (scan && scan_start(x, cs, &z, &cat, e) < 0)
 		return jail_err_wrap(e, "build the patch");
+	if (git_start(&g, args, &fi, e) < 0) {
+		if (scan)
+			git_abort(&cat), sb_free(&z.head);
+		return jail_err_wrap(e, "build the patch");
+	}
 	struct strbuf b = {0};
 	long long now = (long long)time(NULL);
 	sb_puts(&b, "feature done\n");
@@ -427,6 +439,10 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 		git_abort(&fi);
 	else
 		r = git_finish(&fi, NULL, e);
+	if (scan && r < 0)
+		git_abort(&cat), sb_free(&z.head);
+	else if (scan)
+		r = scan_finish(&z, &cat, e);
 	return r < 0 ? jail_err_wrap(e, "build the patch") : 0;
 }
 
@@ -441,24 +457,7 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	struct strbuf out = {0};
 	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
 	                      "refs/heads/pre", "refs/heads/post", NULL};
-	/* the carriage-return scan of the base blobs runs beside it, on the
-	 * changes as they are before the ones without a difference go */
-	bool scan = false;
-	for (size_t i = 0; s->patch_file && i < cs->n && !scan; i++)
-		scan = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
-	struct blob_scan z;
-	struct git_proc cat = {0}, diff = {.out_buf = &out, .also = scan ? &cat : NULL};
-	struct git g = {.cwd = s->dir, .git_dir = s->dir};
-	if (scan && scan_start(x, cs, &z, &cat, e) < 0)
-		return -1;
-	int r = git_start(&g, args, &diff, e);
-	if (r == 0)
-		r = git_finish(&diff, NULL, e);
-	if (scan && r < 0)
-		git_abort(&cat), sb_free(&z.head);
-	else if (scan)
-		r = scan_finish(&z, &cat, e);
-	if (r < 0) {
+	if (scratch_git(s, args, NULL, 0, &out, e) < 0) {
 		sb_free(&out);
 		return -1;
 	}
@@ -511,8 +510,11 @@ void patch_attr_pattern(struct strbuf *b, const char *prefix, const char *path)
 	sb_puts(b, "\"");
 }
 
-int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
-               int out_fd, struct jail_err *e)
+/* The files holding '\r' go as binary patches: an attributes file of their
+ * own for format-patch alone (core.attributesFile, not info/attributes: the
+ * numstat that runs beside it must count their lines). */
+static char *cr_attributes(struct scratch *s, const struct export_ctx *x,
+                           const struct changeset *cs, struct jail_err *e)
 {
 	struct strbuf attrs = {0};
 	for (size_t i = 0; i < cs->n; i++)
@@ -520,22 +522,87 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
 			patch_attr_pattern(&attrs, x->prefix, cs->v[i].path);
 			sb_puts(&attrs, " -diff\n");
 		}
-	_cleanup_free_ char *info = xasprintf("%s/info", s->dir);
-	_cleanup_free_ char *path = xasprintf("%s/info/attributes", s->dir);
-	int r = 0;
-	if (attrs.len && (mkdir_p(info, 0700, e) < 0 ||
-	                  write_file_at(AT_FDCWD, path, attrs.s, attrs.len, 0600, e) < 0))
-		r = -1;
+	char *path = xasprintf("%s/cr-attributes", s->dir);
+	if (write_file_at(AT_FDCWD, path, attrs.s ? attrs.s : "", attrs.len, 0600, e) < 0) {
+		free(path);
+		path = NULL;
+	}
 	sb_free(&attrs);
-	if (r < 0)
+	return path;
+}
+
+int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
+                     struct jail_err *e)
+{
+	_cleanup_free_ char *attrs = cr_attributes(s, x, cs, e);
+	if (!attrs)
 		return -1;
+	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return jail_err_sys(e, "create '%s'", path);
+	_cleanup_free_ char *cfg = xasprintf("core.attributesFile=%s", attrs);
 	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
 	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
 	                      "refs/heads/post", NULL};
-	struct git g = {.cwd = s->dir, .git_dir = s->dir};
-	r = git_run_to_fd(&g, args, out_fd, e);
-	unlink(path);  /* `jail diff` shows those files as text */
-	return r;
+	struct git g = {.cwd = s->dir, .git_dir = s->dir, .config = cfg};
+	s->mbox = (struct git_proc){0};
+	if (git_start_to_fd(&g, args, fd, &s->mbox, e) < 0)
+		return -1;
+	s->mbox_started = true;
+	return 0;
+}
+
+int patch_mbox_finish(struct scratch *s, struct jail_err *e)
+{
+	if (!s->mbox_started)
+		return jail_err_set(e, 0, "the patch was not started");
+	s->mbox_started = false;
+	return git_finish(&s->mbox, NULL, e);
+}
+
+/* Copy the scratch's mbox into fd. */
+static int copy_mbox(int from, int to, struct jail_err *e)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(from, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return jail_err_sys(e, "read the patch");
+		if (n == 0)
+			return 0;
+		if (write_all(to, chunk, (size_t)n) < 0)
+			return jail_err_sys(e, "write the patch");
+	}
+}
+
+int patch_mbox_size(struct scratch *s, unsigned long long *size, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return jail_err_sys(e, "stat '%s'", path);
+	*size = (unsigned long long)st.st_size;
+	return 0;
+}
+
+int patch_mbox_place(struct scratch *s, int dfd, const char *name, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
+	_cleanup_close_ int from = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (from < 0)
+		return jail_err_sys(e, "open '%s'", path);
+	if (renameat(AT_FDCWD, path, dfd, name) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return jail_err_sys(e, "move the patch to '%s'", name);
+	_cleanup_close_ int to = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	                                O_NOFOLLOW, 0644);
+	if (to < 0)
+		return jail_err_sys(e, "open '%s' for writing", name);
+	return copy_mbox(from, to, e);
 }
 
 int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e)

@@ -13,13 +13,16 @@
 #define JAIL_PATCH_H
 
 #include "export.h"
+#include "git.h"
 
 struct scratch {
 	char *dir;           /* the throwaway GIT_DIR */
 	const char *author;  /* "Name <email>" of the commits, NULL: jail's own */
 	bool borrowed;       /* reads the host's objects (scratch_borrow) */
-	bool patch_file;     /* a patch file is made: patch_numstat() also marks the
+	bool patch_file;     /* a patch file is made: patch_commit() also marks the
 	                      * changes whose base blob holds '\r' (change.has_cr) */
+	struct git_proc mbox;  /* format-patch, between patch_mbox_start and _finish */
+	bool mbox_started;
 };
 
 /* Create the throwaway repository in a new directory below parent. */
@@ -31,20 +34,26 @@ void scratch_destroy(struct scratch *s);
  * the old sides of the base commit are named by id instead of copied in. */
 int scratch_borrow(struct scratch *s, const char *objects, struct jail_err *e) WUR;
 
-/* Commit the included changes: refs/heads/pre (old side), refs/heads/post. */
+/* Commit the included changes: refs/heads/pre (old side), refs/heads/post.
+ * With patch_file, the base blobs are scanned for '\r' at the same time (a
+ * second git). */
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e) WUR;
 /* Fill each included change's added/deleted line counts from git's numstat, and
  * drop the included changes git finds no difference in (a file the agent only
- * touched, whose base version the host has changed since).  With patch_file,
- * the base blobs are scanned for '\r' at the same time (a second git). */
+ * touched, whose base version the host has changed since). */
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e) WUR;
 /* `git format-patch` of the post commit: one mbox patch, written by git straight
- * into out_fd (never held in memory).  Files holding '\r' go as binary
- * patches: `git am` strips carriage returns from text patch lines. */
-int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
-               int out_fd, struct jail_err *e) WUR;
+ * into a file of the scratch repository (never held in memory), started after
+ * patch_commit() so that it runs beside patch_numstat().  Files holding '\r' go
+ * as binary patches: `git am` strips carriage returns from text patch lines. */
+int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
+                     struct jail_err *e) WUR;
+int patch_mbox_finish(struct scratch *s, struct jail_err *e) WUR;
+/* The finished patch: its size, and moved (or copied) to name below dfd. */
+int patch_mbox_size(struct scratch *s, unsigned long long *size, struct jail_err *e) WUR;
+int patch_mbox_place(struct scratch *s, int dfd, const char *name, struct jail_err *e) WUR;
 /* `git ls-tree -r -z` of the post commit: the new versions' modes and blob ids. */
 int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e) WUR;
 /* A diff of pre..post for reading: mode "patch", "stat" or "name-status";
