@@ -457,7 +457,10 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	struct strbuf out = {0};
 	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
 	                      "refs/heads/pre", "refs/heads/post", NULL};
-	if (scratch_git(s, args, NULL, 0, &out, e) < 0) {
+	/* format-patch may be running beside it: its errors are read meanwhile */
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	struct git_proc p = {.out_buf = &out, .also = s->mbox_started ? &s->mbox : NULL};
+	if (git_start(&g, args, &p, e) < 0 || git_finish(&p, NULL, e) < 0) {
 		sb_free(&out);
 		return -1;
 	}
