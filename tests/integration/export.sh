@@ -625,3 +625,16 @@ test_export_bytes_match_the_golden_and_host_git_untouched() {
 	land "$T/p" -o "$T/out2"
 	expect_clone '^100644 \./blob\.bin '
 }
+
+# The throwaway repository names the host's object directory in its alternates
+# file: a path with a quote and a backslash goes there C-quoted, and git must
+# read it back, or fast-import would not find the base blobs.
+test_export_borrows_objects_from_a_path_that_needs_quoting() {
+	local d="$T/q\"uo\\te"
+	base "$d"
+	agent "$d" 'printf "hello\nagain\n" > README && rm src/lib/extra.c'
+	run_jail export -D "$d" -o "$T/out"
+	assert_eq "$rc" 0 "jail export: $err"
+	assert_contains "$(cat "$out")" "+again"
+	assert_contains "$(cat "$out")" "index 587be6b4c3f93f93c489c0111bba5596147a26cb..0000000"
+}
