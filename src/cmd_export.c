@@ -45,6 +45,7 @@ struct collect {
 	char *scratch_parent;  /* where sc lives (scratchroom.h) */
 	bool scratch_own;
 	bool built;  /* the scratch repository holds pre and post */
+	bool mbox_made;  /* and the single patch (patch_mbox_start) */
 	char *patch;  /* the patch written (the first of a series), or NULL */
 	struct collect *subs;
 	size_t n_subs;
@@ -138,12 +139,14 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	k->sc.patch_file = k->use == FOR_PATCH;
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0)
 		return -1;
-	/* the patch file is made while the numstat runs (unused if the agent's
-	 * commits make a series) */
-	if (k->use == FOR_PATCH && patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0)
+	/* the patch file is made while the numstat runs, unless the agent wrote
+	 * into a .git: then its commits may make a series, and the file waits
+	 * until write_one() knows it is wanted */
+	k->mbox_made = k->use == FOR_PATCH && k->cs.git_dirs.n == 0;
+	if (k->mbox_made && patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
 	r = k->use != FOR_DIFF ? patch_numstat(&k->sc, &k->x, &k->cs, e) : 0;
-	if (k->use == FOR_PATCH && r == 0)
+	if (k->mbox_made && r == 0)
 		r = patch_mbox_finish(&k->sc, e);
 	if (r < 0)
 		return -1;
@@ -281,12 +284,17 @@ static int clear_patches(int dfd, struct jail_err *e)
 	return 0;
 }
 
-/* The single patch, made beside the numstat (collect_build), moved or copied
- * into dir when what stays free can hold it once more above the reserve. */
+/* The single patch, made beside the numstat (collect_build) or now, moved or
+ * copied into dir when what stays free can hold it once more above the
+ * reserve. */
 static int write_mbox(struct collect *k, int dfd, const char *dir, const char *name,
                       struct jail_err *e)
 {
 	unsigned long long size = 0;
+	if (!k->mbox_made && (patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0 ||
+	                      patch_mbox_finish(&k->sc, e) < 0))
+		return -1;
+	k->mbox_made = true;
 	if (patch_mbox_size(&k->sc, &size, e) < 0)
 		return -1;
 	if (!room_for(dir, 2 * size))
