@@ -32,6 +32,7 @@
 #include <fnmatch.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -44,6 +45,7 @@ struct collect {
 	char *scratch_parent;  /* where sc lives (scratchroom.h) */
 	bool scratch_own;
 	bool built;  /* the scratch repository holds pre and post */
+	bool mbox_made;  /* and the single patch (patch_mbox_start) */
 	char *patch;  /* the patch written (the first of a series), or NULL */
 	struct collect *subs;
 	size_t n_subs;
@@ -55,6 +57,7 @@ struct collect {
 	const char *live_dir;        /* a live read's own scratch place (not the session dir) */
 	const struct strv *pathspec; /* the paths asked for (pathspec.h); NULL: all */
 	const char *sub_path;        /* a submodule's path in the superproject */
+	enum { FOR_PATCH = 0, FOR_STATUS, FOR_DIFF } use;  /* what is made of it */
 };
 
 /* Keep the changes under the paths asked for (`jail diff src/`). */
@@ -129,8 +132,23 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	const char *at = k->scratch_parent;
 	k->sc.author = k->author;
 	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
-	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0 ||
-	    patch_numstat(&k->sc, &k->x, &k->cs, e) < 0)
+	if (r == 0 && k->x.objects)
+		r = scratch_borrow(&k->sc, k->x.objects, e);
+	/* only a patch file needs to know which old sides hold '\r'; only the
+	 * summary needs the line counts (a diff shows git's own) */
+	k->sc.patch_file = k->use == FOR_PATCH;
+	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0)
+		return -1;
+	/* the patch file is made while the numstat runs, unless the agent wrote
+	 * into a .git: then its commits may make a series, and the file waits
+	 * until write_one() knows it is wanted */
+	k->mbox_made = k->use == FOR_PATCH && k->cs.git_dirs.n == 0;
+	if (k->mbox_made && patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0)
+		return -1;
+	r = k->use != FOR_DIFF ? patch_numstat(&k->sc, &k->x, &k->cs, e) : 0;
+	if (k->mbox_made && r == 0)
+		r = patch_mbox_finish(&k->sc, e);
+	if (r < 0)
 		return -1;
 	k->built = changeset_included(&k->cs) > 0;
 	return 0;
@@ -201,9 +219,11 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 {
 	const char *live_dir = k->live_dir;
 	const struct strv *pathspec = k->pathspec;
+	int use = k->use;
 	memset(k, 0, sizeof(*k));
 	k->live_dir = live_dir;
 	k->pathspec = pathspec;
+	k->use = use;
 	k->x.project_fd = k->x.upper_fd = -1;
 	collect_identity(k, s, cfg, message);
 	if (export_ctx_open(&k->x, s->project, s->dir, cfg, e) < 0 || collect_build(k, s, false, e) < 0 ||
@@ -219,6 +239,7 @@ static int collect(struct collect *k, struct session *s, const struct jail_confi
 		sk->message = message;
 		sk->live_dir = k->live_dir;
 		sk->pathspec = k->pathspec;
+		sk->use = k->use;
 		sk->sub_path = subs->v[i];
 		if (export_ctx_open_sub(&sk->x, &k->x, subs->v[i], cfg, e) < 0 ||
 		    collect_build(sk, s, true, e) < 0 || collect_series(sk, s, cfg, k, subs->v[i], e) < 0) {
@@ -263,6 +284,27 @@ static int clear_patches(int dfd, struct jail_err *e)
 	return 0;
 }
 
+/* The single patch, made beside the numstat (collect_build) or now, moved or
+ * copied into dir when what stays free can hold it once more above the
+ * reserve. */
+static int write_mbox(struct collect *k, int dfd, const char *dir, const char *name,
+                      struct jail_err *e)
+{
+	unsigned long long size = 0;
+	if (!k->mbox_made && (patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0 ||
+	                      patch_mbox_finish(&k->sc, e) < 0))
+		return -1;
+	k->mbox_made = true;
+	if (patch_mbox_size(&k->sc, &size, e) < 0)
+		return -1;
+	if (!room_for(dir, 2 * size))
+		return jail_err_set(e, ENOSPC, "not enough free space to write the patch (%llu KiB) in %s "
+		                               "without going below the filesystem's reserve; free some "
+		                               "space, or write it elsewhere with jail export -o DIR",
+		                    size >> 10, dir);
+	return patch_mbox_place(&k->sc, dfd, name, e);
+}
+
 /* One repository's patch and summary into dir. */
 static int write_one(struct collect *k, const struct session *s, const char *dir,
                      struct jail_err *e)
@@ -274,26 +316,18 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return jail_err_sys(e, "open '%s'", dir);
-	struct strbuf mbox = {0}, summary = {0};
+	struct strbuf summary = {0};
 	_cleanup_free_ char *name = xasprintf("0001-jail-session-%s.patch", s->name);
 	int r = k->sr.active ? series_write(&k->sr, dfd, dir, &k->paths, e)
-	                     : patch_mbox(&k->sc, &k->x, &k->cs, &mbox, e);
-	if (r == 0 && !k->sr.active && !room_for(dir, 2 * (unsigned long long)mbox.len))
-		r = jail_err_set(e, ENOSPC, "not enough free space to write the patch (%zu KiB) in %s "
-		                            "without going below the filesystem's reserve; free some "
-		                            "space, or write it elsewhere with jail export -o DIR",
-		                 mbox.len >> 10, dir);
-	if (r == 0 && !k->sr.active) {
-		r = write_file_at(dfd, name, mbox.s, mbox.len, 0644, e);
+	                     : write_mbox(k, dfd, dir, name, e);
+	if (r == 0 && !k->sr.active)
 		strv_push_take(&k->paths, xasprintf("%s/%s", dir, name));
-	}
 	if (r == 0 && k->paths.n) {
 		k->patch = xstrdup(k->paths.v[0]);
 		series_summary(&k->sr, &summary);
 		summary_render(&k->cs, k->sr.active ? NULL : k->patch, &summary);
 		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
-	sb_free(&mbox);
 	sb_free(&summary);
 	return r;
 }
@@ -494,6 +528,9 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	collect_free(&k);
 	if (stamped)
 		runstamp_free(&rs);
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru) == 0)  /* scripts/bench-export-large reads it */
+		log_debug("export: supervisor peak memory %ld KiB", ru.ru_maxrss);
 	return r < 0 ? jail_err_wrap(e, "export") : 0;
 }
 
@@ -557,6 +594,7 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 	if (r == 0)
 		r = pathspec_resolve(&s, c->args, &specs, &e);
 	k.pathspec = &specs;
+	k.use = c->cmd == CMD_DIFF ? FOR_DIFF : c->cmd == CMD_STATUS ? FOR_STATUS : FOR_PATCH;
 	/* jail diff shows the sum: the agent's commits need not be read */
 	if (r == 0 && c->cmd == CMD_DIFF)
 		cfg.export_series = false;

@@ -565,12 +565,21 @@ static int probe_repo(struct export_ctx *x, struct jail_err *e)
 	struct git g = {.cwd = x->project};
 	struct strbuf out = {0};
 	int status;
-	const char *args[] = {"rev-parse", "--is-inside-work-tree", "--show-prefix", NULL};
+	const char *args[] = {"rev-parse", "--is-inside-work-tree", "--show-prefix",
+	                      "--git-path", "objects", NULL};
 	if (git_run(&g, args, NULL, 0, &out, &status, e) < 0)
 		return -1;
 	x->is_repo = status == 0 && out.s && strncmp(out.s, "true\n", 5) == 0;
-	x->prefix = xstrdup(x->is_repo ? out.s + 5 : "");
-	x->prefix[strcspn(x->prefix, "\n")] = '\0';
+	char *prefix = x->is_repo ? out.s + 5 : "";
+	char *objects = x->is_repo ? strchr(prefix, '\n') : NULL;
+	x->prefix = xasprintf("%.*s", (int)strcspn(prefix, "\n"), prefix);
+	/* "PREFIX\nOBJECTS\n", the objects relative to the project unless absolute */
+	if (objects && objects[1] && objects[strlen(objects) - 1] == '\n') {
+		objects[strlen(objects) - 1] = '\0';
+		objects++;
+		x->objects = objects[0] == '/' ? xstrdup(objects)
+		                               : xasprintf("%s/%s", x->project, objects);
+	}
 	sb_free(&out);
 	return 0;
 }
@@ -659,9 +668,10 @@ void export_ctx_close(struct export_ctx *x)
 	closep(&x->upper_fd);
 	x->project_fd = x->upper_fd = -1;
 	free(x->prefix);
+	free(x->objects);
 	free(x->user_excludes);
 	free(x->base);
-	x->prefix = x->user_excludes = x->base = NULL;
+	x->prefix = x->objects = x->user_excludes = x->base = NULL;
 	strv_free(&x->hidden);
 	pathrules_free(&x->rules);
 	if (x->applied)
@@ -729,6 +739,8 @@ static bool in_sorted(const struct strv *l, const char *s)
 	return l->n && bsearch(&s, l->v, l->n, sizeof(char *), cmp_str) != NULL;
 }
 
+#define PATHSPEC_MAX 64
+
 /* Which of the changed paths does the host's index track? */
 static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv *tracked,
                         struct jail_err *e)
@@ -737,14 +749,16 @@ static int host_tracked(struct export_ctx *x, struct changeset *cs, struct strv 
 	strv_push(&args, "ls-files");
 	strv_push(&args, "-z");
 	strv_push(&args, "--");
-	/* with few changes, pathspecs keep git's output (and our work) small */
-	for (size_t i = 0; cs->n <= 2000 && i < cs->n; i++)
+	/* with few changes, pathspecs keep git's output (and our work) small;
+	 * git matches every entry against every pathspec, so with many the whole
+	 * index is cheaper (2,000 paths in a 4,800-file index: 55 ms against 3) */
+	for (size_t i = 0; cs->n <= PATHSPEC_MAX && i < cs->n; i++)
 		if (!cs->v[i].reason)
 			strv_push(&args, cs->v[i].path);
 	struct git g = {.cwd = x->project, .literal_pathspecs = true};
 	struct strbuf out = {0};
 	int r = 0;
-	if (cs->n > 2000 || args.n > 3)
+	if (cs->n > PATHSPEC_MAX || args.n > 3)
 		r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, NULL, e);
 	if (r == 0)
 		split_nul(&out, tracked);
@@ -801,13 +815,13 @@ static int host_base_entries(struct export_ctx *x, struct changeset *cs, struct 
 	const char *head[] = {"ls-tree", "-r", "-z", x->base, "--"};
 	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
 		strv_push(&args, head[i]);
-	for (size_t i = 0; cs->n <= 2000 && i < cs->n; i++)
+	for (size_t i = 0; cs->n <= PATHSPEC_MAX && i < cs->n; i++)  /* as host_tracked() */
 		if (!cs->v[i].reason)
 			strv_push(&args, cs->v[i].path);
 	struct git g = {.cwd = x->project, .literal_pathspecs = true};
 	struct strbuf out = {0};
 	int status = 0, r = 0;
-	if (cs->n > 2000 || args.n > ARRAY_SIZE(head))
+	if (cs->n > PATHSPEC_MAX || args.n > ARRAY_SIZE(head))
 		r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, &status, e);
 	if (r == 0 && status == 0)
 		parse_ls_tree(x, cs, &out);

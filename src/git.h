@@ -29,6 +29,45 @@ struct git {
 int git_run(const struct git *g, const char *const *args, const char *in, size_t in_len,
             struct strbuf *out, int *status, struct jail_err *e) WUR;
 
+/* A git process fed in pieces (fast-import's stream), so that the whole input
+ * is never held in memory.  Before git_start(), set at most one of out_buf
+ * (stdout appended to it) and on_out (stdout handed over as it arrives; a
+ * negative return stops the reading with an error); neither: stdout dropped.
+ * also: another started process whose output is read while this one is
+ * pumped, so that both run at once (a second git that would otherwise stop on
+ * a full pipe). */
+struct git_proc {
+	struct strbuf *out_buf;
+	int (*on_out)(void *ctx, const char *data, size_t n);
+	void *ctx;
+	struct git_proc *also;
+	/* private */
+	pid_t pid;
+	int in, out, err;
+	char *sub;
+	struct strbuf pending, errbuf;
+	size_t off;
+};
+int git_start(const struct git *g, const char *const *args, struct git_proc *p,
+              struct jail_err *e) WUR;
+/* Queue n bytes for git's stdin; written (while its output is read) once 64 KiB
+ * are pending. */
+int git_feed(struct git_proc *p, const char *data, size_t n, struct jail_err *e) WUR;
+/* Write what is pending and close stdin; git goes on with its output, which is
+ * read by git_finish() (or while another process is pumped: also). */
+int git_close_input(struct git_proc *p, struct jail_err *e) WUR;
+/* Write the rest, close stdin, read to the end, reap; status as for git_run(). */
+int git_finish(struct git_proc *p, int *status, struct jail_err *e) WUR;
+/* Give up on a started process: close its stdin and reap it. */
+void git_abort(struct git_proc *p);
+/* Start git with its stdout on out_fd (a file the output goes to unread);
+ * git_finish() waits for it. */
+int git_start_to_fd(const struct git *g, const char *const *args, int out_fd,
+                    struct git_proc *p, struct jail_err *e) WUR;
+/* Run git with its stdout on out_fd (a file the output goes to unread). */
+int git_run_to_fd(const struct git *g, const char *const *args, int out_fd,
+                  struct jail_err *e) WUR;
+
 /* Fill *argv with the hardened prefix: "git", "--no-pager", "-c", ... (exposed
  * for the unit test). */
 void git_argv_prefix(struct strv *argv);

@@ -54,7 +54,15 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 		if (mkdirat(fd, dirs[i], 0700) < 0)
 			return jail_err_sys(e, "create '%s/%s'", s->dir, dirs[i]);
 	static const char head[] = "ref: refs/heads/post\n";
-	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n";
+	/* a repository deleted in a second: no fsync (git >= 2.36 syncs packs
+	 * and refs), no compression of its pack, no delta search (core.compression
+	 * stays: binary patches are deflated with it); and fast-import keeps its
+	 * pack (unpack-objects would touch the mtime of every loose object the
+	 * host's repository has too: a write to it) */
+	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
+	                             "\tfsync = none\n"
+	                             "[pack]\n\tcompression = 0\n\twindow = 0\n"
+	                             "[fastimport]\n\tunpackLimit = 0\n";
 	if (write_file_at(fd, "HEAD", head, sizeof(head) - 1, 0600, e) < 0 ||
 	    write_file_at(fd, "config", config, sizeof(config) - 1, 0600, e) < 0)
 		return -1;
@@ -63,6 +71,10 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 
 void scratch_destroy(struct scratch *s)
 {
+	if (s->mbox_started) {
+		git_abort(&s->mbox);
+		s->mbox_started = false;
+	}
 	if (!s->dir)
 		return;
 	struct jail_err e;
@@ -78,6 +90,35 @@ static int scratch_git(struct scratch *s, const char *const *args, const char *i
 {
 	struct git g = {.cwd = s->dir, .git_dir = s->dir};
 	return git_run(&g, args, in, in_len, out, NULL, e);
+}
+
+/* The old sides that the base commit holds are named by id and read from the
+ * host's objects, which the throwaway repository borrows read-only; nothing is
+ * copied, and git never writes into an alternate object directory. */
+int scratch_borrow(struct scratch *s, const char *objects, struct jail_err *e)
+{
+	struct strbuf line = {0};
+	if (objects[0] == '"' || strpbrk(objects, "\\\n")) {
+		sb_puts(&line, "\"");  /* git C-unquotes a line that starts with a quote */
+		for (const char *c = objects; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				sb_puts(&line, "\\");
+			if (*c == '\n')
+				sb_puts(&line, "\\n");
+			else
+				sb_append(&line, c, 1);
+		}
+		sb_puts(&line, "\"");
+	} else {
+		sb_puts(&line, objects);
+	}
+	sb_puts(&line, "\n");
+	_cleanup_free_ char *path = xasprintf("%s/objects/info/alternates", s->dir);
+	int r = write_file_at(AT_FDCWD, path, line.s, line.len, 0600, e);
+	sb_free(&line);
+	if (r == 0)
+		s->borrowed = true;
+	return r;
 }
 
 /* fast-import takes a path C-quoted: then only '"' and '\' need escaping (names
@@ -99,122 +140,254 @@ static const char *git_mode(enum ftype t, bool exec)
 	return t == FT_SYMLINK ? "120000" : exec ? "100755" : "100644";
 }
 
-static void fi_inline(struct strbuf *b, const char *mode, const struct export_ctx *x,
-                      const char *path, const char *data, size_t len)
+/* One command line of the stream (b is reused: it holds one line at a time). */
+static int fi_send(struct git_proc *fi, struct strbuf *b, struct jail_err *e)
 {
-	sb_printf(b, "M %s inline ", mode);
-	fi_path(b, x->prefix, path);
-	sb_printf(b, "\ndata %zu\n", len);
-	sb_append(b, data, len);
-	sb_puts(b, "\n");
+	int r = git_feed(fi, b->s ? b->s : "", b->len, e);
+	b->len = 0;
+	return r;
 }
 
-static int fi_modify(struct strbuf *b, int dirfd, const struct export_ctx *x, const char *path,
-                     enum ftype t, bool exec, size_t max, bool *has_cr, struct jail_err *e)
+static int fi_symlink(struct git_proc *fi, struct strbuf *b, int dirfd,
+                      const struct export_ctx *x, const char *path, struct jail_err *e)
 {
-	struct strbuf data = {0};
-	if (read_entry(dirfd, path, t, max, &data, e) < 0) {
-		sb_free(&data);
-		return -1;
+	struct strbuf target = {0};
+	int r = read_entry(dirfd, path, FT_SYMLINK, 4096, &target, e);
+	if (r == 0) {
+		sb_puts(b, "M 120000 inline ");
+		fi_path(b, x->prefix, path);
+		sb_printf(b, "\ndata %zu\n", target.len);
+		sb_append(b, target.s, target.len);
+		sb_puts(b, "\n");
+		r = fi_send(fi, b, e);
 	}
-	if (t == FT_FILE && memchr(data.s, '\r', data.len))
-		*has_cr = true;
-	fi_inline(b, git_mode(t, exec), x, path, data.s, data.len);
-	sb_free(&data);
-	return 0;
+	sb_free(&target);
+	return r;
 }
 
-static void fi_commit_header(struct strbuf *b, const char *author, const char *ref,
-                             const char *msg, long long when)
+/* Copy size bytes of fd into the stream, noting a '\r'. */
+static int fi_copy(struct git_proc *fi, int fd, unsigned long long size, const char *path,
+                   bool *has_cr, struct jail_err *e)
+{
+	char chunk[65536];
+	for (unsigned long long done = 0; done < size;) {
+		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			_cleanup_free_ char *esc = escape_name(path);
+			if (n == 0)
+				errno = EAGAIN;
+			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
+		}
+		if (memchr(chunk, '\r', (size_t)n))
+			*has_cr = true;
+		if (git_feed(fi, chunk, (size_t)n, e) < 0)
+			return -1;
+		done += (unsigned long long)n;
+	}
+	return git_feed(fi, "\n", 1, e);
+}
+
+/* "M MODE inline PATH", then "data N" and the file's bytes, read in pieces: a
+ * file is never held whole in memory.  A file that shrinks while it is read is
+ * an error (its size went out first); one that grows is cut at that size. */
+static int fi_modify(struct git_proc *fi, struct strbuf *b, int dirfd,
+                     const struct export_ctx *x, const char *path, enum ftype t, bool exec,
+                     unsigned long long max, bool *has_cr, struct jail_err *e)
+{
+	if (t == FT_SYMLINK)
+		return fi_symlink(fi, b, dirfd, x, path, e);
+	_cleanup_close_ int fd = open_beneath(dirfd, path, O_RDONLY);
+	struct stat st;
+	int r = fd < 0 || fstat(fd, &st) < 0 ? -1 : 0;
+	if (r == 0 && !S_ISREG(st.st_mode)) {
+		errno = EINVAL;  /* it changed type since the walk */
+		r = -1;
+	}
+	if (r == 0 && (unsigned long long)st.st_size > max) {
+		errno = EFBIG;
+		r = -1;
+	}
+	if (r < 0) {
+		_cleanup_free_ char *esc = escape_name(path);
+		return jail_err_sys(e, "read '%s'", esc);
+	}
+	sb_printf(b, "M %s inline ", git_mode(t, exec));
+	fi_path(b, x->prefix, path);
+	sb_printf(b, "\ndata %llu\n", (unsigned long long)st.st_size);
+	if (fi_send(fi, b, e) < 0)
+		return -1;
+	return fi_copy(fi, fd, (unsigned long long)st.st_size, path, has_cr, e);
+}
+
+static int fi_commit_header(struct git_proc *fi, struct strbuf *b, const char *author,
+                            const char *ref, const char *msg, long long when,
+                            struct jail_err *e)
 {
 	const char *who = author ? author : AUTHOR;
 	sb_printf(b, "commit %s\nauthor %s %lld +0000\ncommitter %s %lld +0000\n", ref, who, when,
 	          who, when);
 	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
+	return fi_send(fi, b, e);
 }
 
-/* The base blobs of the changes whose old side comes from the base commit, read
- * from the host's objects in one `git cat-file --batch` (no filters). */
-static int fetch_base_blobs(const struct export_ctx *x, const struct changeset *cs,
-                            struct strbuf *out, struct jail_err *e)
+/* ---- the base blobs: read once, for their carriage returns ---- */
+
+/* cat-file --batch output, parsed as it arrives: "OID blob SIZE\n", SIZE bytes,
+ * "\n"; each blob's CR goes to the next change that takes its old side from
+ * the base commit. */
+struct blob_scan {
+	struct changeset *cs;
+	size_t next;                 /* the change the current blob belongs to */
+	struct strbuf head;          /* the header line so far */
+	unsigned long long left;     /* bytes of blob data (then its "\n") to go */
+	bool in_data;
+	bool bad;
+};
+
+static struct change *scan_change(struct blob_scan *z)
 {
-	struct strbuf in = {0};
-	for (size_t i = 0; i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE)
-			sb_printf(&in, "%s\n", cs->v[i].base_oid);
-	int r = 0;
-	if (in.len) {
-		struct git g = {.cwd = x->project};
-		const char *args[] = {"cat-file", "--batch", NULL};
-		r = git_run(&g, args, in.s, in.len, out, NULL, e);
+	while (z->next < z->cs->n) {
+		struct change *c = &z->cs->v[z->next];
+		if (!c->reason && c->pre == PRE_BASE)
+			return c;
+		z->next++;
 	}
-	sb_free(&in);
-	return r;
+	return NULL;
 }
 
-/* The next blob of cat-file's output at *off: "OID blob SIZE\nDATA\n". */
-static int next_blob(const struct strbuf *b, size_t *off, const char **data, size_t *len,
-                     struct jail_err *e)
+/* The size in a header "OID blob SIZE" (no sscanf: the buffer has no NUL). */
+static bool blob_header_size(const char *h, size_t n, unsigned long long *size)
 {
-	char *nl = b->s && *off < b->len ? memchr(b->s + *off, '\n', b->len - *off) : NULL;
-	char *sp = nl ? memchr(b->s + *off, ' ', (size_t)(nl - (b->s + *off))) : NULL;
-	unsigned long long n;
-	if (!sp || strncmp(sp, " blob ", 6) != 0 || sscanf(sp + 6, "%llu", &n) != 1 ||
-	    (size_t)(nl + 1 - b->s) + n + 1 > b->len)
-		return jail_err_set(e, 0, "git cat-file: unexpected output reading a base blob");
-	*data = nl + 1;
-	*len = (size_t)n;
-	*off = (size_t)(nl + 1 - b->s) + n + 1;
+	const char *sp = memchr(h, ' ', n);
+	if (!sp || (size_t)(h + n - sp) < 7 || memcmp(sp, " blob ", 6) != 0)
+		return false;
+	unsigned long long v = 0;
+	const char *d = sp + 6;
+	if (d == h + n)
+		return false;
+	for (; d < h + n; d++) {
+		if (*d < '0' || *d > '9' || v > (~0ULL - 9) / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*d - '0');
+	}
+	*size = v;
+	return true;
+}
+
+static int blob_scan_take(void *ctx, const char *data, size_t n)
+{
+	struct blob_scan *z = ctx;
+	while (n && !z->bad) {
+		if (z->in_data) {
+			size_t k = z->left < n ? (size_t)z->left : n;
+			struct change *c = scan_change(z);
+			/* the last byte of the run is the "\n" after the data */
+			size_t body = z->left == k ? k - 1 : k;
+			if (c && (c->base_mode & 0170000) == 0100000 && memchr(data, '\r', body))
+				c->has_cr = true;
+			z->left -= k, data += k, n -= k;
+			if (z->left == 0) {
+				z->in_data = false;
+				z->next++;
+			}
+			continue;
+		}
+		const char *nl = memchr(data, '\n', n);
+		size_t k = nl ? (size_t)(nl - data) : n;
+		if (z->head.len + k > 256) {
+			z->bad = true;
+			break;
+		}
+		sb_append(&z->head, data, k);
+		data += k, n -= k;
+		if (!nl)
+			break;
+		data++, n--;
+		unsigned long long size = 0;
+		if (!scan_change(z) || !blob_header_size(z->head.s, z->head.len, &size))
+			z->bad = true;
+		z->head.len = 0;
+		z->left = size + 1;
+		z->in_data = true;
+	}
 	return 0;
 }
 
-/* The old side: base blobs, or the project's files as they are now. */
-static int fi_pre(struct strbuf *b, struct export_ctx *x, struct changeset *cs,
-                  struct jail_err *e)
+/* Which base blobs hold '\r' (`git am` strips it from text patch lines): one
+ * `git cat-file --batch` of the host's objects, no filters, read in passing.
+ * Started here with every id fed; its output is read while fast-import runs,
+ * then by scan_finish(). */
+static int scan_start(const struct export_ctx *x, struct changeset *cs, struct blob_scan *z,
+                      struct git_proc *p, struct jail_err *e)
 {
-	struct strbuf blobs = {0};
-	size_t off = 0;
-	int r = fetch_base_blobs(x, cs, &blobs, e);
+	*z = (struct blob_scan){.cs = cs};
+	struct git g = {.cwd = x->project};
+	const char *args[] = {"cat-file", "--batch", NULL};
+	*p = (struct git_proc){.on_out = blob_scan_take, .ctx = z};
+	if (git_start(&g, args, p, e) < 0)
+		return -1;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < cs->n; i++)
+		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE) {
+			r = git_feed(p, cs->v[i].base_oid, strlen(cs->v[i].base_oid), e);
+			r = r < 0 ? r : git_feed(p, "\n", 1, e);
+		}
+	if (r == 0)
+		r = git_close_input(p, e);
+	if (r < 0) {
+		git_abort(p);
+		sb_free(&z->head);
+	}
+	return r;
+}
+
+static int scan_finish(struct blob_scan *z, struct git_proc *p, struct jail_err *e)
+{
+	int r = git_finish(p, NULL, e);
+	bool whole = !z->bad && !z->in_data && z->head.len == 0 && !scan_change(z);
+	sb_free(&z->head);
+	if (r == 0 && !whole)
+		return jail_err_set(e, 0, "git cat-file: unexpected output reading a base blob");
+	return r;
+}
+
+/* The old side: base blobs by id (the borrowed objects), the project's files
+ * as they are now inline. */
+static int fi_pre(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
+                  struct changeset *cs, struct jail_err *e)
+{
+	int r = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		struct change *c = &cs->v[i];
 		if (c->reason || c->pre == PRE_NONE)
 			continue;
 		if (c->pre == PRE_LOWER) {
-			r = fi_modify(b, x->project_fd, x, c->path, c->old_type, c->old_exec,
+			r = fi_modify(fi, b, x->project_fd, x, c->path, c->old_type, c->old_exec,
 			              OLD_READ_MAX, &c->has_cr, e);
 			continue;
 		}
-		const char *data = NULL;
-		size_t len = 0;
-		r = next_blob(&blobs, &off, &data, &len, e);
-		if (r == 0) {
-			char mode[16];
-			snprintf(mode, sizeof(mode), "%06o", c->base_mode);
-			if ((c->base_mode & 0170000) == 0100000 && memchr(data, '\r', len))
-				c->has_cr = true;
-			fi_inline(b, mode, x, c->path, data, len);
-		}
+		sb_printf(b, "M %06o %s ", c->base_mode, c->base_oid);
+		fi_path(b, x->prefix, c->path);
+		sb_puts(b, "\n");
+		r = fi_send(fi, b, e);
 	}
-	sb_free(&blobs);
 	return r;
 }
 
-int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
-                 const char *message, struct jail_err *e)
+static int fi_post(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
+                   struct changeset *cs, struct jail_err *e)
 {
-	struct strbuf b = {0};
-	long long now = (long long)time(NULL);
-	sb_puts(&b, "feature done\n");
-	fi_commit_header(&b, s->author, "refs/heads/pre", "base", now);
-	int r = fi_pre(&b, x, cs, e);
-	fi_commit_header(&b, s->author, "refs/heads/post", message, now);
-	sb_puts(&b, "from refs/heads/pre\n");
 	/* deletions first: a file may be replaced by a directory of the same name */
+	int r = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++)
 		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].pre != PRE_NONE) {
-			sb_puts(&b, "D ");
-			fi_path(&b, x->prefix, cs->v[i].path);
-			sb_puts(&b, "\n");
+			sb_puts(b, "D ");
+			fi_path(b, x->prefix, cs->v[i].path);
+			sb_puts(b, "\n");
+			r = fi_send(fi, b, e);
 		}
 	size_t n = changeset_included(cs), done = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
@@ -223,15 +396,59 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 			continue;
 		log_progress("exporting", done++, n);
 		if (c->new_type != FT_NONE)
-			r = fi_modify(&b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
-			              (size_t)x->rules.max_size + 1, &c->has_cr, e);
+			r = fi_modify(fi, b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
+			              (unsigned long long)x->rules.max_size + 1, &c->has_cr, e);
 	}
 	log_progress("exporting: git builds the patch of", n, n);
-	sb_puts(&b, "done\n");
-	const char *args[] = {"fast-import", "--quiet", "--done", NULL};
+	return r;
+}
+
+int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                 const char *message, struct jail_err *e)
+{
+	bool by_id = false;
+	for (size_t i = 0; i < cs->n && !by_id; i++)
+		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
+	if (by_id && !s->borrowed)
+		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	const char *args[] = {"fast-import", "--quiet", "--done", "--depth=0", NULL};
+	/* the carriage-return scan of the base blobs runs beside fast-import */
+	bool scan = by_id && s->patch_file;
+	struct blob_scan z;
+	struct git_proc cat = {0}, fi = {.also = scan ? &cat : NULL};
+	if (scan && scan_start(x, cs, &z, &cat, e) < 0)
+		return jail_err_wrap(e, "build the patch");
+	if (git_start(&g, args, &fi, e) < 0) {
+		if (scan)
+			git_abort(&cat), sb_free(&z.head);
+		return jail_err_wrap(e, "build the patch");
+	}
+	struct strbuf b = {0};
+	long long now = (long long)time(NULL);
+	sb_puts(&b, "feature done\n");
+	int r = fi_commit_header(&fi, &b, s->author, "refs/heads/pre", "base", now, e);
 	if (r == 0)
-		r = scratch_git(s, args, b.s, b.len, NULL, e);
+		r = fi_pre(&fi, &b, x, cs, e);
+	if (r == 0)
+		r = fi_commit_header(&fi, &b, s->author, "refs/heads/post", message, now, e);
+	sb_puts(&b, "from refs/heads/pre\n");
+	if (r == 0)
+		r = fi_send(&fi, &b, e);
+	if (r == 0)
+		r = fi_post(&fi, &b, x, cs, e);
+	sb_puts(&b, "done\n");
+	if (r == 0)
+		r = fi_send(&fi, &b, e);
 	sb_free(&b);
+	if (r < 0)
+		git_abort(&fi);
+	else
+		r = git_finish(&fi, NULL, e);
+	if (scan && r < 0)
+		git_abort(&cat), sb_free(&z.head);
+	else if (scan)
+		r = scan_finish(&z, &cat, e);
 	return r < 0 ? jail_err_wrap(e, "build the patch") : 0;
 }
 
@@ -246,8 +463,13 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	struct strbuf out = {0};
 	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
 	                      "refs/heads/pre", "refs/heads/post", NULL};
-	if (scratch_git(s, args, NULL, 0, &out, e) < 0)
+	/* format-patch may be running beside it: its errors are read meanwhile */
+	struct git g = {.cwd = s->dir, .git_dir = s->dir};
+	struct git_proc p = {.out_buf = &out, .also = s->mbox_started ? &s->mbox : NULL};
+	if (git_start(&g, args, &p, e) < 0 || git_finish(&p, NULL, e) < 0) {
+		sb_free(&out);
 		return -1;
+	}
 	size_t pl = strlen(x->prefix);
 	/* records: "ADDED\tDELETED\tPATH\0" ("-" for binary) */
 	for (size_t i = 0; out.s && i < out.len;) {
@@ -297,8 +519,11 @@ void patch_attr_pattern(struct strbuf *b, const char *prefix, const char *path)
 	sb_puts(b, "\"");
 }
 
-int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
-               struct strbuf *out, struct jail_err *e)
+/* The files holding '\r' go as binary patches: an attributes file of their
+ * own for format-patch alone (core.attributesFile, not info/attributes: the
+ * numstat that runs beside it must count their lines). */
+static char *cr_attributes(struct scratch *s, const struct export_ctx *x,
+                           const struct changeset *cs, struct jail_err *e)
 {
 	struct strbuf attrs = {0};
 	for (size_t i = 0; i < cs->n; i++)
@@ -306,23 +531,89 @@ int patch_mbox(struct scratch *s, const struct export_ctx *x, const struct chang
 			patch_attr_pattern(&attrs, x->prefix, cs->v[i].path);
 			sb_puts(&attrs, " -diff\n");
 		}
-	_cleanup_free_ char *info = xasprintf("%s/info", s->dir);
-	_cleanup_free_ char *path = xasprintf("%s/info/attributes", s->dir);
-	int r = 0;
-	if (attrs.len && (mkdir_p(info, 0700, e) < 0 ||
-	                  write_file_at(AT_FDCWD, path, attrs.s, attrs.len, 0600, e) < 0))
-		r = -1;
+	char *path = xasprintf("%s/cr-attributes", s->dir);
+	if (write_file_at(AT_FDCWD, path, attrs.s ? attrs.s : "", attrs.len, 0600, e) < 0) {
+		free(path);
+		path = NULL;
+	}
 	sb_free(&attrs);
-	if (r < 0)
+	return path;
+}
+
+int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
+                     struct jail_err *e)
+{
+	_cleanup_free_ char *attrs = cr_attributes(s, x, cs, e);
+	if (!attrs)
 		return -1;
 	size_t n = changeset_included(cs);
 	log_progress("exporting: git writes the patch of", n, n);
+	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return jail_err_sys(e, "create '%s'", path);
+	_cleanup_free_ char *cfg = xasprintf("core.attributesFile=%s", attrs);
 	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
 	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
 	                      "refs/heads/post", NULL};
-	r = scratch_git(s, args, NULL, 0, out, e);
-	unlink(path);  /* `jail diff` shows those files as text */
-	return r;
+	struct git g = {.cwd = s->dir, .git_dir = s->dir, .config = cfg};
+	s->mbox = (struct git_proc){0};
+	if (git_start_to_fd(&g, args, fd, &s->mbox, e) < 0)
+		return -1;
+	s->mbox_started = true;
+	return 0;
+}
+
+int patch_mbox_finish(struct scratch *s, struct jail_err *e)
+{
+	if (!s->mbox_started)
+		return jail_err_set(e, 0, "the patch was not started");
+	s->mbox_started = false;
+	return git_finish(&s->mbox, NULL, e);
+}
+
+/* Copy the scratch's mbox into fd. */
+static int copy_mbox(int from, int to, struct jail_err *e)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = read(from, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return jail_err_sys(e, "read the patch");
+		if (n == 0)
+			return 0;
+		if (write_all(to, chunk, (size_t)n) < 0)
+			return jail_err_sys(e, "write the patch");
+	}
+}
+
+int patch_mbox_size(struct scratch *s, unsigned long long *size, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return jail_err_sys(e, "stat '%s'", path);
+	*size = (unsigned long long)st.st_size;
+	return 0;
+}
+
+int patch_mbox_place(struct scratch *s, int dfd, const char *name, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
+	_cleanup_close_ int from = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (from < 0)
+		return jail_err_sys(e, "open '%s'", path);
+	if (renameat(AT_FDCWD, path, dfd, name) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return jail_err_sys(e, "move the patch to '%s'", name);
+	_cleanup_close_ int to = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	                                O_NOFOLLOW, 0644);
+	if (to < 0)
+		return jail_err_sys(e, "open '%s' for writing", name);
+	return copy_mbox(from, to, e);
 }
 
 int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e)

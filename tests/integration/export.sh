@@ -555,3 +555,86 @@ test_symlink_through_a_left_out_link_judged_against_the_host() {
 	run_jail export -D "$T/p" --export-deny sub
 	assert_eq "$rc" 0 "jail export: $err"
 }
+
+# A mixed change whose patch must stay byte for byte what jail has always written
+# (tests/integration/export-mixed.golden was made by the export before issue 16
+# made it stream, borrow the host's objects and skip compression): edits, new,
+# deleted, renamed (deleted + added), exec bits on and off, symlinks new,
+# retargeted and replacing a file, CRLF on either side, quoted names, files
+# larger than one read, binary left out.  Only the commit id and the date vary.
+mixed_base() {
+	local d=$1
+	base "$d"
+	mkdir -p "$d/bin" "$d/data"
+	printf '#!/bin/sh\necho tool\n' >"$d/bin/tool"
+	chmod +x "$d/bin/tool"
+	ln -s README "$d/lnk"
+	printf 'one\r\ntwo\r\n' >"$d/win.txt"
+	printf 'dos\r\nline\r\n' >"$d/dos.txt"
+	printf 'gone\r\n' >"$d/gone-crlf.txt"
+	seq 1 40000 | sed 's/^/row /' >"$d/data/big.txt"
+	seq 1 300 >"$d/data/moved.txt"
+	git -C "$d" add -A
+	git -C "$d" commit -q -m mixed
+}
+
+MIXED_CHANGE='printf "hello\nagain\n" > README &&
+	sed -i "s/return 0/return 1/" src/main.c &&
+	echo "int n;" > src/new.c && mkdir tools && printf "#!/bin/sh\n" > tools/x.sh && chmod +x tools/x.sh &&
+	rm src/lib/extra.c && mv src/lib/util.c src/lib/helpers.c &&
+	mv data/moved.txt data/renamed.txt && echo 301 >> data/renamed.txt &&
+	chmod +x run.sh && chmod -x bin/tool &&
+	ln -s src/main.c inside && rm lnk && ln -s docs/index.md lnk &&
+	rm docs/index.md && ln -s ../README docs/index.md &&
+	printf "one\r\nthree\r\n" > win.txt && printf "a\r\nb\r\n" > crlf.txt &&
+	printf "dos\nline\n" > dos.txt && rm gone-crlf.txt &&
+	printf "\000\001bin" > blob.bin && : > empty && printf "no newline" > nonl &&
+	mkdir "dir with space" && echo s > "dir with space/file name.txt" &&
+	echo q > "quote\"d" && echo b > "back\\slash" &&
+	sed -i "s/^row 20000$/row twenty thousand/" data/big.txt &&
+	seq 1 7000 | sed "s/^/new row /" > data/new-big.txt'
+
+# What varies between two exports of the same change: the commit id, the date.
+normalize_patch() {
+	sed -E -e '1s/^From [0-9a-f]{40} /From COMMIT /' -e 's/^Date: .*/Date: DATE/'
+}
+
+test_export_bytes_match_the_golden_and_host_git_untouched() {
+	mixed_base "$T/p"
+	agent "$T/p" "$MIXED_CHANGE"
+	assert_contains "$agent_err" "blob.bin: binary content"
+	local before
+	before=$(tree_hash "$T/p/.git")
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export: $err"
+	local got
+	got=$({
+		echo "== export"; normalize_patch <"$out"
+		echo "== summary"; sed "s|^patch: .*/out/|patch: OUT/|" "$T/out/summary"
+		run_jail diff -D "$T/p" --stat; echo "== diff --stat"; printf '%s\n' "$out"
+		run_jail diff -D "$T/p" --name-status; echo "== diff --name-status"; printf '%s\n' "$out"
+		run_jail status -D "$T/p"; echo "== status"; printf '%s\n' "$out"
+	})
+	if ! cmp -s <(printf '%s\n' "$got") "$TESTS/integration/export-mixed.golden"; then
+		diff -u "$TESTS/integration/export-mixed.golden" <(printf '%s\n' "$got") | head -n 40 >&2
+		fail "the export differs from the golden patch"
+	fi
+	# the export read the host's objects (alternates) and wrote nothing there
+	assert_eq "$(tree_hash "$T/p/.git")" "$before" "the host's .git after export, diff, status"
+	assert_eq "$(git -C "$T/p" fsck --no-dangling --no-progress 2>&1)" "" "git fsck of the host repository"
+	land "$T/p" -o "$T/out2"
+	expect_clone '^100644 \./blob\.bin '
+}
+
+# The throwaway repository names the host's object directory in its alternates
+# file: a path with a quote and a backslash goes there C-quoted, and git must
+# read it back, or fast-import would not find the base blobs.
+test_export_borrows_objects_from_a_path_that_needs_quoting() {
+	local d="$T/q\"uo\\te"
+	base "$d"
+	agent "$d" 'printf "hello\nagain\n" > README && rm src/lib/extra.c'
+	run_jail export -D "$d" -o "$T/out"
+	assert_eq "$rc" 0 "jail export: $err"
+	assert_contains "$(cat "$out")" "+again"
+	assert_contains "$(cat "$out")" "index 587be6b4c3f93f93c489c0111bba5596147a26cb..0000000"
+}

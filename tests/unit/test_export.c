@@ -176,6 +176,50 @@ T(git_runs_hardened)
 	CHECK(strchr(e.msg, '\033') == NULL);
 }
 
+/* A stream fed in pieces reaches git whole and in order (hash-object of 3 MB,
+ * more than a pipe holds, fed as odd-sized pieces), and the environment carries
+ * the malloc tunables. */
+T(git_is_fed_in_pieces)
+{
+	struct strv env = {0};
+	struct git g = {.cwd = "/"};
+	git_env(&g, &env);
+	bool tunables = false;
+	for (size_t i = 0; i < env.n; i++)
+		tunables |= strncmp(env.v[i], "GLIBC_TUNABLES=glibc.malloc.", 28) == 0;
+	CHECK(tunables);
+	strv_free(&env);
+	size_t n = 3u << 20;
+	char *data = xmalloc(n);
+	for (size_t i = 0; i < n; i++)
+		data[i] = (char)('a' + (i * 7 + i / 4099) % 26);
+	struct jail_err e;
+	const char *args[] = {"hash-object", "--stdin", NULL};
+	struct strbuf whole = {0}, pieces = {0};
+	CHECK_INT(git_run(&g, args, data, n, &whole, NULL, &e), 0);
+	struct git_proc p = {.out_buf = &pieces};
+	CHECK_INT(git_start(&g, args, &p, &e), 0);
+	for (size_t off = 0, k = 1; off < n; off += k, k = k * 3 + 1)
+		CHECK_INT(git_feed(&p, data + off, off + k > n ? n - off : k, &e), 0);
+	CHECK_INT(git_finish(&p, NULL, &e), 0);
+	CHECK(whole.len == 41 && pieces.len == 41);
+	CHECK(whole.s && pieces.s && memcmp(whole.s, pieces.s, 41) == 0);
+	/* and straight into a file */
+	char path[] = "/tmp/jail-unit-gitfd.XXXXXX";
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	const char *ver[] = {"hash-object", "--stdin", NULL};
+	CHECK_INT(git_run_to_fd(&g, ver, fd, &e), 0);  /* stdin empty: the empty blob */
+	char buf[64] = "";
+	CHECK(pread(fd, buf, sizeof(buf) - 1, 0) == 41);
+	CHECK(strncmp(buf, "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\n", 41) == 0);
+	close(fd);
+	unlink(path);
+	free(data);
+	sb_free(&whole);
+	sb_free(&pieces);
+}
+
 T(terminal_output_is_escaped)
 {
 	struct strbuf b = {0};
