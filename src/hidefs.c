@@ -460,7 +460,10 @@ int hidefs_prepare(struct hidefs *h, struct jail_err *e)
 int hidefs_fork(struct hidefs *h, struct jail_err *e)
 {
 	pid_t supervisor = getpid();
+	hidetree_inherit(true);
 	pid_t pid = fork();
+	if (pid != 0)
+		hidetree_inherit(false);
 	if (pid < 0)
 		return jail_err_sys(e, "fork the project's file server");
 	if (pid == 0)

@@ -65,6 +65,57 @@ static void walk_dirs(struct strbuf *b, int proj, const char *rel, const struct 
 	closedir(d);
 }
 
+/* The stamp of a path the walk saw (a directory, a .gitignore), else of the
+ * file system now. */
+static void stamp_of(struct hide_node *tree, int proj, const char *path,
+                     char out[FILE_STAMP_MAX])
+{
+	struct hide_node *n = tree && path[0] != '/' ? hidetree_lookup(tree, path) : NULL;
+	if (!n || !n->stamp) {
+		file_stamp(proj, path, out);
+		return;
+	}
+	struct stat st = {.st_mtim = n->stamp->mtim, .st_ino = n->stamp->ino,
+	                  .st_size = n->stamp->size};
+	stat_stamp(&st, out);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* walk_dirs over the tree: the same records, from the stamps the walk took.
+ * `ign` is sorted.  A directory the walk did not read (another file system,
+ * too deep, unreadable) is walked as git would. */
+static void tree_dirs(struct strbuf *b, int proj, struct hide_node *tree, struct hide_node *n,
+                      const char *rel, char **ign, size_t n_ign, int depth)
+{
+	if (!n->walked) {
+		struct strv list = {.v = ign, .n = n_ign};
+		walk_dirs(b, proj, rel, &list, depth);
+		return;
+	}
+	char stamp[FILE_STAMP_MAX];
+	stamp_of(tree, proj, rel, stamp);
+	add_record(b, "s", rel, stamp);
+	for (size_t i = 0; i < n->n_kids; i++) {
+		struct hide_node *kid = n->kids[i];
+		if (!strcmp(kid->name, ".git"))
+			continue;
+		_cleanup_free_ char *child =
+			strcmp(rel, ".") ? xasprintf("%s/%s", rel, kid->name) : xstrdup(kid->name);
+		const char *key = child;
+		if (kid->dir && !bsearch(&key, ign, n_ign, sizeof(*ign), cmp_str)) {
+			if (depth < WALK_DEPTH_MAX)
+				tree_dirs(b, proj, tree, kid, child, ign, n_ign, depth + 1);
+		} else if (!strcmp(kid->name, ".gitignore")) {
+			stamp_of(tree, proj, child, stamp);
+			add_record(b, "s", child, stamp);
+		}
+	}
+}
+
 /* git's own answer: the untracked files its ignore rules (the project's, and the
  * user's global excludes file) ignore; whole directories as one entry. */
 static int ask_git(const char *project, struct strv *out, struct jail_err *e)
@@ -150,7 +201,8 @@ static int ask_submodules(const char *project, const struct strv *subs, struct s
 static char *cache_path(const struct session *s) { return xasprintf("%s/ignored.cache", s->dir); }
 
 /* 0 and *out filled when every stamp still matches; -1 otherwise. */
-static int cache_load(const struct session *s, int proj, struct strv *out)
+static int cache_load(const struct session *s, struct hide_node *tree, int proj,
+                      struct strv *out)
 {
 	_cleanup_free_ char *path = cache_path(s);
 	_cleanup_free_ char *data = NULL;
@@ -178,7 +230,7 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 			made = atoll(p);
 			continue;
 		}
-		file_stamp(proj, p, now);
+		stamp_of(tree, proj, p, now);
 		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 1) {
 			log_debug("ignore cache: '%s' changed", p);
 			strv_free(&got);
@@ -189,8 +241,8 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 	return 0;
 }
 
-static void cache_store(const struct session *s, int proj, const struct gitlink *gl,
-                        const struct strv *ign)
+static void cache_store(const struct session *s, struct hide_node *tree, int proj,
+                        const struct gitlink *gl, const struct strv *ign)
 {
 	struct strbuf b = {0};
 	sb_append(&b, MAGIC, sizeof(MAGIC));
@@ -213,7 +265,14 @@ static void cache_store(const struct session *s, int proj, const struct gitlink 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(&b, proj, files[i]);
 	git_user_paths_free(&u);
-	walk_dirs(&b, proj, ".", ign, 0);
+	if (tree) {
+		_cleanup_free_ char **sorted = xcalloc(ign->n + 1, sizeof(char *));
+		memcpy(sorted, ign->v, ign->n * sizeof(char *));
+		qsort(sorted, ign->n, sizeof(char *), cmp_str);
+		tree_dirs(&b, proj, tree, tree, ".", sorted, ign->n, 0);
+	} else {
+		walk_dirs(&b, proj, ".", ign, 0);
+	}
 	for (size_t i = 0; i < ign->n; i++)
 		add_record(&b, "i", ign->v[i], "");
 	_cleanup_free_ char *path = cache_path(s);
@@ -224,7 +283,8 @@ static void cache_store(const struct session *s, int proj, const struct gitlink 
 	sb_free(&b);
 }
 
-int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
+int ignored_paths(const struct session *s, struct hide_node *tree, struct strv *out,
+                  struct jail_err *e)
 {
 	_cleanup_close_ int proj = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proj < 0)
@@ -244,7 +304,7 @@ int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
 		gitlink_free(&gl);
 		cacheable = false;
 	}
-	if (cacheable && cache_load(s, proj, out) == 0) {
+	if (cacheable && cache_load(s, tree, proj, out) == 0) {
 		gitlink_free(&gl);
 		return 0;
 	}
@@ -253,7 +313,7 @@ int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
 		r = -1;
 	strv_free(&subs);
 	if (r == 0 && cacheable)
-		cache_store(s, proj, &gl, out);
+		cache_store(s, tree, proj, &gl, out);
 	if (cacheable)
 		gitlink_free(&gl);
 	return r;

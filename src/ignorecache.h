@@ -8,10 +8,16 @@
  * one fstatat per directory. */
 #ifndef JAIL_IGNORECACHE_H
 #define JAIL_IGNORECACHE_H
+#include "hidetree.h"
 #include "session.h"
 
 /* The ignored paths of the project (relative, no trailing '/'), from the cache
  * when it is still valid, else from git (and the cache is rewritten).  Returns 1
- * when the project is not a git repository (nothing listed). */
-int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e) WUR;
+ * when the project is not a git repository (nothing listed).  With `tree` (the
+ * walk of the project at start, hidetree.h), the stamps of the project's
+ * directories and .gitignore files are the ones the walk took before git was
+ * asked: a cold start walks the project once, not twice, and a warm one stats
+ * no directory again.  NULL: they are taken from the file system. */
+int ignored_paths(const struct session *s, struct hide_node *tree, struct strv *out,
+                  struct jail_err *e) WUR;
 #endif

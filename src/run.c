@@ -4,6 +4,7 @@
 #include "git.h"
 #include "hide.h"
 #include "hints.h"
+#include "hidecache.h"
 #include "hidefs.h"
 #include "log.h"
 #include "net.h"
@@ -78,11 +79,12 @@ static int hide_project(const struct jail_config *cfg, const struct session *s,
 		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (h->project_fd < 0)
 			return jail_err_sys(e, "open the project %s", s->project);
-		if (hidetree_build(h->project_fd, &h->tree, &count, e) < 0)
+		_cleanup_free_ char *cache = xasprintf("%s/tree.cache", s->dir);
+		if (hidecache_build(h->project_fd, cache, &h->tree, &count, e) < 0)
 			return -1;
 		log_debug("project walked: %zu names", count);
 	}
-	int r = hide_ignored(s, cfg, hidden, e);
+	int r = hide_ignored(s, cfg, h->tree, hidden, e);
 	log_debug("ignored files hidden");
 	for (size_t i = 0; h->tree && i < hidden->paths.n; i++)
 		hidetree_drop(h->tree, hidden->paths.v[i]);
