@@ -115,9 +115,10 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
                     struct jail_err *e)
 {
-	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1};
+	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1, .lock_fd = -1};
 	struct hide_set hidden = {0};
 	int r = prepare(cfg, s, &hfs, &hidden, e);
+	hfs.lock_fd = s->lockfd;
 	if (r == 0) {
 		warn_nested_mounts(s->project);
 		hint_project_in_repo(s->project);

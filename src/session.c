@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/file.h>
@@ -194,6 +195,30 @@ int session_create(struct session *s, struct jail_err *e)
 	return 0;
 }
 
+/* The jail that held the lock is gone (its pid, in the lock file, is), but
+ * the lock is not free yet: its project view's server holds it until the
+ * jail's namespaces are down, which takes milliseconds after the jail's
+ * exit (sandbox.h).  Wait for that, a few seconds at most. */
+static int wait_for_teardown(int fd, const char *pid)
+{
+	char *end;
+	long holder = strtol(pid, &end, 10);
+	if (holder <= 0 || *end || kill((pid_t)holder, 0) == 0 || errno != ESRCH) {
+		errno = EWOULDBLOCK;
+		return -1;
+	}
+	for (int i = 0; i < 5000; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK)
+			return -1;
+		struct timespec ms = {0, 1000 * 1000};
+		nanosleep(&ms, NULL);
+	}
+	errno = EWOULDBLOCK;
+	return -1;
+}
+
 int session_lock(struct session *s, struct jail_err *e)
 {
 	if (mkdir_p(s->dir, 0700, e) < 0)
@@ -202,13 +227,17 @@ int session_lock(struct session *s, struct jail_err *e)
 	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return jail_err_sys(e, "open lock '%s'", path);
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	int r = flock(fd, LOCK_EX | LOCK_NB);
+	char pid[32] = "";
+	if (r < 0 && errno == EWOULDBLOCK) {
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, " \n")] = '\0';
+		r = wait_for_teardown(fd, pid);
+	}
+	if (r < 0) {
 		if (errno != EWOULDBLOCK)
 			return jail_err_sys(e, "lock '%s'", path);
-		char pid[32] = "";
-		ssize_t r = pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[r > 0 ? r : 0] = '\0';
-		pid[strcspn(pid, " \n")] = '\0';
 		jail_err_set(e, 0,
 		             "session '%s' of %s is in use (jail pid %s); join it with "
 		             "jail exec -s %s -- COMMAND, or use another session with -s NAME",
@@ -217,9 +246,9 @@ int session_lock(struct session *s, struct jail_err *e)
 		return -1;
 	}
 	/* fixed width: no ftruncate (a journal commit on ext4, 1 ms of start-up) */
-	char pid[16];
-	int n = snprintf(pid, sizeof(pid), "%-10d\n", (int)getpid());
-	if (pwrite(fd, pid, (size_t)n, 0) != n)
+	char me[16];
+	int n = snprintf(me, sizeof(me), "%-10d\n", (int)getpid());
+	if (pwrite(fd, me, (size_t)n, 0) != n)
 		return jail_err_sys(e, "write lock '%s'", path);
 	s->lockfd = steal_fd(&fd);
 	return 0;
