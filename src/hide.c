@@ -261,11 +261,11 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 
 /* What is hidden at start (the selection; hide_apply enforces it). */
 int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
-                struct hide_set *out, struct jail_err *e)
+                struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e)
 {
 	struct strv ignored = {0};
 	memset(out, 0, sizeof(*out));
-	int r = ignored_paths(s, tree, &ignored, e);
+	int r = ignored_paths(s, tree, pre, &ignored, e);
 	if (r < 0)
 		return -1;
 	out->no_rules = r == 1;
@@ -388,9 +388,9 @@ void hide_set_free(struct hide_set *set)
 }
 
 int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
-                 struct hide_set *set, struct jail_err *e)
+                 struct ignore_prefetch *pre, struct hide_set *set, struct jail_err *e)
 {
-	if (hide_select(s, cfg, tree, set, e) < 0)
+	if (hide_select(s, cfg, tree, pre, set, e) < 0)
 		return -1;
 	return hide_apply(s, set, e);
 }

@@ -12,11 +12,13 @@
 
 #include "git.h"
 #include "gitlink.h"
+#include "hidecache.h"
 #include "log.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -200,6 +202,76 @@ static int ask_submodules(const char *project, const struct strv *subs, struct s
 
 static char *cache_path(const struct session *s) { return xasprintf("%s/ignored.cache", s->dir); }
 
+struct ignore_prefetch {
+	pthread_t thread;
+	char *project;
+	time_t started;
+	struct strv list;
+	int r;
+	struct jail_err e;
+};
+
+static void *prefetch_main(void *arg)
+{
+	struct ignore_prefetch *p = arg;
+	p->r = ask_git(p->project, &p->list, &p->e);
+	return NULL;
+}
+
+struct ignore_prefetch *ignore_prefetch_start(const struct session *s)
+{
+	_cleanup_free_ char *path = cache_path(s);
+	if (access(path, F_OK) == 0)
+		return NULL;
+	struct ignore_prefetch *p = xcalloc(1, sizeof(*p));
+	p->project = xstrdup(s->project);
+	p->started = time(NULL);
+	if (pthread_create(&p->thread, NULL, prefetch_main, p) != 0) {
+		free(p->project);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void ignore_prefetch_drop(struct ignore_prefetch *p)
+{
+	if (!p)
+		return;
+	pthread_join(p->thread, NULL);
+	strv_free(&p->list);
+	free(p->project);
+	free(p);
+}
+
+/* The prefetched answer when the tree shows nothing changed while git ran:
+ * 0 or 1 as ask_git, -1 with *e; 2 when it cannot be used. */
+static int prefetch_take(struct ignore_prefetch *p, int proj, struct hide_node *tree,
+                         struct strv *out, struct jail_err *e)
+{
+	pthread_join(p->thread, NULL);
+	bool changed = true;
+	size_t n = 0;
+	if (p->r >= 0 && tree) {
+		changed = false;
+		hidecache_refresh(proj, tree, p->started, &n, &changed);
+	}
+	int r = 2;
+	if (!changed && p->r >= 0) {
+		r = p->r;
+		*out = p->list;
+		p->list = (struct strv){0};
+	} else if (p->r < 0 && !changed) {
+		*e = p->e;
+		r = -1;
+	}
+	log_debug("ignore cache: git asked during the walk%s", r == 2 ? ", asked again" : "");
+	strv_free(&p->list);
+	free(p->project);
+	free(p);
+	return r;
+}
+
 /* 0 and *out filled when every stamp still matches; -1 otherwise. */
 static int cache_load(const struct session *s, struct hide_node *tree, int proj,
                       struct strv *out)
@@ -283,12 +355,14 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	sb_free(&b);
 }
 
-int ignored_paths(const struct session *s, struct hide_node *tree, struct strv *out,
-                  struct jail_err *e)
+int ignored_paths(const struct session *s, struct hide_node *tree,
+                  struct ignore_prefetch *pre, struct strv *out, struct jail_err *e)
 {
 	_cleanup_close_ int proj = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (proj < 0)
+	if (proj < 0) {
+		ignore_prefetch_drop(pre);
 		return jail_err_sys(e, "open '%s'", s->project);
+	}
 	/* a repository's root: a .git directory, or a worktree's gitdir file */
 	struct gitlink gl;
 	struct jail_err ignored;
@@ -298,6 +372,7 @@ int ignored_paths(const struct session *s, struct hide_node *tree, struct strv *
 	if (list_submodules(s->project, proj, &subs, e) < 0) {
 		if (cacheable)
 			gitlink_free(&gl);
+		ignore_prefetch_drop(pre);
 		return -1;
 	}
 	if (subs.n && cacheable) {
@@ -306,9 +381,12 @@ int ignored_paths(const struct session *s, struct hide_node *tree, struct strv *
 	}
 	if (cacheable && cache_load(s, tree, proj, out) == 0) {
 		gitlink_free(&gl);
+		ignore_prefetch_drop(pre);
 		return 0;
 	}
-	int r = ask_git(s->project, out, e);
+	int r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
+	if (r == 2)
+		r = ask_git(s->project, out, e);
 	if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
 		r = -1;
 	strv_free(&subs);

@@ -4,6 +4,7 @@
 #include "git.h"
 #include "hide.h"
 #include "hints.h"
+#include "ignorecache.h"
 #include "hidecache.h"
 #include "hidefs.h"
 #include "log.h"
@@ -70,21 +71,27 @@ static void record_base(const struct session *s)
 
 /* The names the jail may see (hidetree.h): the project's entries now, less the
  * hidden ones.  The walk comes before git is asked what it ignores, so a file
- * that appears in between is not in the tree rather than shown unhidden. */
+ * that appears in between is not in the tree rather than shown unhidden (on a
+ * first start git is asked during the walk, and its answer is taken only if
+ * no directory changed meanwhile: ignorecache.h). */
 static int hide_project(const struct jail_config *cfg, const struct session *s,
                         struct hidefs *h, struct hide_set *hidden, struct jail_err *e)
 {
 	size_t count = 0;
+	struct ignore_prefetch *pre = NULL;
 	if (!cfg->hide_start_only) {
 		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (h->project_fd < 0)
 			return jail_err_sys(e, "open the project %s", s->project);
+		pre = ignore_prefetch_start(s);
 		_cleanup_free_ char *cache = xasprintf("%s/tree.cache", s->dir);
-		if (hidecache_build(h->project_fd, cache, &h->tree, &count, e) < 0)
+		if (hidecache_build(h->project_fd, cache, &h->tree, &count, e) < 0) {
+			ignore_prefetch_drop(pre);
 			return -1;
+		}
 		log_debug("project walked: %zu names", count);
 	}
-	int r = hide_ignored(s, cfg, h->tree, hidden, e);
+	int r = hide_ignored(s, cfg, h->tree, pre, hidden, e);
 	log_debug("ignored files hidden");
 	for (size_t i = 0; h->tree && i < hidden->paths.n; i++)
 		hidetree_drop(h->tree, hidden->paths.v[i]);
