@@ -169,12 +169,17 @@ struct refresh {
 	char path[PATH_MAX];
 };
 
+/* Seconds a stamp must lie before the walk that took it to be trusted: a
+ * change within the same timestamp tick leaves the stamp equal, and some file
+ * systems tick in 2 s (FAT's mtime). */
+#define STAMP_SLACK 2
+
 static bool unchanged(const struct hide_stamp *s, const struct stat *st, time_t made)
 {
 	return s->mtim.tv_sec == st->st_mtim.tv_sec && s->mtim.tv_nsec == st->st_mtim.tv_nsec &&
 	       s->ctim.tv_sec == st->st_ctim.tv_sec && s->ctim.tv_nsec == st->st_ctim.tv_nsec &&
-	       s->ino == st->st_ino && s->size == st->st_size && s->mtim.tv_sec < made - 1 &&
-	       s->ctim.tv_sec < made - 1;
+	       s->ino == st->st_ino && s->size == st->st_size &&
+	       s->mtim.tv_sec < made - STAMP_SLACK && s->ctim.tv_sec < made - STAMP_SLACK;
 }
 
 /* r->path (of length len; "" is the root) + "/" + name; false when too long. */

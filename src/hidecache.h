@@ -7,8 +7,8 @@
  * ctime, and ctime cannot be set back.  So a start stats each directory once
  * and reads only those that changed, and the cache is rewritten when one did.
  * The security rule is the walk's: the tree holds exactly the names each
- * directory held when this run looked at it.  A stamp within a second of the
- * start of the walk that wrote it is not trusted (a change in the same
+ * directory held when this run looked at it.  A stamp within two seconds of
+ * the start of the walk that wrote it is not trusted (a change in the same
  * timestamp tick would leave it equal): such a directory is read again. */
 #ifndef JAIL_HIDECACHE_H
 #define JAIL_HIDECACHE_H
