@@ -5,7 +5,7 @@
  *   kind "s": a stamped path (a directory git walks, an ignore file, the index);
  *   kind "i": an ignored path (stamp empty);
  *   kind "t": when the cache was made (seconds), in the path field.
- * A stamp whose mtime lies within a second of that time is not trusted: a
+ * A stamp whose mtime lies within two seconds of that time is not trusted: a
  * change in the same timestamp tick would leave it equal (git's "racy" case).
  * Stamped paths are relative to the project, or absolute for files outside it. */
 #include "ignorecache.h"
@@ -303,7 +303,7 @@ static int cache_load(const struct session *s, struct hide_node *tree, int proj,
 			continue;
 		}
 		stamp_of(tree, proj, p, now);
-		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 1) {
+		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 2) {
 			log_debug("ignore cache: '%s' changed", p);
 			strv_free(&got);
 			return -1;
