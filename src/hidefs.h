@@ -63,8 +63,8 @@ int hidefs_fork(struct hidefs *h, struct jail_err *e) WUR;
  * namespaces down), the server is left to end by itself: its FUSE connection
  * ends when the jail's overlay (which holds the view) is gone, and with the
  * server goes its copy of the session's lock, so the session's next run waits
- * for that teardown (session.h) rather than mount an overlay on an upper dir
- * the old one still holds. */
+ * for that teardown (its pid is in the lock file: session_lock_note_server)
+ * rather than mount an overlay on an upper dir the old one still holds. */
 void hidefs_stop(struct hidefs *h);
 
 /* In init, before the overlay: mount the view at `at` (`dev_fuse` is the path

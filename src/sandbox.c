@@ -10,6 +10,7 @@
 #include "net.h"
 #include "pty.h"
 #include "resources.h"
+#include "session.h"
 #include "sync.h"
 #include "sysfilter.h"
 #include "userns.h"
@@ -105,6 +106,8 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	go.cgroup_limits = limits == 1;
 	if (p->hidefs && hidefs_fork(p->hidefs, e) < 0)
 		return -1;
+	if (p->hidefs)
+		session_lock_note_server(p->session, p->hidefs->pid);
 	if (net_host_start(p->cfg, pid, sock, net, e) < 0)
 		return -1;
 	/* compiled here while init builds the root, and sent with GO */

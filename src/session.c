@@ -195,19 +195,33 @@ int session_create(struct session *s, struct jail_err *e)
 	return 0;
 }
 
-/* The jail that held the lock is gone (its pid, in the lock file, is), but
- * the lock is not free yet: its project view's server holds it until the
- * jail's namespaces are down, which takes milliseconds after the jail's
- * exit (sandbox.h).  Wait for that, a few seconds at most. */
-static int wait_for_teardown(int fd, const char *pid)
+/* The lock file: the holder's pid on the first line, and on the second the
+ * pid of its project view's server (hidefs.h), which keeps the lock from the
+ * jail's end until the jail's mounts are gone, milliseconds later. */
+#define LOCK_LINE 11
+
+static pid_t lock_pid(const char *text, size_t line)
 {
+	if (strlen(text) < (line + 1) * LOCK_LINE - 1)
+		return 0;
 	char *end;
-	long holder = strtol(pid, &end, 10);
-	if (holder <= 0 || *end || kill((pid_t)holder, 0) == 0 || errno != ESRCH) {
+	long pid = strtol(text + line * LOCK_LINE, &end, 10);
+	return pid > 0 && (*end == ' ' || *end == '\n' || !*end) ? (pid_t)pid : 0;
+}
+
+static bool alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
+
+/* The jail that held the lock is gone but its view's server still holds it:
+ * that jail's namespaces are coming down.  Wait for that, a few seconds at
+ * most; any other holder is a running jail (or command) of the session. */
+static int wait_for_teardown(int fd, const char *text)
+{
+	pid_t jail = lock_pid(text, 0), server = lock_pid(text, 1);
+	if (!jail || alive(jail) || !alive(server)) {
 		errno = EWOULDBLOCK;
 		return -1;
 	}
-	for (int i = 0; i < 5000; i++) {
+	for (int i = 0; i < 5000 && alive(server); i++) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK)
@@ -215,8 +229,19 @@ static int wait_for_teardown(int fd, const char *pid)
 		struct timespec ms = {0, 1000 * 1000};
 		nanosleep(&ms, NULL);
 	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
 	errno = EWOULDBLOCK;
 	return -1;
+}
+
+void session_lock_note_server(const struct session *s, pid_t server)
+{
+	char line[LOCK_LINE + 1];
+	snprintf(line, sizeof(line), "%-10d\n", (int)server);
+	if (s->lockfd >= 0 && pwrite(s->lockfd, line, LOCK_LINE, LOCK_LINE) != LOCK_LINE) {
+		/* without it, a run right after this one finds the session in use */
+	}
 }
 
 int session_lock(struct session *s, struct jail_err *e)
@@ -228,12 +253,12 @@ int session_lock(struct session *s, struct jail_err *e)
 	if (fd < 0)
 		return jail_err_sys(e, "open lock '%s'", path);
 	int r = flock(fd, LOCK_EX | LOCK_NB);
-	char pid[32] = "";
+	char text[2 * LOCK_LINE + 1] = "", pid[16] = "";
 	if (r < 0 && errno == EWOULDBLOCK) {
-		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, " \n")] = '\0';
-		r = wait_for_teardown(fd, pid);
+		ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		snprintf(pid, sizeof(pid), "%.*s", (int)strcspn(text, " \n"), text);
+		r = wait_for_teardown(fd, text);
 	}
 	if (r < 0) {
 		if (errno != EWOULDBLOCK)
@@ -245,9 +270,10 @@ int session_lock(struct session *s, struct jail_err *e)
 		e->errnum = EBUSY;  /* for the callers; not in the message */
 		return -1;
 	}
-	/* fixed width: no ftruncate (a journal commit on ext4, 1 ms of start-up) */
-	char me[16];
-	int n = snprintf(me, sizeof(me), "%-10d\n", (int)getpid());
+	/* fixed width: no ftruncate (a journal commit on ext4, 1 ms of start-up);
+	 * no view server yet */
+	char me[2 * LOCK_LINE + 1];
+	int n = snprintf(me, sizeof(me), "%-10d\n%-10s\n", (int)getpid(), "");
 	if (pwrite(fd, me, (size_t)n, 0) != n)
 		return jail_err_sys(e, "write lock '%s'", path);
 	s->lockfd = steal_fd(&fd);
