@@ -260,12 +260,12 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 }
 
 /* What is hidden at start (the selection; hide_apply enforces it). */
-int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_set *out,
-                struct jail_err *e)
+int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
+                struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e)
 {
 	struct strv ignored = {0};
 	memset(out, 0, sizeof(*out));
-	int r = ignored_paths(s, &ignored, e);
+	int r = ignored_paths(s, tree, pre, &ignored, e);
 	if (r < 0)
 		return -1;
 	out->no_rules = r == 1;
@@ -387,10 +387,10 @@ void hide_set_free(struct hide_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
-int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_set *set,
-                 struct jail_err *e)
+int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
+                 struct ignore_prefetch *pre, struct hide_set *set, struct jail_err *e)
 {
-	if (hide_select(s, cfg, set, e) < 0)
+	if (hide_select(s, cfg, tree, pre, set, e) < 0)
 		return -1;
 	return hide_apply(s, set, e);
 }

@@ -4,6 +4,8 @@
 #ifndef JAIL_HIDE_H
 #define JAIL_HIDE_H
 #include "config.h"
+#include "hidetree.h"
+#include "ignorecache.h"
 #include "session.h"
 
 /* The paths hidden at start, relative to the project (a directory whole). */
@@ -20,16 +22,17 @@ struct hide_set {
  * none with none.  A project without git: every path whose name matches
  * cfg->secret_names (unless none).  Then everything cfg->hide matches,
  * tracked or not. */
-int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_set *out,
-                struct jail_err *e) WUR;
+int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
+                struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e) WUR;
 /* Enforce a selection: a whiteout for each path in the session's upper dir, so
  * the agent can neither read nor list them; whiteouts of an earlier run for
  * paths no longer selected are removed; the list is kept in <session>/hidden
  * for the exporter. */
 int hide_apply(const struct session *s, const struct hide_set *set, struct jail_err *e) WUR;
-/* hide_select, then hide_apply. */
-int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_set *set,
-                 struct jail_err *e) WUR;
+/* hide_select, then hide_apply.  `tree`: the project's walk at start, or NULL;
+ * `pre`: git asked during the walk, or NULL (ignorecache.h; always consumed). */
+int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
+                 struct ignore_prefetch *pre, struct hide_set *set, struct jail_err *e) WUR;
 /* At start: a project without git has no ignore rules; say so and what is hidden. */
 void hide_say_start(const struct session *s, const struct hide_set *set);
 /* After a failed command: how many ignored paths were hidden, the first

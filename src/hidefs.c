@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -414,20 +413,29 @@ static int serve(int root, struct hide_node *tree, int sock)
 		return 1;
 	}
 	fuse_loop_cfg_set_max_threads(cfg, 8);
+	/* from here on nothing is said: the jail's stderr (a pipe someone may
+	 * read to its end) is not held open until the view's mount is gone */
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
 	int r = fuse_session_loop_mt(se, cfg);
 	return r < 0 && r != -ENODEV ? 1 : 0;
 }
 
-/* In the forked server: only the project fd and the socket stay open, no
- * terminal signals reach it (its own session), and it dies with the
- * supervisor. */
-static int server_main(pid_t supervisor, int root, struct hide_node *tree, int sock)
+/* In the forked server: only the project fd, the socket and the session's
+ * lock stay open, and no terminal signals reach it (its own session).  It
+ * ends with the jail's mount of the view (the kernel ends the connection),
+ * or, when init never mounts it, when init's end of the socket closes; init
+ * dies with the supervisor. */
+static int server_main(pid_t supervisor, int root, struct hide_node *tree, int sock, int lock)
 {
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != supervisor)
+	if (getppid() != supervisor)
 		return 1;
 	setsid();
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -440,9 +448,11 @@ static int server_main(pid_t supervisor, int root, struct hide_node *tree, int s
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 	int r = fcntl(root, F_DUPFD_CLOEXEC, 10), k = fcntl(sock, F_DUPFD_CLOEXEC, 10);
-	if (r < 0 || k < 0 || dup3(r, 3, O_CLOEXEC) < 0 || dup3(k, 4, O_CLOEXEC) < 0)
+	int l = lock >= 0 ? fcntl(lock, F_DUPFD_CLOEXEC, 10) : -1;
+	if (r < 0 || k < 0 || dup3(r, 3, O_CLOEXEC) < 0 || dup3(k, 4, O_CLOEXEC) < 0 ||
+	    (l >= 0 && dup3(l, 5, O_CLOEXEC) < 0))
 		return 1;
-	if (syscall(SYS_close_range, 5, ~0U, 0) < 0)
+	if (syscall(SYS_close_range, l >= 0 ? 6 : 5, ~0U, 0) < 0)
 		return 1;
 	return serve(3, tree, 4);
 }
@@ -460,11 +470,14 @@ int hidefs_prepare(struct hidefs *h, struct jail_err *e)
 int hidefs_fork(struct hidefs *h, struct jail_err *e)
 {
 	pid_t supervisor = getpid();
+	hidetree_inherit(true);
 	pid_t pid = fork();
+	if (pid != 0)
+		hidetree_inherit(false);
 	if (pid < 0)
 		return jail_err_sys(e, "fork the project's file server");
 	if (pid == 0)
-		_exit(server_main(supervisor, h->project_fd, h->tree, h->server_sock));
+		_exit(server_main(supervisor, h->project_fd, h->tree, h->server_sock, h->lock_fd));
 	close(h->server_sock);
 	h->server_sock = -1;
 	h->pid = pid;
@@ -478,7 +491,7 @@ void hidefs_stop(struct hidefs *h)
 	if (h->server_sock >= 0)
 		close(h->server_sock);
 	h->jail_sock = h->server_sock = -1;
-	if (h->pid > 0) {
+	if (h->pid > 0 && !h->outlived) {
 		kill(h->pid, SIGKILL);
 		waitpid(h->pid, NULL, 0);
 	}

@@ -44,7 +44,9 @@ struct hidefs {
 	int jail_sock;          /* init's end: it sends the mounted /dev/fuse fd here */
 	int server_sock;        /* the server's end, until it is forked */
 	int project_fd;         /* the project, O_DIRECTORY */
+	int lock_fd;            /* the session's lock: the server holds it too (below) */
 	struct hide_node *tree; /* what the server shows */
+	bool outlived;          /* init said the jail was done but was not waited for */
 };
 
 /* Can this user open /dev/fuse?  0, or -1 with a message naming the fix. */
@@ -56,7 +58,13 @@ int hidefs_prepare(struct hidefs *h, struct jail_err *e) WUR;
 /* After the clone, once the supervisor sits in its final cgroup (the server
  * follows it there): fork the server. */
 int hidefs_fork(struct hidefs *h, struct jail_err *e) WUR;
-/* Kill and reap the server; close what is left open (not the tree). */
+/* Kill and reap the server; close what is left open (not the tree).  When the
+ * jail's init was not waited for (h->outlived: its exit is still taking the
+ * namespaces down), the server is left to end by itself: its FUSE connection
+ * ends when the jail's overlay (which holds the view) is gone, and with the
+ * server goes its copy of the session's lock, so the session's next run waits
+ * for that teardown (its pid is in the lock file: session_lock_note_server)
+ * rather than mount an overlay on an upper dir the old one still holds. */
 void hidefs_stop(struct hidefs *h);
 
 /* In init, before the overlay: mount the view at `at` (`dev_fuse` is the path

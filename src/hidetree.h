@@ -13,13 +13,26 @@
 #define JAIL_HIDETREE_H
 #include "util.h"
 
+#include <sys/stat.h>
+
+/* What the walk saw of a directory (before reading it) or of a .gitignore:
+ * the ignore cache's stamps come from here, so a warm start stats nothing
+ * twice (ignorecache.h). */
+struct hide_stamp {
+	struct timespec mtim, ctim;
+	ino_t ino;
+	off_t size;
+};
+
 struct hide_node {
-	char *name;
+	char *name;              /* in the same allocation as the node */
 	struct hide_node *parent;
 	struct hide_node **kids; /* sorted by name (strcmp) */
 	size_t n_kids, cap_kids;
+	struct hide_stamp *stamp; /* directories and files named .gitignore; else NULL */
 	bool live;               /* a .git directory or below: not filtered */
 	bool dir;                /* was a directory at start */
+	bool walked;             /* a directory whose entries the walk read */
 };
 
 /* Walk the project (fd-relative, never following symlinks or crossing into
@@ -28,12 +41,37 @@ struct hide_node {
  * that existed before is in git's answer. */
 int hidetree_build(int project_fd, struct hide_node **root, size_t *count,
                    struct jail_err *e) WUR;
+
+/* The pieces the start-walk cache (hidecache.h) builds trees from. */
+struct hide_node *hidetree_node(struct hide_node *parent, const char *name, bool dir);
+void hidetree_push(struct hide_node *dir, struct hide_node *kid);
+/* Room for n entries in dir (those it has are kept). */
+void hidetree_reserve(struct hide_node *dir, size_t n);
+void hidetree_sort(struct hide_node *dir);
+void hidetree_set_stamp(struct hide_node *n, const struct stat *st);
+/* Read the entries of the directory open at `fd` into `dir` (no entries
+ * yet), sorted; not below. */
+void hidetree_read(int fd, struct hide_node *dir, size_t *count);
+/* Read the directory open at `fd` (stamped already) into `dir`, which has no
+ * entries yet, and walk below it on the device `dev`; `depth` is dir's. */
+void hidetree_walk(int fd, struct hide_node *dir, dev_t dev, int depth, size_t *count);
+/* Forget a directory's entries, keeping the node.  Trees are never freed one
+ * node at a time: their memory lasts as long as the process (one run). */
+void hidetree_free_kids(struct hide_node *dir);
+/* Deeper trees are cut here: the view shows the directory, empty. */
+#define HIDETREE_DEPTH 256
 /* Drop a path (relative, '/'-separated) and all below it; unknown paths are fine. */
 void hidetree_drop(struct hide_node *root, const char *path);
+/* The node at a relative path ("." is the root), or NULL. */
+struct hide_node *hidetree_lookup(struct hide_node *root, const char *path);
 /* The child named `name`, or NULL. */
 struct hide_node *hidetree_find(const struct hide_node *dir, const char *name);
 /* Add a child to a live directory (the entry was found on the host). */
 struct hide_node *hidetree_add(struct hide_node *dir, const char *name, bool is_dir);
+/* Whether processes forked from now on inherit the trees' memory: only the
+ * view's server needs them (init, the command and the network helpers are
+ * spared a copy of a large tree's page tables and its unmapping at exit). */
+void hidetree_inherit(bool yes);
 /* The node's path relative to the root ("." for the root); false when too long. */
 bool hidetree_path(const struct hide_node *n, char *buf, size_t size);
 void hidetree_free(struct hide_node *root);

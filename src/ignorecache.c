@@ -5,18 +5,20 @@
  *   kind "s": a stamped path (a directory git walks, an ignore file, the index);
  *   kind "i": an ignored path (stamp empty);
  *   kind "t": when the cache was made (seconds), in the path field.
- * A stamp whose mtime lies within a second of that time is not trusted: a
+ * A stamp whose mtime lies within two seconds of that time is not trusted: a
  * change in the same timestamp tick would leave it equal (git's "racy" case).
  * Stamped paths are relative to the project, or absolute for files outside it. */
 #include "ignorecache.h"
 
 #include "git.h"
 #include "gitlink.h"
+#include "hidecache.h"
 #include "log.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -63,6 +65,57 @@ static void walk_dirs(struct strbuf *b, int proj, const char *rel, const struct 
 			add_stamped(b, proj, child);
 	}
 	closedir(d);
+}
+
+/* The stamp of a path the walk saw (a directory, a .gitignore), else of the
+ * file system now. */
+static void stamp_of(struct hide_node *tree, int proj, const char *path,
+                     char out[FILE_STAMP_MAX])
+{
+	struct hide_node *n = tree && path[0] != '/' ? hidetree_lookup(tree, path) : NULL;
+	if (!n || !n->stamp) {
+		file_stamp(proj, path, out);
+		return;
+	}
+	struct stat st = {.st_mtim = n->stamp->mtim, .st_ino = n->stamp->ino,
+	                  .st_size = n->stamp->size};
+	stat_stamp(&st, out);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* walk_dirs over the tree: the same records, from the stamps the walk took.
+ * `ign` is sorted.  A directory the walk did not read (another file system,
+ * too deep, unreadable) is walked as git would. */
+static void tree_dirs(struct strbuf *b, int proj, struct hide_node *tree, struct hide_node *n,
+                      const char *rel, char **ign, size_t n_ign, int depth)
+{
+	if (!n->walked) {
+		struct strv list = {.v = ign, .n = n_ign};
+		walk_dirs(b, proj, rel, &list, depth);
+		return;
+	}
+	char stamp[FILE_STAMP_MAX];
+	stamp_of(tree, proj, rel, stamp);
+	add_record(b, "s", rel, stamp);
+	for (size_t i = 0; i < n->n_kids; i++) {
+		struct hide_node *kid = n->kids[i];
+		if (!strcmp(kid->name, ".git"))
+			continue;
+		_cleanup_free_ char *child =
+			strcmp(rel, ".") ? xasprintf("%s/%s", rel, kid->name) : xstrdup(kid->name);
+		const char *key = child;
+		if (kid->dir && !bsearch(&key, ign, n_ign, sizeof(*ign), cmp_str)) {
+			if (depth < WALK_DEPTH_MAX)
+				tree_dirs(b, proj, tree, kid, child, ign, n_ign, depth + 1);
+		} else if (!strcmp(kid->name, ".gitignore")) {
+			stamp_of(tree, proj, child, stamp);
+			add_record(b, "s", child, stamp);
+		}
+	}
 }
 
 /* git's own answer: the untracked files its ignore rules (the project's, and the
@@ -149,8 +202,79 @@ static int ask_submodules(const char *project, const struct strv *subs, struct s
 
 static char *cache_path(const struct session *s) { return xasprintf("%s/ignored.cache", s->dir); }
 
+struct ignore_prefetch {
+	pthread_t thread;
+	char *project;
+	time_t started;
+	struct strv list;
+	int r;
+	struct jail_err e;
+};
+
+static void *prefetch_main(void *arg)
+{
+	struct ignore_prefetch *p = arg;
+	p->r = ask_git(p->project, &p->list, &p->e);
+	return NULL;
+}
+
+struct ignore_prefetch *ignore_prefetch_start(const struct session *s)
+{
+	_cleanup_free_ char *path = cache_path(s);
+	if (access(path, F_OK) == 0)
+		return NULL;
+	struct ignore_prefetch *p = xcalloc(1, sizeof(*p));
+	p->project = xstrdup(s->project);
+	p->started = time(NULL);
+	if (pthread_create(&p->thread, NULL, prefetch_main, p) != 0) {
+		free(p->project);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void ignore_prefetch_drop(struct ignore_prefetch *p)
+{
+	if (!p)
+		return;
+	pthread_join(p->thread, NULL);
+	strv_free(&p->list);
+	free(p->project);
+	free(p);
+}
+
+/* The prefetched answer when the tree shows nothing changed while git ran:
+ * 0 or 1 as ask_git, -1 with *e; 2 when it cannot be used. */
+static int prefetch_take(struct ignore_prefetch *p, int proj, struct hide_node *tree,
+                         struct strv *out, struct jail_err *e)
+{
+	pthread_join(p->thread, NULL);
+	bool changed = true;
+	size_t n = 0;
+	if (p->r >= 0 && tree) {
+		changed = false;
+		hidecache_refresh(proj, tree, p->started, &n, &changed);
+	}
+	int r = 2;
+	if (!changed && p->r >= 0) {
+		r = p->r;
+		*out = p->list;
+		p->list = (struct strv){0};
+	} else if (p->r < 0 && !changed) {
+		*e = p->e;
+		r = -1;
+	}
+	log_debug("ignore cache: git asked during the walk%s", r == 2 ? ", asked again" : "");
+	strv_free(&p->list);
+	free(p->project);
+	free(p);
+	return r;
+}
+
 /* 0 and *out filled when every stamp still matches; -1 otherwise. */
-static int cache_load(const struct session *s, int proj, struct strv *out)
+static int cache_load(const struct session *s, struct hide_node *tree, int proj,
+                      struct strv *out)
 {
 	_cleanup_free_ char *path = cache_path(s);
 	_cleanup_free_ char *data = NULL;
@@ -178,8 +302,8 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 			made = atoll(p);
 			continue;
 		}
-		file_stamp(proj, p, now);
-		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 1) {
+		stamp_of(tree, proj, p, now);
+		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 2) {
 			log_debug("ignore cache: '%s' changed", p);
 			strv_free(&got);
 			return -1;
@@ -189,8 +313,8 @@ static int cache_load(const struct session *s, int proj, struct strv *out)
 	return 0;
 }
 
-static void cache_store(const struct session *s, int proj, const struct gitlink *gl,
-                        const struct strv *ign)
+static void cache_store(const struct session *s, struct hide_node *tree, int proj,
+                        const struct gitlink *gl, const struct strv *ign)
 {
 	struct strbuf b = {0};
 	sb_append(&b, MAGIC, sizeof(MAGIC));
@@ -213,7 +337,14 @@ static void cache_store(const struct session *s, int proj, const struct gitlink 
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(&b, proj, files[i]);
 	git_user_paths_free(&u);
-	walk_dirs(&b, proj, ".", ign, 0);
+	if (tree) {
+		_cleanup_free_ char **sorted = xcalloc(ign->n + 1, sizeof(char *));
+		memcpy(sorted, ign->v, ign->n * sizeof(char *));
+		qsort(sorted, ign->n, sizeof(char *), cmp_str);
+		tree_dirs(&b, proj, tree, tree, ".", sorted, ign->n, 0);
+	} else {
+		walk_dirs(&b, proj, ".", ign, 0);
+	}
 	for (size_t i = 0; i < ign->n; i++)
 		add_record(&b, "i", ign->v[i], "");
 	_cleanup_free_ char *path = cache_path(s);
@@ -224,11 +355,14 @@ static void cache_store(const struct session *s, int proj, const struct gitlink 
 	sb_free(&b);
 }
 
-int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
+int ignored_paths(const struct session *s, struct hide_node *tree,
+                  struct ignore_prefetch *pre, struct strv *out, struct jail_err *e)
 {
 	_cleanup_close_ int proj = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (proj < 0)
+	if (proj < 0) {
+		ignore_prefetch_drop(pre);
 		return jail_err_sys(e, "open '%s'", s->project);
+	}
 	/* a repository's root: a .git directory, or a worktree's gitdir file */
 	struct gitlink gl;
 	struct jail_err ignored;
@@ -238,22 +372,26 @@ int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e)
 	if (list_submodules(s->project, proj, &subs, e) < 0) {
 		if (cacheable)
 			gitlink_free(&gl);
+		ignore_prefetch_drop(pre);
 		return -1;
 	}
 	if (subs.n && cacheable) {
 		gitlink_free(&gl);
 		cacheable = false;
 	}
-	if (cacheable && cache_load(s, proj, out) == 0) {
+	if (cacheable && cache_load(s, tree, proj, out) == 0) {
 		gitlink_free(&gl);
+		ignore_prefetch_drop(pre);
 		return 0;
 	}
-	int r = ask_git(s->project, out, e);
+	int r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
+	if (r == 2)
+		r = ask_git(s->project, out, e);
 	if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
 		r = -1;
 	strv_free(&subs);
 	if (r == 0 && cacheable)
-		cache_store(s, proj, &gl, out);
+		cache_store(s, tree, proj, &gl, out);
 	if (cacheable)
 		gitlink_free(&gl);
 	return r;

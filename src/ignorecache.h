@@ -8,10 +8,29 @@
  * one fstatat per directory. */
 #ifndef JAIL_IGNORECACHE_H
 #define JAIL_IGNORECACHE_H
+#include "hidetree.h"
 #include "session.h"
+
+struct ignore_prefetch;
 
 /* The ignored paths of the project (relative, no trailing '/'), from the cache
  * when it is still valid, else from git (and the cache is rewritten).  Returns 1
- * when the project is not a git repository (nothing listed). */
-int ignored_paths(const struct session *s, struct strv *out, struct jail_err *e) WUR;
+ * when the project is not a git repository (nothing listed).  With `tree` (the
+ * walk of the project at start, hidetree.h), the stamps of the project's
+ * directories and .gitignore files are the ones the walk took before git was
+ * asked: a cold start walks the project once, not twice, and a warm one stats
+ * no directory again.  NULL: they are taken from the file system. */
+int ignored_paths(const struct session *s, struct hide_node *tree,
+                  struct ignore_prefetch *pre, struct strv *out, struct jail_err *e) WUR;
+
+/* A first start (no ignore cache yet) pays for two walks of the whole project,
+ * the view's and git's; they can run at once.  ignore_prefetch_start(), before
+ * the view's walk, asks git in a thread; ignored_paths() takes the answer
+ * (and always ends the thread) when it needs one and when every directory of
+ * `tree` still has the stamp the walk saw: then each held the same names
+ * while git read it, as if git had been asked after the walk.  Else git is
+ * asked again.  NULL when there is an ignore cache (or no thread). */
+struct ignore_prefetch *ignore_prefetch_start(const struct session *s);
+/* End an unused prefetch (an error before ignored_paths). */
+void ignore_prefetch_drop(struct ignore_prefetch *pre);
 #endif

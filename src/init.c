@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -158,13 +159,14 @@ static int status_to_exit(int status)
 	return EXIT_JAIL_FAIL;
 }
 
-/* A `jail exec` connection from the supervisor; -1 once it closed. */
+/* A `jail exec` connection from the supervisor; -1 once it closed (the
+ * socket itself stays open: init_main reports on it at the end). */
 static int take_join(const struct jail_plan *p, struct sync_go *go, int sock)
 {
 	struct jail_err e;
 	int conn = -1;
 	if (sync_recv(sock, SYNC_EXEC, NULL, NULL, &conn, &e) < 0) {
-		close(sock);
+		shutdown(sock, SHUT_RD);
 		return -1;
 	}
 	if (conn >= 0)
@@ -206,10 +208,12 @@ static int reap_loop(const struct jail_plan *p, struct sync_go *go, pid_t cmd, i
 		while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
 			if (w == cmd) {
 				exit_code = status_to_exit(status);
-				/* nothing outlives the command */
+				/* nothing outlives the command; no `jail exec` starts now
+				 * (the supervisor's sends fail), and the socket stays for
+				 * SYNC_DONE */
 				kill(-1, SIGKILL);
 				if (sock >= 0)
-					close(sock);
+					shutdown(sock, SHUT_RD);
 				sock = -1;
 			} else {
 				join_init_reaped(w, status);
@@ -227,6 +231,11 @@ int init_main(const struct jail_plan *p, int sock)
 	struct jail_err e = {0};
 	int slave = -1;
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* the session's lock is the supervisor's: held here, it would outlast
+	 * the supervisor by init's exit, and a run right after would find the
+	 * session busy */
+	if (p->session->lockfd >= 0)
+		close(p->session->lockfd);
 	/* our own session: the host terminal's signals reach the supervisor only,
 	 * and it forwards them once */
 	setsid();
@@ -259,5 +268,13 @@ int init_main(const struct jail_plan *p, int sock)
 	if (slave >= 0)
 		close(slave);
 	/* the socket stays: the supervisor hands `jail exec` connections over it */
-	return reap_loop(p, &go, cmd, sigfd, sock);
+	int code = reap_loop(p, &go, cmd, sigfd, sock);
+	/* Nothing of the jail runs any more and nothing holds the upper dir: the
+	 * supervisor may go on (export, exit) while this exit takes the
+	 * namespaces down (a few ms of mounts and the network namespace). */
+	struct jail_err ignored;
+	if (sync_send(sock, SYNC_DONE, &code, sizeof(code), -1, &ignored) < 0) {
+		/* the supervisor then waits for this exit, as it always could */
+	}
+	return code;
 }

@@ -11,6 +11,7 @@
 #include "pty.h"
 
 #include "log.h"
+#include "sync.h"
 #include "termfilter.h"
 
 #include <errno.h>
@@ -170,18 +171,36 @@ static void pump(struct relay *r, const struct pollfd *fds)
 }
 
 /* A signal for the supervisor: returns true when init has exited. */
-static bool handle_signal(struct relay *r, pid_t init_pid, int sigfd, int *status)
+static bool handle_signal(struct relay *r, pid_t init_pid, int sigfd, struct jail_end *end)
 {
 	struct signalfd_siginfo si;
 	if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 		return false;
 	if (si.ssi_signo == SIGCHLD)
-		return waitpid(init_pid, status, WNOHANG) == init_pid;
+		return (end->reaped = waitpid(init_pid, &end->status, WNOHANG) == init_pid);
 	if (si.ssi_signo == SIGWINCH && r)
 		copy_winsize(r);
 	else
 		kill(init_pid, (int)si.ssi_signo);
 	return false;
+}
+
+/* Init's SYNC_DONE: the command and everything else in the jail are gone,
+ * init's exit (its namespaces' teardown, milliseconds) need not be waited
+ * for.  A closed or odd socket: back to waiting for init itself. */
+static bool handle_done(int *sock, struct jail_end *end)
+{
+	int code = 0;
+	size_t len = sizeof(code);
+	struct jail_err e;
+	if (sync_recv(*sock, SYNC_DONE, &code, &len, NULL, &e) < 0 || len != sizeof(code) ||
+	    code < 0 || code > 255) {
+		*sock = -1;
+		return false;
+	}
+	end->status = code << 8; /* as waitpid reports an exit with that code */
+	end->reaped = false;
+	return true;
 }
 
 static void drain_output(struct relay *r)
@@ -190,8 +209,8 @@ static void drain_output(struct relay *r)
 		;
 }
 
-int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, int *status,
-              struct jail_err *e)
+int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, int sock,
+              struct jail_end *end, struct jail_err *e)
 {
 	struct relay r = {.in = p->tty_fds[0] ? STDIN_FILENO : -1, .master = master};
 	r.out = p->tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
@@ -204,18 +223,21 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 	catch_crashes(&r);
 	bool done = false;
 	while (!done) {
-		struct pollfd fds[3] = {
+		struct pollfd fds[4] = {
 			{sigfd, POLLIN, 0},
 			{r.master_done ? -1 : master, (short)(POLLIN | (r.npending ? POLLOUT : 0)), 0},
 			{r.npending || r.in < 0 ? -1 : r.in, POLLIN, 0},
+			{sock, POLLIN, 0},
 		};
-		if (poll(fds, 3, -1) < 0 && errno != EINTR) {
+		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
 			end_relay(&r);
 			restore_terminal();
 			return jail_err_sys(e, "poll the terminal");
 		}
 		if (fds[0].revents & POLLIN)
-			done = handle_signal(&r, init_pid, sigfd, status);
+			done = handle_signal(&r, init_pid, sigfd, end);
+		if (!done && fds[3].revents)
+			done = handle_done(&sock, end);
 		pump(&r, fds);
 	}
 	drain_output(&r);
@@ -224,16 +246,19 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 	return 0;
 }
 
-int wait_forwarding(pid_t init_pid, int sigfd, int *status, struct jail_err *e)
+int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct jail_end *end,
+                    struct jail_err *e)
 {
 	for (;;) {
-		struct pollfd pfd = {sigfd, POLLIN, 0};
-		if (poll(&pfd, 1, -1) < 0) {
+		struct pollfd pfd[2] = {{sigfd, POLLIN, 0}, {sock, POLLIN, 0}};
+		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return jail_err_sys(e, "wait for the jail");
 		}
-		if (handle_signal(NULL, init_pid, sigfd, status))
+		if ((pfd[0].revents & POLLIN) && handle_signal(NULL, init_pid, sigfd, end))
+			return 0;
+		if (pfd[1].revents && handle_done(&sock, end))
 			return 0;
 	}
 }

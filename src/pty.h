@@ -3,14 +3,23 @@
 #define JAIL_PTY_H
 #include "plan.h"
 
+/* The end of a jail: init's wait status once it was reaped, or the exit code
+ * init sent (SYNC_DONE) when everything in the jail was gone, before init's
+ * own exit took its namespaces down (`reaped` false: not waited for). */
+struct jail_end {
+	int status;
+	bool reaped;
+};
+
 /* Put the host terminal in raw mode (when stdin is one) and relay between it and
- * the jail's pty master until init exits; window-size changes follow the host
- * terminal; other signals go to init.  The terminal is restored on every path.
- * Returns init's wait status in *status. */
-int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd,
-              int *status, struct jail_err *e) WUR;
-/* Without a pty: forward signals to init until it exits. */
-int wait_forwarding(pid_t init_pid, int sigfd, int *status, struct jail_err *e) WUR;
+ * the jail's pty master until the jail ends (init exits or says it is done on
+ * `sock`); window-size changes follow the host terminal; other signals go to
+ * init.  The terminal is restored on every path. */
+int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, int sock,
+              struct jail_end *end, struct jail_err *e) WUR;
+/* Without a pty: forward signals to init until the jail ends. */
+int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct jail_end *end,
+                    struct jail_err *e) WUR;
 /* `jail exec` from a terminal: relay between the host terminal and master (a
  * pty of the jail's devpts, output filtered as above) until done_fd is
  * readable (the command's exit status arrived). */

@@ -377,6 +377,8 @@ static void cgroup_teardown(pid_t keep)
 	memset(&cg, 0, sizeof(cg));
 }
 
+bool limits_cgroup_in_use(void) { return cg.jail != NULL; }
+
 void limits_cgroup_cleanup(void)
 {
 	cgroup_teardown(0);

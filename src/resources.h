@@ -20,6 +20,9 @@ int limits_userns_counts(const struct jail_config *cfg, int sysuser, struct jail
 int limits_cgroup_delegated(struct jail_err *e) WUR;
 /* The one line that says which limits the rlimit fallback keeps. */
 const char *limits_fallback_note(const struct jail_config *cfg);
+/* Supervisor: does the jail have a cgroup of its own (that init must leave
+ * before limits_cgroup_cleanup can remove it)? */
+bool limits_cgroup_in_use(void);
 /* Supervisor, at exit: remove the cgroup made for the jail. */
 void limits_cgroup_cleanup(void);
 #endif

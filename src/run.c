@@ -4,6 +4,8 @@
 #include "git.h"
 #include "hide.h"
 #include "hints.h"
+#include "ignorecache.h"
+#include "hidecache.h"
 #include "hidefs.h"
 #include "log.h"
 #include "net.h"
@@ -69,20 +71,27 @@ static void record_base(const struct session *s)
 
 /* The names the jail may see (hidetree.h): the project's entries now, less the
  * hidden ones.  The walk comes before git is asked what it ignores, so a file
- * that appears in between is not in the tree rather than shown unhidden. */
+ * that appears in between is not in the tree rather than shown unhidden (on a
+ * first start git is asked during the walk, and its answer is taken only if
+ * no directory changed meanwhile: ignorecache.h). */
 static int hide_project(const struct jail_config *cfg, const struct session *s,
                         struct hidefs *h, struct hide_set *hidden, struct jail_err *e)
 {
 	size_t count = 0;
+	struct ignore_prefetch *pre = NULL;
 	if (!cfg->hide_start_only) {
 		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (h->project_fd < 0)
 			return jail_err_sys(e, "open the project %s", s->project);
-		if (hidetree_build(h->project_fd, &h->tree, &count, e) < 0)
+		pre = ignore_prefetch_start(s);
+		_cleanup_free_ char *cache = xasprintf("%s/tree.cache", s->dir);
+		if (hidecache_build(h->project_fd, cache, &h->tree, &count, e) < 0) {
+			ignore_prefetch_drop(pre);
 			return -1;
+		}
 		log_debug("project walked: %zu names", count);
 	}
-	int r = hide_ignored(s, cfg, hidden, e);
+	int r = hide_ignored(s, cfg, h->tree, pre, hidden, e);
 	log_debug("ignored files hidden");
 	for (size_t i = 0; h->tree && i < hidden->paths.n; i++)
 		hidetree_drop(h->tree, hidden->paths.v[i]);
@@ -116,9 +125,10 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
                     struct jail_err *e)
 {
-	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1};
+	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1, .lock_fd = -1};
 	struct hide_set hidden = {0};
 	int r = prepare(cfg, s, &hfs, &hidden, e);
+	hfs.lock_fd = s->lockfd;
 	if (r == 0) {
 		warn_nested_mounts(s->project);
 		hint_project_in_repo(s->project);

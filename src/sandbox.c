@@ -10,6 +10,7 @@
 #include "net.h"
 #include "pty.h"
 #include "resources.h"
+#include "session.h"
 #include "sync.h"
 #include "sysfilter.h"
 #include "userns.h"
@@ -105,6 +106,8 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	go.cgroup_limits = limits == 1;
 	if (p->hidefs && hidefs_fork(p->hidefs, e) < 0)
 		return -1;
+	if (p->hidefs)
+		session_lock_note_server(p->session, p->hidefs->pid);
 	if (net_host_start(p->cfg, p->broker, pid, sock, net, e) < 0)
 		return -1;
 	/* compiled here while init builds the root, and sent with GO */
@@ -123,24 +126,25 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	return sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e);
 }
 
-static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd,
-                     int *exit_code, struct jail_err *e)
+static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd, int sock,
+                     int *exit_code, bool *reaped, struct jail_err *e)
 {
-	int status = 0;
-	int r = master >= 0 ? pty_relay(p, master, pid, sigfd, &status, e)
-	                    : wait_forwarding(pid, sigfd, &status, e);
+	struct jail_end end = {0};
+	int r = master >= 0 ? pty_relay(p, master, pid, sigfd, sock, &end, e)
+	                    : wait_forwarding(pid, sigfd, sock, &end, e);
 	if (r < 0)
 		return -1;
-	if (WIFEXITED(status)) {
-		*exit_code = WEXITSTATUS(status);
+	*reaped = end.reaped;
+	if (WIFEXITED(end.status)) {
+		*exit_code = WEXITSTATUS(end.status);
 		return 0;
 	}
-	if (!WIFSIGNALED(status))
-		return jail_err_set(e, 0, "the jail's init ended with status %#x", status);
+	if (!WIFSIGNALED(end.status))
+		return jail_err_set(e, 0, "the jail's init ended with status %#x", end.status);
 	/* `jail stop` after its timeout, the OOM killer, a kill from the host: the
 	 * session is intact, and the summary follows as after any other end */
-	log_warn("the jail was killed (signal %d)", WTERMSIG(status));
-	*exit_code = 128 + WTERMSIG(status);
+	log_warn("the jail was killed (signal %d)", WTERMSIG(end.status));
+	*exit_code = 128 + WTERMSIG(end.status);
 	return 0;
 }
 
@@ -182,12 +186,23 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		/* after GO: init reads nothing but GO before it */
 		join_server_serve(joins);
 		struct disk_guard *guard = NULL;
+		bool reaped = true;
 		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
+		/* without the view's server to hold the session until the jail's
+		 * mounts are gone (hidefs.h), init's exit is waited for */
 		if (r == 0)
-			r = wait_init(p, pid, master, sigfd, exit_code, e);
+			r = wait_init(p, pid, master, sigfd, p->hidefs ? sock : -1, exit_code,
+			              &reaped, e);
 		if (disk_guard_stop(guard, e))
 			r = -1;
-		log_debug("init exited");
+		/* init said everything in the jail is gone: its own exit, which takes
+		 * the namespaces down, runs on (it is reaped by whoever inherits it),
+		 * unless the jail's cgroup is to be removed */
+		if (!reaped && limits_cgroup_in_use())
+			reaped = waitpid(pid, NULL, 0) == pid;
+		if (p->hidefs)
+			p->hidefs->outlived = !reaped;
+		log_debug("init %s", reaped ? "exited" : "done");
 	}
 	join_server_stop(joins);
 	live_unregister(p->session);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/file.h>
@@ -194,6 +195,55 @@ int session_create(struct session *s, struct jail_err *e)
 	return 0;
 }
 
+/* The lock file: the holder's pid on the first line, and on the second the
+ * pid of its project view's server (hidefs.h), which keeps the lock from the
+ * jail's end until the jail's mounts are gone, milliseconds later. */
+#define LOCK_LINE 11
+
+static pid_t lock_pid(const char *text, size_t line)
+{
+	if (strlen(text) < (line + 1) * LOCK_LINE - 1)
+		return 0;
+	char *end;
+	long pid = strtol(text + line * LOCK_LINE, &end, 10);
+	return pid > 0 && (*end == ' ' || *end == '\n' || !*end) ? (pid_t)pid : 0;
+}
+
+static bool alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
+
+/* The jail that held the lock is gone but its view's server still holds it:
+ * that jail's namespaces are coming down.  Wait for that, a few seconds at
+ * most; any other holder is a running jail (or command) of the session. */
+static int wait_for_teardown(int fd, const char *text)
+{
+	pid_t jail = lock_pid(text, 0), server = lock_pid(text, 1);
+	if (!jail || alive(jail) || !alive(server)) {
+		errno = EWOULDBLOCK;
+		return -1;
+	}
+	for (int i = 0; i < 5000 && alive(server); i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK)
+			return -1;
+		struct timespec ms = {0, 1000 * 1000};
+		nanosleep(&ms, NULL);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	errno = EWOULDBLOCK;
+	return -1;
+}
+
+void session_lock_note_server(const struct session *s, pid_t server)
+{
+	char line[LOCK_LINE + 1];
+	snprintf(line, sizeof(line), "%-10d\n", (int)server);
+	if (s->lockfd >= 0 && pwrite(s->lockfd, line, LOCK_LINE, LOCK_LINE) != LOCK_LINE) {
+		/* without it, a run right after this one finds the session in use */
+	}
+}
+
 int session_lock(struct session *s, struct jail_err *e)
 {
 	if (mkdir_p(s->dir, 0700, e) < 0)
@@ -202,13 +252,17 @@ int session_lock(struct session *s, struct jail_err *e)
 	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return jail_err_sys(e, "open lock '%s'", path);
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	int r = flock(fd, LOCK_EX | LOCK_NB);
+	char text[2 * LOCK_LINE + 1] = "", pid[16] = "";
+	if (r < 0 && errno == EWOULDBLOCK) {
+		ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		snprintf(pid, sizeof(pid), "%.*s", (int)strcspn(text, " \n"), text);
+		r = wait_for_teardown(fd, text);
+	}
+	if (r < 0) {
 		if (errno != EWOULDBLOCK)
 			return jail_err_sys(e, "lock '%s'", path);
-		char pid[32] = "";
-		ssize_t r = pread(fd, pid, sizeof(pid) - 1, 0);
-		pid[r > 0 ? r : 0] = '\0';
-		pid[strcspn(pid, " \n")] = '\0';
 		jail_err_set(e, 0,
 		             "session '%s' of %s is in use (jail pid %s); join it with "
 		             "jail exec -s %s -- COMMAND, or use another session with -s NAME",
@@ -216,10 +270,11 @@ int session_lock(struct session *s, struct jail_err *e)
 		e->errnum = EBUSY;  /* for the callers; not in the message */
 		return -1;
 	}
-	/* fixed width: no ftruncate (a journal commit on ext4, 1 ms of start-up) */
-	char pid[16];
-	int n = snprintf(pid, sizeof(pid), "%-10d\n", (int)getpid());
-	if (pwrite(fd, pid, (size_t)n, 0) != n)
+	/* fixed width: no ftruncate (a journal commit on ext4, 1 ms of start-up);
+	 * no view server yet */
+	char me[2 * LOCK_LINE + 1];
+	int n = snprintf(me, sizeof(me), "%-10d\n%-10s\n", (int)getpid(), "");
+	if (pwrite(fd, me, (size_t)n, 0) != n)
 		return jail_err_sys(e, "write lock '%s'", path);
 	s->lockfd = steal_fd(&fd);
 	return 0;

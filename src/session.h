@@ -33,6 +33,9 @@ int session_create(struct session *s, struct jail_err *e) WUR;
 /* Take the session's lock without waiting; a session in use is an error that
  * names the holder. */
 int session_lock(struct session *s, struct jail_err *e) WUR;
+/* The pid of the run's project view server (hidefs.h), which holds the lock
+ * until the jail's mounts are gone: a run that finds the lock so held waits. */
+void session_lock_note_server(const struct session *s, pid_t server);
 /* Read one key of the meta file; NULL when absent. */
 char *session_meta_get(const struct session *s, const char *key);
 /* Set keys in the meta file (written atomically).  pairs: key, value, ..., NULL. */

@@ -17,6 +17,7 @@ enum sync_type {
 	SYNC_NET,         /* network setup, both ways (payload and fds: net.c's own) */
 	SYNC_EXEC,        /* supervisor → init: a `jail exec` connection (fd; join.h) */
 	SYNC_HIDEFS,      /* init → project file server: the mounted /dev/fuse (hidefs.h) */
+	SYNC_DONE,        /* init → supervisor: the exit code (int), once all in the jail is reaped */
 };
 
 /* GO's payload: the syscall filter compiled in the supervisor, and whether

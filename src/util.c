@@ -353,12 +353,17 @@ char *expand_home(const char *path)
 	return xstrdup(path);
 }
 
+void stat_stamp(const struct stat *st, char out[FILE_STAMP_MAX])
+{
+	snprintf(out, FILE_STAMP_MAX, "%lld.%09ld:%llu:%lld", (long long)st->st_mtim.tv_sec,
+	         st->st_mtim.tv_nsec, (unsigned long long)st->st_ino, (long long)st->st_size);
+}
+
 void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX])
 {
 	struct stat st;
 	if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		snprintf(out, FILE_STAMP_MAX, "none");
 	else
-		snprintf(out, FILE_STAMP_MAX, "%lld.%09ld:%llu:%lld", (long long)st.st_mtim.tv_sec,
-		         st.st_mtim.tv_nsec, (unsigned long long)st.st_ino, (long long)st.st_size);
+		stat_stamp(&st, out);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -106,6 +107,8 @@ const char *home_dir(void);
  * stamps mean an unchanged file, for the caches that are kept between runs. */
 #define FILE_STAMP_MAX 96
 void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX]);
+/* The same stamp from a stat already made. */
+void stat_stamp(const struct stat *st, char out[FILE_STAMP_MAX]);
 
 /* SHA-256, for project hashes and policy digests. */
 void sha256(const void *data, size_t n, unsigned char out[32]);

@@ -241,6 +241,20 @@ test_same_session_twice_is_refused() {
 	assert_eq "$(tree_hash "$T/p")" "$before"
 }
 
+# The next run may start while the last one's namespaces are still coming
+# down (jail does not wait for that): it waits for the session, never finds it
+# busy, and sees every earlier run's writes.
+test_runs_back_to_back_share_the_session() {
+	mkrepo "$T/p"
+	local i
+	for i in $(seq 20); do
+		run_jail -D "$T/p" -- sh -c "echo run$i >> count.txt; exit 3"
+		assert_eq "$rc" 3 "run $i: $err"
+	done
+	run_jail -D "$T/p" -- sh -c 'wc -l < count.txt; tail -n 1 count.txt'
+	assert_eq "$out" "$(printf '20\nrun20')"
+}
+
 test_bad_input_one_line_exit_125() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")

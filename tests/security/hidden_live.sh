@@ -108,6 +108,32 @@ test_ignored_files_renamed_into_place_stay_hidden() {
 	assert_eq "$rc" 0 "the hunter's status ($err)"
 }
 
+# The start walk is remembered between runs (hidecache.h): what the host adds
+# or removes between two runs is what the second one goes by, an ignored name
+# added to a directory the first run saw included.
+test_names_added_between_runs_follow_the_host() {
+	live_repo "$T/p"
+	"$JAIL" -q --no-export -D "$T/p" -- true
+	printf 'SECRET=canary-between\n' >"$T/p/conf/later.key"
+	printf 'visible\n' >"$T/p/conf/later.txt"
+	mkdir "$T/p/newdir"
+	printf 'SECRET=canary-newdir\n' >"$T/p/newdir/n.key"
+	rm "$T/p/go.txt"
+	out=$("$JAIL" -q --no-export -D "$T/p" -- sh -c \
+		'ls -a . conf newdir; cat conf/later.key newdir/n.key 2>/dev/null; true')
+	assert_contains "$out" later.txt
+	assert_not_contains "$out" later.key
+	assert_not_contains "$out" n.key
+	assert_not_contains "$out" canary-
+	assert_not_contains "$out" go.txt
+	# and once more, from the cache the second run wrote
+	printf 'SECRET=canary-third\n' >"$T/p/conf/third.key"
+	out=$("$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a conf; cat conf/third.key 2>/dev/null; true')
+	assert_contains "$out" later.txt
+	assert_not_contains "$out" third.key
+	assert_not_contains "$out" canary-
+}
+
 # The agent opens the names in a tight loop while the host creates, removes and
 # re-creates them: an fd obtained in any window is a leak.
 test_ignored_files_polled_during_creation_stay_hidden() {
