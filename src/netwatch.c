@@ -9,6 +9,7 @@
  * answer, rebuilt from them alone, reaches the jail.  Every other name gets
  * NXDOMAIN and is reported.  With --net open the resolver only forwards. */
 #include "addrclass.h"
+#include "hostlisten.h"
 #include "log.h"
 #include "netpriv.h"
 #include "nflog.h"
@@ -211,6 +212,28 @@ static int open_addrs(struct net_host *n, const char *name, const struct dns_add
 	return 0;
 }
 
+/* host.jail.internal: the helper's addresses for the host's loopback, only
+ * those of the families where a host:PORT server listens (hostlisten.h: the
+ * other family would leave the client's connection hanging); all of them
+ * while none listens yet. */
+static size_t answer_host(struct net_host *n, const struct dns_question *q,
+                          const unsigned char *qpkt, unsigned char *out, size_t cap)
+{
+	if (!n->n_host_addrs)
+		return dns_build_answer(qpkt, q, DNS_RCODE_NXDOMAIN, NULL, 0, out, cap);
+	uint16_t ports[64];
+	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
+	unsigned fams = hostlisten_families(ports, np);
+	struct dns_addr addrs[ARRAY_SIZE(n->host_addrs)];
+	size_t na = 0;
+	for (size_t i = 0; i < n->n_host_addrs; i++) {
+		unsigned f = n->host_addrs[i].family == AF_INET ? HOSTLISTEN_V4 : HOSTLISTEN_V6;
+		if (!fams || (fams & f))
+			addrs[na++] = n->host_addrs[i];
+	}
+	return dns_build_answer(qpkt, q, DNS_RCODE_OK, addrs, na, out, cap);
+}
+
 /* A query from the jail: answered here (NXDOMAIN for a name off the list,
  * host.jail.internal), or 0: ask upstream. */
 static size_t decide(void *arg, const struct dns_question *q, const unsigned char *qpkt,
@@ -218,8 +241,7 @@ static size_t decide(void *arg, const struct dns_question *q, const unsigned cha
 {
 	struct net_host *n = arg;
 	if (strcmp(q->name, ALLOW_HOST_NAME) == 0)
-		return dns_build_answer(qpkt, q, n->n_host_addrs ? DNS_RCODE_OK : DNS_RCODE_NXDOMAIN,
-		                        n->host_addrs, n->n_host_addrs, out, cap);
+		return answer_host(n, q, qpkt, out, cap);
 	if (n->mode != NET_ALLOW)
 		return 0;
 	uint16_t ports[1];
