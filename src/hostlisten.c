@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -34,18 +35,24 @@ unsigned hostlisten_match(int family, const unsigned char *addr)
 struct scan {
 	const uint16_t *ports;
 	size_t n;
+	uint32_t seq;  /* of this dump: a failed one may leave messages behind */
 	unsigned found;
-	bool done, failed;
+	bool done;
+	int error;  /* errno of the first failure, 0 if none */
 };
 
 static void scan_msg(struct scan *s, const struct nlmsghdr *nlh)
 {
+	if (nlh->nlmsg_seq != s->seq)
+		return;
 	if (nlh->nlmsg_type == NLMSG_DONE) {
 		s->done = true;
 		return;
 	}
 	if (nlh->nlmsg_type == NLMSG_ERROR) {
-		s->done = s->failed = true;
+		const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+		s->done = true;
+		s->error = err->error ? -err->error : EPROTO;
 		return;
 	}
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
@@ -67,21 +74,22 @@ static void scan_table(int fd, struct scan *s, uint8_t family, uint8_t proto, ui
 		struct inet_diag_req_v2 req;
 	} msg = {
 		.nlh = {.nlmsg_len = sizeof(msg), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
-		        .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+		        .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = s->seq},
 		.req = {.sdiag_family = family, .sdiag_protocol = proto, .idiag_states = states},
 	};
 	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
 	if (sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
-		s->failed = true;
+		s->error = errno;
 		return;
 	}
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	s->done = false;
 	while (!s->done) {
 		struct pollfd pfd = {fd, POLLIN, 0};
-		ssize_t len = poll(&pfd, 1, 1000) == 1 ? recv(fd, buf, sizeof(buf), 0) : -1;
+		int ready = poll(&pfd, 1, 1000);
+		ssize_t len = ready == 1 ? recv(fd, buf, sizeof(buf), 0) : -1;
 		if (len <= 0) {
-			s->failed = true;
+			s->error = ready == 0 ? ETIMEDOUT : len == 0 ? EPROTO : errno;
 			return;
 		}
 		int left = (int)len;
@@ -91,18 +99,35 @@ static void scan_table(int fd, struct scan *s, uint8_t family, uint8_t proto, ui
 	}
 }
 
-unsigned hostlisten_families(const uint16_t *ports, size_t n)
+/* A table that cannot be read (no IPv6, no udp_diag module) only hides a
+ * family: what the others found does listen, which is all the answer needs. */
+int hostlisten_families(const uint16_t *ports, size_t n, unsigned *found)
 {
+	*found = 0;
 	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
-		return 0;
-	struct scan s = {.ports = ports, .n = n};
-	static const uint8_t families[] = {AF_INET, AF_INET6};
-	for (size_t i = 0; i < ARRAY_SIZE(families); i++) {
-		scan_table(fd, &s, families[i], IPPROTO_TCP, 1U << TCP_LISTEN);
-		/* an unconnected UDP socket is in TCP_CLOSE, a connected one is
-		 * ESTABLISHED and would not take pasta's datagrams */
-		scan_table(fd, &s, families[i], IPPROTO_UDP, 1U << TCP_CLOSE);
+		return -1;
+	/* an unconnected UDP socket is in TCP_CLOSE, a connected one is
+	 * ESTABLISHED and would not take pasta's datagrams */
+	static const struct { uint8_t family, proto; uint32_t states; } tables[] = {
+		{AF_INET, IPPROTO_TCP, 1U << TCP_LISTEN}, {AF_INET6, IPPROTO_TCP, 1U << TCP_LISTEN},
+		{AF_INET, IPPROTO_UDP, 1U << TCP_CLOSE}, {AF_INET6, IPPROTO_UDP, 1U << TCP_CLOSE},
+	};
+	int error = 0;
+	size_t read = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		struct scan s = {.ports = ports, .n = n, .seq = (uint32_t)i + 1};
+		scan_table(fd, &s, tables[i].family, tables[i].proto, tables[i].states);
+		if (s.error) {
+			error = s.error;
+			continue;
+		}
+		read++;
+		*found |= s.found;
 	}
-	return s.failed ? 0 : s.found;
+	if (!read) {
+		errno = error;
+		return -1;
+	}
+	return 0;
 }

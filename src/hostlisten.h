@@ -22,7 +22,7 @@ enum { HOSTLISTEN_V4 = 1, HOSTLISTEN_V6 = 2 };
  * ::ffff:127.0.0.1 IPv4; any other address neither.  Pure. */
 unsigned hostlisten_match(int family, const unsigned char *addr);
 /* The families with a TCP listener or an unconnected UDP socket on one of
- * ports in this network namespace; 0 when none (or the tables cannot be
- * read). */
-unsigned hostlisten_families(const uint16_t *ports, size_t n);
+ * ports in this network namespace, in *found (0: none); -1 with errno when the
+ * tables cannot be read. */
+int hostlisten_families(const uint16_t *ports, size_t n, unsigned *found);
 #endif

@@ -223,7 +223,9 @@ static size_t answer_host(struct net_host *n, const struct dns_question *q,
 		return dns_build_answer(qpkt, q, DNS_RCODE_NXDOMAIN, NULL, 0, out, cap);
 	uint16_t ports[64];
 	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
-	unsigned fams = hostlisten_families(ports, np);
+	unsigned fams;
+	if (hostlisten_families(ports, np, &fams) < 0)  /* then answer all, as if none listened */
+		log_debug("dns: which of the host's loopback families listen: %s", strerror(errno));
 	struct dns_addr addrs[ARRAY_SIZE(n->host_addrs)];
 	size_t na = 0;
 	for (size_t i = 0; i < n->n_host_addrs; i++) {

@@ -16,6 +16,13 @@ static unsigned match(int family, const char *text)
 	return hostlisten_match(family, a);
 }
 
+static unsigned families(const uint16_t *ports, size_t n)
+{
+	unsigned found = 99;
+	CHECK_INT(hostlisten_families(ports, n, &found), 0);
+	return found;
+}
+
 T(hostlisten_match_knows_the_loopback_spellings)
 {
 	CHECK_INT(match(AF_INET, "127.0.0.1"), HOSTLISTEN_V4);
@@ -68,12 +75,12 @@ T(hostlisten_families_sees_a_tcp_listener_on_127_0_0_1)
 	int fd = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &port);
 	if (fd < 0)
 		T_SKIP("cannot listen on 127.0.0.1");
-	CHECK_INT(hostlisten_families(&port, 1), HOSTLISTEN_V4);
+	CHECK_INT(families(&port, 1), HOSTLISTEN_V4);
 	uint16_t two[2] = {1, port};  /* any of the ports */
-	CHECK_INT(hostlisten_families(two, 2), HOSTLISTEN_V4);
+	CHECK_INT(families(two, 2), HOSTLISTEN_V4);
 	close(fd);
 	/* the listener is gone: nothing on the port (the control) */
-	CHECK_INT(hostlisten_families(&port, 1), 0);
+	CHECK_INT(families(&port, 1), 0);
 }
 
 T(hostlisten_families_sees_a_tcp_listener_on_ipv6_loopback)
@@ -82,7 +89,7 @@ T(hostlisten_families_sees_a_tcp_listener_on_ipv6_loopback)
 	int fd = bound(AF_INET6, SOCK_STREAM, "::1", &port);
 	if (fd < 0)
 		T_SKIP("no IPv6 loopback on this host");
-	CHECK_INT(hostlisten_families(&port, 1), HOSTLISTEN_V6);
+	CHECK_INT(families(&port, 1), HOSTLISTEN_V6);
 	close(fd);
 }
 
@@ -92,7 +99,7 @@ T(hostlisten_families_sees_udp_but_not_a_client_socket)
 	int fd = bound(AF_INET, SOCK_DGRAM, "127.0.0.1", &port);
 	if (fd < 0)
 		T_SKIP("cannot bind UDP on 127.0.0.1");
-	CHECK_INT(hostlisten_families(&port, 1), HOSTLISTEN_V4);
+	CHECK_INT(families(&port, 1), HOSTLISTEN_V4);
 	/* a TCP connection's local port is not a server */
 	uint16_t lport;
 	int l = bound(AF_INET, SOCK_STREAM, "127.0.0.1", &lport);
@@ -104,7 +111,7 @@ T(hostlisten_families_sees_udp_but_not_a_client_socket)
 	if (l >= 0 && c >= 0 && connect(c, (struct sockaddr *)&to, sizeof(to)) == 0 &&
 	    getsockname(c, (struct sockaddr *)&me, &len) == 0) {
 		uint16_t cport = ntohs(me.sin_port);
-		CHECK_INT(hostlisten_families(&cport, 1), 0);
+		CHECK_INT(families(&cport, 1), 0);
 	} else {
 		CHECK(!"connect to our own listener");
 	}
