@@ -18,6 +18,12 @@ LAN4=10.1.2.3           # S too: a private address behind the route
 GW6=2a0b:1::fe          # W's IPv6 gateway (mapped like GW4)
 
 bg() { # run in the background, killed when the test ends
+	# in_w/in_s spelled out: a backgrounded function is a subshell, and
+	# killing it (its pid is $!) would leave the server behind
+	case $1 in
+	in_w) shift; set -- nsenter --preserve-credentials -U -n -t "$W" "$@" ;;
+	in_s) shift; set -- nsenter --preserve-credentials -U -n -t "$S" "$@" ;;
+	esac
 	"$@" &
 	echo $! >>"$T/.pids"
 }
