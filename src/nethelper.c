@@ -351,7 +351,7 @@ static void add_host_addr(struct net_host *n, int family, const void *addr, size
 	struct dns_addr *a = &n->host_addrs[n->n_host_addrs++];
 	memset(a, 0, sizeof(*a));
 	a->family = family;
-	a->ttl = 60;
+	a->ttl = 5;  /* the answer follows what listens on the host (netwatch.c) */
 	memcpy(a->addr, addr, len);
 }
 

@@ -10,6 +10,7 @@
  * NXDOMAIN and is reported.  With --net open the resolver only forwards. */
 #include "addrclass.h"
 #include "broker.h"
+#include "hostlisten.h"
 #include "log.h"
 #include "netpriv.h"
 #include "nflog.h"
@@ -224,6 +225,30 @@ static size_t broker_answer(const unsigned char *qpkt, const struct dns_question
 	return dns_build_answer(qpkt, q, DNS_RCODE_OK, v4 ? &a : NULL, v4, out, cap);
 }
 
+/* host.jail.internal: the helper's addresses for the host's loopback, only
+ * those of the families where a host:PORT server listens (hostlisten.h: the
+ * other family would leave the client's connection hanging); all of them
+ * while none listens yet. */
+static size_t answer_host(struct net_host *n, const struct dns_question *q,
+                          const unsigned char *qpkt, unsigned char *out, size_t cap)
+{
+	if (!n->n_host_addrs)
+		return dns_build_answer(qpkt, q, DNS_RCODE_NXDOMAIN, NULL, 0, out, cap);
+	uint16_t ports[64];
+	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
+	unsigned fams;
+	if (hostlisten_families(ports, np, &fams) < 0)  /* then answer all, as if none listened */
+		log_debug("dns: which of the host's loopback families listen: %s", strerror(errno));
+	struct dns_addr addrs[ARRAY_SIZE(n->host_addrs)];
+	size_t na = 0;
+	for (size_t i = 0; i < n->n_host_addrs; i++) {
+		unsigned f = n->host_addrs[i].family == AF_INET ? HOSTLISTEN_V4 : HOSTLISTEN_V6;
+		if (!fams || (fams & f))
+			addrs[na++] = n->host_addrs[i];
+	}
+	return dns_build_answer(qpkt, q, DNS_RCODE_OK, addrs, na, out, cap);
+}
+
 /* A query from the jail: answered here (NXDOMAIN for a name off the list,
  * host.jail.internal), or 0: ask upstream. */
 static size_t decide(void *arg, const struct dns_question *q, const unsigned char *qpkt,
@@ -231,8 +256,7 @@ static size_t decide(void *arg, const struct dns_question *q, const unsigned cha
 {
 	struct net_host *n = arg;
 	if (strcmp(q->name, ALLOW_HOST_NAME) == 0)
-		return dns_build_answer(qpkt, q, n->n_host_addrs ? DNS_RCODE_OK : DNS_RCODE_NXDOMAIN,
-		                        n->host_addrs, n->n_host_addrs, out, cap);
+		return answer_host(n, q, qpkt, out, cap);
 	if (q->qclass == DNS_C_IN && broker_serves(n->broker, q->name))
 		return broker_answer(qpkt, q, out, cap);
 	if (n->mode != NET_ALLOW)

@@ -18,6 +18,12 @@ LAN4=10.1.2.3           # S too: a private address behind the route
 GW6=2a0b:1::fe          # W's IPv6 gateway (mapped like GW4)
 
 bg() { # run in the background, killed when the test ends
+	# in_w/in_s spelled out: a backgrounded function is a subshell, and
+	# killing it (its pid is $!) would leave the server behind
+	case $1 in
+	in_w) shift; set -- nsenter --preserve-credentials -U -n -t "$W" "$@" ;;
+	in_s) shift; set -- nsenter --preserve-credentials -U -n -t "$S" "$@" ;;
+	esac
 	"$@" &
 	echo $! >>"$T/.pids"
 }
@@ -212,6 +218,26 @@ test_host_loopback_only_for_named_ports() {
 	# without host:PORT the name does not even resolve
 	run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$DNSP" -- getent hosts host.jail.internal
 	assert_ne "$rc" 0
+}
+
+# host.jail.internal names only the families where the host's server listens:
+# pasta leaves a connection to the other one hanging (no reset), so a client
+# trying IPv6 first would wait (curl 200 ms per connection, others longer).
+test_host_name_answers_only_the_listening_family() {
+	net_servers
+	local base=(-D "$T/p" --net allow --dns-upstream "127.0.0.1:$DNSP")
+	run_jail "${base[@]}" --allow "host:$P3" -- getent ahosts host.jail.internal
+	assert_eq "$rc" 0 "resolve host.jail.internal (stderr: $err)"
+	assert_contains "$out" "$GW4"
+	assert_not_contains "$out" "$GW6" "127.0.0.1 only: no IPv6 answer"
+	run_jail "${base[@]}" --allow "host:$P6" -- sh -c \
+		'getent ahosts host.jail.internal; curl -sS -m 10 "$1"' - "http://host.jail.internal:$P6/"
+	assert_contains "$out" "$GW6"
+	assert_not_contains "$out" "$GW4" "::1 only: no IPv4 answer"
+	assert_contains "$out" hello-jail "::1 reached through the IPv6 gateway (stderr: $err)"
+	run_jail "${base[@]}" --allow "host:$P3" --allow "host:$P6" -- getent ahosts host.jail.internal
+	assert_contains "$out" "$GW4"
+	assert_contains "$out" "$GW6"
 }
 
 test_net_none_reaches_nothing() {
