@@ -263,13 +263,20 @@ size_t broker_creds(const struct broker *b, const char *host, struct broker_cred
 	return b->n_sec;
 }
 
+/* The first REPORTS_SHOWN (20, as broker_summary says) are told as they come; the rest only counted (an
+ * agent sending the placeholder in a loop must not bury the user's terminal). */
+#define REPORTS_SHOWN 20
+
 void broker_report(struct broker *b, const char *host, const char *name, const char *where)
 {
 	pthread_mutex_lock(&b->lock);
-	b->reports++;
+	unsigned long n = ++b->reports;
 	pthread_mutex_unlock(&b->lock);
-	log_warn("possible exfiltration attempt: the placeholder of %s in %s of a request to %s "
-	         "(sent unchanged, as the placeholder)", name, where, host);
+	if (n <= REPORTS_SHOWN)
+		log_warn("possible exfiltration attempt: the placeholder of %s in %s of a request to %s "
+		         "(sent unchanged, as the placeholder)", name, where, host);
+	if (n == REPORTS_SHOWN)
+		log_warn("further exfiltration attempts are only counted (the total comes at the end)");
 }
 
 void broker_count(struct broker *b, struct broker_host *h, unsigned long n)
@@ -287,7 +294,8 @@ void broker_summary(const struct broker *b, bool quiet)
 			         b->host[i].carried == 1 ? "" : "s", b->host[i].name);
 	if (b->reports)
 		log_warn("%lu possible exfiltration attempt%s: a placeholder outside its credential "
-		         "header (reported above)", b->reports, b->reports == 1 ? "" : "s");
+		         "header (%s reported above)", b->reports, b->reports == 1 ? "" : "s",
+		         b->reports > REPORTS_SHOWN ? "the first 20" : "each");
 }
 
 void broker_free(struct broker *b)
