@@ -52,10 +52,26 @@ static void out_append(struct strbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-static void report(struct reqp *r, const char *name, const char *where)
+enum place { PL_URL, PL_HEADER, PL_BODY, PL_TRAILER };
+
+/* Once per request, secret and place: a placeholder repeated a thousand times
+ * is one report, not a thousand lines on the user's terminal. */
+static void report(struct reqp *r, size_t cred, enum place pl, const char *where)
 {
-	if (r->report)
-		r->report(r->arg, name, where);
+	uint32_t bit = cred < 32 ? 1u << cred : 0;
+	if (!r->report || (r->told[pl] & bit))
+		return;
+	r->told[pl] |= bit;
+	r->report(r->arg, r->creds[cred].name, where);
+}
+
+/* Report each placeholder in [s, end) (sent unchanged). */
+static void report_in(struct reqp *r, const char *s, const char *end, enum place pl,
+                      const char *where)
+{
+	for (size_t i = 0; i < r->n_creds; i++)
+		if (memmem(s, (size_t)(end - s), r->creds[i].placeholder, strlen(r->creds[i].placeholder)))
+			report(r, i, pl, where);
 }
 
 /* ---- bodies: passed through, watched for placeholders ---- */
@@ -74,7 +90,7 @@ static void body_scan(struct reqp *r, const char *in, size_t len)
 		size_t pl = strlen(ph);
 		if (memmem(in, len, ph, pl) || memmem(edge, r->ncarry + head, ph, pl)) {
 			r->body_reported = true;
-			report(r, r->creds[i].name, r->st == RQ_RAW ? "an upgraded stream" : "a request body");
+			report(r, i, PL_BODY, r->st == RQ_RAW ? "an upgraded stream" : "a request body");
 		}
 	}
 	size_t keep = BROKER_PH_MAX - 1;
@@ -198,11 +214,40 @@ static void b64_encode(const char *in, size_t n, struct strbuf *out)
 	}
 }
 
-static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
-                          const char *vend, struct strbuf *out, struct head_info *h);
+/* The secret whose placeholder [t, tend) is, exactly, if this header carries
+ * it to this host; else -1. */
+static ssize_t whole_cred(const struct reqp *r, const char *name, size_t nlen, const char *t,
+                          const char *tend)
+{
+	for (size_t i = 0; i < r->n_creds; i++) {
+		const struct broker_cred *c = &r->creds[i];
+		if (c->real && (size_t)(tend - t) == strlen(c->placeholder) &&
+		    memcmp(t, c->placeholder, (size_t)(tend - t)) == 0 && is_cred_header(c, name, nlen))
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+/* [t, tend) to out: the real value if it is a whole placeholder this header
+ * carries, else as it is (any placeholder in it reported). */
+static void put_field(struct reqp *r, const char *name, size_t nlen, const char *t,
+                      const char *tend, struct strbuf *out, struct head_info *h)
+{
+	ssize_t i = whole_cred(r, name, nlen, t, tend);
+	if (i >= 0) {
+		out_append(out, r->creds[i].real, strlen(r->creds[i].real));
+		h->carried = true;
+		return;
+	}
+	char where[96];
+	snprintf(where, sizeof(where), "the header %.*s", (int)(nlen < 64 ? nlen : 64), name);
+	report_in(r, t, tend, PL_HEADER, where);
+	out_append(out, t, (size_t)(tend - t));
+}
 
 /* "Basic BASE64" whose user:password holds a placeholder: rewritten inside
- * the encoding (git sends a token so).  false: not such a value. */
+ * the encoding (git sends a token so), a whole field at a time.  false: not
+ * such a value. */
 static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const char *v,
                           const char *vend, struct strbuf *out, struct head_info *h)
 {
@@ -211,15 +256,15 @@ static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const c
 		return false;
 	const char *tok = v + 6;
 	ssize_t n = b64_decode(tok, (size_t)(vend - tok), plain, sizeof(plain));
-	bool any = false;
-	for (size_t i = 0; n > 0 && i < r->n_creds && !any; i++)
-		any = memmem(plain, (size_t)n, r->creds[i].placeholder, strlen(r->creds[i].placeholder));
-	if (!any) {
+	const char *colon = n > 0 ? memchr(plain, ':', (size_t)n) : NULL;
+	if (!colon) {
 		explicit_bzero(plain, sizeof(plain));
 		return false;
 	}
 	struct strbuf dec = {0};
-	rewrite_value(r, name, nlen, plain, plain + n, &dec, h);
+	put_field(r, name, nlen, plain, colon, &dec, h);
+	out_append(&dec, ":", 1);
+	put_field(r, name, nlen, colon + 1, plain + n, &dec, h);
 	out_append(out, v, 6);
 	b64_encode(dec.s, dec.len, out);
 	explicit_bzero(dec.s, dec.cap);
@@ -228,37 +273,20 @@ static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const c
 	return true;
 }
 
-/* The value with each placeholder this header may carry replaced, appended
- * to out; any other placeholder is reported. */
+/* The value to out: "PH" or "SCHEME PH" with the real value in place, if
+ * this header carries that secret to this host; anything else as it is. */
 static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
                           const char *vend, struct strbuf *out, struct head_info *h)
 {
-	const char *p = v;
-	while (p < vend) {
-		const struct broker_cred *hit = NULL;
-		const char *at = vend;
-		for (size_t i = 0; i < r->n_creds; i++) {
-			const char *f = memmem(p, (size_t)(vend - p), r->creds[i].placeholder,
-			                       strlen(r->creds[i].placeholder));
-			if (f && f < at) {
-				at = f;
-				hit = &r->creds[i];
-			}
-		}
-		out_append(out, p, (size_t)(at - p));
-		if (!hit)
-			break;
-		if (hit->real && is_cred_header(hit, name, nlen)) {
-			out_append(out, hit->real, strlen(hit->real));
-			h->carried = true;
-		} else {
-			char where[96];
-			snprintf(where, sizeof(where), "the header %.*s", (int)(nlen < 64 ? nlen : 64), name);
-			report(r, hit->name, where);
-			out_append(out, hit->placeholder, strlen(hit->placeholder));
-		}
-		p = at + strlen(hit->placeholder);
+	const char *sp = memchr(v, ' ', (size_t)(vend - v)), *t = v;
+	if (sp && sp > v) {
+		t = sp + 1;
+		for (const char *p = v; p < sp; p++)
+			if (!is_tchar((unsigned char)*p))
+				t = v;
 	}
+	out_append(out, v, (size_t)(t - v));
+	put_field(r, name, nlen, t, vend, out, h);
 }
 
 static int head_field(struct reqp *r, const char *line, const char *end, struct strbuf *out,
@@ -306,8 +334,8 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 	for (const char *p = line; p < sp; p++)
 		if (!is_tchar((unsigned char)*p))
 			return fail(r, 400, "a bad request method");
-	if ((sp - line == 7 && strncmp(line, "CONNECT", 7) == 0) ||
-	    (sp - line == 5 && (strncmp(line, "TRACE", 5) == 0 || strncmp(line, "TRACK", 5) == 0)))
+	if ((sp - line == 7 && strncasecmp(line, "CONNECT", 7) == 0) ||
+	    (sp - line == 5 && (strncasecmp(line, "TRACE", 5) == 0 || strncasecmp(line, "TRACK", 5) == 0)))
 		return fail(r, 405, "CONNECT, TRACE or TRACK through a brokered host");
 	/* origin-form, "*", or an absolute URL of this very host */
 	const char *target = sp + 1;
@@ -319,13 +347,14 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 	}
 	if (end - line < 10 || (memcmp(end - 9, " HTTP/1.1", 9) && memcmp(end - 9, " HTTP/1.0", 9)))
 		return fail(r, 505, "not an HTTP/1.x request");
+	/* METHOD SP TARGET SP VERSION: a server splitting a longer line
+	 * elsewhere would see another target than the one checked above */
+	if (end - 9 <= target || memchr(target, ' ', (size_t)(end - 9 - target)))
+		return fail(r, 400, "a bad request line");
 	for (const char *p = line; p < end; p++)
 		if ((unsigned char)*p <= 0x20 && *p != ' ')
 			return fail(r, 400, "a control character in the request line");
-	for (size_t i = 0; i < r->n_creds; i++)
-		if (memmem(line, (size_t)(end - line), r->creds[i].placeholder,
-		           strlen(r->creds[i].placeholder)))
-			report(r, r->creds[i].name, "the URL");
+	report_in(r, line, end, PL_URL, "the URL");
 	out_append(out, line, (size_t)(end - line));
 	out_append(out, "\r\n", 2);
 	return 0;
@@ -336,6 +365,7 @@ static int head_done(struct reqp *r, struct strbuf *out)
 {
 	const char *s = r->line.s, *end = s + r->line.len - 2;
 	struct head_info h = {0};
+	memset(r->told, 0, sizeof(r->told));  /* a new request: new reports */
 	if (memchr(s, '\0', r->line.len))
 		return fail(r, 400, "a NUL byte in the request head");
 	bool first = true;
@@ -380,6 +410,19 @@ static size_t collect(struct reqp *r, const char *in, size_t len, const char *te
 	return used;
 }
 
+/* A chunk size or trailer line (in r->line, CRLF-ended) with no other CR,
+ * LF or control byte: an upstream ending lines at a bare CR would frame the
+ * body differently. */
+static bool line_clean(const struct reqp *r)
+{
+	for (size_t i = 0; i + 2 < r->line.len; i++) {
+		unsigned char c = (unsigned char)r->line.s[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
 static int chunk_size_line(struct reqp *r)
 {
 	const char *s = r->line.s;
@@ -394,8 +437,8 @@ static int chunk_size_line(struct reqp *r)
 	}
 	if (!digits || digits > 15 || (*s != ';' && *s != '\r' && *s != ' ' && *s != '\t'))
 		return fail(r, 400, "a bad chunk size");
-	if (memchr(r->line.s, '\n', r->line.len - 1))
-		return fail(r, 400, "a bare LF in a chunk size line");
+	if (!line_clean(r))
+		return fail(r, 400, "a control character in a chunk size line");
 	r->left = n;
 	r->st = n ? RQ_CHUNK_DATA : RQ_TRAILER;
 	return 0;
@@ -409,12 +452,10 @@ static int trailer_line(struct reqp *r, struct strbuf *out)
 		return 0;
 	}
 	const char *s = r->line.s;
-	if (memchr(s, '\n', r->line.len - 1) || memchr(s, '\0', r->line.len))
-		return fail(r, 400, "a bad trailer line");
+	if (!line_clean(r))
+		return fail(r, 400, "a control character in a trailer line");
 	/* a trailer is never a credential: a placeholder in it is reported */
-	for (size_t i = 0; i < r->n_creds; i++)
-		if (memmem(s, r->line.len, r->creds[i].placeholder, strlen(r->creds[i].placeholder)))
-			report(r, r->creds[i].name, "a trailer");
+	report_in(r, s, s + r->line.len, PL_TRAILER, "a trailer");
 	out_append(out, s, r->line.len);
 	return 0;
 }

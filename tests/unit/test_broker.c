@@ -127,6 +127,11 @@ T(reqp_refuses_ambiguous_framing)
 		"GET / HTTP/1.1\r\nx-api-key: " PH "\r\n\r\n",
 		/* TRACE echoes the request, the key included */
 		"TRACE / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		/* a lenient server may take methods in any case */
+		"trace / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"Connect api.example.com:443 HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		/* one target: a server splitting elsewhere would see another URL */
+		"GET /x https://evil.example.net/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct reqp r;
@@ -252,4 +257,131 @@ T(reqp_basic_credentials_are_rewritten_inside_base64)
 	CHECK_STR(reports, "KEY@the header Authorization;");
 	reqp_free(&r);
 	sb_free(&out);
+}
+
+/* The real value goes out only as the whole credential: a placeholder glued
+ * to other text would make an invalid key that an upstream's error message
+ * may quote back (with the real value) into the jail. */
+T(reqp_replaces_only_a_whole_credential)
+{
+	static const char *const glued[] = {
+		"x-api-key: " PH "x\r\n",
+		"x-api-key: x" PH "\r\n",
+		"Authorization: Bearer " PH " " PH "\r\n",
+		"Authorization: Bearer " PH ",x\r\n",
+		"Authorization: Bearer x" PH "\r\n",
+		"Authorization: a b " PH "\r\n",
+		/* Basic "user:" PH "x" */
+		"Authorization: Basic dXNlcjpzay10ZXN0LVBMQUNFSE9MREVSMDEyMzQ1Njc4OXg=\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(glued); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s\r\n", glued[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), 0);
+		if (strstr(out.s, "REAL"))
+			fprintf(stderr, "  replaced: %s", glued[i]);
+		CHECK(strstr(out.s, "REAL") == NULL);
+		CHECK_INT(r.carried, 0);
+		CHECK(strstr(reports, "KEY@the header") != NULL);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+	static const char *const whole[] = {
+		"x-api-key: " PH "\r\n",
+		"x-api-key:\t" PH " \r\n",
+		"Authorization: Bearer " PH "\r\n",
+		"Authorization: token " PH "\r\n",
+		/* Basic PH ":x-oauth-basic" */
+		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6eC1vYXV0aC1iYXNpYw==\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(whole); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s\r\n", whole[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), 0);
+		if (r.carried != 1)
+			fprintf(stderr, "  not replaced: %s", whole[i]);
+		CHECK_INT(r.carried, 1);
+		CHECK_STR(reports, "");
+		reqp_free(&r);
+		sb_free(&out);
+	}
+}
+
+/* One report per request, secret and place, however often the placeholder
+ * is repeated there: the agent must not flood the user's terminal. */
+T(reqp_reports_once_per_request_and_place)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	struct strbuf req = {0};
+	for (int k = 0; k < 2; k++) {
+		sb_puts(&req, "GET /" PH PH " HTTP/1.1\r\nHost: api.example.com\r\nX-A: " PH " " PH " " PH "\r\n");
+		sb_puts(&req, "X-B: " PH "\r\nX-C: " PH "\r\n\r\n");
+	}
+	CHECK_INT(feed(&r, req.s, 4096, &out), 0);
+	CHECK_STR(reports, "KEY@the URL;KEY@the header X-A;KEY@the URL;KEY@the header X-A;");
+	reqp_free(&r);
+	sb_free(&out);
+	sb_free(&req);
+}
+
+/* CRLF only in chunk lines and trailers too: an upstream that ended a line
+ * at a bare CR would frame the body differently from the broker. */
+T(reqp_refuses_control_bytes_in_chunk_lines)
+{
+	static const char *const bad[] = {
+		"5;\r\r\nhello\r\n0\r\n\r\n",
+		"5;a\rb\r\nhello\r\n0\r\n\r\n",
+		"5;a\001\r\nhello\r\n0\r\n\r\n",
+		"5\r\nhello\r\n0\r\nT: a\rb\r\n\r\n",
+		"5\r\nhello\r\n0\r\nT: a\177\r\n\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("POST / HTTP/1.1\r\nHost: api.example.com\r\n"
+		                                     "Transfer-Encoding: chunked\r\n\r\n%s", bad[i]);
+		int rc = feed(&r, req, 4096, &out);
+		if (rc != -1)
+			fprintf(stderr, "  accepted: %s\n", bad[i]);
+		CHECK_INT(rc, -1);
+		CHECK_INT(r.status, 400);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+}
+
+/* The first 20 reports are shown, the rest counted: a loop of requests
+ * with the placeholder does not bury the user's terminal. */
+T(broker_reports_are_capped)
+{
+	struct broker *b = broker_new();
+	FILE *cap = tmpfile();
+	CHECK(cap != NULL);
+	fflush(stderr);
+	int saved = dup(2);
+	CHECK(saved >= 0 && dup2(fileno(cap), 2) == 2);
+	for (int i = 0; i < 1000; i++)
+		broker_report(b, "api.example.com", "KEY", "the URL");
+	fflush(stderr);
+	CHECK(dup2(saved, 2) == 2);
+	close(saved);
+	rewind(cap);
+	char line[512];
+	int shown = 0, further = 0;
+	while (fgets(line, sizeof(line), cap)) {
+		shown += strstr(line, "the placeholder of KEY") != NULL;
+		further += strstr(line, "only counted") != NULL;
+	}
+	fclose(cap);
+	CHECK_INT(shown, 20);
+	CHECK_INT(further, 1);
+	CHECK_INT(b->reports, 1000);
+	broker_free(b);
 }
