@@ -229,3 +229,45 @@ test_broker_other_names_are_not_intercepted() {
 	expect_fail125 "${B[@]}" --env TEST_REAL_KEY -- true
 	assert_contains "$err" "secret ANTHROPIC_API_KEY is brokered, but its real value would reach the jail in \$TEST_REAL_KEY too"
 }
+
+test_broker_glued_placeholder_is_not_replaced() {
+	broker_world
+	# an invalid key made of the real one (PHx, "Bearer PH PH") is what an
+	# error message might quote back: such a value keeps the placeholder
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 -H "x-api-key: ${ANTHROPIC_API_KEY}x" https://api.anthropic.com/g1 &&
+		curl -sS -m 20 -H "Authorization: Bearer $ANTHROPIC_API_KEY $ANTHROPIC_API_KEY" https://api.anthropic.com/g2'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "GET /g2"
+	assert_not_contains "$(cat "$T/up.log")" "$REAL_KEY"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the header x-api-key"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the header Authorization"
+	assert_not_contains "$err" "carried your key"
+}
+
+test_broker_reports_do_not_flood_the_terminal() {
+	broker_world
+	# 30 requests, each with the placeholder in the URL and three times in a header
+	run_jail "${B[@]}" -- sh -c '
+		set --; for i in $(seq 30); do set -- "$@" "https://api.anthropic.com/$ANTHROPIC_API_KEY/$i"; done
+		curl -sS -m 60 -H "X-A: $ANTHROPIC_API_KEY $ANTHROPIC_API_KEY $ANTHROPIC_API_KEY" "$@" >/dev/null'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$(grep -c 'GET /' "$T/up.log")" 30 "all 30 requests went through"
+	assert_eq "$(printf '%s\n' "$err" | grep -c 'possible exfiltration attempt: ')" 20 "the first 20 reports shown"
+	assert_contains "$err" "further exfiltration attempts are only counted"
+	assert_contains "$err" "jail: warning: 60 possible exfiltration attempts"
+}
+
+test_broker_serves_only_brokered_names() {
+	broker_world
+	# another name (or none, for an address) at the broker's address: no
+	# certificate, no upstream connection
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --resolve evil.example.net:443:127.0.0.2 https://evil.example.net/a && exit 10
+		curl -sS -m 20 -k https://127.0.0.2/b && exit 11
+		curl -sS -m 20 --resolve localhost:443:127.0.0.2 -k https://localhost/c && exit 12
+		curl -sS -m 20 https://api.anthropic.com/d'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$(grep -c 'GET /' "$T/up.log")" 1 "only the brokered name reached the upstream"
+	assert_contains "$(cat "$T/up.log")" "GET /d"
+}
