@@ -107,11 +107,27 @@ static void body_scan(struct reqp *r, const char *in, size_t len)
 
 /* ---- the head ---- */
 
+#define CARRIERS_MAX 8
+
 struct head_info {
 	bool chunked, has_cl, upgrade, carried;
 	int hosts;                 /* Host headers seen */
 	uint64_t cl;
+	/* the header names that got a real value (pointing into r->line) */
+	const char *carrier[CARRIERS_MAX];
+	size_t carrier_len[CARRIERS_MAX], n_carriers;
 };
+
+/* A header may carry a real value once per request: a second field of the
+ * same name would be joined to it ("REAL, REAL", an invalid key that an
+ * error message may quote). */
+static bool may_carry(const struct head_info *h, const char *name, size_t nlen)
+{
+	for (size_t i = 0; i < h->n_carriers; i++)
+		if (h->carrier_len[i] == nlen && strncasecmp(h->carrier[i], name, nlen) == 0)
+			return false;
+	return h->n_carriers < CARRIERS_MAX;
+}
 
 /* HOST or HOST:443, as a Host header or an absolute URL's authority names it */
 static bool is_our_authority(const struct reqp *r, const char *v, const char *vend)
@@ -233,10 +249,12 @@ static ssize_t whole_cred(const struct reqp *r, const char *name, size_t nlen, c
 static void put_field(struct reqp *r, const char *name, size_t nlen, const char *t,
                       const char *tend, struct strbuf *out, struct head_info *h)
 {
-	ssize_t i = whole_cred(r, name, nlen, t, tend);
+	ssize_t i = may_carry(h, name, nlen) ? whole_cred(r, name, nlen, t, tend) : -1;
 	if (i >= 0) {
 		out_append(out, r->creds[i].real, strlen(r->creds[i].real));
 		h->carried = true;
+		h->carrier[h->n_carriers] = name;
+		h->carrier_len[h->n_carriers++] = nlen;
 		return;
 	}
 	char where[96];

@@ -4,8 +4,9 @@
  * heads are rewritten: in the credential headers a secret names, its
  * placeholder becomes its real value, for the hosts it names and nowhere else,
  * and only as the whole credential (PH, SCHEME PH, or a whole field of a Basic
- * user:password): glued to other text it would make an invalid key, which an
- * upstream's error message might quote back into the jail.
+ * user:password), once per header name and request: glued to other text or
+ * joined to a second copy it would make an invalid key, which an upstream's
+ * error message might quote back into the jail.
  * Bodies (content-length, chunked) and upgraded streams pass through as they
  * are; a placeholder seen there, in the URL or in any other header is reported
  * (once per request, secret and place) and sent unchanged.  The framing is

@@ -385,3 +385,42 @@ T(broker_reports_are_capped)
 	CHECK_INT(b->reports, 1000);
 	broker_free(b);
 }
+
+/* The real value once per credential header and request: a second field of
+ * the same name (which a server joins as "REAL, REAL", an invalid key an
+ * error message may quote) keeps its placeholder. */
+T(reqp_replaces_once_per_header_name)
+{
+	static const char *const twice[] = {
+		"x-api-key: " PH "\r\nX-API-KEY: " PH "\r\n",
+		"Authorization: Bearer " PH "\r\nauthorization: " PH "\r\n",
+		/* Basic PH ":" PH */
+		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(twice); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s"
+		                                     "x-other: 1\r\n\r\n", twice[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), 0);
+		const char *first = strstr(out.s, "REAL");
+		const char *b64 = strstr(out.s, "c2stdGVzdC1SRUFM"); /* base64 of "sk-test-REAL" */
+		CHECK((first != NULL) != (b64 != NULL));
+		CHECK(!first || !strstr(first + 1, "REAL"));
+		CHECK(!b64 || !strstr(b64 + 1, "c2stdGVzdC1SRUFM"));  /* fields are 30 bytes: aligned */
+		CHECK_INT(r.carried, 1);
+		CHECK(strstr(reports, "KEY@the header") != NULL);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+	/* each request of a connection gets it once */
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n"
+	                   "GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n", 4096, &out), 0);
+	CHECK_INT(r.carried, 2);
+	reqp_free(&r);
+	sb_free(&out);
+}
