@@ -271,3 +271,74 @@ test_broker_serves_only_brokered_names() {
 	assert_eq "$(grep -c 'GET /' "$T/up.log")" 1 "only the brokered name reached the upstream"
 	assert_contains "$(cat "$T/up.log")" "GET /d"
 }
+
+test_broker_survives_hostile_clients() {
+	broker_world
+	# raw requests a hostile agent might send, each on its own connection
+	# (split into tiny TLS records where it matters), then more connections
+	# than the broker serves at once: the supervisor refuses what it must,
+	# never crashes (run it with BUILD=build-asan too), and serves again
+	run_jail "${B[@]}" -- python3 -c '
+import os, socket, ssl, sys, time
+ph = os.environ["ANTHROPIC_API_KEY"].encode()
+H = "api.anthropic.com"
+ctx = ssl.create_default_context()
+def conn():
+    return ctx.wrap_socket(socket.create_connection((H, 443), timeout=20), server_hostname=H)
+def send(payload, step=None):
+    try:
+        c = conn()
+        step = step or len(payload)
+        for i in range(0, len(payload), step):
+            c.sendall(payload[i:i + step])
+        data = b""
+        while True:
+            d = c.recv(65536)
+            if not d:
+                return data
+            data += d
+    except (OSError, ssl.SSLError) as e:
+        return repr(e).encode()
+head = b"Host: " + H.encode() + b"\r\nConnection: close\r\n"
+cases = [
+    (b"GET /big HTTP/1.1\r\n" + head + b"X: " + b"a" * 70000, b" 431 "),
+    (b"POST /clte HTTP/1.1\r\n" + head + b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", b" 400 "),
+    (b"POST /te HTTP/1.1\r\n" + head + b"Transfer-Encoding: chunked\r\n\r\n5;\r\r\nhello\r\n0\r\n\r\n", b" 400 "),
+    (b"POST /te2 HTTP/1.1\r\n" + head + b"Transfer-Encoding: chunked\r\n\r\n" + b"f" * 16 + b"\r\n", b" 400 "),
+    (b"GET /fold HTTP/1.1\r\n" + head + b"x-api-key: a\r\n " + ph + b"\r\n\r\n", b" 400 "),
+    (b"GET /lf HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\nX: y\r\n\r\n", b" 400 "),
+    (b"GET /nul HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\0\r\n\r\n", b" 400 "),
+    (b"GET /sp HTTP/1.1\r\n" + head + b"x-api-key : " + ph + b"\r\n\r\n", b" 400 "),
+    (b"GET /a HTTP/1.1\r\nHost: " + H.encode() + b"\r\n\r\nGET /b HTTP/1.1\r\nHost: localhost\r\nx-api-key: " + ph + b"\r\n\r\n", b" 421 "),
+    (b"GET http://127.0.0.1/ HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\r\n\r\n", b" 421 "),
+    (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b" 505 "),
+    (b"GET /split HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\r\n\r\n", b"ok "),
+    (b"POST /body HTTP/1.1\r\n" + head + b"Content-Length: " + str(len(ph) + 4).encode() + b"\r\n\r\nkey=" + ph, b"ok "),
+]
+for payload, want in cases:
+    got = send(payload, 3 if len(payload) < 1000 else None)
+    if want not in got:
+        sys.exit("%r: %r" % (payload[:40], got[:200]))
+# more connections than the broker serves at once, idle
+held = [socket.create_connection((H, 443)) for _ in range(80)]
+for s in held:
+    s.close()
+for i in range(200):
+    if b"ok " in send(b"GET /after HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\r\n\r\n"):
+        print("served again")
+        break
+    time.sleep(0.1)
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "served again"
+	local log
+	log=$(cat "$T/up.log")
+	assert_contains "$log" "GET /split"
+	assert_contains "$log" "body=key=sk-ant-api03-"
+	# the real key went out in the credential headers of /split and /after only
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 2 "$log"
+	assert_eq "$(grep -c '^x-api-key: ' "$T/up.log")" 2
+	assert_not_contains "$log" "GET /b"
+	assert_not_contains "$log" "/clte"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a request body"
+}
