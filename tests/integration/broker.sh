@@ -254,8 +254,9 @@ test_broker_reports_do_not_flood_the_terminal() {
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_eq "$(grep -c 'GET /' "$T/up.log")" 30 "all 30 requests went through"
 	assert_eq "$(printf '%s\n' "$err" | grep -c 'possible exfiltration attempt: ')" 20 "the first 20 reports shown"
-	assert_contains "$err" "further exfiltration attempts are only counted"
+	assert_contains "$err" "further warnings are only counted"
 	assert_contains "$err" "jail: warning: 60 possible exfiltration attempts"
+	assert_contains "$err" "jail: warning: broker: 60 warnings in all, 40 of them not shown"
 }
 
 test_broker_serves_only_brokered_names() {
@@ -341,4 +342,7 @@ for i in range(200):
 	assert_not_contains "$log" "GET /b"
 	assert_not_contains "$log" "/clte"
 	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a request body"
+	# refused requests and connections in a loop do not bury the terminal
+	assert_eq "$(printf '%s\n' "$err" | grep -c '^jail: warning: \(broker: [a-z]\|possible\)')" 21 "$err"
+	assert_contains "$err" "warnings in all"
 }

@@ -357,7 +357,7 @@ T(reqp_refuses_control_bytes_in_chunk_lines)
 	}
 }
 
-/* The first 20 reports are shown, the rest counted: a loop of requests
+/* The first 20 warnings are shown, the rest counted: a loop of requests
  * with the placeholder does not bury the user's terminal. */
 T(broker_reports_are_capped)
 {
@@ -377,7 +377,7 @@ T(broker_reports_are_capped)
 	int shown = 0, further = 0;
 	while (fgets(line, sizeof(line), cap)) {
 		shown += strstr(line, "the placeholder of KEY") != NULL;
-		further += strstr(line, "only counted") != NULL;
+		further += strstr(line, "further warnings are only counted") != NULL;
 	}
 	fclose(cap);
 	CHECK_INT(shown, 20);
