@@ -346,3 +346,38 @@ for i in range(200):
 	assert_eq "$(printf '%s\n' "$err" | grep -c '^jail: warning: \(broker: [a-z]\|possible\)')" 21 "$err"
 	assert_contains "$err" "warnings in all"
 }
+
+# Is no thread of process PID running, in ten looks in a row?  (A thread
+# that spins is always running; one waiting in poll sleeps.)
+threads_asleep() { # PID
+	local i t
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		for t in /proc/"$1"/task/*/stat; do
+			[ "$(sed 's/.*) //' "$t" 2>/dev/null | cut -d' ' -f1)" != R ] || return 1
+		done
+		sleep 0.05
+	done
+}
+
+test_broker_does_not_spin_on_a_torn_record() {
+	broker_world
+	# a request (the upstream keeps the connection open), then half a TLS
+	# record and the end of the stream: OpenSSL keeps the half as pending
+	# data, which must not make the relay loop without waiting
+	bg "$JAIL" "${B[@]}" -- python3 -c '
+import os, socket, ssl, sys, time
+H = "api.anthropic.com"
+c = ssl.create_default_context().wrap_socket(socket.create_connection((H, 443)), server_hostname=H)
+c.sendall(b"GET /torn HTTP/1.1\r\nHost: " + H.encode() + b"\r\n\r\n")
+c.recv(1000)
+os.write(c.fileno(), b"\x17\x03\x03\x00\x64" + b"x" * 50)
+c.shutdown(socket.SHUT_WR)
+print("torn", flush=True)
+time.sleep(120)
+' >"$T/torn.out" 2>"$T/torn.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for grep -q torn "$T/torn.out"
+	wait_for -t 20 threads_asleep "$pid"
+	kill "$pid"
+}
