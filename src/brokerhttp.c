@@ -378,6 +378,14 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 	return 0;
 }
 
+/* GET and HEAD: a server may not read a body on them and take it for the
+ * next request (RFC 9110 9.3.1 calls it a smuggling risk), the broker's
+ * next head, key included, becoming that request's body. */
+static bool no_body_method(const char *line)
+{
+	return strncmp(line, "GET ", 4) == 0 || strncmp(line, "HEAD ", 5) == 0;
+}
+
 /* A whole head in r->line (ending in CRLF CRLF): rewritten into out. */
 static int head_done(struct reqp *r, struct strbuf *out)
 {
@@ -387,6 +395,7 @@ static int head_done(struct reqp *r, struct strbuf *out)
 	if (memchr(s, '\0', r->line.len))
 		return fail(r, 400, "a NUL byte in the request head");
 	bool first = true;
+	const char *rl_end = NULL;  /* the request line's */
 	while (s < end) {
 		const char *eol = memmem(s, (size_t)(end - s), "\r\n", 2);
 		const char *lf = memchr(s, '\n', (size_t)(eol - s));
@@ -395,12 +404,18 @@ static int head_done(struct reqp *r, struct strbuf *out)
 			return fail(r, 400, "a bare CR or LF in the request head");
 		if ((first ? request_line(r, s, eol, out) : head_field(r, s, eol, out, &h)) < 0)
 			return -1;
+		if (first)
+			rl_end = eol;
 		first = false;
 		s = eol + 2;
 	}
 	out_append(out, "\r\n", 2);
 	if (h.chunked && h.has_cl)
 		return fail(r, 400, "both Content-Length and Transfer-Encoding");
+	if (h.chunked && memcmp(rl_end - 8, "HTTP/1.0", 8) == 0)
+		return fail(r, 400, "Transfer-Encoding in an HTTP/1.0 request");
+	if (no_body_method(r->line.s) && (h.chunked || h.cl))
+		return fail(r, 400, "a body on a GET or HEAD request");
 	if (h.hosts != 1)
 		return fail(r, 400, "no Host header");
 	r->carried += h.carried;

@@ -10,8 +10,8 @@
  * Bodies (content-length, chunked) and upgraded streams pass through as they
  * are; a placeholder seen there, in the URL or in any other header is reported
  * (once per request, secret and place) and sent unchanged.  The framing is
- * parsed strictly (no CL with TE, no obs-fold, CRLF only, in chunk lines and
- * trailers too): a request the broker could frame differently from the
+ * parsed strictly (no CL with TE, no TE in HTTP/1.0, no body on GET or HEAD,
+ * no obs-fold, CRLF only, in chunk lines and trailers too): a request the broker could frame differently from the
  * upstream is refused rather than guessed at.  So is a request meant for
  * another site behind the same front end (a Host header or an absolute URL
  * naming another host: domain fronting would carry the key there), and TRACE,

@@ -130,6 +130,11 @@ T(reqp_refuses_ambiguous_framing)
 		/* a lenient server may take methods in any case */
 		"trace / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 		"Connect api.example.com:443 HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		/* framing some servers read otherwise: TE in HTTP/1.0 (RFC 9112
+		 * 6.1), a body on GET or HEAD (RFC 9110 9.3.1: a smuggling risk) */
+		"POST / HTTP/1.0\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 5\r\n\r\nhello",
+		"HEAD / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
 		/* one target: a server splitting elsewhere would see another URL */
 		"GET /x https://evil.example.net/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 	};
