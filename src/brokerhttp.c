@@ -116,6 +116,9 @@ struct head_info {
 	/* the header names that got a real value (pointing into r->line) */
 	const char *carrier[CARRIERS_MAX];
 	size_t carrier_len[CARRIERS_MAX], n_carriers;
+	/* Connection and Keep-Alive lines, held back: sent only for an upgrade */
+	const char *conn_line[4];
+	size_t conn_len[4], n_conn;
 };
 
 /* A header may carry a real value once per request: a second field of the
@@ -336,6 +339,15 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 		if (!is_our_authority(r, v, vend) || h->hosts++)
 			return fail(r, 421, "a Host header for another site");
 	}
+	if (nlen == 10 && (strncasecmp(line, "connection", 10) == 0 ||
+	                   strncasecmp(line, "keep-alive", 10) == 0)) {
+		if (h->n_conn == ARRAY_SIZE(h->conn_line))
+			return fail(r, 400, "too many Connection headers");
+		report_in(r, v, vend, PL_HEADER, "the header Connection");
+		h->conn_line[h->n_conn] = line;
+		h->conn_len[h->n_conn++] = (size_t)(end - line);
+		return 0;
+	}
 	out_append(out, line, nlen + 1);
 	out_append(out, " ", 1);
 	if (!rewrite_basic(r, line, nlen, v, vend, out, h))
@@ -409,6 +421,12 @@ static int head_done(struct reqp *r, struct strbuf *out)
 		first = false;
 		s = eol + 2;
 	}
+	for (size_t i = 0; h.upgrade && i < h.n_conn; i++) {
+		out_append(out, h.conn_line[i], h.conn_len[i]);
+		out_append(out, "\r\n", 2);
+	}
+	if (!h.upgrade)
+		out_append(out, "Connection: close\r\n", 19);
 	out_append(out, "\r\n", 2);
 	if (h.chunked && h.has_cl)
 		return fail(r, 400, "both Content-Length and Transfer-Encoding");
@@ -423,6 +441,7 @@ static int head_done(struct reqp *r, struct strbuf *out)
 	r->ncarry = 0;
 	r->st = h.upgrade ? RQ_RAW : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
 	r->left = h.cl;
+	r->done = true;
 	return 0;
 }
 
@@ -500,6 +519,8 @@ static ssize_t step(struct reqp *r, const char *in, size_t len, struct strbuf *o
 	size_t used;
 	switch (r->st) {
 	case RQ_HEAD:
+		if (r->done)  /* one request per connection (brokerhttp.h): the rest is dropped */
+			return (ssize_t)len;
 		if (r->line.len == 0 && (in[0] == '\r' || in[0] == '\n'))
 			return 1;  /* empty lines before a request are ignored (RFC 9112 2.2) */
 		used = collect(r, in, len, "\r\n\r\n", &done);

@@ -16,7 +16,16 @@
  * another site behind the same front end (a Host header or an absolute URL
  * naming another host: domain fronting would carry the key there), and TRACE,
  * which echoes the request, credentials included (methods in any case: a
- * lenient server may take them so).  Pure code, no I/O. */
+ * lenient server may take them so).
+ *
+ * One request per connection: it goes upstream with "Connection: close" (the
+ * jail's Connection and Keep-Alive headers held back, but for an upgrade),
+ * and whatever the jail sends after it is dropped.  So no second head, with
+ * its real value, ever follows a body on an upstream connection: a server
+ * that misreads a body (takes it for a request, whose own Content-Length
+ * then swallows what follows) finds nothing after it to swallow.  Clients
+ * see the upstream's "Connection: close" and open a new connection.
+ * Pure code, no I/O. */
 #ifndef JAIL_BROKERHTTP_H
 #define JAIL_BROKERHTTP_H
 #include "util.h"
@@ -50,6 +59,7 @@ struct reqp {
 	char carry[BROKER_PH_MAX]; /* the body's last bytes: a placeholder split across reads */
 	size_t ncarry;
 	bool body_reported;
+	bool done;                 /* a request went out: nothing more on this connection */
 	uint32_t told[4];          /* per place (URL, header, body, trailer): secrets reported */
 	unsigned long carried;     /* request heads that got a real value */
 	int status;                /* on error: the HTTP status to answer with */
