@@ -5,6 +5,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
@@ -263,13 +264,35 @@ size_t broker_creds(const struct broker *b, const char *host, struct broker_cred
 	return b->n_sec;
 }
 
+/* The first WARN_SHOWN warnings are shown as they come, the rest only
+ * counted: an agent repeating a refused request, a placeholder or a
+ * connection in a loop must not bury the user's terminal. */
+#define WARN_SHOWN 20
+
+void broker_warn(struct broker *b, const char *fmt, ...)
+{
+	pthread_mutex_lock(&b->lock);
+	unsigned long n = ++b->warnings;
+	pthread_mutex_unlock(&b->lock);
+	if (n > WARN_SHOWN)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_warn("%s", msg);
+	if (n == WARN_SHOWN)
+		log_warn("broker: further warnings are only counted (the totals come at the end)");
+}
+
 void broker_report(struct broker *b, const char *host, const char *name, const char *where)
 {
 	pthread_mutex_lock(&b->lock);
 	b->reports++;
 	pthread_mutex_unlock(&b->lock);
-	log_warn("possible exfiltration attempt: the placeholder of %s in %s of a request to %s "
-	         "(sent unchanged, as the placeholder)", name, where, host);
+	broker_warn(b, "possible exfiltration attempt: the placeholder of %s in %s of a request to %s "
+	               "(sent unchanged, as the placeholder)", name, where, host);
 }
 
 void broker_count(struct broker *b, struct broker_host *h, unsigned long n)
@@ -288,6 +311,9 @@ void broker_summary(const struct broker *b, bool quiet)
 	if (b->reports)
 		log_warn("%lu possible exfiltration attempt%s: a placeholder outside its credential "
 		         "header (reported above)", b->reports, b->reports == 1 ? "" : "s");
+	if (b->warnings > WARN_SHOWN)
+		log_warn("broker: %lu warnings in all, %lu of them not shown", b->warnings,
+		         b->warnings - WARN_SHOWN);
 }
 
 void broker_free(struct broker *b)

@@ -129,7 +129,7 @@ static int pump_request(struct conn *c, struct reqp *rq, char *buf)
 	if (rq->carried > before)
 		broker_count(c->b, c->host, rq->carried - before);
 	if (r < 0 && rq->status) {
-		log_warn("broker: a request to %s refused: %s", c->host->name, rq->err);
+		broker_warn(c->b, "broker: a request to %s refused: %s", c->host->name, rq->err);
 		answer(&c->jail, rq->status, rq->err);
 	}
 	return r < 0 ? -1 : 0;
@@ -193,7 +193,7 @@ static int handshake(struct conn *c)
 		pthread_mutex_lock(&c->b->lock);
 		c->b->refused++;
 		pthread_mutex_unlock(&c->b->lock);
-		log_warn("broker: %s: %s; nothing was sent there", c->host->name, why);
+		broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name, why);
 		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, why);
 		answer(&c->jail, 502, msg);
 		return -1;
@@ -240,7 +240,7 @@ static void spawn_conn(struct broker *b, int fd)
 			slot = i;
 	if (slot < 0) {
 		pthread_mutex_unlock(&b->lock);
-		log_warn("broker: more than %d connections at once; one refused", BROKER_MAX_CONNS);
+		broker_warn(b, "broker: more than %d connections at once; one refused", BROKER_MAX_CONNS);
 		close(fd);
 		return;
 	}

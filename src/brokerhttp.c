@@ -52,10 +52,26 @@ static void out_append(struct strbuf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-static void report(struct reqp *r, const char *name, const char *where)
+enum place { PL_URL, PL_HEADER, PL_BODY, PL_TRAILER };
+
+/* Once per request, secret and place: a placeholder repeated a thousand times
+ * is one report, not a thousand lines on the user's terminal. */
+static void report(struct reqp *r, size_t cred, enum place pl, const char *where)
 {
-	if (r->report)
-		r->report(r->arg, name, where);
+	uint32_t bit = cred < 32 ? 1u << cred : 0;
+	if (!r->report || (r->told[pl] & bit))
+		return;
+	r->told[pl] |= bit;
+	r->report(r->arg, r->creds[cred].name, where);
+}
+
+/* Report each placeholder in [s, end) (sent unchanged). */
+static void report_in(struct reqp *r, const char *s, const char *end, enum place pl,
+                      const char *where)
+{
+	for (size_t i = 0; i < r->n_creds; i++)
+		if (memmem(s, (size_t)(end - s), r->creds[i].placeholder, strlen(r->creds[i].placeholder)))
+			report(r, i, pl, where);
 }
 
 /* ---- bodies: passed through, watched for placeholders ---- */
@@ -74,7 +90,7 @@ static void body_scan(struct reqp *r, const char *in, size_t len)
 		size_t pl = strlen(ph);
 		if (memmem(in, len, ph, pl) || memmem(edge, r->ncarry + head, ph, pl)) {
 			r->body_reported = true;
-			report(r, r->creds[i].name, r->st == RQ_RAW ? "an upgraded stream" : "a request body");
+			report(r, i, PL_BODY, r->st == RQ_RAW ? "an upgraded stream" : "a request body");
 		}
 	}
 	size_t keep = BROKER_PH_MAX - 1;
@@ -91,11 +107,30 @@ static void body_scan(struct reqp *r, const char *in, size_t len)
 
 /* ---- the head ---- */
 
+#define CARRIERS_MAX 8
+
 struct head_info {
 	bool chunked, has_cl, upgrade, carried;
 	int hosts;                 /* Host headers seen */
 	uint64_t cl;
+	/* the header names that got a real value (pointing into r->line) */
+	const char *carrier[CARRIERS_MAX];
+	size_t carrier_len[CARRIERS_MAX], n_carriers;
+	/* Connection and Keep-Alive lines, held back: sent only for an upgrade */
+	const char *conn_line[4];
+	size_t conn_len[4], n_conn;
 };
+
+/* A header may carry a real value once per request: a second field of the
+ * same name would be joined to it ("REAL, REAL", an invalid key that an
+ * error message may quote). */
+static bool may_carry(const struct head_info *h, const char *name, size_t nlen)
+{
+	for (size_t i = 0; i < h->n_carriers; i++)
+		if (h->carrier_len[i] == nlen && strncasecmp(h->carrier[i], name, nlen) == 0)
+			return false;
+	return h->n_carriers < CARRIERS_MAX;
+}
 
 /* HOST or HOST:443, as a Host header or an absolute URL's authority names it */
 static bool is_our_authority(const struct reqp *r, const char *v, const char *vend)
@@ -198,11 +233,42 @@ static void b64_encode(const char *in, size_t n, struct strbuf *out)
 	}
 }
 
-static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
-                          const char *vend, struct strbuf *out, struct head_info *h);
+/* The secret whose placeholder [t, tend) is, exactly, if this header carries
+ * it to this host; else -1. */
+static ssize_t whole_cred(const struct reqp *r, const char *name, size_t nlen, const char *t,
+                          const char *tend)
+{
+	for (size_t i = 0; i < r->n_creds; i++) {
+		const struct broker_cred *c = &r->creds[i];
+		if (c->real && (size_t)(tend - t) == strlen(c->placeholder) &&
+		    memcmp(t, c->placeholder, (size_t)(tend - t)) == 0 && is_cred_header(c, name, nlen))
+			return (ssize_t)i;
+	}
+	return -1;
+}
+
+/* [t, tend) to out: the real value if it is a whole placeholder this header
+ * carries, else as it is (any placeholder in it reported). */
+static void put_field(struct reqp *r, const char *name, size_t nlen, const char *t,
+                      const char *tend, struct strbuf *out, struct head_info *h)
+{
+	ssize_t i = may_carry(h, name, nlen) ? whole_cred(r, name, nlen, t, tend) : -1;
+	if (i >= 0) {
+		out_append(out, r->creds[i].real, strlen(r->creds[i].real));
+		h->carried = true;
+		h->carrier[h->n_carriers] = name;
+		h->carrier_len[h->n_carriers++] = nlen;
+		return;
+	}
+	char where[96];
+	snprintf(where, sizeof(where), "the header %.*s", (int)(nlen < 64 ? nlen : 64), name);
+	report_in(r, t, tend, PL_HEADER, where);
+	out_append(out, t, (size_t)(tend - t));
+}
 
 /* "Basic BASE64" whose user:password holds a placeholder: rewritten inside
- * the encoding (git sends a token so).  false: not such a value. */
+ * the encoding (git sends a token so), a whole field at a time.  false: not
+ * such a value. */
 static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const char *v,
                           const char *vend, struct strbuf *out, struct head_info *h)
 {
@@ -211,15 +277,15 @@ static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const c
 		return false;
 	const char *tok = v + 6;
 	ssize_t n = b64_decode(tok, (size_t)(vend - tok), plain, sizeof(plain));
-	bool any = false;
-	for (size_t i = 0; n > 0 && i < r->n_creds && !any; i++)
-		any = memmem(plain, (size_t)n, r->creds[i].placeholder, strlen(r->creds[i].placeholder));
-	if (!any) {
+	const char *colon = n > 0 ? memchr(plain, ':', (size_t)n) : NULL;
+	if (!colon) {
 		explicit_bzero(plain, sizeof(plain));
 		return false;
 	}
 	struct strbuf dec = {0};
-	rewrite_value(r, name, nlen, plain, plain + n, &dec, h);
+	put_field(r, name, nlen, plain, colon, &dec, h);
+	out_append(&dec, ":", 1);
+	put_field(r, name, nlen, colon + 1, plain + n, &dec, h);
 	out_append(out, v, 6);
 	b64_encode(dec.s, dec.len, out);
 	explicit_bzero(dec.s, dec.cap);
@@ -228,37 +294,20 @@ static bool rewrite_basic(struct reqp *r, const char *name, size_t nlen, const c
 	return true;
 }
 
-/* The value with each placeholder this header may carry replaced, appended
- * to out; any other placeholder is reported. */
+/* The value to out: "PH" or "SCHEME PH" with the real value in place, if
+ * this header carries that secret to this host; anything else as it is. */
 static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const char *v,
                           const char *vend, struct strbuf *out, struct head_info *h)
 {
-	const char *p = v;
-	while (p < vend) {
-		const struct broker_cred *hit = NULL;
-		const char *at = vend;
-		for (size_t i = 0; i < r->n_creds; i++) {
-			const char *f = memmem(p, (size_t)(vend - p), r->creds[i].placeholder,
-			                       strlen(r->creds[i].placeholder));
-			if (f && f < at) {
-				at = f;
-				hit = &r->creds[i];
-			}
-		}
-		out_append(out, p, (size_t)(at - p));
-		if (!hit)
-			break;
-		if (hit->real && is_cred_header(hit, name, nlen)) {
-			out_append(out, hit->real, strlen(hit->real));
-			h->carried = true;
-		} else {
-			char where[96];
-			snprintf(where, sizeof(where), "the header %.*s", (int)(nlen < 64 ? nlen : 64), name);
-			report(r, hit->name, where);
-			out_append(out, hit->placeholder, strlen(hit->placeholder));
-		}
-		p = at + strlen(hit->placeholder);
+	const char *sp = memchr(v, ' ', (size_t)(vend - v)), *t = v;
+	if (sp && sp > v) {
+		t = sp + 1;
+		for (const char *p = v; p < sp; p++)
+			if (!is_tchar((unsigned char)*p))
+				t = v;
 	}
+	out_append(out, v, (size_t)(t - v));
+	put_field(r, name, nlen, t, vend, out, h);
 }
 
 static int head_field(struct reqp *r, const char *line, const char *end, struct strbuf *out,
@@ -290,6 +339,15 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 		if (!is_our_authority(r, v, vend) || h->hosts++)
 			return fail(r, 421, "a Host header for another site");
 	}
+	if (nlen == 10 && (strncasecmp(line, "connection", 10) == 0 ||
+	                   strncasecmp(line, "keep-alive", 10) == 0)) {
+		if (h->n_conn == ARRAY_SIZE(h->conn_line))
+			return fail(r, 400, "too many Connection headers");
+		report_in(r, v, vend, PL_HEADER, "the header Connection");
+		h->conn_line[h->n_conn] = line;
+		h->conn_len[h->n_conn++] = (size_t)(end - line);
+		return 0;
+	}
 	out_append(out, line, nlen + 1);
 	out_append(out, " ", 1);
 	if (!rewrite_basic(r, line, nlen, v, vend, out, h))
@@ -306,8 +364,8 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 	for (const char *p = line; p < sp; p++)
 		if (!is_tchar((unsigned char)*p))
 			return fail(r, 400, "a bad request method");
-	if ((sp - line == 7 && strncmp(line, "CONNECT", 7) == 0) ||
-	    (sp - line == 5 && (strncmp(line, "TRACE", 5) == 0 || strncmp(line, "TRACK", 5) == 0)))
+	if ((sp - line == 7 && strncasecmp(line, "CONNECT", 7) == 0) ||
+	    (sp - line == 5 && (strncasecmp(line, "TRACE", 5) == 0 || strncasecmp(line, "TRACK", 5) == 0)))
 		return fail(r, 405, "CONNECT, TRACE or TRACK through a brokered host");
 	/* origin-form, "*", or an absolute URL of this very host */
 	const char *target = sp + 1;
@@ -319,16 +377,25 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 	}
 	if (end - line < 10 || (memcmp(end - 9, " HTTP/1.1", 9) && memcmp(end - 9, " HTTP/1.0", 9)))
 		return fail(r, 505, "not an HTTP/1.x request");
+	/* METHOD SP TARGET SP VERSION: a server splitting a longer line
+	 * elsewhere would see another target than the one checked above */
+	if (end - 9 <= target || memchr(target, ' ', (size_t)(end - 9 - target)))
+		return fail(r, 400, "a bad request line");
 	for (const char *p = line; p < end; p++)
 		if ((unsigned char)*p <= 0x20 && *p != ' ')
 			return fail(r, 400, "a control character in the request line");
-	for (size_t i = 0; i < r->n_creds; i++)
-		if (memmem(line, (size_t)(end - line), r->creds[i].placeholder,
-		           strlen(r->creds[i].placeholder)))
-			report(r, r->creds[i].name, "the URL");
+	report_in(r, line, end, PL_URL, "the URL");
 	out_append(out, line, (size_t)(end - line));
 	out_append(out, "\r\n", 2);
 	return 0;
+}
+
+/* GET and HEAD: a server may not read a body on them and take it for the
+ * next request (RFC 9110 9.3.1 calls it a smuggling risk), the broker's
+ * next head, key included, becoming that request's body. */
+static bool no_body_method(const char *line)
+{
+	return strncmp(line, "GET ", 4) == 0 || strncmp(line, "HEAD ", 5) == 0;
 }
 
 /* A whole head in r->line (ending in CRLF CRLF): rewritten into out. */
@@ -336,9 +403,11 @@ static int head_done(struct reqp *r, struct strbuf *out)
 {
 	const char *s = r->line.s, *end = s + r->line.len - 2;
 	struct head_info h = {0};
+	memset(r->told, 0, sizeof(r->told));  /* a new request: new reports */
 	if (memchr(s, '\0', r->line.len))
 		return fail(r, 400, "a NUL byte in the request head");
 	bool first = true;
+	const char *rl_end = NULL;  /* the request line's */
 	while (s < end) {
 		const char *eol = memmem(s, (size_t)(end - s), "\r\n", 2);
 		const char *lf = memchr(s, '\n', (size_t)(eol - s));
@@ -347,12 +416,24 @@ static int head_done(struct reqp *r, struct strbuf *out)
 			return fail(r, 400, "a bare CR or LF in the request head");
 		if ((first ? request_line(r, s, eol, out) : head_field(r, s, eol, out, &h)) < 0)
 			return -1;
+		if (first)
+			rl_end = eol;
 		first = false;
 		s = eol + 2;
 	}
+	for (size_t i = 0; h.upgrade && i < h.n_conn; i++) {
+		out_append(out, h.conn_line[i], h.conn_len[i]);
+		out_append(out, "\r\n", 2);
+	}
+	if (!h.upgrade)
+		out_append(out, "Connection: close\r\n", 19);
 	out_append(out, "\r\n", 2);
 	if (h.chunked && h.has_cl)
 		return fail(r, 400, "both Content-Length and Transfer-Encoding");
+	if (h.chunked && memcmp(rl_end - 8, "HTTP/1.0", 8) == 0)
+		return fail(r, 400, "Transfer-Encoding in an HTTP/1.0 request");
+	if (no_body_method(r->line.s) && (h.chunked || h.cl))
+		return fail(r, 400, "a body on a GET or HEAD request");
 	if (h.hosts != 1)
 		return fail(r, 400, "no Host header");
 	r->carried += h.carried;
@@ -360,6 +441,7 @@ static int head_done(struct reqp *r, struct strbuf *out)
 	r->ncarry = 0;
 	r->st = h.upgrade ? RQ_RAW : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
 	r->left = h.cl;
+	r->done = true;
 	return 0;
 }
 
@@ -380,6 +462,19 @@ static size_t collect(struct reqp *r, const char *in, size_t len, const char *te
 	return used;
 }
 
+/* A chunk size or trailer line (in r->line, CRLF-ended) with no other CR,
+ * LF or control byte: an upstream ending lines at a bare CR would frame the
+ * body differently. */
+static bool line_clean(const struct reqp *r)
+{
+	for (size_t i = 0; i + 2 < r->line.len; i++) {
+		unsigned char c = (unsigned char)r->line.s[i];
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
 static int chunk_size_line(struct reqp *r)
 {
 	const char *s = r->line.s;
@@ -394,8 +489,8 @@ static int chunk_size_line(struct reqp *r)
 	}
 	if (!digits || digits > 15 || (*s != ';' && *s != '\r' && *s != ' ' && *s != '\t'))
 		return fail(r, 400, "a bad chunk size");
-	if (memchr(r->line.s, '\n', r->line.len - 1))
-		return fail(r, 400, "a bare LF in a chunk size line");
+	if (!line_clean(r))
+		return fail(r, 400, "a control character in a chunk size line");
 	r->left = n;
 	r->st = n ? RQ_CHUNK_DATA : RQ_TRAILER;
 	return 0;
@@ -409,12 +504,10 @@ static int trailer_line(struct reqp *r, struct strbuf *out)
 		return 0;
 	}
 	const char *s = r->line.s;
-	if (memchr(s, '\n', r->line.len - 1) || memchr(s, '\0', r->line.len))
-		return fail(r, 400, "a bad trailer line");
+	if (!line_clean(r))
+		return fail(r, 400, "a control character in a trailer line");
 	/* a trailer is never a credential: a placeholder in it is reported */
-	for (size_t i = 0; i < r->n_creds; i++)
-		if (memmem(s, r->line.len, r->creds[i].placeholder, strlen(r->creds[i].placeholder)))
-			report(r, r->creds[i].name, "a trailer");
+	report_in(r, s, s + r->line.len, PL_TRAILER, "a trailer");
 	out_append(out, s, r->line.len);
 	return 0;
 }
@@ -426,6 +519,8 @@ static ssize_t step(struct reqp *r, const char *in, size_t len, struct strbuf *o
 	size_t used;
 	switch (r->st) {
 	case RQ_HEAD:
+		if (r->done)  /* one request per connection (brokerhttp.h): the rest is dropped */
+			return (ssize_t)len;
 		if (r->line.len == 0 && (in[0] == '\r' || in[0] == '\n'))
 			return 1;  /* empty lines before a request are ignored (RFC 9112 2.2) */
 		used = collect(r, in, len, "\r\n\r\n", &done);

@@ -2,15 +2,30 @@
  *
  * Bytes from the jail go in, bytes for the upstream come out.  Only request
  * heads are rewritten: in the credential headers a secret names, its
- * placeholder becomes its real value, for the hosts it names and nowhere else.
+ * placeholder becomes its real value, for the hosts it names and nowhere else,
+ * and only as the whole credential (PH, SCHEME PH, or a whole field of a Basic
+ * user:password), once per header name and request: glued to other text or
+ * joined to a second copy it would make an invalid key, which an upstream's
+ * error message might quote back into the jail.
  * Bodies (content-length, chunked) and upgraded streams pass through as they
  * are; a placeholder seen there, in the URL or in any other header is reported
- * and sent unchanged.  The framing is parsed strictly (no CL with TE, no
- * obs-fold, CRLF only): a request the broker could frame differently from the
+ * (once per request, secret and place) and sent unchanged.  The framing is
+ * parsed strictly (no CL with TE, no TE in HTTP/1.0, no body on GET or HEAD,
+ * no obs-fold, CRLF only, in chunk lines and trailers too): a request the broker could frame differently from the
  * upstream is refused rather than guessed at.  So is a request meant for
  * another site behind the same front end (a Host header or an absolute URL
  * naming another host: domain fronting would carry the key there), and TRACE,
- * which echoes the request, credentials included.  Pure code, no I/O. */
+ * which echoes the request, credentials included (methods in any case: a
+ * lenient server may take them so).
+ *
+ * One request per connection: it goes upstream with "Connection: close" (the
+ * jail's Connection and Keep-Alive headers held back, but for an upgrade),
+ * and whatever the jail sends after it is dropped.  So no second head, with
+ * its real value, ever follows a body on an upstream connection: a server
+ * that misreads a body (takes it for a request, whose own Content-Length
+ * then swallows what follows) finds nothing after it to swallow.  Clients
+ * see the upstream's "Connection: close" and open a new connection.
+ * Pure code, no I/O. */
 #ifndef JAIL_BROKERHTTP_H
 #define JAIL_BROKERHTTP_H
 #include "util.h"
@@ -44,6 +59,8 @@ struct reqp {
 	char carry[BROKER_PH_MAX]; /* the body's last bytes: a placeholder split across reads */
 	size_t ncarry;
 	bool body_reported;
+	bool done;                 /* a request went out: nothing more on this connection */
+	uint32_t told[4];          /* per place (URL, header, body, trailer): secrets reported */
 	unsigned long carried;     /* request heads that got a real value */
 	int status;                /* on error: the HTTP status to answer with */
 	char err[160];

@@ -47,6 +47,7 @@ struct broker {
 	int conns[BROKER_MAX_CONNS][2];
 	size_t n_conns;
 	unsigned long reports;       /* possible exfiltration attempts */
+	unsigned long warnings;      /* broker_warn calls, shown or not */
 	unsigned long refused;       /* upstream verification failures */
 };
 
@@ -60,6 +61,9 @@ int brokertls_connect(struct broker *b, const char *host, int *fd, SSL **ssl, ch
                       size_t cap);
 
 /* broker.c */
+/* A warning from the broker (a report, a refused request or connection):
+ * the first few are shown, the rest only counted. */
+void broker_warn(struct broker *b, const char *fmt, ...) PRINTF(2, 3);
 void broker_report(struct broker *b, const char *host, const char *name, const char *where);
 void broker_summary(const struct broker *b, bool quiet);
 void broker_count(struct broker *b, struct broker_host *h, unsigned long n);

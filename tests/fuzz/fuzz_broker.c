@@ -2,7 +2,8 @@
  * the agent sends reaches this parser in the supervisor).  The first byte
  * picks the read size; the rest is fed as the jail's bytes.  Invariants: the
  * real value never comes out more often than the placeholder (or the real
- * value itself, which the fuzzer may guess) went in.
+ * value itself, which the fuzzer may guess) went in, and only as a whole
+ * credential at the end of a header line.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=gnu11 \
  *     -Isrc -o build/fuzz_broker tests/fuzz/fuzz_broker.c src/brokerhttp.c src/util.c
@@ -49,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (out.len && count(out.s, out.len, REAL) > count(in, len, PH) + count(in, len, REAL))
 		abort();
+	/* and it goes out only as a whole credential: "NAME: REAL" or
+	 * "NAME: SCHEME REAL", the line ending right after it */
+	for (const char *p = out.s; !count(in, len, REAL) && p && (p = memmem(p, out.len - (size_t)(p - out.s), REAL, strlen(REAL))); p++)
+		if (p == out.s || p[-1] != ' ' || p[strlen(REAL)] != '\r')
+			abort();
 	reqp_free(&r);
 	sb_free(&out);
 	return 0;

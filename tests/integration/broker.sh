@@ -229,3 +229,170 @@ test_broker_other_names_are_not_intercepted() {
 	expect_fail125 "${B[@]}" --env TEST_REAL_KEY -- true
 	assert_contains "$err" "secret ANTHROPIC_API_KEY is brokered, but its real value would reach the jail in \$TEST_REAL_KEY too"
 }
+
+test_broker_glued_placeholder_is_not_replaced() {
+	broker_world
+	# an invalid key made of the real one (PHx, "Bearer PH PH") is what an
+	# error message might quote back: such a value keeps the placeholder
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 -H "x-api-key: ${ANTHROPIC_API_KEY}x" https://api.anthropic.com/g1 &&
+		curl -sS -m 20 -H "Authorization: Bearer $ANTHROPIC_API_KEY $ANTHROPIC_API_KEY" https://api.anthropic.com/g2'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "GET /g2"
+	assert_not_contains "$(cat "$T/up.log")" "$REAL_KEY"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the header x-api-key"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the header Authorization"
+	assert_not_contains "$err" "carried your key"
+}
+
+test_broker_reports_do_not_flood_the_terminal() {
+	broker_world
+	# 30 requests, each with the placeholder in the URL and three times in a header
+	run_jail "${B[@]}" -- sh -c '
+		set --; for i in $(seq 30); do set -- "$@" "https://api.anthropic.com/$ANTHROPIC_API_KEY/$i"; done
+		curl -sS -m 60 -H "X-A: $ANTHROPIC_API_KEY $ANTHROPIC_API_KEY $ANTHROPIC_API_KEY" "$@" >/dev/null'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$(grep -c 'GET /' "$T/up.log")" 30 "all 30 requests went through"
+	assert_eq "$(printf '%s\n' "$err" | grep -c 'possible exfiltration attempt: ')" 20 "the first 20 reports shown"
+	assert_contains "$err" "further warnings are only counted"
+	assert_contains "$err" "jail: warning: 60 possible exfiltration attempts"
+	assert_contains "$err" "jail: warning: broker: 60 warnings in all, 40 of them not shown"
+}
+
+test_broker_serves_only_brokered_names() {
+	broker_world
+	# another name (or none, for an address) at the broker's address: no
+	# certificate, no upstream connection
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --resolve evil.example.net:443:127.0.0.2 https://evil.example.net/a && exit 10
+		curl -sS -m 20 -k https://127.0.0.2/b && exit 11
+		curl -sS -m 20 --resolve localhost:443:127.0.0.2 -k https://localhost/c && exit 12
+		curl -sS -m 20 https://api.anthropic.com/d'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$(grep -c 'GET /' "$T/up.log")" 1 "only the brokered name reached the upstream"
+	assert_contains "$(cat "$T/up.log")" "GET /d"
+}
+
+test_broker_survives_hostile_clients() {
+	broker_world
+	# raw requests a hostile agent might send, each on its own connection
+	# (split into tiny TLS records where it matters), then more connections
+	# than the broker serves at once: the supervisor refuses what it must,
+	# never crashes (run it with BUILD=build-asan too), and serves again
+	run_jail "${B[@]}" -- python3 -c '
+import os, socket, ssl, sys, time
+ph = os.environ["ANTHROPIC_API_KEY"].encode()
+H = "api.anthropic.com"
+ctx = ssl.create_default_context()
+def conn():
+    return ctx.wrap_socket(socket.create_connection((H, 443), timeout=20), server_hostname=H)
+def send(payload, step=None):
+    try:
+        c = conn()
+        step = step or len(payload)
+        for i in range(0, len(payload), step):
+            c.sendall(payload[i:i + step])
+        data = b""
+        while True:
+            d = c.recv(65536)
+            if not d:
+                return data
+            data += d
+    except (OSError, ssl.SSLError) as e:
+        return repr(e).encode()
+head = b"Host: " + H.encode() + b"\r\nConnection: close\r\n"
+cases = [
+    (b"GET /big HTTP/1.1\r\n" + head + b"X: " + b"a" * 70000, b" 431 "),
+    (b"POST /clte HTTP/1.1\r\n" + head + b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", b" 400 "),
+    (b"POST /te HTTP/1.1\r\n" + head + b"Transfer-Encoding: chunked\r\n\r\n5;\r\r\nhello\r\n0\r\n\r\n", b" 400 "),
+    (b"POST /te2 HTTP/1.1\r\n" + head + b"Transfer-Encoding: chunked\r\n\r\n" + b"f" * 16 + b"\r\n", b" 400 "),
+    (b"GET /fold HTTP/1.1\r\n" + head + b"x-api-key: a\r\n " + ph + b"\r\n\r\n", b" 400 "),
+    (b"GET /lf HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\nX: y\r\n\r\n", b" 400 "),
+    (b"GET /nul HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\0\r\n\r\n", b" 400 "),
+    (b"GET /sp HTTP/1.1\r\n" + head + b"x-api-key : " + ph + b"\r\n\r\n", b" 400 "),
+    # one request per connection: the second, pipelined, is dropped (and
+    # would have been refused: another site)
+    (b"GET /a HTTP/1.1\r\nHost: " + H.encode() + b"\r\n\r\nGET /b HTTP/1.1\r\nHost: " + H.encode() + b"\r\nx-api-key: " + ph + b"\r\n\r\n", b"ok "),
+    (b"GET /c HTTP/1.1\r\nHost: " + H.encode() + b"\r\n\r\nGET /d HTTP/1.1\r\nHost: localhost\r\n\r\n", b"ok "),
+    (b"GET http://127.0.0.1/ HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\r\n\r\n", b" 421 "),
+    (b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", b" 505 "),
+    (b"GET /split HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\r\n\r\n", b"ok "),
+    (b"POST /body HTTP/1.1\r\n" + head + b"Content-Length: " + str(len(ph) + 4).encode() + b"\r\n\r\nkey=" + ph, b"ok "),
+]
+for payload, want in cases:
+    got = send(payload, 3 if len(payload) < 1000 else None)
+    if want not in got:
+        sys.exit("%r: %r" % (payload[:40], got[:200]))
+# more connections than the broker serves at once, idle: it ends the 16
+# over its limit of 64 at once, and keeps the others waiting for a handshake
+import select
+held = [socket.create_connection((H, 443)) for _ in range(80)]
+ended = set()
+deadline = time.time() + 60
+while len(ended) < 16 and time.time() < deadline:
+    for s in select.select([s for s in held if s not in ended], [], [], 1)[0]:
+        if s.recv(1) == b"":
+            ended.add(s)
+if len(ended) < 16:  # more if a slot of an earlier case is not free yet
+    sys.exit("%d connections ended, not 16" % len(ended))
+for s in held:
+    s.close()
+for i in range(200):
+    if b"ok " in send(b"GET /after HTTP/1.1\r\n" + head + b"x-api-key: " + ph + b"\r\n\r\n"):
+        print("served again")
+        break
+    time.sleep(0.1)
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "served again"
+	local log
+	log=$(cat "$T/up.log")
+	assert_contains "$log" "GET /split"
+	assert_contains "$log" "body=key=sk-ant-api03-"
+	# the real key went out in the credential headers of /split and /after only
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 2 "$log"
+	assert_eq "$(grep -c '^x-api-key: ' "$T/up.log")" 2
+	assert_not_contains "$log" "GET /b"
+	assert_not_contains "$log" "GET /d"
+	assert_contains "$log" "Connection: close"
+	assert_not_contains "$log" "Connection: keep-alive"
+	assert_not_contains "$log" "/clte"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a request body"
+	# refused requests and connections in a loop do not bury the terminal
+	assert_eq "$(printf '%s\n' "$err" | grep -c '^jail: warning: \(broker: [a-z]\|possible\)')" 21 "$err"
+	assert_contains "$err" "warnings in all"
+}
+
+# Is no thread of process PID running, in ten looks in a row?  (A thread
+# that spins is always running; one waiting in poll sleeps.)
+threads_asleep() { # PID
+	local i t
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		for t in /proc/"$1"/task/*/stat; do
+			[ "$(sed 's/.*) //' "$t" 2>/dev/null | cut -d' ' -f1)" != R ] || return 1
+		done
+		sleep 0.05
+	done
+}
+
+test_broker_does_not_spin_on_a_torn_record() {
+	broker_world
+	# a request whose body has not all come (the upstream waits for it), then
+	# half a TLS record and the end of the stream: OpenSSL could keep the
+	# half as pending data, which must not make the relay loop without waiting
+	bg "$JAIL" "${B[@]}" -- python3 -c '
+import os, socket, ssl, sys, time
+H = "api.anthropic.com"
+c = ssl.create_default_context().wrap_socket(socket.create_connection((H, 443)), server_hostname=H)
+c.sendall(b"POST /torn HTTP/1.1\r\nHost: " + H.encode() + b"\r\nContent-Length: 10\r\n\r\nabc")
+os.write(c.fileno(), b"\x17\x03\x03\x00\x64" + b"x" * 50)
+c.shutdown(socket.SHUT_WR)
+print("torn", flush=True)
+time.sleep(120)
+' >"$T/torn.out" 2>"$T/torn.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for grep -q torn "$T/torn.out"
+	wait_for -t 20 threads_asleep "$pid"
+	kill "$pid"
+}

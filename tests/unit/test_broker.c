@@ -59,9 +59,10 @@ T(reqp_replaces_only_in_credential_headers)
 		                   "authorization:Bearer " PH "\r\nX-Other: " PH "\r\n"
 		                   "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n",
 		               steps[s], &out), 0);
+		/* one request per connection: the second is dropped */
 		CHECK_STR(out.s, "POST /v1/" PH " HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " REAL "\r\n"
 		                 "authorization: Bearer " REAL "\r\nX-Other: " PH "\r\n"
-		                 "Content-Length: 37\r\n\r\n{\"k\":\"" PH "\"}GET / HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n");
+		                 "Content-Length: 37\r\nConnection: close\r\n\r\n{\"k\":\"" PH "\"}");
 		CHECK_INT(r.carried, 1);
 		CHECK_STR(reports, "KEY@the URL;KEY@the header X-Other;KEY@a request body;");
 		reqp_free(&r);
@@ -77,7 +78,7 @@ T(reqp_other_hosts_secret_is_never_replaced)
 	CHECK_INT(feed(&r, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
 	                   "x-api-key: " PH "\r\n\r\n", 5, &out), 0);
 	CHECK_STR(out.s, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
-	                 "x-api-key: " PH "\r\n\r\n");
+	                 "x-api-key: " PH "\r\nConnection: close\r\n\r\n");
 	CHECK_INT(r.carried, 0);
 	CHECK_STR(reports, "KEY@the header x-api-key;");
 	reqp_free(&r);
@@ -95,11 +96,11 @@ T(reqp_chunked_body_passes_and_is_watched)
 	CHECK_INT(feed(&r, in, 2, &out), 0);
 	if (r.err[0])
 		fprintf(stderr, "  %s\n", r.err);
-	CHECK(strstr(out.s, "0\r\nT: 1\r\n\r\nGET /next HTTP/1.1\r\nHost: api.example.com\r\n"
-	                    "x-api-key: " REAL "\r\n\r\n") != NULL);
-	CHECK(strstr(out.s, "5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n") != NULL);
+	/* the body as it came, then nothing: one request per connection */
+	CHECK(strstr(out.s, "\r\n\r\n5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n0\r\nT: 1\r\n\r\n") != NULL);
+	CHECK(strstr(out.s, "GET /next") == NULL);
 	CHECK_STR(reports, "KEY@a request body;");
-	CHECK_INT(r.carried, 1);
+	CHECK_INT(r.carried, 0);
 	reqp_free(&r);
 	sb_free(&out);
 }
@@ -127,6 +128,16 @@ T(reqp_refuses_ambiguous_framing)
 		"GET / HTTP/1.1\r\nx-api-key: " PH "\r\n\r\n",
 		/* TRACE echoes the request, the key included */
 		"TRACE / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		/* a lenient server may take methods in any case */
+		"trace / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"Connect api.example.com:443 HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		/* framing some servers read otherwise: TE in HTTP/1.0 (RFC 9112
+		 * 6.1), a body on GET or HEAD (RFC 9110 9.3.1: a smuggling risk) */
+		"POST / HTTP/1.0\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 5\r\n\r\nhello",
+		"HEAD / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		/* one target: a server splitting elsewhere would see another URL */
+		"GET /x https://evil.example.net/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct reqp r;
@@ -250,6 +261,197 @@ T(reqp_basic_credentials_are_rewritten_inside_base64)
 	               4096, &out), 0);
 	CHECK(strstr(out.s, "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n"));
 	CHECK_STR(reports, "KEY@the header Authorization;");
+	reqp_free(&r);
+	sb_free(&out);
+}
+
+/* The real value goes out only as the whole credential: a placeholder glued
+ * to other text would make an invalid key that an upstream's error message
+ * may quote back (with the real value) into the jail. */
+T(reqp_replaces_only_a_whole_credential)
+{
+	static const char *const glued[] = {
+		"x-api-key: " PH "x\r\n",
+		"x-api-key: x" PH "\r\n",
+		"Authorization: Bearer " PH " " PH "\r\n",
+		"Authorization: Bearer " PH ",x\r\n",
+		"Authorization: Bearer x" PH "\r\n",
+		"Authorization: a b " PH "\r\n",
+		/* Basic "user:" PH "x" */
+		"Authorization: Basic dXNlcjpzay10ZXN0LVBMQUNFSE9MREVSMDEyMzQ1Njc4OXg=\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(glued); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s\r\n", glued[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), 0);
+		if (strstr(out.s, "REAL"))
+			fprintf(stderr, "  replaced: %s", glued[i]);
+		CHECK(strstr(out.s, "REAL") == NULL);
+		CHECK_INT(r.carried, 0);
+		CHECK(strstr(reports, "KEY@the header") != NULL);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+	static const char *const whole[] = {
+		"x-api-key: " PH "\r\n",
+		"x-api-key:\t" PH " \r\n",
+		"Authorization: Bearer " PH "\r\n",
+		"Authorization: token " PH "\r\n",
+		/* Basic PH ":x-oauth-basic" */
+		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6eC1vYXV0aC1iYXNpYw==\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(whole); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s\r\n", whole[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), 0);
+		if (r.carried != 1)
+			fprintf(stderr, "  not replaced: %s", whole[i]);
+		CHECK_INT(r.carried, 1);
+		CHECK_STR(reports, "");
+		reqp_free(&r);
+		sb_free(&out);
+	}
+}
+
+/* One report per request, secret and place, however often the placeholder
+ * is repeated there: the agent must not flood the user's terminal. */
+T(reqp_reports_once_per_request_and_place)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	struct strbuf req = {0};
+	for (int k = 0; k < 2; k++) {
+		sb_puts(&req, "GET /" PH PH " HTTP/1.1\r\nHost: api.example.com\r\nX-A: " PH " " PH " " PH "\r\n");
+		sb_puts(&req, "X-B: " PH "\r\nX-C: " PH "\r\n\r\n");
+	}
+	CHECK_INT(feed(&r, req.s, 4096, &out), 0);
+	CHECK_STR(reports, "KEY@the URL;KEY@the header X-A;");
+	reqp_free(&r);
+	sb_free(&out);
+	sb_free(&req);
+}
+
+/* CRLF only in chunk lines and trailers too: an upstream that ended a line
+ * at a bare CR would frame the body differently from the broker. */
+T(reqp_refuses_control_bytes_in_chunk_lines)
+{
+	static const char *const bad[] = {
+		"5;\r\r\nhello\r\n0\r\n\r\n",
+		"5;a\rb\r\nhello\r\n0\r\n\r\n",
+		"5;a\001\r\nhello\r\n0\r\n\r\n",
+		"5\r\nhello\r\n0\r\nT: a\rb\r\n\r\n",
+		"5\r\nhello\r\n0\r\nT: a\177\r\n\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("POST / HTTP/1.1\r\nHost: api.example.com\r\n"
+		                                     "Transfer-Encoding: chunked\r\n\r\n%s", bad[i]);
+		int rc = feed(&r, req, 4096, &out);
+		if (rc != -1)
+			fprintf(stderr, "  accepted: %s\n", bad[i]);
+		CHECK_INT(rc, -1);
+		CHECK_INT(r.status, 400);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+}
+
+/* The first 20 warnings are shown, the rest counted: a loop of requests
+ * with the placeholder does not bury the user's terminal. */
+T(broker_reports_are_capped)
+{
+	struct broker *b = broker_new();
+	FILE *cap = tmpfile();
+	CHECK(cap != NULL);
+	fflush(stderr);
+	int saved = dup(2);
+	CHECK(saved >= 0 && dup2(fileno(cap), 2) == 2);
+	for (int i = 0; i < 1000; i++)
+		broker_report(b, "api.example.com", "KEY", "the URL");
+	fflush(stderr);
+	CHECK(dup2(saved, 2) == 2);
+	close(saved);
+	rewind(cap);
+	char line[512];
+	int shown = 0, further = 0;
+	while (fgets(line, sizeof(line), cap)) {
+		shown += strstr(line, "the placeholder of KEY") != NULL;
+		further += strstr(line, "further warnings are only counted") != NULL;
+	}
+	fclose(cap);
+	CHECK_INT(shown, 20);
+	CHECK_INT(further, 1);
+	CHECK_INT(b->reports, 1000);
+	broker_free(b);
+}
+
+/* The real value once per credential header and request: a second field of
+ * the same name (which a server joins as "REAL, REAL", an invalid key an
+ * error message may quote) keeps its placeholder. */
+T(reqp_replaces_once_per_header_name)
+{
+	static const char *const twice[] = {
+		"x-api-key: " PH "\r\nX-API-KEY: " PH "\r\n",
+		"Authorization: Bearer " PH "\r\nauthorization: " PH "\r\n",
+		/* Basic PH ":" PH */
+		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(twice); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s"
+		                                     "x-other: 1\r\n\r\n", twice[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), 0);
+		const char *first = strstr(out.s, "REAL");
+		const char *b64 = strstr(out.s, "c2stdGVzdC1SRUFM"); /* base64 of "sk-test-REAL" */
+		CHECK((first != NULL) != (b64 != NULL));
+		CHECK(!first || !strstr(first + 1, "REAL"));
+		CHECK(!b64 || !strstr(b64 + 1, "c2stdGVzdC1SRUFM"));  /* fields are 30 bytes: aligned */
+		CHECK_INT(r.carried, 1);
+		CHECK(strstr(reports, "KEY@the header") != NULL);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+}
+
+/* One request per connection: a server that misreads a body as a request
+ * (CL.0: it ignores the Content-Length) lets that request's own
+ * Content-Length swallow what follows as its body.  Nothing follows: the
+ * upstream gets "Connection: close" and the jail's next head is dropped, so
+ * no real value can become body text a model would echo. */
+T(reqp_one_request_per_connection)
+{
+	static const char smuggled[] = "POST /v1/echo HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 300\r\n\r\n";
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	_cleanup_free_ char *req = xasprintf(
+		"POST /static HTTP/1.1\r\nHost: api.example.com\r\nConnection: keep-alive\r\n"
+		"Keep-Alive: timeout=5\r\nContent-Length: %zu\r\n\r\n%s"
+		"GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n",
+		strlen(smuggled), smuggled);
+	CHECK_INT(feed(&r, req, 7, &out), 0);
+	CHECK(strstr(out.s, "REAL") == NULL);
+	CHECK_INT(r.carried, 0);
+	CHECK(strstr(out.s, "keep-alive") == NULL && strstr(out.s, "Keep-Alive") == NULL);
+	CHECK(strstr(out.s, "Content-Length: 70\r\nConnection: close\r\n\r\nPOST /v1/echo") != NULL);
+	CHECK(strstr(out.s, "GET /") == NULL);
+	reqp_free(&r);
+	sb_free(&out);
+	/* an upgrade keeps its Connection header (and gets no close) */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
+	                   "Upgrade: websocket\r\n\r\nframes", 4096, &out), 0);
+	CHECK_STR(out.s, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
+	                 "Connection: Upgrade\r\n\r\nframes");
 	reqp_free(&r);
 	sb_free(&out);
 }
