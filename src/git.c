@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -251,14 +252,27 @@ int git_start(const struct git *g, const char *const *args, struct git_proc *p,
 	return proc_start(g, args, -1, p, e);
 }
 
-/* Write out what is pending, with EPIPE instead of SIGPIPE if git stops reading. */
+/* Write out what is pending, with EPIPE instead of SIGPIPE if git stops
+ * reading.  The signal is blocked in this thread only (a write's SIGPIPE goes
+ * to the thread that wrote), and one it raised is taken off before the mask
+ * comes back: changing the process's disposition would race with git run
+ * from another thread (ignorecache.h's prefetch). */
 static int proc_flush(struct git_proc *p, bool last, struct jail_err *e)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGPIPE, &ign, &old);
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 	int r = pump_run(p, last, e);
-	sigaction(SIGPIPE, &old, NULL);
+	sigset_t pending;
+	if (!sigismember(&old, SIGPIPE) && sigpending(&pending) == 0 &&
+	    sigismember(&pending, SIGPIPE)) {
+		int saved = errno;
+		while (sigtimedwait(&pipe_set, NULL, &(struct timespec){0}) < 0 && errno == EINTR) {
+		}
+		errno = saved;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	p->pending.len = 0;
 	p->off = 0;
 	return r;

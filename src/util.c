@@ -65,6 +65,8 @@ void closep(int *fd)
 		int saved = errno;
 		close(*fd);
 		errno = saved;
+		*fd = -1;  /* closed and forgotten: a second closep is a no-op, never
+		            * the close of a number another thread has since opened */
 	}
 }
 void fclosep(FILE **f)

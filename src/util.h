@@ -42,7 +42,7 @@ int jail_err_wrap(struct jail_err *e, const char *fmt, ...) PRINTF(2, 3);
 /* Cleanup attributes: the variable is released when it goes out of scope.
  * Hand ownership on with steal_ptr()/steal_fd(). */
 void freep(void *p);
-void closep(int *fd);
+void closep(int *fd);  /* closes *fd if >= 0, then sets it to -1 */
 void fclosep(FILE **f);
 #define _cleanup_free_ __attribute__((cleanup(freep)))
 #define _cleanup_close_ __attribute__((cleanup(closep)))

@@ -365,6 +365,11 @@ PY
 	[ ! -e "$h/.npm/added" ] || fail "the agent's write reached the host's cache"
 	HOME="$h" run_jail -D "$T/p" --no-export -p node --net none -- sh -c 'cat ~/.npm/added'
 	assert_eq "$out" agent "the session keeps what npm added to its cache"
+	# a reset session starts from the host's cache again
+	run_jail reset --all -D "$T/p"
+	assert_eq "$rc" 0 "$err"
+	HOME="$h" run_jail -D "$T/p" --no-export -p node --net none -- sh -c 'cat ~/.npm/added 2>&1; true'
+	assert_contains "$out" "No such file"
 }
 
 # --cow names a directory; the project itself is copy-on-write already.
