@@ -39,3 +39,44 @@ test_codex_exec_end_to_end() {
 	assert_eq "$(grep -rl --exclude-dir=home --exclude-dir=work sk-e2e-secret-5150 "$sd" || true)" "" \
 		"session files holding the secret"
 }
+
+# --- a brokered key (issue 18) -----------------------------------------------
+
+# The same task with the key brokered from the host's environment: Codex
+# uses its default provider (https://api.openai.com/v1, the Responses API),
+# which the jail's DNS sends to jail's broker; the broker ends TLS with the
+# session CA (Codex's rustls reads the native roots: SSL_CERT_FILE, the system
+# bundle), puts the real key in Authorization and sends the request on to the
+# scripted API, over TLS with a certificate for api.openai.com from a test CA.
+# `codex exec` takes an API key from CODEX_API_KEY (OPENAI_API_KEY, which the
+# shipped policy passes, it ignores: its requests then carry no key at all).
+# It first asks for a WebSocket (GET /v1/responses, Upgrade: websocket),
+# which the scripted API does not speak (404): Codex retries, then falls back
+# to HTTPS POSTs; each of those requests goes through the broker too.
+test_codex_with_a_brokered_key() {
+	e2e_install codex @openai/codex
+	e2e_project
+	e2e_brokered_servers "$T/script.json" api.openai.com
+	e2e_script codex
+	e2e_home_snapshot
+	local real=sk-proj-e2eREALkey5150abcdefghijklmnopqrstuvwxyz0123456789ABCD
+	unset OPENAI_BASE_URL OPENAI_API_KEY
+	export CODEX_API_KEY=$real
+	e2e_policy codex
+	# the shipped policy allows api.openai.com:443.  (host.jail.internal
+	# resolves once a host port is allowed: one where nothing listens, so that
+	# the blocked server is refused as in the others)
+	e2e_brokered_run "${POLICY[@]}" -D "$T/p" --net allow --dns-upstream 127.0.0.1:9 \
+		--allow "host:$(free_port)" --ro "$AGENTS_DIR" \
+		--secret "CODEX_API_KEY=broker:env:CODEX_API_KEY for api.openai.com" -- \
+		timeout 90 "$AGENT_BIN/codex" exec --dangerously-bypass-approvals-and-sandbox \
+		-c model=gpt-5 "Work through the task."
+	assert_eq "$rc" 0 "codex's exit status (stdout: $out; stderr: $err)"
+	assert_contains "$out" "All done"
+	assert_contains "$(cat "$T/api/requests")" "POST /v1/responses"
+	e2e_check_results
+	e2e_check_brokered CODEX_API_KEY "$real" Authorization api.openai.com
+	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
+	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
+	e2e_check_landing
+}

@@ -1,4 +1,4 @@
-"""scriptapi.py PORTFILE LOGDIR SCRIPT — a scripted model API for the e2e tests.
+"""scriptapi.py PORTFILE LOGDIR SCRIPT [CERT KEY] — a scripted model API for the e2e tests.
 
 Listens on an ephemeral port of 127.0.0.1 (written to PORTFILE) and speaks
 enough of the Anthropic Messages API (/v1/messages), OpenAI's Chat
@@ -8,30 +8,37 @@ the Nth answer to the agent's main loop (a request that offers tools) is step N
 of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
 {...}} or {"text": "..."}; after the last step it says "done".  Requests
 without tools (titles, summaries) get a short text.  Every request is logged:
-"METHOD PATH" to LOGDIR/requests, its body to LOGDIR/NNN.json, so a test can
-check what reached the model — never a secret.
+"METHOD PATH" to LOGDIR/requests, its body to LOGDIR/NNN.json and its
+headers to LOGDIR/NNN.headers, so a test can check what reached the model —
+never a secret.  With CERT and KEY (PEM files) it speaks HTTPS instead of
+plain HTTP: the upstream of jail's secrets broker, for a name of CERT.
 """
 import http.server
 import json
 import os
 import socketserver
+import ssl
 import sys
 import threading
 
 portfile, logdir, script_path = sys.argv[1:4]
+tls = sys.argv[4:6]
 os.makedirs(logdir, exist_ok=True)
 lock = threading.Lock()
 counter = [0]
 
 
-def record(method, path, body):
+def record(method, path, headers, body):
     with lock:
         counter[0] += 1
         n = counter[0]
-        with open(os.path.join(logdir, "requests"), "a") as f:
-            f.write("%s %s\n" % (method, path))
+        with open(os.path.join(logdir, "%03d.headers" % n), "w") as f:
+            f.writelines("%s: %s\n" % kv for kv in headers.items())
         with open(os.path.join(logdir, "%03d.json" % n), "wb") as f:
             f.write(body)
+        # last: a test that counts the requests finds the files of each
+        with open(os.path.join(logdir, "requests"), "a") as f:
+            f.write("%s %s\n" % (method, path))
 
 
 def step_for(req):
@@ -175,12 +182,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.close_connection = True
 
     def do_GET(self):
-        record("GET", self.path, b"")
+        record("GET", self.path, self.headers, b"")
         self.not_found()
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        record("POST", self.path, body)
+        record("POST", self.path, self.headers, body)
         path = self.path.split("?")[0]
         if path.endswith("/count_tokens"):
             return self.reply_json(200, {"input_tokens": 10})
@@ -244,6 +251,11 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 srv = Server(("127.0.0.1", 0), Handler)
+if tls:
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(*tls)
+    ctx.set_alpn_protocols(["http/1.1"])
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(portfile + ".tmp", portfile)
