@@ -128,12 +128,15 @@ e2e_brokered_run() {
 
 # e2e_check_brokered NAME REAL HEADER HOST: after the scripted turn, with the
 # real key REAL of the secret NAME brokered for HOST: every request the API got
-# carried REAL in its HEADER and nowhere else (no other header, no body); the
+# carried REAL in its HEADER and nowhere else (no other header, no body, no
+# WebSocket message); the
 # agent's environment (its `env` step) and the session's files hold the
 # placeholder, never REAL; jail counted the requests that carried the key.
+# Needs $err, jail's stderr.
 e2e_check_brokered() {
 	local name=$1 real=$2 header=$3 host=$4 n f results ph sd
-	n=$(grep -c . "$T/api/requests")
+	# HTTP requests (a WebSocket's messages, "WS", ride on its upgrade's)
+	n=$(grep -vc '^WS ' "$T/api/requests" || true)
 	[ "$n" -gt 0 ] || fail "the API got no request"
 	for f in "$T"/api/[0-9]*.headers; do
 		grep -qix "$header: \(Bearer \)\?$real" "$f" ||
@@ -162,9 +165,12 @@ e2e_check_brokered() {
 	else
 		assert_contains "$err" "jail: $n requests to $host carried your key"
 	fi
-	# the agent sent its environment to the model: the placeholder in a body,
-	# passed on as it is and reported
-	assert_contains "$err" "possible exfiltration attempt: the placeholder of $name in a request body"
+}
+
+# e2e_check_reported NAME: the agent sent its environment to the model: the
+# placeholder of NAME in a request body, passed on as it is and reported.
+e2e_check_reported() {
+	assert_contains "$err" "possible exfiltration attempt: the placeholder of $1 in a request body"
 }
 
 # e2e_assert_no_canary TEXT WHAT

@@ -132,6 +132,7 @@ test_claude_with_a_brokered_key() {
 	assert_contains "$(cat "$T/api/requests")" "POST /v1/messages"
 	e2e_check_results
 	e2e_check_brokered ANTHROPIC_API_KEY "$real" x-api-key api.anthropic.com
+	e2e_check_reported ANTHROPIC_API_KEY
 	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
 	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
 	e2e_check_landing

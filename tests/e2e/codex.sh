@@ -50,16 +50,13 @@ test_codex_exec_end_to_end() {
 # scripted API, over TLS with a certificate for api.openai.com from a test CA.
 # `codex exec` takes an API key from CODEX_API_KEY (OPENAI_API_KEY, which the
 # shipped policy passes, it ignores: its requests then carry no key at all).
-# It first asks for a WebSocket (GET /v1/responses, Upgrade: websocket),
-# which the scripted API does not speak (404): Codex retries, then falls back
-# to HTTPS POSTs; each of those requests goes through the broker too.
-test_codex_with_a_brokered_key() {
+codex_brokered_run() {
+	local real=$1
 	e2e_install codex @openai/codex
 	e2e_project
 	e2e_brokered_servers "$T/script.json" api.openai.com
 	e2e_script codex
 	e2e_home_snapshot
-	local real=sk-proj-e2eREALkey5150abcdefghijklmnopqrstuvwxyz0123456789ABCD
 	unset OPENAI_BASE_URL OPENAI_API_KEY
 	export CODEX_API_KEY=$real
 	e2e_policy codex
@@ -73,10 +70,37 @@ test_codex_with_a_brokered_key() {
 		-c model=gpt-5 "Work through the task."
 	assert_eq "$rc" 0 "codex's exit status (stdout: $out; stderr: $err)"
 	assert_contains "$out" "All done"
-	assert_contains "$(cat "$T/api/requests")" "POST /v1/responses"
 	e2e_check_results
 	e2e_check_brokered CODEX_API_KEY "$real" Authorization api.openai.com
 	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
 	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
 	e2e_check_landing
+}
+
+# Codex first asks for a WebSocket (GET /v1/responses, Upgrade: websocket);
+# here the scripted API does not speak it (404): Codex retries, then falls
+# back to HTTPS POSTs, each of them through the broker too.
+test_codex_with_a_brokered_key() {
+	codex_brokered_run sk-proj-e2eREALkey5150abcdefghijklmnopqrstuvwxyz0123456789ABCD
+	assert_contains "$(cat "$T/api/requests")" "POST /v1/responses"
+	assert_contains "$(cat "$T/api/requests")" "GET /v1/responses"
+	assert_contains "$err" "Falling back from WebSockets to HTTPS"
+	e2e_check_reported CODEX_API_KEY
+}
+
+# The scripted API speaks the Responses API over a WebSocket too (as the
+# real one does): the whole turn rides one upgraded connection, which the
+# broker passes through once its upgrade request carried the key.
+test_codex_with_a_brokered_key_over_a_websocket() {
+	export SCRIPTAPI_WEBSOCKET=1
+	codex_brokered_run sk-proj-e2eREALkey6160abcdefghijklmnopqrstuvwxyz0123456789ABCD
+	assert_contains "$(cat "$T/api/requests")" "WS /v1/responses"
+	assert_not_contains "$(cat "$T/api/requests")" "POST /v1/responses"
+	assert_not_contains "$err" "Falling back"
+	# The placeholder went to the model in a WebSocket message (the `env`
+	# step's output), sent on as the placeholder (e2e_check_brokered), but not
+	# reported: a client's frames are masked (RFC 6455), so the broker's scan
+	# of the upgraded stream never sees it.  A gap of the broker; when it
+	# unmasks frames to look, this becomes e2e_check_reported.
+	assert_not_contains "$err" "possible exfiltration attempt"
 }
