@@ -97,10 +97,10 @@ test_codex_with_a_brokered_key_over_a_websocket() {
 	assert_contains "$(cat "$T/api/requests")" "WS /v1/responses"
 	assert_not_contains "$(cat "$T/api/requests")" "POST /v1/responses"
 	assert_not_contains "$err" "Falling back"
-	# The placeholder went to the model in a WebSocket message (the `env`
-	# step's output), sent on as the placeholder (e2e_check_brokered), but not
-	# reported: a client's frames are masked (RFC 6455), so the broker's scan
-	# of the upgraded stream never sees it.  A gap of the broker; when it
-	# unmasks frames to look, this becomes e2e_check_reported.
-	assert_not_contains "$err" "possible exfiltration attempt"
+	# the placeholder went to the model in a WebSocket message (the `env`
+	# step's output): the broker unmasks the client's frames to watch them
+	# (reported), and asked for no compression, which would hide it
+	assert_contains "$err" "possible exfiltration attempt: the placeholder of CODEX_API_KEY in a WebSocket message"
+	assert_contains "$(cat "$T/api/001.headers")" "Upgrade: websocket"
+	assert_not_contains "$(cat "$T/api/001.headers")" "permessage-deflate"
 }
