@@ -90,7 +90,9 @@ static void body_scan(struct reqp *r, const char *in, size_t len)
 		size_t pl = strlen(ph);
 		if (memmem(in, len, ph, pl) || memmem(edge, r->ncarry + head, ph, pl)) {
 			r->body_reported = true;
-			report(r, i, PL_BODY, r->st == RQ_RAW ? "an upgraded stream" : "a request body");
+			report(r, i, PL_BODY, r->st != RQ_RAW ? "a request body"
+			                      : r->websocket ? "a WebSocket message"
+			                                     : "an upgraded stream");
 		}
 	}
 	size_t keep = BROKER_PH_MAX - 1;
@@ -105,12 +107,68 @@ static void body_scan(struct reqp *r, const char *in, size_t len)
 	}
 }
 
+/* The bytes of a frame's head (RFC 6455 5.2) once its first two are known. */
+static size_t ws_head_len(const unsigned char *h)
+{
+	size_t n = 2 + ((h[1] & 0x7f) == 126 ? 2 : (h[1] & 0x7f) == 127 ? 8 : 0);
+	return n + (h[1] & 0x80 ? 4 : 0);
+}
+
+static void ws_head_done(struct reqp *r)
+{
+	const unsigned char *h = r->ws.head;
+	size_t at = 2, len7 = h[1] & 0x7f;
+	uint64_t len = len7;
+	if (len7 >= 126) {
+		size_t nb = len7 == 126 ? 2 : 8;
+		len = 0;
+		for (size_t i = 0; i < nb; i++)
+			len = len << 8 | h[at + i];
+		at += nb;
+	}
+	if (h[1] & 0x80)
+		memcpy(r->ws.mask, h + at, 4);
+	else
+		memset(r->ws.mask, 0, 4);
+	r->ws.left = len;
+	r->ws.pos = 0;
+	r->ws.nhead = 0;
+}
+
+/* Watch the client's side of a WebSocket: its payloads unmasked (a copy),
+ * scanned like a body, one stream across frames and messages. */
+static void ws_scan(struct reqp *r, const char *in, size_t len)
+{
+	char plain[4096];
+	if (r->body_reported)  /* once a connection: nothing more to look for */
+		return;
+	while (len) {
+		if (!r->ws.left) {
+			r->ws.head[r->ws.nhead++] = (unsigned char)*in++;
+			len--;
+			if (r->ws.nhead >= 2 && r->ws.nhead == ws_head_len(r->ws.head))
+				ws_head_done(r);
+			continue;
+		}
+		size_t n = len < sizeof(plain) ? len : sizeof(plain);
+		if (n > r->ws.left)
+			n = (size_t)r->ws.left;
+		for (size_t i = 0; i < n; i++)
+			plain[i] = (char)(in[i] ^ r->ws.mask[(r->ws.pos + i) & 3]);
+		body_scan(r, plain, n);
+		r->ws.pos += n;
+		r->ws.left -= n;
+		in += n;
+		len -= n;
+	}
+}
+
 /* ---- the head ---- */
 
 #define CARRIERS_MAX 8
 
 struct head_info {
-	bool chunked, has_cl, upgrade, carried;
+	bool chunked, has_cl, upgrade, websocket, carried;
 	int hosts;                 /* Host headers seen */
 	uint64_t cl;
 	/* the header names that got a real value (pointing into r->line) */
@@ -333,8 +391,14 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 			return fail(r, 501, "a transfer coding other than one 'chunked'");
 		h->chunked = true;
 	}
-	if (nlen == 7 && strncasecmp(line, "upgrade", 7) == 0)
+	if (nlen == 7 && strncasecmp(line, "upgrade", 7) == 0) {
 		h->upgrade = true;
+		h->websocket = value_is(v, vend, "websocket");
+	}
+	/* compressed messages (permessage-deflate) would hide a placeholder:
+	 * without this header the server uses none */
+	if (nlen == 24 && strncasecmp(line, "sec-websocket-extensions", 24) == 0)
+		return 0;
 	if (nlen == 4 && strncasecmp(line, "host", 4) == 0) {
 		if (!is_our_authority(r, v, vend) || h->hosts++)
 			return fail(r, 421, "a Host header for another site");
@@ -440,6 +504,7 @@ static int head_done(struct reqp *r, struct strbuf *out)
 	r->body_reported = false;
 	r->ncarry = 0;
 	r->st = h.upgrade ? RQ_RAW : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
+	r->websocket = h.upgrade && h.websocket;
 	r->left = h.cl;
 	r->done = true;
 	return 0;
@@ -565,7 +630,10 @@ static ssize_t step(struct reqp *r, const char *in, size_t len, struct strbuf *o
 		break;
 	case RQ_RAW:
 	default:
-		body_scan(r, in, len);
+		if (r->websocket)
+			ws_scan(r, in, len);
+		else
+			body_scan(r, in, len);
 		out_append(out, in, len);
 		return (ssize_t)len;
 	}

@@ -9,9 +9,13 @@
  * error message might quote back into the jail.
  * Bodies (content-length, chunked) and upgraded streams pass through as they
  * are; a placeholder seen there, in the URL or in any other header is reported
- * (once per request, secret and place) and sent unchanged.  The framing is
- * parsed strictly (no CL with TE, no TE in HTTP/1.0, no body on GET or HEAD,
- * no obs-fold, CRLF only, in chunk lines and trailers too): a request the broker could frame differently from the
+ * (once per request, secret and place) and sent unchanged.  After a WebSocket
+ * upgrade the client's frames are unmasked to be watched (a copy; the bytes
+ * sent are the client's), and the upgrade goes without
+ * Sec-WebSocket-Extensions, so that no compression hides a placeholder in a
+ * message.  The framing is parsed strictly (no CL with TE, no TE in HTTP/1.0,
+ * no body on GET or HEAD, no obs-fold, CRLF only, in chunk lines and trailers
+ * too): a request the broker could frame differently from the
  * upstream is refused rather than guessed at.  So is a request meant for
  * another site behind the same front end (a Host header or an absolute URL
  * naming another host: domain fronting would carry the key there), and TRACE,
@@ -61,6 +65,14 @@ struct reqp {
 	bool body_reported;
 	bool done;                 /* a request went out: nothing more on this connection */
 	uint32_t told[4];          /* per place (URL, header, body, trailer): secrets reported */
+	bool websocket;            /* RQ_RAW after a WebSocket upgrade: frames are read */
+	struct {                   /* the client's frame being read (RFC 6455) */
+		unsigned char head[14];
+		size_t nhead;
+		uint64_t left;         /* its payload bytes still to come */
+		uint64_t pos;          /* the payload's bytes so far: the place in the mask */
+		unsigned char mask[4];
+	} ws;
 	unsigned long carried;     /* request heads that got a real value */
 	int status;                /* on error: the HTTP status to answer with */
 	char err[160];

@@ -126,6 +126,21 @@ session_dir() {
 	echo "$XDG_STATE_HOME/jail/$name-$hash/${2:-default}"
 }
 
+# make_ca DIR NAME: a test CA (DIR/ca.crt) and a certificate for NAME signed
+# by it (DIR/srv.crt, DIR/srv.key), for the TLS servers of the broker tests.
+make_ca() { # DIR NAME
+	local d=$1
+	mkdir -p "$d"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-keyout "$d/ca.key" -out "$d/ca.crt" -subj "/CN=broker test CA" \
+		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/srv.key" \
+		-out "$d/srv.csr" -subj "/CN=$2" 2>/dev/null
+	printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' "$2" >"$d/ext"
+	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
+		-days 2 -extfile "$d/ext" -out "$d/srv.crt" 2>/dev/null
+}
+
 # in_pty CMD: run the shell command line CMD with a terminal as its stdin, stdout
 # and stderr (script(1)); stdin stays open, so no EOF character is typed into it.
 in_pty() {

@@ -87,14 +87,15 @@ e2e_project() {
 	HOST_HASH=$(tree_hash "$d")
 }
 
-# e2e_servers SCRIPT.json: the scripted API ($API, logs in $T/api) and a server
-# the jail must not reach ($BLOCKED_PORT, its page holds a canary).
+# e2e_servers SCRIPT.json [CERT KEY]: the scripted API ($API, logs in $T/api;
+# HTTPS with CERT and KEY) and a server the jail must not reach ($BLOCKED_PORT,
+# its page holds a canary).
 e2e_servers() {
 	trap e2e_cleanup EXIT
 	[ -r /dev/net/tun ] && [ -w /dev/net/tun ] || fail "/dev/net/tun is not usable: chmod 0666 /dev/net/tun"
 	mkdir -p "$T/www"
 	echo "$BLOCKED_CANARY" >"$T/www/index.html"
-	e2e_bg python3 "$HELPERS/scriptapi.py" "$T/apiport" "$T/api" "$1"
+	e2e_bg python3 "$HELPERS/scriptapi.py" "$T/apiport" "$T/api" "$@"
 	e2e_bg python3 "$HELPERS/http_server.py" "$T/blockedport" 127.0.0.1 "$T/www"
 	e2e_wait_file "$T/apiport"
 	e2e_wait_file "$T/blockedport"
@@ -104,6 +105,73 @@ e2e_servers() {
 
 # e2e_requests: every request body the model API received, one per line.
 e2e_requests() { cat "$T"/api/[0-9]*.json; }
+
+# --- a brokered key (issue 18) ---------------------------------------------
+
+# e2e_brokered_servers SCRIPT.json HOST: e2e_servers with the scripted API on
+# HTTPS, its certificate for HOST from a test CA ($T/ca/ca.crt) that only jail's
+# supervisor trusts (e2e_brokered_run).  The agent uses its default base URL;
+# jail's broker sends what the agent sends to HOST to this server instead.
+e2e_brokered_servers() {
+	command -v openssl >/dev/null || fail "openssl is missing (scripts/setup installs it)"
+	make_ca "$T/ca" "$2"
+	e2e_servers "$1" "$T/ca/srv.crt" "$T/ca/srv.key"
+}
+
+# e2e_brokered_run JAIL-ARGS...: run_jail with the supervisor trusting the test
+# CA (OpenSSL's SSL_CERT_FILE, in jail's environment only: the jail gets its
+# own) and its connections to the brokered host going to the scripted API on
+# the host's loopback; the name verified stays the brokered host's.
+e2e_brokered_run() {
+	SSL_CERT_FILE=$T/ca/ca.crt JAIL_TEST_BROKER_UPSTREAM=127.0.0.1:$API run_jail "$@"
+}
+
+# e2e_check_brokered NAME REAL HEADER HOST: after the scripted turn, with the
+# real key REAL of the secret NAME brokered for HOST: every request the API got
+# carried REAL in its HEADER and nowhere else (no other header, no body, no
+# WebSocket message); the
+# agent's environment (its `env` step) and the session's files hold the
+# placeholder, never REAL; jail counted the requests that carried the key.
+# Needs $err, jail's stderr.
+e2e_check_brokered() {
+	local name=$1 real=$2 header=$3 host=$4 n f results ph sd
+	# HTTP requests (a WebSocket's messages, "WS", ride on its upgrade's)
+	n=$(grep -vc '^WS ' "$T/api/requests" || true)
+	[ "$n" -gt 0 ] || fail "the API got no request"
+	for f in "$T"/api/[0-9]*.headers; do
+		grep -qix "$header: \(Bearer \)\?$real" "$f" ||
+			fail "$f: no $header with the real key: $(cat "$f")"
+		assert_eq "$(grep -ivx "$header: .*" "$f" | grep -cF "$real" || true)" 0 \
+			"other headers of $f holding the real key"
+	done
+	assert_eq "$(cat "$T"/api/[0-9]*.headers | grep -ci "^$header: ")" "$n" "requests with a $header"
+	assert_eq "$(grep -lF "$real" "$T"/api/[0-9]*.json || true)" "" "request bodies holding the real key"
+	# the placeholder, as the agent's `env` printed it: the real one's shape
+	results=$(e2e_tool_results "$T"/api/[0-9]*.json)
+	ph=$(grep -o "$name=[^\\\"]*" <<<"$results" | sed -n 1p || true)
+	ph=${ph#"$name="}
+	[ -n "$ph" ] || fail "no $name in the agent's environment"
+	assert_ne "$ph" "$real" "the agent's $name"
+	assert_eq "${#ph}" "${#real}" "the placeholder's length"
+	assert_contains "$(e2e_requests)" "$name=$ph"
+	assert_not_contains "$results" "$real"
+	# the session's files (the agent's home and transcripts) and the project:
+	# the placeholder is there (the transcript of `env`), the real key nowhere
+	sd=$(session_dir "$T/p")
+	[ -n "$(grep -rlF -- "$ph" "$sd" || true)" ] || fail "no session file holds the placeholder"
+	assert_eq "$(grep -rlF -- "$real" "$sd" "$T/p" || true)" "" "session files holding the real key"
+	if [ "$n" = 1 ]; then
+		assert_contains "$err" "jail: 1 request to $host carried your key"
+	else
+		assert_contains "$err" "jail: $n requests to $host carried your key"
+	fi
+}
+
+# e2e_check_reported NAME: the agent sent its environment to the model: the
+# placeholder of NAME in a request body, passed on as it is and reported.
+e2e_check_reported() {
+	assert_contains "$err" "possible exfiltration attempt: the placeholder of $1 in a request body"
+}
 
 # e2e_assert_no_canary TEXT WHAT
 e2e_assert_no_canary() {
@@ -221,7 +289,10 @@ e2e_tool_results() {
 	    return c
 	def results(path):
 	    out = []
-	    req = json.load(open(path))
+	    body = open(path).read()
+	    if not body.strip():  # a GET (Claude Code's settings)
+	        return out
+	    req = json.loads(body)
 	    for m in req.get("messages", []) + req.get("input", []) + req.get("contents", []):
 	        if not isinstance(m, dict):
 	            continue

@@ -100,3 +100,40 @@ test_claude_tui_in_tmux() {
 	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
 	e2e_check_landing
 }
+
+# --- a brokered key (issue 18) -----------------------------------------------
+
+# The same task with the key brokered from the host's environment: Claude Code
+# uses its default base URL (https://api.anthropic.com), which the jail's DNS
+# sends to jail's broker; the broker ends TLS with the session CA (the
+# jail's NODE_EXTRA_CA_CERTS and system bundle), puts the real key in x-api-key
+# and sends the request on to the scripted API, over TLS with a certificate for
+# api.anthropic.com from a test CA.
+test_claude_with_a_brokered_key() {
+	e2e_install claude @anthropic-ai/claude-code
+	e2e_project
+	e2e_brokered_servers "$T/script.json" api.anthropic.com
+	e2e_script claude
+	e2e_home_snapshot
+	local real=sk-ant-api03-e2eREALkey4242abcdefghijklmnopqrstuvwxyz0123456789-AAAA
+	unset ANTHROPIC_BASE_URL
+	export ANTHROPIC_API_KEY=$real
+	e2e_policy claude
+	# the shipped policy allows api.anthropic.com:443 and passes
+	# ANTHROPIC_API_KEY in; the brokered secret of that name replaces it
+	# (host.jail.internal resolves once a host port is allowed: one where
+	# nothing listens, so that the blocked server is refused as in the others)
+	e2e_brokered_run "${POLICY[@]}" -D "$T/p" --net allow --dns-upstream 127.0.0.1:9 \
+		--allow "host:$(free_port)" --ro "$AGENTS_DIR" \
+		--secret "ANTHROPIC_API_KEY=broker:env:ANTHROPIC_API_KEY for api.anthropic.com" -- \
+		timeout 90 "$AGENT_BIN/claude" -p "Work through the task." --dangerously-skip-permissions
+	assert_eq "$rc" 0 "claude's exit status (stdout: $out; stderr: $err)"
+	assert_contains "$out" "All done"
+	assert_contains "$(cat "$T/api/requests")" "POST /v1/messages"
+	e2e_check_results
+	e2e_check_brokered ANTHROPIC_API_KEY "$real" x-api-key api.anthropic.com
+	e2e_check_reported ANTHROPIC_API_KEY
+	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
+	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
+	e2e_check_landing
+}

@@ -39,3 +39,68 @@ test_codex_exec_end_to_end() {
 	assert_eq "$(grep -rl --exclude-dir=home --exclude-dir=work sk-e2e-secret-5150 "$sd" || true)" "" \
 		"session files holding the secret"
 }
+
+# --- a brokered key (issue 18) -----------------------------------------------
+
+# The same task with the key brokered from the host's environment: Codex
+# uses its default provider (https://api.openai.com/v1, the Responses API),
+# which the jail's DNS sends to jail's broker; the broker ends TLS with the
+# session CA (Codex's rustls reads the native roots: SSL_CERT_FILE, the system
+# bundle), puts the real key in Authorization and sends the request on to the
+# scripted API, over TLS with a certificate for api.openai.com from a test CA.
+# `codex exec` takes an API key from CODEX_API_KEY (OPENAI_API_KEY, which the
+# shipped policy passes, it ignores: its requests then carry no key at all).
+codex_brokered_run() {
+	local real=$1
+	e2e_install codex @openai/codex
+	e2e_project
+	e2e_brokered_servers "$T/script.json" api.openai.com
+	e2e_script codex
+	e2e_home_snapshot
+	unset OPENAI_BASE_URL OPENAI_API_KEY
+	export CODEX_API_KEY=$real
+	e2e_policy codex
+	# the shipped policy allows api.openai.com:443.  (host.jail.internal
+	# resolves once a host port is allowed: one where nothing listens, so that
+	# the blocked server is refused as in the others)
+	e2e_brokered_run "${POLICY[@]}" -D "$T/p" --net allow --dns-upstream 127.0.0.1:9 \
+		--allow "host:$(free_port)" --ro "$AGENTS_DIR" \
+		--secret "CODEX_API_KEY=broker:env:CODEX_API_KEY for api.openai.com" -- \
+		timeout 90 "$AGENT_BIN/codex" exec --dangerously-bypass-approvals-and-sandbox \
+		-c model=gpt-5 "Work through the task."
+	assert_eq "$rc" 0 "codex's exit status (stdout: $out; stderr: $err)"
+	assert_contains "$out" "All done"
+	e2e_check_results
+	e2e_check_brokered CODEX_API_KEY "$real" Authorization api.openai.com
+	e2e_assert_no_canary "$(e2e_requests)" "what the model API received"
+	grep -q "^jail: blocked tcp .*:$BLOCKED_PORT\$" <<<"$err" || fail "no blocked line: $err"
+	e2e_check_landing
+}
+
+# Codex first asks for a WebSocket (GET /v1/responses, Upgrade: websocket);
+# here the scripted API does not speak it (404): Codex retries, then falls
+# back to HTTPS POSTs, each of them through the broker too.
+test_codex_with_a_brokered_key() {
+	codex_brokered_run sk-proj-e2eREALkey5150abcdefghijklmnopqrstuvwxyz0123456789ABCD
+	assert_contains "$(cat "$T/api/requests")" "POST /v1/responses"
+	assert_contains "$(cat "$T/api/requests")" "GET /v1/responses"
+	assert_contains "$err" "Falling back from WebSockets to HTTPS"
+	e2e_check_reported CODEX_API_KEY
+}
+
+# The scripted API speaks the Responses API over a WebSocket too (as the
+# real one does): the whole turn rides one upgraded connection, which the
+# broker passes through once its upgrade request carried the key.
+test_codex_with_a_brokered_key_over_a_websocket() {
+	export SCRIPTAPI_WEBSOCKET=1
+	codex_brokered_run sk-proj-e2eREALkey6160abcdefghijklmnopqrstuvwxyz0123456789ABCD
+	assert_contains "$(cat "$T/api/requests")" "WS /v1/responses"
+	assert_not_contains "$(cat "$T/api/requests")" "POST /v1/responses"
+	assert_not_contains "$err" "Falling back"
+	# the placeholder went to the model in a WebSocket message (the `env`
+	# step's output): the broker unmasks the client's frames to watch them
+	# (reported), and asked for no compression, which would hide it
+	assert_contains "$err" "possible exfiltration attempt: the placeholder of CODEX_API_KEY in a WebSocket message"
+	assert_contains "$(cat "$T/api/001.headers")" "Upgrade: websocket"
+	assert_not_contains "$(cat "$T/api/001.headers")" "permessage-deflate"
+}

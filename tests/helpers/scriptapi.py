@@ -1,4 +1,4 @@
-"""scriptapi.py PORTFILE LOGDIR SCRIPT — a scripted model API for the e2e tests.
+"""scriptapi.py PORTFILE LOGDIR SCRIPT [CERT KEY] — a scripted model API for the e2e tests.
 
 Listens on an ephemeral port of 127.0.0.1 (written to PORTFILE) and speaks
 enough of the Anthropic Messages API (/v1/messages), OpenAI's Chat
@@ -8,30 +8,48 @@ the Nth answer to the agent's main loop (a request that offers tools) is step N
 of SCRIPT, a JSON list of steps, each {"tool": NAME, "input":
 {...}} or {"text": "..."}; after the last step it says "done".  Requests
 without tools (titles, summaries) get a short text.  Every request is logged:
-"METHOD PATH" to LOGDIR/requests, its body to LOGDIR/NNN.json, so a test can
-check what reached the model — never a secret.
+"METHOD PATH" to LOGDIR/requests, its body to LOGDIR/NNN.json and its
+headers to LOGDIR/NNN.headers, so a test can check what reached the model —
+never a secret.  With CERT and KEY (PEM files) it speaks HTTPS instead of
+plain HTTP: the upstream of jail's secrets broker, for a name of CERT.  With
+SCRIPTAPI_WEBSOCKET=1 in its environment it also takes the Responses API over
+a WebSocket, as Codex asks for first (GET /v1/responses, Upgrade: websocket;
+each "response.create" message is logged as "WS PATH" and answered with the
+same events, one text frame each); without it that GET gets a 404.
 """
+import base64
+import hashlib
 import http.server
 import json
 import os
 import socketserver
+import ssl
 import sys
 import threading
 
 portfile, logdir, script_path = sys.argv[1:4]
+tls = sys.argv[4:6]
+websocket = os.environ.get("SCRIPTAPI_WEBSOCKET") == "1"
+histories = {}  # response id -> its input and output, for previous_response_id
 os.makedirs(logdir, exist_ok=True)
 lock = threading.Lock()
 counter = [0]
 
 
-def record(method, path, body):
+def record(method, path, headers, body):
+    """HEADERS None: a WebSocket message, whose headers are its upgrade's."""
     with lock:
         counter[0] += 1
         n = counter[0]
-        with open(os.path.join(logdir, "requests"), "a") as f:
-            f.write("%s %s\n" % (method, path))
+        if headers is not None:
+            with open(os.path.join(logdir, "%03d.headers" % n), "w") as f:
+                f.writelines("%s: %s\n" % kv for kv in headers.items())
         with open(os.path.join(logdir, "%03d.json" % n), "wb") as f:
             f.write(body)
+        # last: a test that counts the requests finds the files of each
+        with open(os.path.join(logdir, "requests"), "a") as f:
+            f.write("%s %s\n" % (method, path))
+        return n
 
 
 def step_for(req):
@@ -92,12 +110,17 @@ def chat_chunks(model, block, idx):
     yield last
 
 
-def responses_events(model, block, idx):
-    """The same as Responses API events (Codex CLI)."""
-    rid = "resp_e2e_%03d" % idx
+def responses_events(model, block, idx, rid=None):
+    """The same as Responses API events (Codex CLI); BLOCK None: no output."""
+    rid = rid or "resp_e2e_%03d" % idx
     base = {"id": rid, "object": "response", "model": model, "status": "in_progress",
             "output": []}
     yield "response.created", {"type": "response.created", "response": base}
+    if block is None:
+        yield "response.completed", {"type": "response.completed", "response": dict(
+            base, status="completed", usage={"input_tokens": 10, "output_tokens": 0,
+                                             "total_tokens": 10})}
+        return
     if "tool" in block:
         item = {"type": "function_call", "id": "fc_e2e_%03d" % idx,
                 "call_id": "call_e2e_%03d" % idx, "name": block["tool"],
@@ -175,12 +198,100 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.close_connection = True
 
     def do_GET(self):
-        record("GET", self.path, b"")
+        record("GET", self.path, self.headers, b"")
+        if websocket and self.headers.get("Upgrade", "").lower() == "websocket":
+            return self.websocket()
         self.not_found()
+
+    # --- the Responses API over a WebSocket (RFC 6455, no extensions) ---
+
+    def websocket(self):
+        key = self.headers.get("Sec-WebSocket-Key", "")
+        accept = base64.b64encode(hashlib.sha1(
+            (key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest()).decode()
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept)
+        self.end_headers()
+        self.wfile.flush()
+        self.close_connection = True
+        while True:
+            msg = self.ws_read()
+            if msg is None:
+                return
+            n = record("WS", self.path, None, msg)
+            req = json.loads(msg)
+            if req.get("type") == "response.create":
+                self.ws_respond(n, req)
+
+    def ws_respond(self, n, req):
+        """Answer a response.create.  Over a WebSocket Codex sends only the new
+        input items, after previous_response_id: the history is kept here (as
+        the real service does), and written out whole to NNN.history.json."""
+        prev = histories.get(req.get("previous_response_id"), [])
+        full = dict(req, input=prev + list(req.get("input") or []))
+        with open(os.path.join(logdir, "%03d.history.json" % n), "w") as f:
+            json.dump(full, f)
+        rid = "resp_e2e_ws_%03d" % n
+        if req.get("generate") is False:  # a warm-up: nothing to say yet
+            block = idx = None
+        elif req.get("tools"):
+            idx, block = step_for(full)
+        else:
+            idx, block = 900 + n, {"text": "ok"}
+        for _, data in responses_events(req.get("model", "gpt-e2e"), block, idx, rid):
+            if data["type"] == "response.completed":
+                histories[rid] = full["input"] + data["response"]["output"]
+            self.ws_send(1, json.dumps(data).encode())
+
+    def ws_send(self, opcode, data):
+        n = len(data)
+        head = bytes([0x80 | opcode])
+        if n < 126:
+            head += bytes([n])
+        elif n < 65536:
+            head += bytes([126]) + n.to_bytes(2, "big")
+        else:
+            head += bytes([127]) + n.to_bytes(8, "big")
+        self.wfile.write(head + data)
+        self.wfile.flush()
+
+    def ws_frame(self):
+        """One frame: (fin, opcode, payload), or None at the end."""
+        head = self.rfile.read(2)
+        if len(head) < 2:
+            return None
+        n = head[1] & 0x7F
+        if n >= 126:
+            n = int.from_bytes(self.rfile.read(2 if n == 126 else 8), "big")
+        mask = self.rfile.read(4) if head[1] & 0x80 else b"\0\0\0\0"
+        data = self.rfile.read(n)
+        return head[0] & 0x80, head[0] & 0x0F, bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+    def ws_read(self):
+        """The next text or binary message (pings answered), or None once closed."""
+        msg = b""
+        while True:
+            frame = self.ws_frame()
+            if frame is None:
+                return None
+            fin, opcode, data = frame
+            if opcode == 8:
+                self.ws_send(8, data[:2])
+                return None
+            if opcode == 9:
+                self.ws_send(10, data)
+                continue
+            if opcode == 10:
+                continue
+            msg += data
+            if fin:
+                return msg
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        record("POST", self.path, body)
+        record("POST", self.path, self.headers, body)
         path = self.path.split("?")[0]
         if path.endswith("/count_tokens"):
             return self.reply_json(200, {"input_tokens": 10})
@@ -244,6 +355,11 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 
 
 srv = Server(("127.0.0.1", 0), Handler)
+if tls:
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(*tls)
+    ctx.set_alpn_protocols(["http/1.1"])
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(portfile + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(portfile + ".tmp", portfile)

@@ -18,20 +18,6 @@ bg() { "$@" & echo $! >>"$T/.pids"; }
 cleanup_bg() { [ -f "$T/.pids" ] && kill $(cat "$T/.pids") 2>/dev/null; true; }
 wait_file() { wait_for test -s "$1" || fail "did not appear: $1"; }
 
-# A CA (ca.crt) and a certificate for NAME signed by it, in DIR.
-make_ca() { # DIR NAME
-	local d=$1
-	mkdir -p "$d"
-	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-		-keyout "$d/ca.key" -out "$d/ca.crt" -subj "/CN=broker test CA" \
-		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2>/dev/null
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$d/srv.key" \
-		-out "$d/srv.csr" -subj "/CN=$2" 2>/dev/null
-	printf 'subjectAltName=DNS:%s\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' "$2" >"$d/ext"
-	openssl x509 -req -in "$d/srv.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial \
-		-days 2 -extfile "$d/ext" -out "$d/srv.crt" 2>/dev/null
-}
-
 # broker_world [CERT_NAME] [SERVER_CA_DIR]: W, the upstream, the project;
 # $JAIL runs in W with the host trusting $T/ca only.
 broker_world() {

@@ -455,3 +455,66 @@ T(reqp_one_request_per_connection)
 	reqp_free(&r);
 	sb_free(&out);
 }
+/* A client's WebSocket frame (masked) holding TEXT, 16-bit length form when
+ * long: appended to *b. */
+static void ws_frame(struct strbuf *b, const char *text, bool fin, int opcode)
+{
+	static const unsigned char mask[4] = {0x5a, 0x00, 0xc3, 0x7e};
+	size_t n = strlen(text);
+	unsigned char h[8] = {(unsigned char)((fin ? 0x80 : 0) | opcode)};
+	size_t nh = 2;
+	if (n < 126) {
+		h[1] = (unsigned char)(0x80 | n);
+	} else {
+		h[1] = 0x80 | 126;
+		h[2] = (unsigned char)(n >> 8);
+		h[3] = (unsigned char)n;
+		nh = 4;
+	}
+	memcpy(h + nh, mask, 4);
+	sb_append(b, (const char *)h, nh + 4);
+	for (size_t i = 0; i < n; i++) {
+		char c = (char)(text[i] ^ mask[i & 3]);
+		sb_append(b, &c, 1);
+	}
+}
+
+T(reqp_websocket_messages_are_watched_unmasked)
+{
+	static const size_t steps[] = {1, 5, 4096};
+	char pad[300];
+	memset(pad, 'x', sizeof(pad) - 1);
+	pad[sizeof(pad) - 1] = '\0';
+	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
+		struct reqp r;
+		struct strbuf out = {0}, in = {0};
+		setup(&r, true);
+		const char *head = "GET /v1/responses HTTP/1.1\r\nHost: api.example.com\r\n"
+		                   "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+		                   "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+		                   "Authorization: Bearer " PH "\r\n\r\n";
+		sb_append(&in, head, strlen(head));
+		ws_frame(&in, "{\"input\":\"clean\"}", true, 1);
+		ws_frame(&in, "", true, 9); /* a ping between the messages */
+		ws_frame(&in, pad, false, 1);
+		/* the placeholder split between a fragment and its continuation */
+		ws_frame(&in, "env: KEY=sk-test-PLACE", false, 0);
+		ws_frame(&in, "HOLDER0123456789 done", true, 0);
+		for (size_t i = 0; i < in.len; i += steps[s]) {
+			size_t n = in.len - i < steps[s] ? in.len - i : steps[s];
+			CHECK_INT(reqp_feed(&r, in.s + i, n, &out), 0);
+		}
+		/* no compression asked for, the key in the head, the frames as sent */
+		CHECK(!strstr(out.s, "permessage-deflate"));
+		CHECK(strstr(out.s, "Authorization: Bearer " REAL "\r\n"));
+		CHECK(strstr(out.s, "Connection: Upgrade\r\n\r\n"));
+		size_t hl = (size_t)(strstr(out.s, "\r\n\r\n") + 4 - out.s);
+		size_t inhl = strlen(head);
+		CHECK_INT(out.len - hl, in.len - inhl);
+		CHECK(memcmp(out.s + hl, in.s + inhl, in.len - inhl) == 0);
+		CHECK_STR(reports, "KEY@a WebSocket message;");
+		reqp_free(&r);
+		sb_free(&out);
+		sb_free(&in);
+	}
+}
