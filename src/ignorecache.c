@@ -5,8 +5,9 @@
  *   kind "s": a stamped path (a directory git walks, an ignore file, the index);
  *   kind "i": an ignored path (stamp empty);
  *   kind "t": when the cache was made (seconds), in the path field.
- * A stamp whose mtime lies within two seconds of that time is not trusted: a
- * change in the same timestamp tick would leave it equal (git's "racy" case).
+ * A stamp whose mtime or ctime lies within two seconds of that time is not
+ * trusted: a change in the same timestamp tick would leave it equal (git's
+ * "racy" case).
  * Stamped paths are relative to the project, or absolute for files outside it. */
 #include "ignorecache.h"
 
@@ -24,7 +25,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#define MAGIC "jail-ignore-cache-4"
+#define MAGIC "jail-ignore-cache-5"
 #define WALK_DEPTH_MAX 256
 
 static void add_record(struct strbuf *b, const char *kind, const char *path, const char *stamp)
@@ -77,8 +78,8 @@ static void stamp_of(struct hide_node *tree, int proj, const char *path,
 		file_stamp(proj, path, out);
 		return;
 	}
-	struct stat st = {.st_mtim = n->stamp->mtim, .st_ino = n->stamp->ino,
-	                  .st_size = n->stamp->size};
+	struct stat st = {.st_mtim = n->stamp->mtim, .st_ctim = n->stamp->ctim,
+	                  .st_ino = n->stamp->ino, .st_size = n->stamp->size};
 	stat_stamp(&st, out);
 }
 
@@ -272,6 +273,14 @@ static int prefetch_take(struct ignore_prefetch *p, int proj, struct hide_node *
 	return r;
 }
 
+/* Whether a stamp (util.h) lies within two seconds of `made`, by its mtime or
+ * its ctime ("none" never does). */
+static bool racy(const char *stamp, long long made)
+{
+	const char *ctime = strchr(stamp, ':');
+	return atoll(stamp) >= made - 2 || (ctime && atoll(ctime + 1) >= made - 2);
+}
+
 /* 0 and *out filled when every stamp still matches; -1 otherwise. */
 static int cache_load(const struct session *s, struct hide_node *tree, int proj,
                       struct strv *out)
@@ -303,7 +312,7 @@ static int cache_load(const struct session *s, struct hide_node *tree, int proj,
 			continue;
 		}
 		stamp_of(tree, proj, p, now);
-		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 2) {
+		if (strcmp(now, stamp) != 0 || racy(stamp, made)) {
 			log_debug("ignore cache: '%s' changed", p);
 			strv_free(&got);
 			return -1;

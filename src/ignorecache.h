@@ -2,10 +2,11 @@
  *
  * Asking git for the ignored files walks the whole tree: 60 ms on a 50,000-file
  * repository.  The answer can only change when a directory git walks gains or
- * loses an entry (its mtime changes), an ignore file changes, or the index
- * changes.  So the cache keeps the answer with the stamps (mtime, inode) of
- * every such directory and file, and a run that finds them all unchanged costs
- * one fstatat per directory. */
+ * loses an entry (its ctime changes, even when its mtime is set back), an
+ * ignore file changes, or the index changes.  So the cache keeps the answer
+ * with the stamps (mtime, ctime, inode, size) of every such directory and
+ * file, and a run that finds them all unchanged costs one fstatat per
+ * directory. */
 #ifndef JAIL_IGNORECACHE_H
 #define JAIL_IGNORECACHE_H
 #include "hidetree.h"

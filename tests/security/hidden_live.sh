@@ -134,6 +134,29 @@ test_names_added_between_runs_follow_the_host() {
 	assert_not_contains "$out" canary-
 }
 
+# age PATH...: stamps well before any cache's two-second slack (every run
+# trusts them), as a checkout from last year has.
+age() {
+	touch -h -d '2020-01-01 00:00:00' "$@"
+}
+
+# A directory whose mtime is set back after a name was added (rsync -a, tar x,
+# cp -a do that) still changed: its ctime says so, and both caches (the start
+# walk's and the ignore cache) must see it, or the walk shows the new name and
+# the ignore answer of the last run does not list it.
+test_ignored_file_added_with_mtime_set_back_stays_hidden() {
+	live_repo "$T/p"
+	find "$T/p" -path "$T/p/.git/objects" -prune -o -exec touch -h -d '2020-01-01 00:00:00' {} +
+	"$JAIL" -q --no-export -D "$T/p" -- true
+	touch -r "$T/p/conf" "$T/ref"
+	printf 'SECRET=canary-set-back\n' >"$T/p/conf/later.key"
+	touch -h -r "$T/ref" "$T/p/conf"
+	out=$("$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a conf; cat conf/later.key 2>/dev/null; true')
+	assert_contains "$out" app.txt
+	assert_not_contains "$out" later.key
+	assert_not_contains "$out" canary-
+}
+
 # The agent opens the names in a tight loop while the host creates, removes and
 # re-creates them: an fd obtained in any window is a leak.
 test_ignored_files_polled_during_creation_stay_hidden() {
