@@ -35,10 +35,26 @@ static void add_record(struct strbuf *b, const char *kind, const char *path, con
 	sb_append(b, stamp, strlen(stamp) + 1);
 }
 
+/* The stamp of a file git reads.  Outside the project (the index, the exclude
+ * file, the user's config and ignore file) git follows a symlink, and a
+ * dotfiles checkout often puts one there: the file it leads to is stamped (a
+ * link moved to another file changes the inode).  In the project a
+ * .gitignore symlink is not followed by git, nor here. */
+static void input_stamp(int proj, const char *path, char out[FILE_STAMP_MAX])
+{
+	struct stat st;
+	if (path[0] != '/')
+		file_stamp(proj, path, out);
+	else if (stat(path, &st) < 0)
+		snprintf(out, FILE_STAMP_MAX, "none");
+	else
+		stat_stamp(&st, out);
+}
+
 static void add_stamped(struct strbuf *b, int proj, const char *path)
 {
 	char stamp[FILE_STAMP_MAX];
-	file_stamp(proj, path, stamp);
+	input_stamp(proj, path, stamp);
 	add_record(b, "s", path, stamp);
 }
 
@@ -75,7 +91,7 @@ static void stamp_of(struct hide_node *tree, int proj, const char *path,
 {
 	struct hide_node *n = tree && path[0] != '/' ? hidetree_lookup(tree, path) : NULL;
 	if (!n || !n->stamp) {
-		file_stamp(proj, path, out);
+		input_stamp(proj, path, out);
 		return;
 	}
 	struct stat st = {.st_mtim = n->stamp->mtim, .st_ctim = n->stamp->ctim,

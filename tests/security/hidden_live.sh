@@ -134,11 +134,14 @@ test_names_added_between_runs_follow_the_host() {
 	assert_not_contains "$out" canary-
 }
 
-# age PATH...: stamps well before any cache's two-second slack (every run
-# trusts them), as a checkout from last year has.
+# age DIR...: every stamp below (mtime, and by waiting ctime) older than the
+# caches' two-second slack, so the next runs trust what they remember.
 age() {
-	touch -h -d '2020-01-01 00:00:00' "$@"
+	find "$@" -path '*/.git/objects' -prune -o -exec touch -h -d '2020-01-01 00:00:00' {} +
+	touch "$T/aged"
+	wait_for past_slack "$T/aged"
 }
+past_slack() { [ "$(date +%s)" -gt $(($(stat -c %Z "$1") + 3)) ]; }
 
 # A directory whose mtime is set back after a name was added (rsync -a, tar x,
 # cp -a do that) still changed: its ctime says so, and both caches (the start
@@ -146,7 +149,7 @@ age() {
 # the ignore answer of the last run does not list it.
 test_ignored_file_added_with_mtime_set_back_stays_hidden() {
 	live_repo "$T/p"
-	find "$T/p" -path "$T/p/.git/objects" -prune -o -exec touch -h -d '2020-01-01 00:00:00' {} +
+	age "$T/p"
 	"$JAIL" -q --no-export -D "$T/p" -- true
 	touch -r "$T/p/conf" "$T/ref"
 	printf 'SECRET=canary-set-back\n' >"$T/p/conf/later.key"
@@ -154,6 +157,25 @@ test_ignored_file_added_with_mtime_set_back_stays_hidden() {
 	out=$("$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a conf; cat conf/later.key 2>/dev/null; true')
 	assert_contains "$out" app.txt
 	assert_not_contains "$out" later.key
+	assert_not_contains "$out" canary-
+}
+
+# The user's global ignore file is often a symlink into a dotfiles checkout:
+# a rule added to the file it leads to hides the name from the next run (git
+# reads through the link; the link itself does not change).
+test_rule_added_through_symlinked_global_ignore_hides() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	mkdir -p "$T/dot" "$T/xdg/git"
+	printf 'nothing-here\n' >"$T/dot/ignore"
+	ln -s "$T/dot/ignore" "$T/xdg/git/ignore"
+	age "$T/p" "$T/dot" "$T/xdg"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'cat notes.txt; true')
+	assert_contains "$out" canary-notes "not ignored yet: shown"
+	printf 'notes.txt\n' >"$T/dot/ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt 2>/dev/null; true')
+	assert_contains "$out" go.txt
+	assert_not_contains "$out" notes.txt
 	assert_not_contains "$out" canary-
 }
 
