@@ -369,3 +369,22 @@ char *git_user_excludes_file(void)
 	git_user_paths_free(&u);
 	return def;
 }
+
+char *git_excludes_file(const char *project)
+{
+	/* the hardened environment reads no global or system config: what this
+	 * finds is the repository's (includes and a worktree's config followed) */
+	struct git g = {.cwd = project};
+	const char *args[] = {"config", "--get", "core.excludesFile", NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	char *path = NULL;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		if (out.s[0])
+			path = expand_home(out.s);
+	}
+	sb_free(&out);
+	return path ? path : git_user_excludes_file();
+}

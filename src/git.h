@@ -87,4 +87,8 @@ void git_user_paths_free(struct git_user_paths *p);
  * the global config, so the hiding and the export look it up here (`git config
  * --file` only parses) and pass it on as -c core.excludesFile=... */
 char *git_user_excludes_file(void);
+/* The ignore file git goes by in `project`: core.excludesFile of the
+ * repository's own config, which wins over the user's, else the user's (as
+ * above); "~" expanded, a relative path left relative to the project. */
+char *git_excludes_file(const char *project);
 #endif

@@ -139,7 +139,7 @@ static void tree_dirs(struct strbuf *b, int proj, struct hide_node *tree, struct
  * user's global excludes file) ignore; whole directories as one entry. */
 static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 {
-	_cleanup_free_ char *ex = git_user_excludes_file();
+	_cleanup_free_ char *ex = git_excludes_file(project);
 	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
 	struct git g = {.cwd = project, .config = cfg};
 	const char *args[] = {"ls-files", "-z", "--others", "--ignored", "--exclude-standard",
@@ -351,14 +351,18 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	 * the config names */
 	struct git_user_paths u;
 	git_user_paths(&u);
-	_cleanup_free_ char *excl = git_user_excludes_file();
+	_cleanup_free_ char *excl = git_excludes_file(s->project);
 	/* the repository's own: a linked worktree keeps its index and HEAD in its
-	 * git dir, the exclude file in the common dir (absolute paths, outside) */
+	 * git dir, the exclude file in the common dir (absolute paths, outside);
+	 * its config may name an ignore file of its own */
 	_cleanup_free_ char *index = xasprintf("%s/index", gl->git_dir);
 	_cleanup_free_ char *head = xasprintf("%s/HEAD", gl->git_dir);
 	_cleanup_free_ char *exclude = xasprintf("%s/info/exclude", gl->common_dir);
-	const char *files[] = {index,         exclude,       head, u.home_config,
-	                       u.xdg_config,  u.xdg_ignore,  excl ? excl : u.xdg_ignore};
+	_cleanup_free_ char *config = xasprintf("%s/config", gl->common_dir);
+	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
+	const char *files[] = {index,        exclude,     head,      config,
+	                       wt_config,    u.home_config, u.xdg_config, u.xdg_ignore,
+	                       excl ? excl : u.xdg_ignore};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(&b, proj, files[i]);
 	git_user_paths_free(&u);

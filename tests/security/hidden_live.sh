@@ -179,6 +179,29 @@ test_rule_added_through_symlinked_global_ignore_hides() {
 	assert_not_contains "$out" canary-
 }
 
+# core.excludesFile in the repository's own config is the one git goes by
+# (it wins over the user's), and a rule added to it hides the name from the
+# next run.
+test_repository_excludes_file_is_honoured() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	printf 'canary-todo\n' >"$T/p/todo.txt"
+	mkdir -p "$T/xdg/git"
+	printf 'nothing-here\n' >"$T/xdg/git/ignore"
+	printf 'notes.txt\n' >"$T/repo-ignore"
+	git -C "$T/p" config core.excludesFile "$T/repo-ignore"
+	age "$T/p" "$T/xdg" "$T/repo-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt todo.txt 2>/dev/null; true')
+	assert_contains "$out" canary-todo "not ignored: shown"
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-notes
+	printf 'notes.txt\ntodo.txt\n' >"$T/repo-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat todo.txt 2>/dev/null; true')
+	assert_contains "$out" go.txt
+	assert_not_contains "$out" todo.txt
+	assert_not_contains "$out" canary-
+}
+
 # The agent opens the names in a tight loop while the host creates, removes and
 # re-creates them: an fd obtained in any window is a leak.
 test_ignored_files_polled_during_creation_stay_hidden() {
