@@ -354,7 +354,8 @@ char *git_user_excludes_file(void)
 		struct strbuf out = {0};
 		struct jail_err e;
 		int status = 1;
-		const char *args[] = {"config", "--file", files[i], "--get", "core.excludesFile", NULL};
+		const char *args[] = {"config", "--file", files[i], "--includes", "--get",
+		                      "core.excludesFile", NULL};
 		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
 		    status == 0 && out.s) {
 			out.s[strcspn(out.s, "\n")] = '\0';
@@ -387,4 +388,13 @@ char *git_excludes_file(const char *project)
 	}
 	sb_free(&out);
 	return path ? path : git_user_excludes_file();
+}
+
+bool git_config_has_includes(const char *path)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &e) < 0)
+		return e.errnum != ENOENT;
+	return strcasestr(data, "[include") != NULL;
 }

@@ -384,6 +384,25 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	sb_free(&b);
 }
 
+/* Whether the config files the ignore answer depends on are all stamped: one
+ * that includes others (core.excludesFile may be set in those) is not kept
+ * in the cache; git is asked each run. */
+static bool config_known(const struct gitlink *gl)
+{
+	struct git_user_paths u;
+	git_user_paths(&u);
+	_cleanup_free_ char *config = xasprintf("%s/config", gl->common_dir);
+	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
+	const char *files[] = {u.home_config, u.xdg_config, config, wt_config};
+	bool known = true;
+	for (size_t i = 0; i < ARRAY_SIZE(files) && known; i++)
+		known = !git_config_has_includes(files[i]);
+	git_user_paths_free(&u);
+	if (!known)
+		log_debug("ignore cache: a git config file includes others; not cached");
+	return known;
+}
+
 int ignored_paths(const struct session *s, struct hide_node *tree,
                   struct ignore_prefetch *pre, struct strv *out, struct jail_err *e)
 {
@@ -405,6 +424,10 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 		return -1;
 	}
 	if (subs.n && cacheable) {
+		gitlink_free(&gl);
+		cacheable = false;
+	}
+	if (cacheable && !config_known(&gl)) {
 		gitlink_free(&gl);
 		cacheable = false;
 	}

@@ -202,6 +202,29 @@ test_repository_excludes_file_is_honoured() {
 	assert_not_contains "$out" canary-
 }
 
+# The user's config may name the global ignore file in an included file (a
+# dotfiles layout); git follows the include, so jail does, run after run.
+test_excludes_file_named_in_an_included_config_is_honoured() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	printf 'canary-todo\n' >"$T/p/todo.txt"
+	mkdir -p "$T/xdg/git"
+	printf '[include]\n\tpath = %s\n' "$T/extra.gitconfig" >"$T/xdg/git/config"
+	printf '[core]\n\texcludesFile = %s\n' "$T/global-ignore" >"$T/extra.gitconfig"
+	printf 'notes.txt\n' >"$T/global-ignore"
+	age "$T/p" "$T/xdg" "$T/extra.gitconfig" "$T/global-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt todo.txt 2>/dev/null; true')
+	assert_contains "$out" canary-todo "not ignored: shown"
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-notes
+	printf '[core]\n\texcludesFile = %s\n' "$T/other-ignore" >"$T/extra.gitconfig"
+	printf 'todo.txt\n' >"$T/other-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt todo.txt 2>/dev/null; true')
+	assert_contains "$out" canary-notes "no longer ignored: shown"
+	assert_not_contains "$out" todo.txt
+	assert_not_contains "$out" canary-todo
+}
+
 # The agent opens the names in a tight loop while the host creates, removes and
 # re-creates them: an fd obtained in any window is a leak.
 test_ignored_files_polled_during_creation_stay_hidden() {
