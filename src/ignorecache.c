@@ -338,14 +338,10 @@ static int cache_load(const struct session *s, struct hide_node *tree, int proj,
 	return 0;
 }
 
-static void cache_store(const struct session *s, struct hide_node *tree, int proj,
-                        const struct gitlink *gl, const struct strv *ign)
+/* The stamped records of everything the answer `ign` depends on. */
+static void add_inputs(struct strbuf *b, const struct session *s, struct hide_node *tree,
+                       int proj, const struct gitlink *gl, const struct strv *ign)
 {
-	struct strbuf b = {0};
-	sb_append(&b, MAGIC, sizeof(MAGIC));
-	char made[32];
-	snprintf(made, sizeof(made), "%lld", (long long)time(NULL));
-	add_record(&b, "t", made, "");
 	/* the user's ignore settings: both config files, the default ignore file
 	 * (stamped even while absent: creating it changes the answer) and the one
 	 * the config names */
@@ -364,16 +360,27 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	                       wt_config,    u.home_config, u.xdg_config, u.xdg_ignore,
 	                       excl ? excl : u.xdg_ignore};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		add_stamped(&b, proj, files[i]);
+		add_stamped(b, proj, files[i]);
 	git_user_paths_free(&u);
 	if (tree) {
 		_cleanup_free_ char **sorted = xcalloc(ign->n + 1, sizeof(char *));
 		memcpy(sorted, ign->v, ign->n * sizeof(char *));
 		qsort(sorted, ign->n, sizeof(char *), cmp_str);
-		tree_dirs(&b, proj, tree, tree, ".", sorted, ign->n, 0);
+		tree_dirs(b, proj, tree, tree, ".", sorted, ign->n, 0);
 	} else {
-		walk_dirs(&b, proj, ".", ign, 0);
+		walk_dirs(b, proj, ".", ign, 0);
 	}
+}
+
+static void cache_store(const struct session *s, struct hide_node *tree, int proj,
+                        const struct gitlink *gl, const struct strv *ign)
+{
+	struct strbuf b = {0};
+	sb_append(&b, MAGIC, sizeof(MAGIC));
+	char made[32];
+	snprintf(made, sizeof(made), "%lld", (long long)time(NULL));
+	add_record(&b, "t", made, "");
+	add_inputs(&b, s, tree, proj, gl, ign);
 	for (size_t i = 0; i < ign->n; i++)
 		add_record(&b, "i", ign->v[i], "");
 	_cleanup_free_ char *path = cache_path(s);
@@ -382,6 +389,26 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	if (write_file_at(AT_FDCWD, tmp, b.s, b.len, 0600, &e) < 0 || rename(tmp, path) < 0)
 		log_warn("cannot write the ignore cache: %s", e.msg);
 	sb_free(&b);
+}
+
+/* Whether no input of the answer `ign` changed since `since` (two seconds of
+ * slack, as the cache has): an ignore file, the index or a config edited in
+ * place while git ran leaves every directory's stamp as it was. */
+static bool inputs_settled(const struct session *s, struct hide_node *tree, int proj,
+                           const struct gitlink *gl, const struct strv *ign, time_t since)
+{
+	struct strbuf b = {0};
+	add_inputs(&b, s, tree, proj, gl, ign);
+	bool settled = true;
+	for (size_t i = 0; settled && i < b.len;) {
+		const char *path = b.s + i + 2, *stamp = path + strlen(path) + 1;
+		settled = !racy(stamp, since);
+		if (!settled)
+			log_debug("ignore cache: '%s' changed while git ran", path);
+		i = (size_t)(stamp + strlen(stamp) + 1 - b.s);
+	}
+	sb_free(&b);
+	return settled;
 }
 
 /* Whether the config files the ignore answer depends on are all stamped: one
@@ -415,28 +442,28 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 	struct gitlink gl;
 	struct jail_err ignored;
 	struct strv subs = {0};
-	bool cacheable = gitlink_read(s->project, &gl, &ignored) == 0;
+	bool have_gl = gitlink_read(s->project, &gl, &ignored) == 0;
 	/* submodules keep their own indexes and excludes: not cached */
 	if (list_submodules(s->project, proj, &subs, e) < 0) {
-		if (cacheable)
+		if (have_gl)
 			gitlink_free(&gl);
 		ignore_prefetch_drop(pre);
 		return -1;
 	}
-	if (subs.n && cacheable) {
-		gitlink_free(&gl);
-		cacheable = false;
-	}
-	if (cacheable && !config_known(&gl)) {
-		gitlink_free(&gl);
-		cacheable = false;
-	}
+	bool cacheable = have_gl && !subs.n && config_known(&gl);
 	if (cacheable && cache_load(s, tree, proj, out) == 0) {
 		gitlink_free(&gl);
 		ignore_prefetch_drop(pre);
 		return 0;
 	}
+	time_t since = pre ? pre->started : 0;
 	int r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
+	/* the answer of git run beside the walk, only when nothing it read was
+	 * edited meanwhile (the directories were checked by prefetch_take) */
+	if (r == 0 && !(have_gl && inputs_settled(s, tree, proj, &gl, out, since))) {
+		strv_free(out);
+		r = 2;
+	}
 	if (r == 2)
 		r = ask_git(s->project, out, e);
 	if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
@@ -444,7 +471,7 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 	strv_free(&subs);
 	if (r == 0 && cacheable)
 		cache_store(s, tree, proj, &gl, out);
-	if (cacheable)
+	if (have_gl)
 		gitlink_free(&gl);
 	return r;
 }

@@ -225,6 +225,36 @@ test_excludes_file_named_in_an_included_config_is_honoured() {
 	assert_not_contains "$out" canary-todo
 }
 
+# On a first start git is asked beside the view's walk; a rule added to a
+# .gitignore (in place: no directory changes) while that git runs must not be
+# lost, as it would not be had git been asked after the walk.  A wrapper
+# makes the edit land there: after git read the rules, before jail takes the
+# answer.
+test_rule_added_while_first_git_runs_hides() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	mkdir -p "$T/wrap"
+	local real
+	real=$(command -v git)
+	cat >"$T/wrap/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" ls-files "*"--ignored"*)
+	"$real" "\$@"; r=\$?
+	[ -e "$T/edited" ] || { printf 'notes.txt\\n' >>"$T/p/.gitignore"; touch "$T/edited"; }
+	exit \$r ;;
+esac
+exec "$real" "\$@"
+EOF
+	chmod +x "$T/wrap/git"
+	age "$T/p"
+	out=$(PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt 2>/dev/null; true')
+	assert_file "$T/edited"
+	assert_contains "$out" go.txt
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-
+}
+
 # The agent opens the names in a tight loop while the host creates, removes and
 # re-creates them: an fd obtained in any window is a leak.
 test_ignored_files_polled_during_creation_stay_hidden() {
