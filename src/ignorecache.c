@@ -200,6 +200,24 @@ static int list_submodules(const char *project, int proj, struct strv *out, stru
 	return 0;
 }
 
+/* Repositories inside the project that its index does not know (a clone in
+ * vendor/, a tool's checkout; found in the walk's tree): the project's git
+ * does not look inside them, their own rules say what is ignored there, as
+ * for a submodule. */
+static void nested_repos(const struct hide_node *n, int depth, struct strv *out)
+{
+	for (size_t i = 0; i < n->n_kids; i++) {
+		const struct hide_node *kid = n->kids[i];
+		char path[PATH_MAX];
+		if (n->parent && !strcmp(kid->name, ".git")) {
+			if (hidetree_path(n, path, sizeof(path)) && !strv_contains(out, path))
+				strv_push(out, path);
+		} else if (kid->dir && !kid->live && depth < WALK_DEPTH_MAX) {
+			nested_repos(kid, depth + 1, out);
+		}
+	}
+}
+
 /* The ignored files of each initialised submodule, as project paths. */
 static int ask_submodules(const char *project, const struct strv *subs, struct strv *out,
                           struct jail_err *e)
@@ -430,6 +448,32 @@ static bool config_known(const struct gitlink *gl)
 	return known;
 }
 
+/* Is `path` or a directory above it in `list`? */
+static bool covered_by(const struct strv *list, const char *path)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *slash = p + strlen(p); slash; slash = strrchr(p, '/')) {
+		*slash = '\0';
+		if (strv_contains(list, p))
+			return true;
+	}
+	return false;
+}
+
+/* The nested repositories (not submodules) outside what `ign` hides whole:
+ * asked at every start, each a git run, beside the cached answer. */
+static int ask_nested(const struct session *s, const struct strv *nested, struct strv *ign,
+                      struct jail_err *e)
+{
+	struct strv left = {0};
+	for (size_t i = 0; i < nested->n; i++)
+		if (!covered_by(ign, nested->v[i]))
+			strv_push(&left, nested->v[i]);
+	int r = ask_submodules(s->project, &left, ign, e);
+	strv_free(&left);
+	return r;
+}
+
 int ignored_paths(const struct session *s, struct hide_node *tree,
                   struct ignore_prefetch *pre, struct strv *out, struct jail_err *e)
 {
@@ -441,7 +485,7 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 	/* a repository's root: a .git directory, or a worktree's gitdir file */
 	struct gitlink gl;
 	struct jail_err ignored;
-	struct strv subs = {0};
+	struct strv subs = {0}, nested = {0};
 	bool have_gl = gitlink_read(s->project, &gl, &ignored) == 0;
 	/* submodules keep their own indexes and excludes: not cached */
 	if (list_submodules(s->project, proj, &subs, e) < 0) {
@@ -450,27 +494,39 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 		ignore_prefetch_drop(pre);
 		return -1;
 	}
+	/* nor are other repositories inside the project: they are asked apart */
+	struct strv found = {0};
+	if (tree)
+		nested_repos(tree, 0, &found);
+	for (size_t i = 0; i < found.n; i++)
+		if (!strv_contains(&subs, found.v[i]))
+			strv_push(&nested, found.v[i]);
+	strv_free(&found);
 	bool cacheable = have_gl && !subs.n && config_known(&gl);
+	int r = 2;
 	if (cacheable && cache_load(s, tree, proj, out) == 0) {
-		gitlink_free(&gl);
 		ignore_prefetch_drop(pre);
-		return 0;
+		r = 0;
+	} else {
+		time_t since = pre ? pre->started : 0;
+		r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
+		/* the answer of git run beside the walk, only when nothing it read was
+		 * edited meanwhile (the directories were checked by prefetch_take) */
+		if (r == 0 && !(have_gl && inputs_settled(s, tree, proj, &gl, out, since))) {
+			strv_free(out);
+			r = 2;
+		}
+		if (r == 2)
+			r = ask_git(s->project, out, e);
+		if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
+			r = -1;
+		if (r == 0 && cacheable)
+			cache_store(s, tree, proj, &gl, out);
 	}
-	time_t since = pre ? pre->started : 0;
-	int r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
-	/* the answer of git run beside the walk, only when nothing it read was
-	 * edited meanwhile (the directories were checked by prefetch_take) */
-	if (r == 0 && !(have_gl && inputs_settled(s, tree, proj, &gl, out, since))) {
-		strv_free(out);
-		r = 2;
-	}
-	if (r == 2)
-		r = ask_git(s->project, out, e);
-	if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
+	if (r == 0 && ask_nested(s, &nested, out, e) < 0)
 		r = -1;
 	strv_free(&subs);
-	if (r == 0 && cacheable)
-		cache_store(s, tree, proj, &gl, out);
+	strv_free(&nested);
 	if (have_gl)
 		gitlink_free(&gl);
 	return r;

@@ -255,6 +255,28 @@ EOF
 	assert_not_contains "$out" canary-
 }
 
+# A repository cloned inside the project (not a submodule: the index has no
+# gitlink for it) keeps its own ignore rules, and the project's git does not
+# look inside it: its ignored files must still be hidden.
+test_ignored_files_of_a_nested_repository_stay_hidden() {
+	live_repo "$T/p"
+	git_init "$T/p/vendor/lib"
+	printf 'local.cfg\n' >"$T/p/vendor/lib/.gitignore"
+	printf 'code\n' >"$T/p/vendor/lib/code.txt"
+	git -C "$T/p/vendor/lib" add -A
+	git -C "$T/p/vendor/lib" commit -q -m lib
+	printf 'SECRET=canary-nested-cfg\n' >"$T/p/vendor/lib/local.cfg"
+	age "$T/p"
+	local run
+	for run in first cached; do
+		out=$("$JAIL" -q --no-export -D "$T/p" -- sh -c \
+			'ls -a vendor/lib; cat vendor/lib/local.cfg 2>/dev/null; true')
+		assert_contains "$out" code.txt "$run run"
+		assert_not_contains "$out" local.cfg
+		assert_not_contains "$out" canary-
+	done
+}
+
 # The agent opens the names in a tight loop while the host creates, removes and
 # re-creates them: an fd obtained in any window is a leak.
 test_ignored_files_polled_during_creation_stay_hidden() {
