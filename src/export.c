@@ -621,7 +621,7 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	read_hidden(x, session_dir);
 	if (probe_repo(x, e) < 0)
 		return -1;
-	_cleanup_free_ char *ex = x->is_repo ? git_user_excludes_file() : NULL;
+	_cleanup_free_ char *ex = x->is_repo ? git_excludes_file(x->project) : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
 	if (x->is_repo) {

@@ -368,7 +368,8 @@ char *git_user_excludes_file(void)
 		struct strbuf out = {0};
 		struct jail_err e;
 		int status = 1;
-		const char *args[] = {"config", "--file", files[i], "--get", "core.excludesFile", NULL};
+		const char *args[] = {"config", "--file", files[i], "--includes", "--get",
+		                      "core.excludesFile", NULL};
 		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
 		    status == 0 && out.s) {
 			out.s[strcspn(out.s, "\n")] = '\0';
@@ -382,4 +383,32 @@ char *git_user_excludes_file(void)
 	char *def = access(u.xdg_ignore, R_OK) == 0 ? xstrdup(u.xdg_ignore) : NULL;
 	git_user_paths_free(&u);
 	return def;
+}
+
+char *git_excludes_file(const char *project)
+{
+	/* the hardened environment reads no global or system config: what this
+	 * finds is the repository's (includes and a worktree's config followed) */
+	struct git g = {.cwd = project};
+	const char *args[] = {"config", "--get", "core.excludesFile", NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	char *path = NULL;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		if (out.s[0])
+			path = expand_home(out.s);
+	}
+	sb_free(&out);
+	return path ? path : git_user_excludes_file();
+}
+
+bool git_config_has_includes(const char *path)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &e) < 0)
+		return e.errnum != ENOENT;
+	return strcasestr(data, "[include") != NULL;
 }

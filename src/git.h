@@ -83,8 +83,16 @@ void git_user_paths(struct git_user_paths *p);
 void git_user_paths_free(struct git_user_paths *p);
 
 /* The user's global ignore file (core.excludesFile of ~/.gitconfig or the XDG git
- * config, else $XDG_CONFIG_HOME/git/ignore), or NULL.  Hardened git never reads
+ * config, or of a file they include, else $XDG_CONFIG_HOME/git/ignore), or NULL.  Hardened git never reads
  * the global config, so the hiding and the export look it up here (`git config
  * --file` only parses) and pass it on as -c core.excludesFile=... */
 char *git_user_excludes_file(void);
+/* The ignore file git goes by in `project`: core.excludesFile of the
+ * repository's own config, which wins over the user's, else the user's (as
+ * above); "~" expanded, a relative path left relative to the project. */
+char *git_excludes_file(const char *project);
+/* Whether a config file includes others ([include], [includeIf ...]): what it
+ * sets then depends on files a cache does not know of.  An unreadable file
+ * counts as one that does. */
+bool git_config_has_includes(const char *path);
 #endif

@@ -95,15 +95,6 @@ static char *identity_from_git(const char *home_cfg, const char *xdg_cfg)
 
 /* A config that includes other files is not cached: a change to an included file
  * would not change the stamps. */
-static bool has_includes(const char *path)
-{
-	_cleanup_free_ char *data = NULL;
-	struct jail_err e;
-	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &e) < 0)
-		return e.errnum != ENOENT;
-	return strcasestr(data, "[include") != NULL;
-}
-
 /* Reading the identity costs a git run (a quarter of jail's start-up), so the
  * answer is kept in the state root with the stamps of both config files. */
 char *gitidentity_gitconfig(void)
@@ -126,7 +117,7 @@ char *gitidentity_gitconfig(void)
 		return old[kl] ? xstrdup(old + kl) : NULL;
 	}
 	char *conf = identity_from_git(home_cfg, xdg_cfg);
-	bool includes = has_includes(home_cfg) || has_includes(xdg_cfg);
+	bool includes = git_config_has_includes(home_cfg) || git_config_has_includes(xdg_cfg);
 	git_user_paths_free(&u);
 	if (includes)
 		return conf;

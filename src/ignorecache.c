@@ -5,8 +5,9 @@
  *   kind "s": a stamped path (a directory git walks, an ignore file, the index);
  *   kind "i": an ignored path (stamp empty);
  *   kind "t": when the cache was made (seconds), in the path field.
- * A stamp whose mtime lies within two seconds of that time is not trusted: a
- * change in the same timestamp tick would leave it equal (git's "racy" case).
+ * A stamp whose mtime or ctime lies within two seconds of that time is not
+ * trusted: a change in the same timestamp tick would leave it equal (git's
+ * "racy" case).
  * Stamped paths are relative to the project, or absolute for files outside it. */
 #include "ignorecache.h"
 
@@ -24,7 +25,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#define MAGIC "jail-ignore-cache-4"
+#define MAGIC "jail-ignore-cache-5"
 #define WALK_DEPTH_MAX 256
 
 static void add_record(struct strbuf *b, const char *kind, const char *path, const char *stamp)
@@ -34,10 +35,26 @@ static void add_record(struct strbuf *b, const char *kind, const char *path, con
 	sb_append(b, stamp, strlen(stamp) + 1);
 }
 
+/* The stamp of a file git reads.  Outside the project (the index, the exclude
+ * file, the user's config and ignore file) git follows a symlink, and a
+ * dotfiles checkout often puts one there: the file it leads to is stamped (a
+ * link moved to another file changes the inode).  In the project a
+ * .gitignore symlink is not followed by git, nor here. */
+static void input_stamp(int proj, const char *path, char out[FILE_STAMP_MAX])
+{
+	struct stat st;
+	if (path[0] != '/')
+		file_stamp(proj, path, out);
+	else if (stat(path, &st) < 0)
+		snprintf(out, FILE_STAMP_MAX, "none");
+	else
+		stat_stamp(&st, out);
+}
+
 static void add_stamped(struct strbuf *b, int proj, const char *path)
 {
 	char stamp[FILE_STAMP_MAX];
-	file_stamp(proj, path, stamp);
+	input_stamp(proj, path, stamp);
 	add_record(b, "s", path, stamp);
 }
 
@@ -74,11 +91,11 @@ static void stamp_of(struct hide_node *tree, int proj, const char *path,
 {
 	struct hide_node *n = tree && path[0] != '/' ? hidetree_lookup(tree, path) : NULL;
 	if (!n || !n->stamp) {
-		file_stamp(proj, path, out);
+		input_stamp(proj, path, out);
 		return;
 	}
-	struct stat st = {.st_mtim = n->stamp->mtim, .st_ino = n->stamp->ino,
-	                  .st_size = n->stamp->size};
+	struct stat st = {.st_mtim = n->stamp->mtim, .st_ctim = n->stamp->ctim,
+	                  .st_ino = n->stamp->ino, .st_size = n->stamp->size};
 	stat_stamp(&st, out);
 }
 
@@ -122,7 +139,7 @@ static void tree_dirs(struct strbuf *b, int proj, struct hide_node *tree, struct
  * user's global excludes file) ignore; whole directories as one entry. */
 static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 {
-	_cleanup_free_ char *ex = git_user_excludes_file();
+	_cleanup_free_ char *ex = git_excludes_file(project);
 	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
 	struct git g = {.cwd = project, .config = cfg};
 	const char *args[] = {"ls-files", "-z", "--others", "--ignored", "--exclude-standard",
@@ -181,6 +198,24 @@ static int list_submodules(const char *project, int proj, struct strv *out, stru
 	}
 	sb_free(&b);
 	return 0;
+}
+
+/* Repositories inside the project that its index does not know (a clone in
+ * vendor/, a tool's checkout; found in the walk's tree): the project's git
+ * does not look inside them, their own rules say what is ignored there, as
+ * for a submodule. */
+static void nested_repos(const struct hide_node *n, int depth, struct strv *out)
+{
+	for (size_t i = 0; i < n->n_kids; i++) {
+		const struct hide_node *kid = n->kids[i];
+		char path[PATH_MAX];
+		if (n->parent && !strcmp(kid->name, ".git")) {
+			if (hidetree_path(n, path, sizeof(path)) && !strv_contains(out, path))
+				strv_push(out, path);
+		} else if (kid->dir && !kid->live && depth < WALK_DEPTH_MAX) {
+			nested_repos(kid, depth + 1, out);
+		}
+	}
 }
 
 /* The ignored files of each initialised submodule, as project paths. */
@@ -272,6 +307,14 @@ static int prefetch_take(struct ignore_prefetch *p, int proj, struct hide_node *
 	return r;
 }
 
+/* Whether a stamp (util.h) lies within two seconds of `made`, by its mtime or
+ * its ctime ("none" never does). */
+static bool racy(const char *stamp, long long made)
+{
+	const char *ctime = strchr(stamp, ':');
+	return atoll(stamp) >= made - 2 || (ctime && atoll(ctime + 1) >= made - 2);
+}
+
 /* 0 and *out filled when every stamp still matches; -1 otherwise. */
 static int cache_load(const struct session *s, struct hide_node *tree, int proj,
                       struct strv *out)
@@ -303,7 +346,7 @@ static int cache_load(const struct session *s, struct hide_node *tree, int proj,
 			continue;
 		}
 		stamp_of(tree, proj, p, now);
-		if (strcmp(now, stamp) != 0 || atoll(stamp) >= made - 2) {
+		if (strcmp(now, stamp) != 0 || racy(stamp, made)) {
 			log_debug("ignore cache: '%s' changed", p);
 			strv_free(&got);
 			return -1;
@@ -311,6 +354,40 @@ static int cache_load(const struct session *s, struct hide_node *tree, int proj,
 	}
 	*out = got;
 	return 0;
+}
+
+/* The stamped records of everything the answer `ign` depends on. */
+static void add_inputs(struct strbuf *b, const struct session *s, struct hide_node *tree,
+                       int proj, const struct gitlink *gl, const struct strv *ign)
+{
+	/* the user's ignore settings: both config files, the default ignore file
+	 * (stamped even while absent: creating it changes the answer) and the one
+	 * the config names */
+	struct git_user_paths u;
+	git_user_paths(&u);
+	_cleanup_free_ char *excl = git_excludes_file(s->project);
+	/* the repository's own: a linked worktree keeps its index and HEAD in its
+	 * git dir, the exclude file in the common dir (absolute paths, outside);
+	 * its config may name an ignore file of its own */
+	_cleanup_free_ char *index = xasprintf("%s/index", gl->git_dir);
+	_cleanup_free_ char *head = xasprintf("%s/HEAD", gl->git_dir);
+	_cleanup_free_ char *exclude = xasprintf("%s/info/exclude", gl->common_dir);
+	_cleanup_free_ char *config = xasprintf("%s/config", gl->common_dir);
+	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
+	const char *files[] = {index,        exclude,     head,      config,
+	                       wt_config,    u.home_config, u.xdg_config, u.xdg_ignore,
+	                       excl ? excl : u.xdg_ignore};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		add_stamped(b, proj, files[i]);
+	git_user_paths_free(&u);
+	if (tree) {
+		_cleanup_free_ char **sorted = xcalloc(ign->n + 1, sizeof(char *));
+		memcpy(sorted, ign->v, ign->n * sizeof(char *));
+		qsort(sorted, ign->n, sizeof(char *), cmp_str);
+		tree_dirs(b, proj, tree, tree, ".", sorted, ign->n, 0);
+	} else {
+		walk_dirs(b, proj, ".", ign, 0);
+	}
 }
 
 static void cache_store(const struct session *s, struct hide_node *tree, int proj,
@@ -321,30 +398,7 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	char made[32];
 	snprintf(made, sizeof(made), "%lld", (long long)time(NULL));
 	add_record(&b, "t", made, "");
-	/* the user's ignore settings: both config files, the default ignore file
-	 * (stamped even while absent: creating it changes the answer) and the one
-	 * the config names */
-	struct git_user_paths u;
-	git_user_paths(&u);
-	_cleanup_free_ char *excl = git_user_excludes_file();
-	/* the repository's own: a linked worktree keeps its index and HEAD in its
-	 * git dir, the exclude file in the common dir (absolute paths, outside) */
-	_cleanup_free_ char *index = xasprintf("%s/index", gl->git_dir);
-	_cleanup_free_ char *head = xasprintf("%s/HEAD", gl->git_dir);
-	_cleanup_free_ char *exclude = xasprintf("%s/info/exclude", gl->common_dir);
-	const char *files[] = {index,         exclude,       head, u.home_config,
-	                       u.xdg_config,  u.xdg_ignore,  excl ? excl : u.xdg_ignore};
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		add_stamped(&b, proj, files[i]);
-	git_user_paths_free(&u);
-	if (tree) {
-		_cleanup_free_ char **sorted = xcalloc(ign->n + 1, sizeof(char *));
-		memcpy(sorted, ign->v, ign->n * sizeof(char *));
-		qsort(sorted, ign->n, sizeof(char *), cmp_str);
-		tree_dirs(&b, proj, tree, tree, ".", sorted, ign->n, 0);
-	} else {
-		walk_dirs(&b, proj, ".", ign, 0);
-	}
+	add_inputs(&b, s, tree, proj, gl, ign);
 	for (size_t i = 0; i < ign->n; i++)
 		add_record(&b, "i", ign->v[i], "");
 	_cleanup_free_ char *path = cache_path(s);
@@ -353,6 +407,71 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	if (write_file_at(AT_FDCWD, tmp, b.s, b.len, 0600, &e) < 0 || rename(tmp, path) < 0)
 		log_warn("cannot write the ignore cache: %s", e.msg);
 	sb_free(&b);
+}
+
+/* Whether no input of the answer `ign` changed since `since` (two seconds of
+ * slack, as the cache has): an ignore file, the index or a config edited in
+ * place while git ran leaves every directory's stamp as it was. */
+static bool inputs_settled(const struct session *s, struct hide_node *tree, int proj,
+                           const struct gitlink *gl, const struct strv *ign, time_t since)
+{
+	struct strbuf b = {0};
+	add_inputs(&b, s, tree, proj, gl, ign);
+	bool settled = true;
+	for (size_t i = 0; settled && i < b.len;) {
+		const char *path = b.s + i + 2, *stamp = path + strlen(path) + 1;
+		settled = !racy(stamp, since);
+		if (!settled)
+			log_debug("ignore cache: '%s' changed while git ran", path);
+		i = (size_t)(stamp + strlen(stamp) + 1 - b.s);
+	}
+	sb_free(&b);
+	return settled;
+}
+
+/* Whether the config files the ignore answer depends on are all stamped: one
+ * that includes others (core.excludesFile may be set in those) is not kept
+ * in the cache; git is asked each run. */
+static bool config_known(const struct gitlink *gl)
+{
+	struct git_user_paths u;
+	git_user_paths(&u);
+	_cleanup_free_ char *config = xasprintf("%s/config", gl->common_dir);
+	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
+	const char *files[] = {u.home_config, u.xdg_config, config, wt_config};
+	bool known = true;
+	for (size_t i = 0; i < ARRAY_SIZE(files) && known; i++)
+		known = !git_config_has_includes(files[i]);
+	git_user_paths_free(&u);
+	if (!known)
+		log_debug("ignore cache: a git config file includes others; not cached");
+	return known;
+}
+
+/* Is `path` or a directory above it in `list`? */
+static bool covered_by(const struct strv *list, const char *path)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *slash = p + strlen(p); slash; slash = strrchr(p, '/')) {
+		*slash = '\0';
+		if (strv_contains(list, p))
+			return true;
+	}
+	return false;
+}
+
+/* The nested repositories (not submodules) outside what `ign` hides whole:
+ * asked at every start, each a git run, beside the cached answer. */
+static int ask_nested(const struct session *s, const struct strv *nested, struct strv *ign,
+                      struct jail_err *e)
+{
+	struct strv left = {0};
+	for (size_t i = 0; i < nested->n; i++)
+		if (!covered_by(ign, nested->v[i]))
+			strv_push(&left, nested->v[i]);
+	int r = ask_submodules(s->project, &left, ign, e);
+	strv_free(&left);
+	return r;
 }
 
 int ignored_paths(const struct session *s, struct hide_node *tree,
@@ -366,33 +485,49 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 	/* a repository's root: a .git directory, or a worktree's gitdir file */
 	struct gitlink gl;
 	struct jail_err ignored;
-	struct strv subs = {0};
-	bool cacheable = gitlink_read(s->project, &gl, &ignored) == 0;
+	struct strv subs = {0}, nested = {0};
+	bool have_gl = gitlink_read(s->project, &gl, &ignored) == 0;
 	/* submodules keep their own indexes and excludes: not cached */
 	if (list_submodules(s->project, proj, &subs, e) < 0) {
-		if (cacheable)
+		if (have_gl)
 			gitlink_free(&gl);
 		ignore_prefetch_drop(pre);
 		return -1;
 	}
-	if (subs.n && cacheable) {
-		gitlink_free(&gl);
-		cacheable = false;
-	}
+	/* nor are other repositories inside the project: they are asked apart */
+	struct strv found = {0};
+	if (tree)
+		nested_repos(tree, 0, &found);
+	for (size_t i = 0; i < found.n; i++)
+		if (!strv_contains(&subs, found.v[i]))
+			strv_push(&nested, found.v[i]);
+	strv_free(&found);
+	bool cacheable = have_gl && !subs.n && config_known(&gl);
+	int r = 2;
 	if (cacheable && cache_load(s, tree, proj, out) == 0) {
-		gitlink_free(&gl);
 		ignore_prefetch_drop(pre);
-		return 0;
+		r = 0;
+	} else {
+		time_t since = pre ? pre->started : 0;
+		r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
+		/* the answer of git run beside the walk, only when nothing it read was
+		 * edited meanwhile (the directories were checked by prefetch_take) */
+		if (r == 0 && !(have_gl && inputs_settled(s, tree, proj, &gl, out, since))) {
+			strv_free(out);
+			r = 2;
+		}
+		if (r == 2)
+			r = ask_git(s->project, out, e);
+		if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
+			r = -1;
+		if (r == 0 && cacheable)
+			cache_store(s, tree, proj, &gl, out);
 	}
-	int r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
-	if (r == 2)
-		r = ask_git(s->project, out, e);
-	if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
+	if (r == 0 && ask_nested(s, &nested, out, e) < 0)
 		r = -1;
 	strv_free(&subs);
-	if (r == 0 && cacheable)
-		cache_store(s, tree, proj, &gl, out);
-	if (cacheable)
+	strv_free(&nested);
+	if (have_gl)
 		gitlink_free(&gl);
 	return r;
 }

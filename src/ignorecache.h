@@ -2,10 +2,11 @@
  *
  * Asking git for the ignored files walks the whole tree: 60 ms on a 50,000-file
  * repository.  The answer can only change when a directory git walks gains or
- * loses an entry (its mtime changes), an ignore file changes, or the index
- * changes.  So the cache keeps the answer with the stamps (mtime, inode) of
- * every such directory and file, and a run that finds them all unchanged costs
- * one fstatat per directory. */
+ * loses an entry (its ctime changes, even when its mtime is set back), an
+ * ignore file changes, or the index changes.  So the cache keeps the answer
+ * with the stamps (mtime, ctime, inode, size) of every such directory and
+ * file, and a run that finds them all unchanged costs one fstatat per
+ * directory. */
 #ifndef JAIL_IGNORECACHE_H
 #define JAIL_IGNORECACHE_H
 #include "hidetree.h"
@@ -27,9 +28,11 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
  * the view's and git's; they can run at once.  ignore_prefetch_start(), before
  * the view's walk, asks git in a thread; ignored_paths() takes the answer
  * (and always ends the thread) when it needs one and when every directory of
- * `tree` still has the stamp the walk saw: then each held the same names
- * while git read it, as if git had been asked after the walk.  Else git is
- * asked again.  NULL when there is an ignore cache (or no thread). */
+ * `tree` still has the stamp the walk saw, and no ignore file, index or
+ * config was changed since git started (edited in place, they leave every
+ * directory as it was): then git read what it would have read after the walk.
+ * Else git is asked again.  NULL when there is an ignore cache (or no
+ * thread). */
 struct ignore_prefetch *ignore_prefetch_start(const struct session *s);
 /* End an unused prefetch (an error before ignored_paths). */
 void ignore_prefetch_drop(struct ignore_prefetch *pre);

@@ -58,11 +58,16 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 	 * and refs), no compression of its pack, no delta search (core.compression
 	 * stays: binary patches are deflated with it); and fast-import keeps its
 	 * pack (unpack-objects would touch the mtime of every loose object the
-	 * host's repository has too: a write to it) */
+	 * host's repository has too: a write to it); and no attributes from the
+	 * agent's tree: git 2.43 reads a bare repository's from HEAD (here the
+	 * agent's side), where `* -diff` would turn every text change into a
+	 * binary patch no reviewer can read (attr.tree names the empty tree, an
+	 * unknown key to older git) */
 	static const char config[] = "[core]\n\trepositoryformatversion = 0\n\tbare = true\n"
 	                             "\tfsync = none\n"
 	                             "[pack]\n\tcompression = 0\n\twindow = 0\n"
-	                             "[fastimport]\n\tunpackLimit = 0\n";
+	                             "[fastimport]\n\tunpackLimit = 0\n"
+	                             "[attr]\n\ttree = 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n";
 	if (write_file_at(fd, "HEAD", head, sizeof(head) - 1, 0600, e) < 0 ||
 	    write_file_at(fd, "config", config, sizeof(config) - 1, 0600, e) < 0)
 		return -1;

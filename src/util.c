@@ -357,8 +357,9 @@ char *expand_home(const char *path)
 
 void stat_stamp(const struct stat *st, char out[FILE_STAMP_MAX])
 {
-	snprintf(out, FILE_STAMP_MAX, "%lld.%09ld:%llu:%lld", (long long)st->st_mtim.tv_sec,
-	         st->st_mtim.tv_nsec, (unsigned long long)st->st_ino, (long long)st->st_size);
+	snprintf(out, FILE_STAMP_MAX, "%lld.%09ld:%lld.%09ld:%llu:%lld", (long long)st->st_mtim.tv_sec,
+	         st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec,
+	         (unsigned long long)st->st_ino, (long long)st->st_size);
 }
 
 void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX])

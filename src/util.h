@@ -103,8 +103,10 @@ bool is_valid_utf8(const char *s, size_t n);
 char *expand_home(const char *path);
 const char *home_dir(void);
 
-/* A file's stamp: "mtime.nsec:ino:size", or "none" when it does not exist.  Equal
- * stamps mean an unchanged file, for the caches that are kept between runs. */
+/* A file's stamp: "mtime.nsec:ctime.nsec:ino:size", or "none" when it does not
+ * exist.  Equal stamps mean an unchanged file, for the caches that are kept
+ * between runs: mtime can be set back (rsync -a, tar x, touch -r), ctime
+ * cannot. */
 #define FILE_STAMP_MAX 96
 void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX]);
 /* The same stamp from a stat already made. */

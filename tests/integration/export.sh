@@ -229,6 +229,20 @@ test_flagged_files() {
 	assert_contains "$(cat "$patch")" "Flagged for review:"
 }
 
+# The agent's .gitattributes is part of its change, not a rule for the patch:
+# `-diff` must not turn its text changes into a binary patch no one can read
+# (git 2.43 reads a bare repository's attributes from HEAD: the agent's tree).
+test_agent_gitattributes_do_not_shape_the_patch() {
+	base "$T/p"
+	agent "$T/p" 'printf "* -diff\n*.c binary\n" > .gitattributes &&
+		echo "int hidden_change;" >> src/main.c && echo changed >> README'
+	land "$T/p"
+	expect_clone
+	assert_contains "$(cat "$patch")" "+int hidden_change;"
+	assert_contains "$(cat "$patch")" "+changed"
+	assert_not_contains "$(cat "$patch")" "GIT binary patch"
+}
+
 test_malicious_git_config_runs_nothing() {
 	base "$T/p"
 	mark="$T/marker"

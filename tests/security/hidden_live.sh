@@ -134,6 +134,149 @@ test_names_added_between_runs_follow_the_host() {
 	assert_not_contains "$out" canary-
 }
 
+# age DIR...: every stamp below (mtime, and by waiting ctime) older than the
+# caches' two-second slack, so the next runs trust what they remember.
+age() {
+	find "$@" -path '*/.git/objects' -prune -o -exec touch -h -d '2020-01-01 00:00:00' {} +
+	touch "$T/aged"
+	wait_for past_slack "$T/aged"
+}
+past_slack() { [ "$(date +%s)" -gt $(($(stat -c %Z "$1") + 3)) ]; }
+
+# A directory whose mtime is set back after a name was added (rsync -a, tar x,
+# cp -a do that) still changed: its ctime says so, and both caches (the start
+# walk's and the ignore cache) must see it, or the walk shows the new name and
+# the ignore answer of the last run does not list it.
+test_ignored_file_added_with_mtime_set_back_stays_hidden() {
+	live_repo "$T/p"
+	age "$T/p"
+	"$JAIL" -q --no-export -D "$T/p" -- true
+	touch -r "$T/p/conf" "$T/ref"
+	printf 'SECRET=canary-set-back\n' >"$T/p/conf/later.key"
+	touch -h -r "$T/ref" "$T/p/conf"
+	out=$("$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a conf; cat conf/later.key 2>/dev/null; true')
+	assert_contains "$out" app.txt
+	assert_not_contains "$out" later.key
+	assert_not_contains "$out" canary-
+}
+
+# The user's global ignore file is often a symlink into a dotfiles checkout:
+# a rule added to the file it leads to hides the name from the next run (git
+# reads through the link; the link itself does not change).
+test_rule_added_through_symlinked_global_ignore_hides() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	mkdir -p "$T/dot" "$T/xdg/git"
+	printf 'nothing-here\n' >"$T/dot/ignore"
+	ln -s "$T/dot/ignore" "$T/xdg/git/ignore"
+	age "$T/p" "$T/dot" "$T/xdg"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'cat notes.txt; true')
+	assert_contains "$out" canary-notes "not ignored yet: shown"
+	printf 'notes.txt\n' >"$T/dot/ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt 2>/dev/null; true')
+	assert_contains "$out" go.txt
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-
+}
+
+# core.excludesFile in the repository's own config is the one git goes by
+# (it wins over the user's), and a rule added to it hides the name from the
+# next run.
+test_repository_excludes_file_is_honoured() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	printf 'canary-todo\n' >"$T/p/todo.txt"
+	mkdir -p "$T/xdg/git"
+	printf 'nothing-here\n' >"$T/xdg/git/ignore"
+	printf 'notes.txt\n' >"$T/repo-ignore"
+	git -C "$T/p" config core.excludesFile "$T/repo-ignore"
+	age "$T/p" "$T/xdg" "$T/repo-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt todo.txt 2>/dev/null; true')
+	assert_contains "$out" canary-todo "not ignored: shown"
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-notes
+	printf 'notes.txt\ntodo.txt\n' >"$T/repo-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat todo.txt 2>/dev/null; true')
+	assert_contains "$out" go.txt
+	assert_not_contains "$out" todo.txt
+	assert_not_contains "$out" canary-
+}
+
+# The user's config may name the global ignore file in an included file (a
+# dotfiles layout); git follows the include, so jail does, run after run.
+test_excludes_file_named_in_an_included_config_is_honoured() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	printf 'canary-todo\n' >"$T/p/todo.txt"
+	mkdir -p "$T/xdg/git"
+	printf '[include]\n\tpath = %s\n' "$T/extra.gitconfig" >"$T/xdg/git/config"
+	printf '[core]\n\texcludesFile = %s\n' "$T/global-ignore" >"$T/extra.gitconfig"
+	printf 'notes.txt\n' >"$T/global-ignore"
+	age "$T/p" "$T/xdg" "$T/extra.gitconfig" "$T/global-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt todo.txt 2>/dev/null; true')
+	assert_contains "$out" canary-todo "not ignored: shown"
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-notes
+	printf '[core]\n\texcludesFile = %s\n' "$T/other-ignore" >"$T/extra.gitconfig"
+	printf 'todo.txt\n' >"$T/other-ignore"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt todo.txt 2>/dev/null; true')
+	assert_contains "$out" canary-notes "no longer ignored: shown"
+	assert_not_contains "$out" todo.txt
+	assert_not_contains "$out" canary-todo
+}
+
+# On a first start git is asked beside the view's walk; a rule added to a
+# .gitignore (in place: no directory changes) while that git runs must not be
+# lost, as it would not be had git been asked after the walk.  A wrapper
+# makes the edit land there: after git read the rules, before jail takes the
+# answer.
+test_rule_added_while_first_git_runs_hides() {
+	live_repo "$T/p"
+	printf 'canary-notes\n' >"$T/p/notes.txt"
+	mkdir -p "$T/wrap"
+	local real
+	real=$(command -v git)
+	cat >"$T/wrap/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" ls-files "*"--ignored"*)
+	"$real" "\$@"; r=\$?
+	[ -e "$T/edited" ] || { printf 'notes.txt\\n' >>"$T/p/.gitignore"; touch "$T/edited"; }
+	exit \$r ;;
+esac
+exec "$real" "\$@"
+EOF
+	chmod +x "$T/wrap/git"
+	age "$T/p"
+	out=$(PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt 2>/dev/null; true')
+	assert_file "$T/edited"
+	assert_contains "$out" go.txt
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-
+}
+
+# A repository cloned inside the project (not a submodule: the index has no
+# gitlink for it) keeps its own ignore rules, and the project's git does not
+# look inside it: its ignored files must still be hidden.
+test_ignored_files_of_a_nested_repository_stay_hidden() {
+	live_repo "$T/p"
+	git_init "$T/p/vendor/lib"
+	printf 'local.cfg\n' >"$T/p/vendor/lib/.gitignore"
+	printf 'code\n' >"$T/p/vendor/lib/code.txt"
+	git -C "$T/p/vendor/lib" add -A
+	git -C "$T/p/vendor/lib" commit -q -m lib
+	printf 'SECRET=canary-nested-cfg\n' >"$T/p/vendor/lib/local.cfg"
+	age "$T/p"
+	local run
+	for run in first cached; do
+		out=$("$JAIL" -q --no-export -D "$T/p" -- sh -c \
+			'ls -a vendor/lib; cat vendor/lib/local.cfg 2>/dev/null; true')
+		assert_contains "$out" code.txt "$run run"
+		assert_not_contains "$out" local.cfg
+		assert_not_contains "$out" canary-
+	done
+}
+
 # The agent opens the names in a tight loop while the host creates, removes and
 # re-creates them: an fd obtained in any window is a leak.
 test_ignored_files_polled_during_creation_stay_hidden() {
