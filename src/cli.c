@@ -86,7 +86,7 @@ static const struct opt opts[] = {
 	{{"setenv", 1, 0, OPT_SETENV}, 0, M_RUN, "env.set", "NAME=VALUE", "set a variable"},
 	{{"home", 1, 0, OPT_HOME}, 0, M_RUN, "home.mode", "MODE", "fresh (default) or persistent"},
 	{{"copy", 1, 0, OPT_COPY}, 0, M_RUN, "home.copy", "PATH", "copy a host file into the fake home"},
-	{{"secret", 1, 0, OPT_SECRET}, 0, M_RUN, "secrets", "NAME=SOURCE", "inject a secret (env:VAR, file:PATH, cmd:CMD, broker:SRC for HOST [only METHOD PATH,...])"},
+	{{"secret", 1, 0, OPT_SECRET}, 0, M_RUN, "secrets", "NAME=SOURCE", "inject a secret (env:VAR, file:PATH, cmd:CMD, broker:SRC for HOST)"},
 	{{"memory", 1, 0, OPT_MEMORY}, 0, M_RUN, "limits.memory", "SIZE", "memory limit (e.g. 4G)"},
 	{{"pids", 1, 0, OPT_PIDS}, 0, M_RUN, "limits.pids", "N", "process limit"},
 	{{"cpus", 1, 0, OPT_CPUS}, 0, M_RUN, "limits.cpus", "N", "CPU limit (e.g. 1.5)"},
