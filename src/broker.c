@@ -2,6 +2,7 @@
  * vault, the counts and reports (see broker.h). */
 #include "brokerpriv.h"
 #include "allow.h"
+#include "brokerrules.h"
 #include "log.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@ void broker_spec_free(struct broker_spec *s)
 	free(s->source);
 	strv_free(&s->hosts);
 	strv_free(&s->headers);
+	strv_free(&s->rules);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -37,9 +39,22 @@ static bool header_name_ok(const char *s)
 	return true;
 }
 
-/* Split a comma list; each item through ok (which may normalize it). */
+enum item { IT_HOST, IT_HEADER, IT_RULE };
+
+/* "METHOD   PATTERN" to "METHOD PATTERN", then checked */
+static bool rule_ok(char *it)
+{
+	char *sp = strchr(it, ' ');
+	if (sp) {
+		size_t gap = strspn(sp, " ");
+		memmove(sp + 1, sp + gap, strlen(sp + gap) + 1);
+	}
+	return brokerrules_valid(it);
+}
+
+/* Split a comma list; each item checked (and normalized). */
 static int split_list(const char *name, const char *what, char *list, struct strv *out,
-                      bool host, struct jail_err *e)
+                      enum item kind, struct jail_err *e)
 {
 	for (char *save = NULL, *it = strtok_r(list, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
 		while (*it == ' ')
@@ -47,7 +62,8 @@ static int split_list(const char *name, const char *what, char *list, struct str
 		size_t l = strlen(it);
 		while (l && it[l - 1] == ' ')
 			it[--l] = '\0';
-		bool ok = host ? allow_normalize_name(it) && strchr(it, '.') : header_name_ok(it);
+		bool ok = kind == IT_HOST ? allow_normalize_name(it) && strchr(it, '.')
+		          : kind == IT_HEADER ? header_name_ok(it) : rule_ok(it);
 		if (!ok) {
 			_cleanup_free_ char *esc = escape_name(it);
 			return jail_err_set(e, 0, "secret %s: '%s' is not a %s", name, esc, what);
@@ -56,7 +72,7 @@ static int split_list(const char *name, const char *what, char *list, struct str
 			strv_push(out, it);
 	}
 	if (out->n == 0)
-		return jail_err_set(e, 0, "secret %s: no %s after 'broker:... for'", name, what);
+		return jail_err_set(e, 0, "secret %s: no %s in 'broker:...'", name, what);
 	return 0;
 }
 
@@ -76,14 +92,21 @@ int broker_spec_parse(const char *name, const char *value, struct broker_spec *o
 	const char *f = rfind(value, " for ");
 	if (!broker_is_spec(value) || !f)
 		return jail_err_set(e, 0, "secret %s: expected broker:SOURCE for HOST[,HOST] "
-		                          "[in HEADER[,HEADER]]", name);
+		                          "[in HEADER[,HEADER]] [only METHOD PATH[, METHOD PATH]]", name);
 	out->source = strndup(value + 7, (size_t)(f - value - 7));
 	_cleanup_free_ char *rest = xstrdup(f + 5);
+	/* rules last: a path may hold " in " no more than a space */
+	char *only = strstr(rest, " only ");
+	if (only)
+		*only = '\0';
 	char *in = strstr(rest, " in ");
 	if (in)
 		*in = '\0';
-	if (split_list(name, "host name", rest, &out->hosts, true, e) < 0 ||
-	    (in && split_list(name, "header name", in + 4, &out->headers, false, e) < 0)) {
+	if (split_list(name, "host name", rest, &out->hosts, IT_HOST, e) < 0 ||
+	    (in && split_list(name, "header name", in + 4, &out->headers, IT_HEADER, e) < 0) ||
+	    (only && split_list(name, "rule (METHOD /PATH: METHOD in capitals or *, PATH "
+	                              "with * for any run of characters and no query)",
+	                        only + 6, &out->rules, IT_RULE, e) < 0)) {
 		broker_spec_free(out);
 		return -1;
 	}
@@ -205,6 +228,8 @@ int broker_add(struct broker *b, const char *name, const char *val, struct broke
 	s->headers = spec->headers;
 	memset(&spec->hosts, 0, sizeof(spec->hosts));
 	memset(&spec->headers, 0, sizeof(spec->headers));
+	s->rules = spec->rules;
+	memset(&spec->rules, 0, sizeof(spec->rules));
 	for (size_t i = 0; i < s->hosts.n; i++)
 		add_host(b, s->hosts.v[i]);
 	b->n_sec++;
@@ -259,7 +284,8 @@ size_t broker_creds(const struct broker *b, const char *host, struct broker_cred
 	for (size_t i = 0; i < b->n_sec; i++) {
 		const struct broker_secret *s = &b->sec[i];
 		out[i] = (struct broker_cred){s->name, s->placeholder,
-		                              strv_contains(&s->hosts, host) ? s->real : NULL, &s->headers};
+		                              strv_contains(&s->hosts, host) ? s->real : NULL, &s->headers,
+		                              s->rules.n ? &s->rules : NULL};
 	}
 	return b->n_sec;
 }
@@ -295,6 +321,11 @@ void broker_report(struct broker *b, const char *host, const char *name, const c
 	               "(sent unchanged, as the placeholder)", name, where, host);
 }
 
+void broker_withheld(struct broker *b, const char *name, const char *request)
+{
+	broker_warn(b, "%s withheld from %s (not in its rules)", name, request);
+}
+
 void broker_count(struct broker *b, struct broker_host *h, unsigned long n)
 {
 	pthread_mutex_lock(&b->lock);
@@ -325,6 +356,7 @@ void broker_free(struct broker *b)
 		free(b->sec[i].name);
 		strv_free(&b->sec[i].hosts);
 		strv_free(&b->sec[i].headers);
+		strv_free(&b->sec[i].rules);
 		explicit_bzero(b->sec[i].placeholder, sizeof(b->sec[i].placeholder));
 	}
 	for (size_t i = 0; i < b->n_host; i++)

@@ -22,11 +22,13 @@
 #define BROKER_CA_FILE "/etc/jail-session-ca.crt"      /* the session CA alone */
 #define BROKER_BUNDLE_FILE "/etc/jail-ca-certificates.crt" /* the host's CAs and it */
 
-/* A parsed "broker:SOURCE for HOST[,HOST] [in HEADER[,HEADER]]". */
+/* A parsed "broker:SOURCE for HOST[,HOST] [in HEADER[,HEADER]]
+ * [only METHOD PATH[, METHOD PATH]]". */
 struct broker_spec {
 	char *source;           /* env:VAR, file:PATH, cmd:COMMAND */
 	struct strv hosts;      /* normalized DNS names */
 	struct strv headers;    /* default: Authorization, x-api-key */
+	struct strv rules;      /* "METHOD PATTERN" (brokerrules.h); none: any request */
 };
 /* Is value a broker: source?  Parse it (pure; errors name the secret). */
 bool broker_is_spec(const char *value);

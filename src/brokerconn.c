@@ -112,6 +112,12 @@ static void on_report(void *arg, const char *name, const char *where)
 	broker_report(c->b, c->host->name, name, where);
 }
 
+static void on_withhold(void *arg, const char *name, const char *request)
+{
+	struct conn *c = arg;
+	broker_withheld(c->b, name, request);
+}
+
 /* jail → upstream through the rewriter; -1 ends the connection */
 static int pump_request(struct conn *c, struct reqp *rq, char *buf)
 {
@@ -149,6 +155,7 @@ static void relay(struct conn *c)
 	struct reqp rq;
 	reqp_init(&rq, c->host->name, creds, broker_creds(c->b, c->host->name, creds));
 	rq.report = on_report;
+	rq.withhold = on_withhold;
 	rq.arg = c;
 	char buf[BUF];
 	for (;;) {

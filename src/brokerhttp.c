@@ -1,6 +1,7 @@
 /* brokerhttp.c — parse and rewrite the requests of a brokered connection
  * (see brokerhttp.h). */
 #include "brokerhttp.h"
+#include "brokerrules.h"
 
 #include <string.h>
 #include <strings.h>
@@ -14,6 +15,8 @@ void reqp_init(struct reqp *r, const char *host, const struct broker_cred *creds
 	r->creds = creds;
 	r->n_creds = n;
 	r->st = RQ_HEAD;
+	for (size_t i = 0; i < n; i++)
+		r->ruled |= creds[i].real && creds[i].rules;
 }
 
 void reqp_free(struct reqp *r)
@@ -311,6 +314,14 @@ static void put_field(struct reqp *r, const char *name, size_t nlen, const char 
                       const char *tend, struct strbuf *out, struct head_info *h)
 {
 	ssize_t i = may_carry(h, name, nlen) ? whole_cred(r, name, nlen, t, tend) : -1;
+	uint32_t bit = i >= 0 ? 1u << i : 0;
+	if (r->withheld & bit) {  /* the credential's place, but not a request for it */
+		if (r->withhold && !(r->told_withheld & bit))
+			r->withhold(r->arg, r->creds[i].name, r->request);
+		r->told_withheld |= bit;
+		out_append(out, t, (size_t)(tend - t));
+		return;
+	}
 	if (i >= 0) {
 		out_append(out, r->creds[i].real, strlen(r->creds[i].real));
 		h->carried = true;
@@ -368,6 +379,18 @@ static void rewrite_value(struct reqp *r, const char *name, size_t nlen, const c
 	put_field(r, name, nlen, t, vend, out, h);
 }
 
+/* Headers some frameworks take as the method instead of the request line's:
+ * a rule allowing POST to a path must not carry a DELETE there. */
+static bool is_method_override(const char *name, size_t nlen)
+{
+	static const char *const names[] = {"x-http-method-override", "x-http-method",
+	                                    "x-method-override"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (nlen == strlen(names[i]) && strncasecmp(name, names[i], nlen) == 0)
+			return true;
+	return false;
+}
+
 static int head_field(struct reqp *r, const char *line, const char *end, struct strbuf *out,
                       struct head_info *h)
 {
@@ -403,6 +426,8 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 		if (!is_our_authority(r, v, vend) || h->hosts++)
 			return fail(r, 421, "a Host header for another site");
 	}
+	if (r->ruled && is_method_override(line, nlen))
+		return fail(r, 400, "a method override header to a host with rules");
 	if (nlen == 10 && (strncasecmp(line, "connection", 10) == 0 ||
 	                   strncasecmp(line, "keep-alive", 10) == 0)) {
 		if (h->n_conn == ARRAY_SIZE(h->conn_line))
@@ -417,6 +442,30 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 	if (!rewrite_basic(r, line, nlen, v, vend, out, h))
 		rewrite_value(r, line, nlen, v, vend, out, h);
 	out_append(out, "\r\n", 2);
+	return 0;
+}
+
+/* Which secrets' rules keep their real values from this request. */
+static int rules_decide(struct reqp *r, const char *method, size_t mlen, const char *target,
+                        const char *tend)
+{
+	const char *path, *why;
+	size_t plen;
+	r->withheld = r->told_withheld = 0;
+	if (!r->ruled)
+		return 0;
+	if (brokerrules_path(target, tend, &path, &plen, &why) < 0)
+		return fail(r, 400, why);
+	for (size_t i = 0; i < r->n_creds; i++)
+		if (r->creds[i].real && r->creds[i].rules &&
+		    !brokerrules_allow(r->creds[i].rules, method, mlen, path, plen))
+			r->withheld |= 1u << i;
+	/* for the user's terminal: no byte of it may be a control */
+	int n = snprintf(r->request, sizeof(r->request), "%.*s %.*s", (int)(mlen < 24 ? mlen : 24),
+	                 method, (int)(plen < 96 ? plen : 96), path);
+	for (int k = 0; k < n && k < (int)sizeof(r->request) - 1; k++)
+		if ((unsigned char)r->request[k] < 0x20 || (unsigned char)r->request[k] >= 0x7f)
+			r->request[k] = '?';
 	return 0;
 }
 
@@ -448,6 +497,8 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 	for (const char *p = line; p < end; p++)
 		if ((unsigned char)*p <= 0x20 && *p != ' ')
 			return fail(r, 400, "a control character in the request line");
+	if (rules_decide(r, line, (size_t)(sp - line), target, end - 9) < 0)
+		return -1;
 	report_in(r, line, end, PL_URL, "the URL");
 	out_append(out, line, (size_t)(end - line));
 	out_append(out, "\r\n", 2);

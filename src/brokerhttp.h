@@ -21,6 +21,12 @@
  * naming another host: domain fronting would carry the key there), and TRACE,
  * which echoes the request, credentials included (methods in any case: a
  * lenient server may take them so).
+ * A secret with rules (brokerrules.h) gets its real value only in requests
+ * whose method and path one of them allows; any other request goes with the
+ * placeholder (told through withhold, not reported as an exfiltration).
+ * While such a secret is for this host, a target whose path could be read
+ * two ways, and a method override header (X-HTTP-Method-Override and kin,
+ * which some frameworks obey), are refused.
  *
  * One request per connection: it goes upstream with "Connection: close" (the
  * jail's Connection and Keep-Alive headers held back, but for an upgrade),
@@ -45,6 +51,7 @@ struct broker_cred {
 	const char *placeholder;
 	const char *real;          /* NULL: not for this connection's host */
 	const struct strv *headers;
+	const struct strv *rules;  /* NULL: any request; else only those they allow */
 };
 
 enum reqp_state { RQ_HEAD, RQ_BODY, RQ_CHUNK_SIZE, RQ_CHUNK_DATA, RQ_CHUNK_CRLF, RQ_TRAILER, RQ_RAW };
@@ -55,6 +62,9 @@ struct reqp {
 	size_t n_creds;
 	/* told once per request and place: NAME's placeholder, where */
 	void (*report)(void *arg, const char *name, const char *where);
+	/* told once per request and secret: NAME's real value kept from request
+	 * ("METHOD PATH"), which its rules do not allow */
+	void (*withhold)(void *arg, const char *name, const char *request);
 	void *arg;
 
 	enum reqp_state st;
@@ -66,6 +76,10 @@ struct reqp {
 	bool done;                 /* a request went out: nothing more on this connection */
 	uint32_t told[4];          /* per place (URL, header, body, trailer): secrets reported */
 	bool websocket;            /* RQ_RAW after a WebSocket upgrade: frames are read */
+	bool ruled;                /* a secret for this host has rules */
+	uint32_t withheld;         /* the secrets this request's rules keep their real values from */
+	uint32_t told_withheld;
+	char request[128];         /* "METHOD PATH", printable, for the withheld notice */
 	struct {                   /* the client's frame being read (RFC 6455) */
 		unsigned char head[14];
 		size_t nhead;

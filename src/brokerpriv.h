@@ -14,6 +14,7 @@ struct broker_secret {
 	char placeholder[BROKER_PH_MAX];
 	char *real;                  /* in b->vault */
 	struct strv hosts, headers;
+	struct strv rules;           /* none: any request */
 };
 
 struct broker_host {
@@ -65,6 +66,8 @@ int brokertls_connect(struct broker *b, const char *host, int *fd, SSL **ssl, ch
  * the first few are shown, the rest only counted. */
 void broker_warn(struct broker *b, const char *fmt, ...) PRINTF(2, 3);
 void broker_report(struct broker *b, const char *host, const char *name, const char *where);
+/* NAME's real value kept from a request its rules do not allow. */
+void broker_withheld(struct broker *b, const char *name, const char *request);
 void broker_summary(const struct broker *b, bool quiet);
 void broker_count(struct broker *b, struct broker_host *h, unsigned long n);
 /* The credentials of every secret; real only for those of this host. */

@@ -79,6 +79,48 @@ test_broker_basic_credentials_like_git_sends() {
 	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
 }
 
+# only METHOD PATH, ...: git's fetch anywhere, its push to one repository.
+# curl sends the placeholder as git does (Basic user:token); a request its
+# rules allow gets the real key, another the placeholder and one warning, and
+# a target spelled to fool the matcher is refused before the upstream.
+test_broker_rules_per_method_and_path() {
+	broker_world
+	B=("${B[@]:0:${#B[@]}-1}" "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B only GET *, POST */git-upload-pack, POST /me/app.git/git-receive-pack")
+	run_jail "${B[@]}" -- sh -c '
+		c() { curl -sS -m 20 -u "x-access-token:$ANTHROPIC_API_KEY" "$@"; }
+		c "https://api.anthropic.com/other/repo.git/info/refs?service=git-receive-pack" &&
+		c --data-binary push1 https://api.anthropic.com/me/app.git/git-receive-pack &&
+		c --data-binary push2 "https://api.anthropic.com/other/repo.git/git-receive-pack?x=/me/app.git/git-receive-pack" &&
+		c --path-as-is -o /dev/null -w "%{http_code}\n" --data-binary push3 \
+			https://api.anthropic.com/me/app.git/%2e%2e/%2e%2e/other/repo.git/git-receive-pack &&
+		c --path-as-is -o /dev/null -w "%{http_code}\n" --data-binary push4 \
+			https://api.anthropic.com/me/app.git/../../other/repo.git/git-receive-pack'
+	assert_eq "$rc" 0 "curl through the broker (stderr: $err)"
+	assert_eq "$out" "ok 1
+ok 2
+ok 3
+400
+400"
+	local real req
+	real="Authorization: Basic $(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)"
+	req() { awk -v RS= -v p="$1" 'index($0, p) == 1' "$T/up.log"; }
+	assert_contains "$(req 'GET /other/repo.git/info/refs?service=git-receive-pack')" "$real"
+	assert_contains "$(req 'POST /me/app.git/git-receive-pack')" "$real"
+	local other
+	other=$(req 'POST /other/repo.git/git-receive-pack')
+	assert_contains "$other" "Authorization: Basic "
+	assert_not_contains "$other" "$real"
+	assert_contains "$other" "body=push2"
+	assert_not_contains "$(cat "$T/up.log")" "push3"
+	assert_not_contains "$(cat "$T/up.log")" "push4"
+	assert_contains "$err" "jail: warning: ANTHROPIC_API_KEY withheld from POST /other/repo.git/git-receive-pack (not in its rules)"
+	assert_eq "$(printf '%s\n' "$err" | grep -c 'withheld from')" 1 "one warning (stderr: $err)"
+	assert_contains "$err" "refused: a target with a percent-encoded"
+	assert_contains "$err" "refused: a target with a '.' or '..' segment"
+	assert_contains "$err" "jail: 2 requests to api.anthropic.com carried your key"
+	assert_not_contains "$err" "exfiltration"
+}
+
 test_broker_with_net_open() {
 	broker_world
 	run_jail -D "$T/p" --net open --dns-upstream 127.0.0.1:9 \

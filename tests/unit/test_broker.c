@@ -4,6 +4,7 @@
 #include "broker.h"
 #include "brokerhttp.h"
 #include "brokerpriv.h"
+#include "brokerrules.h"
 
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -42,7 +43,7 @@ static void setup(struct reqp *r, bool for_this_host)
 		strv_push(&hdrs, "Authorization");
 		strv_push(&hdrs, "x-api-key");
 	}
-	cred = (struct broker_cred){"KEY", PH, for_this_host ? REAL : NULL, &hdrs};
+	cred = (struct broker_cred){"KEY", PH, for_this_host ? REAL : NULL, &hdrs, NULL};
 	reports[0] = '\0';
 	reqp_init(r, "api.example.com", &cred, 1);
 	r->report = on_report;
@@ -516,5 +517,232 @@ T(reqp_websocket_messages_are_watched_unmasked)
 		reqp_free(&r);
 		sb_free(&out);
 		sb_free(&in);
+	}
+}
+
+/* ---- rules per method and path (only METHOD PATH, ...) ---- */
+
+static struct strv git_rules;
+static char withheld[512];
+
+static void on_withhold(void *arg, const char *name, const char *request)
+{
+	size_t l = strlen(withheld);
+	snprintf(withheld + l, sizeof(withheld) - l, "%s@%s;", name, request);
+}
+
+/* fetch anything, push only to /me/app.git */
+static void setup_rules(struct reqp *r)
+{
+	if (!git_rules.n) {
+		strv_push(&git_rules, "GET *");
+		strv_push(&git_rules, "POST */git-upload-pack");
+		strv_push(&git_rules, "POST /me/app.git/git-receive-pack");
+	}
+	setup(r, true);
+	cred.rules = &git_rules;
+	withheld[0] = '\0';
+	reqp_init(r, "api.example.com", &cred, 1);
+	r->report = on_report;
+	r->withhold = on_withhold;
+}
+
+static bool allows(const char *method, const char *target)
+{
+	const char *path, *why;
+	size_t plen;
+	if (brokerrules_path(target, target + strlen(target), &path, &plen, &why) < 0)
+		return false;
+	return brokerrules_allow(&git_rules, method, strlen(method), path, plen);
+}
+
+static bool refused(const char *target)
+{
+	const char *path, *why = NULL;
+	size_t plen;
+	return brokerrules_path(target, target + strlen(target), &path, &plen, &why) < 0 && why;
+}
+
+T(brokerrules_match_method_and_path)
+{
+	struct reqp r;
+	setup_rules(&r);  /* fills git_rules */
+	reqp_free(&r);
+	CHECK(allows("GET", "/other/repo.git/info/refs?service=git-receive-pack"));
+	CHECK(allows("POST", "/other/repo.git/git-upload-pack"));
+	CHECK(allows("POST", "/me/app.git/git-receive-pack"));
+	CHECK(allows("POST", "https://api.example.com/me/app.git/git-receive-pack"));
+	CHECK(allows("POST", "HTTPS://api.example.com:443/me/app.git/git-receive-pack?x=1"));
+	CHECK(!allows("POST", "/other/repo.git/git-receive-pack"));
+	/* the query never counts */
+	CHECK(!allows("POST", "/other/repo.git/git-receive-pack?x=/me/app.git/git-receive-pack"));
+	CHECK(!allows("POST", "/other/repo.git/git-receive-pack?/git-upload-pack"));
+	CHECK(!allows("POST", "https://api.example.com?/me/app.git/git-receive-pack"));
+	/* methods are exact: a lenient server's "post" is not an allowed POST */
+	CHECK(!allows("post", "/me/app.git/git-receive-pack"));
+	CHECK(!allows("PUT", "/me/app.git/git-receive-pack"));
+	CHECK(!allows("DELETE", "/other/repo.git/git-upload-pack"));
+	/* a longer or shorter path is another path */
+	CHECK(!allows("POST", "/me/app.git/git-receive-pack/x"));
+	CHECK(!allows("POST", "/me/app.git/git-receive-pac"));
+	CHECK(!allows("POST", "/ME/app.git/git-receive-pack"));
+	/* '*' takes any run, '/' included, and backtracks */
+	CHECK(allows("POST", "/a/git-upload-pack/b/git-upload-pack"));
+	CHECK(!allows("POST", "/a/git-upload-pack/b"));
+}
+
+/* Spellings a server may decode or resolve into another path: refused,
+ * not guessed at. */
+T(brokerrules_refuse_ambiguous_paths)
+{
+	static const char *const bad[] = {
+		"/me/app.git/..%2F..%2Fother/repo.git/git-receive-pack",
+		"/me/app.git%2fgit-receive-pack",
+		"/me/app.git/%2e%2e/%2E%2E/other/repo.git/git-receive-pack",
+		"/me/app.git/../../other/repo.git/git-receive-pack",
+		"/other/repo.git/git-receive-pack/../../../me/app.git/git-receive-pack",
+		"/me/./app.git/git-receive-pack",
+		"/me/app.git/git-receive-pack/..",
+		"/me/app.git/git-receive-pack/.",
+		"//other/repo.git/git-receive-pack",
+		"/other//repo.git/git-upload-pack",
+		"/other/repo.git/git-receive-pack#/git-upload-pack",
+		"/other/repo.git/git-receive-pack%23/git-upload-pack",
+		"/other/repo.git/git-receive-pack%3F/git-upload-pack",
+		"/me/app.git/%252e%252e/x",
+		"/me/app.git/..\\other\\git-receive-pack",
+		"/me/app.git/..;/..;/other/repo.git/git-receive-pack",
+		"/x/%2",
+		"/x/%zz",
+		"/x/%00",
+		"https://api.example.com/a/../b",
+		"other/repo.git/git-upload-pack",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (!refused(bad[i]))
+			fprintf(stderr, "not refused: %s\n", bad[i]);
+		CHECK(refused(bad[i]));
+	}
+	/* one spelling: letters may be escaped, names may be UTF-8, dots inside names */
+	CHECK(!refused("/me/app.git/git-receive-pack"));
+	CHECK(!refused("/me/%61pp.git/%C3%A9/x..y/.git/a./"));
+	CHECK(!refused("/x?a=%2F../%2e"));
+	CHECK(!refused("*"));
+	CHECK(!refused("https://api.example.com"));
+}
+
+T(brokerrules_syntax)
+{
+	struct broker_spec s;
+	CHECK_INT(broker_spec_parse("GITHUB_TOKEN", "broker:env:GH for github.com only GET *, "
+	                            "POST  */git-upload-pack ,POST /me/app.git/git-receive-pack",
+	                            &s, &err), 0);
+	CHECK_STR(s.source, "env:GH");
+	CHECK_INT(s.hosts.n, 1);
+	CHECK_INT(s.headers.n, 2);
+	CHECK_INT(s.rules.n, 3);
+	CHECK_STR(s.rules.v[1], "POST */git-upload-pack");
+	CHECK_STR(s.rules.v[2], "POST /me/app.git/git-receive-pack");
+	broker_spec_free(&s);
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for a.example in Authorization only * /v1/*",
+	                            &s, &err), 0);
+	CHECK_INT(s.headers.n, 1);
+	CHECK_STR(s.rules.v[0], "* /v1/*");
+	broker_spec_free(&s);
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for a.example", &s, &err), 0);
+	CHECK_INT(s.rules.n, 0);
+	broker_spec_free(&s);
+	static const char *const bad[] = {
+		"broker:env:X for a.example only get *",
+		"broker:env:X for a.example only GET",
+		"broker:env:X for a.example only GET x/y",
+		"broker:env:X for a.example only GET /x?service=git-receive-pack",
+		"broker:env:X for a.example only GET /x#y",
+		"broker:env:X for a.example only GET /x y",
+		"broker:env:X for a.example only ",
+		"broker:env:X for a.example only GET *, ",
+		"broker:env:X for a.example only GET * in Authorization",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK_INT(broker_spec_parse("K", bad[i], &s, &err), -1);
+	CHECK_INT(broker_spec_parse("K", bad[0], &s, &err), -1);
+	CHECK(strstr(err.msg, "is not a rule") != NULL);
+}
+
+/* The rewrite decision: the real value for an allowed request, the
+ * placeholder (and one notice, no exfiltration report) for another. */
+T(reqp_rules_decide_the_rewrite)
+{
+	static const char *const auth = "Authorization: Basic eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n";
+	static const char *const real_b64 = "eC1hY2Nlc3MtdG9rZW46c2stdGVzdC1SRUFMVkFMVUU5ODc2NTQzMjEweHk=";
+	static const struct { const char *line; bool carries; } cases[] = {
+		{"GET /other/repo.git/info/refs?service=git-receive-pack HTTP/1.1", true},
+		{"POST /other/repo.git/git-upload-pack HTTP/1.1", true},
+		{"POST /me/app.git/git-receive-pack HTTP/1.1", true},
+		{"POST https://api.example.com/me/app.git/git-receive-pack HTTP/1.1", true},
+		{"POST /other/repo.git/git-receive-pack HTTP/1.1", false},
+		{"POST /other/repo.git/git-receive-pack?x=/me/app.git/git-receive-pack HTTP/1.1", false},
+		{"post /me/app.git/git-receive-pack HTTP/1.1", false},
+		{"PUT /me/app.git/git-receive-pack HTTP/1.1", false},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct reqp r;
+		struct strbuf out = {0}, in = {0};
+		setup_rules(&r);
+		sb_printf(&in, "%s\r\nHost: api.example.com\r\n%s%s\r\n", cases[i].line, auth, auth);
+		CHECK_INT(feed(&r, in.s, 5, &out), 0);
+		CHECK_INT(r.carried, cases[i].carries);
+		CHECK(cases[i].carries == (strstr(out.s, real_b64) != NULL));
+		CHECK(strstr(out.s, "REAL") == NULL || cases[i].carries);
+		/* a second Authorization after a carried one is reported (as before);
+		 * a withheld one is the credential's place: no report */
+		CHECK_STR(reports, cases[i].carries ? "KEY@the header Authorization;" : "");
+		if (!cases[i].carries)
+			CHECK(strncmp(withheld, "KEY@", 4) == 0 && strchr(withheld, ';') == strrchr(withheld, ';'));
+		else
+			CHECK_STR(withheld, "");
+		reqp_free(&r);
+		sb_free(&out);
+		sb_free(&in);
+	}
+	/* the notice names the method and path, without the query */
+	struct reqp r;
+	struct strbuf out = {0};
+	setup_rules(&r);
+	CHECK_INT(feed(&r, "POST /other/repo.git/git-receive-pack?x=1 HTTP/1.1\r\nHost: api.example.com\r\n"
+	                   "x-api-key: " PH "\r\n\r\n", 4096, &out), 0);
+	CHECK_STR(withheld, "KEY@POST /other/repo.git/git-receive-pack;");
+	CHECK(strstr(out.s, "x-api-key: " PH "\r\n"));
+	CHECK_STR(reports, "");
+	reqp_free(&r);
+	sb_free(&out);
+}
+
+/* With rules in force the broker refuses (400) what it cannot read one way,
+ * and method overrides; a host whose secrets have no rules is unchanged. */
+T(reqp_rules_refuse_ambiguous_targets_and_overrides)
+{
+	static const char *const heads[] = {
+		"POST /me/app.git/%2e%2e/%2e%2e/other/repo.git/git-receive-pack HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"POST /me/app.git/../../other/repo.git/git-receive-pack HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"POST /me%2Fapp.git/git-receive-pack HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"POST //me/app.git/git-receive-pack HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"POST /other/repo.git/git-receive-pack#/git-upload-pack HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"POST /me/app.git/git-receive-pack HTTP/1.1\r\nHost: api.example.com\r\nX-HTTP-Method-Override: DELETE\r\n\r\n",
+		"GET /x HTTP/1.1\r\nHost: api.example.com\r\nx-method-override: POST\r\n\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(heads); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup_rules(&r);
+		CHECK_INT(feed(&r, heads[i], 4096, &out), -1);
+		CHECK_INT(r.status, 400);
+		reqp_free(&r);
+		sb_free(&out);
+		/* no rules: as before */
+		setup(&r, true);
+		CHECK_INT(feed(&r, heads[i], 4096, &out), 0);
+		reqp_free(&r);
+		sb_free(&out);
 	}
 }
