@@ -173,8 +173,11 @@ static void relay(struct conn *c)
 		if (r > 0) /* the jail is done sending; the response may still come */
 			SSL_shutdown(c->up.ssl);
 		int w = pump_response(c, buf);
-		if (w > 0) /* the upstream closed: so does the jail's side, cleanly */
-			SSL_shutdown(c->jail.ssl);
+		/* the upstream closed: so does the jail's side, cleanly, and after
+		 * what the client still sends (a pipelined request, dropped): closed
+		 * with it unread, the connection would be reset and the answer lost */
+		if (w > 0)
+			linger_close(&c->jail);
 		if (w != 0)
 			break;
 	}
