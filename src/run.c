@@ -1,6 +1,7 @@
 /* run.c — `jail [run]`: policy → session → plan → sandbox → export. */
 #include "commands.h"
 #include "cowdirs.h"
+#include "gitcreds.h"
 #include "git.h"
 #include "hide.h"
 #include "hints.h"
@@ -118,6 +119,10 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 	if (cow_prepare(s, &cfg->cow_binds, e) < 0)
 		return -1;
 	record_base(s);
+	_cleanup_free_ char *git_dir = xasprintf("%s/.git", s->project);
+	_cleanup_free_ char *upper_git = xasprintf("%s/.git", s->upper);
+	if (gitcreds_withhold(git_dir, upper_git, e) < 0)
+		return -1;
 	log_debug("session ready");
 	return hide_project(cfg, s, h, hidden, e);
 }

@@ -124,3 +124,35 @@ test_core_dumps_off() {
 	assert_not_contains "$out" "raise=0"
 	host_safe
 }
+
+# Credentials in the project's git config (a token in a remote's URL, the auth
+# header a CI checkout leaves) are withheld: the jail reads a copy without
+# them, git still works inside, and the host's config is never written.  A
+# linked worktree's repository config is treated the same way.
+test_git_config_credentials_withheld() {
+	mkrepo "$T/p"
+	git -C "$T/p" remote add origin "https://x-access-token:ghp_canaryTOKEN77@github.com/me/app.git"
+	git -C "$T/p" config http.https://github.com/.extraheader "AUTHORIZATION: basic Y2FuYXJ5QkFTSUM="
+	local before
+	before=$(sha256sum <"$T/p/.git/config")
+	run_jail -D "$T/p" --no-export -- sh -c 'cat .git/config; git remote get-url origin;
+		grep -rl canary .git 2>/dev/null; git config user.name agent && echo config-writable'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
+	assert_not_contains "$out" Y2FuYXJ5
+	assert_contains "$out" "https://github.com/me/app.git"
+	assert_contains "$out" "config-writable"
+	assert_contains "$err" "2 credentials (a token in a URL, an auth header) withheld"
+	assert_eq "$(sha256sum <"$T/p/.git/config")" "$before" "the host's .git/config"
+	# a later run keeps the session's copy, and says nothing more
+	run_jail -D "$T/p" --no-export -- git config user.name
+	assert_eq "$out" agent
+	assert_not_contains "$err" withheld
+	# a linked worktree: its repository's config is the one git reads
+	git -C "$T/p" worktree add -q "$T/wt" -b side
+	run_jail -D "$T/wt" --no-export -- sh -c 'git remote get-url origin; git config --get-regexp extraheader; true'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://github.com/me/app.git"
+	assert_eq "$(sha256sum <"$T/p/.git/config")" "$before" "the host's .git/config"
+}
