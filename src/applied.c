@@ -100,10 +100,7 @@ int applied_record(const char *session_dir, const struct changeset *cs, const ch
 		sb_append(&b, "", 1);
 	}
 	_cleanup_free_ char *path = xasprintf("%s/applied", session_dir);
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
-	int r = write_file_at(AT_FDCWD, tmp, b.s ? b.s : "", b.len, 0600, e);
-	if (r == 0 && rename(tmp, path) < 0)
-		r = jail_err_sys(e, "rename '%s'", tmp);
+	int r = replace_file(path, b.s ? b.s : "", b.len, 0600, e);
 	sb_free(&b);
 	applied_free(&a);
 	applied_free(&post);

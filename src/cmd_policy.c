@@ -163,12 +163,7 @@ static int trust_write(const char *project, const char *text, size_t len, struct
 	char hex[65];
 	sha256_hex(text, len, hex);
 	_cleanup_free_ char *line = xasprintf("sha256:%s %s\n", hex, project);
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp", rec);
-	if (write_file_at(AT_FDCWD, tmp, line, strlen(line), 0600, e) < 0)
-		return -1;
-	if (rename(tmp, rec) < 0)
-		return jail_err_sys(e, "rename '%s'", tmp);
-	return 0;
+	return replace_file(rec, line, strlen(line), 0600, e);
 }
 
 static int trust_revoke(const char *project)

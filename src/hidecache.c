@@ -47,11 +47,8 @@ int hidecache_save(const char *path, const struct hide_node *root, time_t made,
 	int len = snprintf(t, sizeof(t), "%lld", (long long)made);
 	sb_append(&b, t, (size_t)len + 1);
 	put_node(&b, root);
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
-	int r = write_file_at(AT_FDCWD, tmp, b.s, b.len, 0600, e);
+	int r = replace_file(path, b.s, b.len, 0600, e);
 	sb_free(&b);
-	if (r == 0 && rename(tmp, path) < 0)
-		r = jail_err_sys(e, "rename '%s'", tmp);
 	return r;
 }
 

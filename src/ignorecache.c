@@ -402,9 +402,8 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	for (size_t i = 0; i < ign->n; i++)
 		add_record(&b, "i", ign->v[i], "");
 	_cleanup_free_ char *path = cache_path(s);
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
 	struct jail_err e;
-	if (write_file_at(AT_FDCWD, tmp, b.s, b.len, 0600, &e) < 0 || rename(tmp, path) < 0)
+	if (replace_file(path, b.s, b.len, 0600, &e) < 0)
 		log_warn("cannot write the ignore cache: %s", e.msg);
 	sb_free(&b);
 }

@@ -24,11 +24,10 @@ void live_register(const struct session *s, pid_t init, char *const *argv)
 		sb_printf(&b, "%s%s", i ? " " : "", esc);
 	}
 	sb_puts(&b, "\n");
-	_cleanup_free_ char *tmp = xasprintf("%s/running.tmp", s->dir);
 	_cleanup_free_ char *path = xasprintf("%s/running", s->dir);
 	struct jail_err e;
-	if (write_file_at(AT_FDCWD, tmp, b.s, b.len, 0600, &e) < 0 || rename(tmp, path) < 0)
-		log_debug("write the running record: %s", strerror(errno));
+	if (replace_file(path, b.s, b.len, 0600, &e) < 0)
+		log_debug("write the running record: %s", e.msg);
 	sb_free(&b);
 }
 

@@ -173,12 +173,9 @@ int runstamp_save(const struct runstamp *r, const char *session_dir, struct jail
 		sb_puts(&b, r->lines[i]);
 		sb_append(&b, "\n", 1);
 	}
-	_cleanup_free_ char *tmp = xasprintf("%s/export.stamp.tmp", session_dir);
 	_cleanup_free_ char *path = xasprintf("%s/export.stamp", session_dir);
-	int ret = write_file_at(AT_FDCWD, tmp, b.s, b.len, 0600, e);
+	int ret = replace_file(path, b.s, b.len, 0600, e);
 	sb_free(&b);
-	if (ret == 0 && rename(tmp, path) < 0)
-		ret = jail_err_sys(e, "rename '%s'", tmp);
 	return ret;
 }
 

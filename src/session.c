@@ -302,7 +302,6 @@ char *session_meta_get(const struct session *s, const char *key)
 int session_meta_set(const struct session *s, struct jail_err *e, ...)
 {
 	_cleanup_free_ char *path = xasprintf("%s/meta", s->dir);
-	_cleanup_free_ char *tmp = xasprintf("%s/meta.tmp", s->dir);
 	_cleanup_free_ char *old = NULL;
 	struct jail_err ignored;
 	if (read_file_at(AT_FDCWD, path, 1 << 20, &old, NULL, &ignored) < 0)
@@ -335,13 +334,9 @@ int session_meta_set(const struct session *s, struct jail_err *e, ...)
 		sb_printf(&out, "%s=%s\n", keys.v[i], vals.v[i]);
 	strv_free(&keys);
 	strv_free(&vals);
-	int r = write_file_at(AT_FDCWD, tmp, out.s ? out.s : "", out.len, 0600, e);
+	int r = replace_file(path, out.s ? out.s : "", out.len, 0600, e);
 	sb_free(&out);
-	if (r < 0)
-		return -1;
-	if (rename(tmp, path) < 0)
-		return jail_err_sys(e, "rename '%s'", tmp);
-	return 0;
+	return r;
 }
 
 /* What an export that crashed left: its temporary repositories and checks. */

@@ -242,6 +242,19 @@ int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_
 	return 0;
 }
 
+int replace_file(const char *path, const char *data, size_t n, mode_t mode, struct jail_err *e)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
+	if (write_file_at(AT_FDCWD, tmp, data, n, mode, e) < 0)
+		return -1;
+	if (rename(tmp, path) < 0) {
+		int r = jail_err_sys(e, "rename '%s'", tmp);
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
 int mkdir_p(const char *path, mode_t mode, struct jail_err *e)
 {
 	_cleanup_free_ char *p = xstrdup(path);

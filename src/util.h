@@ -86,6 +86,10 @@ int read_file_at(int dirfd, const char *path, size_t max, char **out, size_t *le
                  struct jail_err *e) WUR;
 int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_t mode,
                   struct jail_err *e) WUR;
+/* Replace `path` whole: written to "path.tmp", then renamed over it, so a
+ * reader (or a crash) never sees half a file. */
+int replace_file(const char *path, const char *data, size_t n, mode_t mode,
+                 struct jail_err *e) WUR;
 /* mkdir -p; existing directories are fine. */
 int mkdir_p(const char *path, mode_t mode, struct jail_err *e) WUR;
 /* The directory NAME below dirfd ("." for dirfd itself) opened for readdir,
