@@ -4,8 +4,9 @@
  * repository's config can hold credentials: a token in a remote's URL
  * (https://user:TOKEN@host/...), or the header CI checkouts leave behind
  * (http.<url>.extraheader = AUTHORIZATION: basic ...).  Before the jail
- * starts, a config that holds any is copied into the session's upper layer
- * without them, so the agent reads that copy; the host's config is never
+ * starts, a config that holds any (the repository's, and those of its
+ * submodules' repositories under modules/) is copied into the session's upper
+ * layer without them, so the agent reads that copy; the host's config is never
  * written.  Once the copy exists it is the session's (the agent may change
  * it); what the host adds to its config later is not seen. */
 #ifndef JAIL_GITCREDS_H

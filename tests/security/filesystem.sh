@@ -148,6 +148,20 @@ test_git_config_credentials_withheld() {
 	run_jail -D "$T/p" --no-export -- git config user.name
 	assert_eq "$out" agent
 	assert_not_contains "$err" withheld
+	# a submodule's repository (.git/modules/NAME) has a config of its own
+	git_init "$T/lib"
+	printf 'lib\n' >"$T/lib/l.txt"
+	git -C "$T/lib" add l.txt && git -C "$T/lib" commit -q -m lib
+	git -C "$T/p" -c protocol.file.allow=always submodule -q add "$T/lib" vendor/lib
+	git -C "$T/p" commit -q -m sub
+	git -C "$T/p/vendor/lib" remote set-url origin "https://u:canarySUB88@example.com/lib.git"
+	before=$(sha256sum <"$T/p/.git/config")
+	run_jail -s sub -D "$T/p" --no-export -- sh -c 'cat .git/modules/vendor/lib/config;
+		git -C vendor/lib remote get-url origin; git -C vendor/lib log --oneline | wc -l'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://example.com/lib.git"
+	assert_contains "$err" "3 credentials"
 	# a linked worktree: its repository's config is the one git reads
 	git -C "$T/p" worktree add -q "$T/wt" -b side
 	run_jail -D "$T/wt" --no-export -- sh -c 'git remote get-url origin; git config --get-regexp extraheader; true'
