@@ -132,18 +132,37 @@ static char random_like(char c, unsigned char r)
 	return c;
 }
 
-int broker_placeholder(const char *val, char *out, size_t cap)
+static bool is_alnum(char c)
 {
-	size_t len = strlen(val), keep = 0;
-	if (len + 1 > cap)
-		return -1;
-	for (size_t i = 0; i < len && i < 16; i++)
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* A character's kind: '0' any digit, 'a' any lower-case letter, 'A' any
+ * capital; anything else stands for itself. */
+static char kind_of(char c)
+{
+	return random_like(c, 0);
+}
+
+/* How much of val a placeholder keeps: up to the last '-' or '_' of its
+ * first 16 characters (sk-ant-api03-, ghp_). */
+static size_t kept_prefix(const char *val)
+{
+	size_t keep = 0;
+	for (size_t i = 0; val[i] && i < 16; i++)
 		if (val[i] == '-' || val[i] == '_')
 			keep = i + 1;
+	return keep;
+}
+
+int broker_placeholder(const char *val, char *out, size_t cap)
+{
+	size_t len = strlen(val), keep = kept_prefix(val);
+	if (len + 1 > cap)
+		return -1;
 	size_t randomized = 0;
 	for (size_t i = keep; i < len; i++)
-		randomized += (val[i] >= '0' && val[i] <= '9') || (val[i] >= 'a' && val[i] <= 'z') ||
-		              (val[i] >= 'A' && val[i] <= 'Z');
+		randomized += is_alnum(val[i]);
 	if (randomized < 16)
 		return -1;
 	unsigned char rnd[BROKER_PH_MAX];
@@ -156,6 +175,17 @@ int broker_placeholder(const char *val, char *out, size_t cap)
 		out[len] = '\0';
 	} while (strcmp(out, val) == 0);
 	return 0;
+}
+
+bool broker_placeholder_fits(const char *val, const char *ph)
+{
+	size_t len = strlen(val), keep = kept_prefix(val);
+	if (strlen(ph) != len || memcmp(ph, val, keep) != 0 || strcmp(ph, val) == 0)
+		return false;
+	for (size_t i = keep; i < len; i++)
+		if (kind_of(ph[i]) != kind_of(val[i]))
+			return false;
+	return true;
 }
 
 struct broker *broker_new(void)
@@ -197,8 +227,18 @@ static void add_host(struct broker *b, const char *name)
 		b->host[b->n_host++].name = xstrdup(name);
 }
 
+/* Is ph already another secret's placeholder?  Two secrets sharing one would
+ * let the broker put one's real value where the other's was meant. */
+static bool placeholder_taken(const struct broker *b, const char *ph)
+{
+	for (size_t i = 0; i < b->n_sec; i++)
+		if (strcmp(b->sec[i].placeholder, ph) == 0)
+			return true;
+	return false;
+}
+
 int broker_add(struct broker *b, const char *name, const char *val, struct broker_spec *spec,
-               const char **placeholder, struct jail_err *e)
+               const char *stored, const char **placeholder, struct jail_err *e)
 {
 	size_t len = strlen(val);
 	if (b->n_sec == BROKER_MAX_SECRETS)
@@ -216,6 +256,12 @@ int broker_add(struct broker *b, const char *name, const char *val, struct broke
 	if (broker_placeholder(val, s->placeholder, sizeof(s->placeholder)) < 0)
 		return jail_err_set(e, 0, "secret %s: too short to broker (16 letters or digits "
 		                          "after its prefix are needed)", name);
+	/* the session's earlier placeholder, while the value keeps its shape:
+	 * a client that remembers an approved key by its tail asks only once */
+	if (stored && broker_placeholder_fits(val, stored) && !placeholder_taken(b, stored))
+		memcpy(s->placeholder, stored, len + 1);
+	else if (stored)
+		log_debug("secret %s: a new placeholder (the value changed shape)", name);
 	if (vault_open(b, e) < 0)
 		return -1;
 	if (b->vault_used + len + 1 > b->vault_len)
@@ -277,6 +323,12 @@ const char *broker_ca_pem(const struct broker *b)
 const char *broker_bundle_pem(const struct broker *b)
 {
 	return b->bundle_pem;
+}
+
+void broker_placeholders(const struct broker *b, struct strv *out)
+{
+	for (size_t i = 0; b && i < b->n_sec; i++)
+		strv_push_take(out, xasprintf("%s=%s", b->sec[i].name, b->sec[i].placeholder));
 }
 
 size_t broker_creds(const struct broker *b, const char *host, struct broker_cred *out)

@@ -1,7 +1,8 @@
 /* broker.h — secrets the agent never holds ([secrets] NAME = broker:SOURCE
  * for HOST).
  *
- * The jail gets a placeholder of the real value's shape, random per session.
+ * The jail gets a placeholder of the real value's shape, random per session
+ * and kept for the session's later runs (secrets.c stores it).
  * Its connections to HOST:443 reach the supervisor (the jail's DNS answers
  * HOST with BROKER_ADDR, where a socket init made in the jail's netns
  * listens), which terminates TLS with a per-session CA trusted only inside the
@@ -41,13 +42,20 @@ void broker_spec_free(struct broker_spec *s);
  * other letter or digit replaced by a random one of its kind.  -1 when too
  * little of it would be random to tell it apart (fewer than 16 characters). */
 int broker_placeholder(const char *val, char *out, size_t cap);
+/* Could ph be a placeholder of val: its length and prefix, every other
+ * character of the same kind (digit, small or capital letter) or the same,
+ * and not val itself?  (Pure; a stored placeholder is reused only if so.) */
+bool broker_placeholder_fits(const char *val, const char *ph);
 
 struct broker;
 struct broker *broker_new(void);
 /* Take a resolved secret (the value is copied into wipe-on-fork memory; the
- * caller wipes its own copy); *placeholder is what the jail gets. */
+ * caller wipes its own copy); *placeholder is what the jail gets: stored (an
+ * earlier run's, or NULL) when it still fits the value, else a new one. */
 int broker_add(struct broker *b, const char *name, const char *val, struct broker_spec *spec,
-               const char **placeholder, struct jail_err *e) WUR;
+               const char *stored, const char **placeholder, struct jail_err *e) WUR;
+/* NAME=PLACEHOLDER of each secret, appended to out (to be stored). */
+void broker_placeholders(const struct broker *b, struct strv *out);
 /* The session CA and each host's certificate (before the clone); the trust
  * bundle for the jail is the host's CAs plus the session CA. */
 int broker_prepare(struct broker *b, struct jail_err *e) WUR;

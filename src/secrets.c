@@ -6,6 +6,7 @@
 #include "secrets.h"
 #include "broker.h"
 #include "env.h"
+#include "log.h"
 #include "policy_keys.h"
 
 #include <errno.h>
@@ -139,10 +140,20 @@ static int secret_as_env(const char *name, char *val, size_t len, struct strv *e
 	return 0;
 }
 
-/* broker:SOURCE for HOST: the real value to the broker, its placeholder to
- * the jail's environment. */
-static int secret_brokered(const char *name, const char *src, struct broker **broker,
-                           struct strv *env, struct jail_err *e)
+/* NAME's value in a NAME=VALUE list, or NULL. */
+static const char *stored_for(const struct strv *stored, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; stored && i < stored->n; i++)
+		if (strncmp(stored->v[i], name, n) == 0 && stored->v[i][n] == '=')
+			return stored->v[i] + n + 1;
+	return NULL;
+}
+
+/* broker:SOURCE for HOST: the real value to the broker, its placeholder (the
+ * stored one if it still fits) to the jail's environment. */
+static int secret_brokered(const char *name, const char *src, const struct strv *stored,
+                           struct broker **broker, struct strv *env, struct jail_err *e)
 {
 	struct broker_spec spec;
 	if (name[0] == '~' || !broker)
@@ -160,7 +171,7 @@ static int secret_brokered(const char *name, const char *src, struct broker **br
 	if (rc == 0) {
 		if (!*broker)
 			*broker = broker_new();
-		rc = broker_add(*broker, name, val, &spec, &ph, e);
+		rc = broker_add(*broker, name, val, &spec, stored_for(stored, name), &ph, e);
 	}
 	if (rc == 0)
 		env_put(env, name, ph);
@@ -169,8 +180,9 @@ static int secret_brokered(const char *name, const char *src, struct broker **br
 	return rc;
 }
 
-int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_file **files,
-                    size_t *n_files, struct broker **broker, struct jail_err *e)
+int secrets_resolve(const struct strv *secrets, const struct strv *stored, struct strv *env,
+                    struct secret_file **files, size_t *n_files, struct broker **broker,
+                    struct jail_err *e)
 {
 	for (size_t i = 0; i < secrets->n; i++) {
 		const char *entry = secrets->v[i];
@@ -179,7 +191,7 @@ int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_
 		if (check_secret_name(name, e) < 0)
 			return -1;
 		if (broker_is_spec(src)) {
-			if (secret_brokered(name, src, broker, env, e) < 0)
+			if (secret_brokered(name, src, stored, broker, env, e) < 0)
 				return -1;
 			continue;
 		}
@@ -236,10 +248,72 @@ static int broker_plan(struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
+/* ---- the session's placeholders: PLACEHOLDERS_FILE in its state dir ----
+ *
+ * One NAME=PLACEHOLDER a line, mode 0600.  It holds only what the jail's
+ * environment shows anyway (a placeholder is random but for the prefix it
+ * shares with the value), so a client inside that remembers an approved key
+ * by its last characters (Claude Code) sees the same key every run.  A line
+ * that no longer fits its value is replaced (broker_placeholder_fits). */
+#define PLACEHOLDERS_FILE "placeholders"
+#define PLACEHOLDERS_MAX (64 * 1024)
+
+/* The stored lines (none if the file is missing or unreadable: new ones then);
+ * *raw is the file as read, to write it again only when it changes. */
+static void placeholders_load(const struct session *s, struct strv *out, char **raw)
+{
+	_cleanup_free_ char *path = xasprintf("%s/" PLACEHOLDERS_FILE, s->dir);
+	struct jail_err le = {0};
+	*raw = NULL;
+	if (read_file_at(AT_FDCWD, path, PLACEHOLDERS_MAX, raw, NULL, &le) < 0) {
+		if (le.errnum != ENOENT)
+			log_debug("%s; new placeholders", le.msg);
+		return;
+	}
+	char *save = NULL, *copy = xstrdup(*raw);
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		if (strchr(l, '=') && l[0] != '=')
+			strv_push(out, l);
+	free(copy);
+}
+
+/* This run's placeholders, then the stored ones of secrets it did not
+ * broker (a secret left out of one run keeps its placeholder). */
+static int placeholders_save(const struct session *s, const struct broker *b,
+                             const struct strv *stored, const char *raw, struct jail_err *e)
+{
+	struct strv now = {0};
+	struct strbuf out = {0};
+	broker_placeholders(b, &now);
+	sb_append(&out, "", 0);
+	for (size_t i = 0; i < now.n; i++)
+		sb_printf(&out, "%s\n", now.v[i]);
+	for (size_t i = 0; i < stored->n; i++) {
+		_cleanup_free_ char *name = strndup(stored->v[i], strcspn(stored->v[i], "="));
+		if (!stored_for(&now, name) && out.len + strlen(stored->v[i]) < PLACEHOLDERS_MAX - 1)
+			sb_printf(&out, "%s\n", stored->v[i]);
+	}
+	int rc = 0;
+	if (!raw || strcmp(raw, out.s) != 0) {
+		_cleanup_free_ char *path = xasprintf("%s/" PLACEHOLDERS_FILE, s->dir);
+		rc = replace_file(path, out.s, out.len, 0600, e);
+	}
+	sb_free(&out);
+	strv_free(&now);
+	return rc;
+}
+
 int secrets_plan(struct jail_plan *p, struct jail_err *e)
 {
-	if (secrets_resolve(&p->cfg->secrets, &p->env, &p->secret_files, &p->n_secret_files,
-	                    &p->broker, e) < 0 || broker_plan(p, e) < 0)
+	struct strv stored = {0};
+	_cleanup_free_ char *raw = NULL;
+	placeholders_load(p->session, &stored, &raw);
+	int rc = secrets_resolve(&p->cfg->secrets, &stored, &p->env, &p->secret_files,
+	                         &p->n_secret_files, &p->broker, e);
+	if (rc == 0 && p->broker)
+		rc = placeholders_save(p->session, p->broker, &stored, raw, e);
+	strv_free(&stored);
+	if (rc < 0 || broker_plan(p, e) < 0)
 		return -1;
 	for (size_t i = 0; i < p->n_secret_files; i++)
 		if (strcmp(p->secret_files[i].path, ".gitconfig") == 0)

@@ -14,11 +14,15 @@
 
 /* Resolve each NAME=SOURCE of secrets: variables appended to *env as NAME=VALUE,
  * files appended to *files (paths relative to the fake home); a brokered one
- * goes to *broker (made on first use) and its placeholder to *env. */
-int secrets_resolve(const struct strv *secrets, struct strv *env, struct secret_file **files,
-                    size_t *n_files, struct broker **broker, struct jail_err *e) WUR;
+ * goes to *broker (made on first use) and its placeholder to *env: the one
+ * stored for NAME (NAME=PLACEHOLDER lines, or NULL) if it still fits. */
+int secrets_resolve(const struct strv *secrets, const struct strv *stored, struct strv *env,
+                    struct secret_file **files, size_t *n_files, struct broker **broker,
+                    struct jail_err *e) WUR;
 /* For the plan: the secrets of p->cfg into p->env and p->secret_files, and the
- * sanitized ~/.gitconfig (unless a secret names that file). */
+ * sanitized ~/.gitconfig (unless a secret names that file).  Brokered secrets
+ * keep their placeholders across the session's runs: stored in its state dir
+ * (only the placeholders, never a value). */
 int secrets_plan(struct jail_plan *p, struct jail_err *e) WUR;
 /* Wipe and free what secrets_resolve gave out. */
 void secret_files_free(struct secret_file *files, size_t n);

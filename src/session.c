@@ -362,7 +362,7 @@ int session_remove(struct session *s, struct jail_err *e)
 	const char *names[] = {"upper", "work", "home", "patches", "meta", "hidden", "meta.tmp",
 	                       "git-upper", "git-work", "applied", "applied.tmp", "ignored.cache",
 	                       "ignored.cache.tmp", "tree.cache", "tree.cache.tmp", "cow",
-	                       "running", "running.tmp"};
+	                       "running", "running.tmp", "placeholders", "placeholders.tmp"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (rm_rf_at(dfd, names[i], e) < 0)
 			return jail_err_wrap(e, "reset session '%s'", s->name);

@@ -6,6 +6,7 @@
  *       meta           project path, base commit, created, last run
  *       lock           one running jail per session (flock)
  *       patches/       the last export
+ *       placeholders   brokered secrets' placeholders, kept across runs (secrets.c)
  */
 #ifndef JAIL_SESSION_H
 #define JAIL_SESSION_H

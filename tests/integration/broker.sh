@@ -141,9 +141,6 @@ test_broker_jail_holds_only_a_placeholder() {
 	assert_eq "${#ph}" "${#REAL_KEY}" "placeholder length"
 	assert_eq "${ph:0:13}" "sk-ant-api03-" "placeholder prefix"
 	assert_ne "$ph" "$REAL_KEY"
-	# a new placeholder each session
-	run_jail "${B[@]}" -- sh -c 'printf "%s\n" "$ANTHROPIC_API_KEY"'
-	assert_ne "$out" "$ph" "placeholder of a second session"
 	# the session CA and the variables that make clients trust it
 	run_jail "${B[@]}" -- sh -c 'echo "$SSL_CERT_FILE $NODE_EXTRA_CA_CERTS $REQUESTS_CA_BUNDLE $CURL_CA_BUNDLE $GIT_SSL_CAINFO"'
 	assert_eq "$out" "/etc/jail-ca-certificates.crt /etc/jail-session-ca.crt /etc/jail-ca-certificates.crt /etc/jail-ca-certificates.crt /etc/jail-ca-certificates.crt"
@@ -151,7 +148,44 @@ test_broker_jail_holds_only_a_placeholder() {
 	run_jail "${B[@]}" -- sh -c 'tail -n 3 /etc/ssl/certs/ca-certificates.crt; cat /etc/jail-session-ca.crt'
 	assert_eq "$(printf '%s\n' "$out" | grep -c 'END CERTIFICATE')" 2 "(stderr: $err)"
 	# and nothing of the real key in the session's files
-	assert_not_contains "$(grep -rl "$REAL_KEY" "$T/p" "$HOME/.local/state/jail" 2>/dev/null || true)" "/"
+	assert_not_contains "$(grep -rl "$REAL_KEY" "$T/p" "$XDG_STATE_HOME/jail" 2>/dev/null || true)" "/"
+}
+
+# The same placeholder every run of a session (Claude Code remembers an
+# approved key by its last characters), another in another session, for
+# another secret, after jail reset --all, and when the value changes shape;
+# the state dir holds the placeholders only, mode 0600.
+test_broker_placeholder_stays_for_the_session() {
+	broker_world
+	B+=(--secret "SECOND_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B")
+	local show='printf "%s %s\n" "$ANTHROPIC_API_KEY" "$SECOND_KEY"' first
+	run_jail "${B[@]}" -- sh -c "$show"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	first=$out
+	local ph=${first% *} ph2=${first#* }
+	assert_eq "${#ph}" "${#REAL_KEY}" "placeholder length"
+	assert_eq "${ph:0:13}" "sk-ant-api03-" "placeholder prefix"
+	assert_ne "$ph" "$ph2" "the placeholders of two secrets"
+	run_jail "${B[@]}" -- sh -c "$show"
+	assert_eq "$out" "$first" "placeholders of the session's second run (stderr: $err)"
+	local f
+	f=$(session_dir "$T/p")/placeholders
+	assert_eq "$(stat -c %a "$f")" 600 "mode of $f"
+	assert_eq "$(sort "$f")" "$(printf 'ANTHROPIC_API_KEY=%s\nSECOND_KEY=%s' "$ph" "$ph2")"
+	run_jail "${B[@]}" -s other -- sh -c "$show"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_ne "${out% *}" "$ph" "placeholder of another session"
+	assert_ne "${out#* }" "$ph2" "placeholder of another session"
+	run_jail reset -D "$T/p" --all
+	assert_eq "$rc" 0 "reset --all (stderr: $err)"
+	assert_no_file "$f"
+	run_jail "${B[@]}" -- sh -c "$show"
+	assert_ne "${out% *}" "$ph" "placeholder after jail reset --all (stderr: $err)"
+	first=$out
+	TEST_REAL_KEY=${REAL_KEY}0 run_jail "${B[@]}" -- sh -c "$show"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "${#out}" "$((${#first} + 2))" "placeholders of a longer value"
+	assert_ne "${out% *}" "${first% *}0" "a new placeholder for a longer value"
 }
 
 test_broker_placeholder_in_a_body_stays_and_is_reported() {

@@ -213,13 +213,63 @@ T(broker_placeholder_shape)
 	CHECK_INT(broker_placeholder("ghp_short", out, sizeof(out)), -1);
 }
 
+T(broker_placeholder_fits_only_its_shape)
+{
+	const char *v = "sk-ant-api03-AbCd0123456789xyzXYZ-_tail";
+	char ph[BROKER_PH_MAX];
+	CHECK_INT(broker_placeholder(v, ph, sizeof(ph)), 0);
+	CHECK(broker_placeholder_fits(v, ph));
+	CHECK(broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxyz"));
+	CHECK(!broker_placeholder_fits(v, v));                                        /* the value */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxy"));  /* shorter */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api04-XyZw9876543210abcABC-_wxyz")); /* prefix */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-xyZw9876543210abcABC-_wxyz")); /* a capital */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZwa876543210abcABC-_wxyz")); /* a digit */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC_-wxyz")); /* - and _ */
+	/* the value's shape changed (a longer key, another prefix): no fit */
+	CHECK(!broker_placeholder_fits("sk-ant-api03-AbCd0123456789xyzXYZ-_tails", ph));
+	CHECK(!broker_placeholder_fits("sk-ant-admin01-AbCd0123456789xyzXYZ-_ta", ph));
+	CHECK(!broker_placeholder_fits(v, ""));
+}
+
+T(broker_add_keeps_a_stored_placeholder_that_fits)
+{
+	struct broker *b = broker_new();
+	struct broker_spec spec;
+	const char *ph = NULL;
+	const char *kept = "sk-test-WXYZVALUE0123456789ab";
+	CHECK_INT(broker_spec_parse("K", "broker:env:X for api.example.com", &spec, &err), 0);
+	int rc = broker_add(b, "K", REAL, &spec, kept, &ph, &err);
+	broker_spec_free(&spec);
+	if (rc < 0 && strstr(err.msg, "MADV_WIPEONFORK"))
+		T_SKIP("the kernel has no MADV_WIPEONFORK");
+	CHECK_INT(rc, 0);
+	CHECK_STR(ph, kept);
+	/* another secret given the same stored one, or one of another shape: new */
+	CHECK_INT(broker_spec_parse("L", "broker:env:X for api.example.com", &spec, &err), 0);
+	CHECK_INT(broker_add(b, "L", REAL, &spec, kept, &ph, &err), 0);
+	broker_spec_free(&spec);
+	CHECK(strcmp(ph, kept) != 0 && broker_placeholder_fits(REAL, ph));
+	CHECK_INT(broker_spec_parse("M", "broker:env:X for api.example.com", &spec, &err), 0);
+	CHECK_INT(broker_add(b, "M", REAL, &spec, "sk-test-short", &ph, &err), 0);
+	broker_spec_free(&spec);
+	CHECK(broker_placeholder_fits(REAL, ph));
+	struct strv l = {0};
+	broker_placeholders(b, &l);
+	CHECK_INT(l.n, 3);
+	if (l.n == 3)
+		CHECK_STR(l.v[0], "K=sk-test-WXYZVALUE0123456789ab");
+	strv_free(&l);
+	broker_free(b);
+}
+
 T(broker_real_values_are_not_in_a_forked_child)
 {
 	struct broker *b = broker_new();
 	struct broker_spec spec;
 	const char *ph = NULL;
 	CHECK_INT(broker_spec_parse("K", "broker:env:X for api.example.com", &spec, &err), 0);
-	int rc = broker_add(b, "K", REAL, &spec, &ph, &err);
+	int rc = broker_add(b, "K", REAL, &spec, NULL, &ph, &err);
 	broker_spec_free(&spec);
 	if (rc < 0 && strstr(err.msg, "MADV_WIPEONFORK"))
 		T_SKIP("the kernel has no MADV_WIPEONFORK");

@@ -393,7 +393,7 @@ T(secrets_resolve_each_source)
 	strv_push_take(&in, xasprintf("~/.config/tool/auth.json=file:%s/tok", d));
 	struct secret_file *files = NULL;
 	size_t n = 0;
-	CHECK_INT(secrets_resolve(&in, &env, &files, &n, NULL, &err), 0);
+	CHECK_INT(secrets_resolve(&in, NULL, &env, &files, &n, NULL, &err), 0);
 	CHECK_INT(env.n, 3);
 	if (env.n == 3) {
 		CHECK_STR(env.v[0], "A=env-secret-7");
@@ -419,11 +419,11 @@ T(secret_errors_never_carry_the_value)
 	size_t n = 0;
 	unsetenv("UNIT_NOT_SET");
 	strv_push(&in, "A=env:UNIT_NOT_SET");
-	CHECK_INT(secrets_resolve(&in, &env, &files, &n, NULL, &err), -1);
+	CHECK_INT(secrets_resolve(&in, NULL, &env, &files, &n, NULL, &err), -1);
 	CHECK_STR(err.msg, "secret A: host variable UNIT_NOT_SET is not set");
 	strv_free(&in);
 	strv_push(&in, "B=cmd:echo leaked-value; exit 3");
-	CHECK_INT(secrets_resolve(&in, &env, &files, &n, NULL, &err), -1);
+	CHECK_INT(secrets_resolve(&in, NULL, &env, &files, &n, NULL, &err), -1);
 	CHECK_STR(err.msg, "secret B: its command failed (exit status 3)");
 	strv_free(&in);
 	strv_free(&env);
