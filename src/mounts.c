@@ -179,8 +179,12 @@ static int copy_etc_file(const struct etc_copy *c, const char *name, off_t size,
 }
 
 /* A small flat directory (config snippets: profile.d, ld.so.conf.d) is copied
- * too: its files and symlinks, when there are few and nothing else. */
+ * too: its files and symlinks, when there are few and nothing else.  One
+ * whose size is over a block is not read to learn it is large (alternatives:
+ * 500 entries, 140 us of getdents a start); it is bound like any other, which
+ * shows the same entries. */
 #define ETC_DIR_COPY_MAX 24
+#define ETC_DIR_SIZE_MAX 4096
 
 static bool small_flat_dir(int etc, const char *name)
 {
@@ -241,7 +245,8 @@ static int keep_etc_entry(const struct etc_copy *c, const char *name, struct jai
 		return copy_etc_file(c, name, st.st_size, e);
 	if (S_ISLNK(st.st_mode))
 		return copy_etc_link(c, name, e);
-	if (S_ISDIR(st.st_mode) && !strchr(name, '/') && small_flat_dir(c->from, name))
+	if (S_ISDIR(st.st_mode) && !strchr(name, '/') && st.st_size <= ETC_DIR_SIZE_MAX &&
+	    small_flat_dir(c->from, name))
 		return copy_etc_dir(c, name, e);
 	_cleanup_free_ char *p = xasprintf("/etc/%s", name);
 	return bind_host(p, p, B_RO | B_OPTIONAL, e);
