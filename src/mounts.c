@@ -186,18 +186,21 @@ static int copy_etc_file(const struct etc_copy *c, const char *name, off_t size,
 #define ETC_DIR_COPY_MAX 24
 #define ETC_DIR_SIZE_MAX 4096
 
-static bool small_flat_dir(int etc, const char *name)
+/* The names in /etc/`name` when it is small and flat, read once for the
+ * check and the copy; false when it is not (it is bound then). */
+static bool small_flat_dir(int etc, const char *name, struct strv *names)
 {
 	DIR *d = opendir_at(etc, name);
 	if (!d)
 		return false;
 	struct dirent *de;
-	int n = 0;
 	bool ok = true;
 	while (ok && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		ok = ++n <= ETC_DIR_COPY_MAX && (de->d_type == DT_REG || de->d_type == DT_LNK);
+		ok = names->n < ETC_DIR_COPY_MAX && (de->d_type == DT_REG || de->d_type == DT_LNK);
+		if (ok)
+			strv_push(names, de->d_name);
 	}
 	closedir(d);
 	return ok;
@@ -217,22 +220,16 @@ static int copy_etc_link(const struct etc_copy *c, const char *name, struct jail
 
 static int keep_etc_entry(const struct etc_copy *c, const char *name, struct jail_err *e);
 
-static int copy_etc_dir(const struct etc_copy *c, const char *name, struct jail_err *e)
+static int copy_etc_dir(const struct etc_copy *c, const char *name, const struct strv *names,
+                        struct jail_err *e)
 {
 	if (mkdirat(c->to, name, 0755) < 0 && errno != EEXIST)
 		return jail_err_sys(e, "create /etc/%s", name);
-	DIR *d = opendir_at(c->from, name);
-	if (!d)
-		return 0;
-	struct dirent *de;
 	int r = 0;
-	while (r == 0 && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		_cleanup_free_ char *rel = xasprintf("%s/%s", name, de->d_name);
+	for (size_t i = 0; r == 0 && i < names->n; i++) {
+		_cleanup_free_ char *rel = xasprintf("%s/%s", name, names->v[i]);
 		r = keep_etc_entry(c, rel, e);
 	}
-	closedir(d);
 	return r;
 }
 
@@ -245,9 +242,14 @@ static int keep_etc_entry(const struct etc_copy *c, const char *name, struct jai
 		return copy_etc_file(c, name, st.st_size, e);
 	if (S_ISLNK(st.st_mode))
 		return copy_etc_link(c, name, e);
-	if (S_ISDIR(st.st_mode) && !strchr(name, '/') && st.st_size <= ETC_DIR_SIZE_MAX &&
-	    small_flat_dir(c->from, name))
-		return copy_etc_dir(c, name, e);
+	if (S_ISDIR(st.st_mode) && !strchr(name, '/') && st.st_size <= ETC_DIR_SIZE_MAX) {
+		struct strv names = {0};
+		bool small = small_flat_dir(c->from, name, &names);
+		int r = small ? copy_etc_dir(c, name, &names, e) : 0;
+		strv_free(&names);
+		if (small)
+			return r;
+	}
 	_cleanup_free_ char *p = xasprintf("/etc/%s", name);
 	return bind_host(p, p, B_RO | B_OPTIONAL, e);
 }
