@@ -53,7 +53,8 @@ ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) $(HARDEN) \
               -DJAIL_DATADIR='"$(DATADIR)"' \
               $(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) -Isrc -I$(BUILD)
 ALL_LDFLAGS := $(LDFLAGS) -pie -Wl,-z,relro,-z,now
-LDLIBS  := $(shell $(PKG_CONFIG) --libs $(LIBS_PC))
+# OpenSSL is not linked: src/tlslib.c opens it when the broker needs it
+LDLIBS  := $(shell $(PKG_CONFIG) --libs $(filter-out openssl,$(LIBS_PC)))
 
 SRCS    := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS    := $(SRCS:src/%.c=$(BUILD)/%.o) $(BUILD)/embedded_policy.o

@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/err.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 #include "broker.h"
 #include "brokerhttp.h"
 
-#include <openssl/ssl.h>
+#include "tlslib.h"
 #include <pthread.h>
 
 struct broker_secret {

@@ -13,9 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509v3.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -211,7 +208,7 @@ static int make_contexts(struct broker *b, struct jail_err *e)
 
 int brokertls_prepare(struct broker *b, struct jail_err *e)
 {
-	if (session_ca(b, e) < 0 || make_contexts(b, e) < 0)
+	if (tlslib_load(e) < 0 || session_ca(b, e) < 0 || make_contexts(b, e) < 0)
 		return -1;
 	make_bundle(b);
 	return 0;
@@ -219,6 +216,8 @@ int brokertls_prepare(struct broker *b, struct jail_err *e)
 
 void brokertls_free(struct broker *b)
 {
+	if (!tlslib_loaded()) /* nothing of OpenSSL was made */
+		return;
 	for (size_t i = 0; i < b->n_host; i++) {
 		X509_free(b->host[i].cert);
 		EVP_PKEY_free(b->host[i].key);

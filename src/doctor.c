@@ -4,6 +4,7 @@
 #include "log.h"
 #include "resources.h"
 #include "session.h"
+#include "tlslib.h"
 #include "userns.h"
 
 #include <errno.h>
@@ -223,6 +224,17 @@ static void check_tun(struct check *c)
 		       "chmod 0666 /dev/net/tun (as root; scripts/setup does it)");
 }
 
+/* OpenSSL is opened only when a secret is brokered (tlslib.h): say now
+ * whether it would load, not at the first brokered run. */
+static void check_tls(struct check *c)
+{
+	struct jail_err e = {0};
+	if (tlslib_load(&e) == 0)
+		report(c, 0, "OpenSSL loads (for brokered secrets)", NULL);
+	else
+		report(c, 1, e.msg, NULL);
+}
+
 static void check_cgroup(struct check *c)
 {
 	struct jail_err e = {0};
@@ -245,6 +257,7 @@ int cmd_doctor(struct cli *cl)
 	check_namespaces(&c);
 	check_tools(&c);
 	check_tun(&c);
+	check_tls(&c);
 	check_cgroup(&c);
 	if (c.failed)
 		printf("%d problem(s): jail cannot run here until they are fixed\n", c.failed);

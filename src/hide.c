@@ -144,14 +144,19 @@ static bool covered(const struct strv *set, const char *path)
 
 /* Remove the whiteouts of the last run that `now` does not cover (a whiteout
  * below a directory hidden now stays: whiteout() may not be able to replace
- * the directory, and then it still hides what it hid). */
-static void unhide_stale(const struct session *s, int upper, const struct strv *now)
+ * the directory, and then it still hides what it hid).  True when the last
+ * run's list is `list` byte for byte: nothing to remove, nothing to rewrite. */
+static bool unhide_stale(const struct session *s, int upper, const struct strv *now,
+                         const struct strbuf *list)
 {
 	_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
 	_cleanup_free_ char *old = NULL;
+	size_t old_len;
 	struct jail_err e;
-	if (read_file_at(AT_FDCWD, path, 64 << 20, &old, NULL, &e) < 0)
-		return;
+	if (read_file_at(AT_FDCWD, path, 64 << 20, &old, &old_len, &e) < 0)
+		return false;
+	if (old_len == list->len && (!old_len || memcmp(old, list->s, old_len) == 0))
+		return true;
 	for (char *line = old, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		if (nl)
@@ -167,6 +172,7 @@ static void unhide_stale(const struct session *s, int upper, const struct strv *
 		if (dir >= 0 && is_whiteout(dir, name))
 			unlinkat(dir, name, 0);
 	}
+	return false;
 }
 
 #define HIDE_WALK_DEPTH 64
@@ -299,16 +305,19 @@ int hide_apply(const struct session *s, const struct hide_set *set, struct jail_
 	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (upper < 0 || lower < 0)
 		return jail_err_sys(e, "open '%s'", upper < 0 ? s->upper : s->project);
-	/* stale ones first: a directory hidden now may hold whiteouts of the last run */
-	unhide_stale(s, upper, &set->paths);
-	for (size_t i = 0; i < set->paths.n; i++)
-		whiteout(upper, lower, set->paths.v[i]);
 	struct strbuf list = {0};
 	for (size_t i = 0; i < set->paths.n; i++)
 		if (!strchr(set->paths.v[i], '\n'))
 			sb_printf(&list, "%s\n", set->paths.v[i]);
-	_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
-	int r = write_file_at(AT_FDCWD, path, list.s ? list.s : "", list.len, 0600, e);
+	/* stale ones first: a directory hidden now may hold whiteouts of the last run */
+	bool same = unhide_stale(s, upper, &set->paths, &list);
+	for (size_t i = 0; i < set->paths.n; i++)
+		whiteout(upper, lower, set->paths.v[i]);
+	int r = 0;
+	if (!same) { /* a warm start hides what it hid: the file stays as it is */
+		_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
+		r = write_file_at(AT_FDCWD, path, list.s ? list.s : "", list.len, 0600, e);
+	}
 	sb_free(&list);
 	return r;
 }

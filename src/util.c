@@ -255,20 +255,27 @@ int replace_file(const char *path, const char *data, size_t n, mode_t mode, stru
 	return 0;
 }
 
+/* The whole path first: on a warm start it exists (one syscall, not one per
+ * component); only a missing parent makes the walk up. */
 int mkdir_p(const char *path, mode_t mode, struct jail_err *e)
 {
-	_cleanup_free_ char *p = xstrdup(path);
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, mode) < 0 && errno != EEXIST)
-			return jail_err_sys(e, "create directory '%s'", p);
-		*s = c;
-		if (c == '\0')
-			break;
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return jail_err_sys(e, "create directory '%s'", path);
+	_cleanup_free_ char *parent = xstrdup(path);
+	char *slash = strrchr(parent, '/');
+	while (slash && slash > parent && slash[1] == '\0') { /* "a/b/": the parent of b */
+		*slash = '\0';
+		slash = strrchr(parent, '/');
 	}
+	if (!slash || slash == parent)
+		return jail_err_set(e, ENOENT, "create directory '%s'", path);
+	*slash = '\0';
+	if (mkdir_p(parent, mode, e) < 0)
+		return -1;
+	if (mkdir(path, mode) < 0 && errno != EEXIST)
+		return jail_err_sys(e, "create directory '%s'", path);
 	return 0;
 }
 

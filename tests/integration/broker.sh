@@ -458,3 +458,22 @@ time.sleep(120)
 	wait_for -t 20 threads_asleep "$pid"
 	kill "$pid"
 }
+
+# OpenSSL is opened only when a secret is brokered (src/tlslib.c): when it
+# cannot be loaded the run is refused before anything starts, naming it.
+test_broker_refuses_when_openssl_cannot_load() {
+	[ -e /dev/net/tun ] || skip "the host has no /dev/net/tun (pasta and slirp4netns need it)"
+	mkdir -p "$T/lib"
+	echo "not a library" >"$T/lib/libcrypto.so.3"
+	mkrepo "$T/p"
+	export TEST_REAL_KEY=$REAL_KEY
+	LD_LIBRARY_PATH=$T/lib run_jail -D "$T/p" --net allow \
+		--secret "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B" -- sh -c 'echo ran'
+	assert_eq "$rc" 125 "(stderr: $err)"
+	assert_not_contains "$out" "ran"
+	assert_contains "$err" "cannot load libcrypto.so.3 for brokered secrets"
+	# and without a brokered secret nothing opens it: the same jail runs
+	LD_LIBRARY_PATH=$T/lib run_jail -D "$T/p" --net none -- sh -c 'echo ran'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ran"
+}

@@ -104,3 +104,24 @@ T(rm_rf_at_any_depth_with_few_fds)
 	close(top);
 	CHECK(rmdir(tmpl) == 0);
 }
+
+T(mkdir_p_makes_missing_parents_and_accepts_existing)
+{
+	char root[] = "/tmp/jail-unit-mkdirp-XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	struct jail_err e;
+	struct stat st;
+	char *deep = xasprintf("%s/a/b/c/", root);
+	CHECK(mkdir_p(deep, 0700, &e) == 0);
+	CHECK(stat(deep, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK(mkdir_p(deep, 0700, &e) == 0); /* exists: fine */
+	char *file = xasprintf("%s/f", root);
+	int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	char *under = xasprintf("%s/f/x/y", root);
+	CHECK(mkdir_p(under, 0700, &e) < 0 && e.errnum == ENOTDIR);
+	char *cmd = xasprintf("rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(deep), free(file), free(under), free(cmd);
+}
