@@ -3,7 +3,9 @@
 
 #include "util.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static struct t_case *head, **tail = &head;
 int t_failed_checks;
@@ -15,6 +17,16 @@ void t_mkdir_under(const char *root, const char *rel)
 	struct jail_err e;
 	if (mkdir_p(p, 0755, &e) < 0)
 		fprintf(stderr, "  %s\n", e.msg);
+	free(p);
+}
+
+void t_touch_under(const char *root, const char *rel)
+{
+	char *p = xasprintf("%s/%s", root, rel);
+	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
 	free(p);
 }
 

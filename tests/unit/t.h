@@ -16,6 +16,8 @@ struct t_case {
 void t_register(struct t_case *c);
 /* mkdir -p ROOT/REL (0755) for a test's tree; a failure is printed. */
 void t_mkdir_under(const char *root, const char *rel);
+/* An empty file root/rel (its directory exists); a failure fails the test. */
+void t_touch_under(const char *root, const char *rel);
 extern int t_failed_checks;
 extern const char *t_skip_reason;
 

@@ -10,14 +10,7 @@
 
 static char dir[] = "/tmp/test_hidecache.XXXXXX";
 
-static void touch(const char *rel)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	CHECK(fd >= 0);
-	close(fd);
-}
+static void touch(const char *rel) { t_touch_under(dir, rel); }
 
 static struct hide_node *at(struct hide_node *root, const char *path)
 {

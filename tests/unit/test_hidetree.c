@@ -9,14 +9,7 @@
 
 static char dir[] = "/tmp/test_hidetree.XXXXXX";
 
-static void touch(const char *rel)
-{
-	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", dir, rel);
-	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-	CHECK(fd >= 0);
-	close(fd);
-}
+static void touch(const char *rel) { t_touch_under(dir, rel); }
 
 static void mk(const char *rel)
 {
