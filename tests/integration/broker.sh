@@ -19,7 +19,8 @@ cleanup_bg() { [ -f "$T/.pids" ] && kill $(cat "$T/.pids") 2>/dev/null; true; }
 wait_file() { wait_for test -s "$1" || fail "did not appear: $1"; }
 
 # broker_world [CERT_NAME] [SERVER_CA_DIR]: W, the upstream, the project;
-# $JAIL runs in W with the host trusting $T/ca only.
+# $JAIL runs in W with the host trusting $T/ca only.  The upstream is
+# $HELPERS/${UPSTREAM:-tls_echo.py} PORTFILE CERT KEY LOG.
 broker_world() {
 	trap cleanup_bg EXIT
 	command -v openssl >/dev/null || fail "openssl is missing (scripts/setup installs it)"
@@ -39,7 +40,7 @@ broker_world() {
 	wait_file "$T/.w"
 	W=$(cat "$T/.w")
 	bg nsenter --preserve-credentials -U -n -t "$W" \
-		python3 "$HELPERS/tls_echo.py" "$T/port" "$srv/srv.crt" "$srv/srv.key" "$T/up.log"
+		python3 "$HELPERS/${UPSTREAM:-tls_echo.py}" "$T/port" "$srv/srv.crt" "$srv/srv.key" "$T/up.log"
 	wait_file "$T/port"
 	printf '#!/bin/sh\nexec nsenter --preserve-credentials -U -n -t %s env SSL_CERT_FILE=%s JAIL_TEST_BROKER_UPSTREAM=127.0.0.1:%s %s "$@"\n' \
 		"$W" "$T/ca/ca.crt" "$(cat "$T/port")" "$JAIL" >"$T/jail-in-w"
@@ -118,6 +119,81 @@ ok 3
 	assert_contains "$err" "refused: a target with a percent-encoded"
 	assert_contains "$err" "refused: a target with a '.' or '..' segment"
 	assert_contains "$err" "jail: 2 requests to api.anthropic.com carried your key"
+	assert_not_contains "$err" "exfiltration"
+}
+
+# The same rules with real git over HTTPS: a smart-HTTP server for github.com
+# (git http-backend behind TLS) that lets in only the real token, two
+# repositories on it, and an agent whose credential helper hands git the
+# placeholder, as an agent's GitHub token would be used.  Fetching works
+# anywhere and pushing to its own repository; the push elsewhere reaches the
+# server with the placeholder alone, so it fails, with one warning.
+test_broker_git_fetch_and_push_with_rules() {
+	local token=ghp_REALtoken0123456789abcdefghijklmnop r
+	for r in me/app other/lib; do
+		git_init "$T/seed/$r"
+		printf '%s\n' "$r" >"$T/seed/$r/README"
+		git -C "$T/seed/$r" add README
+		git -C "$T/seed/$r" commit -q -m "start of $r"
+		git clone -q --bare "$T/seed/$r" "$T/srv/$r.git"
+		git -C "$T/srv/$r.git" config http.receivepack true
+	done
+	export GIT_SERVER_ROOT=$T/srv GIT_SERVER_TOKEN=$token
+	UPSTREAM=git_https.py broker_world github.com
+	export GITHUB_TOKEN=$token
+	B=(-D "$T/p" --net allow --dns-upstream 127.0.0.1:9
+		--secret "GITHUB_TOKEN=broker:env:GITHUB_TOKEN for github.com only GET *, POST */git-upload-pack, POST /me/app.git/git-receive-pack")
+	run_jail "${B[@]}" -- sh -c '
+		set -e
+		printf "%s\n" "$GITHUB_TOKEN"; env; tr "\0" "\n" </proc/self/environ
+		cd "$(mktemp -d)"
+		g() {
+			GIT_TERMINAL_PROMPT=0 git -c user.name=Agent -c user.email=agent@example.com \
+				-c credential.helper="!f() { echo username=x-access-token; echo password=\$GITHUB_TOKEN; }; f" "$@"
+		}
+		g clone -q https://github.com/me/app.git app
+		g clone -q https://github.com/other/lib.git lib
+		echo "cloned $(cat app/README) $(cat lib/README)"
+		echo change >app/change.txt; g -C app add change.txt; g -C app commit -q -m "pushed by the agent"
+		g -C app push -q origin HEAD:main
+		echo change >lib/change.txt; g -C lib add change.txt; g -C lib commit -q -m "not to be pushed"
+		if g -C lib push -q origin HEAD:main; then echo "pushed to other/lib"; else echo "push to other/lib failed"; fi'
+	assert_eq "$rc" 0 "git through the broker (stderr: $err)"
+	assert_contains "$out" "cloned me/app other/lib"
+	assert_contains "$out" "push to other/lib failed"
+	# the server's repositories: the one push landed, the other did not
+	assert_eq "$(git -C "$T/srv/me/app.git" log -1 --format=%s main)" "pushed by the agent"
+	assert_eq "$(git -C "$T/srv/other/lib.git" log -1 --format=%s main)" "start of other/lib"
+	assert_contains "$err" "error: RPC failed; HTTP 401"
+	assert_contains "$err" "jail: warning: GITHUB_TOKEN withheld from POST /other/lib.git/git-receive-pack (not in its rules)"
+	assert_eq "$(printf '%s\n' "$err" | grep -c 'withheld from')" 1 "one warning (stderr: $err)"
+	# the jail held the placeholder only
+	local ph
+	ph=$(printf '%s\n' "$out" | head -n 1)
+	assert_ne "$ph" "$token"
+	assert_eq "${#ph}" "${#token}" "placeholder length"
+	assert_contains "$out" "GITHUB_TOKEN=$ph"
+	assert_not_contains "$out" "$token"
+	assert_not_contains "$out" "REALtoken"
+	# the server saw the real token in the Authorization header (decoded to
+	# auth=) of allowed requests only, and the placeholder in the refused push
+	local log req first
+	log=$(cat "$T/up.log")
+	req() { awk -v RS= -v p="$1" 'index($0, p) == 1' "$T/up.log"; }
+	assert_contains "$(req 'POST /me/app.git/git-receive-pack')" "auth=x-access-token:$token"
+	assert_contains "$(req 'POST /other/lib.git/git-upload-pack')" "auth=x-access-token:$token"
+	assert_contains "$(req 'POST /other/lib.git/git-receive-pack')" "auth=x-access-token:$ph
+"
+	assert_not_contains "$(req 'POST /other/lib.git/git-receive-pack')" "$token"
+	assert_eq "$(grep -c "$token" "$T/up.log")" "$(grep -c "^auth=x-access-token:$token\$" "$T/up.log")" \
+		"the token outside an Authorization header: $log"
+	for first in $(awk -v RS= -v t="$token" 'index($0, t) { split($0, l, " "); print l[1] "_" l[2] }' "$T/up.log"); do
+		case $first in
+		GET_* | POST_*/git-upload-pack | POST_/me/app.git/git-receive-pack) ;;
+		*) fail "the real token in a request its rules do not allow: $first" ;;
+		esac
+	done
+	assert_contains "$err" "requests to github.com carried your key"
 	assert_not_contains "$err" "exfiltration"
 }
 
