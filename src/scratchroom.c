@@ -66,6 +66,7 @@ int scratch_place(const char *session_dir, unsigned long long need, char **out, 
 	}
 	if (tmp)
 		rmdir(tmp);
+	free(tmp);
 	const char *t = getenv("TMPDIR");
 	return jail_err_set(e, ENOSPC,
 	                    "not enough free space for the export's temporary repository "
