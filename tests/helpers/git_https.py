@@ -14,10 +14,11 @@ decoded Basic credentials as "auth=USER:PASSWORD", the body as
 import base64
 import http.server
 import os
-import ssl
 import subprocess
 import sys
 import threading
+
+from tlsserve import serve_tls
 
 LOG = None
 LOCK = threading.Lock()
@@ -121,15 +122,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 def main():
     global LOG
     portfile, cert, key, LOG = sys.argv[1:5]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-    httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
-    with open(portfile + ".tmp", "w") as f:
-        f.write(str(httpd.server_address[1]))
-    os.rename(portfile + ".tmp", portfile)
-    httpd.serve_forever()
+    serve_tls(Handler, portfile, cert, key)
 
 
 main()

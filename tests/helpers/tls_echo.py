@@ -10,10 +10,10 @@ waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
 import http.server
-import os
-import ssl
 import sys
 import threading
+
+from tlsserve import serve_tls
 
 LOG = None
 LOCK = threading.Lock()
@@ -89,15 +89,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 def main():
     global LOG
     portfile, cert, key, LOG = sys.argv[1:5]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-    httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
-    with open(portfile + ".tmp", "w") as f:
-        f.write(str(httpd.server_address[1]))
-    os.rename(portfile + ".tmp", portfile)
-    httpd.serve_forever()
+    serve_tls(Handler, portfile, cert, key)
 
 
 main()
