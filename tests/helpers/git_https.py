@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 
-from tlsserve import serve_tls
+from tlsserve import read_body, serve_tls
 
 LOG = None
 LOCK = threading.Lock()
@@ -33,17 +33,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def read_body(self):
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            out = b""
-            while True:
-                size = int(self.rfile.readline().split(b";")[0], 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return out
-                out += self.rfile.read(size)
-                self.rfile.readline()
-        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        return read_body(self)
 
     def credentials(self):
         """(user, password) of a Basic Authorization header, or None."""

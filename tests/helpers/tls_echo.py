@@ -13,7 +13,7 @@ import http.server
 import sys
 import threading
 
-from tlsserve import serve_tls
+from tlsserve import read_body, serve_tls
 
 LOG = None
 LOCK = threading.Lock()
@@ -38,18 +38,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return COUNT[0]
 
     def read_body(self):
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            out = b""
-            while True:
-                size = int(self.rfile.readline().split(b";")[0], 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return out
-                out += self.rfile.read(size)
-                self.rfile.readline()
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n)
+        return read_body(self)
 
     def answer(self):
         n = self.record(self.read_body())

@@ -20,3 +20,18 @@ def serve_tls(handler, portfile, cert, key):
         f.write(str(httpd.server_address[1]))
     os.rename(portfile + ".tmp", portfile)
     httpd.serve_forever()
+
+
+def read_body(handler):
+    """The request body of an http.server handler: chunked or Content-Length."""
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        out = b""
+        while True:
+            size = int(handler.rfile.readline().split(b";")[0], 16)
+            if size == 0:
+                while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                return out
+            out += handler.rfile.read(size)
+            handler.rfile.readline()
+    return handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
