@@ -127,9 +127,40 @@ static void refuse(int c, const char *why)
 	send_msg(c, JOIN_ERROR, 0, -1, why);
 }
 
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+/* Is the peer (pid from SO_PEERCRED) in our own user namespace?  A process
+ * in any jail is not: every jail has a user namespace of its own, and an agent
+ * must never start commands in a jail (its own or another of the user's, with
+ * a wider policy), even when a bind (`--ro ~/.local`) shows it the socket.
+ * The uid alone cannot tell: a jail maps the user's uid to itself.  With
+ * SO_PEERPIDFD the peer is known to be alive after the look, so its pid was
+ * not reused in between; without it (kernels before 6.5) the look is as of
+ * now.  Fails closed: a namespace it cannot read is not ours. */
+static bool peer_in_our_userns(int c, pid_t pid)
+{
+	struct stat ours, theirs;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	if (pid <= 0 || stat("/proc/self/ns/user", &ours) < 0 || stat(path, &theirs) < 0)
+		return false;
+	if (ours.st_dev != theirs.st_dev || ours.st_ino != theirs.st_ino)
+		return false;
+	int pidfd = -1;
+	socklen_t l = sizeof(pidfd);
+	if (getsockopt(c, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &l) < 0 || pidfd < 0)
+		return errno == ENOPROTOOPT;
+	bool alive = syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
+	close(pidfd);
+	return alive;
+}
+
 /* Every connection's peer must be the caller's own uid (SO_PEERCRED, which
  * the kernel fills at connect): the session dir is 0700 and the socket 0600
- * already; this holds even if someone loosened them. */
+ * already; this holds even if someone loosened them.  And it must be outside
+ * every jail (peer_in_our_userns). */
 static void *server_main(void *arg)
 {
 	struct join_server *srv = arg;
@@ -144,6 +175,8 @@ static void *server_main(void *arg)
 		struct jail_err e;
 		if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.uid != getuid())
 			refuse(c, "this session belongs to another user");
+		else if (!peer_in_our_userns(c, cr.pid))
+			refuse(c, "jail exec is refused from inside a jail");
 		else if (sync_send(srv->sync_sock, SYNC_EXEC, NULL, 0, c, &e) < 0)
 			refuse(c, "the jail is ending");
 		close(c);

@@ -93,3 +93,40 @@ test_sysv_ipc_isolated() {
 	jp -- shm-self
 	assert_eq "$rc" 0 "positive control: SysV IPC works inside, in its own namespace"
 }
+
+# A running jail's exec socket is in the state dir, which no jail sees unless a
+# bind shows it (`--ro ~/.local` holds ~/.local/state/jail).  An agent that can
+# see it must still not start commands in a jail: not in another session's
+# (whose policy may be wider: --rw, --net open), not in its own.  The uid cannot
+# tell (a jail maps the user's uid to itself): the supervisor refuses peers
+# outside its own user namespace.
+test_exec_socket_refused_from_inside_a_jail() {
+	mkrepo "$T/pb"
+	mkrepo "$T/pa"
+	mkdir -p "$T/sig" "$XDG_STATE_HOME"
+	bin=$(dirname "$JAIL")
+	sees_state=(--ro "$XDG_STATE_HOME" --ro "$bin" --setenv "XDG_STATE_HOME=$XDG_STATE_HOME")
+	# B's agent tries its own session once its socket is there
+	"$JAIL" -D "$T/pb" --rw "$T/sig" "${sees_state[@]}" -- sh -c "
+		while [ ! -S '$(session_dir "$T/pb")/exec.sock' ]; do sleep 0.1; done
+		'$JAIL' exec -D '$T/pb' -- touch '$T/sig/from-self' 2>'$T/sig/self.err'
+		echo \$? >'$T/sig/self.rc'
+		while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" </dev/null >"$T/b.out" 2>"$T/b.err" &
+	b=$!
+	wait_for test -e "$T/sig/self.rc" -o ! -d "/proc/$b" || fail "B: $(cat "$T/b.err")"
+	[ -e "$T/sig/self.rc" ] || fail "B's agent ended early: $(cat "$T/b.err")"
+	assert_eq "$(cat "$T/sig/self.rc")" 125 "jail exec into its own session from its agent"
+	assert_contains "$(cat "$T/sig/self.err")" "refused from inside a jail"
+	# from another project's jail
+	run_jail -D "$T/pa" --no-export --ro "$T/pb" "${sees_state[@]}" -- \
+		sh -c '"$1" exec -D "$2" -- touch "$3"; echo "exec-rc=$?"' sh "$JAIL" "$T/pb" "$T/sig/from-a"
+	assert_contains "$out" "exec-rc=125"
+	assert_contains "$err" "refused from inside a jail"
+	# positive control: the same request from the host is served
+	"$JAIL" exec -D "$T/pb" -- touch "$T/sig/from-host" </dev/null
+	assert_file "$T/sig/from-host"
+	touch "$T/sig/go"
+	wait "$b" || fail "B's agent: $(cat "$T/b.err")"
+	assert_no_file "$T/sig/from-self"
+	assert_no_file "$T/sig/from-a"
+}
