@@ -15,7 +15,8 @@
 #define CONFIG_MAX (4 << 20)
 
 /* Drop the userinfo of every URL in [s, end): "scheme://user:pw@host" keeps
- * "scheme://host". */
+ * "scheme://host".  The authority ends where git's own credential parsing
+ * ends it (credential_from_url: at '/', '?' or '#'). */
 static void strip_userinfo(struct strbuf *out, const char *s, const char *end, unsigned *n)
 {
 	while (s < end) {
@@ -25,9 +26,9 @@ static void strip_userinfo(struct strbuf *out, const char *s, const char *end, u
 			return;
 		}
 		const char *auth = sep + 3;
-		size_t span = strcspn(auth, "/?#\" \t\r\n");
-		if (auth + span > end)
-			span = (size_t)(end - auth);
+		size_t span = 0;
+		while (auth + span < end && !strchr("/?#\n", auth[span]))
+			span++;
 		const char *at = memrchr(auth, '@', span);
 		sb_append(out, s, (size_t)(auth - s));
 		if (at) {
@@ -38,8 +39,10 @@ static void strip_userinfo(struct strbuf *out, const char *s, const char *end, u
 	}
 }
 
-/* A key whose whole value is a credential. */
-static bool secret_key(const char *key, size_t len)
+/* A key whose whole value is a credential; the credential section holds
+ * helpers (an inline `!f() { echo password=...; }` carries the token itself)
+ * and usernames, which the jail has no use for. */
+static bool secret_key(const char *section, const char *key, size_t len)
 {
 	static const char *const words[] = {"extraheader", "password", "token", "secret"};
 	char low[64];
@@ -48,85 +51,251 @@ static bool secret_key(const char *key, size_t len)
 	for (size_t i = 0; i < len; i++)
 		low[i] = (char)tolower((unsigned char)key[i]);
 	low[len] = '\0';
+	if (strcmp(section, "credential") == 0)
+		return true;
 	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
 		if (strstr(low, words[i]))
 			return true;
 	return false;
 }
 
-static void redact_line(struct strbuf *out, const char *s, const char *end, unsigned *n)
+/* The end of the logical line at s: git continues a value on the next line
+ * after a backslash, and a quoted string may hold '#' and ';'. */
+static const char *logical_end(const char *s, const char *end)
+{
+	bool quoted = false;
+	for (const char *p = s; p < end; p++) {
+		if (*p == '\n')
+			return p;
+		if (*p == '\\' && p + 1 < end)
+			p++;  /* an escape, or a continuation when it is a newline */
+		else if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && (*p == '#' || *p == ';')) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			return nl ? nl : end;
+		}
+	}
+	return end;
+}
+
+/* A quoted or bare value (or subsection) as git reads it, from p up to
+ * `stop` outside quotes (or the end): quotes dropped, escapes and
+ * continuations resolved.  Returns where it stopped. */
+static const char *unquote(struct strbuf *v, const char *p, const char *end, const char *stop)
+{
+	bool quoted = false;
+	for (; p < end; p++) {
+		char c = *p;
+		if (c == '\\' && p + 1 < end) {
+			c = *++p;
+			if (c == '\n')
+				continue;
+			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
+		} else if (c == '"') {
+			quoted = !quoted;
+			continue;
+		} else if (!quoted && strchr(stop, c)) {
+			break;
+		}
+		sb_append(v, &c, 1);
+	}
+	return p;
+}
+
+/* s quoted for a config file. */
+static void put_quoted(struct strbuf *out, const char *s)
+{
+	sb_puts(out, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_append(out, "\\", 1);
+		if (*s == '\n')
+			sb_puts(out, "\\n");
+		else if (*s == '\t')
+			sb_puts(out, "\\t");
+		else
+			sb_append(out, s, 1);
+	}
+	sb_puts(out, "\"");
+}
+
+/* The text of v with every URL's userinfo dropped, or NULL when it has none. */
+static char *without_userinfo(const char *v, unsigned *n)
+{
+	struct strbuf b = {0};
+	unsigned found = 0;
+	strip_userinfo(&b, v, v + strlen(v), &found);
+	if (!found) {
+		sb_free(&b);
+		return NULL;
+	}
+	*n += found;
+	return b.s ? sb_steal(&b) : xstrdup("");
+}
+
+/* "[section "subsection"]" at p (up to end); *section: its name, lowercased.
+ * Returns the position after ']' (end when there is none). */
+static const char *redact_header(struct strbuf *out, const char *p, const char *end,
+                                 char section[64], unsigned *n)
+{
+	const char *name = p + 1, *q = name;
+	while (q < end && (isalnum((unsigned char)*q) || *q == '-' || *q == '.'))
+		q++;
+	size_t len = (size_t)(q - name) < 63 ? (size_t)(q - name) : 63;
+	for (size_t i = 0; i < len; i++)
+		section[i] = (char)tolower((unsigned char)name[i]);
+	section[len] = '\0';
+	struct strbuf sub = {0};
+	const char *close = unquote(&sub, q, end, "]");
+	const char *after = close < end ? close + 1 : end;
+	_cleanup_free_ char *clean = sub.s ? without_userinfo(sub.s, n) : NULL;
+	if (clean) {
+		sb_printf(out, "[%.*s ", (int)(q - name), name);
+		put_quoted(out, clean + strspn(clean, " \t"));
+		sb_puts(out, "]");
+	} else {
+		sb_append(out, p, (size_t)(after - p));
+	}
+	if (sub.s)
+		explicit_bzero(sub.s, sub.len);
+	sb_free(&sub);
+	return after;
+}
+
+/* One logical line [s, end) of a config, redacted into out. */
+static void redact_line(struct strbuf *out, const char *s, const char *end, char section[64],
+                        unsigned *n)
 {
 	const char *p = s;
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
-	const char *eq = memchr(p, '=', (size_t)(end - p));
-	if (*p != '[' && *p != '#' && *p != ';' && eq) {
-		const char *k = eq;
-		while (k > p && (k[-1] == ' ' || k[-1] == '\t'))
-			k--;
-		if (secret_key(p, (size_t)(k - p))) {
-			(*n)++;
-			sb_append(out, s, (size_t)(p - s));
-			sb_printf(out, "# %.*s: withheld by jail\n", (int)(k - p), p);
-			return;
-		}
+	sb_append(out, s, (size_t)(p - s));
+	if (p < end && *p == '[') {
+		p = redact_header(out, p, end, section, n);
+		s = p;  /* git takes a key on the header's line too */
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		sb_append(out, s, (size_t)(p - s));
 	}
-	strip_userinfo(out, s, end, n);
-	sb_append(out, "\n", 1);
+	const char *key = p;
+	while (p < end && (isalnum((unsigned char)*p) || *p == '-'))
+		p++;
+	size_t klen = (size_t)(p - key);
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (!klen || p >= end || *p != '=') {
+		sb_append(out, key, (size_t)(end - key));
+		sb_puts(out, "\n");
+		return;
+	}
+	if (secret_key(section, key, klen)) {
+		(*n)++;
+		sb_printf(out, "# %.*s: withheld by jail\n", (int)klen, key);
+		return;
+	}
+	struct strbuf v = {0};
+	const char *vs = p + 1;
+	while (vs < end && (*vs == ' ' || *vs == '\t'))
+		vs++;
+	unquote(&v, vs, end, "#;");
+	_cleanup_free_ char *clean = v.s ? without_userinfo(v.s, n) : NULL;
+	if (clean) {
+		size_t cl = strlen(clean);
+		while (cl && (clean[cl - 1] == ' ' || clean[cl - 1] == '\t'))
+			clean[--cl] = '\0';
+		sb_printf(out, "%.*s = ", (int)klen, key);
+		put_quoted(out, clean);
+		sb_puts(out, "\n");
+	} else {
+		sb_append(out, key, (size_t)(end - key));
+		sb_puts(out, "\n");
+	}
+	if (v.s)
+		explicit_bzero(v.s, v.len);
+	sb_free(&v);
 }
 
 char *gitcreds_redact(const char *text, size_t len, unsigned *withheld)
 {
 	struct strbuf out = {0};
+	char section[64] = "";
 	*withheld = 0;
 	for (const char *s = text, *end = text + len; s < end;) {
-		const char *nl = memchr(s, '\n', (size_t)(end - s));
-		const char *eol = nl ? nl : end;
-		redact_line(&out, s, eol, withheld);
-		s = nl ? nl + 1 : end;
+		const char *eol = logical_end(s, end);
+		redact_line(&out, s, eol, section, withheld);
+		s = eol < end ? eol + 1 : end;
 	}
 	if (!*withheld) {
+		if (out.s)
+			explicit_bzero(out.s, out.len);
 		sb_free(&out);
 		return NULL;
 	}
 	return sb_steal(&out);
 }
 
-/* upper/rel made as lower/rel is (its mode), its parents first. */
-static int ensure_like(const char *lower, const char *upper, const char *rel, struct jail_err *e)
+/* One step down the session's upper layer: dirfd/name, made as `lower` is
+ * when missing, opened without following a link.  Takes dirfd. */
+static int upper_step(int dirfd, const char *name, const char *lower, bool *gone,
+                      struct jail_err *e)
 {
-	_cleanup_free_ char *r = xstrdup(rel);
-	for (char *p = r;; p++) {
-		bool end = *p == '\0';
-		if (*p == '/' || end) {
-			*p = '\0';
-			_cleanup_free_ char *lo = xasprintf("%s%s%s", lower, *r ? "/" : "", r);
-			_cleanup_free_ char *up = xasprintf("%s%s%s", upper, *r ? "/" : "", r);
-			struct stat st;
-			if (stat(lo, &st) < 0)
-				return jail_err_sys(e, "stat '%s'", lo);
-			if (mkdir(up, st.st_mode & 07777) < 0 && errno != EEXIST)
-				return jail_err_sys(e, "create '%s'", up);
-			if (end)
-				return 0;
-			*p = '/';
+	int next = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (next < 0 && errno == ENOENT) {
+		if (stat(lower, &st) < 0 || (mkdirat(dirfd, name, st.st_mode & 07777) < 0 && errno != EEXIST)) {
+			close(dirfd);
+			return jail_err_sys(e, "create the session's copy of '%s'", lower);
 		}
+		next = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	}
+	int err = errno;
+	close(dirfd);
+	if (next < 0 && (err == ENOTDIR || err == ELOOP)) {
+		*gone = true;
+		return -1;
+	}
+	if (next < 0) {
+		errno = err;
+		return jail_err_sys(e, "open the session's copy of '%s'", lower);
+	}
+	return next;
 }
 
-/* The config of the repository at lower/rel, redacted into upper/rel. */
-static int withhold_config(const char *lower, const char *upper, const char *rel, unsigned *total,
-                           struct jail_err *e)
+/* The upper layer's copy of git_dir/rel: base (the upper's .git, whose lower
+ * is git_dir) below up_parent, then rel's names.  One name at a time without
+ * following links: the upper layer is the agent's, and a link it left there
+ * must not lead the write onto the host.  Returns the fd; -1 with *gone when
+ * the agent replaced a step (a file, a link, a whiteout: its change stands),
+ * or -1 with e set. */
+static int upper_dir(int up_parent, const char *base, const char *git_dir, const char *rel,
+                     bool *gone, struct jail_err *e)
+{
+	*gone = false;
+	int fd = fcntl(up_parent, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return jail_err_sys(e, "dup");
+	fd = upper_step(fd, base, git_dir, gone, e);
+	_cleanup_free_ char *copy = xstrdup(rel);
+	_cleanup_free_ char *lo = xstrdup(git_dir);
+	char *save = NULL;
+	for (char *name = strtok_r(copy, "/", &save); fd >= 0 && name;
+	     name = strtok_r(NULL, "/", &save)) {
+		char *next_lo = xasprintf("%s/%s", lo, name);
+		free(lo);
+		lo = next_lo;
+		fd = upper_step(fd, name, lo, gone, e);
+	}
+	return fd;
+}
+
+/* A config file of the repository at git_dir/rel, redacted into the upper
+ * layer's copy of that directory (up_base/rel below up_parent). */
+static int withhold_file(const char *git_dir, int up_parent, const char *up_base,
+                         const char *rel, const char *file, unsigned *total, struct jail_err *e)
 {
 	const char *sep = *rel ? "/" : "";
-	_cleanup_free_ char *up_dir = xasprintf("%s%s%s", upper, sep, rel);
-	_cleanup_free_ char *up_config = xasprintf("%s/config", up_dir);
-	struct stat st;
-	if (lstat(up_dir, &st) == 0 && !S_ISDIR(st.st_mode))
-		return 0;  /* the agent removed it in this session */
-	if (lstat(up_config, &st) == 0 || errno != ENOENT)
-		return 0;  /* the session's copy (or the agent's change) stands */
-	_cleanup_free_ char *lo_config = xasprintf("%s%s%s/config", lower, sep, rel);
+	_cleanup_free_ char *lo_config = xasprintf("%s%s%s/%s", git_dir, sep, rel, file);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	struct jail_err ignored;
@@ -137,25 +306,44 @@ static int withhold_config(const char *lower, const char *upper, const char *rel
 	explicit_bzero(text, len);
 	if (!clean)
 		return 0;
+	struct stat st;
 	if (stat(lo_config, &st) < 0)
 		return jail_err_sys(e, "stat '%s'", lo_config);
-	if (ensure_like(lower, upper, rel, e) < 0 ||
-	    write_file_at(AT_FDCWD, up_config, clean, strlen(clean), st.st_mode & 0777, e) < 0)
-		return -1;
+	bool gone = false;
+	_cleanup_close_ int dfd = upper_dir(up_parent, up_base, git_dir, rel, &gone, e);
+	if (dfd < 0)
+		return gone ? 0 : -1;
+	struct stat have;
+	if (fstatat(dfd, file, &have, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		return 0;  /* the session's copy (or the agent's change) stands */
+	_cleanup_close_ int fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	                                st.st_mode & 0777);
+	if (fd < 0 || write_all(fd, clean, strlen(clean)) < 0)
+		return jail_err_sys(e, "write the session's copy of '%s'", lo_config);
 	*total += n;
 	return 0;
 }
 
+/* The config files of the repository at git_dir/rel. */
+static int withhold_config(const char *git_dir, int up_parent, const char *up_base,
+                           const char *rel, unsigned *total, struct jail_err *e)
+{
+	if (withhold_file(git_dir, up_parent, up_base, rel, "config", total, e) < 0)
+		return -1;
+	return withhold_file(git_dir, up_parent, up_base, rel, "config.worktree", total, e);
+}
+
 #define MODULES_DEPTH 8
 
-/* The repositories of submodules below lower/rel/modules (a name may hold
- * slashes: a directory without a config is a step of one). */
-static int withhold_modules(const char *lower, const char *upper, const char *rel, int depth,
-                            unsigned *total, struct jail_err *e)
+/* The repositories of submodules below git_dir/rel (modules/; a name may
+ * hold slashes: a directory without a config is a step of one).  The walk
+ * reads the host's repository; writes go through withhold_file. */
+static int withhold_modules(const char *git_dir, int up_parent, const char *up_base,
+                            const char *rel, int depth, unsigned *total, struct jail_err *e)
 {
 	if (depth >= MODULES_DEPTH)
 		return 0;
-	_cleanup_free_ char *path = xasprintf("%s/%s", lower, rel);
+	_cleanup_free_ char *path = xasprintf("%s/%s", git_dir, rel);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d)
@@ -167,14 +355,14 @@ static int withhold_modules(const char *lower, const char *upper, const char *re
 		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		_cleanup_free_ char *sub = xasprintf("%s/%s", rel, de->d_name);
-		_cleanup_free_ char *cfg = xasprintf("%s/%s/config", lower, sub);
+		_cleanup_free_ char *cfg = xasprintf("%s/%s/config", git_dir, sub);
 		if (access(cfg, F_OK) == 0) {
 			_cleanup_free_ char *mods = xasprintf("%s/modules", sub);
-			r = withhold_config(lower, upper, sub, total, e);
+			r = withhold_config(git_dir, up_parent, up_base, sub, total, e);
 			if (r == 0)
-				r = withhold_modules(lower, upper, mods, depth + 1, total, e);
+				r = withhold_modules(git_dir, up_parent, up_base, mods, depth + 1, total, e);
 		} else {
-			r = withhold_modules(lower, upper, sub, depth + 1, total, e);
+			r = withhold_modules(git_dir, up_parent, up_base, sub, depth + 1, total, e);
 		}
 	}
 	closedir(d);
@@ -186,11 +374,19 @@ int gitcreds_withhold(const char *git_dir, const char *upper_git_dir, struct jai
 	struct stat st;
 	if (stat(git_dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;  /* no .git directory: nothing to withhold */
-	if (lstat(upper_git_dir, &st) == 0 && !S_ISDIR(st.st_mode))
-		return 0;  /* the agent removed .git in this session */
+	/* the upper's parent is the session's own; from its .git down, the agent's */
+	_cleanup_free_ char *parent = xstrdup(upper_git_dir);
+	char *slash = strrchr(parent, '/');
+	if (!slash || !slash[1])
+		return jail_err_set(e, 0, "bad upper path '%s'", upper_git_dir);
+	*slash = '\0';
+	const char *base = slash + 1;
+	_cleanup_close_ int up_parent = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (up_parent < 0)
+		return jail_err_sys(e, "open '%s'", parent);
 	unsigned n = 0;
-	if (withhold_config(git_dir, upper_git_dir, "", &n, e) < 0 ||
-	    withhold_modules(git_dir, upper_git_dir, "modules", 0, &n, e) < 0)
+	if (withhold_config(git_dir, up_parent, base, "", &n, e) < 0 ||
+	    withhold_modules(git_dir, up_parent, base, "modules", 0, &n, e) < 0)
 		return -1;
 	if (!n)
 		return 0;

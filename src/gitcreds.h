@@ -3,7 +3,8 @@
  * The jail shows the project's .git as it is (git works inside), and a
  * repository's config can hold credentials: a token in a remote's URL
  * (https://user:TOKEN@host/...), or the header CI checkouts leave behind
- * (http.<url>.extraheader = AUTHORIZATION: basic ...).  Before the jail
+ * (http.<url>.extraheader = AUTHORIZATION: basic ...), or a [credential]
+ * helper with the token inline, in any spelling git reads.  Before the jail
  * starts, a config that holds any (the repository's, and those of its
  * submodules' repositories under modules/) is copied into the session's upper
  * layer without them, so the agent reads that copy; the host's config is never

@@ -170,3 +170,50 @@ test_git_config_credentials_withheld() {
 	assert_contains "$out" "https://github.com/me/app.git"
 	assert_eq "$(sha256sum <"$T/p/.git/config")" "$before" "the host's .git/config"
 }
+
+# The session's copy of a config is written into the upper layer, which is
+# the agent's: a link it leaves there (.git/modules -> a host directory) must
+# not lead the next start's write onto the host.  Spellings git reads as a
+# credential (a continued value, a key on the header's line, a URL split by
+# quotes, an inline credential helper) are withheld as the plain ones are,
+# and so is a credential that only a submodule's config holds.
+test_git_config_credentials_withheld_in_any_spelling_and_never_written_out() {
+	mkrepo "$T/p"
+	git_init "$T/lib"
+	printf 'lib\n' >"$T/lib/l.txt"
+	git -C "$T/lib" add l.txt && git -C "$T/lib" commit -q -m lib
+	git -C "$T/p" -c protocol.file.allow=always submodule -q add "$T/lib" lib
+	git -C "$T/p" commit -q -m sub
+	git -C "$T/p/lib" remote set-url origin "https://u:canarySUB31@example.com/lib.git"
+	# only the submodule holds one: the jail starts and hides it
+	run_jail -D "$T/p" --no-export -- sh -c 'cat .git/modules/lib/config; git -C lib remote get-url origin'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://example.com/lib.git"
+	# the agent leaves a link where the next start writes
+	mkdir "$T/outside"
+	run_jail -D "$T/p" --no-export -- sh -c "rm -rf .git/modules && ln -s '$T/outside' .git/modules"
+	assert_eq "$rc" 0 "$err"
+	before=$(sha256sum <"$T/p/.git/modules/lib/config")
+	run_jail -D "$T/p" --no-export -- true
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$(find "$T/outside" -mindepth 1 | wc -l)" 0 "files written through the agent's link"
+	assert_eq "$(sha256sum <"$T/p/.git/modules/lib/config")" "$before" "the host's submodule config"
+	# other spellings, in a session of their own
+	cat >>"$T/p/.git/config" <<'CFG'
+[http] extraheader = AUTHORIZATION: bearer canarySAME41
+[http "https://example.com/"]
+	extraHeader = \
+AUTHORIZATION: basic canaryCONT42
+[remote "quoted"]
+	url = "https://user":canaryQUOTE43@example.com/a.git
+[credential]
+	helper = "!f() { echo password=canaryHELPER44; }; f"
+CFG
+	git -C "$T/p" config --get-all http.extraheader | grep -q canarySAME41 ||
+		fail "positive control: git reads the header on the section's line"
+	run_jail -s spell -D "$T/p" --no-export -- sh -c 'cat .git/config; git config --list; git remote get-url quoted'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://example.com/a.git"
+}
