@@ -165,7 +165,7 @@ static const char *redact_header(struct strbuf *out, const char *p, const char *
 
 /* One logical line [s, end) of a config, redacted into out. */
 static void redact_line(struct strbuf *out, const char *s, const char *end, char section[64],
-                        unsigned *n)
+                        unsigned *n, struct strv *includes)
 {
 	const char *p = s;
 	while (p < end && (*p == ' ' || *p == '\t'))
@@ -199,6 +199,9 @@ static void redact_line(struct strbuf *out, const char *s, const char *end, char
 	while (vs < end && (*vs == ' ' || *vs == '\t'))
 		vs++;
 	unquote(&v, vs, end, "#;");
+	if (includes && v.s && klen == 4 && strncasecmp(key, "path", 4) == 0 &&
+	    (!strcmp(section, "include") || !strcmp(section, "includeif")))
+		strv_push(includes, v.s);
 	_cleanup_free_ char *clean = v.s ? without_userinfo(v.s, n) : NULL;
 	if (clean) {
 		size_t cl = strlen(clean);
@@ -216,14 +219,16 @@ static void redact_line(struct strbuf *out, const char *s, const char *end, char
 	sb_free(&v);
 }
 
-char *gitcreds_redact(const char *text, size_t len, unsigned *withheld)
+/* gitcreds_redact, and the files the text includes (include.path,
+ * includeIf.*.path) into *includes when it is not NULL. */
+static char *redact_text(const char *text, size_t len, unsigned *withheld, struct strv *includes)
 {
 	struct strbuf out = {0};
 	char section[64] = "";
 	*withheld = 0;
 	for (const char *s = text, *end = text + len; s < end;) {
 		const char *eol = logical_end(s, end);
-		redact_line(&out, s, eol, section, withheld);
+		redact_line(&out, s, eol, section, withheld, includes);
 		s = eol < end ? eol + 1 : end;
 	}
 	if (!*withheld) {
@@ -233,6 +238,50 @@ char *gitcreds_redact(const char *text, size_t len, unsigned *withheld)
 		return NULL;
 	}
 	return sb_steal(&out);
+}
+
+char *gitcreds_redact(const char *text, size_t len, unsigned *withheld)
+{
+	return redact_text(text, len, withheld, NULL);
+}
+
+/* An included file's path relative to git_dir (dir/name) when it lies inside
+ * it, where the jail would see it as it is; else NULL (outside the project
+ * the jail does not show it; in the project, hiding rules apply).  `from`:
+ * the including file's directory, relative to git_dir.  Lexical, as git
+ * joins a relative include with the including file's directory. */
+static char *include_in_git_dir(const char *git_dir, const char *from, const char *path)
+{
+	_cleanup_free_ char *abs = NULL;
+	if (path[0] == '~' && path[1] == '/')
+		abs = xasprintf("%s%s", home_dir(), path + 1);
+	else if (path[0] == '/')
+		abs = xstrdup(path);
+	else
+		abs = xasprintf("%s/%s%s%s", git_dir, from, *from ? "/" : "", path);
+	size_t gl = strlen(git_dir);
+	if (strncmp(abs, git_dir, gl) != 0 || abs[gl] != '/')
+		return NULL;
+	/* the names below git_dir, with . and .. resolved; out of it: not ours */
+	struct strbuf rel = {0};
+	_cleanup_free_ char *copy = xstrdup(abs + gl + 1);
+	char *save = NULL;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(c, "."))
+			continue;
+		if (!strcmp(c, "..")) {
+			char *slash = rel.s ? strrchr(rel.s, '/') : NULL;
+			if (!rel.len) {
+				sb_free(&rel);
+				return NULL;
+			}
+			rel.len = slash ? (size_t)(slash - rel.s) : 0;
+			rel.s[rel.len] = '\0';
+			continue;
+		}
+		sb_printf(&rel, "%s%s", rel.len ? "/" : "", c);
+	}
+	return rel.len ? sb_steal(&rel) : (sb_free(&rel), NULL);
 }
 
 /* One step down the session's upper layer: dirfd/name, made as `lower` is
@@ -289,48 +338,74 @@ static int upper_dir(int up_parent, const char *base, const char *git_dir, const
 	return fd;
 }
 
-/* A config file of the repository at git_dir/rel, redacted into the upper
- * layer's copy of that directory (up_base/rel below up_parent). */
-static int withhold_file(const char *git_dir, int up_parent, const char *up_base,
-                         const char *rel, const char *file, unsigned *total, struct jail_err *e)
+/* Write the redacted copy of git_dir/rel/file into the upper layer, unless
+ * the session has one (or the agent changed it: its change stands).
+ * Returns 1 when it wrote, 0 when not, -1 on error. */
+static int write_copy(const char *git_dir, int up_parent, const char *up_base, const char *rel,
+                      const char *file, const char *clean, struct jail_err *e)
 {
-	const char *sep = *rel ? "/" : "";
-	_cleanup_free_ char *lo_config = xasprintf("%s%s%s/%s", git_dir, sep, rel, file);
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	struct jail_err ignored;
-	if (read_file_at(AT_FDCWD, lo_config, CONFIG_MAX, &text, &len, &ignored) < 0)
-		return 0;
-	unsigned n = 0;
-	_cleanup_free_ char *clean = gitcreds_redact(text, len, &n);
-	explicit_bzero(text, len);
-	if (!clean)
-		return 0;
+	_cleanup_free_ char *lo = xasprintf("%s%s%s/%s", git_dir, *rel ? "/" : "", rel, file);
 	struct stat st;
-	if (stat(lo_config, &st) < 0)
-		return jail_err_sys(e, "stat '%s'", lo_config);
+	if (stat(lo, &st) < 0)
+		return jail_err_sys(e, "stat '%s'", lo);
 	bool gone = false;
 	_cleanup_close_ int dfd = upper_dir(up_parent, up_base, git_dir, rel, &gone, e);
 	if (dfd < 0)
 		return gone ? 0 : -1;
 	struct stat have;
 	if (fstatat(dfd, file, &have, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
-		return 0;  /* the session's copy (or the agent's change) stands */
+		return 0;
 	_cleanup_close_ int fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	                                st.st_mode & 0777);
 	if (fd < 0 || write_all(fd, clean, strlen(clean)) < 0)
-		return jail_err_sys(e, "write the session's copy of '%s'", lo_config);
-	*total += n;
-	return 0;
+		return jail_err_sys(e, "write the session's copy of '%s'", lo);
+	return 1;
+}
+
+/* git's own bound on nested includes */
+#define INCLUDE_DEPTH 10
+
+/* A config file of the repository at git_dir/rel, redacted into the upper
+ * layer's copy of that directory (up_base/rel below up_parent), and the files
+ * it includes that lie in git_dir (the jail shows them as they are). */
+static int withhold_file(const char *git_dir, int up_parent, const char *up_base,
+                         const char *rel, const char *file, int depth, unsigned *total,
+                         struct jail_err *e)
+{
+	_cleanup_free_ char *lo_config = xasprintf("%s%s%s/%s", git_dir, *rel ? "/" : "", rel, file);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, lo_config, CONFIG_MAX, &text, &len, &ignored) < 0)
+		return 0;
+	unsigned n = 0;
+	struct strv inc = {0};
+	_cleanup_free_ char *clean = redact_text(text, len, &n, &inc);
+	explicit_bzero(text, len);
+	int r = clean ? write_copy(git_dir, up_parent, up_base, rel, file, clean, e) : 0;
+	if (r > 0)
+		*total += n;
+	r = r < 0 ? -1 : 0;
+	for (size_t i = 0; r == 0 && depth < INCLUDE_DEPTH && i < inc.n; i++) {
+		_cleanup_free_ char *in = include_in_git_dir(git_dir, rel, inc.v[i]);
+		char *slash = in ? strrchr(in, '/') : NULL;
+		if (slash)
+			*slash = '\0';
+		if (in)
+			r = withhold_file(git_dir, up_parent, up_base, slash ? in : "",
+			                  slash ? slash + 1 : in, depth + 1, total, e);
+	}
+	strv_free(&inc);
+	return r;
 }
 
 /* The config files of the repository at git_dir/rel. */
 static int withhold_config(const char *git_dir, int up_parent, const char *up_base,
                            const char *rel, unsigned *total, struct jail_err *e)
 {
-	if (withhold_file(git_dir, up_parent, up_base, rel, "config", total, e) < 0)
+	if (withhold_file(git_dir, up_parent, up_base, rel, "config", 0, total, e) < 0)
 		return -1;
-	return withhold_file(git_dir, up_parent, up_base, rel, "config.worktree", total, e);
+	return withhold_file(git_dir, up_parent, up_base, rel, "config.worktree", 0, total, e);
 }
 
 #define MODULES_DEPTH 8

@@ -210,10 +210,22 @@ AUTHORIZATION: basic canaryCONT42
 [credential]
 	helper = "!f() { echo password=canaryHELPER44; }; f"
 CFG
-	git -C "$T/p" config --get-all http.extraheader | grep -q canarySAME41 ||
-		fail "positive control: git reads the header on the section's line"
-	run_jail -s spell -D "$T/p" --no-export -- sh -c 'cat .git/config; git config --list; git remote get-url quoted'
+	# files the config includes that lie in .git, where the jail shows them
+	mkdir "$T/p/.git/more"
+	printf '[include]\n\tpath = more/one.inc\n[includeIf "gitdir:/"]\n\tpath = %s\n' \
+		"$T/p/.git/two.inc" >>"$T/p/.git/config"
+	printf '[http]\n\textraheader = canaryINC45\n[include]\n\tpath = ../three.inc\n' \
+		>"$T/p/.git/more/one.inc"
+	printf '[remote "inc"]\n\turl = https://u:canaryINC46@example.com/i.git\n' >"$T/p/.git/two.inc"
+	printf '[github]\n\ttoken = canaryINC47\n' >"$T/p/.git/three.inc"
+	for c in SAME41 INC45 INC46 INC47; do
+		git -C "$T/p" config --list | grep -q "canary$c" ||
+			fail "positive control: git reads canary$c"
+	done
+	run_jail -s spell -D "$T/p" --no-export -- sh -c 'cat .git/config .git/*.inc .git/more/*;
+		git config --list; git remote get-url quoted'
 	assert_eq "$rc" 0 "$err"
 	assert_not_contains "$out" canary
 	assert_contains "$out" "https://example.com/a.git"
+	assert_contains "$out" "remote.inc.url=https://example.com/i.git"
 }
