@@ -284,6 +284,22 @@ static char *include_in_git_dir(const char *git_dir, const char *from, const cha
 	return rel.len ? sb_steal(&rel) : (sb_free(&rel), NULL);
 }
 
+/* Where one repository's files are: its git dir is lower/git_rel on the
+ * host, and up_fd (a directory the session owns) is the upper layer over
+ * lower, so its copy is up_fd/git_rel.  Below up_fd everything is the
+ * agent's. */
+struct repo {
+	const char *lower;
+	int up_fd;
+	const char *git_rel;
+	const char *git_dir;  /* lower/git_rel */
+};
+
+static char *join(const char *a, const char *b)
+{
+	return xasprintf("%s%s%s", a, *a && *b ? "/" : "", b);
+}
+
 /* One step down the session's upper layer: dirfd/name, made as `lower` is
  * when missing, opened without following a link.  Takes dirfd. */
 static int upper_step(int dirfd, const char *name, const char *lower, bool *gone,
@@ -311,22 +327,19 @@ static int upper_step(int dirfd, const char *name, const char *lower, bool *gone
 	return next;
 }
 
-/* The upper layer's copy of git_dir/rel: base (the upper's .git, whose lower
- * is git_dir) below up_parent, then rel's names.  One name at a time without
- * following links: the upper layer is the agent's, and a link it left there
- * must not lead the write onto the host.  Returns the fd; -1 with *gone when
- * the agent replaced a step (a file, a link, a whiteout: its change stands),
- * or -1 with e set. */
-static int upper_dir(int up_parent, const char *base, const char *git_dir, const char *rel,
-                     bool *gone, struct jail_err *e)
+/* The upper layer's copy of the directory lower/path, one name at a time
+ * without following links: a link the agent left in its layer must not lead
+ * the write onto the host.  Returns the fd; -1 with *gone when the agent
+ * replaced a step (a file, a link, a whiteout: its change stands), or -1 with
+ * e set. */
+static int upper_dir(const struct repo *r, const char *path, bool *gone, struct jail_err *e)
 {
 	*gone = false;
-	int fd = fcntl(up_parent, F_DUPFD_CLOEXEC, 3);
+	int fd = fcntl(r->up_fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return jail_err_sys(e, "dup");
-	fd = upper_step(fd, base, git_dir, gone, e);
-	_cleanup_free_ char *copy = xstrdup(rel);
-	_cleanup_free_ char *lo = xstrdup(git_dir);
+	_cleanup_free_ char *copy = xstrdup(path);
+	_cleanup_free_ char *lo = xstrdup(r->lower);
 	char *save = NULL;
 	for (char *name = strtok_r(copy, "/", &save); fd >= 0 && name;
 	     name = strtok_r(NULL, "/", &save)) {
@@ -341,15 +354,17 @@ static int upper_dir(int up_parent, const char *base, const char *git_dir, const
 /* Write the redacted copy of git_dir/rel/file into the upper layer, unless
  * the session has one (or the agent changed it: its change stands).
  * Returns 1 when it wrote, 0 when not, -1 on error. */
-static int write_copy(const char *git_dir, int up_parent, const char *up_base, const char *rel,
-                      const char *file, const char *clean, struct jail_err *e)
+static int write_copy(const struct repo *r, const char *rel, const char *file, const char *clean,
+                      struct jail_err *e)
 {
-	_cleanup_free_ char *lo = xasprintf("%s%s%s/%s", git_dir, *rel ? "/" : "", rel, file);
+	_cleanup_free_ char *dir = join(r->git_dir, rel);
+	_cleanup_free_ char *lo = join(dir, file);
 	struct stat st;
 	if (stat(lo, &st) < 0)
 		return jail_err_sys(e, "stat '%s'", lo);
 	bool gone = false;
-	_cleanup_close_ int dfd = upper_dir(up_parent, up_base, git_dir, rel, &gone, e);
+	_cleanup_free_ char *path = join(r->git_rel, rel);
+	_cleanup_close_ int dfd = upper_dir(r, path, &gone, e);
 	if (dfd < 0)
 		return gone ? 0 : -1;
 	struct stat have;
@@ -365,14 +380,14 @@ static int write_copy(const char *git_dir, int up_parent, const char *up_base, c
 /* git's own bound on nested includes */
 #define INCLUDE_DEPTH 10
 
-/* A config file of the repository at git_dir/rel, redacted into the upper
- * layer's copy of that directory (up_base/rel below up_parent), and the files
- * it includes that lie in git_dir (the jail shows them as they are). */
-static int withhold_file(const char *git_dir, int up_parent, const char *up_base,
-                         const char *rel, const char *file, int depth, unsigned *total,
-                         struct jail_err *e)
+/* A config file of the repository (git_dir/rel/file), redacted into the
+ * upper layer's copy, and the files it includes that lie in git_dir (the jail
+ * shows them as they are). */
+static int withhold_file(const struct repo *rp, const char *rel, const char *file, int depth,
+                         unsigned *total, struct jail_err *e)
 {
-	_cleanup_free_ char *lo_config = xasprintf("%s%s%s/%s", git_dir, *rel ? "/" : "", rel, file);
+	_cleanup_free_ char *dir = join(rp->git_dir, rel);
+	_cleanup_free_ char *lo_config = join(dir, file);
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
 	struct jail_err ignored;
@@ -382,43 +397,42 @@ static int withhold_file(const char *git_dir, int up_parent, const char *up_base
 	struct strv inc = {0};
 	_cleanup_free_ char *clean = redact_text(text, len, &n, &inc);
 	explicit_bzero(text, len);
-	int r = clean ? write_copy(git_dir, up_parent, up_base, rel, file, clean, e) : 0;
+	int r = clean ? write_copy(rp, rel, file, clean, e) : 0;
 	if (r > 0)
 		*total += n;
 	r = r < 0 ? -1 : 0;
 	for (size_t i = 0; r == 0 && depth < INCLUDE_DEPTH && i < inc.n; i++) {
-		_cleanup_free_ char *in = include_in_git_dir(git_dir, rel, inc.v[i]);
+		_cleanup_free_ char *in = include_in_git_dir(rp->git_dir, rel, inc.v[i]);
 		char *slash = in ? strrchr(in, '/') : NULL;
 		if (slash)
 			*slash = '\0';
 		if (in)
-			r = withhold_file(git_dir, up_parent, up_base, slash ? in : "",
-			                  slash ? slash + 1 : in, depth + 1, total, e);
+			r = withhold_file(rp, slash ? in : "", slash ? slash + 1 : in, depth + 1, total, e);
 	}
 	strv_free(&inc);
 	return r;
 }
 
 /* The config files of the repository at git_dir/rel. */
-static int withhold_config(const char *git_dir, int up_parent, const char *up_base,
-                           const char *rel, unsigned *total, struct jail_err *e)
+static int withhold_config(const struct repo *rp, const char *rel, unsigned *total,
+                           struct jail_err *e)
 {
-	if (withhold_file(git_dir, up_parent, up_base, rel, "config", 0, total, e) < 0)
+	if (withhold_file(rp, rel, "config", 0, total, e) < 0)
 		return -1;
-	return withhold_file(git_dir, up_parent, up_base, rel, "config.worktree", 0, total, e);
+	return withhold_file(rp, rel, "config.worktree", 0, total, e);
 }
 
 #define MODULES_DEPTH 8
 
 /* The repositories of submodules below git_dir/rel (modules/; a name may
  * hold slashes: a directory without a config is a step of one).  The walk
- * reads the host's repository; writes go through withhold_file. */
-static int withhold_modules(const char *git_dir, int up_parent, const char *up_base,
-                            const char *rel, int depth, unsigned *total, struct jail_err *e)
+ * reads the host's repository; writes go through write_copy. */
+static int withhold_modules(const struct repo *rp, const char *rel, int depth, unsigned *total,
+                            struct jail_err *e)
 {
 	if (depth >= MODULES_DEPTH)
 		return 0;
-	_cleanup_free_ char *path = xasprintf("%s/%s", git_dir, rel);
+	_cleanup_free_ char *path = join(rp->git_dir, rel);
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d)
@@ -430,38 +444,33 @@ static int withhold_modules(const char *git_dir, int up_parent, const char *up_b
 		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
 		_cleanup_free_ char *sub = xasprintf("%s/%s", rel, de->d_name);
-		_cleanup_free_ char *cfg = xasprintf("%s/%s/config", git_dir, sub);
+		_cleanup_free_ char *cfg = xasprintf("%s/%s/config", rp->git_dir, sub);
 		if (access(cfg, F_OK) == 0) {
 			_cleanup_free_ char *mods = xasprintf("%s/modules", sub);
-			r = withhold_config(git_dir, up_parent, up_base, sub, total, e);
+			r = withhold_config(rp, sub, total, e);
 			if (r == 0)
-				r = withhold_modules(git_dir, up_parent, up_base, mods, depth + 1, total, e);
+				r = withhold_modules(rp, mods, depth + 1, total, e);
 		} else {
-			r = withhold_modules(git_dir, up_parent, up_base, sub, depth + 1, total, e);
+			r = withhold_modules(rp, sub, depth + 1, total, e);
 		}
 	}
 	closedir(d);
 	return r;
 }
 
-int gitcreds_withhold(const char *git_dir, const char *upper_git_dir, struct jail_err *e)
+int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
+                      struct jail_err *e)
 {
+	_cleanup_free_ char *git_dir = join(lower, git_rel);
 	struct stat st;
 	if (stat(git_dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return 0;  /* no .git directory: nothing to withhold */
-	/* the upper's parent is the session's own; from its .git down, the agent's */
-	_cleanup_free_ char *parent = xstrdup(upper_git_dir);
-	char *slash = strrchr(parent, '/');
-	if (!slash || !slash[1])
-		return jail_err_set(e, 0, "bad upper path '%s'", upper_git_dir);
-	*slash = '\0';
-	const char *base = slash + 1;
-	_cleanup_close_ int up_parent = open(*parent ? parent : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (up_parent < 0)
-		return jail_err_sys(e, "open '%s'", parent);
+	_cleanup_close_ int up_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (up_fd < 0)
+		return jail_err_sys(e, "open '%s'", upper);
+	struct repo rp = {.lower = lower, .up_fd = up_fd, .git_rel = git_rel, .git_dir = git_dir};
 	unsigned n = 0;
-	if (withhold_config(git_dir, up_parent, base, "", &n, e) < 0 ||
-	    withhold_modules(git_dir, up_parent, base, "modules", 0, &n, e) < 0)
+	if (withhold_config(&rp, "", &n, e) < 0 || withhold_modules(&rp, "modules", 0, &n, e) < 0)
 		return -1;
 	if (!n)
 		return 0;

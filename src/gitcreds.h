@@ -19,9 +19,13 @@
  * *withheld counts what was taken out. */
 char *gitcreds_redact(const char *text, size_t len, unsigned *withheld);
 
-/* If `git_dir`/config (on the host) holds credentials and `upper_git_dir` has
- * no config yet, write the redacted copy there (creating the directory with
- * git_dir's mode).  Says once what was withheld. */
-int gitcreds_withhold(const char *git_dir, const char *upper_git_dir, struct jail_err *e) WUR;
+/* The repository whose git dir is lower/git_rel on the host ("" : lower
+ * itself): if its config (or a submodule's, or an included file in it) holds
+ * credentials and `upper` (the session's upper layer over lower, a
+ * directory the session owns) has no copy of it yet, write the redacted copy
+ * there, creating directories as the lower's are.  Below `upper` the agent
+ * writes: nothing there is followed.  Says once what was withheld. */
+int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
+                      struct jail_err *e) WUR;
 
 #endif

@@ -104,6 +104,30 @@ static int hide_project(const struct jail_config *cfg, const struct session *s,
 	return r;
 }
 
+/* Repositories inside the project the view shows (a clone in vendor/, a
+ * submodule whose .git directory is in its work tree) have configs of their
+ * own, shown as they are: their credentials are withheld as the project's
+ * are.  (With fs.hide_start_only there is no tree: the project's alone.) */
+static int withhold_nested(const struct session *s, const struct hide_node *n, int depth,
+                           struct jail_err *e)
+{
+	for (size_t i = 0; i < n->n_kids; i++) {
+		const struct hide_node *kid = n->kids[i];
+		char path[PATH_MAX];
+		if (!kid->dir)
+			continue;
+		if (n->parent && !strcmp(kid->name, ".git")) {
+			if (hidetree_path(kid, path, sizeof(path)) &&
+			    gitcreds_withhold(s->project, s->upper, path, e) < 0)
+				return -1;
+		} else if (!kid->live && depth < HIDETREE_DEPTH &&
+		           withhold_nested(s, kid, depth + 1, e) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
                    struct hide_set *hidden, struct jail_err *e)
 {
@@ -119,12 +143,12 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 	if (cow_prepare(s, &cfg->cow_binds, e) < 0)
 		return -1;
 	record_base(s);
-	_cleanup_free_ char *git_dir = xasprintf("%s/.git", s->project);
-	_cleanup_free_ char *upper_git = xasprintf("%s/.git", s->upper);
-	if (gitcreds_withhold(git_dir, upper_git, e) < 0)
+	if (gitcreds_withhold(s->project, s->upper, ".git", e) < 0)
 		return -1;
 	log_debug("session ready");
-	return hide_project(cfg, s, h, hidden, e);
+	if (hide_project(cfg, s, h, hidden, e) < 0)
+		return -1;
+	return h->tree ? withhold_nested(s, h->tree, 0, e) : 0;
 }
 
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,

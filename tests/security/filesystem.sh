@@ -175,8 +175,9 @@ test_git_config_credentials_withheld() {
 # the agent's: a link it leaves there (.git/modules -> a host directory) must
 # not lead the next start's write onto the host.  Spellings git reads as a
 # credential (a continued value, a key on the header's line, a URL split by
-# quotes, an inline credential helper) are withheld as the plain ones are,
-# and so is a credential that only a submodule's config holds.
+# quotes, an inline credential helper, a file the config includes) are
+# withheld as the plain ones are, and so is a credential that only a
+# submodule's config holds, or a repository cloned inside the project.
 test_git_config_credentials_withheld_in_any_spelling_and_never_written_out() {
 	mkrepo "$T/p"
 	git_init "$T/lib"
@@ -228,4 +229,12 @@ CFG
 	assert_not_contains "$out" canary
 	assert_contains "$out" "https://example.com/a.git"
 	assert_contains "$out" "remote.inc.url=https://example.com/i.git"
+	# a repository cloned inside the project (not a submodule) has a config of its own
+	git clone -q "$T/lib" "$T/p/vendor/dep"
+	git -C "$T/p/vendor/dep" remote set-url origin "https://u:canaryNEST48@example.com/dep.git"
+	run_jail -s nested -D "$T/p" --no-export -- sh -c 'cat vendor/dep/.git/config;
+		git -C vendor/dep remote get-url origin'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://example.com/dep.git"
 }
