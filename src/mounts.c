@@ -97,23 +97,59 @@ static int make_readonly(const char *path, unsigned how, struct jail_err *e)
 	return 0;
 }
 
-/* Create dst like src (directory, or an empty file to bind a file over). */
-static int make_target(const char *dst, bool dir, struct jail_err *e)
+/* Create the mount point dst (below NEW: a directory, or an empty file to
+ * bind a file over) one name at a time from the new root, never through a
+ * symlink.  Below the fake home and the project lie the agent's files (a
+ * persistent home, the project's upper layer); a link it left there would
+ * be resolved here, where the host's root is still reachable at OLD, so
+ * following it could make a directory or file on the host, and would move
+ * the mount where the jail does not look. */
+static int make_target(const char *dst, bool dir, mode_t mode, struct jail_err *e)
 {
-	if (dir)
-		return mkdir_p(dst, 0755, e);
-	_cleanup_free_ char *parent = xstrdup(dst);
-	char *slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		if (mkdir_p(parent, 0755, e) < 0)
-			return -1;
-	}
-	int fd = open(dst, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0 && errno != EEXIST)
-		return jail_err_sys(e, "create mount point '%s'", dst);
-	if (fd >= 0)
+	size_t nl = strlen(NEW);
+	if (strncmp(dst, NEW "/", nl + 1) != 0)
+		return jail_err_set(e, EINVAL, "mount point '%s' outside the new root", dst);
+	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return jail_err_sys(e, "open " NEW);
+	_cleanup_free_ char *rel = xstrdup(dst + nl + 1);
+	char *save = NULL;
+	for (char *name = strtok_r(rel, "/", &save); name; ) {
+		char *next_name = strtok_r(NULL, "/", &save);
+		bool last = next_name == NULL;
+		int next;
+		struct stat st;
+		if (last && !dir) {
+			next = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (next < 0 && errno == EEXIST) {
+				/* O_PATH opens a symlink itself: look first */
+				if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+					errno = ELOOP;
+				else
+					next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+			}
+		} else {
+			if (mkdirat(fd, name, mode) < 0 && errno != EEXIST) {
+				close(fd);
+				return jail_err_sys(e, "create mount point '%s'", dst + nl);
+			}
+			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		int err = errno;
 		close(fd);
+		if (next < 0) {
+			_cleanup_free_ char *esc = escape_name(dst + nl);
+			if (err == ELOOP || err == ENOTDIR)
+				return jail_err_set(e, 0, "mount point %s: '%s' on its way is a symlink or a file "
+				                          "(left in a persistent home or the project?); remove it, "
+				                          "or jail reset", esc, name);
+			errno = err;
+			return jail_err_sys(e, "create mount point '%s'", esc);
+		}
+		fd = next;
+		name = next_name;
+	}
+	close(fd);
 	return 0;
 }
 
@@ -134,11 +170,15 @@ static int bind_host(const char *host, const char *at, unsigned how, struct jail
 		if (n < 0)
 			return jail_err_sys(e, "read link '%s'", host);
 		target[n] = '\0';
+		_cleanup_free_ char *parent = xstrdup(dst);
+		*strrchr(parent, '/') = '\0';
+		if (strcmp(parent, NEW) != 0 && make_target(parent, true, 0755, e) < 0)
+			return -1;
 		if (symlink(target, dst) < 0 && errno != EEXIST)
 			return jail_err_sys(e, "copy link '%s'", host);
 		return 0;
 	}
-	if (make_target(dst, S_ISDIR(st.st_mode), e) < 0)
+	if (make_target(dst, S_ISDIR(st.st_mode), 0755, e) < 0)
 		return -1;
 	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0)
 		return -1;
@@ -404,7 +444,7 @@ static int build_proc(struct jail_err *e)
 static int tmpfs_at(const char *at, const char *opts, struct jail_err *e)
 {
 	_cleanup_free_ char *p = xasprintf(NEW "%s", at);
-	if (mkdir_p(p, 0755, e) < 0)
+	if (make_target(p, true, 0755, e) < 0)
 		return -1;
 	return xmount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts, e);
 }
@@ -475,7 +515,7 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 	if (!p->gitdir_lower)
 		return 0;
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->gitdir_lower);
-	if (mkdir_p(dst, 0755, e) < 0)
+	if (make_target(dst, true, 0755, e) < 0)
 		return -1;
 	if (overlay_at(dst, p->gitdir_lower, p->gitdir_upper, p->gitdir_work, false) < 0)
 		return jail_err_sys(e, "mount overlay on the worktree's repository %s",
@@ -486,7 +526,7 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 static int move_project(const struct jail_plan *p, struct jail_err *e)
 {
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->session->project);
-	if (mkdir_p(dst, 0755, e) < 0)
+	if (make_target(dst, true, 0755, e) < 0)
 		return -1;
 	return xmount(STAGE, dst, NULL, MS_MOVE, NULL, e);
 }
@@ -494,7 +534,7 @@ static int move_project(const struct jail_plan *p, struct jail_err *e)
 static int build_home(const struct jail_plan *p, struct jail_err *e)
 {
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
-	if (mkdir_p(dst, 0700, e) < 0)
+	if (make_target(dst, true, 0700, e) < 0)
 		return -1;
 	if (p->cfg->home == HOME_PERSISTENT) {
 		_cleanup_free_ char *src = xasprintf(OLD "%s", p->session->home);
@@ -525,7 +565,7 @@ static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
 		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
 		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
 		_cleanup_free_ char *work = xasprintf("%s/work", dir);
-		if (mkdir_p(dst, 0755, e) < 0)
+		if (make_target(dst, true, 0755, e) < 0)
 			return -1;
 		if (overlay_at(dst, l->v[i], upper, work, false) < 0)
 			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);

@@ -238,3 +238,32 @@ CFG
 	assert_not_contains "$out" canary
 	assert_contains "$out" "https://example.com/dep.git"
 }
+
+# Mount points in the fake home are made while the host's root is still
+# reachable (at /oldroot), and a persistent home holds what the agent left
+# there: a link on the way to a bind, a copy-on-write dir or a tmpfs must not
+# make a directory or file on the host, nor move the mount.
+test_mount_points_never_made_through_the_agents_links() {
+	mkrepo "$T/p"
+	export HOME=$T/h
+	mkdir -p "$HOME/.cache/pip" "$HOME/.config/tool" "$T/outside"
+	printf 'conf\n' >"$HOME/.config/tool/rc"
+	run_jail -D "$T/p" --home persistent --no-export -- sh -c "rm -rf ~/.cache ~/.config &&
+		ln -s '/oldroot$T/outside' ~/.cache && ln -s '/oldroot$T/outside' ~/.config"
+	assert_eq "$rc" 0 "$err"
+	for bind in "--cow $HOME/.cache/pip" "--ro $HOME/.config/tool" "--tmpfs $HOME/.cache/t"; do
+		# shellcheck disable=SC2086
+		run_jail -D "$T/p" --home persistent --no-export $bind -- true
+		assert_eq "$rc" 125 "$bind through the agent's link"
+		assert_contains "$err" "is a symlink or a file"
+	done
+	assert_eq "$(find "$T/outside" -mindepth 1 | wc -l)" 0 "made on the host through the link"
+	# positive control: in a fresh session the same binds are where they belong
+	"$JAIL" reset -D "$T/p" --all </dev/null
+	run_jail -D "$T/p" --home persistent --no-export --cow "$HOME/.cache/pip" \
+		--ro "$HOME/.config/tool" -- sh -c 'cat ~/.config/tool/rc; touch ~/.cache/pip/new && echo cow-ok'
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" "conf"
+	assert_contains "$out" "cow-ok"
+	assert_no_file "$HOME/.cache/pip/new"
+}
