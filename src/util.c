@@ -245,8 +245,18 @@ int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_
 int replace_file(const char *path, const char *data, size_t n, mode_t mode, struct jail_err *e)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
-	if (write_file_at(AT_FDCWD, tmp, data, n, mode, e) < 0)
-		return -1;
+	/* a new inode every time: a name left at tmp (a crash's, or a hard link
+	 * to another file) is never written through */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "remove '%s'", tmp);
+	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	if (fd < 0)
+		return jail_err_sys(e, "open '%s' for writing", tmp);
+	if (write_all(fd, data, n) < 0) {
+		int r = jail_err_sys(e, "write '%s'", tmp);
+		unlink(tmp);
+		return r;
+	}
 	if (rename(tmp, path) < 0) {
 		int r = jail_err_sys(e, "rename '%s'", tmp);
 		unlink(tmp);

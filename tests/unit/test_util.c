@@ -125,3 +125,30 @@ T(mkdir_p_makes_missing_parents_and_accepts_existing)
 	CHECK(system(cmd) == 0);
 	free(deep), free(file), free(under), free(cmd);
 }
+
+/* A name left at the temporary file (a hard link to another file, a symlink)
+ * is replaced, never written through. */
+T(replace_file_never_writes_through_the_tmp_name)
+{
+	char root[] = "/tmp/jail-unit-replace-XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	struct jail_err e;
+	char *victim = xasprintf("%s/victim", root);
+	char *path = xasprintf("%s/running", root);
+	char *tmp = xasprintf("%s/running.tmp", root);
+	CHECK(write_file_at(AT_FDCWD, victim, "keep", 4, 0600, &e) == 0);
+	CHECK(link(victim, tmp) == 0);
+	CHECK(replace_file(path, "new", 3, 0600, &e) == 0);
+	char *got = NULL;
+	CHECK(read_file_at(AT_FDCWD, victim, 64, &got, NULL, &e) == 0 && strcmp(got, "keep") == 0);
+	free(got);
+	CHECK(read_file_at(AT_FDCWD, path, 64, &got, NULL, &e) == 0 && strcmp(got, "new") == 0);
+	free(got);
+	CHECK(symlink(victim, tmp) == 0);
+	CHECK(replace_file(path, "again", 5, 0600, &e) == 0);
+	CHECK(read_file_at(AT_FDCWD, victim, 64, &got, NULL, &e) == 0 && strcmp(got, "keep") == 0);
+	free(got);
+	char *cmd = xasprintf("rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(victim), free(path), free(tmp), free(cmd);
+}
