@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/sendfile.h>
@@ -555,8 +556,28 @@ static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e
 	return 0;
 }
 
+/* A copy-on-write dir's lower, opened through the old root without following
+ * a symlink: cow_prepare refused one on the host, and a path swapped for a
+ * link since (by anything that can write there, such as another session's
+ * --rw bind) must not bring another host directory in. */
+static int open_cow_lower(const char *path, struct jail_err *e)
+{
+	_cleanup_close_ int root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd = root < 0 ? -1 : (int)syscall(SYS_openat2, root, path + 1, &how, sizeof(how));
+	if (fd < 0) {
+		_cleanup_free_ char *esc = escape_name(path);
+		return jail_err_sys(e, "cow %s: open it without following a symlink", esc);
+	}
+	return fd;
+}
+
 /* Host directories seen copy-on-write (cowdirs.h): an overlay each, over the
- * host directory read through the old root, its layers in the session. */
+ * host directory read through the old root (the fd opened just now, so the
+ * overlay reads what was checked), its layers in the session. */
 static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct strv *l = &p->cfg->cow_binds;
@@ -567,7 +588,11 @@ static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
 		_cleanup_free_ char *work = xasprintf("%s/work", dir);
 		if (make_target(dst, true, 0755, e) < 0)
 			return -1;
-		if (overlay_at(dst, l->v[i], upper, work, false) < 0)
+		_cleanup_close_ int lower_fd = open_cow_lower(l->v[i], e);
+		if (lower_fd < 0)
+			return -1;
+		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
+		if (overlay_at(dst, lower, upper, work, true) < 0)
 			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
 	}
 	return 0;
