@@ -267,6 +267,8 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 {
 	struct relay r = {.in = tty_fds[0] ? STDIN_FILENO : -1, .master = master};
 	r.out = tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
+	/* the agent can write to this pty too: the same filter as the jail's own */
+	r.filter.eight_bit = host_eight_bit();
 	sigset_t mask;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGWINCH);
@@ -281,6 +283,7 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 	copy_winsize(&r);
 	int ret = r.in >= 0 ? raw_mode(e) : 0;
 	bool done = ret < 0;
+	catch_crashes(&r);
 	while (!done) {
 		struct pollfd fds[4] = {
 			{sigfd, POLLIN, 0},
@@ -300,6 +303,7 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 		done = fds[3].revents != 0;
 	}
 	drain_output(&r);
+	end_relay(&r);
 	restore_terminal();
 	close(sigfd);
 	return ret;

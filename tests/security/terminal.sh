@@ -148,3 +148,27 @@ test_terminal_modes_reset_when_the_supervisor_crashes() {
 	assert_switches_dropped
 	assert_reset_after_end
 }
+
+# jail exec from a terminal relays a pty of the jail, which the agent can write
+# to (it is the same user's devpts): the same filter, with the host's encoding,
+# and the same reset when the joined command ends.
+test_exec_terminal_filtered_and_reset() {
+	term_payload
+	printf '\302\2336n\302\233?1000hEND8\n' >"$T/bin/c1-utf8"
+	mkdir -p "$T/sig"
+	"$JAIL" -q --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "touch '$T/sig/ready';
+		while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" </dev/null >/dev/null 2>"$T/agent.err" &
+	agent=$!
+	wait_for test -e "$T/sig/ready"
+	in_pty "$JAIL exec -D $T/p -- cat $T/bin/payload; echo rc=\$?"
+	assert_contains "$out" "rc=0"
+	assert_switches_dropped
+	assert_reset_after_end
+	# a locale of another encoding: no C1 byte at all, not even inside UTF-8
+	in_pty "LC_ALL=en_US.ISO-8859-1 $JAIL exec -D $T/p -- cat $T/bin/c1-utf8; echo rc=\$?"
+	assert_contains "$out" "END8"
+	assert_not_contains "$out" $'\233'
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	host_safe
+}
