@@ -176,7 +176,8 @@ static void *server_main(void *arg)
 		if (getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || cr.uid != getuid())
 			refuse(c, "this session belongs to another user");
 		else if (!peer_in_our_userns(c, cr.pid))
-			refuse(c, "jail exec is refused from inside a jail");
+			refuse(c, "jail exec is refused from inside a jail (or any user namespace but the "
+			          "one the jail was started in: run it there)");
 		else if (sync_send(srv->sync_sock, SYNC_EXEC, NULL, 0, c, &e) < 0)
 			refuse(c, "the jail is ending");
 		close(c);
