@@ -44,7 +44,8 @@ static void strip_userinfo(struct strbuf *out, const char *s, const char *end, u
  * and usernames, which the jail has no use for. */
 static bool secret_key(const char *section, const char *key, size_t len)
 {
-	static const char *const words[] = {"extraheader", "password", "token", "secret"};
+	/* "pass": sendemail.smtpPass holds the SMTP password itself */
+	static const char *const words[] = {"extraheader", "pass", "token", "secret", "apikey"};
 	char low[64];
 	if (len >= sizeof(low))
 		return false;

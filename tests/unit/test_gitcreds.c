@@ -62,6 +62,9 @@ T(credentials_in_other_spellings_are_taken_out)
 		"[credential \"https://example.com\"]\n\tHelper = store --file=/tmp/SECRETfile\n",
 		/* case */
 		"[HTTP]\n\tEXTRAHEADER = SECRETupper\n",
+		/* other tools' passwords and keys */
+		"[sendemail]\n\tsmtpPass = SECRETsmtp\n",
+		"[tool]\n\tapiKey = SECRETapi\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		unsigned n = 0;
