@@ -459,6 +459,28 @@ static int withhold_modules(const struct repo *rp, const char *rel, int depth, u
 	return r;
 }
 
+/* The linked worktrees' own config files (worktrees/NAME/config.worktree,
+ * read with extensions.worktreeConfig): the jail shows them with the rest. */
+static int withhold_worktrees(const struct repo *rp, unsigned *total, struct jail_err *e)
+{
+	_cleanup_free_ char *path = join(rp->git_dir, "worktrees");
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d)
+		return 0;
+	fd = -1;  /* the DIR has it */
+	int r = 0;
+	struct dirent *de;
+	while (r == 0 && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *rel = xasprintf("worktrees/%s", de->d_name);
+		r = withhold_file(rp, rel, "config.worktree", 0, total, e);
+	}
+	closedir(d);
+	return r;
+}
+
 int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
                       struct jail_err *e)
 {
@@ -471,7 +493,8 @@ int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
 		return jail_err_sys(e, "open '%s'", upper);
 	struct repo rp = {.lower = lower, .up_fd = up_fd, .git_rel = git_rel, .git_dir = git_dir};
 	unsigned n = 0;
-	if (withhold_config(&rp, "", &n, e) < 0 || withhold_modules(&rp, "modules", 0, &n, e) < 0)
+	if (withhold_config(&rp, "", &n, e) < 0 || withhold_modules(&rp, "modules", 0, &n, e) < 0 ||
+	    withhold_worktrees(&rp, &n, e) < 0)
 		return -1;
 	if (!n)
 		return 0;

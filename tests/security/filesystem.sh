@@ -237,6 +237,15 @@ CFG
 	assert_eq "$rc" 0 "$err"
 	assert_not_contains "$out" canary
 	assert_contains "$out" "https://example.com/dep.git"
+	# a linked worktree's own config (extensions.worktreeConfig)
+	git -C "$T/p" config extensions.worktreeConfig true
+	git -C "$T/p" worktree add -q "$T/wt" -b side
+	git -C "$T/wt" config --worktree http.extraheader "AUTHORIZATION: basic canaryWT49"
+	git -C "$T/wt" config --get http.extraheader | grep -q canaryWT49 ||
+		fail "positive control: git reads the worktree's config"
+	run_jail -D "$T/wt" --no-export -- sh -c 'git config --list; cat "$(git rev-parse --git-dir)/config.worktree"'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
 }
 
 # Mount points in the fake home are made while the host's root is still
