@@ -27,7 +27,7 @@ static void strip_userinfo(struct strbuf *out, const char *s, const char *end, u
 		}
 		const char *auth = sep + 3;
 		size_t span = 0;
-		while (auth + span < end && !strchr("/?#\n", auth[span]))
+		while (auth + span < end && !strchr("/?#", auth[span]))
 			span++;
 		const char *at = memrchr(auth, '@', span);
 		sb_append(out, s, (size_t)(auth - s));
@@ -82,8 +82,10 @@ static const char *logical_end(const char *s, const char *end)
 
 /* A quoted or bare value (or subsection) as git reads it, from p up to
  * `stop` outside quotes (or the end): quotes dropped, escapes and
- * continuations resolved.  Returns where it stopped. */
-static const char *unquote(struct strbuf *v, const char *p, const char *end, const char *stop)
+ * continuations resolved (\n, \t, \b in a value; in a subsection every
+ * escaped character stands for itself).  Returns where it stopped. */
+static const char *unquote(struct strbuf *v, const char *p, const char *end, const char *stop,
+                           bool value)
 {
 	bool quoted = false;
 	for (; p < end; p++) {
@@ -92,7 +94,8 @@ static const char *unquote(struct strbuf *v, const char *p, const char *end, con
 			c = *++p;
 			if (c == '\n')
 				continue;
-			c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
+			if (value)
+				c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
 		} else if (c == '"') {
 			quoted = !quoted;
 			continue;
@@ -148,7 +151,7 @@ static const char *redact_header(struct strbuf *out, const char *p, const char *
 		section[i] = (char)tolower((unsigned char)name[i]);
 	section[len] = '\0';
 	struct strbuf sub = {0};
-	const char *close = unquote(&sub, q, end, "]");
+	const char *close = unquote(&sub, q, end, "]", false);
 	const char *after = close < end ? close + 1 : end;
 	_cleanup_free_ char *clean = sub.s ? without_userinfo(sub.s, n) : NULL;
 	if (clean) {
@@ -199,7 +202,7 @@ static void redact_line(struct strbuf *out, const char *s, const char *end, char
 	const char *vs = p + 1;
 	while (vs < end && (*vs == ' ' || *vs == '\t'))
 		vs++;
-	unquote(&v, vs, end, "#;");
+	unquote(&v, vs, end, "#;", true);
 	if (includes && v.s && klen == 4 && strncasecmp(key, "path", 4) == 0 &&
 	    (!strcmp(section, "include") || !strcmp(section, "includeif")))
 		strv_push(includes, v.s);

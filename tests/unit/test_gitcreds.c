@@ -62,6 +62,9 @@ T(credentials_in_other_spellings_are_taken_out)
 		"[credential \"https://example.com\"]\n\tHelper = store --file=/tmp/SECRETfile\n",
 		/* case */
 		"[HTTP]\n\tEXTRAHEADER = SECRETupper\n",
+		/* escapes: a newline in the userinfo, an escaped letter in a subsection */
+		"[remote \"o\"]\n\turl = https://u:SECRET\\nnl@example.com/a.git\n",
+		"[url \"https://u:SECRET\\n@example.com/\"]\n\tinsteadOf = x\n",
 		/* other tools' passwords and keys */
 		"[sendemail]\n\tsmtpPass = SECRETsmtp\n",
 		"[tool]\n\tapiKey = SECRETapi\n",
