@@ -632,6 +632,33 @@ static int enter_new_root(struct jail_err *e)
 	return 0;
 }
 
+/* jail's state directory, if a bind or copy-on-write dir shows it (--ro
+ * ~/.local holds ~/.local/state/jail): an empty read-only tmpfs over it.  It
+ * holds every session's work, persistent homes and running jails' exec
+ * sockets, none of which is this agent's to see.  The path is walked from the
+ * new root without following links (one the agent left is not the state
+ * dir), and only what exists is covered: nothing is made. */
+static int mask_state_root(const struct jail_plan *p, struct jail_err *e)
+{
+	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return jail_err_sys(e, "open " NEW);
+	_cleanup_free_ char *rel = xstrdup(p->state_root);
+	char *save = NULL;
+	for (char *name = strtok_r(rel, "/", &save); name && fd >= 0;
+	     name = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	if (fd < 0)
+		return 0;  /* not in the jail's tree */
+	close(fd);
+	_cleanup_free_ char *at = xasprintf(NEW "%s", p->state_root);
+	return xmount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+	              "mode=0555,size=4k", e);
+}
+
 int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct jail_config *c = p->cfg;
@@ -663,5 +690,7 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	for (size_t i = 0; i < c->tmpfs.n; i++)
 		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)
 			return -1;
+	if (p->state_root && mask_state_root(p, e) < 0)
+		return -1;
 	return enter_new_root(e);
 }

@@ -8,6 +8,7 @@
 #include "hints.h"
 #include "log.h"
 #include "secrets.h"
+#include "session.h"
 
 #include <pwd.h>
 #include <string.h>
@@ -98,6 +99,10 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	p->cfg = cfg;
 	p->session = s;
 	p->uid = getuid();
+	_cleanup_free_ char *root = state_root();
+	p->state_root = realpath(root, NULL);
+	if (!p->state_root)
+		p->state_root = steal_ptr(&root);
 	p->gid = getgid();
 	struct passwd *pw = getpwuid(p->uid);
 	/* both end up in the jail's /etc/passwd: no ':' or newline may break a line */
@@ -127,6 +132,7 @@ void plan_free(struct jail_plan *p)
 	free(p->shell);
 	free(p->cwd);
 	free(p->notfound_hint);
+	free(p->state_root);
 	free(p->gitdir_lower);
 	free(p->gitdir_upper);
 	free(p->gitdir_work);

@@ -37,6 +37,8 @@ struct jail_plan {
 	 * the session's second upper/work pair; all NULL otherwise. */
 	char *gitdir_lower, *gitdir_upper, *gitdir_work;
 	char *notfound_hint;  /* where the command is on the host, if the jail lacks it */
+	char *state_root;     /* jail's state directory, resolved: hidden inside when a
+	                       * bind (--ro ~/.local) would show it */
 	/* The project's filtered view under the overlay (hidefs.h); NULL with
 	 * fs.hide_start_only.  Set by the caller of plan_build. */
 	struct hidefs *hidefs;

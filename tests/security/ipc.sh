@@ -94,37 +94,62 @@ test_sysv_ipc_isolated() {
 	assert_eq "$rc" 0 "positive control: SysV IPC works inside, in its own namespace"
 }
 
-# A running jail's exec socket is in the state dir, which no jail sees unless a
-# bind shows it (`--ro ~/.local` holds ~/.local/state/jail).  An agent that can
-# see it must still not start commands in a jail: not in another session's
-# (whose policy may be wider: --rw, --net open), not in its own.  The uid cannot
-# tell (a jail maps the user's uid to itself): the supervisor refuses peers
-# outside its own user namespace.
+# A running jail's exec socket is in the state dir, which no jail sees: a bind
+# that would show it (`--ro ~/.local` holds ~/.local/state/jail) finds it
+# covered.  And an agent that reaches a socket anyway (here: a hard link the
+# test makes beside the project) must still not start commands in a jail: not
+# in another session's (whose policy may be wider: --rw, --net open), not in
+# its own.  The uid cannot tell (a jail maps the user's uid to itself): the
+# supervisor refuses peers outside its own user namespace.
+#
+# exec_client SOCKET FILE: jail exec's request, sent by hand: `touch FILE`.
+# Prints the answer's type (3: refused) and text.
+exec_client() {
+	python3 - "$1" "$2" <<'PY'
+import array, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+words = [b"touch", sys.argv[2].encode()]
+body = b"".join(w + b"\0" for w in words) + b"/\0"
+head = struct.pack("=IIIIHH", 0x6a6f696e, 0, len(words), len(body), 0, 0)
+s.sendmsg([head + body], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2]))])
+m = s.recv(4096)
+print("answer", struct.unpack("=I", m[:4])[0], m[8:].split(b"\0")[0].decode())
+PY
+}
+
 test_exec_socket_refused_from_inside_a_jail() {
 	mkrepo "$T/pb"
 	mkrepo "$T/pa"
-	mkdir -p "$T/sig" "$XDG_STATE_HOME"
+	mkdir -p "$T/sig" "$T/sock" "$XDG_STATE_HOME"
 	bin=$(dirname "$JAIL")
-	sees_state=(--ro "$XDG_STATE_HOME" --ro "$bin" --setenv "XDG_STATE_HOME=$XDG_STATE_HOME")
-	# B's agent tries its own session once its socket is there
-	"$JAIL" -D "$T/pb" --rw "$T/sig" "${sees_state[@]}" -- sh -c "
-		while [ ! -S '$(session_dir "$T/pb")/exec.sock' ]; do sleep 0.1; done
-		'$JAIL' exec -D '$T/pb' -- touch '$T/sig/from-self' 2>'$T/sig/self.err'
-		echo \$? >'$T/sig/self.rc'
+	declare -f exec_client >"$T/sig/client.sh"
+	"$JAIL" -D "$T/pb" --rw "$T/sig" --ro "$T/sock" -- sh -c "touch '$T/sig/ready';
+		while [ ! -e '$T/sig/try' ]; do sleep 0.1; done
+		bash -c '. \"$T/sig/client.sh\"; exec_client \"$T/sock/exec.sock\" \"$T/sig/from-self\"' \
+			>'$T/sig/self.out' 2>&1
 		while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" </dev/null >"$T/b.out" 2>"$T/b.err" &
 	b=$!
-	wait_for test -e "$T/sig/self.rc" -o ! -d "/proc/$b" || fail "B: $(cat "$T/b.err")"
-	[ -e "$T/sig/self.rc" ] || fail "B's agent ended early: $(cat "$T/b.err")"
-	assert_eq "$(cat "$T/sig/self.rc")" 125 "jail exec into its own session from its agent"
-	assert_contains "$(cat "$T/sig/self.err")" "refused from inside a jail"
-	# from another project's jail
-	run_jail -D "$T/pa" --no-export --ro "$T/pb" "${sees_state[@]}" -- \
-		sh -c '"$1" exec -D "$2" -- touch "$3"; echo "exec-rc=$?"' sh "$JAIL" "$T/pb" "$T/sig/from-a"
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$b" || fail "B: $(cat "$T/b.err")"
+	[ -e "$T/sig/ready" ] || fail "B's agent ended early: $(cat "$T/b.err")"
+	ln "$(session_dir "$T/pb")/exec.sock" "$T/sock/exec.sock"
+	# B's agent, through the link, into its own session
+	touch "$T/sig/try"
+	wait_for test -s "$T/sig/self.out"
+	assert_contains "$(cat "$T/sig/self.out")" "answer 3 jail exec is refused from inside a jail"
+	# another project's agent, through the link
+	run_jail -D "$T/pa" --no-export --ro "$T/sock" --ro "$T/sig" -- \
+		bash -c '. "$1"; exec_client "$2" "$3"' sh "$T/sig/client.sh" "$T/sock/exec.sock" "$T/sig/from-a"
+	assert_contains "$out" "answer 3 jail exec is refused from inside a jail"
+	# the state dir a bind would show is covered: jail exec finds no session
+	run_jail -D "$T/pa" --no-export --ro "$XDG_STATE_HOME" --ro "$bin" --ro "$T/pb" \
+		--setenv "XDG_STATE_HOME=$XDG_STATE_HOME" -- sh -c 'ls -A "$1/jail"; echo listed;
+		"$2" exec -D "$3" -- true; echo "exec-rc=$?"' sh "$XDG_STATE_HOME" "$JAIL" "$T/pb"
 	assert_contains "$out" "exec-rc=125"
-	assert_contains "$err" "refused from inside a jail"
-	# positive control: the same request from the host is served
-	"$JAIL" exec -D "$T/pb" -- touch "$T/sig/from-host" </dev/null
-	assert_file "$T/sig/from-host"
+	assert_eq "$(sed -n '1p' <<<"$out")" "listed" "the state dir inside"
+	# positive control: the same request from the host, through the same link, is served
+	exec_client "$T/sock/exec.sock" "$T/sig/from-host" >/dev/null
+	wait_for test -e "$T/sig/from-host"
 	touch "$T/sig/go"
 	wait "$b" || fail "B's agent: $(cat "$T/b.err")"
 	assert_no_file "$T/sig/from-self"
