@@ -203,14 +203,13 @@ static void redact_line(struct strbuf *out, const char *s, const char *end, char
 	while (vs < end && (*vs == ' ' || *vs == '\t'))
 		vs++;
 	unquote(&v, vs, end, "#;", true);
+	while (v.len && (v.s[v.len - 1] == ' ' || v.s[v.len - 1] == '\t'))
+		v.s[--v.len] = '\0';  /* git drops the blanks before a comment or the end */
 	if (includes && v.s && klen == 4 && strncasecmp(key, "path", 4) == 0 &&
 	    (!strcmp(section, "include") || !strcmp(section, "includeif")))
 		strv_push(includes, v.s);
 	_cleanup_free_ char *clean = v.s ? without_userinfo(v.s, n) : NULL;
 	if (clean) {
-		size_t cl = strlen(clean);
-		while (cl && (clean[cl - 1] == ' ' || clean[cl - 1] == '\t'))
-			clean[--cl] = '\0';
 		sb_printf(out, "%.*s = ", (int)klen, key);
 		put_quoted(out, clean);
 		sb_puts(out, "\n");
