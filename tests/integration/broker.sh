@@ -20,7 +20,7 @@ wait_file() { wait_for test -s "$1" || fail "did not appear: $1"; }
 
 # broker_world [CERT_NAME] [SERVER_CA_DIR]: W, the upstream, the project;
 # $JAIL runs in W with the host trusting $T/ca only.  The upstream is
-# $HELPERS/${UPSTREAM:-tls_echo.py} PORTFILE CERT KEY LOG.
+# $HELPERS/${UPSTREAM:-tls_echo.py} PORTFILE CERT KEY LOG (python3, or node for a .js).
 broker_world() {
 	trap cleanup_bg EXIT
 	command -v openssl >/dev/null || fail "openssl is missing (scripts/setup installs it)"
@@ -39,8 +39,10 @@ broker_world() {
 		exec sleep 1000'
 	wait_file "$T/.w"
 	W=$(cat "$T/.w")
+	local run=python3
+	case ${UPSTREAM:-} in *.js) run=node ;; esac
 	bg nsenter --preserve-credentials -U -n -t "$W" \
-		python3 "$HELPERS/${UPSTREAM:-tls_echo.py}" "$T/port" "$srv/srv.crt" "$srv/srv.key" "$T/up.log"
+		$run "$HELPERS/${UPSTREAM:-tls_echo.py}" "$T/port" "$srv/srv.crt" "$srv/srv.key" "$T/up.log"
 	wait_file "$T/port"
 	printf '#!/bin/sh\nexec nsenter --preserve-credentials -U -n -t %s env SSL_CERT_FILE=%s JAIL_TEST_BROKER_UPSTREAM=127.0.0.1:%s %s "$@"\n' \
 		"$W" "$T/ca/ca.crt" "$(cat "$T/port")" "$JAIL" >"$T/jail-in-w"
@@ -533,6 +535,133 @@ time.sleep(120)
 	wait_for grep -q torn "$T/torn.out"
 	wait_for -t 20 threads_asleep "$pid"
 	kill "$pid"
+}
+
+# ---- HTTP/2 (src/brokerh2.c): an h2-only upstream (h2_echo.js) ----
+
+# One request of the upstream's log: the block that starts with "METHOD PATH".
+h2_req() { awk -v RS= -v p="$1" 'index($0, p) == 1' "$T/up.log"; }
+
+test_broker_h2_real_key_in_the_header_only() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --http2 -w "%{http_version}\n" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/v1/messages &&
+		curl -sS -m 20 --http2 -u "x-access-token:$ANTHROPIC_API_KEY" https://api.anthropic.com/basic &&
+		curl -sS -m 20 --http2 -D - -o /dev/null https://api.anthropic.com/trailers'
+	assert_eq "$rc" 0 "curl through the broker (stderr: $err)"
+	assert_contains "$out" "ok 1
+2
+ok 2"
+	assert_contains "$out" "x-done: yes"
+	local one
+	one=$(h2_req "GET /v1/messages")
+	assert_contains "$one" "proto=2.0"
+	assert_contains "$one" "x-api-key: $REAL_KEY"
+	assert_contains "$(h2_req "GET /basic")" \
+		"authorization: Basic $(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in one header only"
+	assert_contains "$err" "jail: 2 requests to api.anthropic.com carried your key"
+	assert_not_contains "$err" "exfiltration"
+}
+
+test_broker_h2_placeholder_elsewhere_stays_and_is_reported() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" -H "x-other: $ANTHROPIC_API_KEY" \
+			--data-binary "leak=$ANTHROPIC_API_KEY" "https://api.anthropic.com/post?k=$ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	local req
+	req=$(h2_req "POST /post")
+	assert_contains "$req" "x-api-key: $REAL_KEY"
+	assert_contains "$req" "x-other: sk-ant-api03-"
+	assert_contains "$req" "body=leak=sk-ant-api03-"
+	assert_contains "$req" "POST /post?k=sk-ant-api03-"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in x-api-key only"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the URL"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the header x-other"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a request body"
+	assert_contains "$err" "jail: warning: 3 possible exfiltration attempts"
+}
+
+# Several streams on one connection, each with its own rules' verdict and its
+# own refusal; one upstream connection carries them all.
+test_broker_h2_streams_and_rules_per_stream() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	B=("${B[@]:0:${#B[@]}-1}" "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B only GET *, POST /allowed")
+	run_jail "${B[@]}" -- sh -c '
+		u="x-access-token:$ANTHROPIC_API_KEY"
+		curl -sS -m 30 --http2 --parallel --parallel-max 10 \
+			-u "$u" https://api.anthropic.com/get1 --next \
+			-u "$u" --data-binary a https://api.anthropic.com/allowed --next \
+			-u "$u" --data-binary b https://api.anthropic.com/withheld --next \
+			-u "$u" -H "Host: evil.example.net" https://api.anthropic.com/fronted --next \
+			-u "$u" https://api.anthropic.com/get2'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "jail broker: a request for another site"
+	local real
+	real="authorization: Basic $(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)"
+	assert_contains "$(h2_req "GET /get1")" "$real"
+	assert_contains "$(h2_req "GET /get2")" "$real"
+	assert_contains "$(h2_req "POST /allowed")" "$real"
+	assert_contains "$(h2_req "POST /withheld")" "authorization: Basic "
+	assert_not_contains "$(h2_req "POST /withheld")" "$real"
+	assert_not_contains "$(cat "$T/up.log")" "/fronted"
+	assert_eq "$(grep -o 'session=[0-9]*' "$T/up.log" | sort -u)" "session=1" "one upstream connection"
+	assert_contains "$err" "ANTHROPIC_API_KEY withheld from POST /withheld (not in its rules)"
+	assert_contains "$err" "refused: a request for another site"
+	assert_contains "$err" "jail: 3 requests to api.anthropic.com carried your key"
+}
+
+test_broker_h2_streams_responses_without_buffering() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -N -m 30 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/sse >sse.out &
+		i=0; until grep -q event-0 sse.out 2>/dev/null; do i=$((i+1)); [ $i -lt 600 ] || exit 3; sleep 0.05; done
+		curl -sS -m 20 --http2 https://api.anthropic.com/sse-next >/dev/null
+		until grep -q event-1 sse.out 2>/dev/null; do i=$((i+1)); [ $i -lt 1200 ] || exit 4; sleep 0.05; done
+		curl -sS -m 20 --http2 https://api.anthropic.com/sse-next >/dev/null
+		wait; cat sse.out'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "data: event-2"
+}
+
+# 20 MiB each way, intact (flow control both ways through the broker).
+test_broker_h2_large_upload_and_download() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		head -c 20971520 /dev/urandom >up.bin
+		echo "len=20971520 sha256=$(sha256sum <up.bin | cut -d" " -f1)" >want
+		curl -sS -m 120 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" --data-binary @up.bin \
+			https://api.anthropic.com/upload >got
+		cmp want got || { cat want got; exit 5; }
+		curl -sS -m 120 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/big/20 >down.bin
+		python3 -c "import sys; d=open(\"down.bin\",\"rb\").read(); sys.exit(0 if d == bytes(range(256)) * 81920 else 6)"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$err" "jail: 2 requests to api.anthropic.com carried your key"
+}
+
+# The client offers h2, the upstream speaks HTTP/1.1 only: HTTP/1.1 on both legs.
+test_broker_h2_offered_to_an_http1_upstream() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c 'curl -sS -m 20 --http2 -w " %{http_version}\n" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/v1'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ok 1
+ 1.1"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
+}
+
+test_broker_h2_wrong_upstream_certificate_fails_closed() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world "$HOSTNAME_B" "$T/other"
+	run_jail "${B[@]}" -- sh -c 'curl -sS -m 20 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/x'
+	assert_contains "$out" "jail broker: upstream api.anthropic.com refused"
+	assert_contains "$err" "jail: warning: broker: api.anthropic.com: its certificate is not trusted"
+	[ ! -s "$T/up.log" ] || fail "the upstream got a request: $(cat "$T/up.log")"
 }
 
 # OpenSSL is opened only when a secret is brokered (src/tlslib.c): when it
