@@ -738,13 +738,13 @@ static int pairs_check(struct reqp *r, const struct broker_pair *in, size_t n,
 		} else if (r->ruled && is_method_override(p->name, p->nlen))
 			return fail(r, 400, "a method override header to a host with rules");
 	}
-	if (!method || !path || !h->hosts)
-		return fail(r, 400, "a request without :method, :path or :authority");
-	const char *m = method->value;
-	size_t ml = method->vlen;
+	const char *m = method ? method->value : "";
+	size_t ml = method ? method->vlen : 0;
 	if ((ml == 7 && strncasecmp(m, "CONNECT", 7) == 0) ||
 	    (ml == 5 && (strncasecmp(m, "TRACE", 5) == 0 || strncasecmp(m, "TRACK", 5) == 0)))
 		return fail(r, 405, "CONNECT, TRACE or TRACK through a brokered host");
+	if (!method || !path || !h->hosts)
+		return fail(r, 400, "a request without :method, :path or :authority");
 	if (scheme && !(scheme->vlen == 5 && memcmp(scheme->value, "https", 5) == 0))
 		return fail(r, 400, "a scheme other than https");
 	if (path->vlen == 0 || (path->value[0] != '/' && !(path->vlen == 1 && path->value[0] == '*')))
