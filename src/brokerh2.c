@@ -566,22 +566,26 @@ static int flush(struct side *d)
 	}
 }
 
-/* What the peer sent, into its session (a few reads: then the other side's turn). */
+/* What the peer sent, into its session (a few reads: then the other side's
+ * turn); 1 if bytes came, 0 if none, -1 when the peer is gone. */
 static int pump_in(struct side *d)
 {
 	char buf[IN_CAP];
 	int r = 0;
-	for (int i = 0; i < 4 && r == 0; i++) {
+	for (int i = 0; i < 4; i++) {
 		ssize_t n = brokerconn_read(d->t, buf, sizeof(buf));
 		if (n <= 0) {
-			r = n < 0 ? -1 : 1;
+			r = n < 0 ? -1 : r;
 			break;
 		}
-		if (nghttp2_session_mem_recv(d->s, (const uint8_t *)buf, (size_t)n) < 0)
+		r = 1;
+		if (nghttp2_session_mem_recv(d->s, (const uint8_t *)buf, (size_t)n) < 0) {
 			r = -1;
+			break;
+		}
 	}
 	explicit_bzero(buf, sizeof(buf));
-	return r < 0 ? -1 : 0;
+	return r;
 }
 
 /* The upstream connection is gone: streams still waiting for their
@@ -614,6 +618,7 @@ static bool wants(const struct side *d)
 
 static void loop(struct h2 *h)
 {
+	bool busy = false;  /* the last round read something */
 	for (;;) {
 		if (flush(&h->jail) < 0)
 			break;
@@ -624,18 +629,25 @@ static void loop(struct h2 *h)
 			break;
 		if (!wants(&h->jail))
 			break;
-		/* decrypted bytes OpenSSL holds already: no poll would wake for them */
-		if (!SSL_has_pending(h->jail.t->ssl) && (h->up_dead || !SSL_has_pending(h->up.t->ssl))) {
+		/* decrypted bytes OpenSSL holds already: no poll would wake for them;
+		 * but a part of a record is pending too, and only the socket brings
+		 * the rest (so a round that read nothing waits) */
+		bool pending = SSL_has_pending(h->jail.t->ssl) ||
+		               (!h->up_dead && SSL_has_pending(h->up.t->ssl));
+		if (!busy || !pending) {
 			struct pollfd p[2] = {
 				{h->jail.t->fd, (short)(POLLIN | (h->jail.blocked ? POLLOUT : 0)), 0},
 				{h->up_dead ? -1 : h->up.t->fd, (short)(POLLIN | (h->up.blocked ? POLLOUT : 0)), 0}};
 			if (poll(p, 2, -1) < 0 && errno != EINTR)
 				break;
 		}
-		if (pump_in(&h->jail) < 0)
+		int rj = pump_in(&h->jail);
+		if (rj < 0)
 			break;
-		if (!h->up_dead && pump_in(&h->up) < 0)
+		int ru = h->up_dead ? 0 : pump_in(&h->up);
+		if (ru < 0)
 			up_gone(h);
+		busy = rj > 0 || ru > 0;
 	}
 	if (!h->up_dead) {  /* the jail's side ended: tell the upstream, as far as it takes it now */
 		(void)nghttp2_session_terminate_session(h->up.s, NGHTTP2_NO_ERROR);

@@ -664,6 +664,53 @@ test_broker_h2_wrong_upstream_certificate_fails_closed() {
 	[ ! -s "$T/up.log" ] || fail "the upstream got a request: $(cat "$T/up.log")"
 }
 
+# A client that reads slowly: flow control holds the upstream back, so the
+# broker never holds more than its windows (1 MiB a connection), not the
+# 96 MiB the upstream would send at once.
+test_broker_h2_slow_reader_is_not_buffered() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	bg "$JAIL" "${B[@]}" -- sh -c '
+		curl -sS -m 300 --http2 --limit-rate 1M -H "x-api-key: $ANTHROPIC_API_KEY" \
+			https://api.anthropic.com/big/96 | { head -c 4194304 >/dev/null; echo flowing; cat >/dev/null; }
+	' >"$T/slow.out" 2>"$T/slow.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for -t 60 grep -q flowing "$T/slow.out" || fail "the download did not start: $(cat "$T/slow.err")"
+	local peak
+	peak=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status)
+	kill "$pid"
+	[ "$peak" -lt 49152 ] || fail "the supervisor grew to $peak kB"
+}
+
+# Half a TLS record that stays half (the client neither sends the rest nor
+# closes), on an HTTP/2 connection and on an HTTP/1.1 one: OpenSSL holds the
+# half as pending, which must not make either relay loop without waiting.
+test_broker_h2_does_not_spin_on_a_half_record() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	bg "$JAIL" "${B[@]}" -- python3 -c '
+import os, socket, ssl, sys, time
+H = "api.anthropic.com"
+conns = []
+for proto in ("h2", "http/1.1"):
+    ctx = ssl.create_default_context()
+    ctx.set_alpn_protocols([proto])
+    c = ctx.wrap_socket(socket.create_connection((H, 443)), server_hostname=H)
+    if proto == "h2":
+        c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+    os.write(c.fileno(), b"\x17\x03\x03\x00\x64" + b"x" * 50)
+    conns.append(c)
+print("half", flush=True)
+time.sleep(120)
+' >"$T/half.out" 2>"$T/half.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for grep -q half "$T/half.out"
+	wait_for -t 20 threads_asleep "$pid"
+	kill "$pid"
+}
+
 # OpenSSL is opened only when a secret is brokered (src/tlslib.c): when it
 # cannot be loaded the run is refused before anything starts, naming it.
 test_broker_refuses_when_openssl_cannot_load() {
