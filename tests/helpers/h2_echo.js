@@ -11,7 +11,9 @@
 // GET /big/N sends N MiB of the bytes 0..255 repeated, as fast as the client
 // reads (flow control); POST /upload answers "len=N sha256=HEX"; GET /sse
 // streams three events, one at a time, each after a request to /sse-next;
-// GET /trailers answers with a trailer "x-done: yes".
+// GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
+// then sends GOAWAY.  A stream reset by the client is logged as
+// "reset PATH code=N"; GET /resets lists those so far, one a line.
 'use strict';
 const fs = require('fs');
 const http2 = require('http2');
@@ -21,6 +23,7 @@ const [portfile, cert, key, log] = process.argv.slice(2);
 let count = 0;
 let sessions = 0;
 const waiting = [];
+const resets = [];
 
 const server = http2.createSecureServer({
   cert: fs.readFileSync(cert),
@@ -69,6 +72,12 @@ function sse(res) {
 }
 
 server.on('request', (req, res) => {
+  req.stream.on('close', () => {
+    if (req.stream.rstCode) {
+      resets.push(`${req.url} code=${req.stream.rstCode}`);
+      fs.appendFileSync(log, `reset ${req.url} code=${req.stream.rstCode}\n\n`);
+    }
+  });
   const parts = [];
   req.on('data', (d) => parts.push(d));
   req.on('end', () => {
@@ -81,6 +90,11 @@ server.on('request', (req, res) => {
     if (path === '/upload') {
       const sum = crypto.createHash('sha256').update(body).digest('hex');
       return res.end(`len=${body.length} sha256=${sum}\n`);
+    }
+    if (path === '/resets') return res.end(resets.join('\n') + '\n');
+    if (path === '/goaway') {
+      res.end(`ok ${n}\n`);
+      return req.stream.session.goaway();
     }
     if (path === '/trailers') {
       res.addTrailers({ 'x-done': 'yes' });

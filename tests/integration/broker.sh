@@ -664,6 +664,58 @@ test_broker_h2_wrong_upstream_certificate_fails_closed() {
 	[ ! -s "$T/up.log" ] || fail "the upstream got a request: $(cat "$T/up.log")"
 }
 
+# RST_STREAM from the client reaches the upstream (that stream alone: the
+# connection goes on), GOAWAY from the upstream reaches the client.
+test_broker_h2_reset_and_goaway_cross_over() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com");
+s.on("goaway", (code) => console.log("goaway " + code));
+const sse = s.request({":path": "/sse", "x-api-key": key});
+sse.once("data", () => sse.close(http2.constants.NGHTTP2_CANCEL));
+function get(path, done) {
+  const r = s.request({":path": path, "x-api-key": key});
+  let body = "";
+  r.on("data", (d) => body += d);
+  r.on("end", () => done(body.trim()));
+}
+let tries = 0;
+function resets() {  /* until the upstream has seen the reset, connection still open */
+  get("/resets", (b) => {
+    if (b.includes("/sse code=8")) {
+      console.log("upstream saw the reset");
+      get("/goaway", (g) => console.log("body " + g));
+    } else if (++tries < 200) setTimeout(resets, 50);
+    else { console.log("no reset: " + b); s.destroy(); }
+  });
+}
+sse.on("close", resets);
+s.on("close", () => console.log("closed"));
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "upstream saw the reset"
+	assert_contains "$out" "goaway 0"
+	assert_contains "$out" "closed"
+	assert_contains "$(h2_req "GET /goaway")" "x-api-key: $REAL_KEY"
+	assert_eq "$(grep -o 'session=[0-9]*' "$T/up.log" | sort -u)" "session=1" "one upstream connection"
+}
+
+# The jail ends while an HTTP/2 stream still streams: the connection ends.
+test_broker_h2_jail_ends_with_a_stream_still_open() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -N -m 300 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/sse >sse.out &
+		i=0; until grep -q event-0 sse.out 2>/dev/null; do i=$((i+1)); [ $i -lt 600 ] || exit 3; sleep 0.05; done
+		echo streaming'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" streaming
+	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
+}
+
 # A client that reads slowly: flow control holds the upstream back, so the
 # broker never holds more than its windows (1 MiB a connection), not the
 # 96 MiB the upstream would send at once.
