@@ -236,6 +236,10 @@ static ssize_t read_queue(struct stream *st, bool up, uint8_t *buf, size_t lengt
 	if (q_left(q) || !end)
 		return n ? (ssize_t)n : NGHTTP2_ERR_DEFERRED;
 	*flags |= NGHTTP2_DATA_FLAG_EOF;
+	/* the broker's own answer is whole: the rest of the request is not
+	 * wanted (RFC 9113 8.1), sent after this frame */
+	if (!up && st->uid < 0 && !st->req_end)
+		(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid, NGHTTP2_NO_ERROR);
 	struct fields *tr = up ? &st->req_trailers : &st->resp_trailers;
 	if (tr->n) {
 		nghttp2_nv nv[MAX_FIELDS];

@@ -716,6 +716,49 @@ test_broker_h2_jail_ends_with_a_stream_still_open() {
 	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
 }
 
+# Requests refused on a stream of their own, the connection going on:
+# another site in :authority, CONNECT, a header list over 64 KiB (in fields
+# under nghttp2's own 64 KiB bound for one field, over which it ends the
+# connection).  None reaches the upstream; a plain request after them does.
+test_broker_h2_refuses_hostile_streams() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com", {maxSendHeaderBlockLength: 1 << 20});
+const asks = [
+  ["fronted", {":path": "/fronted", ":authority": "evil.example.net", "x-api-key": key}],
+  ["connect", {":method": "CONNECT", ":authority": "api.anthropic.com:443", "x-api-key": key}],
+  ["big", Object.assign({":path": "/big-headers", "x-api-key": key},
+    Object.fromEntries([...Array(10).keys()].map((i) => ["x-pad-" + i, "a".repeat(8000)])))],
+  ["plain", {":path": "/plain", "x-api-key": key}],
+];
+function next(i) {
+  if (i === asks.length) return s.close();
+  const [name, h] = asks[i];
+  let r;
+  try { r = s.request(h); } catch (e) { console.log(name + " refused by the client"); return next(i + 1); }
+  let body = "";
+  r.on("response", (hd) => body += hd[":status"] + " ");
+  r.on("data", (d) => body += d);
+  r.on("error", (e) => {});
+  r.on("close", () => { console.log(name + " " + (body.trim() || "reset " + r.rstCode)); next(i + 1); });
+  if (h[":method"] !== "CONNECT") r.end();
+}
+next(0);
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "fronted 421 jail broker: a request for another site"
+	assert_contains "$out" "connect 405 jail broker: CONNECT, TRACE or TRACK through a brokered host"
+	assert_contains "$out" "big reset 2"  # INTERNAL_ERROR: the broker's bound
+	assert_contains "$out" "plain 200 ok 1"
+	assert_not_contains "$(cat "$T/up.log")" "/fronted"
+	assert_not_contains "$(cat "$T/up.log")" "/big-headers"
+	assert_not_contains "$(cat "$T/up.log")" "CONNECT"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the key reached the upstream once"
+}
+
 # A client that reads slowly: flow control holds the upstream back, so the
 # broker never holds more than its windows (1 MiB a connection), not the
 # 96 MiB the upstream would send at once.
