@@ -806,6 +806,22 @@ time.sleep(120)
 	kill "$pid"
 }
 
+# nghttp2 is opened like OpenSSL; without it the broker warns once and
+# speaks HTTP/1.1, a client offering h2 included.
+test_broker_h2_without_nghttp2_speaks_http1() {
+	broker_world
+	mkdir -p "$T/lib"
+	echo "not a library" >"$T/lib/libnghttp2.so.14"
+	LD_LIBRARY_PATH=$T/lib run_jail "${B[@]}" -- sh -c \
+		'curl -sS -m 20 --http2 -w " %{http_version}\n" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/v1'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ok 1
+ 1.1"
+	assert_contains "$err" "cannot load libnghttp2.so.14"
+	assert_contains "$err" "brokered hosts speak HTTP/1.1 only"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
+}
+
 # OpenSSL is opened only when a secret is brokered (src/tlslib.c): when it
 # cannot be loaded the run is refused before anything starts, naming it.
 test_broker_refuses_when_openssl_cannot_load() {
