@@ -1,4 +1,5 @@
-/* brokerhttp.h — the request side of a brokered HTTP/1.1 connection.
+/* brokerhttp.h — the request side of a brokered HTTP/1.1 connection (and,
+ * through reqp_pairs below, of each stream of an HTTP/2 one: brokerh2.c).
  *
  * Bytes from the jail go in, bytes for the upstream come out.  Only request
  * heads are rewritten: in the credential headers a secret names, its
@@ -28,7 +29,7 @@
  * two ways, and a method override header (X-HTTP-Method-Override and kin,
  * which some frameworks obey), are refused.
  *
- * One request per connection: it goes upstream with "Connection: close" (the
+ * One request per HTTP/1.1 connection: it goes upstream with "Connection: close" (the
  * jail's Connection and Keep-Alive headers held back, but for an upgrade),
  * and whatever the jail sends after it is dropped.  So no second head, with
  * its real value, ever follows a body on an upstream connection: a server
