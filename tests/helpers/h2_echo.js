@@ -37,6 +37,8 @@ function record(req, body) {
   let text = `${req.method} ${req.url}\nproto=${req.httpVersion} session=${req.stream.session.jailId}\n`;
   for (const [k, v] of Object.entries(req.headers))
     text += `${k}: ${Array.isArray(v) ? v.join(', ') : v}\n`;
+  for (const [k, v] of Object.entries(req.trailers || {}))
+    text += `trailer ${k}: ${v}\n`;
   if (body.length > 4096)
     text += `bodylen=${body.length} sha256=${crypto.createHash('sha256').update(body).digest('hex')}\n\n`;
   else

@@ -703,6 +703,32 @@ s.on("close", () => console.log("closed"));
 	assert_eq "$(grep -o 'session=[0-9]*' "$T/up.log" | sort -u)" "session=1" "one upstream connection"
 }
 
+# Request trailers pass; a placeholder in one stays and is reported.
+test_broker_h2_request_trailers_pass_and_are_watched() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com");
+const r = s.request({":method": "POST", ":path": "/with-trailers", "x-api-key": key},
+                    {waitForTrailers: true});
+r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key}));
+r.end("body");
+let body = "";
+r.on("data", (d) => body += d);
+r.on("end", () => { console.log(body.trim()); s.close(); });
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ok 1"
+	local req
+	req=$(h2_req "POST /with-trailers")
+	assert_contains "$req" "trailer x-checksum: c-sk-ant-api03-"
+	assert_contains "$req" "body=body"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in x-api-key only"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a trailer"
+}
+
 # The jail ends while an HTTP/2 stream still streams: the connection ends.
 test_broker_h2_jail_ends_with_a_stream_still_open() {
 	command -v node >/dev/null || skip "node is missing"
