@@ -104,6 +104,10 @@ test_codex_with_a_brokered_key_over_http2() {
 	assert_contains "$(cat "$T/front.log")" "h2 POST /v1/responses"
 	assert_contains "$(cat "$T/api/requests")" "POST /v1/responses"
 	assert_contains "$err" "Falling back from WebSockets to HTTPS"
+	# its WebSocket connection offered http/1.1 alone (so a real host that
+	# speaks both keeps WebSockets on HTTP/1.1): the front refused it
+	assert_not_contains "$(cat "$T/front.log")" "GET /v1/responses"
+	assert_contains "$err" "no application protocol"
 }
 
 # The scripted API speaks the Responses API over a WebSocket too (as the
