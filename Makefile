@@ -11,7 +11,7 @@ ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DESTDIR ?=
 CC      ?= cc
 PKG_CONFIG ?= pkg-config
-LIBS_PC := libmnl libnftnl libseccomp libcap-ng inih fuse3 openssl
+LIBS_PC := libmnl libnftnl libseccomp libcap-ng inih fuse3 openssl libnghttp2
 WERROR  ?= 0
 SANITIZE ?= 0
 # V=1 shows every command line
@@ -53,8 +53,8 @@ ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) $(HARDEN) \
               -DJAIL_DATADIR='"$(DATADIR)"' \
               $(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) -Isrc -I$(BUILD)
 ALL_LDFLAGS := $(LDFLAGS) -pie -Wl,-z,relro,-z,now
-# OpenSSL is not linked: src/tlslib.c opens it when the broker needs it
-LDLIBS  := $(shell $(PKG_CONFIG) --libs $(filter-out openssl,$(LIBS_PC)))
+# OpenSSL and nghttp2 are not linked: src/tlslib.c opens them when the broker needs them
+LDLIBS  := $(shell $(PKG_CONFIG) --libs $(filter-out openssl libnghttp2,$(LIBS_PC)))
 
 SRCS    := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS    := $(SRCS:src/%.c=$(BUILD)/%.o) $(BUILD)/embedded_policy.o

@@ -3,7 +3,8 @@
  * finishes the jail's TLS handshake, opens the verified upstream, and relays
  * with non-blocking sockets and one poll loop: requests through the rewriter
  * (brokerhttp.c), responses byte for byte as they arrive (SSE streams are
- * never held back). */
+ * never held back).  A connection whose both ends chose HTTP/2 goes to
+ * brokerh2.c instead. */
 #include "brokerpriv.h"
 #include "log.h"
 
@@ -18,23 +19,9 @@
 #define BUF 16384
 #define LINGER_MS 2000
 
-struct tls_end {
-	int fd;
-	SSL *ssl;
-	bool eof;
-};
-
-struct conn {
-	struct broker *b;
-	int slot;
-	struct tls_end jail, up;
-	struct broker_host *host;
-};
-
 /* ---- one TLS end, non-blocking ---- */
 
-/* >0 bytes, 0: nothing now, -1: closed or failed */
-static ssize_t end_read(struct tls_end *t, char *buf, size_t cap)
+ssize_t brokerconn_read(struct tls_end *t, char *buf, size_t cap)
 {
 	size_t n = 0;
 	if (SSL_read_ex(t->ssl, buf, cap, &n) == 1)
@@ -120,7 +107,7 @@ static void on_withhold(void *arg, const char *name, const char *request)
 /* jail → upstream through the rewriter; -1 ends the connection */
 static int pump_request(struct conn *c, struct reqp *rq, char *buf)
 {
-	ssize_t n = end_read(&c->jail, buf, BUF);
+	ssize_t n = brokerconn_read(&c->jail, buf, BUF);
 	if (n <= 0)
 		return n < 0 ? 1 : 0;
 	struct strbuf out = {0};
@@ -142,7 +129,7 @@ static int pump_request(struct conn *c, struct reqp *rq, char *buf)
 
 static int pump_response(struct conn *c, char *buf)
 {
-	ssize_t n = end_read(&c->up, buf, BUF);
+	ssize_t n = brokerconn_read(&c->up, buf, BUF);
 	if (n < 0)
 		return 1;
 	return n && end_write(&c->jail, buf, (size_t)n) < 0 ? -1 : 0;
@@ -184,32 +171,44 @@ static void relay(struct conn *c)
 	reqp_free(&rq);
 }
 
+void brokerconn_upstream(struct conn *c, bool h2)
+{
+	c->up_tried = true;
+	if (brokertls_connect(c->b, c->host->name, h2, &c->up.fd, &c->up.ssl, &c->h2, c->why,
+	                      sizeof(c->why)) < 0) {
+		pthread_mutex_lock(&c->b->lock);
+		c->b->refused++;
+		pthread_mutex_unlock(&c->b->lock);
+		broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name, c->why);
+		return;
+	}
+	pthread_mutex_lock(&c->b->lock);
+	c->b->conns[c->slot][1] = c->up.fd;
+	pthread_mutex_unlock(&c->b->lock);
+}
+
 static int handshake(struct conn *c)
 {
 	struct timeval tv = {.tv_sec = HANDSHAKE_TIMEOUT_S};
 	(void)setsockopt(c->jail.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	(void)setsockopt(c->jail.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	c->jail.ssl = SSL_new(c->b->server);
-	if (!c->jail.ssl || !SSL_set_fd(c->jail.ssl, c->jail.fd) || SSL_accept(c->jail.ssl) != 1) {
+	/* the ALPN callback (brokertls.c) opens the upstream through c */
+	if (!c->jail.ssl || !SSL_set_ex_data(c->jail.ssl, 0, c) || !SSL_set_fd(c->jail.ssl, c->jail.fd) ||
+	    SSL_accept(c->jail.ssl) != 1) {
 		ERR_clear_error();
 		return -1;  /* a name not brokered, or a client that gave up: its own error says */
 	}
 	c->host = brokertls_host(c->b, c->jail.ssl);
 	if (!c->host)
 		return -1;
-	char why[256];
-	if (brokertls_connect(c->b, c->host->name, &c->up.fd, &c->up.ssl, why, sizeof(why)) < 0) {
-		pthread_mutex_lock(&c->b->lock);
-		c->b->refused++;
-		pthread_mutex_unlock(&c->b->lock);
-		broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name, why);
-		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, why);
+	if (!c->up_tried)  /* a client without ALPN: HTTP/1.1 */
+		brokerconn_upstream(c, false);
+	if (!c->up.ssl) {
+		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, c->why);
 		answer(&c->jail, 502, msg);
 		return -1;
 	}
-	pthread_mutex_lock(&c->b->lock);
-	c->b->conns[c->slot][1] = c->up.fd;
-	pthread_mutex_unlock(&c->b->lock);
 	return set_nonblock(c->jail.fd) < 0 || set_nonblock(c->up.fd) < 0 ? -1 : 0;
 }
 
@@ -232,8 +231,12 @@ static void conn_end(struct conn *c)
 static void *conn_main(void *arg)
 {
 	struct conn *c = arg;
-	if (handshake(c) == 0)
-		relay(c);
+	if (handshake(c) == 0) {
+		if (c->h2)
+			brokerh2_relay(c);
+		else
+			relay(c);
+	}
 	conn_end(c);
 	return NULL;
 }
@@ -257,7 +260,7 @@ static void spawn_conn(struct broker *b, int fd)
 	b->n_conns++;
 	pthread_mutex_unlock(&b->lock);
 	struct conn *c = xcalloc(1, sizeof(*c));
-	*c = (struct conn){b, slot, {fd, NULL, false}, {-1, NULL, false}, NULL};
+	*c = (struct conn){.b = b, .slot = slot, .jail = {fd, NULL, false}, .up = {-1, NULL, false}};
 	pthread_attr_t at;
 	pthread_t t;
 	pthread_attr_init(&at);

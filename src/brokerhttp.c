@@ -707,3 +707,86 @@ int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out)
 	}
 	return 0;
 }
+
+/* ---- HTTP/2: a stream's header list, its DATA and trailers ---- */
+
+static bool pair_is(const struct broker_pair *p, const char *name)
+{
+	return p->nlen == strlen(name) && memcmp(p->name, name, p->nlen) == 0;
+}
+
+/* The pseudo-headers (and Host) checked as a request line is: the method,
+ * the target's path for the rules, the authority this host's. */
+static int pairs_check(struct reqp *r, const struct broker_pair *in, size_t n,
+                       struct head_info *h)
+{
+	const struct broker_pair *method = NULL, *path = NULL, *scheme = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct broker_pair *p = &in[i];
+		if (pair_is(p, ":method"))
+			method = p;
+		else if (pair_is(p, ":path"))
+			path = p;
+		else if (pair_is(p, ":scheme"))
+			scheme = p;
+		else if (pair_is(p, ":protocol"))  /* extended CONNECT (RFC 8441) */
+			return fail(r, 405, "a tunnel (extended CONNECT) through a brokered host");
+		else if (pair_is(p, ":authority") || pair_is(p, "host")) {
+			if (!is_our_authority(r, p->value, p->value + p->vlen))
+				return fail(r, 421, "a request for another site");
+			h->hosts++;
+		} else if (r->ruled && is_method_override(p->name, p->nlen))
+			return fail(r, 400, "a method override header to a host with rules");
+	}
+	const char *m = method ? method->value : "";
+	size_t ml = method ? method->vlen : 0;
+	if ((ml == 7 && strncasecmp(m, "CONNECT", 7) == 0) ||
+	    (ml == 5 && (strncasecmp(m, "TRACE", 5) == 0 || strncasecmp(m, "TRACK", 5) == 0)))
+		return fail(r, 405, "CONNECT, TRACE or TRACK through a brokered host");
+	if (!method || !path || !h->hosts)
+		return fail(r, 400, "a request without :method, :path or :authority");
+	if (scheme && !(scheme->vlen == 5 && memcmp(scheme->value, "https", 5) == 0))
+		return fail(r, 400, "a scheme other than https");
+	if (path->vlen == 0 || (path->value[0] != '/' && !(path->vlen == 1 && path->value[0] == '*')))
+		return fail(r, 400, "a bad :path");
+	if (rules_decide(r, m, ml, path->value, path->value + path->vlen) < 0)
+		return -1;
+	report_in(r, path->value, path->value + path->vlen, PL_URL, "the URL");
+	return 0;
+}
+
+int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct strbuf *out,
+               size_t *off, size_t *len, bool *sensitive)
+{
+	struct head_info h = {0};
+	memset(r->told, 0, sizeof(r->told));
+	if (pairs_check(r, in, n, &h) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct broker_pair *p = &in[i];
+		size_t carriers = h.n_carriers;
+		off[i] = out->len;
+		if (p->nlen && p->name[0] == ':')  /* checked above, never a credential */
+			out_append(out, p->value, p->vlen);
+		else if (!rewrite_basic(r, p->name, p->nlen, p->value, p->value + p->vlen, out, &h))
+			rewrite_value(r, p->name, p->nlen, p->value, p->value + p->vlen, out, &h);
+		len[i] = out->len - off[i];
+		sensitive[i] = h.n_carriers > carriers;
+	}
+	r->carried += h.carried;
+	r->done = true;
+	return 0;
+}
+
+void reqp_data(struct reqp *r, const char *in, size_t len)
+{
+	body_scan(r, in, len);
+}
+
+void reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		report_in(r, in[i].name, in[i].name + in[i].nlen, PL_TRAILER, "a trailer");
+		report_in(r, in[i].value, in[i].value + in[i].vlen, PL_TRAILER, "a trailer");
+	}
+}

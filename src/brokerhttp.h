@@ -1,4 +1,5 @@
-/* brokerhttp.h — the request side of a brokered HTTP/1.1 connection.
+/* brokerhttp.h — the request side of a brokered HTTP/1.1 connection (and,
+ * through reqp_pairs below, of each stream of an HTTP/2 one: brokerh2.c).
  *
  * Bytes from the jail go in, bytes for the upstream come out.  Only request
  * heads are rewritten: in the credential headers a secret names, its
@@ -28,7 +29,7 @@
  * two ways, and a method override header (X-HTTP-Method-Override and kin,
  * which some frameworks obey), are refused.
  *
- * One request per connection: it goes upstream with "Connection: close" (the
+ * One request per HTTP/1.1 connection: it goes upstream with "Connection: close" (the
  * jail's Connection and Keep-Alive headers held back, but for an upgrade),
  * and whatever the jail sends after it is dropped.  So no second head, with
  * its real value, ever follows a body on an upstream connection: a server
@@ -98,4 +99,22 @@ void reqp_free(struct reqp *r);
  * hold a real value: wipe it after use).  -1: a request that may not pass
  * (r->status, r->err say why); the connection ends. */
 int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out) WUR;
+
+/* HTTP/2 (brokerh2.c): one reqp per stream, the same rules on its header
+ * list, which nghttp2 has already checked for HTTP/2's own rules (lower-case
+ * names, no connection headers, no CR, LF or NUL, the pseudo-headers once
+ * and first).  :authority and Host must name this host, :scheme be https;
+ * CONNECT and extended CONNECT, TRACE and TRACK are refused; the rules read
+ * :method and :path; each other header is rewritten as an HTTP/1.1 one is.
+ * Each value goes to *out, at off[i] for len[i] bytes; sensitive[i] marks
+ * those given a real value (never to be indexed by HPACK).  -1 as reqp_feed. */
+struct broker_pair {
+	const char *name, *value;
+	size_t nlen, vlen;
+};
+int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct strbuf *out,
+               size_t *off, size_t *len, bool *sensitive) WUR;
+/* A stream's DATA, watched like a body; its trailers, reported. */
+void reqp_data(struct reqp *r, const char *in, size_t len);
+void reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n);
 #endif

@@ -50,6 +50,25 @@ struct broker {
 	unsigned long reports;       /* possible exfiltration attempts */
 	unsigned long warnings;      /* broker_warn calls, shown or not */
 	unsigned long refused;       /* upstream verification failures */
+	bool h2;                     /* nghttp2 loaded: HTTP/2 may be offered */
+};
+
+/* One end of a relayed connection. */
+struct tls_end {
+	int fd;
+	SSL *ssl;
+	bool eof;
+};
+
+/* A connection from the jail and its upstream. */
+struct conn {
+	struct broker *b;
+	int slot;
+	struct tls_end jail, up;
+	struct broker_host *host;
+	bool up_tried;               /* the upstream was tried (at ALPN or after the handshake) */
+	bool h2;                     /* both ends speak HTTP/2 */
+	char why[256];               /* why the upstream could not be reached */
 };
 
 /* brokertls.c */
@@ -57,9 +76,21 @@ int brokertls_prepare(struct broker *b, struct jail_err *e) WUR;
 void brokertls_free(struct broker *b);
 /* The host a handshaken client connection named (SNI), or NULL. */
 struct broker_host *brokertls_host(struct broker *b, SSL *ssl);
-/* Connect to the host with full verification; on failure *why says why. */
-int brokertls_connect(struct broker *b, const char *host, int *fd, SSL **ssl, char *why,
-                      size_t cap);
+/* Connect to the host with full verification, offering h2 (if h2) and
+ * http/1.1; *got_h2 when the host chose h2.  On failure *why says why. */
+int brokertls_connect(struct broker *b, const char *host, bool h2, int *fd, SSL **ssl,
+                      bool *got_h2, char *why, size_t cap);
+
+/* brokerconn.c */
+/* Open c's upstream (once), offering h2 if h2; a failure is counted, told and
+ * left in c->why for the answer to the jail. */
+void brokerconn_upstream(struct conn *c, bool h2);
+/* Read from a non-blocking end: >0 bytes, 0 nothing now, -1 closed or failed. */
+ssize_t brokerconn_read(struct tls_end *t, char *buf, size_t cap);
+
+/* brokerh2.c */
+/* Relay an HTTP/2 connection whose both ends are handshaken. */
+void brokerh2_relay(struct conn *c);
 
 /* broker.c */
 /* A warning from the broker (a report, a refused request or connection):

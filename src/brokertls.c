@@ -1,13 +1,14 @@
 /* brokertls.c — the broker's TLS, with OpenSSL: the per-session CA and the
  * brokered hosts' certificates, the jail-facing server context (SNI picks
- * the certificate; ALPN offers http/1.1 alone, so clients fall back from h2)
- * and the upstream client context (the host's trust store, the name checked,
+ * the certificate; ALPN answers with what the upstream chose) and the
+ * upstream client context (the host's trust store, the name checked,
  * any failure refuses).
  *
  * The CA signs every host's certificate here, before the clone, and its key
  * is freed at once: nothing can sign anything later, and the CA carries a
  * name constraint for the brokered hosts besides. */
 #include "brokerpriv.h"
+#include "h2lib.h"
 #include "log.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@
 #define IO_TIMEOUT_S 30
 
 static const unsigned char alpn_h1[] = "\x08http/1.1";
+static const unsigned char alpn_both[] = "\x02h2\x08http/1.1";
 
 static int ssl_fail(struct jail_err *e, const char *what)
 {
@@ -170,16 +172,40 @@ static int servername_cb(SSL *ssl, int *alert, void *arg)
 	return SSL_TLSEXT_ERR_OK;
 }
 
-/* http/1.1 when offered; a client that offers only h2 gets no ALPN and
- * speaks HTTP/1.1 (the relay parses no h2). */
+/* Does the client's ALPN list (RFC 7301 wire format) hold proto? */
+static bool alpn_offers(const unsigned char *in, unsigned int inlen, const char *proto)
+{
+	size_t pl = strlen(proto);
+	for (unsigned int i = 0; i < inlen; i += 1u + in[i])
+		if (in[i] == pl && i + 1 + pl <= inlen && memcmp(in + i + 1, proto, pl) == 0)
+			return true;
+	return false;
+}
+
+/* The same protocol on both legs: the upstream is opened here, during the
+ * jail's handshake (SNI is known by now), offered h2 when the client offers
+ * it, and the client gets what the upstream chose.  An upstream that chose
+ * http/1.1 or nothing, or could not be reached, means http/1.1 (the 502 is
+ * an HTTP/1.1 answer).  A client offering neither gets no ALPN. */
 static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                    const unsigned char *in, unsigned int inlen, void *arg)
 {
-	unsigned char *sel;
-	if (SSL_select_next_proto(&sel, outlen, alpn_h1, sizeof(alpn_h1) - 1, in, inlen) !=
-	    OPENSSL_NPN_NEGOTIATED)
+	struct broker *b = arg;
+	struct conn *c = SSL_get_ex_data(ssl, 0);
+	c->host = brokertls_host(b, ssl);
+	if (!c->host)
+		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	if (!c->up_tried)
+		brokerconn_upstream(c, b->h2 && alpn_offers(in, inlen, "h2"));
+	if (c->h2) {
+		*out = alpn_both + 1;
+		*outlen = 2;
+		return SSL_TLSEXT_ERR_OK;
+	}
+	if (!alpn_offers(in, inlen, "http/1.1"))
 		return SSL_TLSEXT_ERR_NOACK;
-	*out = sel;
+	*out = alpn_h1 + 1;
+	*outlen = 8;
 	return SSL_TLSEXT_ERR_OK;
 }
 
@@ -197,7 +223,7 @@ static int make_contexts(struct broker *b, struct jail_err *e)
 		return ssl_fail(e, "TLS versions");
 	SSL_CTX_set_tlsext_servername_callback(b->server, servername_cb);
 	SSL_CTX_set_tlsext_servername_arg(b->server, b);
-	SSL_CTX_set_alpn_select_cb(b->server, alpn_cb, NULL);
+	SSL_CTX_set_alpn_select_cb(b->server, alpn_cb, b);
 	SSL_CTX_set_verify(b->client, SSL_VERIFY_PEER, NULL);
 	if (SSL_CTX_set_default_verify_paths(b->client) != 1)
 		return ssl_fail(e, "load the host's trust store");
@@ -210,6 +236,10 @@ int brokertls_prepare(struct broker *b, struct jail_err *e)
 {
 	if (tlslib_load(e) < 0 || session_ca(b, e) < 0 || make_contexts(b, e) < 0)
 		return -1;
+	struct jail_err h2e = {0};
+	b->h2 = h2lib_load(&h2e) == 0;
+	if (!b->h2)  /* not fatal: HTTP/1.1 serves every client, more slowly */
+		log_warn("broker: %s; brokered hosts speak HTTP/1.1 only", h2e.msg);
 	make_bundle(b);
 	return 0;
 }
@@ -276,15 +306,19 @@ static int tcp_connect(const char *host, char *why, size_t cap)
 	return fd;
 }
 
-int brokertls_connect(struct broker *b, const char *host, int *fd, SSL **ssl, char *why,
-                      size_t cap)
+int brokertls_connect(struct broker *b, const char *host, bool h2, int *fd, SSL **ssl,
+                      bool *got_h2, char *why, size_t cap)
 {
 	*ssl = NULL;
+	*got_h2 = false;
 	*fd = tcp_connect(host, why, cap);
 	if (*fd < 0)
 		return -1;
 	SSL *s = SSL_new(b->client);
-	if (!s || !SSL_set_fd(s, *fd) || !SSL_set_tlsext_host_name(s, host) || !SSL_set1_host(s, host)) {
+	const unsigned char *alpn = h2 ? alpn_both : alpn_h1;
+	unsigned int alpn_len = h2 ? sizeof(alpn_both) - 1 : sizeof(alpn_h1) - 1;
+	if (!s || !SSL_set_fd(s, *fd) || !SSL_set_tlsext_host_name(s, host) || !SSL_set1_host(s, host) ||
+	    SSL_set_alpn_protos(s, alpn, alpn_len) != 0) {
 		SSL_free(s);
 		snprintf(why, cap, "TLS setup failed");
 		return -1;
@@ -301,6 +335,10 @@ int brokertls_connect(struct broker *b, const char *host, int *fd, SSL **ssl, ch
 		SSL_free(s);
 		return -1;
 	}
+	const unsigned char *sel = NULL;
+	unsigned int sel_len = 0;
+	SSL_get0_alpn_selected(s, &sel, &sel_len);
+	*got_h2 = h2 && sel_len == 2 && memcmp(sel, "h2", 2) == 0;
 	*ssl = s;
 	return 0;
 }

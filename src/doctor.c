@@ -4,6 +4,7 @@
 #include "log.h"
 #include "resources.h"
 #include "session.h"
+#include "h2lib.h"
 #include "tlslib.h"
 #include "userns.h"
 
@@ -224,7 +225,7 @@ static void check_tun(struct check *c)
 		       "chmod 0666 /dev/net/tun (as root; scripts/setup does it)");
 }
 
-/* OpenSSL is opened only when a secret is brokered (tlslib.h): say now
+/* OpenSSL and nghttp2 are opened only when a secret is brokered (tlslib.h): say now
  * whether it would load, not at the first brokered run. */
 static void check_tls(struct check *c)
 {
@@ -233,6 +234,10 @@ static void check_tls(struct check *c)
 		report(c, 0, "OpenSSL loads (for brokered secrets)", NULL);
 	else
 		report(c, 1, e.msg, NULL);
+	if (h2lib_load(&e) == 0)
+		report(c, 0, "nghttp2 loads (for brokered hosts over HTTP/2)", NULL);
+	else
+		report(c, 1, e.msg, "without it brokered hosts are spoken to over HTTP/1.1 only");
 }
 
 static void check_cgroup(struct check *c)

@@ -25,8 +25,10 @@
 	X(SSL_CTX_new) X(SSL_CTX_set_alpn_protos) X(SSL_CTX_set_alpn_select_cb) \
 	X(SSL_CTX_set_default_verify_paths) X(SSL_CTX_set_options) X(SSL_CTX_set_verify) \
 	X(SSL_accept) X(SSL_connect) X(SSL_ctrl) X(SSL_free) X(SSL_get_error) \
+	X(SSL_get0_alpn_selected) X(SSL_get_ex_data) \
 	X(SSL_get_servername) X(SSL_get_verify_result) X(SSL_has_pending) X(SSL_new) \
-	X(SSL_read_ex) X(SSL_select_next_proto) X(SSL_set1_host) X(SSL_set_fd) X(SSL_shutdown) \
+	X(SSL_read_ex) X(SSL_select_next_proto) X(SSL_set1_host) X(SSL_set_alpn_protos) \
+	X(SSL_set_ex_data) X(SSL_set_fd) X(SSL_shutdown) \
 	X(SSL_use_PrivateKey) X(SSL_use_certificate) X(SSL_write_ex) X(TLS_client_method) \
 	X(TLS_server_method) X(X509V3_EXT_conf_nid) X(X509V3_set_ctx) X(X509_EXTENSION_free) \
 	X(X509_NAME_add_entry_by_txt) X(X509_add_ext) X(X509_free) X(X509_get_default_cert_file) \
@@ -80,6 +82,8 @@ bool tlslib_loaded(void);
 #define SSL_ctrl (*tlslib.SSL_ctrl)
 #define SSL_free (*tlslib.SSL_free)
 #define SSL_get_error (*tlslib.SSL_get_error)
+#define SSL_get0_alpn_selected (*tlslib.SSL_get0_alpn_selected)
+#define SSL_get_ex_data (*tlslib.SSL_get_ex_data)
 #define SSL_get_servername (*tlslib.SSL_get_servername)
 #define SSL_get_verify_result (*tlslib.SSL_get_verify_result)
 #define SSL_has_pending (*tlslib.SSL_has_pending)
@@ -87,6 +91,8 @@ bool tlslib_loaded(void);
 #define SSL_read_ex (*tlslib.SSL_read_ex)
 #define SSL_select_next_proto (*tlslib.SSL_select_next_proto)
 #define SSL_set1_host (*tlslib.SSL_set1_host)
+#define SSL_set_alpn_protos (*tlslib.SSL_set_alpn_protos)
+#define SSL_set_ex_data (*tlslib.SSL_set_ex_data)
 #define SSL_set_fd (*tlslib.SSL_set_fd)
 #define SSL_shutdown (*tlslib.SSL_shutdown)
 #define SSL_use_PrivateKey (*tlslib.SSL_use_PrivateKey)

@@ -55,6 +55,12 @@ codex_brokered_run() {
 	e2e_install codex @openai/codex
 	e2e_project
 	e2e_brokered_servers "$T/script.json" api.openai.com
+	if [ -n "${CODEX_H2_FRONT:-}" ]; then  # the API behind an HTTP/2-only front
+		e2e_bg node "$HELPERS/h2_front.js" "$T/frontport" "$T/ca/srv.crt" "$T/ca/srv.key" \
+			"$T/ca/ca.crt" "$API" "$T/front.log"
+		e2e_wait_file "$T/frontport"
+		API=$(cat "$T/frontport")
+	fi
 	e2e_script codex
 	e2e_home_snapshot
 	unset OPENAI_BASE_URL OPENAI_API_KEY
@@ -86,6 +92,22 @@ test_codex_with_a_brokered_key() {
 	assert_contains "$(cat "$T/api/requests")" "GET /v1/responses"
 	assert_contains "$err" "Falling back from WebSockets to HTTPS"
 	e2e_check_reported CODEX_API_KEY
+}
+
+# The API behind a front that speaks HTTP/2 alone: Codex's HTTPS client
+# offers h2, so the broker speaks h2 on both legs (brokerh2.c); the
+# WebSocket, which asks for HTTP/1.1, finds no upstream (refused with one
+# line) and Codex falls back to its POSTs, all over HTTP/2.
+test_codex_with_a_brokered_key_over_http2() {
+	command -v node >/dev/null || skip "node is missing (the h2 front is node's http2)"
+	CODEX_H2_FRONT=1 codex_brokered_run sk-proj-e2eREALkey7170abcdefghijklmnopqrstuvwxyz0123456789ABCD
+	assert_contains "$(cat "$T/front.log")" "h2 POST /v1/responses"
+	assert_contains "$(cat "$T/api/requests")" "POST /v1/responses"
+	assert_contains "$err" "Falling back from WebSockets to HTTPS"
+	# its WebSocket connection offered http/1.1 alone (so a real host that
+	# speaks both keeps WebSockets on HTTP/1.1): the front refused it
+	assert_not_contains "$(cat "$T/front.log")" "GET /v1/responses"
+	assert_contains "$err" "no application protocol"
 }
 
 # The scripted API speaks the Responses API over a WebSocket too (as the

@@ -20,7 +20,7 @@ wait_file() { wait_for test -s "$1" || fail "did not appear: $1"; }
 
 # broker_world [CERT_NAME] [SERVER_CA_DIR]: W, the upstream, the project;
 # $JAIL runs in W with the host trusting $T/ca only.  The upstream is
-# $HELPERS/${UPSTREAM:-tls_echo.py} PORTFILE CERT KEY LOG.
+# $HELPERS/${UPSTREAM:-tls_echo.py} PORTFILE CERT KEY LOG (python3, or node for a .js).
 broker_world() {
 	trap cleanup_bg EXIT
 	command -v openssl >/dev/null || fail "openssl is missing (scripts/setup installs it)"
@@ -39,8 +39,10 @@ broker_world() {
 		exec sleep 1000'
 	wait_file "$T/.w"
 	W=$(cat "$T/.w")
+	local run=python3
+	case ${UPSTREAM:-} in *.js) run=node ;; esac
 	bg nsenter --preserve-credentials -U -n -t "$W" \
-		python3 "$HELPERS/${UPSTREAM:-tls_echo.py}" "$T/port" "$srv/srv.crt" "$srv/srv.key" "$T/up.log"
+		$run "$HELPERS/${UPSTREAM:-tls_echo.py}" "$T/port" "$srv/srv.crt" "$srv/srv.key" "$T/up.log"
 	wait_file "$T/port"
 	printf '#!/bin/sh\nexec nsenter --preserve-credentials -U -n -t %s env SSL_CERT_FILE=%s JAIL_TEST_BROKER_UPSTREAM=127.0.0.1:%s %s "$@"\n' \
 		"$W" "$T/ca/ca.crt" "$(cat "$T/port")" "$JAIL" >"$T/jail-in-w"
@@ -533,6 +535,317 @@ time.sleep(120)
 	wait_for grep -q torn "$T/torn.out"
 	wait_for -t 20 threads_asleep "$pid"
 	kill "$pid"
+}
+
+# ---- HTTP/2 (src/brokerh2.c): an h2-only upstream (h2_echo.js) ----
+
+# One request of the upstream's log: the block that starts with "METHOD PATH".
+h2_req() { awk -v RS= -v p="$1" 'index($0, p) == 1' "$T/up.log"; }
+
+test_broker_h2_real_key_in_the_header_only() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --http2 -w "%{http_version}\n" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/v1/messages &&
+		curl -sS -m 20 --http2 -u "x-access-token:$ANTHROPIC_API_KEY" https://api.anthropic.com/basic &&
+		curl -sS -m 20 --http2 -D - -o /dev/null https://api.anthropic.com/trailers'
+	assert_eq "$rc" 0 "curl through the broker (stderr: $err)"
+	assert_contains "$out" "ok 1
+2
+ok 2"
+	assert_contains "$out" "x-done: yes"
+	local one
+	one=$(h2_req "GET /v1/messages")
+	assert_contains "$one" "proto=2.0"
+	assert_contains "$one" "x-api-key: $REAL_KEY"
+	assert_contains "$(h2_req "GET /basic")" \
+		"authorization: Basic $(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in one header only"
+	assert_contains "$err" "jail: 2 requests to api.anthropic.com carried your key"
+	assert_not_contains "$err" "exfiltration"
+}
+
+test_broker_h2_placeholder_elsewhere_stays_and_is_reported() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" -H "x-other: $ANTHROPIC_API_KEY" \
+			--data-binary "leak=$ANTHROPIC_API_KEY" "https://api.anthropic.com/post?k=$ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	local req
+	req=$(h2_req "POST /post")
+	assert_contains "$req" "x-api-key: $REAL_KEY"
+	assert_contains "$req" "x-other: sk-ant-api03-"
+	assert_contains "$req" "body=leak=sk-ant-api03-"
+	assert_contains "$req" "POST /post?k=sk-ant-api03-"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in x-api-key only"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the URL"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in the header x-other"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a request body"
+	assert_contains "$err" "jail: warning: 3 possible exfiltration attempts"
+}
+
+# Several streams on one connection, each with its own rules' verdict and its
+# own refusal; one upstream connection carries them all.
+test_broker_h2_streams_and_rules_per_stream() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	B=("${B[@]:0:${#B[@]}-1}" "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B only GET *, POST /allowed")
+	run_jail "${B[@]}" -- sh -c '
+		u="x-access-token:$ANTHROPIC_API_KEY"
+		curl -sS -m 30 --http2 --parallel --parallel-max 10 \
+			-u "$u" https://api.anthropic.com/get1 --next \
+			-u "$u" --data-binary a https://api.anthropic.com/allowed --next \
+			-u "$u" --data-binary b https://api.anthropic.com/withheld --next \
+			-u "$u" -H "Host: evil.example.net" https://api.anthropic.com/fronted --next \
+			-u "$u" https://api.anthropic.com/get2'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "jail broker: a request for another site"
+	local real
+	real="authorization: Basic $(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)"
+	assert_contains "$(h2_req "GET /get1")" "$real"
+	assert_contains "$(h2_req "GET /get2")" "$real"
+	assert_contains "$(h2_req "POST /allowed")" "$real"
+	assert_contains "$(h2_req "POST /withheld")" "authorization: Basic "
+	assert_not_contains "$(h2_req "POST /withheld")" "$real"
+	assert_not_contains "$(cat "$T/up.log")" "/fronted"
+	assert_eq "$(grep -o 'session=[0-9]*' "$T/up.log" | sort -u)" "session=1" "one upstream connection"
+	assert_contains "$err" "ANTHROPIC_API_KEY withheld from POST /withheld (not in its rules)"
+	assert_contains "$err" "refused: a request for another site"
+	assert_contains "$err" "jail: 3 requests to api.anthropic.com carried your key"
+}
+
+test_broker_h2_streams_responses_without_buffering() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -N -m 30 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/sse >sse.out &
+		i=0; until grep -q event-0 sse.out 2>/dev/null; do i=$((i+1)); [ $i -lt 600 ] || exit 3; sleep 0.05; done
+		curl -sS -m 20 --http2 https://api.anthropic.com/sse-next >/dev/null
+		until grep -q event-1 sse.out 2>/dev/null; do i=$((i+1)); [ $i -lt 1200 ] || exit 4; sleep 0.05; done
+		curl -sS -m 20 --http2 https://api.anthropic.com/sse-next >/dev/null
+		wait; cat sse.out'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "data: event-2"
+}
+
+# 20 MiB each way, intact (flow control both ways through the broker).
+test_broker_h2_large_upload_and_download() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		head -c 20971520 /dev/urandom >up.bin
+		echo "len=20971520 sha256=$(sha256sum <up.bin | cut -d" " -f1)" >want
+		curl -sS -m 120 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" --data-binary @up.bin \
+			https://api.anthropic.com/upload >got
+		cmp want got || { cat want got; exit 5; }
+		curl -sS -m 120 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/big/20 >down.bin
+		python3 -c "import sys; d=open(\"down.bin\",\"rb\").read(); sys.exit(0 if d == bytes(range(256)) * 81920 else 6)"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$err" "jail: 2 requests to api.anthropic.com carried your key"
+}
+
+# The client offers h2, the upstream speaks HTTP/1.1 only: HTTP/1.1 on both legs.
+test_broker_h2_offered_to_an_http1_upstream() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c 'curl -sS -m 20 --http2 -w " %{http_version}\n" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/v1'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ok 1
+ 1.1"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
+}
+
+test_broker_h2_wrong_upstream_certificate_fails_closed() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world "$HOSTNAME_B" "$T/other"
+	run_jail "${B[@]}" -- sh -c 'curl -sS -m 20 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/x'
+	assert_contains "$out" "jail broker: upstream api.anthropic.com refused"
+	assert_contains "$err" "jail: warning: broker: api.anthropic.com: its certificate is not trusted"
+	[ ! -s "$T/up.log" ] || fail "the upstream got a request: $(cat "$T/up.log")"
+}
+
+# RST_STREAM from the client reaches the upstream (that stream alone: the
+# connection goes on), GOAWAY from the upstream reaches the client.
+test_broker_h2_reset_and_goaway_cross_over() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com");
+s.on("goaway", (code) => console.log("goaway " + code));
+const sse = s.request({":path": "/sse", "x-api-key": key});
+sse.once("data", () => sse.close(http2.constants.NGHTTP2_CANCEL));
+function get(path, done) {
+  const r = s.request({":path": path, "x-api-key": key});
+  let body = "";
+  r.on("data", (d) => body += d);
+  r.on("end", () => done(body.trim()));
+}
+let tries = 0;
+function resets() {  /* until the upstream has seen the reset, connection still open */
+  get("/resets", (b) => {
+    if (b.includes("/sse code=8")) {
+      console.log("upstream saw the reset");
+      get("/goaway", (g) => console.log("body " + g));
+    } else if (++tries < 200) setTimeout(resets, 50);
+    else { console.log("no reset: " + b); s.destroy(); }
+  });
+}
+sse.on("close", resets);
+s.on("close", () => console.log("closed"));
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "upstream saw the reset"
+	assert_contains "$out" "goaway 0"
+	assert_contains "$out" "closed"
+	assert_contains "$(h2_req "GET /goaway")" "x-api-key: $REAL_KEY"
+	assert_eq "$(grep -o 'session=[0-9]*' "$T/up.log" | sort -u)" "session=1" "one upstream connection"
+}
+
+# Request trailers pass; a placeholder in one stays and is reported.
+test_broker_h2_request_trailers_pass_and_are_watched() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com");
+const r = s.request({":method": "POST", ":path": "/with-trailers", "x-api-key": key},
+                    {waitForTrailers: true});
+r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key}));
+r.end("body");
+let body = "";
+r.on("data", (d) => body += d);
+r.on("end", () => { console.log(body.trim()); s.close(); });
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ok 1"
+	local req
+	req=$(h2_req "POST /with-trailers")
+	assert_contains "$req" "trailer x-checksum: c-sk-ant-api03-"
+	assert_contains "$req" "body=body"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in x-api-key only"
+	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a trailer"
+}
+
+# The jail ends while an HTTP/2 stream still streams: the connection ends.
+test_broker_h2_jail_ends_with_a_stream_still_open() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -N -m 300 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/sse >sse.out &
+		i=0; until grep -q event-0 sse.out 2>/dev/null; do i=$((i+1)); [ $i -lt 600 ] || exit 3; sleep 0.05; done
+		echo streaming'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" streaming
+	assert_contains "$err" "jail: 1 request to api.anthropic.com carried your key"
+}
+
+# Requests refused on a stream of their own, the connection going on:
+# another site in :authority, CONNECT, a header list over 64 KiB (in fields
+# under nghttp2's own 64 KiB bound for one field, over which it ends the
+# connection).  None reaches the upstream; a plain request after them does.
+test_broker_h2_refuses_hostile_streams() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com", {maxSendHeaderBlockLength: 1 << 20});
+const asks = [
+  ["fronted", {":path": "/fronted", ":authority": "evil.example.net", "x-api-key": key}],
+  ["connect", {":method": "CONNECT", ":authority": "api.anthropic.com:443", "x-api-key": key}],
+  ["big", Object.assign({":path": "/big-headers", "x-api-key": key},
+    Object.fromEntries([...Array(10).keys()].map((i) => ["x-pad-" + i, "a".repeat(8000)])))],
+  ["plain", {":path": "/plain", "x-api-key": key}],
+];
+function next(i) {
+  if (i === asks.length) return s.close();
+  const [name, h] = asks[i];
+  let r;
+  try { r = s.request(h); } catch (e) { console.log(name + " refused by the client"); return next(i + 1); }
+  let body = "";
+  r.on("response", (hd) => body += hd[":status"] + " ");
+  r.on("data", (d) => body += d);
+  r.on("error", (e) => {});
+  r.on("close", () => { console.log(name + " " + (body.trim() || "reset " + r.rstCode)); next(i + 1); });
+  if (h[":method"] !== "CONNECT") r.end();
+}
+next(0);
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "fronted 421 jail broker: a request for another site"
+	assert_contains "$out" "connect 405 jail broker: CONNECT, TRACE or TRACK through a brokered host"
+	assert_contains "$out" "big reset 2"  # INTERNAL_ERROR: the broker's bound
+	assert_contains "$out" "plain 200 ok 1"
+	assert_not_contains "$(cat "$T/up.log")" "/fronted"
+	assert_not_contains "$(cat "$T/up.log")" "/big-headers"
+	assert_not_contains "$(cat "$T/up.log")" "CONNECT"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the key reached the upstream once"
+}
+
+# A client that reads slowly: flow control holds the upstream back, so the
+# broker never holds more than its windows (1 MiB a connection), not the
+# 96 MiB the upstream would send at once.
+test_broker_h2_slow_reader_is_not_buffered() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	bg "$JAIL" "${B[@]}" -- sh -c '
+		curl -sS -m 300 --http2 --limit-rate 1M -H "x-api-key: $ANTHROPIC_API_KEY" \
+			https://api.anthropic.com/big/96 | { head -c 4194304 >/dev/null; echo flowing; cat >/dev/null; }
+	' >"$T/slow.out" 2>"$T/slow.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for -t 60 grep -q flowing "$T/slow.out" || fail "the download did not start: $(cat "$T/slow.err")"
+	local peak
+	peak=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status)
+	kill "$pid"
+	[ "$peak" -lt 49152 ] || fail "the supervisor grew to $peak kB"
+}
+
+# Half a TLS record that stays half (the client neither sends the rest nor
+# closes), on an HTTP/2 connection and on an HTTP/1.1 one: OpenSSL holds the
+# half as pending, which must not make either relay loop without waiting.
+test_broker_h2_does_not_spin_on_a_half_record() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	bg "$JAIL" "${B[@]}" -- python3 -c '
+import os, socket, ssl, sys, time
+H = "api.anthropic.com"
+conns = []
+for proto in ("h2", "http/1.1"):
+    ctx = ssl.create_default_context()
+    ctx.set_alpn_protocols([proto])
+    c = ctx.wrap_socket(socket.create_connection((H, 443)), server_hostname=H)
+    if proto == "h2":
+        c.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+    os.write(c.fileno(), b"\x17\x03\x03\x00\x64" + b"x" * 50)
+    conns.append(c)
+print("half", flush=True)
+time.sleep(120)
+' >"$T/half.out" 2>"$T/half.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for grep -q half "$T/half.out"
+	wait_for -t 20 threads_asleep "$pid"
+	kill "$pid"
+}
+
+# nghttp2 is opened like OpenSSL; without it the broker warns once and
+# speaks HTTP/1.1, a client offering h2 included.
+test_broker_h2_without_nghttp2_speaks_http1() {
+	broker_world
+	mkdir -p "$T/lib"
+	echo "not a library" >"$T/lib/libnghttp2.so.14"
+	LD_LIBRARY_PATH=$T/lib run_jail "${B[@]}" -- sh -c \
+		'curl -sS -m 20 --http2 -w " %{http_version}\n" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/v1'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ok 1
+ 1.1"
+	assert_contains "$err" "cannot load libnghttp2.so.14"
+	assert_contains "$err" "brokered hosts speak HTTP/1.1 only"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
 }
 
 # OpenSSL is opened only when a secret is brokered (src/tlslib.c): when it

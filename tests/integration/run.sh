@@ -292,6 +292,7 @@ test_no_user_namespaces_is_one_clear_line() {
 test_doctor_reports_this_host_fit() {
 	out=$("$JAIL" doctor)
 	assert_contains "$out" "user namespace and overlayfs (userxattr) work"
+	assert_contains "$out" "nghttp2 loads (for brokered hosts over HTTP/2)"
 	assert_contains "$out" "jail can run here"
 }
 

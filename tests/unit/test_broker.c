@@ -796,3 +796,106 @@ T(reqp_rules_refuse_ambiguous_targets_and_overrides)
 		sb_free(&out);
 	}
 }
+
+/* ---- HTTP/2 header lists (reqp_pairs) ---- */
+
+#define MAXP 16
+
+/* Pairs from "name: value" strings; the rewritten values joined as
+ * "name=value;" in *got, '!' after a sensitive one. */
+static int pairs(struct reqp *r, const char *const *list, size_t n, struct strbuf *got)
+{
+	struct broker_pair p[MAXP] = {{0}};
+	size_t off[MAXP], len[MAXP];
+	bool sens[MAXP];
+	struct strbuf out = {0};
+	for (size_t i = 0; i < n; i++) {
+		const char *colon = strchr(list[i] + 1, ':');  /* past a pseudo-header's own ':' */
+		p[i] = (struct broker_pair){list[i], colon + 2, (size_t)(colon - list[i]), strlen(colon + 2)};
+	}
+	int rc = reqp_pairs(r, p, n, &out, off, len, sens);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		sb_printf(got, "%.*s=%.*s%s;", (int)p[i].nlen, p[i].name, (int)len[i], out.s + off[i],
+		          sens[i] ? "!" : "");
+	sb_free(&out);
+	return rc;
+}
+
+T(reqp_pairs_rewrite_like_a_head)
+{
+	static const char *const req[] = {
+		":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /v1/" PH,
+		"x-api-key: " PH, "authorization: Bearer " PH, "x-other: " PH,
+		"authorization: " PH,
+	};
+	struct reqp r;
+	struct strbuf got = {0};
+	setup(&r, true);
+	CHECK_INT(pairs(&r, req, ARRAY_SIZE(req), &got), 0);
+	CHECK_STR(got.s, ":method=POST;:scheme=https;:authority=api.example.com;:path=/v1/" PH ";"
+	                 "x-api-key=" REAL "!;authorization=Bearer " REAL "!;x-other=" PH ";"
+	                 "authorization=" PH ";");
+	CHECK_INT(r.carried, 1);
+	/* once per request and place: the second authorization is not told again */
+	CHECK_STR(reports, "KEY@the URL;KEY@the header x-other;");
+	reqp_data(&r, "{\"k\":\"" PH "\"}", strlen(PH) + 8);
+	CHECK(strstr(reports, "KEY@a request body;") != NULL);
+	reqp_free(&r);
+	sb_free(&got);
+	/* another host's secret: nothing replaced */
+	setup(&r, false);
+	CHECK_INT(pairs(&r, req, 5, &got), 0);
+	CHECK(strstr(got.s, "REAL") == NULL);
+	CHECK_INT(r.carried, 0);
+	reqp_free(&r);
+	sb_free(&got);
+}
+
+T(reqp_pairs_refuse)
+{
+	static const struct { const char *const p[5]; size_t n; int status; bool rules; } cases[] = {
+		{{":method: GET", ":scheme: https", ":authority: evil.example.net", ":path: /"}, 4, 421, false},
+		{{":method: GET", ":scheme: https", ":authority: api.example.com", ":path: /", "host: evil.example.net"}, 5, 421, false},
+		{{":method: GET", ":scheme: https", ":path: /"}, 3, 400, false},
+		{{":method: CONNECT", ":authority: api.example.com"}, 2, 405, false},
+		{{":method: CONNECT", ":scheme: https", ":authority: api.example.com", ":path: /", ":protocol: websocket"}, 5, 405, false},
+		{{":method: TRACE", ":scheme: https", ":authority: api.example.com", ":path: /"}, 4, 405, false},
+		{{":method: GET", ":scheme: http", ":authority: api.example.com", ":path: /"}, 4, 400, false},
+		{{":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /me/app.git/git-receive-pack", "x-http-method-override: DELETE"}, 5, 400, true},
+		{{":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /me/app.git/../../x/git-receive-pack"}, 4, 400, true},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct reqp r;
+		struct strbuf got = {0};
+		if (cases[i].rules)
+			setup_rules(&r);
+		else
+			setup(&r, true);
+		CHECK_INT(pairs(&r, cases[i].p, cases[i].n, &got), -1);
+		CHECK_INT(r.status, cases[i].status);
+		reqp_free(&r);
+		sb_free(&got);
+	}
+}
+
+T(reqp_pairs_rules_read_method_and_path)
+{
+	const char *req[] = {":method: POST", ":scheme: https", ":authority: api.example.com:443",
+	                     ":path: /other/repo.git/git-receive-pack?x=/me/app.git/git-receive-pack",
+	                     "x-api-key: " PH};
+	struct reqp r;
+	struct strbuf got = {0};
+	setup_rules(&r);
+	CHECK_INT(pairs(&r, req, 5, &got), 0);
+	CHECK(strstr(got.s, "x-api-key=" PH ";") != NULL);
+	CHECK_STR(withheld, "KEY@POST /other/repo.git/git-receive-pack;");
+	reqp_free(&r);
+	sb_free(&got);
+	req[3] = ":path: /me/app.git/git-receive-pack";
+	setup_rules(&r);
+	CHECK_INT(pairs(&r, req, 5, &got), 0);
+	CHECK(strstr(got.s, "x-api-key=" REAL "!;") != NULL);
+	CHECK_STR(withheld, "");
+	reqp_free(&r);
+	sb_free(&got);
+}
