@@ -659,6 +659,42 @@ static int mask_state_root(const struct jail_plan *p, struct jail_err *e)
 	              "mode=0555,size=4k", e);
 }
 
+static bool path_at_or_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return path && strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static bool any_at_or_under(const struct strv *paths, const char *dir)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		if (path_at_or_under(paths->v[i], dir))
+			return true;
+	return false;
+}
+
+/* /var/tmp is a link to /tmp, one writable place for both, unless something
+ * the user named lives there on the host (the project, the home, a bind, a
+ * copy-on-write dir, a tmpfs): it keeps its own path in the jail, so
+ * /var/tmp is a tmpfs of its own then.  Through the link its mount point
+ * would be made in the jail's /tmp, or (made without following links) not
+ * at all. */
+static int build_var_tmp(const struct jail_plan *p, struct jail_err *e)
+{
+	static const char dir[] = "/var/tmp";
+	const struct jail_config *c = p->cfg;
+	if (mkdir(NEW "/var", 0755) < 0)
+		return jail_err_sys(e, "create /var");
+	if (path_at_or_under(p->session->project, dir) || path_at_or_under(p->home, dir) ||
+	    path_at_or_under(p->gitdir_lower, dir) || any_at_or_under(&c->ro_binds, dir) ||
+	    any_at_or_under(&c->rw_binds, dir) || any_at_or_under(&c->cow_binds, dir) ||
+	    any_at_or_under(&c->tmpfs, dir))
+		return tmpfs_at(dir, "mode=1777", e);
+	if (symlink("/tmp", NEW "/var/tmp") < 0)
+		return jail_err_sys(e, "create /var/tmp");
+	return 0;
+}
+
 int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct jail_config *c = p->cfg;
@@ -678,8 +714,8 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	if (build_proc(e) < 0 || build_dev(e) < 0)
 		return -1;
 	if (tmpfs_at("/tmp", "mode=1777", e) < 0 || tmpfs_at("/run", "mode=0755", e) < 0 ||
-	    mkdir(NEW "/var", 0755) < 0 || symlink("/tmp", NEW "/var/tmp") < 0)
-		return e->msg[0] ? -1 : jail_err_sys(e, "create /var/tmp");
+	    build_var_tmp(p, e) < 0)
+		return -1;
 	if (build_home(p, e) < 0)
 		return -1;
 	if (move_project(p, e) < 0 || mount_gitdir(p, e) < 0)
