@@ -154,20 +154,22 @@ static int make_target(const char *dst, bool dir, mode_t mode, struct jail_err *
 	return 0;
 }
 
-/* Bind host path `host` (a path on the host) at `at` inside the new root. */
-static int bind_host(const char *host, const char *at, unsigned how, struct jail_err *e)
+/* Bind what fd (O_PATH, not following a last link) names at `at` inside
+ * the new root; src is a path to it in the scratch root, host its name for
+ * messages.  A symlink is copied, not followed. */
+static int bind_fd(int fd, const char *src, const char *host, const char *at, unsigned how,
+                   struct jail_err *e)
 {
-	_cleanup_free_ char *src = xasprintf(OLD "%s", host);
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", at);
 	struct stat st;
-	if (lstat(src, &st) < 0) {
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (how & B_OPTIONAL)
 			return 0;
 		return jail_err_sys(e, "bind '%s'", host);
 	}
 	if (S_ISLNK(st.st_mode)) {
 		char target[4096];
-		ssize_t n = readlink(src, target, sizeof(target) - 1);
+		ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
 		if (n < 0)
 			return jail_err_sys(e, "read link '%s'", host);
 		target[n] = '\0';
@@ -184,6 +186,48 @@ static int bind_host(const char *host, const char *at, unsigned how, struct jail
 	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0)
 		return -1;
 	return make_readonly(dst, how, e);
+}
+
+/* Bind a system path of the host (/usr, /etc's parts, /dev's nodes: no
+ * symlink above them) at `at` inside the new root. */
+static int bind_host(const char *host, const char *at, unsigned how, struct jail_err *e)
+{
+	_cleanup_free_ char *src = xasprintf(OLD "%s", host);
+	_cleanup_close_ int fd = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return bind_fd(fd, src, host, at, how, e);
+}
+
+/* A path the user named, opened as the host resolves it: from the old root,
+ * an absolute symlink on the way taken relative to it.  Spelled through
+ * /oldroot, such a link (~/src -> /data/src, /home -> /usr/home) would be
+ * resolved in the scratch root, where it names nothing.  A last link is not
+ * followed (it is copied). */
+static int open_host_path(const char *host)
+{
+	_cleanup_close_ int root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	if (root < 0)
+		return -1;
+	return (int)syscall(SYS_openat2, root, host, &how, sizeof(how));
+}
+
+/* Bind a path the user named (--ro, --rw) at the same path inside. */
+static int bind_user(const char *host, unsigned how, struct jail_err *e)
+{
+	_cleanup_close_ int fd = open_host_path(host);
+	if (fd < 0) {
+		int err = errno;
+		if (how & B_OPTIONAL)
+			return 0;
+		_cleanup_free_ char *esc = escape_name(host);
+		return jail_err_set(e, err, "bind '%s'", esc);
+	}
+	_cleanup_free_ char *src = xasprintf(OLD "/proc/self/fd/%d", fd);
+	_cleanup_free_ char *esc = escape_name(host);
+	return bind_fd(fd, src, esc, host, how, e);
 }
 
 /* A small regular file of /etc is copied into the root tmpfs (which turns
@@ -545,13 +589,16 @@ static int build_home(const struct jail_plan *p, struct jail_err *e)
 	} else if (xmount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700", e) < 0) {
 		return -1;
 	}
-	return home_populate(p, dst, OLD, e);
+	_cleanup_close_ int host_root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (host_root < 0)
+		return jail_err_sys(e, "open " OLD);
+	return home_populate(p, dst, host_root, e);
 }
 
 static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e)
 {
 	for (size_t i = 0; i < paths->n; i++)
-		if (bind_host(paths->v[i], paths->v[i], how, e) < 0)
+		if (bind_user(paths->v[i], how, e) < 0)
 			return -1;
 	return 0;
 }
@@ -638,12 +685,12 @@ static int enter_new_root(struct jail_err *e)
  * sockets, none of which is this agent's to see.  The path is walked from the
  * new root without following links (one the agent left is not the state
  * dir), and only what exists is covered: nothing is made. */
-static int mask_state_root(const struct jail_plan *p, struct jail_err *e)
+static int mask_state_root(const char *state_root, struct jail_err *e)
 {
 	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return jail_err_sys(e, "open " NEW);
-	_cleanup_free_ char *rel = xstrdup(p->state_root);
+	_cleanup_free_ char *rel = xstrdup(state_root);
 	char *save = NULL;
 	for (char *name = strtok_r(rel, "/", &save); name && fd >= 0;
 	     name = strtok_r(NULL, "/", &save)) {
@@ -654,7 +701,7 @@ static int mask_state_root(const struct jail_plan *p, struct jail_err *e)
 	if (fd < 0)
 		return 0;  /* not in the jail's tree */
 	close(fd);
-	_cleanup_free_ char *at = xasprintf(NEW "%s", p->state_root);
+	_cleanup_free_ char *at = xasprintf(NEW "%s", state_root);
 	return xmount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
 	              "mode=0555,size=4k", e);
 }
@@ -726,7 +773,8 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	for (size_t i = 0; i < c->tmpfs.n; i++)
 		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)
 			return -1;
-	if (p->state_root && mask_state_root(p, e) < 0)
+	if ((p->state_root && mask_state_root(p->state_root, e) < 0) ||
+	    (p->state_root_named && mask_state_root(p->state_root_named, e) < 0))
 		return -1;
 	return enter_new_root(e);
 }
