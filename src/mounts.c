@@ -604,9 +604,10 @@ static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e
 }
 
 /* A copy-on-write dir's lower, opened through the old root without following
- * a symlink: cow_prepare refused one on the host, and a path swapped for a
- * link since (by anything that can write there, such as another session's
- * --rw bind) must not bring another host directory in. */
+ * a symlink: cow_prepare resolved its links on the host and checked what they
+ * lead to, and a path swapped for a link since (by anything that can write
+ * there, such as another session's --rw bind) must not bring another host
+ * directory in. */
 static int open_cow_lower(const char *path, struct jail_err *e)
 {
 	_cleanup_close_ int root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -635,7 +636,9 @@ static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
 		_cleanup_free_ char *work = xasprintf("%s/work", dir);
 		if (make_target(dst, true, 0755, e) < 0)
 			return -1;
-		_cleanup_close_ int lower_fd = open_cow_lower(l->v[i], e);
+		const struct strv *lowers = &p->cfg->cow_lowers;
+		_cleanup_close_ int lower_fd =
+			open_cow_lower(i < lowers->n ? lowers->v[i] : l->v[i], e);
 		if (lower_fd < 0)
 			return -1;
 		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
