@@ -98,18 +98,49 @@ static int make_readonly(const char *path, unsigned how, struct jail_err *e)
 	return 0;
 }
 
+/* Why the mount point `path` (below NEW) cannot be made: `name`, below the
+ * directory dir, is a symlink or a file.  One on the jail's own root tmpfs
+ * (root_dev) is a link init copied from the host's / (/bin -> usr/bin); any
+ * other lies in a mount, where the agent may have left it. */
+static int refuse_target(int dir, const char *name, dev_t root_dev, const char *path,
+                         struct jail_err *e)
+{
+	_cleanup_free_ char *esc = escape_name(path);
+	struct stat st;
+	char target[256];
+	ssize_t n = -1;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) &&
+	    st.st_dev == root_dev)
+		n = readlinkat(dir, name, target, sizeof(target) - 1);
+	if (n >= 0) {
+		target[n] = '\0';
+		_cleanup_free_ char *tesc = escape_name(target);
+		return jail_err_set(e, 0, "mount point %s: '%s' on its way is a symlink, as on the "
+		                          "host (to %s); name the path it leads to", esc, name, tesc);
+	}
+	return jail_err_set(e, 0, "mount point %s: '%s' on its way is a symlink or a file "
+	                          "(left in a persistent home, the project or a --rw dir?); "
+	                          "remove it, or jail reset", esc, name);
+}
+
 /* Create the mount point dst (below NEW: a directory, or an empty file to
  * bind a file over) one name at a time from the new root, never through a
  * symlink.  Below the fake home and the project lie the agent's files (a
  * persistent home, the project's upper layer); a link it left there would
  * be resolved here, where the host's root is still reachable at OLD, so
  * following it could make a directory or file on the host, and would move
- * the mount where the jail does not look. */
+ * the mount where the jail does not look.  The jail's own links do not stand
+ * in the way of a path the user can name: /var/tmp is no link then
+ * (build_var_tmp), and host paths come resolved (the project, --cow) or are
+ * made as named (--ro, --rw, --tmpfs, the home). */
 static int make_target(const char *dst, bool dir, mode_t mode, struct jail_err *e)
 {
 	size_t nl = strlen(NEW);
 	if (strncmp(dst, NEW "/", nl + 1) != 0)
 		return jail_err_set(e, EINVAL, "mount point '%s' outside the new root", dst);
+	struct stat root;
+	if (stat(NEW, &root) < 0)
+		return jail_err_sys(e, "stat " NEW);
 	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return jail_err_sys(e, "open " NEW);
@@ -137,13 +168,14 @@ static int make_target(const char *dst, bool dir, mode_t mode, struct jail_err *
 			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		}
 		int err = errno;
+		if (next < 0 && (err == ELOOP || err == ENOTDIR)) {
+			int r = refuse_target(fd, name, root.st_dev, dst + nl, e);
+			close(fd);
+			return r;
+		}
 		close(fd);
 		if (next < 0) {
 			_cleanup_free_ char *esc = escape_name(dst + nl);
-			if (err == ELOOP || err == ENOTDIR)
-				return jail_err_set(e, 0, "mount point %s: '%s' on its way is a symlink or a file "
-				                          "(left in a persistent home or the project?); remove it, "
-				                          "or jail reset", esc, name);
 			errno = err;
 			return jail_err_sys(e, "create mount point '%s'", esc);
 		}
