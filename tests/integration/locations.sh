@@ -98,3 +98,13 @@ test_home_behind_an_absolute_symlink() {
 	assert_eq "$rc" 0 "$err"
 	assert_contains "$out" kept
 }
+
+# /bin -> usr/bin on a merged-/usr host: the jail has the same link (copied
+# from the host's /), and a bind through it lands where the link leads.
+test_bind_through_a_link_of_the_hosts_root() {
+	[ -L /bin ] && [ -x /bin/sh ] || skip "/bin is no symlink here"
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export --ro /bin/sh -- sh -c 'test -x /bin/sh && echo bound'
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" bound
+}
