@@ -254,13 +254,13 @@ static int make_target(char **dst, bool dir, mode_t mode, struct jail_err *e)
 static int bind_fd(int fd, const char *src, const char *host, const char *at, unsigned how,
                    struct jail_err *e)
 {
-	_cleanup_free_ char *dst = xasprintf(NEW "%s", at);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (how & B_OPTIONAL)
 			return 0;
 		return jail_err_sys(e, "bind '%s'", host);
 	}
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", at);
 	if (S_ISLNK(st.st_mode)) {
 		char target[4096];
 		ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
