@@ -18,7 +18,8 @@ void config_free(struct jail_config *c)
 	free(c->project);
 	free(c->session);
 	free(c->dns_upstream);
-	struct strv *lists[] = {&c->policies, &c->ro_binds, &c->rw_binds, &c->cow_binds, &c->hide,
+	struct strv *lists[] = {&c->policies, &c->ro_binds, &c->rw_binds, &c->cow_binds, &c->cow_lowers,
+	                        &c->hide,
 	                        &c->show_ignored, &c->tmpfs, &c->home_copy, &c->env_pass,
 	                        &c->env_set, &c->secrets, &c->allow, &c->publish,
 	                        &c->export_deny, &c->export_allow, &c->syscalls_allow,

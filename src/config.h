@@ -26,6 +26,7 @@ struct jail_config {
 	struct strv ro_binds;       /* host paths bound read-only at the same path */
 	struct strv rw_binds;       /* host paths bound read-write */
 	struct strv cow_binds;      /* host dirs overlaid: writes kept in the session */
+	struct strv cow_lowers;     /* the same as the host resolves them (cow_prepare) */
 	struct strv hide;           /* extra patterns hidden in the project */
 	struct strv show_ignored;   /* git-ignored paths shown anyway */
 	enum hide_mode hide_ignored;

@@ -34,7 +34,8 @@ static int make_layers(const struct session *s, const char *path, struct jail_er
 	return write_file_at(AT_FDCWD, note_path, note, strlen(note), 0600, e);
 }
 
-int cow_prepare(const struct session *s, struct strv *paths, struct jail_err *e)
+int cow_prepare(const struct session *s, struct strv *paths, struct strv *lowers,
+                struct jail_err *e)
 {
 	size_t kept = 0;
 	for (size_t i = 0; i < paths->n; i++) {
@@ -50,22 +51,20 @@ int cow_prepare(const struct session *s, struct strv *paths, struct jail_err *e)
 		if (!S_ISDIR(st.st_mode))
 			return jail_err_set(e, 0, "cow %s: not a directory; name a directory (a "
 			                          "cache), or use --ro for a file", esc);
-		/* the overlay reads the host path as spelled: a symlink on the way
-		 * would be resolved inside the jail's scratch root, not the host's,
-		 * and could lead into the project past its hiding */
+		/* the overlay reads the directory the host resolves (a symlink on
+		 * the way, spelled through the old root, would be resolved in the
+		 * jail's scratch root); it is checked here, so a link into the
+		 * project is refused like the project itself */
 		_cleanup_free_ char *real = realpath(p, NULL);
 		if (!real)
 			return jail_err_sys(e, "cow %s", esc);
-		if (strcmp(real, p) != 0) {
-			_cleanup_free_ char *real_esc = escape_name(real);
-			return jail_err_set(e, 0, "cow %s: the path goes through a symlink; name the "
-			                          "directory itself (%s)", esc, real_esc);
-		}
-		if (path_within(p, s->project) || path_within(s->project, p))
+		if (path_within(real, s->project) || path_within(s->project, real) ||
+		    path_within(p, s->project) || path_within(s->project, p))
 			return jail_err_set(e, 0, "cow %s: overlaps the project, which is copy-on-write "
 			                          "already; name a directory outside it", esc);
 		if (make_layers(s, p, e) < 0)
 			return -1;
+		strv_push(lowers, real);
 		paths->v[kept++] = p;
 	}
 	paths->n = kept;

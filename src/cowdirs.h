@@ -16,7 +16,11 @@ char *cow_layer_dir(const struct session *s, const char *path);
 
 /* Make the layers of each directory in `paths`; a path the host lacks is
  * dropped from the list (policies name optional caches), one that is not a
- * directory, or lies in the project, is an error. */
-int cow_prepare(const struct session *s, struct strv *paths, struct jail_err *e) WUR;
+ * directory, or lies in the project, is an error.  `lowers` gets each kept
+ * path as the host resolves it (a symlink on the way, such as a home behind
+ * /home -> /usr/home), which init opens without following links; the jail
+ * shows the directory at the path as named. */
+int cow_prepare(const struct session *s, struct strv *paths, struct strv *lowers,
+                struct jail_err *e) WUR;
 
 #endif

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 static const char bashrc[] =
 	"# jail: a fake home; nothing of your real home is here unless a policy copies it\n"
@@ -46,19 +48,38 @@ static int open_parent(int dir, const char *rel, const char **base, struct jail_
 	return fd;
 }
 
+/* The host directory that holds path, opened as the host resolves it: from
+ * its root (host_root), an absolute symlink on the way (a home behind
+ * /home -> /usr/home) taken relative to it, not to the jail's scratch root. */
+static int open_host_parent(int host_root, const char *path, const char **base)
+{
+	_cleanup_free_ char *dir = xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	*base = path + (slash - dir) + 1;
+	slash[1] = '\0';
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	return (int)syscall(SYS_openat2, host_root, dir, &how, sizeof(how));
+}
+
 /* Copy one host file (under the host's home) into the fake home. */
-static int copy_in(const struct jail_plan *p, int dir, const char *host_prefix,
-                   const char *path, struct jail_err *e)
+static int copy_in(const struct jail_plan *p, int dir, int host_root, const char *path,
+                   struct jail_err *e)
 {
 	size_t hl = strlen(p->home);
 	if (strncmp(path, p->home, hl) != 0 || path[hl] != '/')
 		return jail_err_set(e, 0, "home copy '%s': only files under %s can be copied in",
 		                    path, p->home);
 	const char *rel = path + hl + 1;
-	_cleanup_free_ char *src = xasprintf("%s%s", host_prefix, path);
+	const char *name = NULL;
+	_cleanup_close_ int from = open_host_parent(host_root, path, &name);
+	if (from < 0)
+		return errno == ENOENT ? 0 : jail_err_sys(e, "home copy '%s'", path);
 	_cleanup_free_ char *data = NULL;
 	size_t n;
-	if (read_file_at(AT_FDCWD, src, 64 << 20, &data, &n, e) < 0) {
+	if (read_file_at(from, name, 64 << 20, &data, &n, e) < 0) {
 		if (e->errnum == ENOENT)
 			return 0; /* nothing to copy: the agent starts without it */
 		return jail_err_wrap(e, "home copy");
@@ -99,7 +120,7 @@ static int put_secret(const struct jail_plan *p, int home, size_t i, struct jail
 	return 0;
 }
 
-int home_populate(const struct jail_plan *p, const char *dir, const char *host_prefix,
+int home_populate(const struct jail_plan *p, const char *dir, int host_root,
                   struct jail_err *e)
 {
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -109,7 +130,7 @@ int home_populate(const struct jail_plan *p, const char *dir, const char *host_p
 	    write_if_absent(fd, ".profile", profile, e) < 0)
 		return -1;
 	for (size_t i = 0; i < p->cfg->home_copy.n; i++)
-		if (copy_in(p, fd, host_prefix, p->cfg->home_copy.v[i], e) < 0)
+		if (copy_in(p, fd, host_root, p->cfg->home_copy.v[i], e) < 0)
 			return -1;
 	for (size_t i = 0; i < p->n_secret_files; i++)
 		if (put_secret(p, fd, i, e) < 0)

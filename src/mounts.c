@@ -98,92 +98,233 @@ static int make_readonly(const char *path, unsigned how, struct jail_err *e)
 	return 0;
 }
 
-/* Create the mount point dst (below NEW: a directory, or an empty file to
- * bind a file over) one name at a time from the new root, never through a
- * symlink.  Below the fake home and the project lie the agent's files (a
- * persistent home, the project's upper layer); a link it left there would
- * be resolved here, where the host's root is still reachable at OLD, so
- * following it could make a directory or file on the host, and would move
- * the mount where the jail does not look. */
-static int make_target(const char *dst, bool dir, mode_t mode, struct jail_err *e)
+/* Push the names of path onto l, "." dropped and ".." taken back (never
+ * above the root): lexically, which is exact where no link stands. */
+static void push_names(struct strv *l, const char *path)
 {
-	size_t nl = strlen(NEW);
-	if (strncmp(dst, NEW "/", nl + 1) != 0)
-		return jail_err_set(e, EINVAL, "mount point '%s' outside the new root", dst);
+	_cleanup_free_ char *copy = xstrdup(path);
+	char *save = NULL;
+	for (char *name = strtok_r(copy, "/", &save); name; name = strtok_r(NULL, "/", &save)) {
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") != 0) {
+			strv_push(l, name);
+		} else if (l->n > 0) {
+			free(l->v[--l->n]);
+			l->v[l->n] = NULL;
+		}
+	}
+}
+
+/* The path (below NEW, as names) with names[i], a link of the jail's own
+ * root, replaced by where it leads: target from NEW or from names[0..i). */
+static void splice_link(struct strv *names, size_t i, const char *target)
+{
+	struct strv out = {0};
+	for (size_t j = 0; target[0] != '/' && j < i; j++)
+		strv_push(&out, names->v[j]);
+	push_names(&out, target);
+	for (size_t j = i + 1; j < names->n; j++)
+		push_names(&out, names->v[j]);
+	strv_free(names);
+	*names = out;
+}
+
+static char *join_names(const struct strv *names)
+{
+	struct strbuf b = {0};
+	sb_puts(&b, NEW);
+	for (size_t i = 0; i < names->n; i++)
+		sb_printf(&b, "/%s", names->v[i]);
+	return sb_steal(&b);
+}
+
+/* Open (making it) names[i] below dir: a directory, or the empty file of a
+ * file bind when it is the last name and !dir.  -1 with errno: ELOOP or
+ * ENOTDIR for a symlink or a file in the way. */
+static int make_name(int dir, const char *name, bool file, mode_t mode)
+{
+	if (file) {
+		int fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		struct stat st;
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		/* O_PATH opens a symlink itself: look first */
+		if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			return -1;
+		}
+		return openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (mkdirat(dir, name, mode) < 0 && errno != EEXIST)
+		return -1;
+	return openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* A link of the jail's own root (root_dev: the tmpfs init fills this start,
+ * which the agent never wrote) that stands at names[i] below dir: its target
+ * in buf, or NULL when the thing in the way is anything else. */
+static const char *own_link(int dir, const char *name, dev_t root_dev, char *buf, size_t size)
+{
+	struct stat st;
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode) ||
+	    st.st_dev != root_dev)
+		return NULL;
+	ssize_t n = readlinkat(dir, name, buf, size - 1);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Walk names from NEW, making each; 1 with names changed when a link of the
+ * jail's own root stands in the way (follow it: start again), 0 when made. */
+static int walk_target(struct strv *names, bool dir, mode_t mode, dev_t root_dev,
+                       struct jail_err *e)
+{
 	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return jail_err_sys(e, "open " NEW);
-	_cleanup_free_ char *rel = xstrdup(dst + nl + 1);
-	char *save = NULL;
-	for (char *name = strtok_r(rel, "/", &save); name; ) {
-		char *next_name = strtok_r(NULL, "/", &save);
-		bool last = next_name == NULL;
-		int next;
-		struct stat st;
-		if (last && !dir) {
-			next = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-			if (next < 0 && errno == EEXIST) {
-				/* O_PATH opens a symlink itself: look first */
-				if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-					errno = ELOOP;
-				else
-					next = openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-			}
-		} else {
-			if (mkdirat(fd, name, mode) < 0 && errno != EEXIST) {
-				close(fd);
-				return jail_err_sys(e, "create mount point '%s'", dst + nl);
-			}
-			next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
+	for (size_t i = 0; i < names->n; i++) {
+		int next = make_name(fd, names->v[i], !dir && i + 1 == names->n, mode);
 		int err = errno;
+		char target[PATH_MAX];
+		const char *link = next < 0 && (err == ELOOP || err == ENOTDIR)
+		                   ? own_link(fd, names->v[i], root_dev, target, sizeof(target)) : NULL;
 		close(fd);
+		if (link) {
+			splice_link(names, i, link);
+			return 1;
+		}
 		if (next < 0) {
-			_cleanup_free_ char *esc = escape_name(dst + nl);
+			_cleanup_free_ char *path = join_names(names);
+			_cleanup_free_ char *esc = escape_name(path + strlen(NEW));
 			if (err == ELOOP || err == ENOTDIR)
-				return jail_err_set(e, 0, "mount point %s: '%s' on its way is a symlink or a file "
-				                          "(left in a persistent home or the project?); remove it, "
-				                          "or jail reset", esc, name);
+				return jail_err_set(e, 0, "mount point %s: '%s' on its way is a symlink or "
+				                          "a file (left in a persistent home, the project or "
+				                          "a --rw dir?); remove it, or jail reset",
+				                    esc, names->v[i]);
 			errno = err;
 			return jail_err_sys(e, "create mount point '%s'", esc);
 		}
 		fd = next;
-		name = next_name;
 	}
 	close(fd);
 	return 0;
 }
 
-/* Bind host path `host` (a path on the host) at `at` inside the new root. */
-static int bind_host(const char *host, const char *at, unsigned how, struct jail_err *e)
+/* Create the mount point *dst (below NEW: a directory, or an empty file to
+ * bind a file over) one name at a time from the new root, never through a
+ * symlink in what the agent can write.  Below the fake home and the project
+ * lie its files (a persistent home, the project's upper layer); a link it
+ * left there would be resolved here, where the host's root is still
+ * reachable at OLD, so following it could make a directory or file on the
+ * host, and would move the mount where the jail does not look.  The links of
+ * the jail's own root are followed, within it: init copied them from the
+ * host's / (/bin -> usr/bin), so a path through one leads where it does on
+ * the host; *dst becomes the path they lead to, the one to mount on. */
+static int make_target(char **dst, bool dir, mode_t mode, struct jail_err *e)
 {
-	_cleanup_free_ char *src = xasprintf(OLD "%s", host);
-	_cleanup_free_ char *dst = xasprintf(NEW "%s", at);
+	size_t nl = strlen(NEW);
+	if (strncmp(*dst, NEW "/", nl + 1) != 0)
+		return jail_err_set(e, EINVAL, "mount point '%s' outside the new root", *dst);
+	struct stat root;
+	if (stat(NEW, &root) < 0)
+		return jail_err_sys(e, "stat " NEW);
+	struct strv names = {0};
+	push_names(&names, *dst + nl);
+	int r = 1;
+	for (int hops = 0; r == 1 && hops < 8 && names.n > 0; hops++)
+		r = walk_target(&names, dir, mode, root.st_dev, e);
+	if (r == 1 || names.n == 0) {
+		_cleanup_free_ char *esc = escape_name(*dst + nl);
+		r = jail_err_set(e, ELOOP, "mount point %s: the jail's links on its way lead "
+		                           "nowhere to mount on", esc);
+	} else if (r == 0) {
+		free(*dst);
+		*dst = join_names(&names);
+	}
+	strv_free(&names);
+	return r;
+}
+
+/* Bind what fd (O_PATH, not following a last link) names at `at` inside
+ * the new root; src is a path to it in the scratch root, host its name for
+ * messages.  A symlink is copied, not followed. */
+static int bind_fd(int fd, const char *src, const char *host, const char *at, unsigned how,
+                   struct jail_err *e)
+{
 	struct stat st;
-	if (lstat(src, &st) < 0) {
+	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (how & B_OPTIONAL)
 			return 0;
 		return jail_err_sys(e, "bind '%s'", host);
 	}
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", at);
 	if (S_ISLNK(st.st_mode)) {
 		char target[4096];
-		ssize_t n = readlink(src, target, sizeof(target) - 1);
+		ssize_t n = readlinkat(fd, "", target, sizeof(target) - 1);
 		if (n < 0)
 			return jail_err_sys(e, "read link '%s'", host);
 		target[n] = '\0';
 		_cleanup_free_ char *parent = xstrdup(dst);
-		*strrchr(parent, '/') = '\0';
-		if (strcmp(parent, NEW) != 0 && make_target(parent, true, 0755, e) < 0)
+		char *slash = strrchr(parent, '/');
+		*slash = '\0';
+		_cleanup_free_ char *base = xstrdup(slash + 1);
+		if (strcmp(parent, NEW) != 0 && make_target(&parent, true, 0755, e) < 0)
 			return -1;
-		if (symlink(target, dst) < 0 && errno != EEXIST)
+		_cleanup_free_ char *link = xasprintf("%s/%s", parent, base);
+		if (symlink(target, link) < 0 && errno != EEXIST)
 			return jail_err_sys(e, "copy link '%s'", host);
 		return 0;
 	}
-	if (make_target(dst, S_ISDIR(st.st_mode), 0755, e) < 0)
+	if (make_target(&dst, S_ISDIR(st.st_mode), 0755, e) < 0)
 		return -1;
 	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0)
 		return -1;
 	return make_readonly(dst, how, e);
+}
+
+/* Bind a system path of the host (/usr, /etc's parts, /dev's nodes: no
+ * symlink above them) at `at` inside the new root. */
+static int bind_host(const char *host, const char *at, unsigned how, struct jail_err *e)
+{
+	_cleanup_free_ char *src = xasprintf(OLD "%s", host);
+	_cleanup_close_ int fd = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	return bind_fd(fd, src, host, at, how, e);
+}
+
+/* A path the user named, opened as the host resolves it: from the old root,
+ * an absolute symlink on the way taken relative to it.  Spelled through
+ * /oldroot, such a link (~/src -> /data/src, /home -> /usr/home) would be
+ * resolved in the scratch root, where it names nothing.  A last link is not
+ * followed (it is copied). */
+static int open_host_path(const char *host)
+{
+	_cleanup_close_ int root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	if (root < 0)
+		return -1;
+	return (int)syscall(SYS_openat2, root, host, &how, sizeof(how));
+}
+
+/* Bind a path the user named (--ro, --rw) at the same path inside. */
+static int bind_user(const char *host, unsigned how, struct jail_err *e)
+{
+	_cleanup_close_ int fd = open_host_path(host);
+	if (fd < 0) {
+		int err = errno;
+		if (how & B_OPTIONAL)
+			return 0;
+		_cleanup_free_ char *esc = escape_name(host);
+		return jail_err_set(e, err, "bind '%s'", esc);
+	}
+	_cleanup_free_ char *src = xasprintf(OLD "/proc/self/fd/%d", fd);
+	_cleanup_free_ char *esc = escape_name(host);
+	return bind_fd(fd, src, esc, host, how, e);
 }
 
 /* A small regular file of /etc is copied into the root tmpfs (which turns
@@ -445,7 +586,7 @@ static int build_proc(struct jail_err *e)
 static int tmpfs_at(const char *at, const char *opts, struct jail_err *e)
 {
 	_cleanup_free_ char *p = xasprintf(NEW "%s", at);
-	if (make_target(p, true, 0755, e) < 0)
+	if (make_target(&p, true, 0755, e) < 0)
 		return -1;
 	return xmount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts, e);
 }
@@ -516,7 +657,7 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 	if (!p->gitdir_lower)
 		return 0;
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->gitdir_lower);
-	if (make_target(dst, true, 0755, e) < 0)
+	if (make_target(&dst, true, 0755, e) < 0)
 		return -1;
 	if (overlay_at(dst, p->gitdir_lower, p->gitdir_upper, p->gitdir_work, false) < 0)
 		return jail_err_sys(e, "mount overlay on the worktree's repository %s",
@@ -527,7 +668,7 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 static int move_project(const struct jail_plan *p, struct jail_err *e)
 {
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->session->project);
-	if (make_target(dst, true, 0755, e) < 0)
+	if (make_target(&dst, true, 0755, e) < 0)
 		return -1;
 	return xmount(STAGE, dst, NULL, MS_MOVE, NULL, e);
 }
@@ -535,7 +676,7 @@ static int move_project(const struct jail_plan *p, struct jail_err *e)
 static int build_home(const struct jail_plan *p, struct jail_err *e)
 {
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
-	if (make_target(dst, true, 0700, e) < 0)
+	if (make_target(&dst, true, 0700, e) < 0)
 		return -1;
 	if (p->cfg->home == HOME_PERSISTENT) {
 		_cleanup_free_ char *src = xasprintf(OLD "%s", p->session->home);
@@ -545,21 +686,25 @@ static int build_home(const struct jail_plan *p, struct jail_err *e)
 	} else if (xmount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700", e) < 0) {
 		return -1;
 	}
-	return home_populate(p, dst, OLD, e);
+	_cleanup_close_ int host_root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (host_root < 0)
+		return jail_err_sys(e, "open " OLD);
+	return home_populate(p, dst, host_root, e);
 }
 
 static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e)
 {
 	for (size_t i = 0; i < paths->n; i++)
-		if (bind_host(paths->v[i], paths->v[i], how, e) < 0)
+		if (bind_user(paths->v[i], how, e) < 0)
 			return -1;
 	return 0;
 }
 
 /* A copy-on-write dir's lower, opened through the old root without following
- * a symlink: cow_prepare refused one on the host, and a path swapped for a
- * link since (by anything that can write there, such as another session's
- * --rw bind) must not bring another host directory in. */
+ * a symlink: cow_prepare resolved its links on the host and checked what they
+ * lead to, and a path swapped for a link since (by anything that can write
+ * there, such as another session's --rw bind) must not bring another host
+ * directory in. */
 static int open_cow_lower(const char *path, struct jail_err *e)
 {
 	_cleanup_close_ int root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -586,9 +731,11 @@ static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
 		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
 		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
 		_cleanup_free_ char *work = xasprintf("%s/work", dir);
-		if (make_target(dst, true, 0755, e) < 0)
+		if (make_target(&dst, true, 0755, e) < 0)
 			return -1;
-		_cleanup_close_ int lower_fd = open_cow_lower(l->v[i], e);
+		const struct strv *lowers = &p->cfg->cow_lowers;
+		_cleanup_close_ int lower_fd =
+			open_cow_lower(i < lowers->n ? lowers->v[i] : l->v[i], e);
 		if (lower_fd < 0)
 			return -1;
 		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
@@ -638,12 +785,12 @@ static int enter_new_root(struct jail_err *e)
  * sockets, none of which is this agent's to see.  The path is walked from the
  * new root without following links (one the agent left is not the state
  * dir), and only what exists is covered: nothing is made. */
-static int mask_state_root(const struct jail_plan *p, struct jail_err *e)
+static int mask_state_root(const char *state_root, struct jail_err *e)
 {
 	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return jail_err_sys(e, "open " NEW);
-	_cleanup_free_ char *rel = xstrdup(p->state_root);
+	_cleanup_free_ char *rel = xstrdup(state_root);
 	char *save = NULL;
 	for (char *name = strtok_r(rel, "/", &save); name && fd >= 0;
 	     name = strtok_r(NULL, "/", &save)) {
@@ -654,9 +801,45 @@ static int mask_state_root(const struct jail_plan *p, struct jail_err *e)
 	if (fd < 0)
 		return 0;  /* not in the jail's tree */
 	close(fd);
-	_cleanup_free_ char *at = xasprintf(NEW "%s", p->state_root);
+	_cleanup_free_ char *at = xasprintf(NEW "%s", state_root);
 	return xmount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
 	              "mode=0555,size=4k", e);
+}
+
+static bool path_at_or_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return path && strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static bool any_at_or_under(const struct strv *paths, const char *dir)
+{
+	for (size_t i = 0; i < paths->n; i++)
+		if (path_at_or_under(paths->v[i], dir))
+			return true;
+	return false;
+}
+
+/* /var/tmp is a link to /tmp, one writable place for both, unless something
+ * the user named lives there on the host (the project, the home, a bind, a
+ * copy-on-write dir, a tmpfs): it keeps its own path in the jail, so
+ * /var/tmp is a tmpfs of its own then.  Through the link its mount point
+ * would be made in the jail's /tmp, or (made without following links) not
+ * at all. */
+static int build_var_tmp(const struct jail_plan *p, struct jail_err *e)
+{
+	static const char dir[] = "/var/tmp";
+	const struct jail_config *c = p->cfg;
+	if (mkdir(NEW "/var", 0755) < 0)
+		return jail_err_sys(e, "create /var");
+	if (path_at_or_under(p->session->project, dir) || path_at_or_under(p->home, dir) ||
+	    path_at_or_under(p->gitdir_lower, dir) || any_at_or_under(&c->ro_binds, dir) ||
+	    any_at_or_under(&c->rw_binds, dir) || any_at_or_under(&c->cow_binds, dir) ||
+	    any_at_or_under(&c->tmpfs, dir))
+		return tmpfs_at(dir, "mode=1777", e);
+	if (symlink("/tmp", NEW "/var/tmp") < 0)
+		return jail_err_sys(e, "create /var/tmp");
+	return 0;
 }
 
 int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
@@ -678,8 +861,8 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	if (build_proc(e) < 0 || build_dev(e) < 0)
 		return -1;
 	if (tmpfs_at("/tmp", "mode=1777", e) < 0 || tmpfs_at("/run", "mode=0755", e) < 0 ||
-	    mkdir(NEW "/var", 0755) < 0 || symlink("/tmp", NEW "/var/tmp") < 0)
-		return e->msg[0] ? -1 : jail_err_sys(e, "create /var/tmp");
+	    build_var_tmp(p, e) < 0)
+		return -1;
 	if (build_home(p, e) < 0)
 		return -1;
 	if (move_project(p, e) < 0 || mount_gitdir(p, e) < 0)
@@ -690,7 +873,8 @@ int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
 	for (size_t i = 0; i < c->tmpfs.n; i++)
 		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)
 			return -1;
-	if (p->state_root && mask_state_root(p, e) < 0)
+	if ((p->state_root && mask_state_root(p->state_root, e) < 0) ||
+	    (p->state_root_named && mask_state_root(p->state_root_named, e) < 0))
 		return -1;
 	return enter_new_root(e);
 }

@@ -103,6 +103,8 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	p->state_root = realpath(root, NULL);
 	if (!p->state_root)
 		p->state_root = steal_ptr(&root);
+	else if (strcmp(p->state_root, root) != 0)
+		p->state_root_named = steal_ptr(&root);
 	p->gid = getgid();
 	struct passwd *pw = getpwuid(p->uid);
 	/* both end up in the jail's /etc/passwd: no ':' or newline may break a line */
@@ -133,6 +135,7 @@ void plan_free(struct jail_plan *p)
 	free(p->cwd);
 	free(p->notfound_hint);
 	free(p->state_root);
+	free(p->state_root_named);
 	free(p->gitdir_lower);
 	free(p->gitdir_upper);
 	free(p->gitdir_work);

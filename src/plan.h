@@ -39,6 +39,8 @@ struct jail_plan {
 	char *notfound_hint;  /* where the command is on the host, if the jail lacks it */
 	char *state_root;     /* jail's state directory, resolved: hidden inside when a
 	                       * bind (--ro ~/.local) would show it */
+	char *state_root_named; /* the same as $HOME or $XDG_STATE_HOME spell it, when
+	                         * a symlink makes that another path in the jail */
 	/* The project's filtered view under the overlay (hidefs.h); NULL with
 	 * fs.hide_start_only.  Set by the caller of plan_build. */
 	struct hidefs *hidefs;

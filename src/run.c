@@ -140,7 +140,7 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 		return -1;
 	if (cfg->home == HOME_PERSISTENT && mkdir_p(s->home, 0700, e) < 0)
 		return -1;
-	if (cow_prepare(s, &cfg->cow_binds, e) < 0)
+	if (cow_prepare(s, &cfg->cow_binds, &cfg->cow_lowers, e) < 0)
 		return -1;
 	record_base(s);
 	if (gitcreds_withhold(s->project, s->upper, ".git", e) < 0)

@@ -26,6 +26,30 @@ char *state_root(void)
 	return xasprintf("%s/.local/state/jail", home_dir());
 }
 
+/* The state root with the symlinks of its existing part resolved, as the
+ * host resolves them, the part not made yet appended as spelled.  Init reads
+ * the session's layers through the old root, where an absolute link on the
+ * way (a home behind /home -> /usr/home) would name nothing. */
+char *state_root_resolved(void)
+{
+	_cleanup_free_ char *root = state_root();
+	_cleanup_free_ char *head = xstrdup(root);
+	size_t n = strlen(head);
+	for (;;) {
+		char *real = realpath(head, NULL);
+		if (real) {
+			char *r = xasprintf("%s%s", strcmp(real, "/") ? real : "", root + n);
+			free(real);
+			return r;
+		}
+		char *slash = strrchr(head, '/');
+		if (!slash || slash == head)
+			return steal_ptr(&root);
+		*slash = '\0';
+		n = (size_t)(slash - head);
+	}
+}
+
 int session_name_check(const char *name, struct jail_err *e)
 {
 	size_t n = strlen(name);
@@ -136,7 +160,7 @@ int session_resolve(struct session *s, const char *project, const char *name,
 		return jail_err_sys(e, "-D %s: resolve path", project);
 	if (project_check(project, real, e) < 0)
 		return -1;
-	_cleanup_free_ char *root = state_root();
+	_cleanup_free_ char *root = state_root_resolved();
 	_cleanup_free_ char *pname = project_state_name(real);
 	s->project = xstrdup(real);
 	s->name = xstrdup(name);

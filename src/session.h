@@ -47,5 +47,8 @@ void session_free(struct session *s);
 
 /* The state root: ${XDG_STATE_HOME:-~/.local/state}/jail */
 char *state_root(void);
+/* state_root() with the symlinks of its existing part resolved (what init reads
+ * through the old root). */
+char *state_root_resolved(void);
 
 #endif

@@ -265,6 +265,7 @@ test_mount_points_never_made_through_the_agents_links() {
 		run_jail -D "$T/p" --home persistent --no-export $bind -- true
 		assert_eq "$rc" 125 "$bind through the agent's link"
 		assert_contains "$err" "is a symlink or a file"
+		assert_not_contains "$err" "as on the host"
 	done
 	assert_eq "$(find "$T/outside" -mindepth 1 | wc -l)" 0 "made on the host through the link"
 	# positive control: in a fresh session the same binds are where they belong
@@ -275,4 +276,25 @@ test_mount_points_never_made_through_the_agents_links() {
 	assert_contains "$out" "conf"
 	assert_contains "$out" "cow-ok"
 	assert_no_file "$HOME/.cache/pip/new"
+}
+
+# The same for a link the agent left in the project, with the project under
+# /var/tmp (a tmpfs of the jail's own there, whose links init follows): the
+# agent's link is not one of them.
+test_mount_points_never_made_through_the_agents_links_in_a_var_tmp_project() {
+	vt=$(mktemp -d /var/tmp/jail-t.XXXXXX)
+	trap 'chmod -R u+rwX "$vt"; rm -rf "$vt"' EXIT
+	mkrepo "$vt/p"
+	mkdir -p "$T/outside"
+	run_jail -D "$vt/p" --no-export -- ln -s "/oldroot$T/outside" "$vt/p/cache"
+	assert_eq "$rc" 0 "$err"
+	run_jail -D "$vt/p" --no-export --tmpfs "$vt/p/cache/t" -- true
+	assert_eq "$rc" 125 "--tmpfs through the agent's link"
+	assert_contains "$err" "is a symlink or a file"
+	assert_eq "$(find "$T/outside" -mindepth 1 | wc -l)" 0 "made on the host through the link"
+	# positive control: without the link the tmpfs is where it belongs
+	"$JAIL" reset -D "$vt/p" --all </dev/null
+	run_jail -D "$vt/p" --no-export --tmpfs "$vt/p/cache/t" -- sh -c "touch '$vt/p/cache/t/x' && echo made"
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" made
 }
