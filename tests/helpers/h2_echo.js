@@ -13,7 +13,9 @@
 // streams three events, one at a time, each after a request to /sse-next;
 // GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
 // then sends GOAWAY.  A stream reset by the client is logged as
-// "reset PATH code=N"; GET /resets lists those so far, one a line.
+// "reset PATH code=N"; GET /resets lists those so far, one a line.  GET
+// /hang is never answered.  H2_MAX_STREAMS in the environment, if set, is
+// the server's SETTINGS_MAX_CONCURRENT_STREAMS.
 'use strict';
 const fs = require('fs');
 const http2 = require('http2');
@@ -29,6 +31,8 @@ const server = http2.createSecureServer({
   cert: fs.readFileSync(cert),
   key: fs.readFileSync(key),
   allowHTTP1: false,
+  settings: process.env.H2_MAX_STREAMS ?
+    { maxConcurrentStreams: parseInt(process.env.H2_MAX_STREAMS, 10) } : {},
 });
 server.on('session', (s) => { s.jailId = ++sessions; });
 
@@ -88,6 +92,7 @@ server.on('request', (req, res) => {
     const path = req.url.split('?')[0];
     if (path.startsWith('/big/')) return big(res, parseInt(path.slice(5), 10));
     if (path === '/sse') return sse(res);
+    if (path === '/hang') return;
     if (path === '/sse-next' && waiting.length) waiting.shift()();
     if (path === '/upload') {
       const sum = crypto.createHash('sha256').update(body).digest('hex');

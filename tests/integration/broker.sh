@@ -866,3 +866,29 @@ test_broker_refuses_when_openssl_cannot_load() {
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_eq "$out" "ran"
 }
+
+# ---- HTTP/2, hostile clients by raw frames (tests/helpers/h2raw.py) ----
+
+# A stream the client resets at once is closed on the jail's side, but its
+# request still waits for the upstream (here: one stream at a time, that one
+# never answered).  Those waiting requests are bounded by the broker, not by
+# how fast the client resets: each is ~60 KiB of headers from a few bytes of
+# HPACK, and a thousand of them would be 60 MB.
+test_broker_h2_reset_flood_is_bounded() {
+	command -v node >/dev/null || skip "node is missing"
+	export H2_MAX_STREAMS=1
+	UPSTREAM=h2_echo.js broker_world
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	bg "$JAIL" "${B[@]}" -- python3 h2raw.py resetflood api.anthropic.com 900 \
+		>"$T/flood.out" 2>"$T/flood.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for -t 60 grep -q sent "$T/flood.out" || fail "the flood did not go: $(cat "$T/flood.err")"
+	wait_for grep -q "GET /hang" "$T/up.log"
+	# the broker has read all of it once its threads sleep
+	wait_for -t 30 threads_asleep "$pid"
+	local peak
+	peak=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status)
+	kill "$pid"
+	[ "$peak" -lt 32768 ] || fail "the supervisor grew to $peak kB"
+}
