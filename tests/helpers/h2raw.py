@@ -13,6 +13,10 @@ MODE:
                       entry (a few bytes on the wire) and at once
                       RST_STREAM CANCEL; prints "sent N", then waits for the
                       test to kill it.
+  request PATH NAME=VALUE...
+                      one GET with these fields (in this order, repeats kept,
+                      never indexed); prints the response body, or "reset
+                      CODE" if the stream was reset.
 """
 import socket
 import ssl
@@ -109,10 +113,51 @@ def resetflood(host, n):
     time.sleep(600)
 
 
+def read_frame(c, buf):
+    while len(buf) < 9 or len(buf) < 9 + int.from_bytes(buf[:3], "big"):
+        d = c.recv(65536)
+        if not d:
+            return None, buf
+        buf += d
+    n = int.from_bytes(buf[:3], "big")
+    return (buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7fffffff, buf[9:9 + n]), buf[9 + n:]
+
+
+def request(host, path, fields):
+    c = connect(host)
+    block = request_head(host, path=path)
+    for f in fields:
+        name, value = f.split("=", 1)
+        block += lit_plain(name, value)
+    c.sendall(frame(HEADERS, END_HEADERS | END_STREAM, 1, block))
+    body, buf = b"", b""
+    while True:
+        fr, buf = read_frame(c, buf)
+        if fr is None:
+            print("closed")
+            return
+        ftype, flags, sid, payload = fr
+        if ftype == SETTINGS and not flags & ACK:
+            c.sendall(frame(SETTINGS, ACK, 0))
+        elif ftype == DATA and sid == 1:
+            body += payload
+        elif ftype == RST_STREAM and sid == 1:
+            print("reset", int.from_bytes(payload, "big"))
+            return
+        elif ftype == GOAWAY:
+            print("goaway", int.from_bytes(payload[4:8], "big"))
+            return
+        if sid == 1 and ftype in (DATA, HEADERS) and flags & END_STREAM:
+            print(body.decode(errors="replace").strip())
+            return
+
+
 def main():
     mode, host = sys.argv[1], sys.argv[2]
     if mode == "resetflood":
         resetflood(host, int(sys.argv[3]))
+    elif mode == "request":
+        request(host, sys.argv[3], sys.argv[4:])
     else:
         sys.exit("unknown mode " + mode)
 

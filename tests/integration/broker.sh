@@ -892,3 +892,64 @@ test_broker_h2_reset_flood_is_bounded() {
 	kill "$pid"
 	[ "$peak" -lt 32768 ] || fail "the supervisor grew to $peak kB"
 }
+
+# A credential header given twice, one field with the placeholder and one
+# without: a server joins them ("junk, REAL": an invalid key an error message
+# may quote back) or reads the other one.  Refused, in either order, over
+# HTTP/1.1 and over HTTP/2 (and in a Basic pair too).
+test_broker_credential_header_twice_is_refused() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 -H "x-api-key: junk" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/d1
+		curl -sS -m 20 -H "Authorization: Bearer $ANTHROPIC_API_KEY" -H "authorization: x" https://api.anthropic.com/d2
+		curl -sS -m 20 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/single'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "jail broker: the credential header x-api-key given twice"
+	assert_contains "$out" "jail broker: the credential header Authorization given twice"
+	assert_not_contains "$(cat "$T/up.log")" "/d1"
+	assert_not_contains "$(cat "$T/up.log")" "/d2"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
+}
+
+test_broker_h2_credential_header_twice_is_refused() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const basic = (u) => "Basic " + Buffer.from(u + ":" + key).toString("base64");
+const s = http2.connect("https://api.anthropic.com");
+const asks = [
+  ["d1", {"x-api-key": ["junk", key]}],
+  ["d2", {"x-api-key": [key, "junk"]}],
+  ["cookie", {"cookie": ["a=1", "b=2"], "x-api-key": key}],
+];
+function next(i) {
+  if (i === asks.length) return s.close();
+  const [name, h] = asks[i];
+  const r = s.request(Object.assign({":path": "/" + name}, h));
+  let body = "";
+  r.on("response", (hd) => body += hd[":status"] + " ");
+  r.on("data", (d) => body += d);
+  r.on("close", () => { console.log(name + " " + body.trim()); next(i + 1); });
+  r.end();
+}
+next(0);
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "d1 400 jail broker: the credential header x-api-key given twice"
+	assert_contains "$out" "d2 400 jail broker: the credential header x-api-key given twice"
+	assert_contains "$out" "cookie 200 ok 1"
+	# node sends one authorization field only: the rest by hand
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	run_jail "${B[@]}" -- sh -c '
+		b=$(printf "u:%s" "$ANTHROPIC_API_KEY" | base64 -w0)
+		python3 h2raw.py request api.anthropic.com /d3 "authorization=Basic $b" "authorization=Bearer x"
+		python3 h2raw.py request api.anthropic.com /d4 "authorization=x" "authorization=Bearer $ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "jail broker: the credential header authorization given twice
+jail broker: the credential header authorization given twice"
+	assert_not_contains "$(cat "$T/up.log")" "GET /d"
+	assert_contains "$(h2_req "GET /cookie")" "x-api-key: $REAL_KEY"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in one request"
+}

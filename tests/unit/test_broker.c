@@ -444,15 +444,16 @@ T(broker_reports_are_capped)
 }
 
 /* The real value once per credential header and request: a second field of
- * the same name (which a server joins as "REAL, REAL", an invalid key an
- * error message may quote) keeps its placeholder. */
+ * the same name (which a server joins as "REAL, PH" or "junk, REAL", an
+ * invalid key an error message may quote) refuses the request; a second
+ * placeholder in one Basic pair keeps its placeholder. */
 T(reqp_replaces_once_per_header_name)
 {
 	static const char *const twice[] = {
 		"x-api-key: " PH "\r\nX-API-KEY: " PH "\r\n",
 		"Authorization: Bearer " PH "\r\nauthorization: " PH "\r\n",
-		/* Basic PH ":" PH */
-		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n",
+		"x-api-key: junk\r\nx-api-key: " PH "\r\n",
+		"Authorization: Bearer " PH "\r\nauthorization: x\r\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(twice); i++) {
 		struct reqp r;
@@ -460,6 +461,23 @@ T(reqp_replaces_once_per_header_name)
 		setup(&r, true);
 		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s"
 		                                     "x-other: 1\r\n\r\n", twice[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), -1);
+		CHECK_INT(r.status, 400);
+		CHECK(strstr(r.err, "given twice") != NULL);
+		CHECK_INT(r.carried, 0);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+	static const char *const once[] = {
+		/* Basic PH ":" PH */
+		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(once); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s"
+		                                     "x-other: 1\r\n\r\n", once[i]);
 		CHECK_INT(feed(&r, req, 4096, &out), 0);
 		const char *first = strstr(out.s, "REAL");
 		const char *b64 = strstr(out.s, "c2stdGVzdC1SRUFM"); /* base64 of "sk-test-REAL" */
@@ -739,14 +757,15 @@ T(reqp_rules_decide_the_rewrite)
 		struct reqp r;
 		struct strbuf out = {0}, in = {0};
 		setup_rules(&r);
-		sb_printf(&in, "%s\r\nHost: api.example.com\r\n%s%s\r\n", cases[i].line, auth, auth);
+		sb_printf(&in, "%s\r\nHost: api.example.com\r\n%sx-other: " PH "\r\n\r\n", cases[i].line,
+		          auth);
 		CHECK_INT(feed(&r, in.s, 5, &out), 0);
 		CHECK_INT(r.carried, cases[i].carries);
 		CHECK(cases[i].carries == (strstr(out.s, real_b64) != NULL));
 		CHECK(strstr(out.s, "REAL") == NULL || cases[i].carries);
-		/* a second Authorization after a carried one is reported (as before);
-		 * a withheld one is the credential's place: no report */
-		CHECK_STR(reports, cases[i].carries ? "KEY@the header Authorization;" : "");
+		/* a placeholder elsewhere is reported either way; a withheld one
+		 * is the credential's place: no report */
+		CHECK_STR(reports, "KEY@the header x-other;");
 		if (!cases[i].carries)
 			CHECK(strncmp(withheld, "KEY@", 4) == 0 && strchr(withheld, ';') == strrchr(withheld, ';'));
 		else
@@ -826,17 +845,14 @@ T(reqp_pairs_rewrite_like_a_head)
 	static const char *const req[] = {
 		":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /v1/" PH,
 		"x-api-key: " PH, "authorization: Bearer " PH, "x-other: " PH,
-		"authorization: " PH,
 	};
 	struct reqp r;
 	struct strbuf got = {0};
 	setup(&r, true);
 	CHECK_INT(pairs(&r, req, ARRAY_SIZE(req), &got), 0);
 	CHECK_STR(got.s, ":method=POST;:scheme=https;:authority=api.example.com;:path=/v1/" PH ";"
-	                 "x-api-key=" REAL "!;authorization=Bearer " REAL "!;x-other=" PH ";"
-	                 "authorization=" PH ";");
+	                 "x-api-key=" REAL "!;authorization=Bearer " REAL "!;x-other=" PH ";");
 	CHECK_INT(r.carried, 1);
-	/* once per request and place: the second authorization is not told again */
 	CHECK_STR(reports, "KEY@the URL;KEY@the header x-other;");
 	reqp_data(&r, "{\"k\":\"" PH "\"}", strlen(PH) + 8);
 	CHECK(strstr(reports, "KEY@a request body;") != NULL);
@@ -853,7 +869,7 @@ T(reqp_pairs_rewrite_like_a_head)
 
 T(reqp_pairs_refuse)
 {
-	static const struct { const char *const p[5]; size_t n; int status; bool rules; } cases[] = {
+	static const struct { const char *const p[6]; size_t n; int status; bool rules; } cases[] = {
 		{{":method: GET", ":scheme: https", ":authority: evil.example.net", ":path: /"}, 4, 421, false},
 		{{":method: GET", ":scheme: https", ":authority: api.example.com", ":path: /", "host: evil.example.net"}, 5, 421, false},
 		{{":method: GET", ":scheme: https", ":path: /"}, 3, 400, false},
@@ -863,6 +879,8 @@ T(reqp_pairs_refuse)
 		{{":method: GET", ":scheme: http", ":authority: api.example.com", ":path: /"}, 4, 400, false},
 		{{":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /me/app.git/git-receive-pack", "x-http-method-override: DELETE"}, 5, 400, true},
 		{{":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /me/app.git/../../x/git-receive-pack"}, 4, 400, true},
+		/* a credential header twice: joined, the real value would be glued */
+		{{":method: GET", ":scheme: https", ":authority: api.example.com", ":path: /", "x-api-key: junk", "x-api-key: " PH}, 6, 400, false},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct reqp r;
