@@ -270,8 +270,11 @@ static void set_timeouts(int fd, int seconds)
 }
 
 /* TCP to the host:443, or for the tests to JAIL_TEST_BROKER_UPSTREAM
- * (ADDR:PORT on the host's loopback): the name checked stays the host's. */
-static int tcp_connect(const char *host, char *why, size_t cap)
+ * (ADDR:PORT on the host's loopback): the name checked stays the host's.
+ * Each socket is c's upstream for broker_stop (brokerconn_track) from before
+ * its connect to its close: a connect or handshake that hangs (the jail's
+ * handshake waits on it) ends when the session does, not at the timeout. */
+static int tcp_connect(struct conn *c, const char *host, char *why, size_t cap)
 {
 	const char *test = getenv("JAIL_TEST_BROKER_UPSTREAM");
 	_cleanup_free_ char *addr = xstrdup(test ? test : host);
@@ -295,8 +298,9 @@ static int tcp_connect(const char *host, char *why, size_t cap)
 			continue;
 		}
 		set_timeouts(fd, IO_TIMEOUT_S);
-		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+		if (brokerconn_track(c, fd) < 0 || connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
 			err = errno;
+			brokerconn_track(c, -1);
 			close(steal_fd(&fd));
 		}
 	}
@@ -306,12 +310,14 @@ static int tcp_connect(const char *host, char *why, size_t cap)
 	return fd;
 }
 
-int brokertls_connect(struct broker *b, const char *host, bool h2, int *fd, SSL **ssl,
-                      bool *got_h2, char *why, size_t cap)
+int brokertls_connect(struct conn *c, bool h2, int *fd, SSL **ssl, bool *got_h2, char *why,
+                      size_t cap)
 {
+	struct broker *b = c->b;
+	const char *host = c->host->name;
 	*ssl = NULL;
 	*got_h2 = false;
-	*fd = tcp_connect(host, why, cap);
+	*fd = tcp_connect(c, host, why, cap);
 	if (*fd < 0)
 		return -1;
 	SSL *s = SSL_new(b->client);

@@ -953,3 +953,24 @@ jail broker: the credential header authorization given twice"
 	assert_contains "$(h2_req "GET /cookie")" "x-api-key: $REAL_KEY"
 	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in one request"
 }
+
+log_has() { [ "$(grep -c "$2" "$T/up.log" 2>/dev/null)" = "$1" ]; } # COUNT WORD
+
+# The upstream's TLS handshake never comes (it accepts and is mute), and the
+# jail's handshake waits on it (the upstream is opened in its ALPN callback).
+# The session ends meanwhile: the supervisor ends that connection at once,
+# not when the upstream's 30 s I/O timeout runs out.
+test_broker_stops_with_an_upstream_handshake_hanging() {
+	UPSTREAM=tcp_mute.py broker_world
+	bg "$JAIL" "${B[@]}" -- sh -c '
+		curl -sS -m 300 --http2 https://api.anthropic.com/x >/dev/null 2>&1 &
+		curl -sS -m 300 --http1.1 https://api.anthropic.com/y >/dev/null 2>&1 &
+		exec sleep 1234' >/dev/null 2>"$T/mute.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for log_has 2 accepted
+	kill $(pgrep -u "$(id -u)" -x -f "sleep 1234")
+	wait_for -t 15 gone "$pid" || fail "the supervisor still waits"
+	wait_for log_has 2 closed
+	assert_not_contains "$(cat "$T/mute.err")" "nothing was sent there"
+}
