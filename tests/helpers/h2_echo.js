@@ -6,7 +6,8 @@
 // Listens on 127.0.0.1 at a free port (written to PORTFILE once it listens)
 // and speaks h2 alone (a client that does not choose h2 by ALPN is refused).
 // Every request is appended to LOG as "METHOD PATH", "proto=VERSION
-// session=N" (N counts TLS connections), its headers, and "body=<body>"
+// session=N" (N counts TLS connections), its headers, "never-indexed: NAMES"
+// (the fields HPACK sent as never indexed, if any), and "body=<body>"
 // (over 4 KiB: "bodylen=N sha256=HEX"); the answer is "ok <n>\n".
 // GET /big/N sends N MiB of the bytes 0..255 repeated, as fast as the client
 // reads (flow control); POST /upload answers "len=N sha256=HEX"; GET /sse
@@ -41,6 +42,9 @@ function record(req, body) {
   let text = `${req.method} ${req.url}\nproto=${req.httpVersion} session=${req.stream.session.jailId}\n`;
   for (const [k, v] of Object.entries(req.headers))
     text += `${k}: ${Array.isArray(v) ? v.join(', ') : v}\n`;
+  const never = req.headers[http2.sensitiveHeaders] || [];
+  if (never.length)
+    text += `never-indexed: ${never.join(', ')}\n`;
   for (const [k, v] of Object.entries(req.trailers || {}))
     text += `trailer ${k}: ${v}\n`;
   if (body.length > 4096)

@@ -558,6 +558,9 @@ ok 2"
 	one=$(h2_req "GET /v1/messages")
 	assert_contains "$one" "proto=2.0"
 	assert_contains "$one" "x-api-key: $REAL_KEY"
+	# HPACK: the real value never enters the upstream's dynamic table
+	assert_contains "$one" "never-indexed: x-api-key"
+	assert_contains "$(h2_req "GET /basic")" "never-indexed: authorization"
 	assert_contains "$(h2_req "GET /basic")" \
 		"authorization: Basic $(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)"
 	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in one header only"
