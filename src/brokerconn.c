@@ -211,9 +211,11 @@ static int handshake(struct conn *c)
 		ERR_clear_error();
 		return -1;  /* a name not brokered, or a client that gave up: its own error says */
 	}
-	c->host = brokertls_host(c->b, c->jail.ssl);
-	if (!c->host)
+	/* the name the upstream was opened for, if it was (brokertls.c) */
+	struct broker_host *h = brokertls_host(c->b, c->jail.ssl);
+	if (!h || (c->host && c->host != h))
 		return -1;
+	c->host = h;
 	if (!c->up_tried)  /* a client without ALPN: HTTP/1.1 */
 		brokerconn_upstream(c, false);
 	if (!c->up.ssl) {

@@ -161,11 +161,17 @@ static struct broker_host *find_host(struct broker *b, const char *name)
 }
 
 /* SNI: a brokered host gets its certificate; any other name (or none) ends
- * the handshake. */
+ * the handshake.  So does another name than the one the upstream was opened
+ * for: TLS 1.3's HelloRetryRequest makes the client send a second
+ * ClientHello, and OpenSSL takes its SNI anew (the callbacks run for each),
+ * so a client could open host A's upstream with the first and be served as
+ * host B, B's credentials, with the second. */
 static int servername_cb(SSL *ssl, int *alert, void *arg)
 {
 	struct broker_host *h = find_host(arg, SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name));
-	if (!h || SSL_use_certificate(ssl, h->cert) != 1 || SSL_use_PrivateKey(ssl, h->key) != 1) {
+	struct conn *c = SSL_get_ex_data(ssl, 0);
+	if (!h || (c && c->host && c->host != h) || SSL_use_certificate(ssl, h->cert) != 1 ||
+	    SSL_use_PrivateKey(ssl, h->key) != 1) {
 		*alert = SSL_AD_UNRECOGNIZED_NAME;
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	}
@@ -192,9 +198,10 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 {
 	struct broker *b = arg;
 	struct conn *c = SSL_get_ex_data(ssl, 0);
-	c->host = brokertls_host(b, ssl);
-	if (!c->host)
+	struct broker_host *h = brokertls_host(b, ssl);
+	if (!h || (c->host && c->host != h))  /* the name changed (servername_cb) */
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	c->host = h;
 	if (!c->up_tried)
 		brokerconn_upstream(c, b->h2 && alpn_offers(in, inlen, "h2"));
 	if (c->h2) {

@@ -6,7 +6,9 @@
 #include "brokerpriv.h"
 #include "brokerrules.h"
 
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -916,4 +918,67 @@ T(reqp_pairs_rules_read_method_and_path)
 	CHECK_STR(withheld, "");
 	reqp_free(&r);
 	sb_free(&got);
+}
+
+/* A client's second ClientHello (after a HelloRetryRequest) naming another
+ * brokered host than its first, whose ALPN callback opened the upstream:
+ * the handshake fails, so host B's credentials never go to host A's
+ * upstream.  The broker's context is made to prefer P-256 alone here, so
+ * that a client offering an X25519 share first is asked to retry. */
+static void switch_sni_on_retry(int write_p, int version, int type, const void *buf, size_t len,
+                                SSL *ssl, void *arg)
+{
+	static const unsigned char hrr_random[8] = {0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11};
+	const unsigned char *m = buf;
+	if (!write_p && type == SSL3_RT_HANDSHAKE && len > 14 && m[0] == SSL3_MT_SERVER_HELLO &&
+	    memcmp(m + 6, hrr_random, sizeof(hrr_random)) == 0) {
+		*(bool *)arg = true;
+		SSL_set_tlsext_host_name(ssl, "b.example.com");
+	}
+}
+
+T(broker_sni_cannot_change_after_the_upstream_is_chosen)
+{
+	if (tlslib_load(&err) < 0)
+		T_SKIP("no OpenSSL");
+	struct broker *b = broker_new();
+	struct broker_spec spec;
+	const char *ph = NULL;
+	CHECK_INT(broker_spec_parse("A", "broker:env:X for a.example.com", &spec, &err), 0);
+	int rc = broker_add(b, "A", REAL, &spec, NULL, &ph, &err);
+	broker_spec_free(&spec);
+	if (rc < 0 && strstr(err.msg, "MADV_WIPEONFORK"))
+		T_SKIP("the kernel has no MADV_WIPEONFORK");
+	CHECK_INT(broker_spec_parse("B", "broker:env:X for b.example.com", &spec, &err), 0);
+	CHECK_INT(broker_add(b, "B", REAL, &spec, NULL, &ph, &err), 0);
+	broker_spec_free(&spec);
+	setenv("JAIL_TEST_BROKER_UPSTREAM", "127.0.0.1:1", 1);  /* refused: no upstream needed */
+	CHECK_INT(broker_prepare(b, &err), 0);
+	CHECK_INT(SSL_CTX_set1_groups_list(b->server, "P-256"), 1);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof(sa);
+	CHECK(lfd >= 0 && bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(lfd, 4) == 0 &&
+	      getsockname(lfd, (struct sockaddr *)&sa, &sl) == 0);
+	CHECK_INT(broker_start(b, lfd, &err), 0);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	bool retried = false;
+	CHECK_INT(SSL_CTX_set1_groups_list(ctx, "X25519:P-256"), 1);
+	/* SSL_CTX_set_msg_callback, by the ctrl that tlslib has */
+	SSL_CTX_callback_ctrl(ctx, SSL_CTRL_SET_MSG_CALLBACK, (void (*)(void))switch_sni_on_retry);
+	SSL_CTX_set_msg_callback_arg(ctx, &retried);
+	SSL *ssl = SSL_new(ctx);
+	CHECK(SSL_set_fd(ssl, fd) == 1 && SSL_set_tlsext_host_name(ssl, "a.example.com") == 1 &&
+	      SSL_set_alpn_protos(ssl, (const unsigned char *)"\x08http/1.1", 9) == 0);
+	CHECK(SSL_connect(ssl) != 1);
+	CHECK(retried);
+	ERR_clear_error();
+	SSL_free(ssl);
+	SSL_CTX_free(ctx);
+	close(fd);
+	unsetenv("JAIL_TEST_BROKER_UPSTREAM");
+	broker_stop(b, true);
+	broker_free(b);
 }
