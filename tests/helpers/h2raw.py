@@ -13,10 +13,11 @@ MODE:
                       entry (a few bytes on the wire) and at once
                       RST_STREAM CANCEL; prints "sent N", then waits for the
                       test to kill it.
-  request PATH NAME=VALUE...
-                      one GET with these fields (in this order, repeats kept,
-                      never indexed); prints the response body, or "reset
-                      CODE" if the stream was reset.
+  request [METHOD] PATH NAME=VALUE...
+                      one request (GET unless METHOD, a word in capitals)
+                      with these fields (in this order, repeats kept, never
+                      indexed); prints the response body, or "reset CODE" if
+                      the stream was reset.
 """
 import socket
 import ssl
@@ -125,7 +126,10 @@ def read_frame(c, buf):
 
 def request(host, path, fields):
     c = connect(host)
-    block = request_head(host, path=path)
+    method = b"\x82"
+    if path.isalpha():  # a method first (literal, name index 2)
+        method, path, fields = b"\x02" + hstr(path), fields[0], fields[1:]
+    block = request_head(host, method=method, path=path)
     for f in fields:
         name, value = f.split("=", 1)
         block += lit_plain(name, value)

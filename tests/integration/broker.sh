@@ -716,7 +716,7 @@ const key = process.env.ANTHROPIC_API_KEY;
 const s = http2.connect("https://api.anthropic.com");
 const r = s.request({":method": "POST", ":path": "/with-trailers", "x-api-key": key},
                     {waitForTrailers: true});
-r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key}));
+r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key, "x-api-key": key}));
 r.end("body");
 let body = "";
 r.on("data", (d) => body += d);
@@ -727,6 +727,9 @@ r.on("end", () => { console.log(body.trim()); s.close(); });
 	local req
 	req=$(h2_req "POST /with-trailers")
 	assert_contains "$req" "trailer x-checksum: c-sk-ant-api03-"
+	# a credential header's name in a trailer: never rewritten (the rules
+	# decided on the head)
+	assert_contains "$req" "trailer x-api-key: sk-ant-api03-"
 	assert_contains "$req" "body=body"
 	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in x-api-key only"
 	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a trailer"
@@ -976,4 +979,33 @@ test_broker_stops_with_an_upstream_handshake_hanging() {
 	wait_for -t 15 gone "$pid" || fail "the supervisor still waits"
 	wait_for log_has 2 closed
 	assert_not_contains "$(cat "$T/mute.err")" "nothing was sent there"
+}
+
+# A secret with rules, over HTTP/2: a :path spelled two ways is refused,
+# a method in other case or another :path gets the placeholder, and only
+# what the rules allow gets the real value (the upstream logs each).
+test_broker_h2_rules_read_the_path_one_way() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	B=("${B[@]:0:${#B[@]}-1}" "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B only POST /allowed")
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	run_jail "${B[@]}" -- sh -c '
+		for p in //allowed /x/../allowed /./allowed /%2Fallowed /allowed%2F.. /allowed#x "/allowed;x" \
+			"/allowed\\x"; do
+			printf "%s " "$p"; python3 h2raw.py request api.anthropic.com POST "$p" "x-api-key=$ANTHROPIC_API_KEY"
+		done
+		printf "lower "; python3 h2raw.py request api.anthropic.com post /allowed "x-api-key=$ANTHROPIC_API_KEY"
+		printf "query "; python3 h2raw.py request api.anthropic.com POST "/other?/allowed" "x-api-key=$ANTHROPIC_API_KEY"
+		printf "allowed "; python3 h2raw.py request api.anthropic.com POST /allowed "x-api-key=$ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	local p
+	for p in //allowed /x/../allowed /./allowed /%2Fallowed /allowed%2F.. /allowed#x "/allowed;x" \
+		'/allowed\x'; do
+		assert_contains "$out" "$p jail broker: a target"
+	done
+	assert_contains "$out" "allowed ok "
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in the allowed request only"
+	assert_contains "$(h2_req "POST /allowed")" "x-api-key: $REAL_KEY"
+	assert_contains "$(h2_req "post /allowed")" "x-api-key: sk-ant-api03-"
+	assert_contains "$(h2_req "POST /other?/allowed")" "x-api-key: sk-ant-api03-"
 }
