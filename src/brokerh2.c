@@ -501,7 +501,10 @@ static int on_close(nghttp2_session *s, int32_t id, uint32_t code, void *u)
 		return 0;
 	if (s == h->jail.s) {
 		st->jail_closed = true;
-		if (code != NGHTTP2_NO_ERROR && st->uid >= 0 && !st->up_closed && !h->up_dead)
+		/* an error, or a response not yet whole (RST_STREAM NO_ERROR: the
+		 * client wants no more of it): no reason to go on upstream */
+		if ((code != NGHTTP2_NO_ERROR || !st->resp_end) && st->uid >= 0 && !st->up_closed &&
+		    !h->up_dead)
 			(void)nghttp2_submit_rst_stream(h->up.s, NGHTTP2_FLAG_NONE, st->uid,
 			                                NGHTTP2_CANCEL);
 		if (st->uid >= 0 && !h->up_dead)  /* what waits for the jail is dropped */

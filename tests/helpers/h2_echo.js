@@ -15,7 +15,7 @@
 // GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
 // then sends GOAWAY.  A stream reset by the client is logged as
 // "reset PATH code=N"; GET /resets lists those so far, one a line.  GET
-// /hang is never answered.  H2_MAX_STREAMS in the environment, if set, is
+// /hang is never answered; GET /paths lists the paths requested so far.  H2_MAX_STREAMS in the environment, if set, is
 // the server's SETTINGS_MAX_CONCURRENT_STREAMS.
 'use strict';
 const fs = require('fs');
@@ -27,6 +27,7 @@ let count = 0;
 let sessions = 0;
 const waiting = [];
 const resets = [];
+const paths = [];
 
 const server = http2.createSecureServer({
   cert: fs.readFileSync(cert),
@@ -94,6 +95,7 @@ server.on('request', (req, res) => {
     const body = Buffer.concat(parts);
     const n = record(req, body);
     const path = req.url.split('?')[0];
+    paths.push(path);
     if (path.startsWith('/big/')) return big(res, parseInt(path.slice(5), 10));
     if (path === '/sse') return sse(res);
     if (path === '/hang') return;
@@ -103,6 +105,7 @@ server.on('request', (req, res) => {
       return res.end(`len=${body.length} sha256=${sum}\n`);
     }
     if (path === '/resets') return res.end(resets.join('\n') + '\n');
+    if (path === '/paths') return res.end(paths.join('\n') + '\n');
     if (path === '/goaway') {
       res.end(`ok ${n}\n`);
       return req.stream.session.goaway();

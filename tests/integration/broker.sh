@@ -1009,3 +1009,45 @@ test_broker_h2_rules_read_the_path_one_way() {
 	assert_contains "$(h2_req "post /allowed")" "x-api-key: sk-ant-api03-"
 	assert_contains "$(h2_req "POST /other?/allowed")" "x-api-key: sk-ant-api03-"
 }
+
+# A stream the client gives up on with RST_STREAM NO_ERROR (not an error,
+# but nothing more wanted) before its response is whole is cancelled
+# upstream too: it would otherwise run on there, and be held here.
+test_broker_h2_reset_no_error_cancels_upstream() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com");
+const hang = s.request({":path": "/hang", "x-api-key": key});
+hang.on("error", () => {});
+function get(path, done) {
+  const r = s.request({":path": path});
+  let body = "";
+  r.on("data", (d) => body += d);
+  r.on("end", () => done(body.trim()));
+}
+let tries = 0;
+function resets() {
+  get("/resets", (b) => {
+    if (b.includes("/hang code=8")) { console.log("cancelled upstream"); s.close(); }
+    else if (++tries < 200) setTimeout(resets, 50);
+    else { console.log("not cancelled: " + b); s.close(); }
+  });
+}
+let waits = 0;
+function seen() {  /* once the upstream has the request: the reset */
+  get("/paths", (b) => {
+    if (b.split("\n").includes("/hang")) {
+      hang.close(http2.constants.NGHTTP2_NO_ERROR);
+      hang.on("close", resets);
+    } else if (++waits < 200) setTimeout(seen, 50);
+    else { console.log("never seen"); s.close(); }
+  });
+}
+seen();
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "cancelled upstream"
+}
