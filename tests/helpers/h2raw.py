@@ -13,6 +13,9 @@ MODE:
                       entry (a few bytes on the wire) and at once
                       RST_STREAM CANCEL; prints "sent N", then waits for the
                       test to kill it.
+  stall N             a window of 0 for each stream (SETTINGS), then N streams
+                      each GET /big/96 (96 MiB), never read; prints "asked",
+                      then waits for the test to kill it.
   request [METHOD] PATH NAME=VALUE...
                       one request (GET unless METHOD, a word in capitals)
                       with these fields (in this order, repeats kept, never
@@ -122,6 +125,16 @@ def flood_one(host, n):
     return c
 
 
+def stall(host, n):
+    c = connect(host)
+    c.sendall(frame(SETTINGS, 0, 0, struct.pack(">HI", 4, 0)))  # INITIAL_WINDOW_SIZE 0
+    for i in range(n):
+        c.sendall(frame(HEADERS, END_HEADERS | END_STREAM, 2 * i + 1,
+                        request_head(host, path="/big/96")))
+    print("asked", flush=True)
+    time.sleep(600)
+
+
 def read_frame(c, buf):
     while len(buf) < 9 or len(buf) < 9 + int.from_bytes(buf[:3], "big"):
         d = c.recv(65536)
@@ -168,6 +181,8 @@ def main():
     mode, host = sys.argv[1], sys.argv[2]
     if mode == "resetflood":
         resetflood(host, int(sys.argv[3]), int(sys.argv[4]) if len(sys.argv) > 4 else 1)
+    elif mode == "stall":
+        stall(host, int(sys.argv[3]))
     elif mode == "request":
         request(host, sys.argv[3], sys.argv[4:])
     else:

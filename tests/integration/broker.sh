@@ -1052,3 +1052,24 @@ seen();
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_contains "$out" "cancelled upstream"
 }
+
+# A client that gives its streams no window at all (SETTINGS_INITIAL_WINDOW_SIZE
+# 0) and asks 96 MiB on each of 20: the broker takes from the upstream only
+# what its own windows allow (1 MiB a connection), not what the client cannot
+# take.
+test_broker_h2_zero_window_is_not_buffered() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	bg "$JAIL" "${B[@]}" -- python3 h2raw.py stall api.anthropic.com 20 \
+		>"$T/stall.out" 2>"$T/stall.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for -t 60 grep -q asked "$T/stall.out" || fail "no streams: $(cat "$T/stall.err")"
+	wait_for log_has 20 "GET /big/96"
+	wait_for -t 30 threads_asleep "$pid"
+	local peak
+	peak=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status)
+	kill "$pid"
+	[ "$peak" -lt 32768 ] || fail "the supervisor grew to $peak kB"
+}
