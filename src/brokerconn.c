@@ -174,17 +174,29 @@ static void relay(struct conn *c)
 void brokerconn_upstream(struct conn *c, bool h2)
 {
 	c->up_tried = true;
-	if (brokertls_connect(c->b, c->host->name, h2, &c->up.fd, &c->up.ssl, &c->h2, c->why,
-	                      sizeof(c->why)) < 0) {
+	if (brokertls_connect(c, h2, &c->up.fd, &c->up.ssl, &c->h2, c->why, sizeof(c->why)) < 0) {
 		pthread_mutex_lock(&c->b->lock);
-		c->b->refused++;
+		bool stopping = c->b->stopping;  /* ended by broker_stop: nothing to tell */
+		c->b->refused += !stopping;
 		pthread_mutex_unlock(&c->b->lock);
-		broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name, c->why);
-		return;
+		if (!stopping)
+			broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name,
+			            c->why);
 	}
-	pthread_mutex_lock(&c->b->lock);
-	c->b->conns[c->slot][1] = c->up.fd;
-	pthread_mutex_unlock(&c->b->lock);
+}
+
+int brokerconn_track(struct conn *c, int fd)
+{
+	struct broker *b = c->b;
+	pthread_mutex_lock(&b->lock);
+	b->conns[c->slot][1] = fd;
+	bool stopping = b->stopping;
+	if (stopping && fd >= 0)
+		shutdown(fd, SHUT_RDWR);
+	pthread_mutex_unlock(&b->lock);
+	if (stopping)
+		errno = ECANCELED;
+	return stopping ? -1 : 0;
 }
 
 static int handshake(struct conn *c)
@@ -199,9 +211,11 @@ static int handshake(struct conn *c)
 		ERR_clear_error();
 		return -1;  /* a name not brokered, or a client that gave up: its own error says */
 	}
-	c->host = brokertls_host(c->b, c->jail.ssl);
-	if (!c->host)
+	/* the name the upstream was opened for, if it was (brokertls.c) */
+	struct broker_host *h = brokertls_host(c->b, c->jail.ssl);
+	if (!h || (c->host && c->host != h))
 		return -1;
+	c->host = h;
 	if (!c->up_tried)  /* a client without ALPN: HTTP/1.1 */
 		brokerconn_upstream(c, false);
 	if (!c->up.ssl) {
@@ -326,6 +340,7 @@ void broker_stop(struct broker *b, bool quiet)
 		b->running = false;
 		/* the jail is gone: end what is still open, and wait for those threads */
 		pthread_mutex_lock(&b->lock);
+		b->stopping = true;
 		for (int i = 0; i < BROKER_MAX_CONNS; i++)
 			for (int k = 0; k < 2; k++)
 				if (b->conns[i][k] >= 0)

@@ -29,6 +29,13 @@
 #define STREAM_WINDOW (256 * 1024)     /* each way, per stream */
 #define CONN_WINDOW (1024 * 1024)      /* each way, per connection */
 #define MAX_STREAMS 100                /* the jail's concurrent streams */
+/* The streams the broker holds, and their request headers: a stream the jail
+ * has reset is closed on its side (no longer under MAX_STREAMS) while its
+ * request still waits for the upstream, and HPACK makes 64 KiB of headers
+ * from a few bytes.  Past either bound a new stream is refused (REFUSED_STREAM:
+ * the client may retry it) until the upstream has finished some. */
+#define MAX_LIVE (2 * MAX_STREAMS)
+#define HELD_MAX (1024 * 1024)
 #define MAX_FIELDS 256                 /* per header block */
 #define OUT_CAP 16384
 #define IN_CAP 16384
@@ -60,6 +67,7 @@ struct stream {
 	struct queue up_q, down_q;         /* request DATA to send up; response DATA down */
 	bool req_seen, req_end, resp_started, resp_end;
 	bool jail_closed, up_closed;
+	size_t held;                       /* request header bytes counted in h->held */
 	char answer[200];                  /* the broker's own answer (a refused request) */
 };
 
@@ -79,6 +87,7 @@ struct h2 {
 	struct broker_cred creds[BROKER_MAX_SECRETS];
 	size_t n_creds;
 	struct stream *streams;
+	size_t n_live, held;               /* streams held, their header bytes (MAX_LIVE) */
 	bool up_dead, ending;
 };
 
@@ -103,12 +112,12 @@ static char *copy(const uint8_t *s, size_t n)
 	return d;
 }
 
-/* -1: over the bounds of one header block */
+/* -1: over the bounds of one header block (cap bytes, at most BROKER_HEAD_MAX) */
 static int fields_add(struct fields *l, const uint8_t *name, size_t nlen, const uint8_t *value,
-                      size_t vlen)
+                      size_t vlen, size_t cap)
 {
 	l->bytes += nlen + vlen + 32;  /* RFC 9113 6.5.2's size of a field */
-	if (l->n >= MAX_FIELDS || l->bytes > BROKER_HEAD_MAX)
+	if (l->n >= MAX_FIELDS || l->bytes > BROKER_HEAD_MAX || l->bytes > cap)
 		return -1;
 	if (l->n % 16 == 0)
 		l->f = xrealloc(l->f, (l->n + 16) * sizeof(*l->f));
@@ -156,6 +165,8 @@ static size_t q_left(const struct queue *q)
 
 static void stream_free(struct stream *st)
 {
+	st->h->n_live--;
+	st->h->held -= st->held;
 	*st->pprev = st->next;
 	if (st->next)
 		st->next->pprev = st->pprev;
@@ -294,6 +305,12 @@ static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void
 	if (s != h->jail.s || frame->hd.type != NGHTTP2_HEADERS ||
 	    frame->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
+	if (h->n_live >= MAX_LIVE || h->held >= HELD_MAX) {  /* no stream: its headers are dropped */
+		(void)nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, frame->hd.stream_id,
+		                                NGHTTP2_REFUSED_STREAM);
+		return 0;
+	}
+	h->n_live++;
 	struct stream *st = xcalloc(1, sizeof(*st));
 	st->h = h;
 	st->jid = frame->hd.stream_id;
@@ -318,9 +335,18 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8
 	struct stream *st = nghttp2_session_get_stream_user_data(s, frame->hd.stream_id);
 	if (!st)
 		return 0;
-	struct fields *l = s == h->jail.s ? &st->in_req : &st->in_resp;
+	bool req = s == h->jail.s;
+	struct fields *l = req ? &st->in_req : &st->in_resp;
 	/* over the bounds: the stream is reset (nghttp2 answers the callback's failure so) */
-	return fields_add(l, name, nlen, value, vlen) < 0 ? NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0;
+	return fields_add(l, name, nlen, value, vlen, req ? HELD_MAX - h->held : SIZE_MAX) < 0 ?
+	               NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE : 0;
+}
+
+/* Request headers kept (by the broker or nghttp2) until the stream is freed. */
+static void hold(struct h2 *h, struct stream *st, size_t bytes)
+{
+	st->held += bytes;
+	h->held += bytes;
 }
 
 /* The broker answers a request itself (refused): status and one line. */
@@ -368,6 +394,8 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 			                                NGHTTP2_REFUSED_STREAM);
 		else
 			st->uid = id;
+		if (id >= 0)  /* nghttp2 holds a copy until the stream ends */
+			hold(h, st, l->bytes);
 		if (id >= 0 && st->rq.carried)
 			broker_count(h->c->b, h->c->host, st->rq.carried);
 	}
@@ -428,6 +456,7 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *frame, void *u)
 				p[i] = (struct broker_pair){st->in_req.f[i].name, st->in_req.f[i].value,
 				                            st->in_req.f[i].nlen, st->in_req.f[i].vlen};
 			reqp_trailers(&st->rq, p, st->in_req.n);
+			hold(h, st, st->in_req.bytes);
 			fields_clear(&st->req_trailers);
 			st->req_trailers = st->in_req;
 			st->in_req = (struct fields){0};
@@ -472,7 +501,10 @@ static int on_close(nghttp2_session *s, int32_t id, uint32_t code, void *u)
 		return 0;
 	if (s == h->jail.s) {
 		st->jail_closed = true;
-		if (code != NGHTTP2_NO_ERROR && st->uid >= 0 && !st->up_closed && !h->up_dead)
+		/* an error, or a response not yet whole (RST_STREAM NO_ERROR: the
+		 * client wants no more of it): no reason to go on upstream */
+		if ((code != NGHTTP2_NO_ERROR || !st->resp_end) && st->uid >= 0 && !st->up_closed &&
+		    !h->up_dead)
 			(void)nghttp2_submit_rst_stream(h->up.s, NGHTTP2_FLAG_NONE, st->uid,
 			                                NGHTTP2_CANCEL);
 		if (st->uid >= 0 && !h->up_dead)  /* what waits for the jail is dropped */

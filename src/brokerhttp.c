@@ -193,6 +193,23 @@ static bool may_carry(const struct head_info *h, const char *name, size_t nlen)
 	return h->n_carriers < CARRIERS_MAX;
 }
 
+/* A header that got a real value must be the only field of its name: a
+ * server joins repeated fields ("junk, REAL": an invalid key, which an
+ * error message may quote back), or takes another one than the broker
+ * checked.  count(arg, name, nlen) says how many fields have that name. */
+static int carrier_alone(struct reqp *r, const struct head_info *h,
+                         size_t (*count)(const void *, const char *, size_t), const void *arg)
+{
+	for (size_t i = 0; i < h->n_carriers; i++)
+		if (count(arg, h->carrier[i], h->carrier_len[i]) > 1) {
+			snprintf(r->err, sizeof(r->err), "the credential header %.*s given twice",
+			         (int)(h->carrier_len[i] < 64 ? h->carrier_len[i] : 64), h->carrier[i]);
+			r->status = 400;
+			return -1;
+		}
+	return 0;
+}
+
 /* HOST or HOST:443, as a Host header or an absolute URL's authority names it */
 static bool is_our_authority(const struct reqp *r, const char *v, const char *vend)
 {
@@ -513,6 +530,20 @@ static bool no_body_method(const char *line)
 	return strncmp(line, "GET ", 4) == 0 || strncmp(line, "HEAD ", 5) == 0;
 }
 
+/* The fields of a head (in r->line) named so. */
+static size_t head_count(const void *arg, const char *name, size_t nlen)
+{
+	const struct reqp *r = arg;
+	const char *s = r->line.s, *end = s + r->line.len;
+	size_t n = 0;
+	for (s = memmem(s, (size_t)(end - s), "\r\n", 2); s && s + 2 < end;
+	     s = memmem(s + 2, (size_t)(end - s - 2), "\r\n", 2))
+		if ((size_t)(end - s) > nlen + 3 && s[2 + nlen] == ':' &&
+		    strncasecmp(s + 2, name, nlen) == 0)
+			n++;
+	return n;
+}
+
 /* A whole head in r->line (ending in CRLF CRLF): rewritten into out. */
 static int head_done(struct reqp *r, struct strbuf *out)
 {
@@ -551,6 +582,8 @@ static int head_done(struct reqp *r, struct strbuf *out)
 		return fail(r, 400, "a body on a GET or HEAD request");
 	if (h.hosts != 1)
 		return fail(r, 400, "no Host header");
+	if (carrier_alone(r, &h, head_count, r) < 0)
+		return -1;
 	r->carried += h.carried;
 	r->body_reported = false;
 	r->ncarry = 0;
@@ -755,6 +788,20 @@ static int pairs_check(struct reqp *r, const struct broker_pair *in, size_t n,
 	return 0;
 }
 
+struct pair_list {
+	const struct broker_pair *p;
+	size_t n;
+};
+
+static size_t pairs_count(const void *arg, const char *name, size_t nlen)
+{
+	const struct pair_list *l = arg;
+	size_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		n += l->p[i].nlen == nlen && strncasecmp(l->p[i].name, name, nlen) == 0;
+	return n;
+}
+
 int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct strbuf *out,
                size_t *off, size_t *len, bool *sensitive)
 {
@@ -773,6 +820,8 @@ int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct st
 		len[i] = out->len - off[i];
 		sensitive[i] = h.n_carriers > carriers;
 	}
+	if (carrier_alone(r, &h, pairs_count, &(struct pair_list){in, n}) < 0)
+		return -1;
 	r->carried += h.carried;
 	r->done = true;
 	return 0;

@@ -41,6 +41,7 @@ struct broker {
 	int stop[2];
 	pthread_t thread;
 	bool running;
+	bool stopping;               /* broker_stop began: an upstream socket made now is shut down */
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
 	/* the fds of live connections (jail side, upstream side; -1 none), for
@@ -76,15 +77,19 @@ int brokertls_prepare(struct broker *b, struct jail_err *e) WUR;
 void brokertls_free(struct broker *b);
 /* The host a handshaken client connection named (SNI), or NULL. */
 struct broker_host *brokertls_host(struct broker *b, SSL *ssl);
-/* Connect to the host with full verification, offering h2 (if h2) and
- * http/1.1; *got_h2 when the host chose h2.  On failure *why says why. */
-int brokertls_connect(struct broker *b, const char *host, bool h2, int *fd, SSL **ssl,
-                      bool *got_h2, char *why, size_t cap);
+/* Connect to c's host with full verification, offering h2 (if h2) and
+ * http/1.1; *got_h2 when the host chose h2.  On failure *why says why (an
+ * *fd not -1 is left to the connection's end). */
+int brokertls_connect(struct conn *c, bool h2, int *fd, SSL **ssl, bool *got_h2, char *why,
+                      size_t cap);
 
 /* brokerconn.c */
 /* Open c's upstream (once), offering h2 if h2; a failure is counted, told and
  * left in c->why for the answer to the jail. */
 void brokerconn_upstream(struct conn *c, bool h2);
+/* fd (-1: none) is now c's upstream socket, which broker_stop shuts down;
+ * -1 (errno ECANCELED) if the broker is stopping (fd is shut down already). */
+int brokerconn_track(struct conn *c, int fd);
 /* Read from a non-blocking end: >0 bytes, 0 nothing now, -1 closed or failed. */
 ssize_t brokerconn_read(struct tls_end *t, char *buf, size_t cap);
 

@@ -161,11 +161,17 @@ static struct broker_host *find_host(struct broker *b, const char *name)
 }
 
 /* SNI: a brokered host gets its certificate; any other name (or none) ends
- * the handshake. */
+ * the handshake.  So does another name than the one the upstream was opened
+ * for: TLS 1.3's HelloRetryRequest makes the client send a second
+ * ClientHello, and OpenSSL takes its SNI anew (the callbacks run for each),
+ * so a client could open host A's upstream with the first and be served as
+ * host B, B's credentials, with the second. */
 static int servername_cb(SSL *ssl, int *alert, void *arg)
 {
 	struct broker_host *h = find_host(arg, SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name));
-	if (!h || SSL_use_certificate(ssl, h->cert) != 1 || SSL_use_PrivateKey(ssl, h->key) != 1) {
+	struct conn *c = SSL_get_ex_data(ssl, 0);
+	if (!h || (c && c->host && c->host != h) || SSL_use_certificate(ssl, h->cert) != 1 ||
+	    SSL_use_PrivateKey(ssl, h->key) != 1) {
 		*alert = SSL_AD_UNRECOGNIZED_NAME;
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	}
@@ -192,9 +198,10 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 {
 	struct broker *b = arg;
 	struct conn *c = SSL_get_ex_data(ssl, 0);
-	c->host = brokertls_host(b, ssl);
-	if (!c->host)
+	struct broker_host *h = brokertls_host(b, ssl);
+	if (!h || (c->host && c->host != h))  /* the name changed (servername_cb) */
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
+	c->host = h;
 	if (!c->up_tried)
 		brokerconn_upstream(c, b->h2 && alpn_offers(in, inlen, "h2"));
 	if (c->h2) {
@@ -270,8 +277,11 @@ static void set_timeouts(int fd, int seconds)
 }
 
 /* TCP to the host:443, or for the tests to JAIL_TEST_BROKER_UPSTREAM
- * (ADDR:PORT on the host's loopback): the name checked stays the host's. */
-static int tcp_connect(const char *host, char *why, size_t cap)
+ * (ADDR:PORT on the host's loopback): the name checked stays the host's.
+ * Each socket is c's upstream for broker_stop (brokerconn_track) from before
+ * its connect to its close: a connect or handshake that hangs (the jail's
+ * handshake waits on it) ends when the session does, not at the timeout. */
+static int tcp_connect(struct conn *c, const char *host, char *why, size_t cap)
 {
 	const char *test = getenv("JAIL_TEST_BROKER_UPSTREAM");
 	_cleanup_free_ char *addr = xstrdup(test ? test : host);
@@ -295,8 +305,9 @@ static int tcp_connect(const char *host, char *why, size_t cap)
 			continue;
 		}
 		set_timeouts(fd, IO_TIMEOUT_S);
-		if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+		if (brokerconn_track(c, fd) < 0 || connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
 			err = errno;
+			brokerconn_track(c, -1);
 			close(steal_fd(&fd));
 		}
 	}
@@ -306,12 +317,14 @@ static int tcp_connect(const char *host, char *why, size_t cap)
 	return fd;
 }
 
-int brokertls_connect(struct broker *b, const char *host, bool h2, int *fd, SSL **ssl,
-                      bool *got_h2, char *why, size_t cap)
+int brokertls_connect(struct conn *c, bool h2, int *fd, SSL **ssl, bool *got_h2, char *why,
+                      size_t cap)
 {
+	struct broker *b = c->b;
+	const char *host = c->host->name;
 	*ssl = NULL;
 	*got_h2 = false;
-	*fd = tcp_connect(host, why, cap);
+	*fd = tcp_connect(c, host, why, cap);
 	if (*fd < 0)
 		return -1;
 	SSL *s = SSL_new(b->client);

@@ -4,7 +4,8 @@
  * (the first ": " after the first byte splits them, so ":path: /x" works).
  * Invariants: the real value comes out no more often than the placeholder
  * (or the real value, which the fuzzer may guess) went in, only as a whole
- * value or after one scheme word, and only in a value marked sensitive.
+ * value or after one scheme word, only in a value marked sensitive, and
+ * only in a field whose name no other field has (a server would join them).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=gnu11 \
  *     -Isrc -o build/fuzz_brokerpairs tests/fuzz/fuzz_brokerpairs.c src/brokerhttp.c \
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define PH "sk-fz-PLACEHOLDER0123456789"
 #define REAL "sk-fz-REALVALUExyz98765432"
@@ -69,6 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (at && (!sens[i] || at + strlen(REAL) != v + len[i] ||
 			           (at != v && (at[-1] != ' ' || memchr(v, ' ', (size_t)(at - v - 1))))))
 				abort();
+			for (size_t k = 0; sens[i] && k < n; k++)
+				if (k != i && p[k].nlen == p[i].nlen &&
+				    strncasecmp(p[k].name, p[i].name, p[i].nlen) == 0)
+					abort();
 		}
 	}
 	reqp_data(&r, in, size);

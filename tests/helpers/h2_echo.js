@@ -6,14 +6,17 @@
 // Listens on 127.0.0.1 at a free port (written to PORTFILE once it listens)
 // and speaks h2 alone (a client that does not choose h2 by ALPN is refused).
 // Every request is appended to LOG as "METHOD PATH", "proto=VERSION
-// session=N" (N counts TLS connections), its headers, and "body=<body>"
+// session=N" (N counts TLS connections), its headers, "never-indexed: NAMES"
+// (the fields HPACK sent as never indexed, if any), and "body=<body>"
 // (over 4 KiB: "bodylen=N sha256=HEX"); the answer is "ok <n>\n".
 // GET /big/N sends N MiB of the bytes 0..255 repeated, as fast as the client
 // reads (flow control); POST /upload answers "len=N sha256=HEX"; GET /sse
 // streams three events, one at a time, each after a request to /sse-next;
 // GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
 // then sends GOAWAY.  A stream reset by the client is logged as
-// "reset PATH code=N"; GET /resets lists those so far, one a line.
+// "reset PATH code=N"; GET /resets lists those so far, one a line.  GET
+// /hang is never answered; GET /paths lists the paths requested so far.  H2_MAX_STREAMS in the environment, if set, is
+// the server's SETTINGS_MAX_CONCURRENT_STREAMS.
 'use strict';
 const fs = require('fs');
 const http2 = require('http2');
@@ -24,11 +27,14 @@ let count = 0;
 let sessions = 0;
 const waiting = [];
 const resets = [];
+const paths = [];
 
 const server = http2.createSecureServer({
   cert: fs.readFileSync(cert),
   key: fs.readFileSync(key),
   allowHTTP1: false,
+  settings: process.env.H2_MAX_STREAMS ?
+    { maxConcurrentStreams: parseInt(process.env.H2_MAX_STREAMS, 10) } : {},
 });
 server.on('session', (s) => { s.jailId = ++sessions; });
 
@@ -37,6 +43,9 @@ function record(req, body) {
   let text = `${req.method} ${req.url}\nproto=${req.httpVersion} session=${req.stream.session.jailId}\n`;
   for (const [k, v] of Object.entries(req.headers))
     text += `${k}: ${Array.isArray(v) ? v.join(', ') : v}\n`;
+  const never = req.headers[http2.sensitiveHeaders] || [];
+  if (never.length)
+    text += `never-indexed: ${never.join(', ')}\n`;
   for (const [k, v] of Object.entries(req.trailers || {}))
     text += `trailer ${k}: ${v}\n`;
   if (body.length > 4096)
@@ -86,14 +95,17 @@ server.on('request', (req, res) => {
     const body = Buffer.concat(parts);
     const n = record(req, body);
     const path = req.url.split('?')[0];
+    paths.push(path);
     if (path.startsWith('/big/')) return big(res, parseInt(path.slice(5), 10));
     if (path === '/sse') return sse(res);
+    if (path === '/hang') return;
     if (path === '/sse-next' && waiting.length) waiting.shift()();
     if (path === '/upload') {
       const sum = crypto.createHash('sha256').update(body).digest('hex');
       return res.end(`len=${body.length} sha256=${sum}\n`);
     }
     if (path === '/resets') return res.end(resets.join('\n') + '\n');
+    if (path === '/paths') return res.end(paths.join('\n') + '\n');
     if (path === '/goaway') {
       res.end(`ok ${n}\n`);
       return req.stream.session.goaway();

@@ -558,6 +558,9 @@ ok 2"
 	one=$(h2_req "GET /v1/messages")
 	assert_contains "$one" "proto=2.0"
 	assert_contains "$one" "x-api-key: $REAL_KEY"
+	# HPACK: the real value never enters the upstream's dynamic table
+	assert_contains "$one" "never-indexed: x-api-key"
+	assert_contains "$(h2_req "GET /basic")" "never-indexed: authorization"
 	assert_contains "$(h2_req "GET /basic")" \
 		"authorization: Basic $(printf 'x-access-token:%s' "$REAL_KEY" | base64 -w0)"
 	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in one header only"
@@ -713,7 +716,7 @@ const key = process.env.ANTHROPIC_API_KEY;
 const s = http2.connect("https://api.anthropic.com");
 const r = s.request({":method": "POST", ":path": "/with-trailers", "x-api-key": key},
                     {waitForTrailers: true});
-r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key}));
+r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key, "x-api-key": key}));
 r.end("body");
 let body = "";
 r.on("data", (d) => body += d);
@@ -724,6 +727,9 @@ r.on("end", () => { console.log(body.trim()); s.close(); });
 	local req
 	req=$(h2_req "POST /with-trailers")
 	assert_contains "$req" "trailer x-checksum: c-sk-ant-api03-"
+	# a credential header's name in a trailer: never rewritten (the rules
+	# decided on the head)
+	assert_contains "$req" "trailer x-api-key: sk-ant-api03-"
 	assert_contains "$req" "body=body"
 	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in x-api-key only"
 	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a trailer"
@@ -865,4 +871,205 @@ test_broker_refuses_when_openssl_cannot_load() {
 	LD_LIBRARY_PATH=$T/lib run_jail -D "$T/p" --net none -- sh -c 'echo ran'
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_eq "$out" "ran"
+}
+
+# ---- HTTP/2, hostile clients by raw frames (tests/helpers/h2raw.py) ----
+
+# A stream the client resets at once is closed on the jail's side, but its
+# request still waits for the upstream (here: one stream at a time, that one
+# never answered).  Those waiting requests are bounded by the broker, not by
+# how fast the client resets: each is ~60 KiB of headers from a few bytes of
+# HPACK.  Four connections of 900 such streams grew the supervisor to 224 MB
+# before the bound (14 MB with it; 20 connections: 35 MB).
+test_broker_h2_reset_flood_is_bounded() {
+	command -v node >/dev/null || skip "node is missing"
+	export H2_MAX_STREAMS=1
+	UPSTREAM=h2_echo.js broker_world
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	bg "$JAIL" "${B[@]}" -- python3 h2raw.py resetflood api.anthropic.com 900 4 \
+		>"$T/flood.out" 2>"$T/flood.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for -t 60 grep -q sent "$T/flood.out" || fail "the flood did not go: $(cat "$T/flood.err")"
+	wait_for grep -q "GET /hang" "$T/up.log"
+	# the broker has read all of it once its threads sleep
+	wait_for -t 30 threads_asleep "$pid"
+	local peak
+	peak=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status)
+	kill "$pid"
+	[ "$peak" -lt 32768 ] || fail "the supervisor grew to $peak kB"
+}
+
+# A credential header given twice, one field with the placeholder and one
+# without: a server joins them ("junk, REAL": an invalid key an error message
+# may quote back) or reads the other one.  Refused, in either order, over
+# HTTP/1.1 and over HTTP/2 (and in a Basic pair too).
+test_broker_credential_header_twice_is_refused() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 -H "x-api-key: junk" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/d1
+		curl -sS -m 20 -H "Authorization: Bearer $ANTHROPIC_API_KEY" -H "authorization: x" https://api.anthropic.com/d2
+		curl -sS -m 20 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/single'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "jail broker: the credential header x-api-key given twice"
+	assert_contains "$out" "jail broker: the credential header Authorization given twice"
+	assert_not_contains "$(cat "$T/up.log")" "/d1"
+	assert_not_contains "$(cat "$T/up.log")" "/d2"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
+}
+
+test_broker_h2_credential_header_twice_is_refused() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const basic = (u) => "Basic " + Buffer.from(u + ":" + key).toString("base64");
+const s = http2.connect("https://api.anthropic.com");
+const asks = [
+  ["d1", {"x-api-key": ["junk", key]}],
+  ["d2", {"x-api-key": [key, "junk"]}],
+  ["cookie", {"cookie": ["a=1", "b=2"], "x-api-key": key}],
+];
+function next(i) {
+  if (i === asks.length) return s.close();
+  const [name, h] = asks[i];
+  const r = s.request(Object.assign({":path": "/" + name}, h));
+  let body = "";
+  r.on("response", (hd) => body += hd[":status"] + " ");
+  r.on("data", (d) => body += d);
+  r.on("close", () => { console.log(name + " " + body.trim()); next(i + 1); });
+  r.end();
+}
+next(0);
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "d1 400 jail broker: the credential header x-api-key given twice"
+	assert_contains "$out" "d2 400 jail broker: the credential header x-api-key given twice"
+	assert_contains "$out" "cookie 200 ok 1"
+	# node sends one authorization field only: the rest by hand
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	run_jail "${B[@]}" -- sh -c '
+		b=$(printf "u:%s" "$ANTHROPIC_API_KEY" | base64 -w0)
+		python3 h2raw.py request api.anthropic.com /d3 "authorization=Basic $b" "authorization=Bearer x"
+		python3 h2raw.py request api.anthropic.com /d4 "authorization=x" "authorization=Bearer $ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "jail broker: the credential header authorization given twice
+jail broker: the credential header authorization given twice"
+	assert_not_contains "$(cat "$T/up.log")" "GET /d"
+	assert_contains "$(h2_req "GET /cookie")" "x-api-key: $REAL_KEY"
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in one request"
+}
+
+log_has() { [ "$(grep -c "$2" "$T/up.log" 2>/dev/null)" = "$1" ]; } # COUNT WORD
+
+# The upstream's TLS handshake never comes (it accepts and is mute), and the
+# jail's handshake waits on it (the upstream is opened in its ALPN callback).
+# The session ends meanwhile: the supervisor ends that connection at once,
+# not when the upstream's 30 s I/O timeout runs out.
+test_broker_stops_with_an_upstream_handshake_hanging() {
+	UPSTREAM=tcp_mute.py broker_world
+	bg "$JAIL" "${B[@]}" -- sh -c '
+		curl -sS -m 300 --http2 https://api.anthropic.com/x >/dev/null 2>&1 &
+		curl -sS -m 300 --http1.1 https://api.anthropic.com/y >/dev/null 2>&1 &
+		exec sleep 1234' >/dev/null 2>"$T/mute.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for log_has 2 accepted
+	kill $(pgrep -u "$(id -u)" -x -f "sleep 1234")
+	wait_for -t 15 gone "$pid" || fail "the supervisor still waits"
+	wait_for log_has 2 closed
+	assert_not_contains "$(cat "$T/mute.err")" "nothing was sent there"
+}
+
+# A secret with rules, over HTTP/2: a :path spelled two ways is refused,
+# a method in other case or another :path gets the placeholder, and only
+# what the rules allow gets the real value (the upstream logs each).
+test_broker_h2_rules_read_the_path_one_way() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	B=("${B[@]:0:${#B[@]}-1}" "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for $HOSTNAME_B only POST /allowed")
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	run_jail "${B[@]}" -- sh -c '
+		for p in //allowed /x/../allowed /./allowed /%2Fallowed /allowed%2F.. /allowed#x "/allowed;x" \
+			"/allowed\\x"; do
+			printf "%s " "$p"; python3 h2raw.py request api.anthropic.com POST "$p" "x-api-key=$ANTHROPIC_API_KEY"
+		done
+		printf "lower "; python3 h2raw.py request api.anthropic.com post /allowed "x-api-key=$ANTHROPIC_API_KEY"
+		printf "query "; python3 h2raw.py request api.anthropic.com POST "/other?/allowed" "x-api-key=$ANTHROPIC_API_KEY"
+		printf "allowed "; python3 h2raw.py request api.anthropic.com POST /allowed "x-api-key=$ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	local p
+	for p in //allowed /x/../allowed /./allowed /%2Fallowed /allowed%2F.. /allowed#x "/allowed;x" \
+		'/allowed\x'; do
+		assert_contains "$out" "$p jail broker: a target"
+	done
+	assert_contains "$out" "allowed ok "
+	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in the allowed request only"
+	assert_contains "$(h2_req "POST /allowed")" "x-api-key: $REAL_KEY"
+	assert_contains "$(h2_req "post /allowed")" "x-api-key: sk-ant-api03-"
+	assert_contains "$(h2_req "POST /other?/allowed")" "x-api-key: sk-ant-api03-"
+}
+
+# A stream the client gives up on with RST_STREAM NO_ERROR (not an error,
+# but nothing more wanted) before its response is whole is cancelled
+# upstream too: it would otherwise run on there, and be held here.
+test_broker_h2_reset_no_error_cancels_upstream() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- node -e '
+const http2 = require("http2");
+const key = process.env.ANTHROPIC_API_KEY;
+const s = http2.connect("https://api.anthropic.com");
+const hang = s.request({":path": "/hang", "x-api-key": key});
+hang.on("error", () => {});
+function get(path, done) {
+  const r = s.request({":path": path});
+  let body = "";
+  r.on("data", (d) => body += d);
+  r.on("end", () => done(body.trim()));
+}
+let tries = 0;
+function resets() {
+  get("/resets", (b) => {
+    if (b.includes("/hang code=8")) { console.log("cancelled upstream"); s.close(); }
+    else if (++tries < 200) setTimeout(resets, 50);
+    else { console.log("not cancelled: " + b); s.close(); }
+  });
+}
+let waits = 0;
+function seen() {  /* once the upstream has the request: the reset */
+  get("/paths", (b) => {
+    if (b.split("\n").includes("/hang")) {
+      hang.close(http2.constants.NGHTTP2_NO_ERROR);
+      hang.on("close", resets);
+    } else if (++waits < 200) setTimeout(seen, 50);
+    else { console.log("never seen"); s.close(); }
+  });
+}
+seen();
+'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "cancelled upstream"
+}
+
+# A client that gives its streams no window at all (SETTINGS_INITIAL_WINDOW_SIZE
+# 0) and asks 96 MiB on each of 20: the broker takes from the upstream only
+# what its own windows allow (1 MiB a connection), not what the client cannot
+# take.
+test_broker_h2_zero_window_is_not_buffered() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	cp "$HELPERS/h2raw.py" "$T/p/"
+	bg "$JAIL" "${B[@]}" -- python3 h2raw.py stall api.anthropic.com 20 \
+		>"$T/stall.out" 2>"$T/stall.err" </dev/null
+	local pid
+	pid=$(tail -n 1 "$T/.pids")
+	wait_for -t 60 grep -q asked "$T/stall.out" || fail "no streams: $(cat "$T/stall.err")"
+	wait_for log_has 20 "GET /big/96"
+	wait_for -t 30 threads_asleep "$pid"
+	local peak
+	peak=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status)
+	kill "$pid"
+	[ "$peak" -lt 32768 ] || fail "the supervisor grew to $peak kB"
 }

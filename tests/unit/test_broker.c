@@ -6,7 +6,9 @@
 #include "brokerpriv.h"
 #include "brokerrules.h"
 
+#include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -444,15 +446,16 @@ T(broker_reports_are_capped)
 }
 
 /* The real value once per credential header and request: a second field of
- * the same name (which a server joins as "REAL, REAL", an invalid key an
- * error message may quote) keeps its placeholder. */
+ * the same name (which a server joins as "REAL, PH" or "junk, REAL", an
+ * invalid key an error message may quote) refuses the request; a second
+ * placeholder in one Basic pair keeps its placeholder. */
 T(reqp_replaces_once_per_header_name)
 {
 	static const char *const twice[] = {
 		"x-api-key: " PH "\r\nX-API-KEY: " PH "\r\n",
 		"Authorization: Bearer " PH "\r\nauthorization: " PH "\r\n",
-		/* Basic PH ":" PH */
-		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n",
+		"x-api-key: junk\r\nx-api-key: " PH "\r\n",
+		"Authorization: Bearer " PH "\r\nauthorization: x\r\n",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(twice); i++) {
 		struct reqp r;
@@ -460,6 +463,23 @@ T(reqp_replaces_once_per_header_name)
 		setup(&r, true);
 		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s"
 		                                     "x-other: 1\r\n\r\n", twice[i]);
+		CHECK_INT(feed(&r, req, 4096, &out), -1);
+		CHECK_INT(r.status, 400);
+		CHECK(strstr(r.err, "given twice") != NULL);
+		CHECK_INT(r.carried, 0);
+		reqp_free(&r);
+		sb_free(&out);
+	}
+	static const char *const once[] = {
+		/* Basic PH ":" PH */
+		"Authorization: Basic c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk6c2stdGVzdC1QTEFDRUhPTERFUjAxMjM0NTY3ODk=\r\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(once); i++) {
+		struct reqp r;
+		struct strbuf out = {0};
+		setup(&r, true);
+		_cleanup_free_ char *req = xasprintf("GET / HTTP/1.1\r\nHost: api.example.com\r\n%s"
+		                                     "x-other: 1\r\n\r\n", once[i]);
 		CHECK_INT(feed(&r, req, 4096, &out), 0);
 		const char *first = strstr(out.s, "REAL");
 		const char *b64 = strstr(out.s, "c2stdGVzdC1SRUFM"); /* base64 of "sk-test-REAL" */
@@ -739,14 +759,15 @@ T(reqp_rules_decide_the_rewrite)
 		struct reqp r;
 		struct strbuf out = {0}, in = {0};
 		setup_rules(&r);
-		sb_printf(&in, "%s\r\nHost: api.example.com\r\n%s%s\r\n", cases[i].line, auth, auth);
+		sb_printf(&in, "%s\r\nHost: api.example.com\r\n%sx-other: " PH "\r\n\r\n", cases[i].line,
+		          auth);
 		CHECK_INT(feed(&r, in.s, 5, &out), 0);
 		CHECK_INT(r.carried, cases[i].carries);
 		CHECK(cases[i].carries == (strstr(out.s, real_b64) != NULL));
 		CHECK(strstr(out.s, "REAL") == NULL || cases[i].carries);
-		/* a second Authorization after a carried one is reported (as before);
-		 * a withheld one is the credential's place: no report */
-		CHECK_STR(reports, cases[i].carries ? "KEY@the header Authorization;" : "");
+		/* a placeholder elsewhere is reported either way; a withheld one
+		 * is the credential's place: no report */
+		CHECK_STR(reports, "KEY@the header x-other;");
 		if (!cases[i].carries)
 			CHECK(strncmp(withheld, "KEY@", 4) == 0 && strchr(withheld, ';') == strrchr(withheld, ';'));
 		else
@@ -826,17 +847,14 @@ T(reqp_pairs_rewrite_like_a_head)
 	static const char *const req[] = {
 		":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /v1/" PH,
 		"x-api-key: " PH, "authorization: Bearer " PH, "x-other: " PH,
-		"authorization: " PH,
 	};
 	struct reqp r;
 	struct strbuf got = {0};
 	setup(&r, true);
 	CHECK_INT(pairs(&r, req, ARRAY_SIZE(req), &got), 0);
 	CHECK_STR(got.s, ":method=POST;:scheme=https;:authority=api.example.com;:path=/v1/" PH ";"
-	                 "x-api-key=" REAL "!;authorization=Bearer " REAL "!;x-other=" PH ";"
-	                 "authorization=" PH ";");
+	                 "x-api-key=" REAL "!;authorization=Bearer " REAL "!;x-other=" PH ";");
 	CHECK_INT(r.carried, 1);
-	/* once per request and place: the second authorization is not told again */
 	CHECK_STR(reports, "KEY@the URL;KEY@the header x-other;");
 	reqp_data(&r, "{\"k\":\"" PH "\"}", strlen(PH) + 8);
 	CHECK(strstr(reports, "KEY@a request body;") != NULL);
@@ -853,7 +871,7 @@ T(reqp_pairs_rewrite_like_a_head)
 
 T(reqp_pairs_refuse)
 {
-	static const struct { const char *const p[5]; size_t n; int status; bool rules; } cases[] = {
+	static const struct { const char *const p[6]; size_t n; int status; bool rules; } cases[] = {
 		{{":method: GET", ":scheme: https", ":authority: evil.example.net", ":path: /"}, 4, 421, false},
 		{{":method: GET", ":scheme: https", ":authority: api.example.com", ":path: /", "host: evil.example.net"}, 5, 421, false},
 		{{":method: GET", ":scheme: https", ":path: /"}, 3, 400, false},
@@ -863,6 +881,8 @@ T(reqp_pairs_refuse)
 		{{":method: GET", ":scheme: http", ":authority: api.example.com", ":path: /"}, 4, 400, false},
 		{{":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /me/app.git/git-receive-pack", "x-http-method-override: DELETE"}, 5, 400, true},
 		{{":method: POST", ":scheme: https", ":authority: api.example.com", ":path: /me/app.git/../../x/git-receive-pack"}, 4, 400, true},
+		/* a credential header twice: joined, the real value would be glued */
+		{{":method: GET", ":scheme: https", ":authority: api.example.com", ":path: /", "x-api-key: junk", "x-api-key: " PH}, 6, 400, false},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct reqp r;
@@ -898,4 +918,67 @@ T(reqp_pairs_rules_read_method_and_path)
 	CHECK_STR(withheld, "");
 	reqp_free(&r);
 	sb_free(&got);
+}
+
+/* A client's second ClientHello (after a HelloRetryRequest) naming another
+ * brokered host than its first, whose ALPN callback opened the upstream:
+ * the handshake fails, so host B's credentials never go to host A's
+ * upstream.  The broker's context is made to prefer P-256 alone here, so
+ * that a client offering an X25519 share first is asked to retry. */
+static void switch_sni_on_retry(int write_p, int version, int type, const void *buf, size_t len,
+                                SSL *ssl, void *arg)
+{
+	static const unsigned char hrr_random[8] = {0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11};
+	const unsigned char *m = buf;
+	if (!write_p && type == SSL3_RT_HANDSHAKE && len > 14 && m[0] == SSL3_MT_SERVER_HELLO &&
+	    memcmp(m + 6, hrr_random, sizeof(hrr_random)) == 0) {
+		*(bool *)arg = true;
+		SSL_set_tlsext_host_name(ssl, "b.example.com");
+	}
+}
+
+T(broker_sni_cannot_change_after_the_upstream_is_chosen)
+{
+	if (tlslib_load(&err) < 0)
+		T_SKIP("no OpenSSL");
+	struct broker *b = broker_new();
+	struct broker_spec spec;
+	const char *ph = NULL;
+	CHECK_INT(broker_spec_parse("A", "broker:env:X for a.example.com", &spec, &err), 0);
+	int rc = broker_add(b, "A", REAL, &spec, NULL, &ph, &err);
+	broker_spec_free(&spec);
+	if (rc < 0 && strstr(err.msg, "MADV_WIPEONFORK"))
+		T_SKIP("the kernel has no MADV_WIPEONFORK");
+	CHECK_INT(broker_spec_parse("B", "broker:env:X for b.example.com", &spec, &err), 0);
+	CHECK_INT(broker_add(b, "B", REAL, &spec, NULL, &ph, &err), 0);
+	broker_spec_free(&spec);
+	setenv("JAIL_TEST_BROKER_UPSTREAM", "127.0.0.1:1", 1);  /* refused: no upstream needed */
+	CHECK_INT(broker_prepare(b, &err), 0);
+	CHECK_INT(SSL_CTX_set1_groups_list(b->server, "P-256"), 1);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof(sa);
+	CHECK(lfd >= 0 && bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) == 0 && listen(lfd, 4) == 0 &&
+	      getsockname(lfd, (struct sockaddr *)&sa, &sl) == 0);
+	CHECK_INT(broker_start(b, lfd, &err), 0);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	CHECK(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	bool retried = false;
+	CHECK_INT(SSL_CTX_set1_groups_list(ctx, "X25519:P-256"), 1);
+	/* SSL_CTX_set_msg_callback, by the ctrl that tlslib has */
+	SSL_CTX_callback_ctrl(ctx, SSL_CTRL_SET_MSG_CALLBACK, (void (*)(void))switch_sni_on_retry);
+	SSL_CTX_set_msg_callback_arg(ctx, &retried);
+	SSL *ssl = SSL_new(ctx);
+	CHECK(SSL_set_fd(ssl, fd) == 1 && SSL_set_tlsext_host_name(ssl, "a.example.com") == 1 &&
+	      SSL_set_alpn_protos(ssl, (const unsigned char *)"\x08http/1.1", 9) == 0);
+	CHECK(SSL_connect(ssl) != 1);
+	CHECK(retried);
+	ERR_clear_error();
+	SSL_free(ssl);
+	SSL_CTX_free(ctx);
+	close(fd);
+	unsetenv("JAIL_TEST_BROKER_UPSTREAM");
+	broker_stop(b, true);
+	broker_free(b);
 }
