@@ -705,8 +705,27 @@ static int stage_home(const struct jail_plan *p, struct jail_err *e)
 	return home_populate(p, HOME_STAGE, host_root, e);
 }
 
+/* $HOME already leads to the fake home: a cover put it over the real one
+ * there (--ro /home), or $HOME is spelled through a host link that a bind
+ * shows (HOME=/data/h, h -> home/u, --ro /data) and leads to such a cover. */
+static bool home_shown(const struct jail_plan *p)
+{
+	_cleanup_close_ int root = open(NEW, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd =
+		root < 0 ? -1 : (int)syscall(SYS_openat2, root, p->home, &how, sizeof(how));
+	struct stat at, home;
+	return fd >= 0 && fstat(fd, &at) == 0 && stat(HOME_STAGE, &home) == 0 &&
+	       at.st_dev == home.st_dev && at.st_ino == home.st_ino;
+}
+
 static int build_home(const struct jail_plan *p, struct jail_err *e)
 {
+	if (home_shown(p))
+		return 0;
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
 	if (make_target(&dst, true, 0700, e) < 0)
 		return -1;
@@ -811,11 +830,12 @@ static int seal_covers(const struct strv *seal, struct jail_err *e)
 	return 0;
 }
 
-/* A bind that holds the project or the home (--ro /data with both below it)
- * is made before them: made after, it would hide them. */
+/* A bind that holds the project, its worktree's git dir or the home (--ro
+ * /data with them below it) is made before them: made after, it would hide
+ * them (and show the host's tree, ignored files and git credentials too). */
 static bool holds_home_or_project(const struct jail_plan *p, const char *path)
 {
-	const char *held[] = {p->session->project, p->home, p->home_real};
+	const char *held[] = {p->session->project, p->gitdir_lower, p->home, p->home_real};
 	for (size_t i = 0; i < ARRAY_SIZE(held); i++)
 		if (held[i] && strcmp(held[i], path) != 0 && path_at_or_below(held[i], path))
 			return true;
