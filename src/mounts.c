@@ -8,6 +8,7 @@
 #include "mounts.h"
 #include "broker.h"
 
+#include "cover.h"
 #include "cowdirs.h"
 #include "home.h"
 #include "hidefs.h"
@@ -248,11 +249,15 @@ static int make_target(char **dst, bool dir, mode_t mode, struct jail_err *e)
 	return r;
 }
 
+static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
+                       struct jail_err *e);
+
 /* Bind what fd (O_PATH, not following a last link) names at `at` inside
  * the new root; src is a path to it in the scratch root, host its name for
- * messages.  A symlink is copied, not followed. */
+ * messages.  A symlink is copied, not followed.  With a plan, what the bind
+ * shows of the real home and the state dir is covered (cover.h). */
 static int bind_fd(int fd, const char *src, const char *host, const char *at, unsigned how,
-                   struct jail_err *e)
+                   const struct jail_plan *cover, struct jail_err *e)
 {
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
@@ -280,18 +285,20 @@ static int bind_fd(int fd, const char *src, const char *host, const char *at, un
 	}
 	if (make_target(&dst, S_ISDIR(st.st_mode), 0755, e) < 0)
 		return -1;
-	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0)
+	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0 ||
+	    make_readonly(dst, how, e) < 0)
 		return -1;
-	return make_readonly(dst, how, e);
+	return S_ISDIR(st.st_mode) ? cover_shown(cover, fd, dst, e) : 0;
 }
 
 /* Bind a system path of the host (/usr, /etc's parts, /dev's nodes: no
  * symlink above them) at `at` inside the new root. */
-static int bind_host(const char *host, const char *at, unsigned how, struct jail_err *e)
+static int bind_host(const char *host, const char *at, unsigned how,
+                     const struct jail_plan *cover, struct jail_err *e)
 {
 	_cleanup_free_ char *src = xasprintf(OLD "%s", host);
 	_cleanup_close_ int fd = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	return bind_fd(fd, src, host, at, how, e);
+	return bind_fd(fd, src, host, at, how, cover, e);
 }
 
 /* A path the user named, opened as the host resolves it: from the old root,
@@ -312,7 +319,8 @@ static int open_host_path(const char *host)
 }
 
 /* Bind a path the user named (--ro, --rw) at the same path inside. */
-static int bind_user(const char *host, unsigned how, struct jail_err *e)
+static int bind_user(const struct jail_plan *p, const char *host, unsigned how,
+                     struct jail_err *e)
 {
 	_cleanup_close_ int fd = open_host_path(host);
 	if (fd < 0) {
@@ -324,7 +332,7 @@ static int bind_user(const char *host, unsigned how, struct jail_err *e)
 	}
 	_cleanup_free_ char *src = xasprintf(OLD "/proc/self/fd/%d", fd);
 	_cleanup_free_ char *esc = escape_name(host);
-	return bind_fd(fd, src, esc, host, how, e);
+	return bind_fd(fd, src, esc, host, how, p, e);
 }
 
 /* A small regular file of /etc is copied into the root tmpfs (which turns
@@ -336,6 +344,7 @@ static int bind_user(const char *host, unsigned how, struct jail_err *e)
 
 struct etc_copy {
 	int from, to; /* the host's /etc, the new root's /etc */
+	const struct jail_plan *p; /* what a bound directory must not show */
 };
 
 static int copy_etc_file(const struct etc_copy *c, const char *name, off_t size,
@@ -433,10 +442,10 @@ static int keep_etc_entry(const struct etc_copy *c, const char *name, struct jai
 			return r;
 	}
 	_cleanup_free_ char *p = xasprintf("/etc/%s", name);
-	return bind_host(p, p, B_RO | B_OPTIONAL, e);
+	return bind_host(p, p, B_RO | B_OPTIONAL, c->p, e);
 }
 
-static int bind_etc(struct jail_err *e)
+static int bind_etc(const struct jail_plan *p, struct jail_err *e)
 {
 	_cleanup_close_ int from = open(OLD "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (from < 0)
@@ -444,7 +453,7 @@ static int bind_etc(struct jail_err *e)
 	_cleanup_close_ int to = open(NEW "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (to < 0)
 		return jail_err_sys(e, "open the jail's /etc");
-	const struct etc_copy c = {from, to};
+	const struct etc_copy c = {from, to, p};
 	/* plain names directly; one pass over /etc for the few patterns */
 	bool globs = false;
 	for (size_t i = 0; i < ARRAY_SIZE(etc_keep); i++) {
@@ -533,7 +542,7 @@ static int build_dev(struct jail_err *e)
 		return e->msg[0] ? -1 : jail_err_sys(e, "create /dev");
 	for (size_t i = 0; i < ARRAY_SIZE(nodes); i++) {
 		_cleanup_free_ char *p = xasprintf("/dev/%s", nodes[i]);
-		if (bind_host(p, p, B_DEV, e) < 0)
+		if (bind_host(p, p, B_DEV, NULL, e) < 0)
 			return -1;
 	}
 	if (mkdir(NEW "/dev/pts", 0755) < 0 || mkdir(NEW "/dev/shm", 01777) < 0)
@@ -673,29 +682,173 @@ static int move_project(const struct jail_plan *p, struct jail_err *e)
 	return xmount(STAGE, dst, NULL, MS_MOVE, NULL, e);
 }
 
-static int build_home(const struct jail_plan *p, struct jail_err *e)
+/* The fake home is made and filled in the scratch root first, then bound at
+ * $HOME and wherever a bind would show the real one (cover_shown). */
+#define HOME_STAGE "/fakehome"
+
+static int stage_home(const struct jail_plan *p, struct jail_err *e)
 {
-	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
-	if (make_target(&dst, true, 0700, e) < 0)
-		return -1;
+	if (mkdir(HOME_STAGE, 0700) < 0)
+		return jail_err_sys(e, "create " HOME_STAGE);
 	if (p->cfg->home == HOME_PERSISTENT) {
 		_cleanup_free_ char *src = xasprintf(OLD "%s", p->session->home);
-		if (xmount(src, dst, NULL, MS_BIND, NULL, e) < 0 ||
-		    make_readonly(dst, 0, e) < 0)
+		if (xmount(src, HOME_STAGE, NULL, MS_BIND, NULL, e) < 0 ||
+		    make_readonly(HOME_STAGE, 0, e) < 0)
 			return -1;
-	} else if (xmount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700", e) < 0) {
+	} else if (xmount("tmpfs", HOME_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700",
+	                  e) < 0) {
 		return -1;
 	}
 	_cleanup_close_ int host_root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (host_root < 0)
 		return jail_err_sys(e, "open " OLD);
-	return home_populate(p, dst, host_root, e);
+	return home_populate(p, HOME_STAGE, host_root, e);
 }
 
-static int user_binds(const struct strv *paths, unsigned how, struct jail_err *e)
+/* $HOME already leads to the fake home: a cover put it over the real one
+ * there (--ro /home), or $HOME is spelled through a host link that a bind
+ * shows (HOME=/data/h, h -> home/u, --ro /data) and leads to such a cover. */
+static bool home_shown(const struct jail_plan *p)
+{
+	_cleanup_close_ int root = open(NEW, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd =
+		root < 0 ? -1 : (int)syscall(SYS_openat2, root, p->home, &how, sizeof(how));
+	struct stat at, home;
+	return fd >= 0 && fstat(fd, &at) == 0 && stat(HOME_STAGE, &home) == 0 &&
+	       at.st_dev == home.st_dev && at.st_ino == home.st_ino;
+}
+
+static int build_home(const struct jail_plan *p, struct jail_err *e)
+{
+	if (home_shown(p))
+		return 0;
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
+	if (make_target(&dst, true, 0700, e) < 0)
+		return -1;
+	return xmount(HOME_STAGE, dst, NULL, MS_BIND, NULL, e);
+}
+
+/* Open path (in the jail, below NEW) without following a link (one the agent
+ * left is not the place meant): an O_PATH fd of the directory, or -1 when
+ * nothing of that name is in the jail's tree. */
+static int open_in_new(const char *path)
+{
+	int fd = open(NEW, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *rel = xstrdup(path);
+	char *save = NULL;
+	for (char *name = strtok_r(rel, "/", &save); name && fd >= 0;
+	     name = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+/* Cover the directory at `at` in the jail, when the tree has it: with the
+ * fake home, or (home false) an empty read-only tmpfs.  Mounted on the
+ * directory opened, so a link swapped in since does not move the mount. */
+static int cover_at(const char *at, bool home, struct jail_err *e)
+{
+	_cleanup_close_ int fd = open_in_new(at);
+	if (fd < 0)
+		return 0;
+	_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
+	_cleanup_free_ char *esc = escape_name(at);
+	int r = home ? mount(HOME_STAGE, dst, NULL, MS_BIND, NULL)
+	             : mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+	                     "mode=0555,size=4k");
+	if (r < 0)
+		return jail_err_sys(e, "cover %s (%s)", esc, home ? "the real home" : "jail's state");
+	return 0;
+}
+
+/* What a bind of host directory fd, mounted at dst, shows of the real home
+ * and jail's state dir (cover.h): the home gets the fake one over it, the
+ * state dir (every session's work, persistent homes, exec sockets) an empty
+ * tmpfs.  The host path is the fd's, what was bound, not the name given. */
+static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
+                       struct jail_err *e)
+{
+	if (!p)
+		return 0;
+	_cleanup_free_ char *link = xasprintf(OLD "/proc/self/fd/%d", fd);
+	char src[PATH_MAX];
+	ssize_t n = readlink(link, src, sizeof(src) - 1);
+	const char *at = dst + strlen(NEW);
+	_cleanup_free_ char *esc = escape_name(at);
+	if (n < 0)
+		return jail_err_sys(e, "what %s shows of the host", esc);
+	src[n] = '\0';
+	size_t ol = strlen(OLD);
+	if (strncmp(src, OLD, ol) != 0 || (src[ol] != '\0' && src[ol] != '/'))
+		return jail_err_set(e, 0, "%s shows no path of the host's tree", esc);
+	const char *host = src[ol] ? src + ol : "/";
+	_cleanup_free_ char *home = cover_point(at, host, p->home_real);
+	_cleanup_free_ char *state = cover_point(at, host, p->state_root);
+	if ((home && cover_at(home, true, e) < 0) || (state && cover_at(state, false, e) < 0))
+		return -1;
+	return 0;
+}
+
+/* A system bind (/usr) never brings homes in: with the real home below it
+ * (/home -> /usr/home), the directory that holds it (/usr/home: other users'
+ * homes too) is covered with an empty tmpfs, the fake home in it at the real
+ * one's name.  The tmpfs stays writable while the root is built (mount points
+ * of the project, or of $HOME spelled there, are made in it); seal_covers
+ * makes it read-only. */
+static int cover_homes(const struct jail_plan *p, const char *sys_dir, struct strv *seal,
+                       struct jail_err *e)
+{
+	_cleanup_free_ char *dir = cover_homes_dir(sys_dir, p->home_real);
+	_cleanup_close_ int fd = dir ? open_in_new(dir) : -1;
+	if (fd < 0)
+		return 0;  /* no homes here, or the host has none at that name */
+	_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
+	if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755") < 0)
+		return jail_err_sys(e, "cover %s (it holds the real home)", dir);
+	strv_push(seal, xasprintf(NEW "%s", dir));
+	_cleanup_free_ char *home = xasprintf(NEW "%s", p->home_real);
+	if (mkdir(home, 0700) < 0)
+		return jail_err_sys(e, "create %s in the cover of %s", p->home_real, dir);
+	return cover_at(p->home_real, true, e);
+}
+
+/* The covers of cover_homes turn read-only, themselves alone: what is
+ * mounted in them keeps its flags. */
+static int seal_covers(const struct strv *seal, struct jail_err *e)
+{
+	for (size_t i = 0; i < seal->n; i++)
+		if (mount(NULL, seal->v[i], NULL,
+		          MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		          NULL) < 0)
+			return jail_err_sys(e, "make the cover %s read-only", seal->v[i]);
+	return 0;
+}
+
+/* A bind that holds the project, its worktree's git dir or the home (--ro
+ * /data with them below it) is made before them: made after, it would hide
+ * them (and show the host's tree, ignored files and git credentials too). */
+static bool holds_home_or_project(const struct jail_plan *p, const char *path)
+{
+	const char *held[] = {p->session->project, p->gitdir_lower, p->home, p->home_real};
+	for (size_t i = 0; i < ARRAY_SIZE(held); i++)
+		if (held[i] && strcmp(held[i], path) != 0 && path_at_or_below(held[i], path))
+			return true;
+	return false;
+}
+
+/* The binds of paths that hold the home or the project (early), or the others. */
+static int user_binds(const struct jail_plan *p, const struct strv *paths, unsigned how,
+                      bool early, struct jail_err *e)
 {
 	for (size_t i = 0; i < paths->n; i++)
-		if (bind_user(paths->v[i], how, e) < 0)
+		if (holds_home_or_project(p, paths->v[i]) == early &&
+		    bind_user(p, paths->v[i], how, e) < 0)
 			return -1;
 	return 0;
 }
@@ -723,10 +876,12 @@ static int open_cow_lower(const char *path, struct jail_err *e)
 /* Host directories seen copy-on-write (cowdirs.h): an overlay each, over the
  * host directory read through the old root (the fd opened just now, so the
  * overlay reads what was checked), its layers in the session. */
-static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
+static int cow_mounts(const struct jail_plan *p, bool early, struct jail_err *e)
 {
 	const struct strv *l = &p->cfg->cow_binds;
 	for (size_t i = 0; i < l->n; i++) {
+		if (holds_home_or_project(p, l->v[i]) != early)
+			continue;
 		_cleanup_free_ char *dst = xasprintf(NEW "%s", l->v[i]);
 		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
 		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
@@ -741,6 +896,8 @@ static int cow_mounts(const struct jail_plan *p, struct jail_err *e)
 		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
 		if (overlay_at(dst, lower, upper, work, true) < 0)
 			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
+		if (cover_shown(p, lower_fd, dst, e) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -787,35 +944,13 @@ static int enter_new_root(struct jail_err *e)
  * dir), and only what exists is covered: nothing is made. */
 static int mask_state_root(const char *state_root, struct jail_err *e)
 {
-	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return jail_err_sys(e, "open " NEW);
-	_cleanup_free_ char *rel = xstrdup(state_root);
-	char *save = NULL;
-	for (char *name = strtok_r(rel, "/", &save); name && fd >= 0;
-	     name = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = next;
-	}
-	if (fd < 0)
-		return 0;  /* not in the jail's tree */
-	close(fd);
-	_cleanup_free_ char *at = xasprintf(NEW "%s", state_root);
-	return xmount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-	              "mode=0555,size=4k", e);
-}
-
-static bool path_at_or_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return path && strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	return cover_at(state_root, false, e);
 }
 
 static bool any_at_or_under(const struct strv *paths, const char *dir)
 {
 	for (size_t i = 0; i < paths->n; i++)
-		if (path_at_or_under(paths->v[i], dir))
+		if (path_at_or_below(paths->v[i], dir))
 			return true;
 	return false;
 }
@@ -832,8 +967,8 @@ static int build_var_tmp(const struct jail_plan *p, struct jail_err *e)
 	const struct jail_config *c = p->cfg;
 	if (mkdir(NEW "/var", 0755) < 0)
 		return jail_err_sys(e, "create /var");
-	if (path_at_or_under(p->session->project, dir) || path_at_or_under(p->home, dir) ||
-	    path_at_or_under(p->gitdir_lower, dir) || any_at_or_under(&c->ro_binds, dir) ||
+	if (path_at_or_below(p->session->project, dir) || path_at_or_below(p->home, dir) ||
+	    path_at_or_below(p->gitdir_lower, dir) || any_at_or_under(&c->ro_binds, dir) ||
 	    any_at_or_under(&c->rw_binds, dir) || any_at_or_under(&c->cow_binds, dir) ||
 	    any_at_or_under(&c->tmpfs, dir))
 		return tmpfs_at(dir, "mode=1777", e);
@@ -842,39 +977,67 @@ static int build_var_tmp(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
-int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
+/* The host's system directories, read-only, with no home showing in them. */
+static int bind_sys_dirs(const struct jail_plan *p, struct strv *seal, struct jail_err *e)
 {
-	const struct jail_config *c = p->cfg;
-	if (enter_scratch_root(e) < 0 || mount_project_staged(p, e) < 0)
-		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(sys_dirs); i++) {
 		bool opt = strcmp(sys_dirs[i], "/opt") == 0;
-		if (opt && !strv_contains(&c->ro_binds, "/opt"))
+		if (opt && !strv_contains(&p->cfg->ro_binds, "/opt"))
 			continue;
-		if (bind_host(sys_dirs[i], sys_dirs[i], B_RO | B_OPTIONAL, e) < 0)
+		if (bind_host(sys_dirs[i], sys_dirs[i], B_RO | B_OPTIONAL, p, e) < 0 ||
+		    cover_homes(p, sys_dirs[i], seal, e) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* $HOME, the project and what the user named: a bind made later hides what
+ * lies below it, so the binds that hold the home or the project come first,
+ * then those two, then the binds in them and elsewhere. */
+static int build_named(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct jail_config *c = p->cfg;
+	for (int early = 1; early >= 0; early--) {
+		if (user_binds(p, &c->ro_binds, B_RO | B_OPTIONAL, early, e) < 0 ||
+		    user_binds(p, &c->rw_binds, B_RW, early, e) < 0 || cow_mounts(p, early, e) < 0)
+			return -1;
+		if (early && (build_home(p, e) < 0 || move_project(p, e) < 0 ||
+		              mount_gitdir(p, e) < 0))
+			return -1;
+	}
+	for (size_t i = 0; i < c->tmpfs.n; i++)
+		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)
+			return -1;
+	return 0;
+}
+
+static int build_tree(const struct jail_plan *p, struct strv *seal, struct jail_err *e)
+{
+	if (enter_scratch_root(e) < 0 || mount_project_staged(p, e) < 0 || stage_home(p, e) < 0)
+		return -1;
+	if (bind_sys_dirs(p, seal, e) < 0)
+		return -1;
 	if (mkdir(NEW "/etc", 0755) < 0)
 		return jail_err_sys(e, "create /etc");
-	if (bind_etc(e) < 0 || write_etc_files(p, e) < 0 || broker_trust_store(p, e) < 0)
+	if (bind_etc(p, e) < 0 || write_etc_files(p, e) < 0 || broker_trust_store(p, e) < 0)
 		return -1;
 	if (build_proc(e) < 0 || build_dev(e) < 0)
 		return -1;
 	if (tmpfs_at("/tmp", "mode=1777", e) < 0 || tmpfs_at("/run", "mode=0755", e) < 0 ||
 	    build_var_tmp(p, e) < 0)
 		return -1;
-	if (build_home(p, e) < 0)
+	if (build_named(p, e) < 0)
 		return -1;
-	if (move_project(p, e) < 0 || mount_gitdir(p, e) < 0)
-		return -1;
-	if (user_binds(&c->ro_binds, B_RO | B_OPTIONAL, e) < 0 ||
-	    user_binds(&c->rw_binds, B_RW, e) < 0 || cow_mounts(p, e) < 0)
-		return -1;
-	for (size_t i = 0; i < c->tmpfs.n; i++)
-		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)
-			return -1;
 	if ((p->state_root && mask_state_root(p->state_root, e) < 0) ||
 	    (p->state_root_named && mask_state_root(p->state_root_named, e) < 0))
 		return -1;
-	return enter_new_root(e);
+	return seal_covers(seal, e);
+}
+
+int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
+{
+	struct strv seal = {0};
+	int r = build_tree(p, &seal, e);
+	strv_free(&seal);
+	return r < 0 ? -1 : enter_new_root(e);
 }

@@ -10,6 +10,10 @@
  *   /proc /dev /tmp /run     new instances (devpts newinstance, tmpfs)
  *   $HOME                    tmpfs, or the session's home/ when persistent
  *   <project>                overlayfs: lower = the real dir, upper/work = session's
+ *   --ro/--rw/--cow          as named; those that hold $HOME or the project first
+ *   covers (cover.h)         wherever a bind shows the real home: the fake one;
+ *                            the state dir: an empty tmpfs; a system bind's dir
+ *                            of homes (/usr/home): an empty tmpfs
  * Each step fails closed: an error leaves no half-built jail running. */
 int mounts_build_root(const struct jail_plan *p, struct jail_err *e) WUR;
 

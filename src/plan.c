@@ -115,6 +115,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		return jail_err_set(e, 0, "HOME='%s' cannot be the jail's home; set HOME to "
 		                          "your home directory", home);
 	p->home = xstrdup(home);
+	p->home_real = realpath(home, NULL);
 	p->shell = pick_shell(pw);
 	p->cwd = pick_cwd(s->project);
 	for (int fd = 0; fd < 3; fd++) {
@@ -131,6 +132,7 @@ void plan_free(struct jail_plan *p)
 {
 	free(p->user);
 	free(p->home);
+	free(p->home_real);
 	free(p->shell);
 	free(p->cwd);
 	free(p->notfound_hint);

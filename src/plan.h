@@ -24,6 +24,8 @@ struct jail_plan {
 	gid_t gid;
 	char *user;           /* login name */
 	char *home;           /* $HOME inside the jail (the caller's home path) */
+	char *home_real;      /* the real home, resolved on the host (NULL when absent):
+	                       * covered wherever a bind would show it (cover.h) */
 	char *shell;          /* a shell that exists inside */
 	char *cwd;            /* working directory inside the jail */
 	struct strv env;      /* the command's whole environment, NAME=VALUE */

@@ -15,6 +15,79 @@ test_host_home_secrets_unreadable() {
 	assert_eq "$out" hello
 }
 
+# A home inside a directory bound into the jail (HOME=/home/u with /home ->
+# /usr/home shows it through the /usr bind; here a --ro of its parent, with
+# HOME spelled as the home is, through a link, and through a link the bind
+# shows): the real home never shows there, the fake one does; a part of the
+# home bound by name still shows.
+test_real_home_covered_inside_a_bind_that_holds_it() {
+	probe_setup
+	mkdir -p "$T/top/home/u/.ssh" "$T/top/home/u/.config/tool" "$T/top/other"
+	echo canary-ssh-key-7231 >"$T/top/home/u/.ssh/id_ed25519"
+	printf 'tool-rc\n' >"$T/top/home/u/.config/tool/rc"
+	printf 'other\n' >"$T/top/other/f"
+	ln -s "$T/top/home/u" "$T/h"
+	ln -s home/u "$T/top/h"
+	for home in "$T/top/home/u" "$T/h" "$T/top/h"; do
+		HOME=$home jp --ro "$T/top" -- read "$T/top/home/u/.ssh/id_ed25519"
+		assert_eq "$rc" "$ENOENT" "real ~/.ssh through the bind of its parent (HOME=$home)"
+		assert_not_contains "$out" canary-ssh-key
+		# (a bind spelled through a link that another bind shows is refused:
+		# the real path is named then)
+		tool='~/.config/tool'
+		[ "$home" != "$T/top/h" ] || tool=$T/top/home/u/.config/tool
+		HOME=$home run_jail -q -D "$T/p" --ro "$T/top" --ro "$tool" -- sh -c \
+			"ls -A '$T/top/home/u'; cat '$T/top/other/f' $tool/rc
+			echo w >~/w && cat ~/w"
+		assert_eq "$rc" 0 "$err"
+		assert_not_contains "$out" .ssh
+		assert_contains "$out" other
+		assert_contains "$out" tool-rc
+		assert_contains "$out" w
+	done
+	assert_no_file "$T/top/home/u/w"
+	# positive control: the same read on the host
+	out=$(hp read "$T/top/home/u/.ssh/id_ed25519")
+	assert_contains "$out" canary-ssh-key
+}
+
+# The project in a home inside a bound directory: the bind is made first, so
+# the project is still the jail's view of it (its overlay, ignored files
+# hidden), not the host's tree through the bind; the state dir in that home
+# stays covered.
+test_project_in_a_home_inside_a_bind_keeps_its_view() {
+	mkdir -p "$T/top/home/u/.ssh"
+	echo canary-ssh-key-7232 >"$T/top/home/u/.ssh/id_ed25519"
+	export HOME=$T/top/home/u XDG_STATE_HOME=$T/top/home/u/.local/state
+	mkrepo "$HOME/p"
+	run_jail -q -D "$HOME/p" --no-export --ro "$T/top" -- sh -c 'pwd; cat README
+		echo new >made && cat made; ls -A; ls -A ~/.local/state 2>&1
+		cat ~/.ssh/id_ed25519 2>&1; echo end'
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" hello
+	assert_contains "$out" new
+	assert_contains "$out" end
+	assert_not_contains "$out" .env
+	assert_not_contains "$out" canary-ssh-key
+	assert_no_file "$HOME/p/made"
+	[ -d "$XDG_STATE_HOME/jail" ] || fail "positive control: the state dir exists on the host"
+}
+
+# A linked worktree's repository under a --ro bind that holds it: the bind
+# is made first, so its git dir is still the jail's copy with credentials
+# withheld, not the host's config through the bind.
+test_worktree_repository_inside_a_bind_keeps_credentials_withheld() {
+	mkrepo "$T/repos/main"
+	git -C "$T/repos/main" remote add origin "https://x-access-token:ghp_canaryTOKEN78@github.com/me/app.git"
+	git -C "$T/repos/main" worktree add -q "$T/wt" -b side
+	run_jail -q -D "$T/wt" --no-export --ro "$T/repos" -- sh -c "cat '$T/repos/main/.git/config'
+		git remote get-url origin; cat '$T/repos/main/README'"
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://github.com/me/app.git"
+	assert_contains "$out" hello
+}
+
 test_run_user_sockets_absent() {
 	jp -- ls "/run/user/$(id -u)"
 	assert_eq "$rc" "$ENOENT" "/run/user/UID inside"
