@@ -53,6 +53,9 @@ int git_start(const struct git *g, const char *const *args, struct git_proc *p,
 /* Queue n bytes for git's stdin; written (while its output is read) once 64 KiB
  * are pending. */
 int git_feed(struct git_proc *p, const char *data, size_t n, struct jail_err *e) WUR;
+/* Hand git all that git_feed() holds back, so it can work while we do
+ * something else (stdin stays open). */
+int git_flush(struct git_proc *p, struct jail_err *e) WUR;
 /* Write what is pending and close stdin; git goes on with its output, which is
  * read by git_finish() (or while another process is pumped: also). */
 int git_close_input(struct git_proc *p, struct jail_err *e) WUR;

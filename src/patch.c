@@ -3,6 +3,7 @@
 
 #include "git.h"
 #include "log.h"
+#include "packw.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -195,6 +196,30 @@ static int fi_copy(struct git_proc *fi, int fd, unsigned long long size, const c
 	return git_feed(fi, "\n", 1, e);
 }
 
+/* A new side's file, opened to be read whole: still a regular file (it may
+ * have changed type since the walk) of at most max bytes. */
+static int open_side(int dirfd, const char *path, unsigned long long max, struct stat *st,
+                     struct jail_err *e)
+{
+	int fd = open_beneath(dirfd, path, O_RDONLY);
+	int r = fd < 0 || fstat(fd, st) < 0 ? -1 : 0;
+	if (r == 0 && !S_ISREG(st->st_mode)) {
+		errno = EINVAL;  /* it changed type since the walk */
+		r = -1;
+	}
+	if (r == 0 && (unsigned long long)st->st_size > max) {
+		errno = EFBIG;
+		r = -1;
+	}
+	if (r < 0) {
+		_cleanup_free_ char *esc = escape_name(path);
+		jail_err_sys(e, "read '%s'", esc);
+		closep(&fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* "M MODE inline PATH", then "data N" and the file's bytes, read in pieces: a
  * file is never held whole in memory.  A file that shrinks while it is read is
  * an error (its size went out first); one that grows is cut at that size. */
@@ -204,27 +229,82 @@ static int fi_modify(struct git_proc *fi, struct strbuf *b, int dirfd,
 {
 	if (t == FT_SYMLINK)
 		return fi_symlink(fi, b, dirfd, x, path, e);
-	_cleanup_close_ int fd = open_beneath(dirfd, path, O_RDONLY);
 	struct stat st;
-	int r = fd < 0 || fstat(fd, &st) < 0 ? -1 : 0;
-	if (r == 0 && !S_ISREG(st.st_mode)) {
-		errno = EINVAL;  /* it changed type since the walk */
-		r = -1;
-	}
-	if (r == 0 && (unsigned long long)st.st_size > max) {
-		errno = EFBIG;
-		r = -1;
-	}
-	if (r < 0) {
-		_cleanup_free_ char *esc = escape_name(path);
-		return jail_err_sys(e, "read '%s'", esc);
-	}
+	_cleanup_close_ int fd = open_side(dirfd, path, max, &st, e);
+	if (fd < 0)
+		return -1;
 	sb_printf(b, "M %s inline ", git_mode(t, exec));
 	fi_path(b, x->prefix, path);
 	sb_printf(b, "\ndata %llu\n", (unsigned long long)st.st_size);
 	if (fi_send(fi, b, e) < 0)
 		return -1;
 	return fi_copy(fi, fd, (unsigned long long)st.st_size, path, has_cr, e);
+}
+
+/* ---- the new files into a pack of our own (packw.h) ---- */
+
+/* One file into the pack, its id into hex; as fi_copy(), a file that shrinks
+ * while it is read is an error, one that grows is cut at its size. */
+static int pack_file(struct packw *pw, int dirfd, const char *path, unsigned long long max,
+                     bool *has_cr, char hex[41], struct jail_err *e)
+{
+	struct stat st;
+	_cleanup_close_ int fd = open_side(dirfd, path, max, &st, e);
+	if (fd < 0 || packw_blob_start(pw, (uint64_t)st.st_size, e) < 0)
+		return -1;
+	char chunk[65536];
+	for (unsigned long long done = 0, size = (unsigned long long)st.st_size; done < size;) {
+		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
+		ssize_t n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			_cleanup_free_ char *esc = escape_name(path);
+			if (n == 0)
+				errno = EAGAIN;
+			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
+		}
+		if (memchr(chunk, '\r', (size_t)n))
+			*has_cr = true;
+		if (packw_blob_data(pw, chunk, (size_t)n, e) < 0)
+			return -1;
+		done += (unsigned long long)n;
+	}
+	return packw_blob_end(pw, hex, e);
+}
+
+/* The agent's regular files, hashed once into the scratch's own pack:
+ * *ids gets each one's blob id by change ("" for the rest; fast-import takes
+ * symlinks inline). */
+static int pack_post(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                     char (**ids)[41], struct jail_err *e)
+{
+	*ids = NULL;
+	size_t count = 0;
+	for (size_t i = 0; i < cs->n; i++)
+		count += !cs->v[i].reason && cs->v[i].new_type == FT_FILE;
+	if (!count || count > UINT32_MAX)
+		return 0;
+	struct packw pw;
+	char (*v)[41] = xcalloc(cs->n, sizeof(*v));
+	int r = packw_open(&pw, s->dir, (uint32_t)count, e);
+	size_t done = 0;
+	for (size_t i = 0; r == 0 && i < cs->n; i++) {
+		struct change *c = &cs->v[i];
+		if (c->reason || c->new_type != FT_FILE)
+			continue;
+		log_progress("exporting", done++, count);
+		r = pack_file(&pw, x->upper_fd, c->path, (unsigned long long)x->rules.max_size + 1,
+		              &c->has_cr, v[i], e);
+	}
+	if (r == 0)
+		r = packw_finish(&pw, e);
+	packw_free(&pw);
+	if (r < 0)
+		free(v);
+	else
+		*ids = v;
+	return r;
 }
 
 static int fi_commit_header(struct git_proc *fi, struct strbuf *b, const char *author,
@@ -383,7 +463,7 @@ static int fi_pre(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
 }
 
 static int fi_post(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
-                   struct changeset *cs, struct jail_err *e)
+                   struct changeset *cs, char (*ids)[41], struct jail_err *e)
 {
 	/* deletions first: a file may be replaced by a directory of the same name */
 	int r = 0;
@@ -399,6 +479,13 @@ static int fi_post(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
 		struct change *c = &cs->v[i];
 		if (c->reason)
 			continue;
+		if (ids && ids[i][0]) {  /* in our pack: named by id */
+			sb_printf(b, "M %s %s ", git_mode(c->new_type, c->new_exec), ids[i]);
+			fi_path(b, x->prefix, c->path);
+			sb_puts(b, "\n");
+			r = fi_send(fi, b, e);
+			continue;
+		}
 		log_progress("exporting", done++, n);
 		if (c->new_type != FT_NONE)
 			r = fi_modify(fi, b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
@@ -435,13 +522,21 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	int r = fi_commit_header(&fi, &b, s->author, "refs/heads/pre", "base", now, e);
 	if (r == 0)
 		r = fi_pre(&fi, &b, x, cs, e);
+	/* fast-import takes the old side while the new files go into the pack
+	 * it then names them from */
+	char (*ids)[41] = NULL;
+	if (r == 0)
+		r = git_flush(&fi, e);
+	if (r == 0)
+		r = pack_post(s, x, cs, &ids, e);
 	if (r == 0)
 		r = fi_commit_header(&fi, &b, s->author, "refs/heads/post", message, now, e);
 	sb_puts(&b, "from refs/heads/pre\n");
 	if (r == 0)
 		r = fi_send(&fi, &b, e);
 	if (r == 0)
-		r = fi_post(&fi, &b, x, cs, e);
+		r = fi_post(&fi, &b, x, cs, ids, e);
+	free(ids);
 	sb_puts(&b, "done\n");
 	if (r == 0)
 		r = fi_send(&fi, &b, e);
