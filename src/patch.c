@@ -81,6 +81,12 @@ void scratch_destroy(struct scratch *s)
 		git_abort(&s->mbox);
 		s->mbox_started = false;
 	}
+	if (s->stat_started) {
+		git_abort(&s->stat);
+		s->stat_started = false;
+	}
+	free(s->attrs);
+	s->attrs = NULL;
 	if (!s->dir)
 		return;
 	struct jail_err e;
@@ -277,7 +283,7 @@ static int pack_file(struct packw *pw, int dirfd, const char *path, unsigned lon
  * *ids gets each one's blob id by change ("" for the rest; fast-import takes
  * symlinks inline). */
 static int pack_post(struct scratch *s, struct export_ctx *x, struct changeset *cs,
-                     char (**ids)[41], struct jail_err *e)
+                     struct git_proc *beside, char (**ids)[41], struct jail_err *e)
 {
 	*ids = NULL;
 	size_t count = 0;
@@ -296,6 +302,8 @@ static int pack_post(struct scratch *s, struct export_ctx *x, struct changeset *
 		log_progress("exporting", done++, count);
 		r = pack_file(&pw, x->upper_fd, c->path, (unsigned long long)x->rules.max_size + 1,
 		              &c->has_cr, v[i], e);
+		if (r == 0 && beside)  /* the scan of the base blobs goes on meanwhile */
+			r = git_drain(beside, e);
 	}
 	if (r == 0)
 		r = packw_finish(&pw, e);
@@ -498,6 +506,7 @@ static int fi_post(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e)
 {
+	s->no_splice = strstr(message, "diff --git") != NULL;  /* patch_mbox_start() */
 	bool by_id = false;
 	for (size_t i = 0; i < cs->n && !by_id; i++)
 		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
@@ -528,7 +537,7 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	if (r == 0)
 		r = git_flush(&fi, e);
 	if (r == 0)
-		r = pack_post(s, x, cs, &ids, e);
+		r = pack_post(s, x, cs, scan ? &cat : NULL, &ids, e);
 	if (r == 0)
 		r = fi_commit_header(&fi, &b, s->author, "refs/heads/post", message, now, e);
 	sb_puts(&b, "from refs/heads/pre\n");
@@ -640,6 +649,48 @@ static char *cr_attributes(struct scratch *s, const struct export_ctx *x,
 	return path;
 }
 
+/* format-patch computes every file's diff twice, once for the diffstat after
+ * the message and once for the patch.  Split: `format-patch --no-stat` and a
+ * `diff-tree --stat=72 --summary` (what format-patch prints there: its width
+ * is the mail's 72 columns) run side by side, and splice_stat() puts the stat
+ * where format-patch would have, after "---".  The golden test
+ * (integration/export.sh) keeps the bytes those of one format-patch. */
+static int start_stat(struct scratch *s, const struct git *g, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/mbox.stat", s->dir);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return jail_err_sys(e, "create '%s'", path);
+	const char *args[] = {"diff-tree", "-r", "-M", "--stat=72", "--summary", "--no-color",
+	                      "refs/heads/pre", "refs/heads/post", NULL};
+	s->stat = (struct git_proc){0};
+	if (git_start_to_fd(g, args, fd, &s->stat, e) < 0)
+		return -1;
+	s->stat_started = true;
+	return 0;
+}
+
+static int start_mbox(struct scratch *s, const char *attrs, bool split, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", s->dir, split ? "mbox.body" : "mbox");
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return jail_err_sys(e, "create '%s'", path);
+	_cleanup_free_ char *cfg = xasprintf("core.attributesFile=%s", attrs);
+	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
+	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
+	                      "refs/heads/post", split ? "--no-stat" : NULL, NULL};
+	struct git g = {.cwd = s->dir, .git_dir = s->dir, .config = cfg};
+	s->mbox = (struct git_proc){0};
+	if (git_start_to_fd(&g, args, fd, &s->mbox, e) < 0)
+		return -1;
+	s->mbox_started = true;
+	if (split && start_stat(s, &g, e) < 0)
+		return -1;
+	s->mbox.also = split ? &s->stat : NULL;  /* its errors are read meanwhile */
+	return 0;
+}
+
 int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
                      struct jail_err *e)
 {
@@ -648,20 +699,87 @@ int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct
 		return -1;
 	size_t n = changeset_included(cs);
 	log_progress("exporting: git writes the patch of", n, n);
-	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return jail_err_sys(e, "create '%s'", path);
-	_cleanup_free_ char *cfg = xasprintf("core.attributesFile=%s", attrs);
-	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
-	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
-	                      "refs/heads/post", NULL};
-	struct git g = {.cwd = s->dir, .git_dir = s->dir, .config = cfg};
-	s->mbox = (struct git_proc){0};
-	if (git_start_to_fd(&g, args, fd, &s->mbox, e) < 0)
-		return -1;
-	s->mbox_started = true;
-	return 0;
+	s->attrs = steal_ptr(&attrs);
+	return start_mbox(s, s->attrs, !s->no_splice, e);
+}
+
+/* Copy what is left of from into to (in the kernel where it can). */
+static int copy_rest(int from, int to, struct jail_err *e)
+{
+	for (;;) {
+		ssize_t n = copy_file_range(from, NULL, to, NULL, 1 << 30, 0);
+		if (n == 0)
+			return 0;
+		if (n > 0)
+			continue;
+		if (errno == EINTR)
+			continue;
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return jail_err_sys(e, "copy the patch");
+		char chunk[65536];
+		ssize_t r;
+		while ((r = read(from, chunk, sizeof(chunk))) != 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 || write_all(to, chunk, (size_t)r) < 0)
+				return jail_err_sys(e, "copy the patch");
+		}
+		return 0;
+	}
+}
+
+/* mbox = the body's header and message, "---", the stat, the rest of the
+ * body.  The message ends at the first "\n\ndiff --git " (no_splice when the
+ * message itself holds one); a body without a diff returns 1: the caller makes
+ * the patch with one format-patch instead. */
+static int splice_stat(struct scratch *s, struct jail_err *e)
+{
+	_cleanup_free_ char *bpath = xasprintf("%s/mbox.body", s->dir);
+	_cleanup_free_ char *spath = xasprintf("%s/mbox.stat", s->dir);
+	_cleanup_free_ char *mpath = xasprintf("%s/mbox", s->dir);
+	_cleanup_close_ int body = open(bpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (body < 0)
+		return jail_err_sys(e, "open '%s'", bpath);
+	struct strbuf head = {0};
+	static const char mark[] = "\n\ndiff --git ";
+	char *at = NULL;
+	while (!at && head.len < (16u << 20)) {
+		char chunk[65536];
+		ssize_t r = read(body, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			sb_free(&head);
+			return jail_err_sys(e, "read '%s'", bpath);
+		}
+		if (r == 0)
+			break;
+		sb_append(&head, chunk, (size_t)r);
+		at = memmem(head.s, head.len, mark, sizeof(mark) - 1);
+	}
+	if (!at) {
+		sb_free(&head);
+		return 1;
+	}
+	_cleanup_free_ char *stat = NULL;
+	size_t stat_len = 0;
+	int r = read_file_at(AT_FDCWD, spath, 64u << 20, &stat, &stat_len, e);
+	_cleanup_close_ int out = r < 0 ? -1
+	                                : open(mpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	                                       O_NOFOLLOW, 0644);
+	if (r == 0 && out < 0)
+		r = jail_err_sys(e, "create '%s'", mpath);
+	size_t cut = (size_t)(at - head.s) + 1;  /* the message's last "\n" stays */
+	if (r == 0 && (write_all(out, head.s, cut) < 0 || write_all(out, "---\n", 4) < 0 ||
+	               write_all(out, stat, stat_len) < 0 ||
+	               write_all(out, head.s + cut, head.len - cut) < 0))
+		r = jail_err_sys(e, "write '%s'", mpath);
+	sb_free(&head);
+	if (r == 0)
+		r = copy_rest(body, out, e);
+	if (r == 0)
+		(void)unlink(bpath), (void)unlink(spath);
+	return r;
 }
 
 int patch_mbox_finish(struct scratch *s, struct jail_err *e)
@@ -669,7 +787,22 @@ int patch_mbox_finish(struct scratch *s, struct jail_err *e)
 	if (!s->mbox_started)
 		return jail_err_set(e, 0, "the patch was not started");
 	s->mbox_started = false;
-	return git_finish(&s->mbox, NULL, e);
+	int r = git_finish(&s->mbox, NULL, e);
+	if (s->stat_started) {
+		s->stat_started = false;
+		if (r < 0)
+			git_abort(&s->stat);
+		else
+			r = git_finish(&s->stat, NULL, e);
+		if (r == 0)
+			r = splice_stat(s, e);
+		if (r == 1) {  /* no diff to put the stat before: as one format-patch */
+			r = start_mbox(s, s->attrs, false, e);
+			if (r == 0)
+				return patch_mbox_finish(s, e);
+		}
+	}
+	return r;
 }
 
 /* Copy the scratch's mbox into fd. */

@@ -23,6 +23,11 @@ struct scratch {
 	                      * changes whose base blob holds '\r' (change.has_cr) */
 	struct git_proc mbox;  /* format-patch, between patch_mbox_start and _finish */
 	bool mbox_started;
+	struct git_proc stat;  /* its diffstat, made beside it (patch.c: splice_stat) */
+	bool stat_started;
+	bool no_splice;        /* the message holds "diff --git" (a guard: jail indents
+	                        * its body lines): then one format-patch */
+	char *attrs;           /* format-patch's attributes file (cr_attributes) */
 };
 
 /* Create the throwaway repository in a new directory below parent. */
