@@ -566,35 +566,112 @@ static int cmp_change_path(const void *key, const void *elem)
 	return strcmp((const char *)key, ((const struct change *)elem)->path);
 }
 
+/* One numstat path: its change (the project's prefix taken off), or NULL. */
+static struct change *numstat_change(const struct export_ctx *x, struct changeset *cs,
+                                     const char *path)
+{
+	size_t pl = strlen(x->prefix);
+	if (strncmp(path, x->prefix, pl) != 0)
+		return NULL;
+	return bsearch(path + pl, cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
+}
+
+/* The -z numstat records at the start of buf: "ADDED\tDELETED\tPATH\0", with
+ * -M a rename "ADDED\tDELETED\t\0OLD\0NEW\0" ("-" for binary).  Each path's
+ * change gets the counts, or, for a rename's two paths (whose counts must be
+ * those without rename detection) and when redo is set, goes onto redo.
+ * Returns where the records end (a --stat after them starts with ' '). */
+static size_t numstat_take(const char *buf, size_t len, const struct export_ctx *x,
+                           struct changeset *cs, struct strv *redo)
+{
+	size_t i = 0;
+	while (i < len && (buf[i] == '-' || (buf[i] >= '0' && buf[i] <= '9'))) {
+		const char *rec = buf + i, *end = buf + len;
+		const char *t1 = memchr(rec, '\t', (size_t)(end - rec));
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(end - t1 - 1)) : NULL;
+		if (!t2 || t2 + 1 >= end)
+			return len;
+		const char *path = t2 + 1;
+		int paths = *path ? 1 : 2;  /* an empty path: a rename's two follow */
+		path += paths == 2;
+		for (int k = 0; k < paths; k++) {
+			const char *nul = memchr(path, '\0', (size_t)(end - path));
+			if (!nul)
+				return len;
+			struct change *c = numstat_change(x, cs, path);
+			if (c) {
+				c->in_diff = true;
+				c->added = rec[0] == '-' ? -1 : strtol(rec, NULL, 10);
+				c->deleted = t1[1] == '-' ? -1 : strtol(t1 + 1, NULL, 10);
+				if (redo && (paths == 2 || c->has_cr))
+					strv_push(redo, path);
+			}
+			path = nul + 1;
+		}
+		i = (size_t)(path - buf);
+	}
+	return i;
+}
+
+/* A numstat without rename detection, of the paths given (NULL: all). */
+static int numstat_run(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                       const struct strv *paths, struct jail_err *e)
+{
+	struct strv args = {0};
+	const char *head[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
+	                      "refs/heads/pre", "refs/heads/post", "--"};
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		strv_push(&args, head[i]);
+	for (size_t i = 0; paths && i < paths->n; i++)
+		strv_push(&args, paths->v[i]);
+	struct strbuf out = {0};
+	/* format-patch may be running beside it: its errors are read meanwhile */
+	struct git g = {.cwd = s->dir, .git_dir = s->dir, .literal_pathspecs = true};
+	struct git_proc p = {.out_buf = &out, .also = s->mbox_started ? &s->mbox : NULL};
+	int r = git_start(&g, (const char *const *)args.v, &p, e) < 0 || git_finish(&p, NULL, e) < 0
+	                ? -1
+	                : 0;
+	if (r == 0)
+		numstat_take(out.s ? out.s : "", out.len, x, cs, NULL);
+	sb_free(&out);
+	strv_free(&args);
+	return r;
+}
+
+/* The numstat that the diffstat's diff-tree printed before the stat (its
+ * rename detection and '\r' attributes are format-patch's); the paths whose
+ * counts differ without them are counted again, by themselves. */
+static int numstat_from_stat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                             struct jail_err *e)
+{
+	s->stat.also = s->mbox_started ? &s->mbox : NULL;  /* read both meanwhile */
+	if (s->mbox_started)
+		s->mbox.also = NULL;  /* no cycle */
+	s->stat_started = false;
+	int r = git_finish(&s->stat, NULL, e);
+	if (s->mbox_started)
+		s->mbox.also = NULL;
+	_cleanup_free_ char *path = xasprintf("%s/mbox.stat", s->dir);
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	if (r == 0)
+		r = read_file_at(AT_FDCWD, path, 1u << 30, &data, &len, e);
+	if (r < 0)
+		return -1;
+	struct strv redo = {0};
+	numstat_take(data ? data : "", len, x, cs, &redo);
+	if (redo.n)
+		r = numstat_run(s, x, cs, &redo, e);
+	strv_free(&redo);
+	return r;
+}
+
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e)
 {
-	struct strbuf out = {0};
-	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
-	                      "refs/heads/pre", "refs/heads/post", NULL};
-	/* format-patch may be running beside it: its errors are read meanwhile */
-	struct git g = {.cwd = s->dir, .git_dir = s->dir};
-	struct git_proc p = {.out_buf = &out, .also = s->mbox_started ? &s->mbox : NULL};
-	if (git_start(&g, args, &p, e) < 0 || git_finish(&p, NULL, e) < 0) {
-		sb_free(&out);
+	int r = s->stat_started ? numstat_from_stat(s, x, cs, e) : numstat_run(s, x, cs, NULL, e);
+	if (r < 0)
 		return -1;
-	}
-	size_t pl = strlen(x->prefix);
-	/* records: "ADDED\tDELETED\tPATH\0" ("-" for binary) */
-	for (size_t i = 0; out.s && i < out.len;) {
-		char *rec = out.s + i;
-		i += strlen(rec) + 1;
-		char *t1 = strchr(rec, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (!t2 || strncmp(t2 + 1, x->prefix, pl) != 0)
-			continue;
-		struct change *c = bsearch(t2 + 1 + pl, cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
-		if (!c)
-			continue;
-		c->in_diff = true;
-		c->added = rec[0] == '-' ? -1 : strtol(rec, NULL, 10);
-		c->deleted = t1[1] == '-' ? -1 : strtol(t1 + 1, NULL, 10);
-	}
-	sb_free(&out);
 	size_t keep = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		if (!cs->v[i].reason && !cs->v[i].in_diff) {
@@ -653,7 +730,9 @@ static char *cr_attributes(struct scratch *s, const struct export_ctx *x,
  * the message and once for the patch.  Split: `format-patch --no-stat` and a
  * `diff-tree --stat=72 --summary` (what format-patch prints there: its width
  * is the mail's 72 columns) run side by side, and splice_stat() puts the stat
- * where format-patch would have, after "---".  The golden test
+ * where format-patch would have, after "---".  The same diff-tree prints the
+ * summary's numstat first (-z: NULs in it, the stat after it as ever): one diff
+ * pass for both (patch_numstat).  The golden test
  * (integration/export.sh) keeps the bytes those of one format-patch. */
 static int start_stat(struct scratch *s, const struct git *g, struct jail_err *e)
 {
@@ -661,8 +740,8 @@ static int start_stat(struct scratch *s, const struct git *g, struct jail_err *e
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return jail_err_sys(e, "create '%s'", path);
-	const char *args[] = {"diff-tree", "-r", "-M", "--stat=72", "--summary", "--no-color",
-	                      "refs/heads/pre", "refs/heads/post", NULL};
+	const char *args[] = {"diff-tree", "-r", "-M", "--stat=72", "--summary", "--numstat", "-z",
+	                      "--no-color", "refs/heads/pre", "refs/heads/post", NULL};
 	s->stat = (struct git_proc){0};
 	if (git_start_to_fd(g, args, fd, &s->stat, e) < 0)
 		return -1;
@@ -685,6 +764,7 @@ static int start_mbox(struct scratch *s, const char *attrs, bool split, struct j
 	if (git_start_to_fd(&g, args, fd, &s->mbox, e) < 0)
 		return -1;
 	s->mbox_started = true;
+	s->split = split;
 	if (split && start_stat(s, &g, e) < 0)
 		return -1;
 	s->mbox.also = split ? &s->stat : NULL;  /* its errors are read meanwhile */
@@ -728,6 +808,26 @@ static int copy_rest(int from, int to, struct jail_err *e)
 	}
 }
 
+/* Where the -z numstat records before a --stat end (numstat_take's grammar). */
+static size_t numstat_end(const char *buf, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (buf[i] == '-' || (buf[i] >= '0' && buf[i] <= '9'))) {
+		const char *t1 = memchr(buf + i, '\t', len - i);
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - buf)) : NULL;
+		if (!t2 || (size_t)(t2 + 1 - buf) >= len)
+			return len;
+		size_t at = (size_t)(t2 + 1 - buf);
+		int nuls = buf[at] ? 1 : 3;
+		for (; nuls && at < len; at++)
+			nuls -= buf[at] == '\0';
+		if (nuls)
+			return len;
+		i = at;
+	}
+	return i;
+}
+
 /* mbox = the body's header and message, "---", the stat, the rest of the
  * body.  The message ends at the first "\n\ndiff --git " (no_splice when the
  * message itself holds one); a body without a diff returns 1: the caller makes
@@ -763,7 +863,8 @@ static int splice_stat(struct scratch *s, struct jail_err *e)
 	}
 	_cleanup_free_ char *stat = NULL;
 	size_t stat_len = 0;
-	int r = read_file_at(AT_FDCWD, spath, 64u << 20, &stat, &stat_len, e);
+	int r = read_file_at(AT_FDCWD, spath, 1u << 30, &stat, &stat_len, e);
+	size_t skip = r == 0 ? numstat_end(stat, stat_len) : 0;
 	_cleanup_close_ int out = r < 0 ? -1
 	                                : open(mpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	                                       O_NOFOLLOW, 0644);
@@ -771,7 +872,7 @@ static int splice_stat(struct scratch *s, struct jail_err *e)
 		r = jail_err_sys(e, "create '%s'", mpath);
 	size_t cut = (size_t)(at - head.s) + 1;  /* the message's last "\n" stays */
 	if (r == 0 && (write_all(out, head.s, cut) < 0 || write_all(out, "---\n", 4) < 0 ||
-	               write_all(out, stat, stat_len) < 0 ||
+	               write_all(out, stat + skip, stat_len - skip) < 0 ||
 	               write_all(out, head.s + cut, head.len - cut) < 0))
 		r = jail_err_sys(e, "write '%s'", mpath);
 	sb_free(&head);
@@ -788,12 +889,15 @@ int patch_mbox_finish(struct scratch *s, struct jail_err *e)
 		return jail_err_set(e, 0, "the patch was not started");
 	s->mbox_started = false;
 	int r = git_finish(&s->mbox, NULL, e);
-	if (s->stat_started) {
+	if (s->stat_started) {  /* patch_numstat() did not finish it */
 		s->stat_started = false;
 		if (r < 0)
 			git_abort(&s->stat);
 		else
 			r = git_finish(&s->stat, NULL, e);
+	}
+	if (s->split) {
+		s->split = false;
 		if (r == 0)
 			r = splice_stat(s, e);
 		if (r == 1) {  /* no diff to put the stat before: as one format-patch */

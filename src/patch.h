@@ -25,6 +25,7 @@ struct scratch {
 	bool mbox_started;
 	struct git_proc stat;  /* its diffstat, made beside it (patch.c: splice_stat) */
 	bool stat_started;
+	bool split;            /* the mbox is format-patch --no-stat's: splice_stat */
 	bool no_splice;        /* the message holds "diff --git" (a guard: jail indents
 	                        * its body lines): then one format-patch */
 	char *attrs;           /* format-patch's attributes file (cr_attributes) */
