@@ -88,6 +88,8 @@ static int flush_out(struct packw *p, struct jail_err *e)
 /* Bytes of the pack: into its checksum, the current object's CRC, the file. */
 static int out(struct packw *p, const void *d, size_t n, struct jail_err *e)
 {
+	if (!p->resum)
+		sha1_update(&p->sum, d, n);
 	if (p->n)
 		p->v[p->n - 1].crc = packw_crc32(p->v[p->n - 1].crc, d, n);
 	p->off += n;
@@ -128,7 +130,9 @@ int packw_open(struct packw *p, const char *git_dir, uint32_t count, struct jail
 	}
 	p->slots = xcalloc(p->nslots, sizeof(*p->slots));
 	unsigned char hdr[12] = {'P', 'A', 'C', 'K'};
-	be32(hdr + 4, 2);  /* the count goes in at the end (packw_finish) */
+	be32(hdr + 4, 2);
+	be32(hdr + 8, count);  /* a repeat dropped makes it one less: packw_finish */
+	sha1_init(&p->sum);
 	return out(p, hdr, sizeof(hdr), e);
 }
 
@@ -201,9 +205,11 @@ static bool seen(struct packw *p)
 	}
 }
 
-/* Take the last object back out of the pack: its bytes are cut. */
+/* Take the last object back out of the pack: its bytes are cut, and the
+ * checksum is made again at the end (pack_sum). */
 static int drop_last(struct packw *p, struct jail_err *e)
 {
+	p->resum = true;
 	uint64_t start = p->v[--p->n].off;
 	p->off = start;
 	if (start >= p->flushed) {

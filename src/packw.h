@@ -5,7 +5,7 @@
  * git's collision-detecting SHA-1 (the object ids, the pack as written, and the
  * pack read back to fix its header): about two thirds of a 2,000-file export's
  * git time.  Here each byte is hashed once for its object and once for the
- * pack (read back, as git does), with the CPU's SHA instructions (sha1.h), and
+ * pack as it is written, with the CPU's SHA instructions (sha1.h), and
  * stored uncompressed (zlib "stored" blocks): the repository is deleted a
  * second later.
  *
@@ -36,6 +36,8 @@ struct packw {
 	char *dir;         /* GIT_DIR/objects/pack */
 	char *tmp;         /* the pack being written, renamed by packw_finish() */
 	struct sha1 obj;   /* of the current object */
+	struct sha1 sum;   /* of the pack so far, unless resum */
+	bool resum;        /* a repeat was cut out: hash the file again at the end */
 	unsigned char *buf;
 	size_t blen;
 	uint64_t off;      /* bytes of the pack so far */

@@ -133,3 +133,38 @@ T(packw_pack_is_read_and_verified_by_git)
 	CHECK(system(cmd) == 0);
 	free(cmd);
 }
+
+/* Without repeats the pack's checksum is the one kept while writing (no
+ * second pass): git must agree with it too. */
+T(packw_pack_without_repeats_is_verified_by_git)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char dir[] = "/tmp/jail-unit-packw.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *cmd = xasprintf("git init -q --bare '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	size_t big_n = 300000;
+	char *big = xmalloc(big_n);
+	for (size_t i = 0; i < big_n; i++)
+		big[i] = (char)(i * 13 + i / 70);
+	struct packw p;
+	struct jail_err e;
+	char hex[41];
+	CHECK(packw_open(&p, dir, 2, &e) == 0);
+	CHECK(packw_blob_start(&p, 3, &e) == 0 && packw_blob_data(&p, "ab\n", 3, &e) == 0);
+	CHECK(packw_blob_end(&p, hex, &e) == 0);
+	CHECK(packw_blob_start(&p, big_n, &e) == 0 && packw_blob_data(&p, big, big_n, &e) == 0);
+	CHECK(packw_blob_end(&p, hex, &e) == 0);
+	CHECK(p.resum == false);
+	CHECK(packw_finish(&p, &e) == 0);
+	packw_free(&p);
+	cmd = xasprintf("git --git-dir='%s' verify-pack '%s'/objects/pack/pack-*.idx", dir, dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(big);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
