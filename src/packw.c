@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define OUT_BUF (256u << 10)
+#define OUT_BUF (64u << 10)
 #define STORED_MAX 65535u  /* the most a zlib stored block holds */
 #define OBJ_BLOB 3
 

@@ -779,6 +779,7 @@ int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct
 		return -1;
 	size_t n = changeset_included(cs);
 	log_progress("exporting: git writes the patch of", n, n);
+	free(s->attrs);
 	s->attrs = steal_ptr(&attrs);
 	return start_mbox(s, s->attrs, !s->no_splice, e);
 }
