@@ -318,11 +318,6 @@ int git_feed(struct git_proc *p, const char *data, size_t n, struct jail_err *e)
 	return p->pending.len >= FEED_CHUNK ? proc_flush(p, false, e) : 0;
 }
 
-int git_flush(struct git_proc *p, struct jail_err *e)
-{
-	return proc_flush(p, false, e);
-}
-
 int git_close_input(struct git_proc *p, struct jail_err *e)
 {
 	int r = proc_flush(p, false, e);

@@ -57,9 +57,6 @@ int git_feed(struct git_proc *p, const char *data, size_t n, struct jail_err *e)
  * output waits in a full pipe stops, so one that runs beside our own work is
  * drained now and then. */
 int git_drain(struct git_proc *p, struct jail_err *e) WUR;
-/* Hand git all that git_feed() holds back, so it can work while we do
- * something else (stdin stays open). */
-int git_flush(struct git_proc *p, struct jail_err *e) WUR;
 /* Write what is pending and close stdin; git goes on with its output, which is
  * read by git_finish() (or while another process is pumped: also). */
 int git_close_input(struct git_proc *p, struct jail_err *e) WUR;

@@ -13,7 +13,6 @@
 
 #define OUT_BUF (64u << 10)
 #define STORED_MAX 65535u  /* the most a zlib stored block holds */
-#define OBJ_BLOB 3
 
 /* ---- the checksums of the formats ---- */
 
@@ -75,6 +74,11 @@ void packw_adler32(uint32_t *a, uint32_t *b, const void *data, size_t n)
 }
 
 /* ---- writing ---- */
+
+static int hex_val(char c)
+{
+	return c >= 'a' ? c - 'a' + 10 : c - '0';
+}
 
 static int flush_out(struct packw *p, struct jail_err *e)
 {
@@ -148,6 +152,11 @@ static int block_start(struct packw *p, struct jail_err *e)
 
 int packw_blob_start(struct packw *p, uint64_t size, struct jail_err *e)
 {
+	return packw_start(p, PACKW_BLOB, size, e);
+}
+
+int packw_start(struct packw *p, int type, uint64_t size, struct jail_err *e)
+{
 	if (p->n == p->count)
 		return jail_err_set(e, 0, "the export's pack: more objects than announced");
 	p->v[p->n++] = (struct packw_ent){.off = p->off};
@@ -155,12 +164,13 @@ int packw_blob_start(struct packw *p, uint64_t size, struct jail_err *e)
 	unsigned char h[16];
 	size_t k = 0;
 	uint64_t s = size;
-	h[k++] = (unsigned char)(OBJ_BLOB << 4 | (s & 0x0f) | (s >> 4 ? 0x80 : 0));
+	h[k++] = (unsigned char)(type << 4 | (s & 0x0f) | (s >> 4 ? 0x80 : 0));
 	for (s >>= 4; s; s >>= 7)
 		h[k++] = (unsigned char)((s & 0x7f) | (s >> 7 ? 0x80 : 0));
 	h[k++] = 0x78, h[k++] = 0x01;  /* zlib: deflate, 32 KiB window, no dictionary */
 	char id[40];
-	int idn = snprintf(id, sizeof(id), "blob %llu", (unsigned long long)size);
+	const char *name = type == PACKW_COMMIT ? "commit" : type == PACKW_TREE ? "tree" : "blob";
+	int idn = snprintf(id, sizeof(id), "%s %llu", name, (unsigned long long)size);
 	sha1_update(&p->obj, id, (size_t)idn + 1);  /* with its NUL */
 	p->left = size;
 	p->adler_a = 1, p->adler_b = 0;
@@ -236,6 +246,18 @@ int packw_blob_end(struct packw *p, char hex[41], struct jail_err *e)
 	for (int i = 0; i < 20; i++)
 		snprintf(hex + 2 * i, 3, "%02x", oid[i]);
 	return seen(p) ? drop_last(p, e) : 0;
+}
+
+int packw_object(struct packw *p, int type, const void *data, size_t n, unsigned char oid[20],
+                 struct jail_err *e)
+{
+	char hex[41];
+	if (packw_start(p, type, n, e) < 0 || packw_blob_data(p, data, n, e) < 0 ||
+	    packw_blob_end(p, hex, e) < 0)
+		return -1;
+	for (int i = 0; i < 20; i++)
+		oid[i] = (unsigned char)((hex_val(hex[2 * i]) << 4) | hex_val(hex[2 * i + 1]));
+	return 0;
 }
 
 static int cmp_ent(const void *a, const void *b)

@@ -58,6 +58,12 @@ int packw_open(struct packw *p, const char *git_dir, uint32_t count, struct jail
 /* One blob of size bytes: start, its data in pieces (size bytes in all), end
  * (hex gets its id, 40 hex digits and a NUL). */
 int packw_blob_start(struct packw *p, uint64_t size, struct jail_err *e) WUR;
+/* The same for an object of another type (its data then goes in as a blob's). */
+enum { PACKW_COMMIT = 1, PACKW_TREE = 2, PACKW_BLOB = 3 };
+int packw_start(struct packw *p, int type, uint64_t size, struct jail_err *e) WUR;
+/* A whole object held in memory (a tree, a commit); oid gets its id. */
+int packw_object(struct packw *p, int type, const void *data, size_t n, unsigned char oid[20],
+                 struct jail_err *e) WUR;
 int packw_blob_data(struct packw *p, const void *data, size_t n, struct jail_err *e) WUR;
 int packw_blob_end(struct packw *p, char hex[41], struct jail_err *e) WUR;
 /* The trailer, the index, and both renamed into place, where git finds them. */

@@ -3,7 +3,7 @@
 
 #include "git.h"
 #include "log.h"
-#include "packw.h"
+#include "scratchobj.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -133,199 +133,6 @@ int scratch_borrow(struct scratch *s, const char *objects, struct jail_err *e)
 	return r;
 }
 
-/* fast-import takes a path C-quoted: then only '"' and '\' need escaping (names
- * with control characters never get this far). */
-static void fi_path(struct strbuf *b, const char *prefix, const char *path)
-{
-	sb_puts(b, "\"");
-	for (const char *parts[] = {prefix, path}, **p = parts; p < parts + 2; p++)
-		for (const char *c = *p; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				sb_append(b, "\\", 1);
-			sb_append(b, c, 1);
-		}
-	sb_puts(b, "\"");
-}
-
-static const char *git_mode(enum ftype t, bool exec)
-{
-	return t == FT_SYMLINK ? "120000" : exec ? "100755" : "100644";
-}
-
-/* One command line of the stream (b is reused: it holds one line at a time). */
-static int fi_send(struct git_proc *fi, struct strbuf *b, struct jail_err *e)
-{
-	int r = git_feed(fi, b->s ? b->s : "", b->len, e);
-	b->len = 0;
-	return r;
-}
-
-static int fi_symlink(struct git_proc *fi, struct strbuf *b, int dirfd,
-                      const struct export_ctx *x, const char *path, struct jail_err *e)
-{
-	struct strbuf target = {0};
-	int r = read_entry(dirfd, path, FT_SYMLINK, 4096, &target, e);
-	if (r == 0) {
-		sb_puts(b, "M 120000 inline ");
-		fi_path(b, x->prefix, path);
-		sb_printf(b, "\ndata %zu\n", target.len);
-		sb_append(b, target.s, target.len);
-		sb_puts(b, "\n");
-		r = fi_send(fi, b, e);
-	}
-	sb_free(&target);
-	return r;
-}
-
-/* Copy size bytes of fd into the stream, noting a '\r'. */
-static int fi_copy(struct git_proc *fi, int fd, unsigned long long size, const char *path,
-                   bool *has_cr, struct jail_err *e)
-{
-	char chunk[65536];
-	for (unsigned long long done = 0; done < size;) {
-		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
-		ssize_t n = read(fd, chunk, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			_cleanup_free_ char *esc = escape_name(path);
-			if (n == 0)
-				errno = EAGAIN;
-			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
-		}
-		if (memchr(chunk, '\r', (size_t)n))
-			*has_cr = true;
-		if (git_feed(fi, chunk, (size_t)n, e) < 0)
-			return -1;
-		done += (unsigned long long)n;
-	}
-	return git_feed(fi, "\n", 1, e);
-}
-
-/* A new side's file, opened to be read whole: still a regular file (it may
- * have changed type since the walk) of at most max bytes. */
-static int open_side(int dirfd, const char *path, unsigned long long max, struct stat *st,
-                     struct jail_err *e)
-{
-	int fd = open_beneath(dirfd, path, O_RDONLY);
-	int r = fd < 0 || fstat(fd, st) < 0 ? -1 : 0;
-	if (r == 0 && !S_ISREG(st->st_mode)) {
-		errno = EINVAL;  /* it changed type since the walk */
-		r = -1;
-	}
-	if (r == 0 && (unsigned long long)st->st_size > max) {
-		errno = EFBIG;
-		r = -1;
-	}
-	if (r < 0) {
-		_cleanup_free_ char *esc = escape_name(path);
-		jail_err_sys(e, "read '%s'", esc);
-		closep(&fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* "M MODE inline PATH", then "data N" and the file's bytes, read in pieces: a
- * file is never held whole in memory.  A file that shrinks while it is read is
- * an error (its size went out first); one that grows is cut at that size. */
-static int fi_modify(struct git_proc *fi, struct strbuf *b, int dirfd,
-                     const struct export_ctx *x, const char *path, enum ftype t, bool exec,
-                     unsigned long long max, bool *has_cr, struct jail_err *e)
-{
-	if (t == FT_SYMLINK)
-		return fi_symlink(fi, b, dirfd, x, path, e);
-	struct stat st;
-	_cleanup_close_ int fd = open_side(dirfd, path, max, &st, e);
-	if (fd < 0)
-		return -1;
-	sb_printf(b, "M %s inline ", git_mode(t, exec));
-	fi_path(b, x->prefix, path);
-	sb_printf(b, "\ndata %llu\n", (unsigned long long)st.st_size);
-	if (fi_send(fi, b, e) < 0)
-		return -1;
-	return fi_copy(fi, fd, (unsigned long long)st.st_size, path, has_cr, e);
-}
-
-/* ---- the new files into a pack of our own (packw.h) ---- */
-
-/* One file into the pack, its id into hex; as fi_copy(), a file that shrinks
- * while it is read is an error, one that grows is cut at its size. */
-static int pack_file(struct packw *pw, int dirfd, const char *path, unsigned long long max,
-                     bool *has_cr, char hex[41], struct jail_err *e)
-{
-	struct stat st;
-	_cleanup_close_ int fd = open_side(dirfd, path, max, &st, e);
-	if (fd < 0 || packw_blob_start(pw, (uint64_t)st.st_size, e) < 0)
-		return -1;
-	char chunk[65536];
-	for (unsigned long long done = 0, size = (unsigned long long)st.st_size; done < size;) {
-		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
-		ssize_t n = read(fd, chunk, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			_cleanup_free_ char *esc = escape_name(path);
-			if (n == 0)
-				errno = EAGAIN;
-			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
-		}
-		if (memchr(chunk, '\r', (size_t)n))
-			*has_cr = true;
-		if (packw_blob_data(pw, chunk, (size_t)n, e) < 0)
-			return -1;
-		done += (unsigned long long)n;
-	}
-	return packw_blob_end(pw, hex, e);
-}
-
-/* The agent's regular files, hashed once into the scratch's own pack:
- * *ids gets each one's blob id by change ("" for the rest; fast-import takes
- * symlinks inline). */
-static int pack_post(struct scratch *s, struct export_ctx *x, struct changeset *cs,
-                     struct git_proc *beside, char (**ids)[41], struct jail_err *e)
-{
-	*ids = NULL;
-	size_t count = 0;
-	for (size_t i = 0; i < cs->n; i++)
-		count += !cs->v[i].reason && cs->v[i].new_type == FT_FILE;
-	if (!count || count > UINT32_MAX)
-		return 0;
-	struct packw pw;
-	char (*v)[41] = xcalloc(cs->n, sizeof(*v));
-	int r = packw_open(&pw, s->dir, (uint32_t)count, e);
-	size_t done = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		struct change *c = &cs->v[i];
-		if (c->reason || c->new_type != FT_FILE)
-			continue;
-		log_progress("exporting", done++, count);
-		r = pack_file(&pw, x->upper_fd, c->path, (unsigned long long)x->rules.max_size + 1,
-		              &c->has_cr, v[i], e);
-		if (r == 0 && beside)  /* the scan of the base blobs goes on meanwhile */
-			r = git_drain(beside, e);
-	}
-	if (r == 0)
-		r = packw_finish(&pw, e);
-	packw_free(&pw);
-	if (r < 0)
-		free(v);
-	else
-		*ids = v;
-	return r;
-}
-
-static int fi_commit_header(struct git_proc *fi, struct strbuf *b, const char *author,
-                            const char *ref, const char *msg, long long when,
-                            struct jail_err *e)
-{
-	const char *who = author ? author : AUTHOR;
-	sb_printf(b, "commit %s\nauthor %s %lld +0000\ncommitter %s %lld +0000\n", ref, who, when,
-	          who, when);
-	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
-	return fi_send(fi, b, e);
-}
-
 /* ---- the base blobs: read once, for their carriage returns ---- */
 
 /* cat-file --batch output, parsed as it arrives: "OID blob SIZE\n", SIZE bytes,
@@ -411,8 +218,8 @@ static int blob_scan_take(void *ctx, const char *data, size_t n)
 
 /* Which base blobs hold '\r' (`git am` strips it from text patch lines): one
  * `git cat-file --batch` of the host's objects, no filters, read in passing.
- * Started here with every id fed; its output is read while fast-import runs,
- * then by scan_finish(). */
+ * Started here with every id fed; its output is read while the objects are
+ * written (scratchobj.h), then by scan_finish(). */
 static int scan_start(const struct export_ctx *x, struct changeset *cs, struct blob_scan *z,
                       struct git_proc *p, struct jail_err *e)
 {
@@ -447,62 +254,6 @@ static int scan_finish(struct blob_scan *z, struct git_proc *p, struct jail_err 
 	return r;
 }
 
-/* The old side: base blobs by id (the borrowed objects), the project's files
- * as they are now inline. */
-static int fi_pre(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
-                  struct changeset *cs, struct jail_err *e)
-{
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		struct change *c = &cs->v[i];
-		if (c->reason || c->pre == PRE_NONE)
-			continue;
-		if (c->pre == PRE_LOWER) {
-			r = fi_modify(fi, b, x->project_fd, x, c->path, c->old_type, c->old_exec,
-			              OLD_READ_MAX, &c->has_cr, e);
-			continue;
-		}
-		sb_printf(b, "M %06o %s ", c->base_mode, c->base_oid);
-		fi_path(b, x->prefix, c->path);
-		sb_puts(b, "\n");
-		r = fi_send(fi, b, e);
-	}
-	return r;
-}
-
-static int fi_post(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
-                   struct changeset *cs, char (*ids)[41], struct jail_err *e)
-{
-	/* deletions first: a file may be replaced by a directory of the same name */
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].pre != PRE_NONE) {
-			sb_puts(b, "D ");
-			fi_path(b, x->prefix, cs->v[i].path);
-			sb_puts(b, "\n");
-			r = fi_send(fi, b, e);
-		}
-	size_t n = changeset_included(cs), done = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		struct change *c = &cs->v[i];
-		if (c->reason)
-			continue;
-		if (ids && ids[i][0]) {  /* in our pack: named by id */
-			sb_printf(b, "M %s %s ", git_mode(c->new_type, c->new_exec), ids[i]);
-			fi_path(b, x->prefix, c->path);
-			sb_puts(b, "\n");
-			r = fi_send(fi, b, e);
-			continue;
-		}
-		log_progress("exporting", done++, n);
-		if (c->new_type != FT_NONE)
-			r = fi_modify(fi, b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
-			              (unsigned long long)x->rules.max_size + 1, &c->has_cr, e);
-	}
-	log_progress("exporting: git builds the patch of", n, n);
-	return r;
-}
-
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e)
 {
@@ -512,48 +263,14 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
 	if (by_id && !s->borrowed)
 		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
-	struct git g = {.cwd = s->dir, .git_dir = s->dir};
-	const char *args[] = {"fast-import", "--quiet", "--done", "--depth=0", NULL};
-	/* the carriage-return scan of the base blobs runs beside fast-import */
+	/* the carriage-return scan of the base blobs runs beside the writing */
 	bool scan = by_id && s->patch_file;
 	struct blob_scan z;
-	struct git_proc cat = {0}, fi = {.also = scan ? &cat : NULL};
+	struct git_proc cat = {0};
 	if (scan && scan_start(x, cs, &z, &cat, e) < 0)
 		return jail_err_wrap(e, "build the patch");
-	if (git_start(&g, args, &fi, e) < 0) {
-		if (scan)
-			git_abort(&cat), sb_free(&z.head);
-		return jail_err_wrap(e, "build the patch");
-	}
-	struct strbuf b = {0};
-	long long now = (long long)time(NULL);
-	sb_puts(&b, "feature done\n");
-	int r = fi_commit_header(&fi, &b, s->author, "refs/heads/pre", "base", now, e);
-	if (r == 0)
-		r = fi_pre(&fi, &b, x, cs, e);
-	/* fast-import takes the old side while the new files go into the pack
-	 * it then names them from */
-	char (*ids)[41] = NULL;
-	if (r == 0)
-		r = git_flush(&fi, e);
-	if (r == 0)
-		r = pack_post(s, x, cs, scan ? &cat : NULL, &ids, e);
-	if (r == 0)
-		r = fi_commit_header(&fi, &b, s->author, "refs/heads/post", message, now, e);
-	sb_puts(&b, "from refs/heads/pre\n");
-	if (r == 0)
-		r = fi_send(&fi, &b, e);
-	if (r == 0)
-		r = fi_post(&fi, &b, x, cs, ids, e);
-	free(ids);
-	sb_puts(&b, "done\n");
-	if (r == 0)
-		r = fi_send(&fi, &b, e);
-	sb_free(&b);
-	if (r < 0)
-		git_abort(&fi);
-	else
-		r = git_finish(&fi, NULL, e);
+	int r = scratchobj_write(s->dir, x, cs, s->author, message, (long long)time(NULL),
+	                         scan ? &cat : NULL, e);
 	if (scan && r < 0)
 		git_abort(&cat), sb_free(&z.head);
 	else if (scan)
