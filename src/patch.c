@@ -3,6 +3,7 @@
 
 #include "git.h"
 #include "log.h"
+#include "crcache.h"
 #include "scratchobj.h"
 
 #include <dirent.h>
@@ -151,7 +152,7 @@ static struct change *scan_change(struct blob_scan *z)
 {
 	while (z->next < z->cs->n) {
 		struct change *c = &z->cs->v[z->next];
-		if (!c->reason && c->pre == PRE_BASE)
+		if (!c->reason && c->pre == PRE_BASE && !c->base_cr_known)
 			return c;
 		z->next++;
 	}
@@ -186,8 +187,12 @@ static int blob_scan_take(void *ctx, const char *data, size_t n)
 			struct change *c = scan_change(z);
 			/* the last byte of the run is the "\n" after the data */
 			size_t body = z->left == k ? k - 1 : k;
-			if (c && (c->base_mode & 0170000) == 0100000 && memchr(data, '\r', body))
-				c->has_cr = true;
+			/* the blob's answer for crcache.h; a symlink's target holding
+			 * '\r' does not make it a binary patch */
+			if (c && memchr(data, '\r', body)) {
+				c->base_cr = true;
+				c->has_cr |= (c->base_mode & 0170000) == 0100000;
+			}
 			z->left -= k, data += k, n -= k;
 			if (z->left == 0) {
 				z->in_data = false;
@@ -231,7 +236,7 @@ static int scan_start(const struct export_ctx *x, struct changeset *cs, struct b
 		return -1;
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE) {
+		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE && !cs->v[i].base_cr_known) {
 			r = git_feed(p, cs->v[i].base_oid, strlen(cs->v[i].base_oid), e);
 			r = r < 0 ? r : git_feed(p, "\n", 1, e);
 		}
@@ -263,18 +268,27 @@ int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
 	if (by_id && !s->borrowed)
 		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
-	/* the carriage-return scan of the base blobs runs beside the writing */
+	/* the carriage-return scan of the base blobs runs beside the writing;
+	 * blobs an earlier export of the session read are not read again */
 	bool scan = by_id && s->patch_file;
+	if (scan && s->session_dir)
+		crcache_apply(s->session_dir, cs);
+	bool unknown = false;
+	for (size_t i = 0; scan && i < cs->n && !unknown; i++)
+		unknown = !cs->v[i].reason && cs->v[i].pre == PRE_BASE && !cs->v[i].base_cr_known;
+	bool read = scan && unknown;
 	struct blob_scan z;
 	struct git_proc cat = {0};
-	if (scan && scan_start(x, cs, &z, &cat, e) < 0)
+	if (read && scan_start(x, cs, &z, &cat, e) < 0)
 		return jail_err_wrap(e, "build the patch");
 	int r = scratchobj_write(s->dir, x, cs, s->author, message, (long long)time(NULL),
-	                         scan ? &cat : NULL, e);
-	if (scan && r < 0)
+	                         read ? &cat : NULL, e);
+	if (read && r < 0)
 		git_abort(&cat), sb_free(&z.head);
-	else if (scan)
+	else if (read)
 		r = scan_finish(&z, &cat, e);
+	if (r == 0 && read && s->session_dir)
+		crcache_store(s->session_dir, cs);
 	return r < 0 ? jail_err_wrap(e, "build the patch") : 0;
 }
 

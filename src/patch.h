@@ -19,6 +19,7 @@ struct scratch {
 	char *dir;           /* the throwaway GIT_DIR */
 	const char *author;  /* "Name <email>" of the commits, NULL: jail's own */
 	bool borrowed;       /* reads the host's objects (scratch_borrow) */
+	const char *session_dir;  /* where crcache.h keeps what it learnt, or NULL */
 	bool patch_file;     /* a patch file is made: patch_commit() also marks the
 	                      * changes whose base blob holds '\r' (change.has_cr) */
 	struct git_proc mbox;  /* format-patch, between patch_mbox_start and _finish */
