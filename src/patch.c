@@ -515,29 +515,52 @@ int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct
 	return start_mbox(s, s->attrs, !s->no_splice, e);
 }
 
-/* Copy what is left of from into to (in the kernel where it can). */
-static int copy_rest(int from, int to, struct jail_err *e)
+/* Bytes [from, to) of in go to out at at (in the kernel where it can). */
+static int copy_range(int in, off_t from, off_t to, int out, off_t at, struct jail_err *e)
 {
-	for (;;) {
-		ssize_t n = copy_file_range(from, NULL, to, NULL, 1 << 30, 0);
-		if (n == 0)
-			return 0;
-		if (n > 0)
-			continue;
-		if (errno == EINTR)
-			continue;
-		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-			return jail_err_sys(e, "copy the patch");
-		char chunk[65536];
-		ssize_t r;
-		while ((r = read(from, chunk, sizeof(chunk))) != 0) {
-			if (r < 0 && errno == EINTR)
+	bool kernel = true;
+	char chunk[65536];
+	while (from < to) {
+		size_t want = (size_t)(to - from);
+		ssize_t n = -1;
+		if (kernel) {
+			loff_t f = from, t = at;
+			n = copy_file_range(in, &f, out, &t, want, 0);
+			if (n < 0 && errno != EINTR && (errno == EXDEV || errno == EINVAL ||
+			                                errno == ENOSYS || errno == EOPNOTSUPP)) {
+				kernel = false;
 				continue;
-			if (r < 0 || write_all(to, chunk, (size_t)r) < 0)
-				return jail_err_sys(e, "copy the patch");
+			}
+		} else {
+			n = pread(in, chunk, want < sizeof(chunk) ? want : sizeof(chunk), from);
+			if (n > 0 && pwrite(out, chunk, (size_t)n, at) != n)
+				n = -1;
 		}
-		return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return jail_err_sys(e, "copy the patch");
+		from += n, at += n;
 	}
+	return 0;
+}
+
+/* The body from cut on moves to out at shift, a piece at a time from its end,
+ * the body cut shorter after each: the patch is never on disk twice. */
+static int move_tail(int body, off_t cut, int out, off_t shift, struct jail_err *e)
+{
+	struct stat st;
+	if (fstat(body, &st) < 0)
+		return jail_err_sys(e, "read the patch");
+	for (off_t end = st.st_size; end > cut;) {
+		off_t start = end - cut > (16 << 20) ? end - (16 << 20) : cut;
+		if (copy_range(body, start, end, out, shift + start - cut, e) < 0)
+			return -1;
+		if (ftruncate(body, start) < 0)
+			return jail_err_sys(e, "cut the patch's body");
+		end = start;
+	}
+	return 0;
 }
 
 /* Where the -z numstat records before a --stat end (numstat_take's grammar). */
@@ -561,7 +584,7 @@ static size_t numstat_end(const char *buf, size_t len)
 }
 
 /* mbox = the body's header and message, "---", the stat, the rest of the
- * body.  The message ends at the first "\n\ndiff --git " (no_splice when the
+ * body (moved, not copied: move_tail).  The message ends at the first "\n\ndiff --git " (no_splice when the
  * message itself holds one); a body without a diff returns 1: the caller makes
  * the patch with one format-patch instead. */
 static int splice_stat(struct scratch *s, struct jail_err *e)
@@ -569,7 +592,7 @@ static int splice_stat(struct scratch *s, struct jail_err *e)
 	_cleanup_free_ char *bpath = xasprintf("%s/mbox.body", s->dir);
 	_cleanup_free_ char *spath = xasprintf("%s/mbox.stat", s->dir);
 	_cleanup_free_ char *mpath = xasprintf("%s/mbox", s->dir);
-	_cleanup_close_ int body = open(bpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int body = open(bpath, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (body < 0)
 		return jail_err_sys(e, "open '%s'", bpath);
 	struct strbuf head = {0};
@@ -603,13 +626,13 @@ static int splice_stat(struct scratch *s, struct jail_err *e)
 	if (r == 0 && out < 0)
 		r = jail_err_sys(e, "create '%s'", mpath);
 	size_t cut = (size_t)(at - head.s) + 1;  /* the message's last "\n" stays */
+	size_t stat_n = stat_len - skip;
+	if (r == 0)
+		r = move_tail(body, (off_t)cut, out, (off_t)(cut + 4 + stat_n), e);
 	if (r == 0 && (write_all(out, head.s, cut) < 0 || write_all(out, "---\n", 4) < 0 ||
-	               write_all(out, stat + skip, stat_len - skip) < 0 ||
-	               write_all(out, head.s + cut, head.len - cut) < 0))
+	               write_all(out, stat + skip, stat_n) < 0))
 		r = jail_err_sys(e, "write '%s'", mpath);
 	sb_free(&head);
-	if (r == 0)
-		r = copy_rest(body, out, e);
 	if (r == 0)
 		(void)unlink(bpath), (void)unlink(spath);
 	return r;
