@@ -63,11 +63,11 @@ void crcache_store(const char *session_dir, const struct changeset *cs)
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_oid);
 	struct strbuf b = {0};
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (!i || memcmp(v[i - 1], v[i], 40) != 0)  /* one blob at several paths */
 			sb_append(&b, v[i], LINE);
+	for (size_t i = 0; i < n; i++)
 		free(v[i]);
-	}
 	free(v);
 	_cleanup_free_ char *path = xasprintf("%s/base-cr", session_dir);
 	struct jail_err ignored;
