@@ -305,12 +305,11 @@ int scratchobj_write(const char *git_dir, const struct export_ctx *x, struct cha
 		}
 	}
 	size_t count = blobs + tnode_dirs(tp) + tnode_dirs(tq) + 2;
-	struct packw pw;
+	struct packw pw = {.fd = -1};
 	unsigned char cp[20], cq[20];
 	const char *who = author ? author : "jail <jail@localhost>";
 	int r = count > UINT32_MAX ? jail_err_set(e, 0, "too many objects for one pack")
 	                           : packw_open(&pw, git_dir, (uint32_t)count, e);
-	bool opened = r == 0;
 	if (r == 0)
 		r = pack_blobs(&pw, x, cs, pre, post, beside, e);
 	if (r == 0)
@@ -323,8 +322,7 @@ int scratchobj_write(const char *git_dir, const struct export_ctx *x, struct cha
 		r = write_commit(&pw, tq->tree, cp, who, when, message, cq, e);
 	if (r == 0)
 		r = packw_finish(&pw, e);
-	if (opened)
-		packw_free(&pw);
+	packw_free(&pw);  /* after a failed open too: it frees what it made */
 	if (r == 0)
 		r = write_ref(git_dir, "refs/heads/pre", cp, e);
 	if (r == 0)
