@@ -1,9 +1,9 @@
 /* patch.c — patch series through a throwaway git repository, and the summary. */
 #include "patch.h"
 
+#include "crcache.h"
 #include "git.h"
 #include "log.h"
-#include "crcache.h"
 #include "scratchobj.h"
 
 #include <dirent.h>
@@ -12,9 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-#define AUTHOR "jail <jail@localhost>"
-#define OLD_READ_MAX (1ULL << 30)
 
 /* A scratch dir left by an export that crashed: the session is locked, so no
  * other export is using it. */
@@ -58,9 +55,10 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 	static const char head[] = "ref: refs/heads/post\n";
 	/* a repository deleted in a second: no fsync (git >= 2.36 syncs packs
 	 * and refs), no compression of its pack, no delta search (core.compression
-	 * stays: binary patches are deflated with it); and fast-import keeps its
-	 * pack (unpack-objects would touch the mtime of every loose object the
-	 * host's repository has too: a write to it); and no attributes from the
+	 * stays: binary patches are deflated with it); and fast-import (the
+	 * agent's commits, series.c) keeps its pack (unpack-objects would touch
+	 * the mtime of every loose object the host's repository has too: a write
+	 * to it); and no attributes from the
 	 * agent's tree: git 2.43 reads a bare repository's from HEAD (here the
 	 * agent's side), where `* -diff` would turn every text change into a
 	 * binary patch no reviewer can read (attr.tree names the empty tree, an
