@@ -131,6 +131,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 		return -1;
 	const char *at = k->scratch_parent;
 	k->sc.author = k->author;
+	k->sc.session_dir = s->dir;
 	int r = sub ? scratch_create_another(&k->sc, at, e) : scratch_create(&k->sc, at, e);
 	if (r == 0 && k->x.objects)
 		r = scratch_borrow(&k->sc, k->x.objects, e);

@@ -41,6 +41,8 @@ struct change {
 	unsigned flags;
 	long added, deleted;     /* from git's numstat; -1 for binary */
 	bool has_cr;             /* a side holds '\r': `git am` would strip it from text */
+	bool base_cr, base_cr_known;  /* PRE_BASE: the base blob holds '\r'; known
+	                               * already (crcache.h: not read again) */
 	char *note;              /* CF_REVIEW: more lines to show under the flag, each
 	                          * escaped, '\n'-ended (controlfiles.h), or NULL */
 };

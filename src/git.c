@@ -127,9 +127,12 @@ static int pump_read(int *fd, struct git_proc *p)
 	return 0;
 }
 
+#define PUMP_MAX 4  /* a process and the chain of its also's */
+
 /* Feed the pending input and drain stdout/stderr at once: git may answer before
  * it has read all its input (fast-import, check-ignore), so sequential I/O could
- * deadlock.  last: then close stdin and read until git closes its ends. */
+ * deadlock.  last: then close stdin and read until git closes its ends.  The
+ * processes p->also, p->also->also ... are read meanwhile. */
 static int pump_run(struct git_proc *p, bool last, struct jail_err *e)
 {
 	for (;;) {
@@ -138,11 +141,16 @@ static int pump_run(struct git_proc *p, bool last, struct jail_err *e)
 			closep(&p->in);
 		if (!feeding && !(last && (p->out >= 0 || p->err >= 0)))
 			return 0;
-		struct git_proc *o = p->also;
-		struct pollfd pf[5] = {{feeding ? p->in : -1, POLLOUT, 0},
-		                       {p->out, POLLIN, 0}, {p->err, POLLIN, 0},
-		                       {o ? o->out : -1, POLLIN, 0}, {o ? o->err : -1, POLLIN, 0}};
-		if (poll(pf, 5, -1) < 0) {
+		struct git_proc *v[PUMP_MAX];
+		struct pollfd pf[1 + 2 * PUMP_MAX];
+		size_t n = 0;
+		pf[0] = (struct pollfd){feeding ? p->in : -1, POLLOUT, 0};
+		for (struct git_proc *o = p; o && n < PUMP_MAX; o = o->also, n++) {
+			v[n] = o;
+			pf[1 + 2 * n] = (struct pollfd){o->out, POLLIN, 0};
+			pf[2 + 2 * n] = (struct pollfd){o->err, POLLIN, 0};
+		}
+		if (poll(pf, 1 + 2 * n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return jail_err_sys(e, "poll git pipes");
@@ -154,15 +162,41 @@ static int pump_run(struct git_proc *p, bool last, struct jail_err *e)
 			else if (w < 0 && errno != EINTR && errno != EAGAIN)
 				closep(&p->in);  /* git closed its stdin early: its exit status tells */
 		}
-		if (p->out >= 0 && pf[1].revents && pump_read(&p->out, p) < 0)
-			return jail_err_sys(e, "read git output");
-		if (p->err >= 0 && pf[2].revents && pump_read(&p->err, p) < 0)
-			return jail_err_sys(e, "read git errors");
-		if (o && o->out >= 0 && pf[3].revents && pump_read(&o->out, o) < 0)
-			return jail_err_sys(e, "read git output");
-		if (o && o->err >= 0 && pf[4].revents && pump_read(&o->err, o) < 0)
-			return jail_err_sys(e, "read git errors");
+		for (size_t i = 0; i < n; i++) {
+			if (v[i]->out >= 0 && pf[1 + 2 * i].revents && pump_read(&v[i]->out, v[i]) < 0)
+				return jail_err_sys(e, "read git output");
+			if (v[i]->err >= 0 && pf[2 + 2 * i].revents && pump_read(&v[i]->err, v[i]) < 0)
+				return jail_err_sys(e, "read git errors");
+		}
 	}
+}
+
+int git_drain(struct git_proc *p, struct jail_err *e)
+{
+	for (int rounds = 0; rounds < 64; rounds++) {  /* then back to the caller's work */
+		struct git_proc *v[PUMP_MAX];
+		struct pollfd pf[2 * PUMP_MAX];
+		size_t n = 0;
+		for (struct git_proc *o = p; o && n < PUMP_MAX; o = o->also, n++) {
+			v[n] = o;
+			pf[2 * n] = (struct pollfd){o->out, POLLIN, 0};
+			pf[2 * n + 1] = (struct pollfd){o->err, POLLIN, 0};
+		}
+		int k = poll(pf, 2 * n, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return jail_err_sys(e, "poll git pipes");
+		if (k == 0)
+			return 0;
+		for (size_t i = 0; i < n; i++) {
+			if (v[i]->out >= 0 && pf[2 * i].revents && pump_read(&v[i]->out, v[i]) < 0)
+				return jail_err_sys(e, "read git output");
+			if (v[i]->err >= 0 && pf[2 * i + 1].revents && pump_read(&v[i]->err, v[i]) < 0)
+				return jail_err_sys(e, "read git errors");
+		}
+	}
+	return 0;
 }
 
 static int git_wait(struct git_proc *p, int *status, struct jail_err *e)

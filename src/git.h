@@ -35,7 +35,7 @@ int git_run(const struct git *g, const char *const *args, const char *in, size_t
  * negative return stops the reading with an error); neither: stdout dropped.
  * also: another started process whose output is read while this one is
  * pumped, so that both run at once (a second git that would otherwise stop on
- * a full pipe). */
+ * a full pipe); its own also is read too (three at most). */
 struct git_proc {
 	struct strbuf *out_buf;
 	int (*on_out)(void *ctx, const char *data, size_t n);
@@ -53,6 +53,10 @@ int git_start(const struct git *g, const char *const *args, struct git_proc *p,
 /* Queue n bytes for git's stdin; written (while its output is read) once 64 KiB
  * are pending. */
 int git_feed(struct git_proc *p, const char *data, size_t n, struct jail_err *e) WUR;
+/* Read what git (and its also's) wrote so far, without waiting: a git whose
+ * output waits in a full pipe stops, so one that runs beside our own work is
+ * drained now and then. */
+int git_drain(struct git_proc *p, struct jail_err *e) WUR;
 /* Write what is pending and close stdin; git goes on with its output, which is
  * read by git_finish() (or while another process is pumped: also). */
 int git_close_input(struct git_proc *p, struct jail_err *e) WUR;

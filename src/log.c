@@ -44,13 +44,16 @@ static double now_ms(void)
 void log_progress(const char *what, size_t done, size_t total)
 {
 	static double last;
+	static int tty = -1;  /* asked once: an export calls this for every file */
 	if (quiet || total < LOG_PROGRESS_MIN)
 		return;
 	/* the first and the last count always show: a phase is seen to end */
 	double now = now_ms();
 	if (done != 0 && done != total && now - last < 250)
 		return;
-	if (!isatty(STDERR_FILENO))
+	if (tty < 0)
+		tty = isatty(STDERR_FILENO);
+	if (!tty)
 		return;
 	last = now;
 	char line[256];

@@ -1,8 +1,10 @@
 /* patch.c — patch series through a throwaway git repository, and the summary. */
 #include "patch.h"
 
+#include "crcache.h"
 #include "git.h"
 #include "log.h"
+#include "scratchobj.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -10,9 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-#define AUTHOR "jail <jail@localhost>"
-#define OLD_READ_MAX (1ULL << 30)
 
 /* A scratch dir left by an export that crashed: the session is locked, so no
  * other export is using it. */
@@ -56,9 +55,10 @@ int scratch_create_another(struct scratch *s, const char *parent, struct jail_er
 	static const char head[] = "ref: refs/heads/post\n";
 	/* a repository deleted in a second: no fsync (git >= 2.36 syncs packs
 	 * and refs), no compression of its pack, no delta search (core.compression
-	 * stays: binary patches are deflated with it); and fast-import keeps its
-	 * pack (unpack-objects would touch the mtime of every loose object the
-	 * host's repository has too: a write to it); and no attributes from the
+	 * stays: binary patches are deflated with it); and fast-import (the
+	 * agent's commits, series.c) keeps its pack (unpack-objects would touch
+	 * the mtime of every loose object the host's repository has too: a write
+	 * to it); and no attributes from the
 	 * agent's tree: git 2.43 reads a bare repository's from HEAD (here the
 	 * agent's side), where `* -diff` would turn every text change into a
 	 * binary patch no reviewer can read (attr.tree names the empty tree, an
@@ -80,6 +80,12 @@ void scratch_destroy(struct scratch *s)
 		git_abort(&s->mbox);
 		s->mbox_started = false;
 	}
+	if (s->stat_started) {
+		git_abort(&s->stat);
+		s->stat_started = false;
+	}
+	free(s->attrs);
+	s->attrs = NULL;
 	if (!s->dir)
 		return;
 	struct jail_err e;
@@ -126,118 +132,6 @@ int scratch_borrow(struct scratch *s, const char *objects, struct jail_err *e)
 	return r;
 }
 
-/* fast-import takes a path C-quoted: then only '"' and '\' need escaping (names
- * with control characters never get this far). */
-static void fi_path(struct strbuf *b, const char *prefix, const char *path)
-{
-	sb_puts(b, "\"");
-	for (const char *parts[] = {prefix, path}, **p = parts; p < parts + 2; p++)
-		for (const char *c = *p; *c; c++) {
-			if (*c == '"' || *c == '\\')
-				sb_append(b, "\\", 1);
-			sb_append(b, c, 1);
-		}
-	sb_puts(b, "\"");
-}
-
-static const char *git_mode(enum ftype t, bool exec)
-{
-	return t == FT_SYMLINK ? "120000" : exec ? "100755" : "100644";
-}
-
-/* One command line of the stream (b is reused: it holds one line at a time). */
-static int fi_send(struct git_proc *fi, struct strbuf *b, struct jail_err *e)
-{
-	int r = git_feed(fi, b->s ? b->s : "", b->len, e);
-	b->len = 0;
-	return r;
-}
-
-static int fi_symlink(struct git_proc *fi, struct strbuf *b, int dirfd,
-                      const struct export_ctx *x, const char *path, struct jail_err *e)
-{
-	struct strbuf target = {0};
-	int r = read_entry(dirfd, path, FT_SYMLINK, 4096, &target, e);
-	if (r == 0) {
-		sb_puts(b, "M 120000 inline ");
-		fi_path(b, x->prefix, path);
-		sb_printf(b, "\ndata %zu\n", target.len);
-		sb_append(b, target.s, target.len);
-		sb_puts(b, "\n");
-		r = fi_send(fi, b, e);
-	}
-	sb_free(&target);
-	return r;
-}
-
-/* Copy size bytes of fd into the stream, noting a '\r'. */
-static int fi_copy(struct git_proc *fi, int fd, unsigned long long size, const char *path,
-                   bool *has_cr, struct jail_err *e)
-{
-	char chunk[65536];
-	for (unsigned long long done = 0; done < size;) {
-		size_t want = size - done < sizeof(chunk) ? (size_t)(size - done) : sizeof(chunk);
-		ssize_t n = read(fd, chunk, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			_cleanup_free_ char *esc = escape_name(path);
-			if (n == 0)
-				errno = EAGAIN;
-			return jail_err_sys(e, "read '%s' (did it change while jail read it?)", esc);
-		}
-		if (memchr(chunk, '\r', (size_t)n))
-			*has_cr = true;
-		if (git_feed(fi, chunk, (size_t)n, e) < 0)
-			return -1;
-		done += (unsigned long long)n;
-	}
-	return git_feed(fi, "\n", 1, e);
-}
-
-/* "M MODE inline PATH", then "data N" and the file's bytes, read in pieces: a
- * file is never held whole in memory.  A file that shrinks while it is read is
- * an error (its size went out first); one that grows is cut at that size. */
-static int fi_modify(struct git_proc *fi, struct strbuf *b, int dirfd,
-                     const struct export_ctx *x, const char *path, enum ftype t, bool exec,
-                     unsigned long long max, bool *has_cr, struct jail_err *e)
-{
-	if (t == FT_SYMLINK)
-		return fi_symlink(fi, b, dirfd, x, path, e);
-	_cleanup_close_ int fd = open_beneath(dirfd, path, O_RDONLY);
-	struct stat st;
-	int r = fd < 0 || fstat(fd, &st) < 0 ? -1 : 0;
-	if (r == 0 && !S_ISREG(st.st_mode)) {
-		errno = EINVAL;  /* it changed type since the walk */
-		r = -1;
-	}
-	if (r == 0 && (unsigned long long)st.st_size > max) {
-		errno = EFBIG;
-		r = -1;
-	}
-	if (r < 0) {
-		_cleanup_free_ char *esc = escape_name(path);
-		return jail_err_sys(e, "read '%s'", esc);
-	}
-	sb_printf(b, "M %s inline ", git_mode(t, exec));
-	fi_path(b, x->prefix, path);
-	sb_printf(b, "\ndata %llu\n", (unsigned long long)st.st_size);
-	if (fi_send(fi, b, e) < 0)
-		return -1;
-	return fi_copy(fi, fd, (unsigned long long)st.st_size, path, has_cr, e);
-}
-
-static int fi_commit_header(struct git_proc *fi, struct strbuf *b, const char *author,
-                            const char *ref, const char *msg, long long when,
-                            struct jail_err *e)
-{
-	const char *who = author ? author : AUTHOR;
-	sb_printf(b, "commit %s\nauthor %s %lld +0000\ncommitter %s %lld +0000\n", ref, who, when,
-	          who, when);
-	sb_printf(b, "data %zu\n%s\n", strlen(msg), msg);
-	return fi_send(fi, b, e);
-}
-
 /* ---- the base blobs: read once, for their carriage returns ---- */
 
 /* cat-file --batch output, parsed as it arrives: "OID blob SIZE\n", SIZE bytes,
@@ -256,7 +150,7 @@ static struct change *scan_change(struct blob_scan *z)
 {
 	while (z->next < z->cs->n) {
 		struct change *c = &z->cs->v[z->next];
-		if (!c->reason && c->pre == PRE_BASE)
+		if (!c->reason && c->pre == PRE_BASE && !c->base_cr_known)
 			return c;
 		z->next++;
 	}
@@ -291,8 +185,12 @@ static int blob_scan_take(void *ctx, const char *data, size_t n)
 			struct change *c = scan_change(z);
 			/* the last byte of the run is the "\n" after the data */
 			size_t body = z->left == k ? k - 1 : k;
-			if (c && (c->base_mode & 0170000) == 0100000 && memchr(data, '\r', body))
-				c->has_cr = true;
+			/* the blob's answer for crcache.h; a symlink's target holding
+			 * '\r' does not make it a binary patch */
+			if (c && memchr(data, '\r', body)) {
+				c->base_cr = true;
+				c->has_cr |= (c->base_mode & 0170000) == 0100000;
+			}
 			z->left -= k, data += k, n -= k;
 			if (z->left == 0) {
 				z->in_data = false;
@@ -323,8 +221,8 @@ static int blob_scan_take(void *ctx, const char *data, size_t n)
 
 /* Which base blobs hold '\r' (`git am` strips it from text patch lines): one
  * `git cat-file --batch` of the host's objects, no filters, read in passing.
- * Started here with every id fed; its output is read while fast-import runs,
- * then by scan_finish(). */
+ * Started here with every id fed; its output is read while the objects are
+ * written (scratchobj.h), then by scan_finish(). */
 static int scan_start(const struct export_ctx *x, struct changeset *cs, struct blob_scan *z,
                       struct git_proc *p, struct jail_err *e)
 {
@@ -336,7 +234,7 @@ static int scan_start(const struct export_ctx *x, struct changeset *cs, struct b
 		return -1;
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE) {
+		if (!cs->v[i].reason && cs->v[i].pre == PRE_BASE && !cs->v[i].base_cr_known) {
 			r = git_feed(p, cs->v[i].base_oid, strlen(cs->v[i].base_oid), e);
 			r = r < 0 ? r : git_feed(p, "\n", 1, e);
 		}
@@ -359,101 +257,36 @@ static int scan_finish(struct blob_scan *z, struct git_proc *p, struct jail_err 
 	return r;
 }
 
-/* The old side: base blobs by id (the borrowed objects), the project's files
- * as they are now inline. */
-static int fi_pre(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
-                  struct changeset *cs, struct jail_err *e)
-{
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		struct change *c = &cs->v[i];
-		if (c->reason || c->pre == PRE_NONE)
-			continue;
-		if (c->pre == PRE_LOWER) {
-			r = fi_modify(fi, b, x->project_fd, x, c->path, c->old_type, c->old_exec,
-			              OLD_READ_MAX, &c->has_cr, e);
-			continue;
-		}
-		sb_printf(b, "M %06o %s ", c->base_mode, c->base_oid);
-		fi_path(b, x->prefix, c->path);
-		sb_puts(b, "\n");
-		r = fi_send(fi, b, e);
-	}
-	return r;
-}
-
-static int fi_post(struct git_proc *fi, struct strbuf *b, struct export_ctx *x,
-                   struct changeset *cs, struct jail_err *e)
-{
-	/* deletions first: a file may be replaced by a directory of the same name */
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++)
-		if (!cs->v[i].reason && cs->v[i].new_type == FT_NONE && cs->v[i].pre != PRE_NONE) {
-			sb_puts(b, "D ");
-			fi_path(b, x->prefix, cs->v[i].path);
-			sb_puts(b, "\n");
-			r = fi_send(fi, b, e);
-		}
-	size_t n = changeset_included(cs), done = 0;
-	for (size_t i = 0; r == 0 && i < cs->n; i++) {
-		struct change *c = &cs->v[i];
-		if (c->reason)
-			continue;
-		log_progress("exporting", done++, n);
-		if (c->new_type != FT_NONE)
-			r = fi_modify(fi, b, x->upper_fd, x, c->path, c->new_type, c->new_exec,
-			              (unsigned long long)x->rules.max_size + 1, &c->has_cr, e);
-	}
-	log_progress("exporting: git builds the patch of", n, n);
-	return r;
-}
-
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e)
 {
+	s->no_splice = strstr(message, "diff --git") != NULL;  /* patch_mbox_start() */
 	bool by_id = false;
 	for (size_t i = 0; i < cs->n && !by_id; i++)
 		by_id = !cs->v[i].reason && cs->v[i].pre == PRE_BASE;
 	if (by_id && !s->borrowed)
 		return jail_err_set(e, 0, "build the patch: the host repository's objects were not found");
-	struct git g = {.cwd = s->dir, .git_dir = s->dir};
-	const char *args[] = {"fast-import", "--quiet", "--done", "--depth=0", NULL};
-	/* the carriage-return scan of the base blobs runs beside fast-import */
+	/* the carriage-return scan of the base blobs runs beside the writing;
+	 * blobs an earlier export of the session read are not read again */
 	bool scan = by_id && s->patch_file;
+	if (scan && s->session_dir)
+		crcache_apply(s->session_dir, cs);
+	bool unknown = false;
+	for (size_t i = 0; scan && i < cs->n && !unknown; i++)
+		unknown = !cs->v[i].reason && cs->v[i].pre == PRE_BASE && !cs->v[i].base_cr_known;
+	bool read = scan && unknown;
 	struct blob_scan z;
-	struct git_proc cat = {0}, fi = {.also = scan ? &cat : NULL};
-	if (scan && scan_start(x, cs, &z, &cat, e) < 0)
+	struct git_proc cat = {0};
+	if (read && scan_start(x, cs, &z, &cat, e) < 0)
 		return jail_err_wrap(e, "build the patch");
-	if (git_start(&g, args, &fi, e) < 0) {
-		if (scan)
-			git_abort(&cat), sb_free(&z.head);
-		return jail_err_wrap(e, "build the patch");
-	}
-	struct strbuf b = {0};
-	long long now = (long long)time(NULL);
-	sb_puts(&b, "feature done\n");
-	int r = fi_commit_header(&fi, &b, s->author, "refs/heads/pre", "base", now, e);
-	if (r == 0)
-		r = fi_pre(&fi, &b, x, cs, e);
-	if (r == 0)
-		r = fi_commit_header(&fi, &b, s->author, "refs/heads/post", message, now, e);
-	sb_puts(&b, "from refs/heads/pre\n");
-	if (r == 0)
-		r = fi_send(&fi, &b, e);
-	if (r == 0)
-		r = fi_post(&fi, &b, x, cs, e);
-	sb_puts(&b, "done\n");
-	if (r == 0)
-		r = fi_send(&fi, &b, e);
-	sb_free(&b);
-	if (r < 0)
-		git_abort(&fi);
-	else
-		r = git_finish(&fi, NULL, e);
-	if (scan && r < 0)
+	int r = scratchobj_write(s->dir, x, cs, s->author, message, (long long)time(NULL),
+	                         read ? &cat : NULL, e);
+	if (read && r < 0)
 		git_abort(&cat), sb_free(&z.head);
-	else if (scan)
+	else if (read)
 		r = scan_finish(&z, &cat, e);
+	if (r == 0 && read && s->session_dir)
+		crcache_store(s->session_dir, cs);
 	return r < 0 ? jail_err_wrap(e, "build the patch") : 0;
 }
 
@@ -462,35 +295,112 @@ static int cmp_change_path(const void *key, const void *elem)
 	return strcmp((const char *)key, ((const struct change *)elem)->path);
 }
 
+/* One numstat path: its change (the project's prefix taken off), or NULL. */
+static struct change *numstat_change(const struct export_ctx *x, struct changeset *cs,
+                                     const char *path)
+{
+	size_t pl = strlen(x->prefix);
+	if (strncmp(path, x->prefix, pl) != 0)
+		return NULL;
+	return bsearch(path + pl, cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
+}
+
+/* The -z numstat records at the start of buf: "ADDED\tDELETED\tPATH\0", with
+ * -M a rename "ADDED\tDELETED\t\0OLD\0NEW\0" ("-" for binary).  Each path's
+ * change gets the counts, or, for a rename's two paths (whose counts must be
+ * those without rename detection) and when redo is set, goes onto redo.
+ * Returns where the records end (a --stat after them starts with ' '). */
+static size_t numstat_take(const char *buf, size_t len, const struct export_ctx *x,
+                           struct changeset *cs, struct strv *redo)
+{
+	size_t i = 0;
+	while (i < len && (buf[i] == '-' || (buf[i] >= '0' && buf[i] <= '9'))) {
+		const char *rec = buf + i, *end = buf + len;
+		const char *t1 = memchr(rec, '\t', (size_t)(end - rec));
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(end - t1 - 1)) : NULL;
+		if (!t2 || t2 + 1 >= end)
+			return len;
+		const char *path = t2 + 1;
+		int paths = *path ? 1 : 2;  /* an empty path: a rename's two follow */
+		path += paths == 2;
+		for (int k = 0; k < paths; k++) {
+			const char *nul = memchr(path, '\0', (size_t)(end - path));
+			if (!nul)
+				return len;
+			struct change *c = numstat_change(x, cs, path);
+			if (c) {
+				c->in_diff = true;
+				c->added = rec[0] == '-' ? -1 : strtol(rec, NULL, 10);
+				c->deleted = t1[1] == '-' ? -1 : strtol(t1 + 1, NULL, 10);
+				if (redo && (paths == 2 || c->has_cr))
+					strv_push(redo, path);
+			}
+			path = nul + 1;
+		}
+		i = (size_t)(path - buf);
+	}
+	return i;
+}
+
+/* A numstat without rename detection, of the paths given (NULL: all). */
+static int numstat_run(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                       const struct strv *paths, struct jail_err *e)
+{
+	struct strv args = {0};
+	const char *head[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
+	                      "refs/heads/pre", "refs/heads/post", "--"};
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		strv_push(&args, head[i]);
+	for (size_t i = 0; paths && i < paths->n; i++)
+		strv_push(&args, paths->v[i]);
+	struct strbuf out = {0};
+	/* format-patch may be running beside it: its errors are read meanwhile */
+	struct git g = {.cwd = s->dir, .git_dir = s->dir, .literal_pathspecs = true};
+	struct git_proc p = {.out_buf = &out, .also = s->mbox_started ? &s->mbox : NULL};
+	int r = git_start(&g, (const char *const *)args.v, &p, e) < 0 || git_finish(&p, NULL, e) < 0
+	                ? -1
+	                : 0;
+	if (r == 0)
+		numstat_take(out.s ? out.s : "", out.len, x, cs, NULL);
+	sb_free(&out);
+	strv_free(&args);
+	return r;
+}
+
+/* The numstat that the diffstat's diff-tree printed before the stat (its
+ * rename detection and '\r' attributes are format-patch's); the paths whose
+ * counts differ without them are counted again, by themselves. */
+static int numstat_from_stat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                             struct jail_err *e)
+{
+	s->stat.also = s->mbox_started ? &s->mbox : NULL;  /* read both meanwhile */
+	if (s->mbox_started)
+		s->mbox.also = NULL;  /* no cycle */
+	s->stat_started = false;
+	int r = git_finish(&s->stat, NULL, e);
+	if (s->mbox_started)
+		s->mbox.also = NULL;
+	_cleanup_free_ char *path = xasprintf("%s/mbox.stat", s->dir);
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	if (r == 0)
+		r = read_file_at(AT_FDCWD, path, 1u << 30, &data, &len, e);
+	if (r < 0)
+		return -1;
+	struct strv redo = {0};
+	numstat_take(data ? data : "", len, x, cs, &redo);
+	if (redo.n)
+		r = numstat_run(s, x, cs, &redo, e);
+	strv_free(&redo);
+	return r;
+}
+
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e)
 {
-	struct strbuf out = {0};
-	const char *args[] = {"diff-tree", "-r", "-z", "--numstat", "--no-renames",
-	                      "refs/heads/pre", "refs/heads/post", NULL};
-	/* format-patch may be running beside it: its errors are read meanwhile */
-	struct git g = {.cwd = s->dir, .git_dir = s->dir};
-	struct git_proc p = {.out_buf = &out, .also = s->mbox_started ? &s->mbox : NULL};
-	if (git_start(&g, args, &p, e) < 0 || git_finish(&p, NULL, e) < 0) {
-		sb_free(&out);
+	int r = s->stat_started ? numstat_from_stat(s, x, cs, e) : numstat_run(s, x, cs, NULL, e);
+	if (r < 0)
 		return -1;
-	}
-	size_t pl = strlen(x->prefix);
-	/* records: "ADDED\tDELETED\tPATH\0" ("-" for binary) */
-	for (size_t i = 0; out.s && i < out.len;) {
-		char *rec = out.s + i;
-		i += strlen(rec) + 1;
-		char *t1 = strchr(rec, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
-		if (!t2 || strncmp(t2 + 1, x->prefix, pl) != 0)
-			continue;
-		struct change *c = bsearch(t2 + 1 + pl, cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
-		if (!c)
-			continue;
-		c->in_diff = true;
-		c->added = rec[0] == '-' ? -1 : strtol(rec, NULL, 10);
-		c->deleted = t1[1] == '-' ? -1 : strtol(t1 + 1, NULL, 10);
-	}
-	sb_free(&out);
 	size_t keep = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		if (!cs->v[i].reason && !cs->v[i].in_diff) {
@@ -545,6 +455,51 @@ static char *cr_attributes(struct scratch *s, const struct export_ctx *x,
 	return path;
 }
 
+/* format-patch computes every file's diff twice, once for the diffstat after
+ * the message and once for the patch.  Split: `format-patch --no-stat` and a
+ * `diff-tree --stat=72 --summary` (what format-patch prints there: its width
+ * is the mail's 72 columns) run side by side, and splice_stat() puts the stat
+ * where format-patch would have, after "---".  The same diff-tree prints the
+ * summary's numstat first (-z: NULs in it, the stat after it as ever): one diff
+ * pass for both (patch_numstat).  The golden test
+ * (integration/export.sh) keeps the bytes those of one format-patch. */
+static int start_stat(struct scratch *s, const struct git *g, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/mbox.stat", s->dir);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return jail_err_sys(e, "create '%s'", path);
+	const char *args[] = {"diff-tree", "-r", "-M", "--stat=72", "--summary", "--numstat", "-z",
+	                      "--no-color", "refs/heads/pre", "refs/heads/post", NULL};
+	s->stat = (struct git_proc){0};
+	if (git_start_to_fd(g, args, fd, &s->stat, e) < 0)
+		return -1;
+	s->stat_started = true;
+	return 0;
+}
+
+static int start_mbox(struct scratch *s, const char *attrs, bool split, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s", s->dir, split ? "mbox.body" : "mbox");
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return jail_err_sys(e, "create '%s'", path);
+	_cleanup_free_ char *cfg = xasprintf("core.attributesFile=%s", attrs);
+	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
+	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
+	                      "refs/heads/post", split ? "--no-stat" : NULL, NULL};
+	struct git g = {.cwd = s->dir, .git_dir = s->dir, .config = cfg};
+	s->mbox = (struct git_proc){0};
+	if (git_start_to_fd(&g, args, fd, &s->mbox, e) < 0)
+		return -1;
+	s->mbox_started = true;
+	s->split = split;
+	if (split && start_stat(s, &g, e) < 0)
+		return -1;
+	s->mbox.also = split ? &s->stat : NULL;  /* its errors are read meanwhile */
+	return 0;
+}
+
 int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
                      struct jail_err *e)
 {
@@ -553,20 +508,132 @@ int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct
 		return -1;
 	size_t n = changeset_included(cs);
 	log_progress("exporting: git writes the patch of", n, n);
-	_cleanup_free_ char *path = xasprintf("%s/mbox", s->dir);
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return jail_err_sys(e, "create '%s'", path);
-	_cleanup_free_ char *cfg = xasprintf("core.attributesFile=%s", attrs);
-	const char *args[] = {"format-patch", "--stdout", "-1", "--full-index", "--binary",
-	                      "-M", "--no-signature", "--no-color", "--subject-prefix=PATCH",
-	                      "refs/heads/post", NULL};
-	struct git g = {.cwd = s->dir, .git_dir = s->dir, .config = cfg};
-	s->mbox = (struct git_proc){0};
-	if (git_start_to_fd(&g, args, fd, &s->mbox, e) < 0)
-		return -1;
-	s->mbox_started = true;
+	free(s->attrs);
+	s->attrs = steal_ptr(&attrs);
+	return start_mbox(s, s->attrs, !s->no_splice, e);
+}
+
+/* Bytes [from, to) of in go to out at at (in the kernel where it can). */
+static int copy_range(int in, off_t from, off_t to, int out, off_t at, struct jail_err *e)
+{
+	bool kernel = true;
+	char chunk[65536];
+	while (from < to) {
+		size_t want = (size_t)(to - from);
+		ssize_t n = -1;
+		if (kernel) {
+			loff_t f = from, t = at;
+			n = copy_file_range(in, &f, out, &t, want, 0);
+			if (n < 0 && errno != EINTR && (errno == EXDEV || errno == EINVAL ||
+			                                errno == ENOSYS || errno == EOPNOTSUPP)) {
+				kernel = false;
+				continue;
+			}
+		} else {
+			n = pread(in, chunk, want < sizeof(chunk) ? want : sizeof(chunk), from);
+			if (n > 0 && pwrite(out, chunk, (size_t)n, at) != n)
+				n = -1;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return jail_err_sys(e, "copy the patch");
+		from += n, at += n;
+	}
 	return 0;
+}
+
+/* The body from cut on moves to out at shift, a piece at a time from its end,
+ * the body cut shorter after each: the patch is never on disk twice. */
+static int move_tail(int body, off_t cut, int out, off_t shift, struct jail_err *e)
+{
+	struct stat st;
+	if (fstat(body, &st) < 0)
+		return jail_err_sys(e, "read the patch");
+	for (off_t end = st.st_size; end > cut;) {
+		off_t start = end - cut > (16 << 20) ? end - (16 << 20) : cut;
+		if (copy_range(body, start, end, out, shift + start - cut, e) < 0)
+			return -1;
+		if (ftruncate(body, start) < 0)
+			return jail_err_sys(e, "cut the patch's body");
+		end = start;
+	}
+	return 0;
+}
+
+/* Where the -z numstat records before a --stat end (numstat_take's grammar). */
+static size_t numstat_end(const char *buf, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (buf[i] == '-' || (buf[i] >= '0' && buf[i] <= '9'))) {
+		const char *t1 = memchr(buf + i, '\t', len - i);
+		const char *t2 = t1 ? memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - buf)) : NULL;
+		if (!t2 || (size_t)(t2 + 1 - buf) >= len)
+			return len;
+		size_t at = (size_t)(t2 + 1 - buf);
+		int nuls = buf[at] ? 1 : 3;
+		for (; nuls && at < len; at++)
+			nuls -= buf[at] == '\0';
+		if (nuls)
+			return len;
+		i = at;
+	}
+	return i;
+}
+
+/* mbox = the body's header and message, "---", the stat, the rest of the
+ * body (moved, not copied: move_tail).  The message ends at the first "\n\ndiff --git " (no_splice when the
+ * message itself holds one); a body without a diff returns 1: the caller makes
+ * the patch with one format-patch instead. */
+static int splice_stat(struct scratch *s, struct jail_err *e)
+{
+	_cleanup_free_ char *bpath = xasprintf("%s/mbox.body", s->dir);
+	_cleanup_free_ char *spath = xasprintf("%s/mbox.stat", s->dir);
+	_cleanup_free_ char *mpath = xasprintf("%s/mbox", s->dir);
+	_cleanup_close_ int body = open(bpath, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (body < 0)
+		return jail_err_sys(e, "open '%s'", bpath);
+	struct strbuf head = {0};
+	static const char mark[] = "\n\ndiff --git ";
+	char *at = NULL;
+	while (!at && head.len < (16u << 20)) {
+		char chunk[65536];
+		ssize_t r = read(body, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			sb_free(&head);
+			return jail_err_sys(e, "read '%s'", bpath);
+		}
+		if (r == 0)
+			break;
+		sb_append(&head, chunk, (size_t)r);
+		at = memmem(head.s, head.len, mark, sizeof(mark) - 1);
+	}
+	if (!at) {
+		sb_free(&head);
+		return 1;
+	}
+	_cleanup_free_ char *stat = NULL;
+	size_t stat_len = 0;
+	int r = read_file_at(AT_FDCWD, spath, 1u << 30, &stat, &stat_len, e);
+	size_t skip = r == 0 ? numstat_end(stat, stat_len) : 0;
+	_cleanup_close_ int out = r < 0 ? -1
+	                                : open(mpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+	                                       O_NOFOLLOW, 0644);
+	if (r == 0 && out < 0)
+		r = jail_err_sys(e, "create '%s'", mpath);
+	size_t cut = (size_t)(at - head.s) + 1;  /* the message's last "\n" stays */
+	size_t stat_n = stat_len - skip;
+	if (r == 0)
+		r = move_tail(body, (off_t)cut, out, (off_t)(cut + 4 + stat_n), e);
+	if (r == 0 && (write_all(out, head.s, cut) < 0 || write_all(out, "---\n", 4) < 0 ||
+	               write_all(out, stat + skip, stat_n) < 0))
+		r = jail_err_sys(e, "write '%s'", mpath);
+	sb_free(&head);
+	if (r == 0)
+		(void)unlink(bpath), (void)unlink(spath);
+	return r;
 }
 
 int patch_mbox_finish(struct scratch *s, struct jail_err *e)
@@ -574,7 +641,25 @@ int patch_mbox_finish(struct scratch *s, struct jail_err *e)
 	if (!s->mbox_started)
 		return jail_err_set(e, 0, "the patch was not started");
 	s->mbox_started = false;
-	return git_finish(&s->mbox, NULL, e);
+	int r = git_finish(&s->mbox, NULL, e);
+	if (s->stat_started) {  /* patch_numstat() did not finish it */
+		s->stat_started = false;
+		if (r < 0)
+			git_abort(&s->stat);
+		else
+			r = git_finish(&s->stat, NULL, e);
+	}
+	if (s->split) {
+		s->split = false;
+		if (r == 0)
+			r = splice_stat(s, e);
+		if (r == 1) {  /* no diff to put the stat before: as one format-patch */
+			r = start_mbox(s, s->attrs, false, e);
+			if (r == 0)
+				return patch_mbox_finish(s, e);
+		}
+	}
+	return r;
 }
 
 /* Copy the scratch's mbox into fd. */

@@ -104,6 +104,9 @@ bool pattern_match(const char *pattern, const char *path, bool is_dir)
 	memcpy(pat, pattern, pl);
 	pat[pl] = '\0';
 	size_t n = strlen(path);
+	/* with FNM_PATHNAME only a '/' of the pattern matches one of the path: a
+	 * pattern without one (most of them) can match single components only */
+	bool one = !memchr(pat, '/', pl);
 	/* every span of whole components: start at a component, end at one */
 	for (size_t from = 0; from < n; from++) {
 		if (from > 0 && path[from - 1] != '/')
@@ -113,6 +116,8 @@ bool pattern_match(const char *pattern, const char *path, bool is_dir)
 		for (size_t to = from + 1; to <= n; to++) {
 			if (to < n && path[to] != '/')
 				continue;
+			if (one && memchr(path + from, '/', to - from))
+				break;
 			bool last = to == n;
 			if ((!last || !dir_only || is_dir) && match_span(pat, path, from, to))
 				return true;

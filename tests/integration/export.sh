@@ -640,6 +640,29 @@ test_export_bytes_match_the_golden_and_host_git_untouched() {
 	expect_clone '^100644 \./blob\.bin '
 }
 
+# Which base blobs hold '\r' is read once per session (crcache.h): the first
+# export reads the blob and keeps the answer in the session, a later one takes
+# it from there (shown by changing the answer: the patch follows it).
+test_base_blobs_carriage_returns_are_remembered_by_the_session() {
+	base "$T/p"
+	printf 'dos\r\nline\r\n' >"$T/p/dos.txt"
+	git -C "$T/p" add dos.txt
+	git -C "$T/p" commit -q -m dos
+	agent "$T/p" 'printf "dos\nline\n" > dos.txt'
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export: $err"
+	assert_contains "$(cat "$out")" "GIT binary patch"
+	local cache blob
+	cache="$(session_dir "$T/p")/base-cr"
+	blob=$(git -C "$T/p" rev-parse HEAD:dos.txt)
+	assert_eq "$(cat "$cache")" "$blob 1" "the session's answer for the base blob"
+	printf '%s 0\n' "$blob" >"$cache"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export: $err"
+	assert_not_contains "$(cat "$out")" "GIT binary patch"
+	assert_contains "$(cat "$out")" "+dos"
+}
+
 # The throwaway repository names the host's object directory in its alternates
 # file: a path with a quote and a backslash goes there C-quoted, and git must
 # read it back, or fast-import would not find the base blobs.

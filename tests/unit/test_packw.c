@@ -1,0 +1,250 @@
+/* Unit tests: sha1.c against the standard's vectors (both versions), and
+ * packw.c's pack, read back and checked by git itself. */
+#include "t.h"
+#include "packw.h"
+#include "scratchobj.h"
+#include "sha1.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void hex20(const unsigned char d[20], char out[41])
+{
+	for (int i = 0; i < 20; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+/* data fed in pieces of step bytes */
+static void digest(const void *data, size_t n, size_t step, char out[41])
+{
+	struct sha1 c;
+	unsigned char d[20];
+	sha1_init(&c);
+	for (size_t off = 0; off < n; off += step)
+		sha1_update(&c, (const char *)data + off, n - off < step ? n - off : step);
+	sha1_final(&c, d);
+	hex20(d, out);
+}
+
+T(sha1_standard_vectors_both_versions)
+{
+	bool cpu = sha1_uses_cpu();
+	size_t mn = 1000000;
+	char *million = xmalloc(mn);
+	memset(million, 'a', mn);
+	for (int pass = 0; pass < 2; pass++) {
+		sha1_use_cpu(pass == 0);  /* the CPU's, when it has them; then plain C */
+		char h[41];
+		digest("", 0, 1, h);
+		CHECK(strcmp(h, "da39a3ee5e6b4b0d3255bfef95601890afd80709") == 0);
+		digest("abc", 3, 1, h);
+		CHECK(strcmp(h, "a9993e364706816aba3e25717850c26c9cd0d89d") == 0);
+		const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+		digest(two, strlen(two), 5, h);
+		CHECK(strcmp(h, "84983e441c3bd26ebaae4aa1f95129e5e54670f1") == 0);
+		digest(million, mn, 4093, h);
+		CHECK(strcmp(h, "34aa973cd4c4daa4f61eeb2bdbad27316534016f") == 0);
+		digest(million, mn, mn, h);
+		CHECK(strcmp(h, "34aa973cd4c4daa4f61eeb2bdbad27316534016f") == 0);
+	}
+	sha1_use_cpu(true);
+	free(million);
+	if (!cpu)
+		T_SKIP("the CPU has no SHA instructions: only the C version was checked");
+}
+
+T(packw_checksums_match_zlib)
+{
+	/* the reference values of both algorithms for these inputs */
+	CHECK(packw_crc32(0, "123456789", 9) == 0xCBF43926u);
+	CHECK(packw_crc32(packw_crc32(0, "1234", 4), "56789", 5) == 0xCBF43926u);
+	uint32_t a = 1, b = 0;
+	packw_adler32(&a, &b, "Wikipedia", 9);
+	CHECK((b << 16 | a) == 0x11E60398u);
+}
+
+/* The output of a shell command, its last newline cut. */
+static char *sh_out(const char *cmd)
+{
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return xstrdup("");
+	char buf[4096];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	pclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return xstrdup(buf);
+}
+
+T(packw_pack_is_read_and_verified_by_git)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char dir[] = "/tmp/jail-unit-packw.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *cmd = xasprintf("git init -q --bare '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	/* empty, small, several stored blocks (read in odd pieces), and
+	 * repeats (the second big one cut after part of it reached the file):
+	 * git's own ids for each */
+	size_t big_n = 200000;
+	char *big = xmalloc(big_n);
+	for (size_t i = 0; i < big_n; i++)
+		big[i] = (char)(i * 7 + i / 300);
+	const char *data[] = {"", "hello\n", big, "hello\n", big};
+	size_t len[] = {0, 6, big_n, 6, big_n};
+	struct packw p;
+	struct jail_err e;
+	CHECK(packw_open(&p, dir, 5, &e) == 0);
+	char hex[5][41];
+	for (int i = 0; i < 5; i++) {
+		CHECK(packw_blob_start(&p, len[i], &e) == 0);
+		for (size_t off = 0; off < len[i];) {
+			size_t k = len[i] - off < 70001 ? len[i] - off : 70001;
+			CHECK(packw_blob_data(&p, data[i] + off, k, &e) == 0);
+			off += k;
+		}
+		CHECK(packw_blob_end(&p, hex[i], &e) == 0);
+	}
+	CHECK(packw_finish(&p, &e) == 0);
+	packw_free(&p);
+	CHECK(strcmp(hex[0], "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391") == 0);
+	CHECK(strcmp(hex[1], "ce013625030ba8dba906f756967f9e9ca394464a") == 0);
+	CHECK(strcmp(hex[3], hex[1]) == 0);
+	CHECK(strcmp(hex[4], hex[2]) == 0);
+	char *path = xasprintf("%s/big", dir);
+	CHECK(write_file_at(AT_FDCWD, path, big, big_n, 0600, &e) == 0);
+	cmd = xasprintf("git hash-object '%s'", path);
+	char *want = sh_out(cmd);
+	CHECK(strcmp(want, hex[2]) == 0);
+	free(cmd);
+	/* verify-pack indexes the pack anew and compares: ids, CRCs, offsets */
+	cmd = xasprintf("git --git-dir='%s' verify-pack '%s'/objects/pack/pack-*.idx", dir, dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	cmd = xasprintf("git --git-dir='%s' cat-file blob %s | cmp -s - '%s'", dir, hex[2], path);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(want);
+	free(path);
+	free(big);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
+
+/* Without repeats the pack's checksum is the one kept while writing (no
+ * second pass): git must agree with it too. */
+T(packw_pack_without_repeats_is_verified_by_git)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char dir[] = "/tmp/jail-unit-packw.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *cmd = xasprintf("git init -q --bare '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	size_t big_n = 300000;
+	char *big = xmalloc(big_n);
+	for (size_t i = 0; i < big_n; i++)
+		big[i] = (char)(i * 13 + i / 70);
+	struct packw p;
+	struct jail_err e;
+	char hex[41];
+	CHECK(packw_open(&p, dir, 2, &e) == 0);
+	CHECK(packw_blob_start(&p, 3, &e) == 0 && packw_blob_data(&p, "ab\n", 3, &e) == 0);
+	CHECK(packw_blob_end(&p, hex, &e) == 0);
+	CHECK(packw_blob_start(&p, big_n, &e) == 0 && packw_blob_data(&p, big, big_n, &e) == 0);
+	CHECK(packw_blob_end(&p, hex, &e) == 0);
+	CHECK(p.resum == false);
+	CHECK(packw_finish(&p, &e) == 0);
+	packw_free(&p);
+	cmd = xasprintf("git --git-dir='%s' verify-pack '%s'/objects/pack/pack-*.idx", dir, dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(big);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
+
+/* scratchobj.c against git fast-import itself: where a file and a directory
+ * share a name among the old sides, the later path wins in both, and the
+ * trees and commits come out with the same ids. */
+T(scratchobj_trees_and_commits_are_fast_imports)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char root[] = "/tmp/jail-unit-scratchobj.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	char *cmd = xasprintf("cd '%s' && git init -q --bare ours && git init -q --bare theirs && "
+	                      "git --git-dir=theirs hash-object -w --stdin </dev/null >/dev/null && "
+	                      "mkdir -p lower/a upper && printf 'X\\n' > lower/a/x && "
+	                      "printf 'B\\n' > lower/b && printf 'new\\n' > upper/a && "
+	                      "ln -s a upper/l",
+	                      root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	const char *empty = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	struct change v[5] = {
+		{.path = "a", .pre = PRE_BASE, .base_mode = 0100644, .new_type = FT_FILE},
+		{.path = "a/x", .pre = PRE_LOWER, .old_type = FT_FILE, .new_type = FT_NONE},
+		{.path = "b", .pre = PRE_LOWER, .old_type = FT_FILE, .new_type = FT_NONE},
+		{.path = "b/y", .pre = PRE_BASE, .base_mode = 0100755, .new_type = FT_NONE},
+		{.path = "l", .pre = PRE_NONE, .new_type = FT_SYMLINK},
+	};
+	snprintf(v[0].base_oid, sizeof(v[0].base_oid), "%s", empty);
+	snprintf(v[3].base_oid, sizeof(v[3].base_oid), "%s", empty);
+	struct changeset cs = {.v = v, .n = 5, .cap = 5};
+	char *lower = xasprintf("%s/lower", root), *upper = xasprintf("%s/upper", root);
+	struct export_ctx x = {.prefix = "sub/", .project_fd = open(lower, O_RDONLY | O_DIRECTORY),
+	                       .upper_fd = open(upper, O_RDONLY | O_DIRECTORY)};
+	x.rules.max_size = 1 << 20;
+	char *ours = xasprintf("%s/ours", root);
+	struct jail_err e;
+	CHECK(scratchobj_write(ours, &x, &cs, "A U <a@u>", "the message\n", 1700000000, NULL, &e) == 0);
+	close(x.project_fd);
+	close(x.upper_fd);
+	/* the stream patch.c used to give fast-import for the same change (the
+	 * base blob is there: fast-import checks) */
+	cmd = xasprintf(
+	    "cd '%s' && { printf 'commit refs/heads/pre\\nauthor A U <a@u> 1700000000 +0000\\n"
+	    "committer A U <a@u> 1700000000 +0000\\ndata 4\\nbase\\n'; "
+	    "printf 'M 100644 %s \"sub/a\"\\nM 100644 inline \"sub/a/x\"\\ndata 2\\nX\\n"
+	    "M 100644 inline \"sub/b\"\\ndata 2\\nB\\nM 100755 %s \"sub/b/y\"\\n'; "
+	    "printf 'commit refs/heads/post\\nauthor A U <a@u> 1700000000 +0000\\n"
+	    "committer A U <a@u> 1700000000 +0000\\ndata 12\\nthe message\\n\\n"
+	    "from refs/heads/pre\\nD \"sub/a/x\"\\nD \"sub/b\"\\nD \"sub/b/y\"\\n"
+	    "M 100644 inline \"sub/a\"\\ndata 4\\nnew\\nM 120000 inline \"sub/l\"\\ndata 1\\na\\n'; "
+	    "} | git --git-dir=theirs fast-import --quiet",
+	    root, empty, empty);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	for (int i = 0; i < 2; i++) {
+		const char *ref = i ? "refs/heads/post" : "refs/heads/pre";
+		cmd = xasprintf("cd '%s' && git --git-dir=ours rev-parse %s", root, ref);
+		char *a = sh_out(cmd);
+		free(cmd);
+		cmd = xasprintf("cd '%s' && git --git-dir=theirs rev-parse %s", root, ref);
+		char *b = sh_out(cmd);
+		free(cmd);
+		CHECK(strlen(a) == 40 && strcmp(a, b) == 0);
+		free(a);
+		free(b);
+	}
+	cmd = xasprintf("cd '%s' && git --git-dir=ours ls-tree -r --name-only refs/heads/pre | "
+	                "tr '\\n' ' '", root);
+	char *names = sh_out(cmd);
+	CHECK(strcmp(names, "sub/a/x sub/b/y ") == 0);
+	free(names);
+	free(cmd);
+	cmd = xasprintf("rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(lower);
+	free(upper);
+	free(ours);
+}
