@@ -683,7 +683,8 @@ static int move_project(const struct jail_plan *p, struct jail_err *e)
 }
 
 /* The fake home is made and filled in the scratch root first, then bound at
- * $HOME and wherever a bind would show the real one (cover_shown). */
+ * $HOME and wherever a bind would show the real one (cover_shown), with the
+ * mounts below it: a persistent home's secret files are mounts of their own. */
 #define HOME_STAGE "/fakehome"
 
 static int stage_home(const struct jail_plan *p, struct jail_err *e)
@@ -729,7 +730,7 @@ static int build_home(const struct jail_plan *p, struct jail_err *e)
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
 	if (make_target(&dst, true, 0700, e) < 0)
 		return -1;
-	return xmount(HOME_STAGE, dst, NULL, MS_BIND, NULL, e);
+	return xmount(HOME_STAGE, dst, NULL, MS_BIND | MS_REC, NULL, e);
 }
 
 /* Open path (in the jail, below NEW) without following a link (one the agent
@@ -759,7 +760,7 @@ static int cover_at(const char *at, bool home, struct jail_err *e)
 		return 0;
 	_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
 	_cleanup_free_ char *esc = escape_name(at);
-	int r = home ? mount(HOME_STAGE, dst, NULL, MS_BIND, NULL)
+	int r = home ? mount(HOME_STAGE, dst, NULL, MS_BIND | MS_REC, NULL)
 	             : mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
 	                     "mode=0555,size=4k");
 	if (r < 0)
