@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -436,6 +437,10 @@ static int server_main(pid_t supervisor, int root, struct hide_node *tree, int s
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (getppid() != supervisor)
+		return 1;
+	/* as the supervisor after the clone: no same-uid process reads its memory
+	 * (it may be forked before the supervisor itself turns undumpable) */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return 1;
 	setsid();
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
