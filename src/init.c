@@ -65,11 +65,9 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 	log_debug("init: maps done");
 	/* The namespace counts are set after GO, once the network helper has made
 	 * its own sandbox inside our user namespace; /proc/sys is read-only by then,
-	 * so the directory is opened now. */
-	_cleanup_close_ int sysuser = open("/proc/sys/user", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sysuser < 0)
-		return jail_err_sys(e, "open /proc/sys/user");
-	if (mounts_build_root(p, e) < 0)
+	 * so the directory is opened while the root is built. */
+	_cleanup_close_ int sysuser = -1;
+	if (mounts_build_root(p, &sysuser, e) < 0)
 		return -1;
 	log_debug("init: root built");
 	if (net_jail_setup(p->cfg, p->broker != NULL, sock, e) < 0)
