@@ -95,7 +95,11 @@ static int start_view_server(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
-/* Everything between clone and GO.  On error init is killed by the caller. */
+/* Everything between clone and the command's start.  GO goes out as soon as
+ * the host's side is ready, before init says READY: init finds it waiting when
+ * its root is built, with no round trip between the two (init reads nothing
+ * from this socket but GO before it).  An error of init's still arrives in
+ * place of READY.  On error init is killed by the caller. */
 static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *master,
                            struct net_host **net, struct join_server **joins,
                            struct jail_err *e)
@@ -121,23 +125,30 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	go.cgroup_limits = limits == 1;
 	if (start_view_server(p, e) < 0)
 		return -1;
-	if (net_host_start(p->cfg, p->broker, pid, sock, net, e) < 0)
-		return -1;
-	/* compiled here while init builds the root, and sent with GO */
+	/* compiled while init builds the root (before the network, which waits
+	 * for init's sockets), and sent with GO */
 	if (sysfilter_compile(p->cfg, &go.filter, e) < 0)
 		return -1;
-	/* while init builds the root, and before GO: once the command runs, ps,
-	 * stop, live status and exec find it (an exec that connects now waits in
-	 * the backlog until join_server_serve) */
+	/* before GO: once the command runs, ps, stop, live status and exec find
+	 * it (an exec that connects now waits in the backlog until
+	 * join_server_serve) */
 	struct jail_err je = {0};
 	if (join_server_listen(p->session, sock, joins, &je) < 0)
 		log_warn("jail exec will not reach this jail: %s", je.msg);
 	live_register(p->session, pid, p->cfg->argv);
+	/* the network's helper is running before the command starts */
+	if (net_host_start(p->cfg, p->broker, pid, sock, net, e) < 0)
+		return -1;
+	if (sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e) < 0) {
+		/* init gave up before GO: its reason waits on the socket */
+		struct jail_err why = {0};
+		if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, &why) < 0)
+			*e = why;
+		return -1;
+	}
 	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
 		return -1;
-	if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e) < 0)
-		return -1;
-	return sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e);
+	return sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e);
 }
 
 static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd, int sock,
