@@ -148,6 +148,21 @@ void init_command(const struct jail_plan *p, struct sync_go *go, char *const *ar
 	_exit(harden_and_exec(p, go, argv, joined));
 }
 
+/* vfork: init sleeps until the command's exec (it has nothing else to do
+ * meanwhile), and neither are init's page tables (a copy of the supervisor's)
+ * copied nor does either side take copy-on-write faults after.  The child
+ * changes only what is its own (session, terminal, directory, credentials,
+ * filter, rlimits, fd table), and environ, which is set back here. */
+static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int slave)
+{
+	char **own_env = environ;
+	pid_t cmd = vfork();
+	if (cmd == 0)
+		init_command(p, go, p->cfg->argv, p->cwd, slave, p->tty_fds, false);
+	environ = own_env;
+	return cmd;
+}
+
 static int status_to_exit(int status)
 {
 	if (WIFEXITED(status))
@@ -255,14 +270,12 @@ int init_main(const struct jail_plan *p, int sock)
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	pid_t cmd = fork();
+	pid_t cmd = spawn_command(p, &go, slave);
 	if (cmd < 0) {
-		jail_err_sys(&e, "fork the command");
+		jail_err_sys(&e, "start the command");
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	if (cmd == 0)
-		init_command(p, &go, p->cfg->argv, p->cwd, slave, p->tty_fds, false);
 	if (slave >= 0)
 		close(slave);
 	/* the socket stays: the supervisor hands `jail exec` connections over it */
