@@ -365,6 +365,29 @@ static int broker_trust_store(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
+/* The snapshot of /etc (etcsnap.h) at /etc, read-only before anything is
+ * bound over it (a mount point the snapshot lacks then fails, it is never made
+ * in the host's copy).  Its path is opened as the host resolves it, and must
+ * lead to the directory the supervisor checked and holds (whose fd, from the
+ * host's mount namespace, cannot be bound here itself). */
+static int bind_snapshot(const struct jail_plan *p, struct jail_err *e)
+{
+	_cleanup_close_ int fd = open_host_path(p->etc_snapshot);
+	struct stat here, held;
+	if (fd < 0 || fstat(fd, &here) < 0 || fstat(p->etc_snapshot_fd, &held) < 0 ||
+	    here.st_dev != held.st_dev || here.st_ino != held.st_ino || !S_ISDIR(here.st_mode)) {
+		int err = fd < 0 ? errno : 0;
+		_cleanup_free_ char *esc = escape_name(p->etc_snapshot);
+		return jail_err_set(e, err, "open the /etc snapshot %s: it is not the one checked; "
+		                            "run again", esc);
+	}
+	_cleanup_free_ char *src = xasprintf(OLD "/proc/self/fd/%d", fd);
+	if (xmount(src, NEW "/etc", NULL, MS_BIND, NULL, e) < 0 ||
+	    make_readonly(NEW "/etc", B_RO, e) < 0)
+		return -1;
+	return 0;
+}
+
 /* /etc: the host's snapshot of its pieces bound read-only (etcsnap.h), or
  * the pieces copied into the root's tmpfs; then the large pieces bound over. */
 static int build_etc(const struct jail_plan *p, struct jail_err *e)
@@ -374,11 +397,7 @@ static int build_etc(const struct jail_plan *p, struct jail_err *e)
 	struct strv copied = {0};
 	const struct strv *binds = &p->etc_binds;
 	if (p->etc_snapshot) {
-		_cleanup_free_ char *src = xasprintf(OLD "%s", p->etc_snapshot);
-		/* read-only before anything is bound over it: a mount point the
-		 * snapshot lacks fails here, it is never made in the host's copy */
-		if (xmount(src, NEW "/etc", NULL, MS_BIND, NULL, e) < 0 ||
-		    make_readonly(NEW "/etc", B_RO, e) < 0)
+		if (bind_snapshot(p, e) < 0)
 			return -1;
 	} else {
 		_cleanup_close_ int from = open(OLD "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
