@@ -12,7 +12,7 @@
  *   b NAME                a piece bound over the snapshot
  * A running jail holds its snapshot's directory with a shared flock (its
  * supervisor and its init, whose exit takes the jail's mounts down); making a
- * new snapshot removes the old ones no jail holds. */
+ * new snapshot removes the old ones no manifest names and no jail holds. */
 #include "etcsnap.h"
 
 #include "log.h"
@@ -405,19 +405,42 @@ static int fill(const struct jail_plan *p, int to, struct strbuf *m, struct jail
 	return r;
 }
 
-/* Remove the snapshots other than `keep` that no jail holds (hold()) and
+/* The snapshots the manifests in `rfd` name (other keys' too: a run with
+ * another network or shell keeps its own). */
+static void named(int rfd, struct strv *out)
+{
+	DIR *d = opendir_at(rfd, ".");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		_cleanup_free_ char *text = NULL;
+		struct jail_err ignored;
+		if (de->d_name[0] == '.' || strchr(de->d_name, '.') ||
+		    read_file_at(rfd, de->d_name, 1 << 20, &text, NULL, &ignored) < 0)
+			continue;
+		char *dir = strstr(text, "\nd ");
+		if (dir) {
+			dir += 3;
+			dir[strcspn(dir, "\n")] = '\0';
+			strv_push(out, dir);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Remove the snapshots no manifest names that no jail holds (hold()) and
  * that are a minute old: a start reads a manifest and holds its snapshot
  * within microseconds, so one that named an older snapshot long ago is gone. */
-static void collect(int rfd, const char *keep)
+static void collect(int rfd)
 {
-	DIR *d = fdopendir(fcntl(rfd, F_DUPFD_CLOEXEC, 3));
-	if (!d)
-		return;
+	struct strv keep = {0};
+	named(rfd, &keep);
+	DIR *d = opendir_at(rfd, "."); /* its own position: not a dup of rfd's */
 	struct dirent *de;
 	time_t now = time(NULL);
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		struct stat st;
-		if (de->d_name[0] == '.' || !strchr(de->d_name, '.') || !strcmp(de->d_name, keep) ||
+		if (de->d_name[0] == '.' || !strchr(de->d_name, '.') || strv_contains(&keep, de->d_name) ||
 		    fstatat(rfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
 		    st.st_mtime > now - 60)
 			continue;
@@ -427,7 +450,9 @@ static void collect(int rfd, const char *keep)
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
 			(void)!rm_rf_at(rfd, de->d_name, &ignored);
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	strv_free(&keep);
 }
 
 void etcsnap_make(const struct jail_plan *p)
@@ -458,7 +483,7 @@ void etcsnap_make(const struct jail_plan *p)
 		_cleanup_free_ char *manifest = xasprintf("%s/%s", root, key);
 		r = replace_file(manifest, m.s, m.len, 0600, &e);
 		if (r == 0)
-			collect(rfd, base);
+			collect(rfd);
 	} else {
 		r = -1;
 	}

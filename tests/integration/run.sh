@@ -459,3 +459,24 @@ test_etc_snapshot_old_ones_removed_unless_a_jail_holds_them() {
 	wait_for sh -c "! test -d '$first'"
 	assert_contains "$(snapshots)" "$second" "a minute-young snapshot is kept"
 }
+
+# A snapshot another manifest names (a run with another network has its own)
+# stays when a new one is made.
+test_etc_snapshot_of_another_network_kept() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --net none -- true
+	run_jail -D "$T/p" --net allow -- true
+	run_jail -D "$T/p" --net allow -- grep ' /etc ' /proc/self/mountinfo
+	assert_eq "$rc" 0 "$err"
+	allow_dir=$(sed -n 's|.*/\.etc/\([^ ]*\) /etc .*|\1|p' <<<"$out")
+	[ -n "$allow_dir" ] || fail "positive control: --net allow binds a snapshot"
+	assert_eq "$(snapshots | wc -l)" 2 "one snapshot each for --net none and allow"
+	for d in $(snapshots); do touch -d '2 hours ago' "$d"; done
+	# --net none's snapshot goes stale: making its new one removes only the old
+	for m in $(find "$XDG_STATE_HOME/jail/.etc" -maxdepth 1 -type f); do
+		grep -q "^d $allow_dir\$" "$m" || sed -i '0,/^s [0-9]/s/^s [0-9]*\./s 3./' "$m"
+	done
+	run_jail -D "$T/p" --net none -- true
+	assert_eq "$(snapshots | wc -l)" 2 "the old --net none snapshot removed, a new one made"
+	[ -d "$XDG_STATE_HOME/jail/.etc/$allow_dir" ] || fail "--net allow's snapshot was removed"
+}
