@@ -106,8 +106,9 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
                            bool joined)
 {
 	struct jail_err e = {0};
-	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
-	 * libseccomp's allocations here, which fail under ASan's allocator */
+	/* rlimits last: the memory limit (RLIMIT_DATA) would bound whatever runs
+	 * before it (the child shares init's memory until its exec: nothing here
+	 * allocates, the capability drop and the filter load included) */
 	if (caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0 ||
 	    (joined && join_attach_filter(p->cfg, &e) < 0) ||
 	    limits_apply_rlimits(p->cfg, go->cgroup_limits, &e) < 0) {
