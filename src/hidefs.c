@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -388,6 +389,27 @@ static const struct fuse_lowlevel_ops ops = {
 	.statfs = op_statfs,
 };
 
+/* The kernel's INIT and the overlay's STATFS, answered here: init's overlay
+ * mount waits for both, and the loop below would first start a worker thread
+ * that starts a second before it answers (a thread's stack and malloc arena
+ * each, 0.1-0.3 ms on the start's critical path).  -1 when the connection
+ * ended. */
+static int first_requests(struct fuse_session *se)
+{
+	for (int i = 0; i < 2; i++) {
+		struct fuse_buf buf = {.mem = NULL};
+		int n = fuse_session_receive_buf(se, &buf);
+		if (n > 0)
+			fuse_session_process_buf(se, &buf);
+		free(buf.mem);
+		if (n < 0 && n != -EINTR && n != -EAGAIN)
+			return -1;
+		if (fuse_session_exited(se))
+			return -1;
+	}
+	return 0;
+}
+
 /* The server's life: wait for the mounted fd from init, then serve until the
  * jail's mount goes away (or init never mounts: the socket closes). */
 static int serve(int root, struct hide_node *tree, int sock)
@@ -413,6 +435,8 @@ static int serve(int root, struct hide_node *tree, int sock)
 		return 1;
 	}
 	fuse_loop_cfg_set_max_threads(cfg, 8);
+	if (first_requests(se) < 0)
+		return 0; /* the view was unmounted before it was used */
 	/* from here on nothing is said: the jail's stderr (a pipe someone may
 	 * read to its end) is not held open until the view's mount is gone */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -436,6 +460,10 @@ static int server_main(pid_t supervisor, int root, struct hide_node *tree, int s
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (getppid() != supervisor)
+		return 1;
+	/* as the supervisor after the clone: no same-uid process reads its memory
+	 * (it may be forked before the supervisor itself turns undumpable) */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return 1;
 	setsid();
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);

@@ -55,8 +55,9 @@ int hidefs_usable(struct jail_err *e) WUR;
 /* Before the clone: the socket between init and the server (init inherits
  * both ends).  h->project_fd and h->tree are the caller's, set before. */
 int hidefs_prepare(struct hidefs *h, struct jail_err *e) WUR;
-/* After the clone, once the supervisor sits in its final cgroup (the server
- * follows it there): fork the server. */
+/* Fork the server: before the clone (it then starts while the namespaces are
+ * made), or, with cgroup limits, once the supervisor sits in its final cgroup
+ * (the server follows it there). */
 int hidefs_fork(struct hidefs *h, struct jail_err *e) WUR;
 /* Kill and reap the server; close what is left open (not the tree).  When the
  * jail's init was not waited for (h->outlived: its exit is still taking the

@@ -84,12 +84,10 @@ static void walk_dirs(struct strbuf *b, int proj, const char *rel, const struct 
 	closedir(d);
 }
 
-/* The stamp of a path the walk saw (a directory, a .gitignore), else of the
- * file system now. */
-static void stamp_of(struct hide_node *tree, int proj, const char *path,
-                     char out[FILE_STAMP_MAX])
+/* The stamp the walk took of node `n` (at `path`), else the file system's now. */
+static void node_stamp(const struct hide_node *n, int proj, const char *path,
+                       char out[FILE_STAMP_MAX])
 {
-	struct hide_node *n = tree && path[0] != '/' ? hidetree_lookup(tree, path) : NULL;
 	if (!n || !n->stamp) {
 		input_stamp(proj, path, out);
 		return;
@@ -97,6 +95,14 @@ static void stamp_of(struct hide_node *tree, int proj, const char *path,
 	struct stat st = {.st_mtim = n->stamp->mtim, .st_ctim = n->stamp->ctim,
 	                  .st_ino = n->stamp->ino, .st_size = n->stamp->size};
 	stat_stamp(&st, out);
+}
+
+/* The stamp of a path the walk saw (a directory, a .gitignore), else of the
+ * file system now. */
+static void stamp_of(struct hide_node *tree, int proj, const char *path,
+                     char out[FILE_STAMP_MAX])
+{
+	node_stamp(tree && path[0] != '/' ? hidetree_lookup(tree, path) : NULL, proj, path, out);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -107,8 +113,8 @@ static int cmp_str(const void *a, const void *b)
 /* walk_dirs over the tree: the same records, from the stamps the walk took.
  * `ign` is sorted.  A directory the walk did not read (another file system,
  * too deep, unreadable) is walked as git would. */
-static void tree_dirs(struct strbuf *b, int proj, struct hide_node *tree, struct hide_node *n,
-                      const char *rel, char **ign, size_t n_ign, int depth)
+static void tree_dirs(struct strbuf *b, int proj, struct hide_node *n, const char *rel,
+                      char **ign, size_t n_ign, int depth)
 {
 	if (!n->walked) {
 		struct strv list = {.v = ign, .n = n_ign};
@@ -116,7 +122,7 @@ static void tree_dirs(struct strbuf *b, int proj, struct hide_node *tree, struct
 		return;
 	}
 	char stamp[FILE_STAMP_MAX];
-	stamp_of(tree, proj, rel, stamp);
+	node_stamp(n, proj, rel, stamp); /* n is rel's node: no lookup from the root */
 	add_record(b, "s", rel, stamp);
 	for (size_t i = 0; i < n->n_kids; i++) {
 		struct hide_node *kid = n->kids[i];
@@ -127,9 +133,9 @@ static void tree_dirs(struct strbuf *b, int proj, struct hide_node *tree, struct
 		const char *key = child;
 		if (kid->dir && !bsearch(&key, ign, n_ign, sizeof(*ign), cmp_str)) {
 			if (depth < WALK_DEPTH_MAX)
-				tree_dirs(b, proj, tree, kid, child, ign, n_ign, depth + 1);
+				tree_dirs(b, proj, kid, child, ign, n_ign, depth + 1);
 		} else if (!strcmp(kid->name, ".gitignore")) {
-			stamp_of(tree, proj, child, stamp);
+			node_stamp(kid, proj, child, stamp);
 			add_record(b, "s", child, stamp);
 		}
 	}
@@ -384,21 +390,23 @@ static void add_inputs(struct strbuf *b, const struct session *s, struct hide_no
 		_cleanup_free_ char **sorted = xcalloc(ign->n + 1, sizeof(char *));
 		memcpy(sorted, ign->v, ign->n * sizeof(char *));
 		qsort(sorted, ign->n, sizeof(char *), cmp_str);
-		tree_dirs(b, proj, tree, tree, ".", sorted, ign->n, 0);
+		tree_dirs(b, proj, tree, ".", sorted, ign->n, 0);
 	} else {
 		walk_dirs(b, proj, ".", ign, 0);
 	}
 }
 
-static void cache_store(const struct session *s, struct hide_node *tree, int proj,
-                        const struct gitlink *gl, const struct strv *ign)
+/* The cache: `inputs` (add_inputs' records for the answer `ign`), then `ign`. */
+static void cache_store(const struct session *s, const struct strbuf *inputs,
+                        const struct strv *ign)
 {
 	struct strbuf b = {0};
 	sb_append(&b, MAGIC, sizeof(MAGIC));
 	char made[32];
 	snprintf(made, sizeof(made), "%lld", (long long)time(NULL));
 	add_record(&b, "t", made, "");
-	add_inputs(&b, s, tree, proj, gl, ign);
+	if (inputs->len)
+		sb_append(&b, inputs->s, inputs->len);
 	for (size_t i = 0; i < ign->n; i++)
 		add_record(&b, "i", ign->v[i], "");
 	_cleanup_free_ char *path = cache_path(s);
@@ -408,23 +416,19 @@ static void cache_store(const struct session *s, struct hide_node *tree, int pro
 	sb_free(&b);
 }
 
-/* Whether no input of the answer `ign` changed since `since` (two seconds of
+/* Whether no input (add_inputs' records) changed since `since` (two seconds of
  * slack, as the cache has): an ignore file, the index or a config edited in
  * place while git ran leaves every directory's stamp as it was. */
-static bool inputs_settled(const struct session *s, struct hide_node *tree, int proj,
-                           const struct gitlink *gl, const struct strv *ign, time_t since)
+static bool inputs_settled(const struct strbuf *inputs, time_t since)
 {
-	struct strbuf b = {0};
-	add_inputs(&b, s, tree, proj, gl, ign);
 	bool settled = true;
-	for (size_t i = 0; settled && i < b.len;) {
-		const char *path = b.s + i + 2, *stamp = path + strlen(path) + 1;
+	for (size_t i = 0; settled && i < inputs->len;) {
+		const char *path = inputs->s + i + 2, *stamp = path + strlen(path) + 1;
 		settled = !racy(stamp, since);
 		if (!settled)
 			log_debug("ignore cache: '%s' changed while git ran", path);
-		i = (size_t)(stamp + strlen(stamp) + 1 - b.s);
+		i = (size_t)(stamp + strlen(stamp) + 1 - inputs->s);
 	}
-	sb_free(&b);
 	return settled;
 }
 
@@ -509,18 +513,29 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 	} else {
 		time_t since = pre ? pre->started : 0;
 		r = pre ? prefetch_take(pre, proj, tree, out, e) : 2;
+		/* the records of what the answer depends on: made once, for the
+		 * check below and for the cache */
+		struct strbuf inputs = {0};
+		if (r == 0 && have_gl)
+			add_inputs(&inputs, s, tree, proj, &gl, out);
 		/* the answer of git run beside the walk, only when nothing it read was
 		 * edited meanwhile (the directories were checked by prefetch_take) */
-		if (r == 0 && !(have_gl && inputs_settled(s, tree, proj, &gl, out, since))) {
+		if (r == 0 && !(have_gl && inputs_settled(&inputs, since))) {
 			strv_free(out);
+			sb_free(&inputs);
 			r = 2;
 		}
-		if (r == 2)
+		if (r == 2) {
 			r = ask_git(s->project, out, e);
+			if (r == 0 && cacheable)
+				add_inputs(&inputs, s, tree, proj, &gl, out);
+		}
+		/* (a cacheable project has no submodules: they leave `out` as it is) */
 		if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
 			r = -1;
 		if (r == 0 && cacheable)
-			cache_store(s, tree, proj, &gl, out);
+			cache_store(s, &inputs, out);
+		sb_free(&inputs);
 	}
 	if (r == 0 && ask_nested(s, &nested, out, e) < 0)
 		r = -1;

@@ -65,11 +65,9 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 	log_debug("init: maps done");
 	/* The namespace counts are set after GO, once the network helper has made
 	 * its own sandbox inside our user namespace; /proc/sys is read-only by then,
-	 * so the directory is opened now. */
-	_cleanup_close_ int sysuser = open("/proc/sys/user", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sysuser < 0)
-		return jail_err_sys(e, "open /proc/sys/user");
-	if (mounts_build_root(p, e) < 0)
+	 * so the directory is opened while the root is built. */
+	_cleanup_close_ int sysuser = -1;
+	if (mounts_build_root(p, &sysuser, e) < 0)
 		return -1;
 	log_debug("init: root built");
 	if (net_jail_setup(p->cfg, p->broker != NULL, sock, e) < 0)
@@ -108,8 +106,9 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
                            bool joined)
 {
 	struct jail_err e = {0};
-	/* rlimits last: the memory limit (RLIMIT_DATA) would otherwise apply to
-	 * libseccomp's allocations here, which fail under ASan's allocator */
+	/* rlimits last: the memory limit (RLIMIT_DATA) would bound whatever runs
+	 * before it (the child shares init's memory until its exec: nothing here
+	 * allocates, the capability drop and the filter load included) */
 	if (caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0 ||
 	    (joined && join_attach_filter(p->cfg, &e) < 0) ||
 	    limits_apply_rlimits(p->cfg, go->cgroup_limits, &e) < 0) {
@@ -148,6 +147,21 @@ void init_command(const struct jail_plan *p, struct sync_go *go, char *const *ar
 		_exit(EXIT_JAIL_FAIL);
 	}
 	_exit(harden_and_exec(p, go, argv, joined));
+}
+
+/* vfork: init sleeps until the command's exec (it has nothing else to do
+ * meanwhile), and neither are init's page tables (a copy of the supervisor's)
+ * copied nor does either side take copy-on-write faults after.  The child
+ * changes only what is its own (session, terminal, directory, credentials,
+ * filter, rlimits, fd table), and environ, which is set back here. */
+static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int slave)
+{
+	char **own_env = environ;
+	pid_t cmd = vfork();
+	if (cmd == 0)
+		init_command(p, go, p->cfg->argv, p->cwd, slave, p->tty_fds, false);
+	environ = own_env;
+	return cmd;
 }
 
 static int status_to_exit(int status)
@@ -257,14 +271,12 @@ int init_main(const struct jail_plan *p, int sock)
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	pid_t cmd = fork();
+	pid_t cmd = spawn_command(p, &go, slave);
 	if (cmd < 0) {
-		jail_err_sys(&e, "fork the command");
+		jail_err_sys(&e, "start the command");
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	if (cmd == 0)
-		init_command(p, &go, p->cfg->argv, p->cwd, slave, p->tty_fds, false);
 	if (slave >= 0)
 		close(slave);
 	/* the socket stays: the supervisor hands `jail exec` connections over it */

@@ -10,6 +10,7 @@
 
 #include "cover.h"
 #include "cowdirs.h"
+#include "etcsnap.h"
 #include "home.h"
 #include "hidefs.h"
 #include "log.h"
@@ -19,12 +20,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <linux/mount.h>
+#include <pthread.h>
 #include <linux/openat2.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -34,22 +34,6 @@
 #define NEW "/newroot"
 
 enum { B_RO = 1, B_DEV = 2, B_OPTIONAL = 4, B_RW = 8 };
-
-/* The parts of /etc programs need.  Everything else of /etc (ssh host keys,
- * credentials of system services, the host's git and shell config) stays out.
- * "maven" is Debian's system Maven configuration: mvn does not start without
- * its m2.conf; the user's settings (~/.m2/settings.xml, with its server
- * passwords) are another matter and stay out. */
-static const char *const etc_keep[] = {
-	"alternatives", "bash.bashrc", "bash_completion", "bash_completion.d", "ca-certificates",
-	"ca-certificates.conf", "crypto-policies", "debian_version", "environment", "fonts",
-	"gai.conf", "gnutls", "host.conf", "inputrc", "issue", "java-*", "ld.so.cache",
-	"ld.so.conf", "ld.so.conf.d", "locale.alias", "locale.conf", "locale.gen", "localtime",
-	"lsb-release", "magic", "magic.mime", "manpath.config", "mime.types", "nanorc",
-	"nsswitch.conf", "os-release", "perl", "pki", "profile", "profile.d", "protocols",
-	"python3*", "rpc", "services", "shells", "ssl", "terminfo", "timezone", "vim",
-	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs", "maven",
-};
 
 /* The system directories bound read-only when the host has them. */
 static const char *const sys_dirs[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
@@ -335,148 +319,6 @@ static int bind_user(const struct jail_plan *p, const char *host, unsigned how,
 	return bind_fd(fd, src, esc, host, how, p, e);
 }
 
-/* A small regular file of /etc is copied into the root tmpfs (which turns
- * read-only): a bind mount per file cost 30 us each, most of /etc's share of
- * start-up.  Directories and large files are bound.  The copies are made
- * fd-relative (host /etc to the new /etc) with sendfile: no path walks through
- * /oldroot and /newroot, no buffer, no read for the end of the file. */
-#define ETC_COPY_MAX (256 * 1024)
-
-struct etc_copy {
-	int from, to; /* the host's /etc, the new root's /etc */
-	const struct jail_plan *p; /* what a bound directory must not show */
-};
-
-static int copy_etc_file(const struct etc_copy *c, const char *name, off_t size,
-                         struct jail_err *e)
-{
-	_cleanup_close_ int in = openat(c->from, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (in < 0)
-		return errno == EACCES || errno == ENOENT ? 0 : jail_err_sys(e, "open /etc/%s", name);
-	_cleanup_close_ int out =
-		openat(c->to, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (out < 0)
-		return jail_err_sys(e, "create /etc/%s in the jail", name);
-	/* the size fstatat saw: a file that shrank since ends the copy early */
-	while (size > 0) {
-		ssize_t n = sendfile(out, in, NULL, (size_t)size);
-		if (n < 0)
-			return jail_err_sys(e, "copy /etc/%s", name);
-		if (n == 0)
-			break;
-		size -= n;
-	}
-	return 0;
-}
-
-/* A small flat directory (config snippets: profile.d, ld.so.conf.d) is copied
- * too: its files and symlinks, when there are few and nothing else.  One
- * whose size is over a block is not read to learn it is large (alternatives:
- * 500 entries, 140 us of getdents a start); it is bound like any other, which
- * shows the same entries. */
-#define ETC_DIR_COPY_MAX 24
-#define ETC_DIR_SIZE_MAX 4096
-
-/* The names in /etc/`name` when it is small and flat, read once for the
- * check and the copy; false when it is not (it is bound then). */
-static bool small_flat_dir(int etc, const char *name, struct strv *names)
-{
-	DIR *d = opendir_at(etc, name);
-	if (!d)
-		return false;
-	struct dirent *de;
-	bool ok = true;
-	while (ok && (de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ok = names->n < ETC_DIR_COPY_MAX && (de->d_type == DT_REG || de->d_type == DT_LNK);
-		if (ok)
-			strv_push(names, de->d_name);
-	}
-	closedir(d);
-	return ok;
-}
-
-static int copy_etc_link(const struct etc_copy *c, const char *name, struct jail_err *e)
-{
-	char target[4096];
-	ssize_t n = readlinkat(c->from, name, target, sizeof(target) - 1);
-	if (n < 0)
-		return 0;
-	target[n] = '\0';
-	if (symlinkat(target, c->to, name) < 0 && errno != EEXIST)
-		return jail_err_sys(e, "copy link /etc/%s", name);
-	return 0;
-}
-
-static int keep_etc_entry(const struct etc_copy *c, const char *name, struct jail_err *e);
-
-static int copy_etc_dir(const struct etc_copy *c, const char *name, const struct strv *names,
-                        struct jail_err *e)
-{
-	if (mkdirat(c->to, name, 0755) < 0 && errno != EEXIST)
-		return jail_err_sys(e, "create /etc/%s", name);
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < names->n; i++) {
-		_cleanup_free_ char *rel = xasprintf("%s/%s", name, names->v[i]);
-		r = keep_etc_entry(c, rel, e);
-	}
-	return r;
-}
-
-static int keep_etc_entry(const struct etc_copy *c, const char *name, struct jail_err *e)
-{
-	struct stat st;
-	if (fstatat(c->from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return 0;
-	if (S_ISREG(st.st_mode) && st.st_size <= ETC_COPY_MAX)
-		return copy_etc_file(c, name, st.st_size, e);
-	if (S_ISLNK(st.st_mode))
-		return copy_etc_link(c, name, e);
-	if (S_ISDIR(st.st_mode) && !strchr(name, '/') && st.st_size <= ETC_DIR_SIZE_MAX) {
-		struct strv names = {0};
-		bool small = small_flat_dir(c->from, name, &names);
-		int r = small ? copy_etc_dir(c, name, &names, e) : 0;
-		strv_free(&names);
-		if (small)
-			return r;
-	}
-	_cleanup_free_ char *p = xasprintf("/etc/%s", name);
-	return bind_host(p, p, B_RO | B_OPTIONAL, c->p, e);
-}
-
-static int bind_etc(const struct jail_plan *p, struct jail_err *e)
-{
-	_cleanup_close_ int from = open(OLD "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (from < 0)
-		return jail_err_sys(e, "open host /etc");
-	_cleanup_close_ int to = open(NEW "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (to < 0)
-		return jail_err_sys(e, "open the jail's /etc");
-	const struct etc_copy c = {from, to, p};
-	/* plain names directly; one pass over /etc for the few patterns */
-	bool globs = false;
-	for (size_t i = 0; i < ARRAY_SIZE(etc_keep); i++) {
-		if (strchr(etc_keep[i], '*'))
-			globs = true;
-		else if (keep_etc_entry(&c, etc_keep[i], e) < 0)
-			return -1;
-	}
-	DIR *d = globs ? fdopendir(fcntl(from, F_DUPFD_CLOEXEC, 3)) : NULL;
-	if (globs && !d)
-		return jail_err_sys(e, "read host /etc");
-	struct dirent *de;
-	int r = 0;
-	while (d && r == 0 && (de = readdir(d))) {
-		for (size_t i = 0; i < ARRAY_SIZE(etc_keep) && r == 0; i++)
-			if (strchr(etc_keep[i], '*') && fnmatch(etc_keep[i], de->d_name, 0) == 0)
-				r = keep_etc_entry(&c, de->d_name, e);
-	}
-	if (d)
-		closedir(d);
-	return r;
-}
-
 static int write_new(const char *path, const char *content, struct jail_err *e)
 {
 	_cleanup_free_ char *p = xasprintf(NEW "%s", path);
@@ -485,26 +327,15 @@ static int write_new(const char *path, const char *content, struct jail_err *e)
 
 static int write_etc_files(const struct jail_plan *p, struct jail_err *e)
 {
-	_cleanup_free_ char *passwd = NULL, *group = NULL;
-	if (p->uid == 0)
-		passwd = xasprintf("root:x:0:0:root:%s:%s\n"
-		                   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-		                   p->home, p->shell);
-	else
-		passwd = xasprintf("root:x:0:0:root:/root:/usr/sbin/nologin\n"
-		                   "%s:x:%u:%u:%s:%s:%s\n"
-		                   "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-		                   p->user, p->uid, p->gid, p->user, p->home, p->shell);
-	if (p->gid == 0)
-		group = xstrdup("root:x:0:\nnogroup:x:65534:\n");
-	else
-		group = xasprintf("root:x:0:\n%s:x:%u:\nnogroup:x:65534:\n", p->user, p->gid);
-	const char *resolv = net_resolv_conf(p->cfg);
-	if (write_new("/etc/passwd", passwd, e) < 0 || write_new("/etc/group", group, e) < 0 ||
-	    write_new("/etc/hostname", "jail\n", e) < 0 ||
-	    write_new("/etc/hosts", "127.0.0.1\tlocalhost jail\n::1\tlocalhost ip6-localhost\n",
-	              e) < 0 ||
-	    write_new("/etc/resolv.conf", resolv, e) < 0)
+	struct strv gen = {0};
+	etc_generated(p, &gen);
+	int r = 0;
+	for (size_t i = 0; r == 0 && i + 1 < gen.n; i += 2) {
+		_cleanup_free_ char *path = xasprintf("/etc/%s", gen.v[i]);
+		r = write_new(path, gen.v[i + 1], e);
+	}
+	strv_free(&gen);
+	if (r < 0)
 		return -1;
 	/* the session CA of brokered secrets: trusted here and nowhere else */
 	if (p->broker && (write_new(BROKER_CA_FILE, broker_ca_pem(p->broker), e) < 0 ||
@@ -532,6 +363,64 @@ static int broker_trust_store(const struct jail_plan *p, struct jail_err *e)
 			return -1;
 	}
 	return 0;
+}
+
+/* The snapshot of /etc (etcsnap.h) at /etc, read-only before anything is
+ * bound over it (a mount point the snapshot lacks then fails, it is never made
+ * in the host's copy).  Its path is opened as the host resolves it, and must
+ * lead to the directory the supervisor checked and holds (whose fd, from the
+ * host's mount namespace, cannot be bound here itself). */
+static int bind_snapshot(const struct jail_plan *p, struct jail_err *e)
+{
+	_cleanup_close_ int fd = open_host_path(p->etc_snapshot);
+	struct stat here, held;
+	if (fd < 0 || fstat(fd, &here) < 0 || fstat(p->etc_snapshot_fd, &held) < 0 ||
+	    here.st_dev != held.st_dev || here.st_ino != held.st_ino || !S_ISDIR(here.st_mode)) {
+		int err = fd < 0 ? errno : 0;
+		_cleanup_free_ char *esc = escape_name(p->etc_snapshot);
+		return jail_err_set(e, err, "open the /etc snapshot %s: it is not the one checked; "
+		                            "run again", esc);
+	}
+	_cleanup_free_ char *src = xasprintf(OLD "/proc/self/fd/%d", fd);
+	if (xmount(src, NEW "/etc", NULL, MS_BIND, NULL, e) < 0 ||
+	    make_readonly(NEW "/etc", B_RO, e) < 0)
+		return -1;
+	return 0;
+}
+
+/* /etc: the host's snapshot of its pieces bound read-only (etcsnap.h), or
+ * the pieces copied into the root's tmpfs; then the large pieces bound over. */
+static int build_etc(const struct jail_plan *p, struct jail_err *e)
+{
+	if (mkdir(NEW "/etc", 0755) < 0)
+		return jail_err_sys(e, "create /etc");
+	struct strv copied = {0};
+	const struct strv *binds = &p->etc_binds;
+	if (p->etc_snapshot) {
+		if (bind_snapshot(p, e) < 0)
+			return -1;
+	} else {
+		_cleanup_close_ int from = open(OLD "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		_cleanup_close_ int to =
+			open(NEW "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (from < 0 || to < 0)
+			return jail_err_sys(e, "open %s", from < 0 ? "host /etc" : "the jail's /etc");
+		int r = etc_copy(from, to, &copied, NULL, e);
+		if (r == 0)
+			r = write_etc_files(p, e);
+		binds = &copied;
+		if (r < 0) {
+			strv_free(&copied);
+			return -1;
+		}
+	}
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < binds->n; i++) {
+		_cleanup_free_ char *path = xasprintf("/etc/%s", binds->v[i]);
+		r = bind_host(path, path, B_RO | B_OPTIONAL, p, e);
+	}
+	strv_free(&copied);
+	return r < 0 ? -1 : broker_trust_store(p, e);
 }
 
 static int build_dev(struct jail_err *e)
@@ -565,8 +454,13 @@ static int build_dev(struct jail_err *e)
 }
 
 /* A new procfs; the parts that can change the kernel are bound read-only over
- * themselves (the user namespace refuses most writes already). */
-static int build_proc(struct jail_err *e)
+ * themselves (the user namespace refuses most writes already).  Its sys/user
+ * is opened first, for the namespace counts set after GO: a directory of this
+ * new procfs, not the host's, whose dentry cache holds the sysctl entries of
+ * every user namespace the host ever made (each lookup there compares names
+ * along a hash chain that long: 0.1-0.3 ms for ten files on a host that has
+ * run jail a few thousand times). */
+static int build_proc(int *sysuser, struct jail_err *e)
 {
 	/* the rest of /proc refuses writes to the jail's unmapped "root" anyway */
 	static const char *const ro[] = {"sys", "sysrq-trigger"};
@@ -581,6 +475,9 @@ static int build_proc(struct jail_err *e)
 			                              PROC_MASKED_FIX, masked);
 		return jail_err_wrap(e, "a new /proc needs a new pid namespace");
 	}
+	*sysuser = open(NEW "/proc/sys/user", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (*sysuser < 0)
+		return jail_err_sys(e, "open /proc/sys/user");
 	for (size_t i = 0; i < ARRAY_SIZE(ro); i++) {
 		_cleanup_free_ char *p = xasprintf(NEW "/proc/%s", ro[i]);
 		if (access(p, F_OK) < 0)
@@ -1012,22 +909,73 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
-static int build_tree(const struct jail_plan *p, struct strv *seal, struct jail_err *e)
+/* The project's overlay is mounted by a thread of init while init builds the
+ * rest of the root: most of an overlay mount is the kernel probing the upper
+ * filesystem (it recreates the work directory and tries a tmpfile, a whiteout
+ * rename and an xattr there: 0.5-0.9 ms of journal work on ext4) and waiting
+ * for the view's server to answer, none of which holds the mount namespace's
+ * lock.  The thread shares the mount namespace; it is always joined before the
+ * overlay is moved into place or an error is returned. */
+struct stager {
+	pthread_t thread;
+	const struct jail_plan *p;
+	struct jail_err e;
+	int r;
+};
+
+static void *stager_main(void *arg)
 {
-	if (enter_scratch_root(e) < 0 || mount_project_staged(p, e) < 0 || stage_home(p, e) < 0)
+	struct stager *st = arg;
+	st->r = mount_project_staged(st->p, &st->e);
+	return NULL;
+}
+
+static int stager_start(struct stager *st, const struct jail_plan *p, struct jail_err *e)
+{
+	st->p = p;
+	int err = pthread_create(&st->thread, NULL, stager_main, st);
+	if (err != 0)
+		return jail_err_set(e, err, "start a thread for the project's overlay");
+	return 0;
+}
+
+/* Join the thread; its error, when it had one, wins over the caller's. */
+static int stager_join(struct stager *st, int r, struct jail_err *e)
+{
+	pthread_join(st->thread, NULL);
+	if (st->r < 0) {
+		*e = st->e;
 		return -1;
-	if (bind_sys_dirs(p, seal, e) < 0)
+	}
+	return r;
+}
+
+/* Everything of the new root but the project and what the user named: the
+ * fake home staged, system directories, /etc, /proc, /dev, /tmp, /run and
+ * /var/tmp. */
+static int build_system(const struct jail_plan *p, struct strv *seal, int *sysuser,
+                        struct jail_err *e)
+{
+	if (stage_home(p, e) < 0 || bind_sys_dirs(p, seal, e) < 0)
 		return -1;
-	if (mkdir(NEW "/etc", 0755) < 0)
-		return jail_err_sys(e, "create /etc");
-	if (bind_etc(p, e) < 0 || write_etc_files(p, e) < 0 || broker_trust_store(p, e) < 0)
+	if (build_etc(p, e) < 0)
 		return -1;
-	if (build_proc(e) < 0 || build_dev(e) < 0)
+	if (build_proc(sysuser, e) < 0 || build_dev(e) < 0)
 		return -1;
 	if (tmpfs_at("/tmp", "mode=1777", e) < 0 || tmpfs_at("/run", "mode=0755", e) < 0 ||
 	    build_var_tmp(p, e) < 0)
 		return -1;
-	if (build_named(p, e) < 0)
+	return 0;
+}
+
+static int build_tree(const struct jail_plan *p, struct strv *seal, int *sysuser,
+                      struct jail_err *e)
+{
+	struct stager st = {0};
+	if (enter_scratch_root(e) < 0 || stager_start(&st, p, e) < 0)
+		return -1;
+	int r = build_system(p, seal, sysuser, e);
+	if (stager_join(&st, r, e) < 0 || build_named(p, e) < 0)
 		return -1;
 	if ((p->state_root && mask_state_root(p->state_root, e) < 0) ||
 	    (p->state_root_named && mask_state_root(p->state_root_named, e) < 0))
@@ -1035,10 +983,10 @@ static int build_tree(const struct jail_plan *p, struct strv *seal, struct jail_
 	return seal_covers(seal, e);
 }
 
-int mounts_build_root(const struct jail_plan *p, struct jail_err *e)
+int mounts_build_root(const struct jail_plan *p, int *sysuser, struct jail_err *e)
 {
 	struct strv seal = {0};
-	int r = build_tree(p, &seal, e);
+	int r = build_tree(p, &seal, sysuser, e);
 	strv_free(&seal);
 	return r < 0 ? -1 : enter_new_root(e);
 }

@@ -14,8 +14,10 @@
  *   covers (cover.h)         wherever a bind shows the real home: the fake one;
  *                            the state dir: an empty tmpfs; a system bind's dir
  *                            of homes (/usr/home): an empty tmpfs
- * Each step fails closed: an error leaves no half-built jail running. */
-int mounts_build_root(const struct jail_plan *p, struct jail_err *e) WUR;
+ * Each step fails closed: an error leaves no half-built jail running.
+ * *sysuser: the new procfs's sys/user directory, opened before /proc/sys turns
+ * read-only (for limits_userns_counts); the caller closes it. */
+int mounts_build_root(const struct jail_plan *p, int *sysuser, struct jail_err *e) WUR;
 
 /* Escape a path for an overlayfs option value (',' ':' '\\'). */
 char *overlay_escape(const char *path);

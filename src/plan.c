@@ -1,5 +1,7 @@
 /* plan.c — work out on the host what init will do. */
 #include "plan.h"
+
+#include "etcsnap.h"
 #include "broker.h"
 
 #include "env.h"
@@ -96,6 +98,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
                struct jail_err *e)
 {
 	memset(p, 0, sizeof(*p));
+	p->etc_snapshot_fd = -1;
 	p->cfg = cfg;
 	p->session = s;
 	p->uid = getuid();
@@ -123,9 +126,12 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		p->use_pty |= p->tty_fds[fd];
 	}
 	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
-	if (plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0)
+	if (plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
+	    secrets_plan(p, e) < 0)
 		return -1;
-	return secrets_plan(p, e);
+	/* after the secrets: a brokered one's CA goes into /etc, never a snapshot */
+	p->etc_snapshot = etcsnap_find(p, &p->etc_binds, &p->etc_snapshot_fd);
+	return 0;
 }
 
 void plan_free(struct jail_plan *p)
@@ -142,6 +148,10 @@ void plan_free(struct jail_plan *p)
 	free(p->gitdir_upper);
 	free(p->gitdir_work);
 	strv_free(&p->env);
+	free(p->etc_snapshot);
+	strv_free(&p->etc_binds);
+	if (p->etc_snapshot_fd >= 0)
+		close(p->etc_snapshot_fd);
 	broker_free(p->broker);
 	for (size_t i = 0; i < p->n_secret_files; i++) {
 		free(p->secret_files[i].path);
@@ -151,4 +161,5 @@ void plan_free(struct jail_plan *p)
 	}
 	free(p->secret_files);
 	memset(p, 0, sizeof(*p));
+	p->etc_snapshot_fd = -1;
 }

@@ -46,6 +46,11 @@ struct jail_plan {
 	/* The project's filtered view under the overlay (hidefs.h); NULL with
 	 * fs.hide_start_only.  Set by the caller of plan_build. */
 	struct hidefs *hidefs;
+	/* The host's snapshot of the jail's /etc to bind (etcsnap.h), or NULL: the
+	 * pieces are copied; etc_binds: what is bound over the snapshot. */
+	char *etc_snapshot;
+	struct strv etc_binds;
+	int etc_snapshot_fd;  /* the snapshot's directory, held (etcsnap.h); or -1 */
 };
 
 /* Fill the plan from the configuration, the session and the caller. */

@@ -234,9 +234,14 @@ static int attach_under(const char *dir, bool is_root, const struct jail_config 
 	return 0;
 }
 
+bool limits_cgroup_wanted(const struct jail_config *cfg)
+{
+	return cfg->memory || cfg->pids || cfg->cpus > 0;
+}
+
 int limits_cgroup_attach(const struct jail_config *cfg, pid_t init_pid, struct jail_err *e)
 {
-	if (!cfg->memory && !cfg->pids && !(cfg->cpus > 0))
+	if (!limits_cgroup_wanted(cfg))
 		return 0;
 	_cleanup_free_ char *mnt = cgroup2_mount(), *own = own_cgroup();
 	if (!mnt || !own) {

@@ -2,6 +2,9 @@
 #ifndef JAIL_RESOURCES_H
 #define JAIL_RESOURCES_H
 #include "config.h"
+/* Does the policy ask for limits a cgroup would hold (memory, pids, cpus)?
+ * Only then may limits_cgroup_attach move the supervisor between cgroups. */
+bool limits_cgroup_wanted(const struct jail_config *cfg);
 /* Supervisor, after clone: put the jail's init into a cgroup with the limits,
  * when a delegated cgroup v2 subtree is writable.  Returns 1 when cgroup limits
  * are in force, 0 when the rlimit fallback must do. */

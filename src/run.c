@@ -1,6 +1,7 @@
 /* run.c — `jail [run]`: policy → session → plan → sandbox → export. */
 #include "commands.h"
 #include "cowdirs.h"
+#include "etcsnap.h"
 #include "gitcreds.h"
 #include "git.h"
 #include "hide.h"
@@ -170,6 +171,9 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 		}
 		if (r == 0)
 			r = sandbox_run(&plan, exit_code, e);
+		/* after the run, off its start: the next run binds it (etcsnap.h) */
+		if (r == 0 && !plan.etc_snapshot)
+			etcsnap_make(&plan);
 		plan_free(&plan);
 		/* a failed build or test often failed for want of ignored build output */
 		if (r == 0 && *exit_code != 0)

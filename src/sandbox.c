@@ -80,7 +80,26 @@ static int block_signals(int *sigfd, struct jail_err *e)
 	return 0;
 }
 
-/* Everything between clone and GO.  On error init is killed by the caller. */
+/* The project's view server (hidefs.h), once.  Init's FUSE mount waits for
+ * it to answer, so it is forked before the clone, when it can be: it then
+ * starts while the kernel makes the namespaces.  With cgroup limits it is
+ * forked after limits_cgroup_attach, which may move the supervisor into a
+ * leaf cgroup the server must follow. */
+static int start_view_server(const struct jail_plan *p, struct jail_err *e)
+{
+	if (!p->hidefs || p->hidefs->pid > 0)
+		return 0;
+	if (hidefs_fork(p->hidefs, e) < 0)
+		return -1;
+	session_lock_note_server(p->session, p->hidefs->pid);
+	return 0;
+}
+
+/* Everything between clone and the command's start.  GO goes out as soon as
+ * the host's side is ready, before init says READY: init finds it waiting when
+ * its root is built, with no round trip between the two (init reads nothing
+ * from this socket but GO before it).  An error of init's still arrives in
+ * place of READY.  On error init is killed by the caller. */
 static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *master,
                            struct net_host **net, struct join_server **joins,
                            struct jail_err *e)
@@ -104,26 +123,32 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	if (limits < 0)
 		return -1;
 	go.cgroup_limits = limits == 1;
-	if (p->hidefs && hidefs_fork(p->hidefs, e) < 0)
+	if (start_view_server(p, e) < 0)
 		return -1;
-	if (p->hidefs)
-		session_lock_note_server(p->session, p->hidefs->pid);
-	if (net_host_start(p->cfg, p->broker, pid, sock, net, e) < 0)
-		return -1;
-	/* compiled here while init builds the root, and sent with GO */
+	/* compiled while init builds the root (before the network, which waits
+	 * for init's sockets), and sent with GO */
 	if (sysfilter_compile(p->cfg, &go.filter, e) < 0)
 		return -1;
-	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
-		return -1;
-	if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e) < 0)
-		return -1;
 	/* before GO: once the command runs, ps, stop, live status and exec find
-	 * it (an exec that connects now waits in the backlog) */
+	 * it (an exec that connects now waits in the backlog until
+	 * join_server_serve) */
 	struct jail_err je = {0};
 	if (join_server_listen(p->session, sock, joins, &je) < 0)
 		log_warn("jail exec will not reach this jail: %s", je.msg);
 	live_register(p->session, pid, p->cfg->argv);
-	return sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e);
+	/* the network's helper is running before the command starts */
+	if (net_host_start(p->cfg, p->broker, pid, sock, net, e) < 0)
+		return -1;
+	if (sync_send(sock, SYNC_GO, &go, SYNC_GO_SIZE(&go), -1, e) < 0) {
+		/* init gave up before GO: its reason waits on the socket */
+		struct jail_err why = {0};
+		if (sync_recv(sock, SYNC_READY, NULL, NULL, NULL, &why) < 0)
+			*e = why;
+		return -1;
+	}
+	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
+		return -1;
+	return sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e);
 }
 
 static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd, int sock,
@@ -157,6 +182,10 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return jail_err_sys(e, "socketpair");
 	_cleanup_close_ int sock = sv[0];
+	if (!limits_cgroup_wanted(p->cfg) && start_view_server(p, e) < 0) {
+		close(sv[1]);
+		return -1;
+	}
 	/* fork-like clone: the child runs on a copy of our stack */
 	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {

@@ -6,8 +6,10 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -235,6 +237,24 @@ static pid_t lock_pid(const char *text, size_t line)
 
 static bool alive(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno != ESRCH); }
 
+/* Sleep until the server ends, or 1 ms.  Its pidfd (Linux 5.3) wakes us as
+ * it exits, when its copy of the lock is gone (a run right after another one
+ * waits for that often: it used to learn of it a 1 ms tick late); without
+ * one, or once it has fired, the tick. */
+static void wait_for_server(int *pidfd)
+{
+	if (*pidfd >= 0) {
+		struct pollfd p = {*pidfd, POLLIN, 0};
+		if (poll(&p, 1, 5000) != 0) {
+			close(*pidfd);
+			*pidfd = -1;
+		}
+		return;
+	}
+	struct timespec ms = {0, 1000 * 1000};
+	nanosleep(&ms, NULL);
+}
+
 /* The jail that held the lock is gone but its view's server still holds it:
  * that jail's namespaces are coming down.  Wait for that, a few seconds at
  * most; any other holder is a running jail (or command) of the session. */
@@ -242,16 +262,23 @@ static int wait_for_teardown(int fd, const char *text)
 {
 	pid_t jail = lock_pid(text, 0), server = lock_pid(text, 1);
 	if (!jail || alive(jail) || !alive(server)) {
+		/* (a server that ended just now has let go of it) */
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
 		errno = EWOULDBLOCK;
 		return -1;
 	}
+#ifdef SYS_pidfd_open
+	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, server, 0);
+#else
+	_cleanup_close_ int pidfd = -1;
+#endif
 	for (int i = 0; i < 5000 && alive(server); i++) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		if (errno != EWOULDBLOCK)
 			return -1;
-		struct timespec ms = {0, 1000 * 1000};
-		nanosleep(&ms, NULL);
+		wait_for_server(&pidfd);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;

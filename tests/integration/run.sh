@@ -388,3 +388,95 @@ test_hide_patterns_hide_tracked_paths_until_dropped() {
 	run_jail -D "$T/p" -- cat config.secret
 	assert_eq "$out" "canary-tracked-32"
 }
+
+# etc_listing: every name of the jail's /etc two levels down, with a symlink's
+# target and a file's checksum (what a program could read there).
+etc_listing='for f in /etc/* /etc/*/*; do
+	if [ -L "$f" ]; then echo "L $f $(readlink "$f")";
+	elif [ -f "$f" ]; then echo "F $f $(md5sum < "$f" 2>/dev/null)";
+	elif [ -d "$f" ]; then echo "D $f"; fi; done'
+
+test_etc_snapshot_shows_what_the_copy_shows() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- sh -c "grep ' /etc ' /proc/self/mountinfo; $etc_listing"
+	assert_eq "$rc" 0
+	assert_not_contains "$out" "/.etc/"
+	copied=$(grep -v ' /etc ' <<<"$out")
+	man=$(ls "$XDG_STATE_HOME/jail/.etc/" | grep -v '\.')
+	[ -n "$man" ] || fail "a snapshot's manifest after the first run"
+	run_jail -D "$T/p" -- sh -c "grep ' /etc ' /proc/self/mountinfo; $etc_listing"
+	assert_eq "$rc" 0
+	assert_contains "$out" "/.etc/" # the second run binds the snapshot
+	assert_eq "$(grep -v ' /etc ' <<<"$out")" "$copied" "/etc, snapshot against copy"
+	assert_eq "$(stat -c %a "$XDG_STATE_HOME/jail/.etc")" 700 "the snapshots' directory"
+}
+
+test_etc_snapshot_with_a_changed_stamp_is_not_used() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- true
+	dir="$XDG_STATE_HOME/jail/.etc"
+	man="$dir/$(ls "$dir" | grep -v '\.')"
+	# as if an entry of the host's /etc had changed since the snapshot was made
+	# (the first stamp is /etc's own: its mtime)
+	sed -i '0,/^s [0-9]/s/^s [0-9]*\./s 3./' "$man"
+	grep -q '^s 3\.' "$man" || fail "positive control: the manifest was edited"
+	run_jail -D "$T/p" -- grep ' /etc ' /proc/self/mountinfo
+	assert_not_contains "$out" "/.etc/"
+	# and a new one is made, which the next run takes
+	run_jail -D "$T/p" -- grep ' /etc ' /proc/self/mountinfo
+	assert_contains "$out" "/.etc/"
+}
+
+# snapshots: the directories of /etc snapshots, oldest first
+snapshots() { find "$XDG_STATE_HOME/jail/.etc" -mindepth 1 -maxdepth 1 -type d | sort; }
+# stale_snapshot: as if the host's /etc had changed since the newest manifest
+stale_snapshot() {
+	find "$XDG_STATE_HOME/jail/.etc" -maxdepth 1 -type f -exec sed -i '0,/^s [0-9]/s/^s [0-9]*\./s 3./' {} +
+}
+
+test_etc_snapshot_old_ones_removed_unless_a_jail_holds_them() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- true
+	first=$(snapshots)
+	[ -n "$first" ] || fail "positive control: a snapshot"
+	# a running jail holds the snapshot it binds
+	"$JAIL" -q -s bg -D "$T/p" -- sleep 60 >/dev/null 2>&1 &
+	bg=$!
+	wait_for pgrep -u "$(id -u)" -x sleep >/dev/null
+	stale_snapshot
+	touch -d '2 hours ago' "$first"
+	run_jail -D "$T/p" -- true # copies, and makes a second snapshot
+	assert_eq "$(snapshots | wc -l)" 2 "snapshots while a jail holds the first"
+	assert_contains "$(snapshots)" "$first"
+	kill "$bg"
+	wait "$bg" || true
+	wait_for gone "$bg"
+	# once no jail holds it, the next snapshot's making removes it
+	second=$(snapshots | grep -v "$first")
+	stale_snapshot
+	touch -d '2 hours ago' "$first"
+	run_jail -D "$T/p" -- true
+	wait_for sh -c "! test -d '$first'"
+	assert_contains "$(snapshots)" "$second" "a minute-young snapshot is kept"
+}
+
+# A snapshot another manifest names (a run with another network has its own)
+# stays when a new one is made.
+test_etc_snapshot_of_another_network_kept() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --net none -- true
+	run_jail -D "$T/p" --net allow -- true
+	run_jail -D "$T/p" --net allow -- grep ' /etc ' /proc/self/mountinfo
+	assert_eq "$rc" 0 "$err"
+	allow_dir=$(sed -n 's|.*/\.etc/\([^ ]*\) /etc .*|\1|p' <<<"$out")
+	[ -n "$allow_dir" ] || fail "positive control: --net allow binds a snapshot"
+	assert_eq "$(snapshots | wc -l)" 2 "one snapshot each for --net none and allow"
+	for d in $(snapshots); do touch -d '2 hours ago' "$d"; done
+	# --net none's snapshot goes stale: making its new one removes only the old
+	for m in $(find "$XDG_STATE_HOME/jail/.etc" -maxdepth 1 -type f); do
+		grep -q "^d $allow_dir\$" "$m" || sed -i '0,/^s [0-9]/s/^s [0-9]*\./s 3./' "$m"
+	done
+	run_jail -D "$T/p" --net none -- true
+	assert_eq "$(snapshots | wc -l)" 2 "the old --net none snapshot removed, a new one made"
+	[ -d "$XDG_STATE_HOME/jail/.etc/$allow_dir" ] || fail "--net allow's snapshot was removed"
+}

@@ -371,3 +371,29 @@ test_mount_points_never_made_through_the_agents_links_in_a_var_tmp_project() {
 	assert_eq "$rc" 0 "$err"
 	assert_contains "$out" made
 }
+
+# The host-side snapshot of the jail's /etc (src/etcsnap.h) is read-only inside,
+# and one the user's other users could write, or whose manifest names a path
+# outside /etc, is not used.
+test_etc_snapshot_read_only_and_trusted_only_when_owner_only() {
+	probe_setup
+	run_jail -q -D "$T/p" -- true
+	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c "grep ' /etc ' /proc/self/mountinfo"
+	assert_contains "$out" "/.etc/" "positive control: the snapshot is bound"
+	jp -- create /etc/planted x
+	assert_ne "$rc" 0 "create a file in the snapshot"
+	jp -- write /etc/hostname evil
+	assert_ne "$rc" 0 "write a file of the snapshot"
+	snap=$(ls -d "$XDG_STATE_HOME"/jail/.etc/*.*)
+	assert_no_file "$snap/planted"
+	assert_eq "$(cat "$snap/hostname")" "jail" "the snapshot's hostname"
+	chmod 0770 "$XDG_STATE_HOME/jail/.etc"
+	run_jail -q -D "$T/p" -- sh -c "grep ' /etc ' /proc/self/mountinfo"
+	assert_not_contains "$out" "/.etc/" "a group-writable snapshots' directory"
+	chmod 0700 "$XDG_STATE_HOME/jail/.etc"
+	man=$(ls "$XDG_STATE_HOME"/jail/.etc/* -d | grep -v '\.[^/]*$' | head -1)
+	echo "b ../../home" >>"$man"
+	run_jail -q -D "$T/p" -- sh -c "grep ' /etc ' /proc/self/mountinfo; ls /etc/../../home 2>&1"
+	assert_eq "$rc" 0
+	assert_not_contains "$out" "/.etc/" "a manifest naming a path outside /etc"
+}
