@@ -1,4 +1,4 @@
-/* caps.h — capabilities and no_new_privs for the command. */
+/* caps.h — capabilities (libcap-ng) and no_new_privs for the command. */
 #ifndef JAIL_CAPS_H
 #define JAIL_CAPS_H
 #include "util.h"

@@ -5,7 +5,7 @@
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=gnu11 \
  *     -DJAIL_DATADIR='"/nonexistent"' -Isrc -Ibuild -o build/fuzz_policy \
  *     tests/fuzz/fuzz_policy.c $(ls src/*.c | grep -v main.c) build/embedded_policy.c \
- *     $(pkg-config --libs libmnl libnftnl libseccomp inih)
+ *     $(pkg-config --libs libmnl libnftnl libseccomp libcap-ng inih)
  *   mkdir -p /tmp/corpus && cp policies/*.ini /tmp/corpus
  *   build/fuzz_policy -max_total_time=60 /tmp/corpus
  */

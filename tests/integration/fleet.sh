@@ -41,7 +41,7 @@ test_outer_sandbox_forbidding_userns_is_named() {
 # bound in, the container run by the test user.  The tarball is cached between
 # runs in /var/tmp (JAIL_PODMAN_CACHE), as the VM's kernel is.
 # (libstdc++ for a sanitizer build's runtime, bound in from the host)
-PODMAN_PKGS=git,libmnl0,libnftnl11,libseccomp2,libinih1,libfuse3-3,libssl3,libstdc++6
+PODMAN_PKGS=git,libmnl0,libnftnl11,libseccomp2,libcap-ng0,libinih1,libfuse3-3,libssl3,libstdc++6
 PODMAN_IMAGE=localhost/jail-fleet-test:$(printf %s "$PODMAN_PKGS" | sha256sum | cut -c1-12)
 podman_ready() {
 	command -v podman >/dev/null && command -v mmdebstrap >/dev/null ||
