@@ -75,18 +75,22 @@ T(rm_rf_at_any_depth_with_few_fds)
 	char tmpl[] = "/tmp/jail-unit-rm.XXXXXX";
 	CHECK(mkdtemp(tmpl) != NULL);
 	int top = open(tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int fd = dup(top);
+	int fd = dup(top), ro = -1;
 	for (int i = 0; i < 3000 && fd >= 0; i++) {  /* 3000 x "dd/": beyond PATH_MAX */
 		CHECK(mkdirat(fd, "dd", 0700) == 0);
 		int sub = openat(fd, "dd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (i % 2 == 0)
 			close(openat(fd, "f", O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
 		if (i == 1000)
-			fchmod(sub, 0500);
+			ro = dup(sub);
 		close(fd);
 		fd = sub;
 	}
 	close(fd);
+	/* made read-only once its subtree exists: an ordinary user could not
+	 * have created it otherwise */
+	CHECK(fchmod(ro, 0500) == 0);
+	close(ro);
 	CHECK(fchmodat(top, "dd", 0, 0) == 0);
 	struct rlimit old, few = {40, 40};
 	getrlimit(RLIMIT_NOFILE, &old);
