@@ -427,6 +427,36 @@ test_etc_snapshot_with_a_changed_stamp_is_not_used() {
 	assert_contains "$out" "/.etc/"
 }
 
+# A mount of the user's own below /etc needs its mount point made there: with a
+# snapshot made (read-only, shared by every run) the run still starts, /etc
+# copied, and the mount is there; a run without one binds the snapshot again.
+test_etc_snapshot_not_used_with_a_mount_below_etc() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- true
+	run_jail -D "$T/p" -- grep ' /etc ' /proc/self/mountinfo
+	assert_contains "$out" "/.etc/" "positive control: the snapshot is bound"
+	run_jail -D "$T/p" --tmpfs /etc/jail-test-tmpfs -- sh -c \
+		"touch /etc/jail-test-tmpfs/x && echo made; grep ' /etc ' /proc/self/mountinfo; true"
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" made
+	assert_not_contains "$out" "/.etc/"
+	host=
+	for f in /etc/ssh /etc/login.defs /etc/fstab /etc/adduser.conf; do
+		[ -e "$f" ] && [ ! -e "$(ls -d "$XDG_STATE_HOME"/jail/.etc/*.* | head -1)/${f#/etc/}" ] &&
+			{ host=$f; break; }
+	done
+	if [ -n "$host" ]; then
+		run_jail -D "$T/p" --ro "$host" -- ls -d "$host"
+		assert_eq "$rc" 0 "--ro $host: $err"
+		assert_eq "$out" "$host"
+	fi
+	for snap in "$XDG_STATE_HOME"/jail/.etc/*.*; do
+		assert_no_file "$snap/jail-test-tmpfs"
+	done
+	run_jail -D "$T/p" -- grep ' /etc ' /proc/self/mountinfo
+	assert_contains "$out" "/.etc/" "a run without the mount binds the snapshot"
+}
+
 # snapshots: the directories of /etc snapshots, oldest first
 snapshots() { find "$XDG_STATE_HOME/jail/.etc" -mindepth 1 -maxdepth 1 -type d | sort; }
 # stale_snapshot: as if the host's /etc had changed since the newest manifest
