@@ -524,7 +524,13 @@ void etcsnap_make(const struct jail_plan *p)
 			r = -1;
 	if (r == 0 && fchmod(to, 0755) == 0) {
 		_cleanup_free_ char *manifest = xasprintf("%s/%s", root, key);
-		r = replace_file(manifest, m.s, m.len, 0600, &e);
+		/* one maker at a time: two runs ending together share the manifest's
+		 * tmp name, and one could rename the other's half-written file into
+		 * place (a manifest missing its last stamps and binds) */
+		if (flock(rfd, LOCK_EX) < 0)
+			r = jail_err_sys(&e, "lock %s", root);
+		if (r == 0)
+			r = replace_file(manifest, m.s, m.len, 0600, &e);
 		if (r == 0)
 			collect(rfd);
 	} else {

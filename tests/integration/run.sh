@@ -470,9 +470,12 @@ test_etc_snapshot_old_ones_removed_unless_a_jail_holds_them() {
 	first=$(snapshots)
 	[ -n "$first" ] || fail "positive control: a snapshot"
 	# a running jail holds the snapshot it binds
-	"$JAIL" -q -s bg -D "$T/p" -- sleep 60 >/dev/null 2>&1 &
+	# (it says so through a bound dir: other tests of this user run sleep too)
+	mkdir "$T/mark"
+	"$JAIL" -q -s bg -D "$T/p" --rw "$T/mark" -- sh -c "touch '$T/mark/up'; exec sleep 60" \
+		>/dev/null 2>&1 &
 	bg=$!
-	wait_for pgrep -u "$(id -u)" -x sleep >/dev/null
+	wait_for test -e "$T/mark/up"
 	stale_snapshot
 	touch -d '2 hours ago' "$first"
 	run_jail -D "$T/p" -- true # copies, and makes a second snapshot
