@@ -526,9 +526,10 @@ void etcsnap_make(const struct jail_plan *p)
 		_cleanup_free_ char *manifest = xasprintf("%s/%s", root, key);
 		/* one maker at a time: two runs ending together share the manifest's
 		 * tmp name, and one could rename the other's half-written file into
-		 * place (a manifest missing its last stamps and binds) */
-		if (flock(rfd, LOCK_EX) < 0)
-			r = jail_err_sys(&e, "lock %s", root);
+		 * place (a manifest missing its last stamps and binds).  The other
+		 * one's snapshot serves as well, and a run's end never waits. */
+		if (flock(rfd, LOCK_EX | LOCK_NB) < 0)
+			r = errno == EWOULDBLOCK ? -1 : jail_err_sys(&e, "lock %s", root);
 		if (r == 0)
 			r = replace_file(manifest, m.s, m.len, 0600, &e);
 		if (r == 0)
