@@ -427,6 +427,13 @@ test_etc_snapshot_with_a_changed_stamp_is_not_used() {
 	assert_contains "$out" "/.etc/"
 }
 
+# snapshots: the directories of /etc snapshots, oldest first
+snapshots() { find "$XDG_STATE_HOME/jail/.etc" -mindepth 1 -maxdepth 1 -type d | sort; }
+# stale_snapshot: as if the host's /etc had changed since the newest manifest
+stale_snapshot() {
+	find "$XDG_STATE_HOME/jail/.etc" -maxdepth 1 -type f -exec sed -i '0,/^s [0-9]/s/^s [0-9]*\./s 3./' {} +
+}
+
 # A mount of the user's own below /etc needs its mount point made there: with a
 # snapshot made (read-only, shared by every run) the run still starts, /etc
 # copied, and the mount is there; a run without one binds the snapshot again.
@@ -441,9 +448,9 @@ test_etc_snapshot_not_used_with_a_mount_below_etc() {
 	assert_contains "$out" made
 	assert_not_contains "$out" "/.etc/"
 	host=
+	snap=$(snapshots | head -1)
 	for f in /etc/ssh /etc/login.defs /etc/fstab /etc/adduser.conf; do
-		[ -e "$f" ] && [ ! -e "$(ls -d "$XDG_STATE_HOME"/jail/.etc/*.* | head -1)/${f#/etc/}" ] &&
-			{ host=$f; break; }
+		[ -e "$f" ] && [ ! -e "$snap/${f#/etc/}" ] && { host=$f; break; }
 	done
 	if [ -n "$host" ]; then
 		run_jail -D "$T/p" --ro "$host" -- ls -d "$host"
@@ -455,13 +462,6 @@ test_etc_snapshot_not_used_with_a_mount_below_etc() {
 	done
 	run_jail -D "$T/p" -- grep ' /etc ' /proc/self/mountinfo
 	assert_contains "$out" "/.etc/" "a run without the mount binds the snapshot"
-}
-
-# snapshots: the directories of /etc snapshots, oldest first
-snapshots() { find "$XDG_STATE_HOME/jail/.etc" -mindepth 1 -maxdepth 1 -type d | sort; }
-# stale_snapshot: as if the host's /etc had changed since the newest manifest
-stale_snapshot() {
-	find "$XDG_STATE_HOME/jail/.etc" -maxdepth 1 -type f -exec sed -i '0,/^s [0-9]/s/^s [0-9]*\./s 3./' {} +
 }
 
 test_etc_snapshot_old_ones_removed_unless_a_jail_holds_them() {
