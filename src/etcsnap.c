@@ -333,10 +333,53 @@ static int hold(int rfd, const char *dir)
 	return fd;
 }
 
+/* Whether `path` may lead strictly below /etc, spelled as given: its first
+ * component (past empty and "." ones) is "etc" and another follows, or a ".."
+ * makes it anyone's guess. */
+static bool below_etc(const char *path)
+{
+	int depth = -1; /* -1 before the first component; then 0 outside /etc, 1 in it */
+	for (const char *c = path; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return true;
+		if (n > 0 && !(n == 1 && c[0] == '.')) {
+			if (depth == 1)
+				return true;
+			if (depth < 0)
+				depth = n == 3 && strncmp(c, "etc", 3) == 0;
+			else
+				return false;
+		}
+		c += n + (c[n] == '/');
+	}
+	return false;
+}
+
+/* A plan that mounts something of its own below /etc (--ro /etc/ssh, a
+ * tmpfs there, a home there) needs its mount point made in /etc, which the
+ * snapshot cannot give: it is read-only before anything is bound over it, and
+ * shared by every run.  /etc is copied for such a plan. */
+static bool mounts_below_etc(const struct jail_plan *p)
+{
+	const struct strv *lists[] = {&p->cfg->ro_binds, &p->cfg->rw_binds, &p->cfg->cow_binds,
+	                              &p->cfg->tmpfs};
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			if (below_etc(lists[l]->v[i]))
+				return true;
+	const char *own[] = {p->home, p->home_real, p->state_root, p->state_root_named,
+	                     p->gitdir_lower};
+	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+		if (own[i] && below_etc(own[i]))
+			return true;
+	return false;
+}
+
 char *etcsnap_find(const struct jail_plan *p, struct strv *binds, int *held)
 {
 	*held = -1;
-	if (p->broker)
+	if (p->broker || mounts_below_etc(p))
 		return NULL;
 	_cleanup_free_ char *root = snap_root(), *key = snap_key(p), *text = NULL;
 	_cleanup_close_ int rfd = open_root(root);
@@ -481,7 +524,14 @@ void etcsnap_make(const struct jail_plan *p)
 			r = -1;
 	if (r == 0 && fchmod(to, 0755) == 0) {
 		_cleanup_free_ char *manifest = xasprintf("%s/%s", root, key);
-		r = replace_file(manifest, m.s, m.len, 0600, &e);
+		/* one maker at a time: two runs ending together share the manifest's
+		 * tmp name, and one could rename the other's half-written file into
+		 * place (a manifest missing its last stamps and binds).  The other
+		 * one's snapshot serves as well, and a run's end never waits. */
+		if (flock(rfd, LOCK_EX | LOCK_NB) < 0)
+			r = errno == EWOULDBLOCK ? -1 : jail_err_sys(&e, "lock %s", root);
+		if (r == 0)
+			r = replace_file(manifest, m.s, m.len, 0600, &e);
 		if (r == 0)
 			collect(rfd);
 	} else {

@@ -32,7 +32,9 @@ void etc_generated(const struct jail_plan *p, struct strv *out);
  * hold, with the names to bind over it in *binds and its directory held open
  * in *held (the caller closes it at its end; init's copy lasts until the
  * jail's mounts are gone); NULL and -1 when there is none (then init copies).
- * Never with brokered secrets (their CA goes into /etc). */
+ * Never with brokered secrets (their CA goes into /etc), nor when the plan
+ * mounts something of its own below /etc (its mount point would have to be
+ * made in the read-only snapshot). */
 char *etcsnap_find(const struct jail_plan *p, struct strv *binds, int *held);
 
 /* Supervisor, after a run that found none: make one for the next run.  Best

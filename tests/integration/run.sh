@@ -434,15 +434,48 @@ stale_snapshot() {
 	find "$XDG_STATE_HOME/jail/.etc" -maxdepth 1 -type f -exec sed -i '0,/^s [0-9]/s/^s [0-9]*\./s 3./' {} +
 }
 
+# A mount of the user's own below /etc needs its mount point made there: with a
+# snapshot made (read-only, shared by every run) the run still starts, /etc
+# copied, and the mount is there; a run without one binds the snapshot again.
+test_etc_snapshot_not_used_with_a_mount_below_etc() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- true
+	run_jail -D "$T/p" -- grep ' /etc ' /proc/self/mountinfo
+	assert_contains "$out" "/.etc/" "positive control: the snapshot is bound"
+	run_jail -D "$T/p" --tmpfs /etc/jail-test-tmpfs -- sh -c \
+		"touch /etc/jail-test-tmpfs/x && echo made; grep ' /etc ' /proc/self/mountinfo; true"
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" made
+	assert_not_contains "$out" "/.etc/"
+	host=
+	snap=$(snapshots | head -1)
+	for f in /etc/ssh /etc/login.defs /etc/fstab /etc/adduser.conf; do
+		[ -e "$f" ] && [ ! -e "$snap/${f#/etc/}" ] && { host=$f; break; }
+	done
+	if [ -n "$host" ]; then
+		run_jail -D "$T/p" --ro "$host" -- ls -d "$host"
+		assert_eq "$rc" 0 "--ro $host: $err"
+		assert_eq "$out" "$host"
+	fi
+	for snap in "$XDG_STATE_HOME"/jail/.etc/*.*; do
+		assert_no_file "$snap/jail-test-tmpfs"
+	done
+	run_jail -D "$T/p" -- grep ' /etc ' /proc/self/mountinfo
+	assert_contains "$out" "/.etc/" "a run without the mount binds the snapshot"
+}
+
 test_etc_snapshot_old_ones_removed_unless_a_jail_holds_them() {
 	mkrepo "$T/p"
 	run_jail -D "$T/p" -- true
 	first=$(snapshots)
 	[ -n "$first" ] || fail "positive control: a snapshot"
 	# a running jail holds the snapshot it binds
-	"$JAIL" -q -s bg -D "$T/p" -- sleep 60 >/dev/null 2>&1 &
+	# (it says so through a bound dir: other tests of this user run sleep too)
+	mkdir "$T/mark"
+	"$JAIL" -q -s bg -D "$T/p" --rw "$T/mark" -- sh -c "touch '$T/mark/up'; exec sleep 60" \
+		>/dev/null 2>&1 &
 	bg=$!
-	wait_for pgrep -u "$(id -u)" -x sleep >/dev/null
+	wait_for test -e "$T/mark/up"
 	stale_snapshot
 	touch -d '2 hours ago' "$first"
 	run_jail -D "$T/p" -- true # copies, and makes a second snapshot

@@ -397,3 +397,40 @@ test_etc_snapshot_read_only_and_trusted_only_when_owner_only() {
 	assert_eq "$rc" 0
 	assert_not_contains "$out" "/.etc/" "a manifest naming a path outside /etc"
 }
+
+# The agent never reaches the host's /etc snapshot to write it (it is bound
+# read-only as /etc, and the state dir that holds it is covered), with the
+# state dir under a --ro or --cow bind, with a persistent home, or spelled
+# through /etc's own mount: the snapshot is what it was, and the next run
+# binds it unchanged.
+test_etc_snapshot_never_written_from_inside() {
+	probe_setup
+	run_jail -q -D "$T/p" -- true
+	snap=$(ls -d "$XDG_STATE_HOME"/jail/.etc/*.*)
+	[ -d "$snap" ] || fail "positive control: a snapshot was made"
+	before=$(cd "$snap" && find . -printf '%p %s %T@\n' | sort | md5sum)
+	write='for d in /etc "$1" "$1"/*; do
+		touch "$d/planted" 2>/dev/null && echo "WROTE $d"
+		ln -s /tmp "$d/link" 2>/dev/null && echo "LINKED $d"; done
+		echo x >/etc/profile 2>/dev/null && echo "WROTE /etc/profile"
+		mount -o remount,rw,bind /etc 2>/dev/null && echo REMOUNTED
+		ls -A "$1" 2>/dev/null; echo end'
+	for opts in "" "--ro $T" "--cow $XDG_STATE_HOME" "--home persistent" "--ro $XDG_STATE_HOME/jail"; do
+		# shellcheck disable=SC2086 # the options split on purpose
+		run_jail -q -D "$T/p" $opts -- sh -c "$write" sh "$XDG_STATE_HOME/jail/.etc"
+		assert_contains "$out" end "the run started ($opts): $err"
+		assert_not_contains "$out" WROTE "($opts)"
+		assert_not_contains "$out" LINKED "($opts)"
+		assert_not_contains "$out" REMOUNTED "($opts)"
+		assert_not_contains "$out" "$(basename "$snap")" "the snapshot's name listed ($opts)"
+	done
+	# positive control: the same script writes where it may
+	mkdir -p "$T/ctl/d"
+	out=$(sh -c "$write" sh "$T/ctl")
+	assert_contains "$out" "WROTE $T/ctl/d"
+	assert_eq "$(cd "$snap" && find . -printf '%p %s %T@\n' | sort | md5sum)" "$before" \
+		"the snapshot on the host"
+	run_jail -q -D "$T/p" -- sh -c "grep ' /etc ' /proc/self/mountinfo; ls /etc"
+	assert_contains "$out" "$(basename "$snap")" "the next run binds the same snapshot"
+	assert_not_contains "$out" planted
+}
