@@ -174,15 +174,67 @@ static void relay(struct conn *c)
 void brokerconn_upstream(struct conn *c, bool h2)
 {
 	c->up_tried = true;
-	if (brokertls_connect(c, h2, &c->up.fd, &c->up.ssl, &c->h2, c->why, sizeof(c->why)) < 0) {
+	c->up_offered_h2 = h2;
+	if (brokertls_connect(c, h2, &c->up.fd, &c->up.ssl, &c->up_h2, c->why, sizeof(c->why)) < 0) {
 		pthread_mutex_lock(&c->b->lock);
-		bool stopping = c->b->stopping;  /* ended by broker_stop: nothing to tell */
-		c->b->refused += !stopping;
+		/* ended by broker_stop, or moot (the jail's handshake failed): nothing to tell */
+		bool quiet = c->b->stopping || c->cancelled;
+		c->b->refused += !quiet;
 		pthread_mutex_unlock(&c->b->lock);
-		if (!stopping)
+		if (!quiet)
 			broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name,
 			            c->why);
 	}
+}
+
+static void *upstream_main(void *arg)
+{
+	struct conn *c = arg;
+	brokerconn_upstream(c, c->up_offered_h2);
+	return NULL;
+}
+
+void brokerconn_upstream_async(struct conn *c, bool h2)
+{
+	c->up_tried = true;
+	c->up_offered_h2 = h2;
+	int r = pthread_create(&c->up_thread, NULL, upstream_main, c);
+	if (r == 0)
+		c->up_async = true;
+	else  /* one after the other, then: slower, not wrong */
+		brokerconn_upstream(c, h2);
+}
+
+/* The upstream thread is done; cancel: the jail's handshake failed, so a
+ * connect or handshake still under way ends now. */
+static void upstream_join(struct conn *c, bool cancel)
+{
+	if (!c->up_async)
+		return;
+	if (cancel) {
+		pthread_mutex_lock(&c->b->lock);
+		c->cancelled = true;
+		if (c->b->conns[c->slot][1] >= 0)
+			shutdown(c->b->conns[c->slot][1], SHUT_RDWR);
+		pthread_mutex_unlock(&c->b->lock);
+	}
+	pthread_join(c->up_thread, NULL);
+	c->up_async = false;
+}
+
+int brokerconn_known(struct conn *c)
+{
+	pthread_mutex_lock(&c->b->lock);
+	int p = c->host->proto;
+	pthread_mutex_unlock(&c->b->lock);
+	return p;
+}
+
+static void remember(struct conn *c, int proto)
+{
+	pthread_mutex_lock(&c->b->lock);
+	c->host->proto = proto;
+	pthread_mutex_unlock(&c->b->lock);
 }
 
 int brokerconn_track(struct conn *c, int fd)
@@ -190,13 +242,40 @@ int brokerconn_track(struct conn *c, int fd)
 	struct broker *b = c->b;
 	pthread_mutex_lock(&b->lock);
 	b->conns[c->slot][1] = fd;
-	bool stopping = b->stopping;
+	bool stopping = b->stopping || c->cancelled;
 	if (stopping && fd >= 0)
 		shutdown(fd, SHUT_RDWR);
 	pthread_mutex_unlock(&b->lock);
 	if (stopping)
 		errno = ECANCELED;
 	return stopping ? -1 : 0;
+}
+
+/* The upstream's answer against the one the jail got.  An upstream that now
+ * chose otherwise than the session remembered, or failed, is forgotten; a
+ * jail answered h2 from memory gets no HTTP/1.1 502 then, its connection is
+ * closed (the warning says why) and the next one asks the upstream afresh. */
+static int upstream_check(struct conn *c)
+{
+	if (!c->up_tried)  /* a client without ALPN: HTTP/1.1 */
+		brokerconn_upstream(c, false);
+	if (c->up.ssl && c->up_h2 == c->h2) {
+		if (c->up_offered_h2)
+			remember(c, c->up_h2 ? BROKER_PROTO_H2 : BROKER_PROTO_H1);
+		return 0;
+	}
+	remember(c, BROKER_PROTO_UNKNOWN);
+	if (c->up.ssl)
+		broker_warn(c->b, "broker: %s chose %s this time, not %s as before: one connection "
+		            "closed, the next asks it afresh", c->host->name,
+		            c->up_h2 ? "h2" : "http/1.1", c->h2 ? "h2" : "http/1.1");
+	if (c->h2) {
+		SSL_shutdown(c->jail.ssl);
+	} else {
+		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, c->why);
+		answer(&c->jail, 502, msg);
+	}
+	return -1;
 }
 
 static int handshake(struct conn *c)
@@ -209,20 +288,17 @@ static int handshake(struct conn *c)
 	if (!c->jail.ssl || !SSL_set_ex_data(c->jail.ssl, 0, c) || !SSL_set_fd(c->jail.ssl, c->jail.fd) ||
 	    SSL_accept(c->jail.ssl) != 1) {
 		ERR_clear_error();
+		upstream_join(c, true);
 		return -1;  /* a name not brokered, or a client that gave up: its own error says */
 	}
+	upstream_join(c, false);
 	/* the name the upstream was opened for, if it was (brokertls.c) */
 	struct broker_host *h = brokertls_host(c->b, c->jail.ssl);
 	if (!h || (c->host && c->host != h))
 		return -1;
 	c->host = h;
-	if (!c->up_tried)  /* a client without ALPN: HTTP/1.1 */
-		brokerconn_upstream(c, false);
-	if (!c->up.ssl) {
-		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, c->why);
-		answer(&c->jail, 502, msg);
+	if (upstream_check(c) < 0)
 		return -1;
-	}
 	return set_nonblock(c->jail.fd) < 0 || set_nonblock(c->up.fd) < 0 ? -1 : 0;
 }
 

@@ -22,7 +22,13 @@ struct broker_host {
 	X509 *cert;
 	EVP_PKEY *key;
 	unsigned long carried;       /* under b->lock */
+	/* What the upstream chose when last offered h2 (BROKER_PROTO_*), so that
+	 * a later connection is answered at once and its upstream handshake runs
+	 * alongside the jail's; under b->lock, for the session only. */
+	int proto;
 };
+
+enum { BROKER_PROTO_UNKNOWN, BROKER_PROTO_H1, BROKER_PROTO_H2 };
 
 #define BROKER_MAX_CONNS 64
 
@@ -68,7 +74,12 @@ struct conn {
 	struct tls_end jail, up;
 	struct broker_host *host;
 	bool up_tried;               /* the upstream was tried (at ALPN or after the handshake) */
-	bool h2;                     /* both ends speak HTTP/2 */
+	bool up_offered_h2;          /* h2 was offered to the upstream */
+	bool up_h2;                  /* the upstream chose h2 */
+	bool h2;                     /* the jail was answered h2 (so both ends speak it) */
+	bool up_async;               /* up_thread opens the upstream, alongside the jail's handshake */
+	bool cancelled;              /* under b->lock: the jail's handshake failed, the upstream is moot */
+	pthread_t up_thread;
 	char why[256];               /* why the upstream could not be reached */
 };
 
@@ -87,6 +98,12 @@ int brokertls_connect(struct conn *c, bool h2, int *fd, SSL **ssl, bool *got_h2,
 /* Open c's upstream (once), offering h2 if h2; a failure is counted, told and
  * left in c->why for the answer to the jail. */
 void brokerconn_upstream(struct conn *c, bool h2);
+/* The same on a thread of its own, for the ALPN callback that knows its
+ * answer already: the jail's handshake goes on meanwhile (the connection's
+ * thread joins it when that is done). */
+void brokerconn_upstream_async(struct conn *c, bool h2);
+/* What c's host chose when last offered h2 (BROKER_PROTO_*). */
+int brokerconn_known(struct conn *c);
 /* fd (-1: none) is now c's upstream socket, which broker_stop shuts down;
  * -1 (errno ECANCELED) if the broker is stopping (fd is shut down already). */
 int brokerconn_track(struct conn *c, int fd);

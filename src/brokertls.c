@@ -188,11 +188,19 @@ static bool alpn_offers(const unsigned char *in, unsigned int inlen, const char 
 	return false;
 }
 
-/* The same protocol on both legs: the upstream is opened here, during the
- * jail's handshake (SNI is known by now), offered h2 when the client offers
- * it, and the client gets what the upstream chose.  An upstream that chose
- * http/1.1 or nothing, or could not be reached, means http/1.1 (the 502 is
- * an HTTP/1.1 answer).  A client offering neither gets no ALPN. */
+/* The same protocol on both legs, and the client gets what the upstream
+ * chose.  An upstream that chose http/1.1 or nothing, or could not be
+ * reached, means http/1.1 (the 502 is an HTTP/1.1 answer).  A client
+ * offering neither gets no ALPN.
+ *
+ * When the answer is known beforehand the upstream's handshake runs alongside
+ * the jail's, on a thread of its own (brokerconn.c), instead of inside it: a
+ * client that does not offer h2 gets http/1.1 whatever the upstream says (it
+ * is offered http/1.1 alone), and a host that chose before in this session
+ * is offered and expected to choose the same (if it does not, that one
+ * connection is closed and the next asks afresh: brokerconn.c).  Otherwise
+ * the upstream is opened here, during the jail's handshake (SNI is known by
+ * now), and the jail waits for its choice. */
 static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                    const unsigned char *in, unsigned int inlen, void *arg)
 {
@@ -202,8 +210,17 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 	if (!h || (c->host && c->host != h))  /* the name changed (servername_cb) */
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	c->host = h;
-	if (!c->up_tried)
-		brokerconn_upstream(c, b->h2 && alpn_offers(in, inlen, "h2"));
+	if (!c->up_tried) {
+		int known = b->h2 && alpn_offers(in, inlen, "h2") ? brokerconn_known(c)
+		                                                 : BROKER_PROTO_H1;
+		if (known != BROKER_PROTO_UNKNOWN) {
+			c->h2 = known == BROKER_PROTO_H2;
+			brokerconn_upstream_async(c, c->h2);
+		} else {
+			brokerconn_upstream(c, true);
+			c->h2 = c->up_h2;
+		}
+	}
 	if (c->h2) {
 		*out = alpn_both + 1;
 		*outlen = 2;
