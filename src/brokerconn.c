@@ -270,7 +270,7 @@ static int upstream_check(struct conn *c)
 		            "closed, the next asks it afresh", c->host->name,
 		            c->up_h2 ? "h2" : "http/1.1", c->h2 ? "h2" : "http/1.1");
 	if (c->h2) {
-		SSL_shutdown(c->jail.ssl);
+		linger_close(&c->jail);  /* its request unread: closed at once, it would be reset */
 	} else {
 		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, c->why);
 		answer(&c->jail, 502, msg);
