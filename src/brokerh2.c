@@ -89,6 +89,7 @@ struct h2 {
 	struct stream *streams;
 	size_t n_live, held;               /* streams held, their header bytes (MAX_LIVE) */
 	bool up_dead, ending;
+	bool jail_spoke;                   /* the jail sent something: the upstream's preface may go */
 };
 
 /* ---- memory ---- */
@@ -656,10 +657,13 @@ static void loop(struct h2 *h)
 {
 	bool busy = false;  /* the last round read something */
 	for (;;) {
+		/* the upstream first (a request waits on it), and its preface and
+		 * SETTINGS only with the jail's first request: one write, which the
+		 * server reads at once, as it would the client's own */
+		if (!h->up_dead && h->jail_spoke && (flush(&h->up) < 0 || !wants(&h->up)))
+			up_gone(h);
 		if (flush(&h->jail) < 0)
 			break;
-		if (!h->up_dead && (flush(&h->up) < 0 || !wants(&h->up)))
-			up_gone(h);
 		if (h->up_dead && !jail_streams_open(h) && !nghttp2_session_want_write(h->jail.s) &&
 		    !h->jail.olen)
 			break;
@@ -680,6 +684,7 @@ static void loop(struct h2 *h)
 		int rj = pump_in(&h->jail);
 		if (rj < 0)
 			break;
+		h->jail_spoke |= rj > 0;
 		int ru = h->up_dead ? 0 : pump_in(&h->up);
 		if (ru < 0)
 			up_gone(h);
