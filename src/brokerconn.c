@@ -171,55 +171,41 @@ static void relay(struct conn *c)
 	reqp_free(&rq);
 }
 
+/* A failure to reach the upstream is counted and told, unless the session
+ * is ending (broker_stop shut the socket down: nothing to tell). */
+static void upstream_failed(struct conn *c)
+{
+	pthread_mutex_lock(&c->b->lock);
+	bool stopping = c->b->stopping;
+	c->b->refused += !stopping;
+	pthread_mutex_unlock(&c->b->lock);
+	if (!stopping)
+		broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name, c->why);
+}
+
+void brokerconn_upstream_begin(struct conn *c, bool h2)
+{
+	c->up_tried = true;
+	c->up_offered_h2 = h2;
+	if (brokertls_start(c, h2) < 0)
+		upstream_failed(c);
+	else
+		c->up_pending = true;
+}
+
+static void upstream_finish(struct conn *c)
+{
+	if (!c->up_pending)
+		return;
+	c->up_pending = false;
+	if (brokertls_finish(c) < 0)
+		upstream_failed(c);
+}
+
 void brokerconn_upstream(struct conn *c, bool h2)
 {
-	c->up_tried = true;
-	c->up_offered_h2 = h2;
-	if (brokertls_connect(c, h2, &c->up.fd, &c->up.ssl, &c->up_h2, c->why, sizeof(c->why)) < 0) {
-		pthread_mutex_lock(&c->b->lock);
-		/* ended by broker_stop, or moot (the jail's handshake failed): nothing to tell */
-		bool quiet = c->b->stopping || c->cancelled;
-		c->b->refused += !quiet;
-		pthread_mutex_unlock(&c->b->lock);
-		if (!quiet)
-			broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name,
-			            c->why);
-	}
-}
-
-static void *upstream_main(void *arg)
-{
-	struct conn *c = arg;
-	brokerconn_upstream(c, c->up_offered_h2);
-	return NULL;
-}
-
-void brokerconn_upstream_async(struct conn *c, bool h2)
-{
-	c->up_tried = true;
-	c->up_offered_h2 = h2;
-	int r = pthread_create(&c->up_thread, NULL, upstream_main, c);
-	if (r == 0)
-		c->up_async = true;
-	else  /* one after the other, then: slower, not wrong */
-		brokerconn_upstream(c, h2);
-}
-
-/* The upstream thread is done; cancel: the jail's handshake failed, so a
- * connect or handshake still under way ends now. */
-static void upstream_join(struct conn *c, bool cancel)
-{
-	if (!c->up_async)
-		return;
-	if (cancel) {
-		pthread_mutex_lock(&c->b->lock);
-		c->cancelled = true;
-		if (c->b->conns[c->slot][1] >= 0)
-			shutdown(c->b->conns[c->slot][1], SHUT_RDWR);
-		pthread_mutex_unlock(&c->b->lock);
-	}
-	pthread_join(c->up_thread, NULL);
-	c->up_async = false;
+	brokerconn_upstream_begin(c, h2);
+	upstream_finish(c);
 }
 
 int brokerconn_known(struct conn *c)
@@ -242,7 +228,7 @@ int brokerconn_track(struct conn *c, int fd)
 	struct broker *b = c->b;
 	pthread_mutex_lock(&b->lock);
 	b->conns[c->slot][1] = fd;
-	bool stopping = b->stopping || c->cancelled;
+	bool stopping = b->stopping;
 	if (stopping && fd >= 0)
 		shutdown(fd, SHUT_RDWR);
 	pthread_mutex_unlock(&b->lock);
@@ -288,10 +274,9 @@ static int handshake(struct conn *c)
 	if (!c->jail.ssl || !SSL_set_ex_data(c->jail.ssl, 0, c) || !SSL_set_fd(c->jail.ssl, c->jail.fd) ||
 	    SSL_accept(c->jail.ssl) != 1) {
 		ERR_clear_error();
-		upstream_join(c, true);
 		return -1;  /* a name not brokered, or a client that gave up: its own error says */
 	}
-	upstream_join(c, false);
+	upstream_finish(c);  /* begun in the ALPN callback: its answer came meanwhile */
 	/* the name the upstream was opened for, if it was (brokertls.c) */
 	struct broker_host *h = brokertls_host(c->b, c->jail.ssl);
 	if (!h || (c->host && c->host != h))
