@@ -171,18 +171,56 @@ static void relay(struct conn *c)
 	reqp_free(&rq);
 }
 
-void brokerconn_upstream(struct conn *c, bool h2)
+/* A failure to reach the upstream is counted and told, unless the session
+ * is ending (broker_stop shut the socket down: nothing to tell). */
+static void upstream_failed(struct conn *c)
+{
+	pthread_mutex_lock(&c->b->lock);
+	bool stopping = c->b->stopping;
+	c->b->refused += !stopping;
+	pthread_mutex_unlock(&c->b->lock);
+	if (!stopping)
+		broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name, c->why);
+}
+
+void brokerconn_upstream_begin(struct conn *c, bool h2)
 {
 	c->up_tried = true;
-	if (brokertls_connect(c, h2, &c->up.fd, &c->up.ssl, &c->h2, c->why, sizeof(c->why)) < 0) {
-		pthread_mutex_lock(&c->b->lock);
-		bool stopping = c->b->stopping;  /* ended by broker_stop: nothing to tell */
-		c->b->refused += !stopping;
-		pthread_mutex_unlock(&c->b->lock);
-		if (!stopping)
-			broker_warn(c->b, "broker: %s: %s; nothing was sent there", c->host->name,
-			            c->why);
-	}
+	c->up_offered_h2 = h2;
+	if (brokertls_start(c, h2) < 0)
+		upstream_failed(c);
+	else
+		c->up_pending = true;
+}
+
+static void upstream_finish(struct conn *c)
+{
+	if (!c->up_pending)
+		return;
+	c->up_pending = false;
+	if (brokertls_finish(c) < 0)
+		upstream_failed(c);
+}
+
+void brokerconn_upstream(struct conn *c, bool h2)
+{
+	brokerconn_upstream_begin(c, h2);
+	upstream_finish(c);
+}
+
+int brokerconn_known(struct conn *c)
+{
+	pthread_mutex_lock(&c->b->lock);
+	int p = c->host->proto;
+	pthread_mutex_unlock(&c->b->lock);
+	return p;
+}
+
+static void remember(struct conn *c, int proto)
+{
+	pthread_mutex_lock(&c->b->lock);
+	c->host->proto = proto;
+	pthread_mutex_unlock(&c->b->lock);
 }
 
 int brokerconn_track(struct conn *c, int fd)
@@ -199,6 +237,33 @@ int brokerconn_track(struct conn *c, int fd)
 	return stopping ? -1 : 0;
 }
 
+/* The upstream's answer against the one the jail got.  An upstream that now
+ * chose otherwise than the session remembered, or failed, is forgotten; a
+ * jail answered h2 from memory gets no HTTP/1.1 502 then, its connection is
+ * closed (the warning says why) and the next one asks the upstream afresh. */
+static int upstream_check(struct conn *c)
+{
+	if (!c->up_tried)  /* a client without ALPN: HTTP/1.1 */
+		brokerconn_upstream(c, false);
+	if (c->up.ssl && c->up_h2 == c->h2) {
+		if (c->up_offered_h2)
+			remember(c, c->up_h2 ? BROKER_PROTO_H2 : BROKER_PROTO_H1);
+		return 0;
+	}
+	remember(c, BROKER_PROTO_UNKNOWN);
+	if (c->up.ssl)
+		broker_warn(c->b, "broker: %s chose %s this time, not %s as before: one connection "
+		            "closed, the next asks it afresh", c->host->name,
+		            c->up_h2 ? "h2" : "http/1.1", c->h2 ? "h2" : "http/1.1");
+	if (c->h2) {
+		linger_close(&c->jail);  /* its request unread: closed at once, it would be reset */
+	} else {
+		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, c->why);
+		answer(&c->jail, 502, msg);
+	}
+	return -1;
+}
+
 static int handshake(struct conn *c)
 {
 	struct timeval tv = {.tv_sec = HANDSHAKE_TIMEOUT_S};
@@ -211,18 +276,14 @@ static int handshake(struct conn *c)
 		ERR_clear_error();
 		return -1;  /* a name not brokered, or a client that gave up: its own error says */
 	}
+	upstream_finish(c);  /* begun in the ALPN callback: its answer came meanwhile */
 	/* the name the upstream was opened for, if it was (brokertls.c) */
 	struct broker_host *h = brokertls_host(c->b, c->jail.ssl);
 	if (!h || (c->host && c->host != h))
 		return -1;
 	c->host = h;
-	if (!c->up_tried)  /* a client without ALPN: HTTP/1.1 */
-		brokerconn_upstream(c, false);
-	if (!c->up.ssl) {
-		_cleanup_free_ char *msg = xasprintf("upstream %s refused: %s", c->host->name, c->why);
-		answer(&c->jail, 502, msg);
+	if (upstream_check(c) < 0)
 		return -1;
-	}
 	return set_nonblock(c->jail.fd) < 0 || set_nonblock(c->up.fd) < 0 ? -1 : 0;
 }
 

@@ -89,6 +89,7 @@ struct h2 {
 	struct stream *streams;
 	size_t n_live, held;               /* streams held, their header bytes (MAX_LIVE) */
 	bool up_dead, ending;
+	bool jail_spoke;                   /* the jail sent something: the upstream's preface may go */
 };
 
 /* ---- memory ---- */
@@ -652,14 +653,39 @@ static bool wants(const struct side *d)
 	return nghttp2_session_want_read(d->s) || nghttp2_session_want_write(d->s) || d->olen;
 }
 
+/* Whether s has frames to send that its socket would take now. */
+static bool more(const struct side *d)
+{
+	return !d->blocked && nghttp2_session_want_write(d->s);
+}
+
+/* Both sides' frames, written.  The upstream first (a request waits on it),
+ * and its preface and SETTINGS only with the jail's first request: one
+ * write, which the server reads at once, as it would the client's own.  Each
+ * side's writing makes frames for the other (DATA taken from a queue opens
+ * the window it came in by: a WINDOW_UPDATE), so again while it did: left
+ * for the next poll, they would wait on the peers, and a slow reader's
+ * window stay shut.  -1: the jail's side failed. */
+static int flush_both(struct h2 *h)
+{
+	for (int i = 0; i < 4; i++) {
+		bool up = !h->up_dead && h->jail_spoke;
+		if (up && (flush(&h->up) < 0 || !wants(&h->up)))
+			up_gone(h);
+		if (flush(&h->jail) < 0)
+			return -1;
+		if (!(up && !h->up_dead && more(&h->up)) && !more(&h->jail))
+			break;
+	}
+	return 0;
+}
+
 static void loop(struct h2 *h)
 {
 	bool busy = false;  /* the last round read something */
 	for (;;) {
-		if (flush(&h->jail) < 0)
+		if (flush_both(h) < 0)
 			break;
-		if (!h->up_dead && (flush(&h->up) < 0 || !wants(&h->up)))
-			up_gone(h);
 		if (h->up_dead && !jail_streams_open(h) && !nghttp2_session_want_write(h->jail.s) &&
 		    !h->jail.olen)
 			break;
@@ -680,6 +706,7 @@ static void loop(struct h2 *h)
 		int rj = pump_in(&h->jail);
 		if (rj < 0)
 			break;
+		h->jail_spoke |= rj > 0;
 		int ru = h->up_dead ? 0 : pump_in(&h->up);
 		if (ru < 0)
 			up_gone(h);

@@ -22,7 +22,13 @@ struct broker_host {
 	X509 *cert;
 	EVP_PKEY *key;
 	unsigned long carried;       /* under b->lock */
+	/* What the upstream chose when last offered h2 (BROKER_PROTO_*), so that
+	 * a later connection is answered at once and its upstream handshake runs
+	 * alongside the jail's; under b->lock, for the session only. */
+	int proto;
 };
+
+enum { BROKER_PROTO_UNKNOWN, BROKER_PROTO_H1, BROKER_PROTO_H2 };
 
 #define BROKER_MAX_CONNS 64
 
@@ -68,7 +74,10 @@ struct conn {
 	struct tls_end jail, up;
 	struct broker_host *host;
 	bool up_tried;               /* the upstream was tried (at ALPN or after the handshake) */
-	bool h2;                     /* both ends speak HTTP/2 */
+	bool up_offered_h2;          /* h2 was offered to the upstream */
+	bool up_h2;                  /* the upstream chose h2 */
+	bool h2;                     /* the jail was answered h2 (so both ends speak it) */
+	bool up_pending;             /* its handshake began (ClientHello sent), not yet finished */
 	char why[256];               /* why the upstream could not be reached */
 };
 
@@ -77,16 +86,25 @@ int brokertls_prepare(struct broker *b, struct jail_err *e) WUR;
 void brokertls_free(struct broker *b);
 /* The host a handshaken client connection named (SNI), or NULL. */
 struct broker_host *brokertls_host(struct broker *b, SSL *ssl);
-/* Connect to c's host with full verification, offering h2 (if h2) and
- * http/1.1; *got_h2 when the host chose h2.  On failure *why says why (an
- * *fd not -1 is left to the connection's end). */
-int brokertls_connect(struct conn *c, bool h2, int *fd, SSL **ssl, bool *got_h2, char *why,
-                      size_t cap);
+/* Open c->up to c's host, offering h2 (if h2) and http/1.1: TCP connected and
+ * the ClientHello sent, the socket non-blocking meanwhile.  -1: c->why says
+ * why (a c->up.fd not -1 is left to the connection's end). */
+int brokertls_start(struct conn *c, bool h2);
+/* Finish that handshake, with full verification (blocking, as the socket is
+ * again); c->up_h2 when the host chose h2.  -1: c->up.ssl is freed, c->why
+ * says why. */
+int brokertls_finish(struct conn *c);
 
 /* brokerconn.c */
 /* Open c's upstream (once), offering h2 if h2; a failure is counted, told and
  * left in c->why for the answer to the jail. */
 void brokerconn_upstream(struct conn *c, bool h2);
+/* The same in two halves: begun by the ALPN callback that knows its answer
+ * already (TCP and the ClientHello), finished once the jail's handshake is
+ * (brokerconn.c): the upstream answers meanwhile. */
+void brokerconn_upstream_begin(struct conn *c, bool h2);
+/* What c's host chose when last offered h2 (BROKER_PROTO_*). */
+int brokerconn_known(struct conn *c);
 /* fd (-1: none) is now c's upstream socket, which broker_stop shuts down;
  * -1 (errno ECANCELED) if the broker is stopping (fd is shut down already). */
 int brokerconn_track(struct conn *c, int fd);

@@ -188,11 +188,20 @@ static bool alpn_offers(const unsigned char *in, unsigned int inlen, const char 
 	return false;
 }
 
-/* The same protocol on both legs: the upstream is opened here, during the
- * jail's handshake (SNI is known by now), offered h2 when the client offers
- * it, and the client gets what the upstream chose.  An upstream that chose
- * http/1.1 or nothing, or could not be reached, means http/1.1 (the 502 is
- * an HTTP/1.1 answer).  A client offering neither gets no ALPN. */
+/* The same protocol on both legs, and the client gets what the upstream
+ * chose.  An upstream that chose http/1.1 or nothing, or could not be
+ * reached, means http/1.1 (the 502 is an HTTP/1.1 answer).  A client
+ * offering neither gets no ALPN.
+ *
+ * When the answer is known beforehand the upstream's handshake runs alongside
+ * the jail's instead of inside it (its ClientHello goes now, its answer is
+ * read when the jail's handshake is done: brokerconn.c): a
+ * client that does not offer h2 gets http/1.1 whatever the upstream says (it
+ * is offered http/1.1 alone), and a host that chose before in this session
+ * is offered and expected to choose the same (if it does not, that one
+ * connection is closed and the next asks afresh: brokerconn.c).  Otherwise
+ * the upstream is opened here, during the jail's handshake (SNI is known by
+ * now), and the jail waits for its choice. */
 static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                    const unsigned char *in, unsigned int inlen, void *arg)
 {
@@ -202,8 +211,17 @@ static int alpn_cb(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 	if (!h || (c->host && c->host != h))  /* the name changed (servername_cb) */
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	c->host = h;
-	if (!c->up_tried)
-		brokerconn_upstream(c, b->h2 && alpn_offers(in, inlen, "h2"));
+	if (!c->up_tried) {
+		int known = b->h2 && alpn_offers(in, inlen, "h2") ? brokerconn_known(c)
+		                                                 : BROKER_PROTO_H1;
+		if (known != BROKER_PROTO_UNKNOWN) {
+			c->h2 = known == BROKER_PROTO_H2;
+			brokerconn_upstream_begin(c, c->h2);
+		} else {
+			brokerconn_upstream(c, true);
+			c->h2 = c->up_h2;
+		}
+	}
 	if (c->h2) {
 		*out = alpn_both + 1;
 		*outlen = 2;
@@ -317,41 +335,72 @@ static int tcp_connect(struct conn *c, const char *host, char *why, size_t cap)
 	return fd;
 }
 
-int brokertls_connect(struct conn *c, bool h2, int *fd, SSL **ssl, bool *got_h2, char *why,
-                      size_t cap)
+/* Why the upstream's handshake failed, in c->why; s is freed. */
+static void handshake_failed(struct conn *c, SSL *s)
+{
+	long v = SSL_get_verify_result(s);
+	unsigned long code = ERR_get_error();
+	if (v != X509_V_OK)
+		snprintf(c->why, sizeof(c->why), "its certificate is not trusted (%s)",
+		         X509_verify_cert_error_string(v));
+	else
+		snprintf(c->why, sizeof(c->why), "TLS handshake failed (%s)",
+		         code ? ERR_reason_error_string(code) : "connection closed");
+	ERR_clear_error();
+	SSL_free(s);
+}
+
+static int set_blocking(int fd, bool block)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, block ? fl & ~O_NONBLOCK : fl | O_NONBLOCK);
+}
+
+int brokertls_start(struct conn *c, bool h2)
 {
 	struct broker *b = c->b;
 	const char *host = c->host->name;
-	*ssl = NULL;
-	*got_h2 = false;
-	*fd = tcp_connect(c, host, why, cap);
-	if (*fd < 0)
+	c->up.ssl = NULL;
+	c->up.fd = tcp_connect(c, host, c->why, sizeof(c->why));
+	if (c->up.fd < 0)
 		return -1;
 	SSL *s = SSL_new(b->client);
 	const unsigned char *alpn = h2 ? alpn_both : alpn_h1;
 	unsigned int alpn_len = h2 ? sizeof(alpn_both) - 1 : sizeof(alpn_h1) - 1;
-	if (!s || !SSL_set_fd(s, *fd) || !SSL_set_tlsext_host_name(s, host) || !SSL_set1_host(s, host) ||
-	    SSL_set_alpn_protos(s, alpn, alpn_len) != 0) {
+	if (!s || !SSL_set_fd(s, c->up.fd) || !SSL_set_tlsext_host_name(s, host) ||
+	    !SSL_set1_host(s, host) || SSL_set_alpn_protos(s, alpn, alpn_len) != 0 ||
+	    set_blocking(c->up.fd, false) < 0) {
 		SSL_free(s);
-		snprintf(why, cap, "TLS setup failed");
+		snprintf(c->why, sizeof(c->why), "TLS setup failed");
 		return -1;
 	}
+	/* the ClientHello goes now; the answer is read by brokertls_finish */
 	if (SSL_connect(s) != 1) {
-		long v = SSL_get_verify_result(s);
-		unsigned long code = ERR_get_error();
-		if (v != X509_V_OK)
-			snprintf(why, cap, "its certificate is not trusted (%s)", X509_verify_cert_error_string(v));
-		else
-			snprintf(why, cap, "TLS handshake failed (%s)",
-			         code ? ERR_reason_error_string(code) : "connection closed");
+		int err = SSL_get_error(s, 0);
+		if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
+			handshake_failed(c, s);
+			return -1;
+		}
 		ERR_clear_error();
-		SSL_free(s);
+	}
+	c->up.ssl = s;
+	return 0;
+}
+
+int brokertls_finish(struct conn *c)
+{
+	SSL *s = c->up.ssl;
+	c->up_h2 = false;
+	if (set_blocking(c->up.fd, true) < 0 || SSL_connect(s) != 1) {
+		handshake_failed(c, s);
+		c->up.ssl = NULL;
 		return -1;
 	}
 	const unsigned char *sel = NULL;
 	unsigned int sel_len = 0;
 	SSL_get0_alpn_selected(s, &sel, &sel_len);
-	*got_h2 = h2 && sel_len == 2 && memcmp(sel, "h2", 2) == 0;
-	*ssl = s;
+	c->up_h2 = sel_len == 2 && memcmp(sel, "h2", 2) == 0;
 	return 0;
 }

@@ -658,6 +658,43 @@ test_broker_h2_offered_to_an_http1_upstream() {
 	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
 }
 
+# The session remembers what the upstream chose, and later connections are
+# answered so at once (its handshake alongside the jail's).  An upstream that
+# then chooses otherwise (h2 first, HTTP/1.1 alone after: tcp_switch.py)
+# costs that one connection, closed before anything reached it; the next
+# asks afresh and speaks HTTP/1.1.
+test_broker_h2_upstream_that_changes_its_choice() {
+	command -v node >/dev/null || skip "node is missing"
+	UPSTREAM=h2_echo.js broker_world
+	local h2port
+	h2port=$(cat "$T/port")
+	bg nsenter --preserve-credentials -U -n -t "$W" \
+		python3 "$HELPERS/tls_echo.py" "$T/port1" "$T/ca/srv.crt" "$T/ca/srv.key" "$T/up1.log"
+	wait_file "$T/port1"
+	bg nsenter --preserve-credentials -U -n -t "$W" \
+		python3 "$HELPERS/tcp_switch.py" "$T/port.sw" "$h2port" "$(cat "$T/port1")"
+	wait_file "$T/port.sw"
+	sed -i "s/127.0.0.1:$h2port /127.0.0.1:$(cat "$T/port.sw") /" "$T/jail-in-w"
+	run_jail "${B[@]}" -- sh -c '
+		for i in 1 2 3; do
+			curl -sS -m 20 --http2 -w " %{http_version}\n" -H "x-api-key: $ANTHROPIC_API_KEY" \
+				https://api.anthropic.com/v$i || echo "failed $i"
+		done'
+	assert_eq "$out" "ok 1
+ 2
+ 0
+failed 2
+ok 1
+ 1.1" "(stderr: $err)"
+	assert_contains "$err" "api.anthropic.com chose http/1.1 this time, not h2 as before"
+	assert_contains "$(cat "$T/up.log")" "GET /v1"
+	local one
+	one=$(cat "$T/up1.log")
+	assert_contains "$one" "GET /v3"
+	assert_contains "$one" "x-api-key: $REAL_KEY"
+	assert_not_contains "$one" "GET /v2"
+}
+
 test_broker_h2_wrong_upstream_certificate_fails_closed() {
 	command -v node >/dev/null || skip "node is missing"
 	UPSTREAM=h2_echo.js broker_world "$HOSTNAME_B" "$T/other"
