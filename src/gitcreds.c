@@ -427,6 +427,18 @@ static int withhold_config(const struct repo *rp, const char *rel, unsigned *tot
 
 #define MODULES_DEPTH 8
 
+/* The host repository's directory git_dir/rel, for reading; NULL when it is
+ * not a directory (a link is not followed). */
+static DIR *open_git_subdir(const struct repo *rp, const char *rel)
+{
+	_cleanup_free_ char *path = join(rp->git_dir, rel);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 /* The repositories of submodules below git_dir/rel (modules/; a name may
  * hold slashes: a directory without a config is a step of one).  The walk
  * reads the host's repository; writes go through write_copy. */
@@ -435,12 +447,9 @@ static int withhold_modules(const struct repo *rp, const char *rel, int depth, u
 {
 	if (depth >= MODULES_DEPTH)
 		return 0;
-	_cleanup_free_ char *path = join(rp->git_dir, rel);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = open_git_subdir(rp, rel);
 	if (!d)
 		return 0;
-	fd = -1;  /* the DIR has it */
 	int r = 0;
 	struct dirent *de;
 	while (r == 0 && (de = readdir(d))) {
@@ -465,12 +474,9 @@ static int withhold_modules(const struct repo *rp, const char *rel, int depth, u
  * read with extensions.worktreeConfig): the jail shows them with the rest. */
 static int withhold_worktrees(const struct repo *rp, unsigned *total, struct jail_err *e)
 {
-	_cleanup_free_ char *path = join(rp->git_dir, "worktrees");
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = open_git_subdir(rp, "worktrees");
 	if (!d)
 		return 0;
-	fd = -1;  /* the DIR has it */
 	int r = 0;
 	struct dirent *de;
 	while (r == 0 && (de = readdir(d))) {
