@@ -248,3 +248,150 @@ T(scratchobj_trees_and_commits_are_fast_imports)
 	free(upper);
 	free(ours);
 }
+
+/* The CPU's SHA-1 and the C one agree at every length up to three blocks and
+ * a half (the padding's edges at 55/56 and 63/64 bytes, and past them), fed
+ * whole and in two pieces split at each length, and each agrees with
+ * `git hash-object` where git is at hand. */
+T(sha1_cpu_and_c_agree_at_every_length)
+{
+	bool cpu = sha1_uses_cpu();
+	unsigned char data[230];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 131 + 7);
+	for (size_t n = 0; n <= sizeof(data); n++) {
+		char want[41], got[41];
+		sha1_use_cpu(false);
+		digest(data, n, n ? n : 1, want);
+		for (int pass = 0; pass < 2; pass++) {
+			sha1_use_cpu(pass == 0);
+			for (size_t cut = 0; cut <= n; cut += n < 130 ? 1 : 13) {
+				struct sha1 c;
+				unsigned char d[20];
+				sha1_init(&c);
+				sha1_update(&c, data, cut);
+				sha1_update(&c, data + cut, n - cut);
+				sha1_final(&c, d);
+				hex20(d, got);
+				if (strcmp(got, want) != 0) {
+					fprintf(stderr, "  length %zu cut at %zu (%s): %s, not %s\n", n,
+					        cut, pass ? "C" : "CPU", got, want);
+					CHECK(!"the two versions agree");
+					n = sizeof(data);
+					break;
+				}
+			}
+		}
+	}
+	/* git's own id of a blob whose object is 64 bytes in all: "blob 55\0" and 55 bytes
+	 * (the padding needs a second block), and of one 56 bytes long */
+	if (system("git --version >/dev/null 2>&1") == 0)
+		for (int k = 55; k <= 56; k++)
+			for (int pass = 0; pass < 2; pass++) {
+				sha1_use_cpu(pass == 0);
+				char path[] = "/tmp/jail-unit-sha1.XXXXXX";
+				int fd = mkstemp(path);
+				CHECK(fd >= 0 && write(fd, data, (size_t)k) == k);
+				close(fd);
+				char *cmd = xasprintf("git hash-object '%s'", path);
+				char *git = sh_out(cmd);
+				struct sha1 c;
+				unsigned char d[20];
+				char hdr[16], got[41];
+				int hn = snprintf(hdr, sizeof(hdr), "blob %d", k);
+				sha1_init(&c);
+				sha1_update(&c, hdr, (size_t)hn + 1);
+				sha1_update(&c, data, (size_t)k);
+				sha1_final(&c, d);
+				hex20(d, got);
+				CHECK_STR(got, git);
+				unlink(path);
+				free(cmd);
+				free(git);
+			}
+	sha1_use_cpu(true);
+	if (!cpu)
+		T_SKIP("the CPU has no SHA instructions: the C version was checked alone");
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The trees of names git orders in ways easy to get wrong ("a.b", "a-" and
+ * "a0" beside a directory "a", which sorts as "a/"; bytes above 0x7f; a
+ * directory that replaces a file; deep paths): git fsck --strict finds them
+ * sorted and well formed, and the post tree is the one git makes of the
+ * same files (git add, git write-tree). */
+T(scratchobj_trees_are_in_gits_order)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char root[] = "/tmp/jail-unit-scratchtree.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	const char *names[] = {"-x", "a-", "a.b", "a/b.c/d", "a/b/c", "a/b0", "a0", "a\\b",
+	                       "a\"q", "d/1/2/3/4/5/6/7/8/9/10/f", "\xc3\xa9", "\xe6\x97\xa5/x",
+	                       "y/.x", "z", "z.", "z0"};
+	size_t n = ARRAY_SIZE(names);
+	/* sorted as the walk gives them (strcmp) */
+	qsort(names, n, sizeof(*names), cmp_name);
+	struct change *v = xcalloc(n, sizeof(*v));
+	char *cmd = xasprintf("cd '%s' && git init -q --bare ours && git init -q want && mkdir upper",
+	                      root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = (struct change){.path = xstrdup(names[i]), .pre = PRE_NONE, .new_type = FT_FILE,
+		                       .new_exec = i % 3 == 0};
+		for (int side = 0; side < 2; side++) {
+			char *dir = xasprintf("%s/%s", root, side ? "want" : "upper");
+			char *rel = xstrdup(names[i]);
+			char *slash = strrchr(rel, '/');
+			if (slash) {
+				*slash = '\0';
+				t_mkdir_under(dir, rel);
+			}
+			char *path = xasprintf("%s/%s", dir, names[i]);
+			struct jail_err e;
+			CHECK(write_file_at(AT_FDCWD, path, names[i], strlen(names[i]),
+			                    i % 3 == 0 ? 0755 : 0644, &e) == 0);
+			free(path);
+			free(rel);
+			free(dir);
+		}
+	}
+	struct changeset cs = {.v = v, .n = n, .cap = n};
+	char *upper = xasprintf("%s/upper", root);
+	struct export_ctx x = {.prefix = "", .project_fd = -1,
+	                       .upper_fd = open(upper, O_RDONLY | O_DIRECTORY)};
+	x.rules.max_size = 1 << 20;
+	char *ours = xasprintf("%s/ours", root);
+	struct jail_err e;
+	CHECK(scratchobj_write(ours, &x, &cs, "A U <a@u>", "m\n", 1700000000, NULL, &e) == 0);
+	close(x.upper_fd);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours symbolic-ref HEAD refs/heads/post && "
+	                "git --git-dir=ours fsck --strict --no-dangling 2>&1", root);
+	char *fsck = sh_out(cmd);
+	CHECK_STR(fsck, "");
+	free(fsck);
+	free(cmd);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours rev-parse 'refs/heads/post^{tree}'", root);
+	char *a = sh_out(cmd);
+	free(cmd);
+	cmd = xasprintf("cd '%s/want' && git add -A && git write-tree", root);
+	char *b = sh_out(cmd);
+	free(cmd);
+	CHECK(strlen(a) == 40);
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+	cmd = xasprintf("rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(upper);
+	free(ours);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
