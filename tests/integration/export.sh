@@ -217,6 +217,25 @@ test_left_out_paths() {
 	assert_contains "$out" "kept.txt: matches 'kept.txt': denied by the policy"
 }
 
+# Names git takes for ".git" (any case; NTFS's ".git." and "git~1") are left
+# out like .git itself: git refuses a patch that holds one as a whole, so one
+# such file made by the agent kept every other change from landing.
+test_names_git_takes_for_dot_git_left_out() {
+	base "$T/p"
+	agent "$T/p" 'mkdir -p .GIT/hooks sub/.Git "git~1" && printf "#!/bin/sh\necho pwned\n" > .GIT/hooks/post-checkout &&
+		chmod +x .GIT/hooks/post-checkout && echo c > sub/.Git/config && echo d > "git~1/x" &&
+		echo e > ".git." && ln -s README .gitmodules && echo y >> README'
+	assert_contains "$agent_err" ".GIT/hooks/post-checkout: a name git takes for .git"
+	assert_contains "$agent_err" "sub/.Git/config: a name git takes for .git"
+	assert_contains "$agent_err" "git~1/x: a name git takes for .git"
+	assert_contains "$agent_err" ".git.: a name git takes for .git"
+	assert_contains "$agent_err" ".gitmodules: a symlink named .gitmodules"
+	land "$T/p"
+	assert_eq "$(grep -c '^diff --git' "$patch")" 1 "only README goes out"
+	assert_eq "$(cat "$T/clone/README")" "$(printf 'hello\ny')" "README landed"
+	assert_no_file "$T/clone/.GIT"
+}
+
 test_flagged_files() {
 	base "$T/p"
 	agent "$T/p" 'echo "*.c diff" > .gitattributes && echo "[submodule]" > .gitmodules &&
