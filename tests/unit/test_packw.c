@@ -424,3 +424,37 @@ T(packw_fewer_objects_than_announced_is_verified_by_git)
 	CHECK(system(cmd) == 0);
 	free(cmd);
 }
+
+/* An object's header in the pack: its size 4 bits then 7 a byte, read back
+ * as git reads it (unpack_object_header_buffer), for sizes around the edges
+ * and past 4 GiB (no data needs writing to see the header). */
+T(packw_object_header_sizes_past_4_gib)
+{
+	const uint64_t sizes[] = {0, 15, 16, 2047, 2048, 0xffffffffull, 0x100000000ull,
+	                          0x140000005ull, 0x7fffffffffffull};
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		char dir[] = "/tmp/jail-unit-packw.XXXXXX";
+		CHECK(mkdtemp(dir) != NULL);
+		t_mkdir_under(dir, "objects/pack");
+		struct packw p;
+		struct jail_err e;
+		CHECK(packw_open(&p, dir, 1, &e) == 0);
+		CHECK(packw_blob_start(&p, sizes[i], &e) == 0);
+		const unsigned char *h = p.buf + 12;  /* after "PACK", version, count */
+		size_t k = 0;
+		unsigned c = h[k++];
+		int type = (c >> 4) & 7;
+		uint64_t size = c & 15;
+		for (int shift = 4; c & 0x80; shift += 7) {
+			c = h[k++];
+			size += (uint64_t)(c & 0x7f) << shift;
+		}
+		CHECK(type == PACKW_BLOB);
+		CHECK(size == sizes[i]);
+		CHECK(h[k] == 0x78 && h[k + 1] == 0x01);  /* the zlib stream starts */
+		packw_free(&p);
+		char *cmd = xasprintf("rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+}
