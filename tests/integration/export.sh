@@ -682,6 +682,40 @@ test_base_blobs_carriage_returns_are_remembered_by_the_session() {
 	assert_contains "$(cat "$out")" "+dos"
 }
 
+# The session's answers are taken only from a regular file of sorted, well
+# formed lines: a symlink (even to a file that parses), a line out of order or
+# a malformed one make the export read the blob again, and the patch stays
+# the one the blob's content calls for.
+test_base_blobs_carriage_returns_cache_taken_only_when_well_formed() {
+	base "$T/p"
+	printf 'dos\r\nline\r\n' >"$T/p/dos.txt"
+	git -C "$T/p" add dos.txt
+	git -C "$T/p" commit -q -m dos
+	agent "$T/p" 'printf "dos\nline\n" > dos.txt'
+	local cache blob bad
+	cache="$(session_dir "$T/p")/base-cr"
+	blob=$(git -C "$T/p" rev-parse HEAD:dos.txt)
+	# a wrong answer ("0") in every shape the reader must refuse
+	printf '%s 0\n' "$blob" >"$T/wrong"
+	for bad in symlink unsorted short uppercase; do
+		rm -f "$cache"
+		case $bad in
+		symlink) ln -s "$T/wrong" "$cache" ;;
+		unsorted) printf '%s 0\n%s 0\n' "$blob" 0000000000000000000000000000000000000000 >"$cache" ;;
+		short) printf '%s 0' "$blob" >"$cache" ;;
+		uppercase) printf '%s 0\n' "$(printf %s "$blob" | tr a-f A-F)" >"$cache" ;;
+		esac
+		run_jail export -D "$T/p" -o "$T/out"
+		assert_eq "$rc" 0 "jail export ($bad cache): $err"
+		assert_contains "$(cat "$out")" "GIT binary patch" "the blob read again ($bad cache)"
+	done
+	# the control: the same wrong answer in a well-formed file is taken
+	rm -f "$cache"
+	cp "$T/wrong" "$cache"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_not_contains "$(cat "$out")" "GIT binary patch"
+}
+
 # The throwaway repository names the host's object directory in its alternates
 # file: a path with a quote and a backslash goes there C-quoted, and git must
 # read it back, or fast-import would not find the base blobs.
