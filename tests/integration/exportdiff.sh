@@ -14,15 +14,19 @@ DIFF_GEN="$TESTS/../scripts/export-diff-change.sh"
 # The diffstat and the diff: from the first "---" line on.
 diff_part() { sed -n '/^---$/,$p'; }
 
-# differential SEED: one round, as described above.
+# differential SEED [SUB]: one round, as described above; with SUB the project
+# is that subdirectory of the repository (the scratch's paths get its prefix).
 differential() {
-	local seed=$1 d="$T/p$1" base change
+	local seed=$1 sub=${2:+/$2} r="$T/p$1" base change
+	local d="$r$sub"
 	base=$("$DIFF_GEN" base "$seed")
 	change=$("$DIFF_GEN" change "$seed")
-	git_init "$d"
+	git_init "$r"
+	mkdir -p "$d"
+	echo top >"$r/top.txt"
 	(cd "$d" && sh -c "$base")
-	git -C "$d" add -A
-	git -C "$d" commit -q -m base
+	git -C "$r" add -A
+	git -C "$r" commit -q -m base
 	run_jail -D "$d" -- sh -c "cd '$d' && { $change ; }"
 	assert_eq "$rc" 0 "the agent's change (seed $seed): $err"
 	assert_not_contains "$err" "Left out" "nothing left out (seed $seed)"
@@ -31,20 +35,21 @@ differential() {
 	cp "$out" "$T/got$seed.patch"
 	assert_eq "$(grep -c '^diff --git' "$T/got$seed.patch" | awk '$1 >= 3 {print "many"}')" many \
 		"seed $seed: the patch holds several files"
+	[ -z "$sub" ] || assert_contains "$(cat "$T/got$seed.patch")" "+++ b${sub}/" "seed $seed: paths under the prefix"
 	# the same change, committed by git in a copy (empty directories too: a
 	# step may depend on one)
-	cp -a "$d" "$T/want$seed"
-	(cd "$T/want$seed" && sh -c "$change")
+	cp -a "$r" "$T/want$seed"
+	(cd "$T/want$seed$sub" && sh -c "$change")
 	git -C "$T/want$seed" add -A
 	git -C "$T/want$seed" -c user.email=t@example.com -c user.name=Tester commit -q -m change
-	git -C "$T/want$seed" -c core.quotePath=false format-patch --stdout -1 --full-index --binary -M --no-signature \
-		--no-color --subject-prefix=PATCH HEAD >"$T/want$seed.patch"
+	git -C "$T/want$seed" -c core.quotePath=false format-patch --stdout -1 --full-index --binary -M \
+		--no-signature --no-color --subject-prefix=PATCH HEAD >"$T/want$seed.patch"
 	if ! cmp -s <(diff_part <"$T/want$seed.patch") <(diff_part <"$T/got$seed.patch"); then
 		diff -u <(diff_part <"$T/want$seed.patch") <(diff_part <"$T/got$seed.patch") | head -n 40 >&2
 		fail "seed $seed: the export's patch differs from git's"
 	fi
 	# and it lands as git's commit
-	git clone -q "$d" "$T/land$seed"
+	git clone -q "$r" "$T/land$seed"
 	git -C "$T/land$seed" -c user.email=r@example.com -c user.name=R am -q "$T/got$seed.patch"
 	assert_eq "$(git -C "$T/land$seed" rev-parse 'HEAD^{tree}')" \
 		"$(git -C "$T/want$seed" rev-parse 'HEAD^{tree}')" "seed $seed: the tree after git am"
@@ -55,5 +60,14 @@ test_export_is_gits_patch_over_random_changes() {
 	# more seeds: edit the list (tests/run clears the environment); 1-160 passed
 	for seed in ${EXPORTDIFF_SEEDS:-$(seq 1 10)}; do
 		differential "$seed"
+	done
+}
+
+# The project in a subdirectory of its repository ("a.b/x y": the prefix's own
+# names sort and quote like the rest).
+test_export_is_gits_patch_in_a_subdirectory() {
+	local seed
+	for seed in 11 12 13; do
+		differential "$seed" "a.b/x y"
 	done
 }
