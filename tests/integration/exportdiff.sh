@@ -1,13 +1,16 @@
 # Differential tests of `jail export` against plain git: a random mixed
 # change (scripts/export-diff-change.sh, by seed) is made once by the agent in
-# the jail and once in a clone of the project, where git itself commits it.
+# the jail and once in a copy of the project, where git itself commits it.
 # The export's patch must be byte for byte the one `git format-patch` makes of
 # that commit with the export's options (from the "---" on: the stat and the
 # diff; the message is the export's own; names unquoted as the export's git
 # is told: core.quotePath=false), and `git am` of it must give the
 # clone's tree.  jail writes the scratch's blobs, trees and commits itself
 # (scratchobj.h, packw.h): a tree entry out of git's order, a mode or a name
-# written wrongly shows here.
+# written wrongly shows here.  This CPU's SHA instructions hash in the suite;
+# the C version whole (it passed):
+#   make BUILD=build-sha1c CFLAGS="-O2 -g -DJAIL_SHA1_C_ONLY" build-sha1c/jail
+#   BUILD=build-sha1c tests/run integration/exportdiff
 
 DIFF_GEN="$TESTS/../scripts/export-diff-change.sh"
 
