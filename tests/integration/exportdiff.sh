@@ -22,8 +22,8 @@ diff_part() { sed -n '/^---$/,$p'; }
 differential() {
 	local seed=$1 sub=${2:+/$2} r="$T/p$1" base change
 	local d="$r$sub"
-	base=$("$DIFF_GEN" base "$seed")
-	change=$("$DIFF_GEN" change "$seed")
+	base=${DIFF_BASE:-$("$DIFF_GEN" base "$seed")}
+	change=${DIFF_CHANGE:-$("$DIFF_GEN" change "$seed")}
 	git_init "$r"
 	mkdir -p "$d"
 	echo top >"$r/top.txt"
@@ -36,8 +36,8 @@ differential() {
 	run_jail export -D "$d" -o "$T/got$seed"
 	assert_eq "$rc" 0 "jail export (seed $seed): $err"
 	cp "$out" "$T/got$seed.patch"
-	assert_eq "$(grep -c '^diff --git' "$T/got$seed.patch" | awk '$1 >= 3 {print "many"}')" many \
-		"seed $seed: the patch holds several files"
+	assert_eq "$(grep -c '^diff --git' "$T/got$seed.patch" | awk -v m="${DIFF_MIN:-3}" '$1 >= m {print "enough"}')" \
+		enough "seed $seed: the patch holds several files"
 	[ -z "$sub" ] || assert_contains "$(cat "$T/got$seed.patch")" "+++ b${sub}/" "seed $seed: paths under the prefix"
 	# the same change, committed by git in a copy (empty directories too: a
 	# step may depend on one)
@@ -72,5 +72,18 @@ test_export_is_gits_patch_in_a_subdirectory() {
 	local seed
 	for seed in 11 12 13; do
 		differential "$seed" "a.b/x y"
+	done
+}
+
+# Patches with one change that has no hunk or one of a kind, where the stat
+# and the diff's header lines are all there is.
+test_export_is_gits_patch_for_single_odd_changes() {
+	local DIFF_BASE='set -e; mkdir -p d/e; seq 1 50 > d/e/moved; printf "x\n" > f; ln -s f l;
+		printf "y\n" > exe; chmod 755 exe; printf "z\n" > d/only' DIFF_MIN=1 DIFF_CHANGE i=20
+	for DIFF_CHANGE in 'mv d/e/moved d/e/renamed' ': > empty' 'chmod -x exe' 'rm d/only' \
+		'rm l && ln -s d/only l' 'rm f && mkdir f && : > f/x' 'rm -r d && printf "d\n" > d' \
+		'chmod 664 f && chmod 611 exe' 'printf "x" > f'; do
+		i=$((i + 1))
+		differential "$i"
 	done
 }
