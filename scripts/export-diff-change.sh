@@ -12,8 +12,9 @@
 # on and off, modes 0664 and 0654, empty files, symlinks inside the tree, a
 # file replaced by a directory and back, a directory deleted and made again
 # (an opaque directory), renames, deep directories, empty directories, many
-# files.  Text only, no '\r', nothing the export leaves out, so the patch must
-# be the one git makes for the same commit.
+# files; now and then "\r\n" line ends (the test marks those files -diff for
+# git, as the export does).  Text only, nothing the export leaves out, so the
+# patch must be the one git makes for the same commit.
 set -euo pipefail
 
 mode=${1:?usage: export-diff-change.sh base|change SEED}
@@ -37,6 +38,8 @@ shp() { shq "./$1"; }
 # P gets a name, L a line of text that differs by seed and step.
 pick() { rnd; P=${NAMES[R % ${#NAMES[@]}]}; }
 line() { rnd; L="line $R $1"; }
+# E gets a line's end: now and then "\r\n" (such a file goes as a binary patch)
+eol() { rnd; if [ $((R % 6)) = 0 ]; then E='\r\n'; else E='\n'; fi; }
 
 base() {
 	echo 'set -e'
@@ -49,12 +52,14 @@ base() {
 			pick; f="$d/$P"
 			line 1; l1=$L
 			line 2; l2=$L
-			echo "[ -d $(shp "$f") ] || printf '%s\n%s\n' $(shq "$l1") $(shq "$l2") > $(shp "$f")"
+			eol
+			echo "[ -d $(shp "$f") ] || printf '%s$E%s$E' $(shq "$l1") $(shq "$l2") > $(shp "$f")"
 		done
 	done
 	for f in a- a0 a_ b.c 'q"uote' 'back\slash' 'é' '...' '[br]'; do
 		line 3
-		echo "printf '%s\n' $(shq "$L") > $(shp "$f")"
+		eol
+		echo "printf '%s$E' $(shq "$L") > $(shp "$f")"
 	done
 	echo 'printf "#!/bin/sh\n" > tool && chmod 755 tool'
 	echo 'mkdir -p deep/1/2/3/4/5/6/7/8 && printf "d\n" > deep/1/2/3/4/5/6/7/8/f'
@@ -71,12 +76,13 @@ step() {
 	pick; n=$P
 	pick; m=$P
 	line "$i"
+	eol
 	f=$(shp "$d/$n")
 	rnd
 	case $((R % 14)) in
-	0) echo "[ -f $f ] && printf '%s\n' $(shq "$L") >> $f || true" ;;
+	0) echo "[ -f $f ] && printf '%s$E' $(shq "$L") >> $f || true" ;;
 	1) echo "[ -f $f ] && rm -f $f || true" ;;
-	2) echo "{ mkdir -p $(shp "$d") && printf '%s\n' $(shq "$L") > $f; } 2>/dev/null || true" ;;
+	2) echo "{ mkdir -p $(shp "$d") && printf '%s$E' $(shq "$L") > $f; } 2>/dev/null || true" ;;
 	3) echo "[ -f $f ] && chmod +x $f || true" ;;
 	4) echo "[ -f $f ] && chmod -x $f || true" ;;
 	5) echo "{ [ -f $f ] && chmod 664 $f; [ -f $(shp "$n") ] && chmod 654 $(shp "$n"); } || true" ;;
@@ -87,7 +93,7 @@ step() {
 	10) echo "[ -f $f ] && [ ! -L $f ] && [ ! -e $(shp "$n") ] && mv $f $(shp "$n") || true" ;;
 	11) echo "{ [ -d $(shp "$d") ] && : > $(shp "$d/empty-$i"); mkdir -p $(shp "empty-dir-$i"); } || true" ;;
 	12) echo "mkdir -p $(shp "deep/1/2/3/4/5/6/7/8/$n") && printf 'deep\n' > $(shp "deep/1/2/3/4/5/6/7/8/$n/$i") || true" ;;
-	*) echo "[ -f $(shp "$n") ] && printf '%s\n' $(shq "$L") > $(shp "$n") || true" ;;
+	*) echo "[ -f $(shp "$n") ] && printf '%s$E' $(shq "$L") > $(shp "$n") || true" ;;
 	esac
 }
 
