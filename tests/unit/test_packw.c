@@ -458,3 +458,57 @@ T(packw_object_header_sizes_past_4_gib)
 		free(cmd);
 	}
 }
+
+/* A directory put first and a file at its name after (paths out of order:
+ * the walk never gives them so, but fast-import's "later wins" holds): the
+ * directory's entries are cut, and a name put afterwards is still found (the
+ * cut nodes stay out of the lookups). */
+T(scratchobj_file_after_directory_of_its_name_wins)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char root[] = "/tmp/jail-unit-scratchcut.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	char *cmd = xasprintf("cd '%s' && git init -q --bare ours && mkdir lower upper && "
+	                      "echo d > lower/d && echo n > upper/n && echo m > upper/m", root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	const char *empty = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	struct change v[5] = {
+		{.path = "d/e/x", .pre = PRE_BASE, .base_mode = 0100644, .new_type = FT_NONE},
+		{.path = "d/y", .pre = PRE_BASE, .base_mode = 0100644, .new_type = FT_NONE},
+		{.path = "d", .pre = PRE_LOWER, .old_type = FT_FILE, .new_type = FT_NONE},
+		{.path = "n", .pre = PRE_NONE, .new_type = FT_FILE},
+		{.path = "m", .pre = PRE_NONE, .new_type = FT_FILE},
+	};
+	snprintf(v[0].base_oid, sizeof(v[0].base_oid), "%s", empty);
+	snprintf(v[1].base_oid, sizeof(v[1].base_oid), "%s", empty);
+	struct changeset cs = {.v = v, .n = 5, .cap = 5};
+	char *lower = xasprintf("%s/lower", root), *upper = xasprintf("%s/upper", root);
+	struct export_ctx x = {.prefix = "", .project_fd = open(lower, O_RDONLY | O_DIRECTORY),
+	                       .upper_fd = open(upper, O_RDONLY | O_DIRECTORY)};
+	x.rules.max_size = 1 << 20;
+	char *ours = xasprintf("%s/ours", root);
+	struct jail_err e;
+	CHECK(scratchobj_write(ours, &x, &cs, "A U <a@u>", "m\n", 1700000000, NULL, &e) == 0);
+	close(x.project_fd);
+	close(x.upper_fd);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours ls-tree -r refs/heads/pre | tr '\\t\\n' '  '",
+	                root);
+	char *pre = sh_out(cmd);
+	free(cmd);
+	CHECK_STR(pre, "100644 blob 4bcfe98e640c8284511312660fb8709b0afa888e d ");
+	free(pre);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours ls-tree -r --name-only refs/heads/post | "
+	                "tr '\\n' ' '", root);
+	char *post = sh_out(cmd);
+	free(cmd);
+	CHECK_STR(post, "m n ");
+	free(post);
+	cmd = xasprintf("rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(lower);
+	free(upper);
+	free(ours);
+}
