@@ -697,6 +697,8 @@ static void leave_out(struct change *c, char *reason)
 static int filter_local(struct export_ctx *x, struct change *c, struct jail_err *e)
 {
 	const char *p = path_name_problem(c->path);
+	if (!p)
+		p = path_git_refuses(c->path, c->new_type == FT_SYMLINK);
 	if (p)
 		return leave_out(c, xasprintf("%s", p)), 0;
 	if (c->new_type == FT_SPECIAL)

@@ -343,7 +343,12 @@ int packw_finish(struct packw *p, struct jail_err *e)
 	if (p->n > p->count || p->left)
 		return jail_err_set(e, 0, "the export's pack: an object was left unfinished");
 	unsigned char sum[20];
-	if (flush_out(p, e) < 0 || pack_sum(p, sum, e) < 0)
+	if (flush_out(p, e) < 0)
+		return -1;
+	/* the checksum kept while writing holds when the header's count does */
+	if (!p->resum && p->n == p->count)
+		sha1_final(&p->sum, sum);
+	else if (pack_sum(p, sum, e) < 0)
 		return -1;
 	if (pwrite(p->fd, sum, sizeof(sum), (off_t)p->off) != (ssize_t)sizeof(sum))
 		return jail_err_sys(e, "write the export's pack '%s'", p->tmp);

@@ -4,6 +4,7 @@
 
 #include <fnmatch.h>
 #include <string.h>
+#include <strings.h>
 
 #define RUNS_PY "compiled Python that runs instead of the source"
 #define VSCODE "VS Code runs or loads it from the project"
@@ -145,6 +146,43 @@ bool path_in_git_dir(const char *path)
 		p = p[l] ? p + l + 1 : NULL;
 	}
 	return false;
+}
+
+/* A component git takes for ".git" whatever the file system: any case, and as
+ * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
+ * short name "git~1").  Git refuses such a path anywhere in an index or a
+ * patch (verify_path(), core.protectNTFS on by default). */
+static bool git_dir_alias(const char *p, size_t l)
+{
+	size_t k;
+	if (l >= 4 && strncasecmp(p, ".git", 4) == 0)
+		k = 4;
+	else if (l >= 5 && strncasecmp(p, "git~1", 5) == 0)
+		k = 5;
+	else
+		return false;
+	for (; k < l; k++) {
+		if (p[k] == ':')
+			return true;
+		if (p[k] != ' ' && p[k] != '.')
+			return false;
+	}
+	return true;
+}
+
+const char *path_git_refuses(const char *path, bool symlink)
+{
+	const char *last = path;
+	for (const char *p = path; p;) {
+		size_t l = strcspn(p, "/");
+		if (git_dir_alias(p, l))
+			return "a name git takes for .git (git would refuse the whole patch)";
+		last = p;
+		p = p[l] ? p + l + 1 : NULL;
+	}
+	if (symlink && strcasecmp(last, ".gitmodules") == 0)
+		return "a symlink named .gitmodules (git would refuse the whole patch)";
+	return NULL;
 }
 
 const char *path_name_problem(const char *path)

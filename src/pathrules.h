@@ -35,6 +35,10 @@ char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
 
 /* Is any component of path ".git"?  Git internals never leave the jail. */
 bool path_in_git_dir(const char *path);
+/* Why git would refuse path in a patch (and with it every other change):
+ * a component it takes for ".git" (".GIT", ".git.", "git~1"), or a symlink
+ * named .gitmodules; NULL when it takes it. */
+const char *path_git_refuses(const char *path, bool symlink);
 /* Why a name cannot go into a patch (control characters, invalid UTF-8), or NULL. */
 const char *path_name_problem(const char *path);
 /* Does a symlink at linkpath with this target, read as text, climb out of the

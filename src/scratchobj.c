@@ -112,11 +112,25 @@ static unsigned git_mode(enum ftype t, bool exec)
 
 struct tnode {
 	char *name;
+	size_t len;                  /* of name */
+	struct tnode *parent;        /* NULL once cut from its tree (tnode_put) */
 	unsigned mode;               /* MODE_DIR for a directory */
 	const unsigned char *oid;    /* a leaf's id (the caller's storage) */
 	struct tnode **kids;
 	size_t nk, cap;
 	unsigned char tree[20];      /* a directory's id, once written */
+};
+
+/* Every node of both trees by (parent, name): looking a name up among a
+ * directory's entries one by one made an export of 90,000 new files in one
+ * directory spend 20 s comparing names.  Nodes cut from a tree stay
+ * allocated (dead) until the end, so no address is reused while the table
+ * may still hold it. */
+struct tindex {
+	struct tnode **slot;
+	size_t cap, n;
+	struct tnode **dead;         /* cut subtrees, freed with the index */
+	size_t ndead, capdead;
 };
 
 static void tnode_free(struct tnode *t)
@@ -128,33 +142,77 @@ static void tnode_free(struct tnode *t)
 	free(t);
 }
 
-static struct tnode *tnode_kid(struct tnode *t, const char *name, size_t len)
+static size_t tindex_hash(const struct tnode *parent, const char *name, size_t len)
 {
-	/* paths come in order: the one wanted is nearly always the last */
-	for (size_t i = t->nk; i-- > 0;)
-		if (strlen(t->kids[i]->name) == len && memcmp(t->kids[i]->name, name, len) == 0)
-			return t->kids[i];
+	uint64_t h = 14695981039346656037ULL ^ (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15ULL;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
+	return (size_t)(h ^ h >> 29);
+}
+
+static void tindex_add(struct tindex *ix, struct tnode *k)
+{
+	if (2 * (ix->n + 1) > ix->cap) {  /* grow, leaving the dead behind */
+		struct tnode **old = ix->slot;
+		size_t oldcap = ix->cap;
+		ix->cap = ix->cap ? 2 * ix->cap : 64;
+		ix->slot = xcalloc(ix->cap, sizeof(*ix->slot));
+		ix->n = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i] && old[i]->parent)
+				tindex_add(ix, old[i]);
+		free(old);
+	}
+	size_t mask = ix->cap - 1;
+	size_t i = tindex_hash(k->parent, k->name, k->len) & mask;
+	while (ix->slot[i])
+		i = (i + 1) & mask;
+	ix->slot[i] = k;
+	ix->n++;
+}
+
+static void tindex_free(struct tindex *ix)
+{
+	for (size_t i = 0; i < ix->ndead; i++)
+		tnode_free(ix->dead[i]);
+	free(ix->dead);
+	free(ix->slot);
+	memset(ix, 0, sizeof(*ix));
+}
+
+static struct tnode *tnode_kid(struct tindex *ix, struct tnode *t, const char *name, size_t len)
+{
+	size_t mask = ix->cap - 1;
+	for (size_t i = ix->cap ? tindex_hash(t, name, len) & mask : 0; ix->cap && ix->slot[i];
+	     i = (i + 1) & mask) {
+		struct tnode *k = ix->slot[i];
+		if (k->parent == t && k->len == len && memcmp(k->name, name, len) == 0)
+			return k;
+	}
 	if (t->nk == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 4;
 		t->kids = xrealloc(t->kids, t->cap * sizeof(*t->kids));
 	}
 	struct tnode *k = xcalloc(1, sizeof(*k));
 	k->name = xasprintf("%.*s", (int)len, name);
+	k->len = len;
+	k->parent = t;
 	k->mode = MODE_DIR;
 	t->kids[t->nk++] = k;
+	tindex_add(ix, k);
 	return k;
 }
 
 /* Put path (the project's prefix before it) in the tree.  As in fast-import's
  * stream, the later one wins where a file and a directory share a name. */
-static void tnode_put(struct tnode *root, const char *prefix, const char *path, unsigned mode,
-                      const unsigned char *oid)
+static void tnode_put(struct tindex *ix, struct tnode *root, const char *prefix, const char *path,
+                      unsigned mode, const unsigned char *oid)
 {
 	_cleanup_free_ char *full = xasprintf("%s%s", prefix, path);
 	struct tnode *t = root;
 	for (char *c = full;;) {
 		char *slash = strchr(c, '/');
-		struct tnode *k = tnode_kid(t, c, slash ? (size_t)(slash - c) : strlen(c));
+		struct tnode *k = tnode_kid(ix, t, c, slash ? (size_t)(slash - c) : strlen(c));
 		if (slash) {
 			if (k->mode != MODE_DIR)  /* a file where a directory goes: it becomes one */
 				k->mode = MODE_DIR, k->oid = NULL;
@@ -162,8 +220,14 @@ static void tnode_put(struct tnode *root, const char *prefix, const char *path, 
 			c = slash + 1;
 			continue;
 		}
-		for (size_t i = 0; i < k->nk; i++)  /* a directory where the file goes */
-			tnode_free(k->kids[i]);
+		for (size_t i = 0; i < k->nk; i++) {  /* a directory where the file goes */
+			if (ix->ndead == ix->capdead) {
+				ix->capdead = ix->capdead ? 2 * ix->capdead : 4;
+				ix->dead = xrealloc(ix->dead, ix->capdead * sizeof(*ix->dead));
+			}
+			k->kids[i]->parent = NULL;
+			ix->dead[ix->ndead++] = k->kids[i];
+		}
 		k->nk = 0;
 		k->mode = mode, k->oid = oid;
 		return;
@@ -183,7 +247,7 @@ static size_t tnode_dirs(const struct tnode *t)
 static int tnode_cmp(const void *a, const void *b)
 {
 	const struct tnode *x = *(struct tnode *const *)a, *y = *(struct tnode *const *)b;
-	size_t lx = strlen(x->name), ly = strlen(y->name), l = lx < ly ? lx : ly;
+	size_t lx = x->len, ly = y->len, l = lx < ly ? lx : ly;
 	int c = memcmp(x->name, y->name, l);
 	if (c)
 		return c;
@@ -287,6 +351,7 @@ int scratchobj_write(const char *git_dir, const struct export_ctx *x, struct cha
 	struct tnode *tp = xcalloc(1, sizeof(*tp)), *tq = xcalloc(1, sizeof(*tq));
 	tp->mode = tq->mode = MODE_DIR;
 	tp->name = xstrdup(""), tq->name = xstrdup("");
+	struct tindex ix = {0};
 	size_t blobs = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		struct change *c = &cs->v[i];
@@ -294,13 +359,13 @@ int scratchobj_write(const char *git_dir, const struct export_ctx *x, struct cha
 			continue;
 		if (c->pre == PRE_BASE) {
 			unhex(c->base_oid, pre[i]);
-			tnode_put(tp, x->prefix, c->path, c->base_mode, pre[i]);
+			tnode_put(&ix, tp, x->prefix, c->path, c->base_mode, pre[i]);
 		} else if (c->pre == PRE_LOWER) {
-			tnode_put(tp, x->prefix, c->path, git_mode(c->old_type, c->old_exec), pre[i]);
+			tnode_put(&ix, tp, x->prefix, c->path, git_mode(c->old_type, c->old_exec), pre[i]);
 			blobs++;
 		}
 		if (c->new_type != FT_NONE) {
-			tnode_put(tq, x->prefix, c->path, git_mode(c->new_type, c->new_exec), post[i]);
+			tnode_put(&ix, tq, x->prefix, c->path, git_mode(c->new_type, c->new_exec), post[i]);
 			blobs++;
 		}
 	}
@@ -329,6 +394,7 @@ int scratchobj_write(const char *git_dir, const struct export_ctx *x, struct cha
 		r = write_ref(git_dir, "refs/heads/post", cq, e);
 	tnode_free(tp);
 	tnode_free(tq);
+	tindex_free(&ix);
 	free(pre);
 	free(post);
 	return r;

@@ -503,6 +503,8 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 {
 	const struct pathrules *rules = &z->x->rules;
 	const char *p = path_name_problem(c->path);
+	if (!p)
+		p = path_git_refuses(c->path, c->mode == 0120000);
 	if (p)
 		return xstrdup(p);
 	const char *sub = submodule_of(&z->subs, c->path);

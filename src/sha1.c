@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(JAIL_SHA1_C_ONLY)  /* the latter: to test the C version whole */
 #include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHA_NI 1

@@ -217,6 +217,25 @@ test_left_out_paths() {
 	assert_contains "$out" "kept.txt: matches 'kept.txt': denied by the policy"
 }
 
+# Names git takes for ".git" (any case; NTFS's ".git." and "git~1") are left
+# out like .git itself: git refuses a patch that holds one as a whole, so one
+# such file made by the agent kept every other change from landing.
+test_names_git_takes_for_dot_git_left_out() {
+	base "$T/p"
+	agent "$T/p" 'mkdir -p .GIT/hooks sub/.Git "git~1" && printf "#!/bin/sh\necho pwned\n" > .GIT/hooks/post-checkout &&
+		chmod +x .GIT/hooks/post-checkout && echo c > sub/.Git/config && echo d > "git~1/x" &&
+		echo e > ".git." && ln -s README .gitmodules && echo y >> README'
+	assert_contains "$agent_err" ".GIT/hooks/post-checkout: a name git takes for .git"
+	assert_contains "$agent_err" "sub/.Git/config: a name git takes for .git"
+	assert_contains "$agent_err" "git~1/x: a name git takes for .git"
+	assert_contains "$agent_err" ".git.: a name git takes for .git"
+	assert_contains "$agent_err" ".gitmodules: a symlink named .gitmodules"
+	land "$T/p"
+	assert_eq "$(grep -c '^diff --git' "$patch")" 1 "only README goes out"
+	assert_eq "$(cat "$T/clone/README")" "$(printf 'hello\ny')" "README landed"
+	assert_no_file "$T/clone/.GIT"
+}
+
 test_flagged_files() {
 	base "$T/p"
 	agent "$T/p" 'echo "*.c diff" > .gitattributes && echo "[submodule]" > .gitmodules &&
@@ -661,6 +680,40 @@ test_base_blobs_carriage_returns_are_remembered_by_the_session() {
 	assert_eq "$rc" 0 "jail export: $err"
 	assert_not_contains "$(cat "$out")" "GIT binary patch"
 	assert_contains "$(cat "$out")" "+dos"
+}
+
+# The session's answers are taken only from a regular file of sorted, well
+# formed lines: a symlink (even to a file that parses), a line out of order or
+# a malformed one make the export read the blob again, and the patch stays
+# the one the blob's content calls for.
+test_base_blobs_carriage_returns_cache_taken_only_when_well_formed() {
+	base "$T/p"
+	printf 'dos\r\nline\r\n' >"$T/p/dos.txt"
+	git -C "$T/p" add dos.txt
+	git -C "$T/p" commit -q -m dos
+	agent "$T/p" 'printf "dos\nline\n" > dos.txt'
+	local cache blob bad
+	cache="$(session_dir "$T/p")/base-cr"
+	blob=$(git -C "$T/p" rev-parse HEAD:dos.txt)
+	# a wrong answer ("0") in every shape the reader must refuse
+	printf '%s 0\n' "$blob" >"$T/wrong"
+	for bad in symlink unsorted short uppercase; do
+		rm -f "$cache"
+		case $bad in
+		symlink) ln -s "$T/wrong" "$cache" ;;
+		unsorted) printf '%s 0\n%s 0\n' "$blob" 0000000000000000000000000000000000000000 >"$cache" ;;
+		short) printf '%s 0' "$blob" >"$cache" ;;
+		uppercase) printf '%s 0\n' "$(printf %s "$blob" | tr a-f A-F)" >"$cache" ;;
+		esac
+		run_jail export -D "$T/p" -o "$T/out"
+		assert_eq "$rc" 0 "jail export ($bad cache): $err"
+		assert_contains "$(cat "$out")" "GIT binary patch" "the blob read again ($bad cache)"
+	done
+	# the control: the same wrong answer in a well-formed file is taken
+	rm -f "$cache"
+	cp "$T/wrong" "$cache"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_not_contains "$(cat "$out")" "GIT binary patch"
 }
 
 # The throwaway repository names the host's object directory in its alternates

@@ -373,3 +373,16 @@ test_series_symlink_chains_never_in_a_patch() {
 	assert_no_file "$T/clone/gone"
 	assert_contains "$err" "symlink"
 }
+
+# A name git takes for .git in the agent's uncommitted rest is left out, as in
+# the single patch: git am would refuse the patch that holds it.
+test_series_names_git_takes_for_dot_git_left_out() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" "echo a > A.txt && c 'feat: a' && mkdir -p .GIT/hooks && echo x > .GIT/hooks/post-merge && echo b >> README"
+	series_land "$T/p"
+	assert_contains "$err" ".GIT/hooks/post-merge: a name git takes for .git"
+	assert_eq "$(cat "$T/clone/A.txt")" a "the agent's commit landed"
+	assert_eq "$(tail -n 1 "$T/clone/README")" b "the uncommitted rest landed"
+	assert_no_file "$T/clone/.GIT"
+}

@@ -248,3 +248,267 @@ T(scratchobj_trees_and_commits_are_fast_imports)
 	free(upper);
 	free(ours);
 }
+
+/* The CPU's SHA-1 and the C one agree at every length up to three blocks and
+ * a half (the padding's edges at 55/56 and 63/64 bytes, and past them), fed
+ * whole and in two pieces split at each length, and each agrees with
+ * `git hash-object` where git is at hand. */
+T(sha1_cpu_and_c_agree_at_every_length)
+{
+	bool cpu = sha1_uses_cpu();
+	unsigned char data[230];
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 131 + 7);
+	for (size_t n = 0; n <= sizeof(data); n++) {
+		char want[41], got[41];
+		sha1_use_cpu(false);
+		digest(data, n, n ? n : 1, want);
+		for (int pass = 0; pass < 2; pass++) {
+			sha1_use_cpu(pass == 0);
+			for (size_t cut = 0; cut <= n; cut += n < 130 ? 1 : 13) {
+				struct sha1 c;
+				unsigned char d[20];
+				sha1_init(&c);
+				sha1_update(&c, data, cut);
+				sha1_update(&c, data + cut, n - cut);
+				sha1_final(&c, d);
+				hex20(d, got);
+				if (strcmp(got, want) != 0) {
+					fprintf(stderr, "  length %zu cut at %zu (%s): %s, not %s\n", n,
+					        cut, pass ? "C" : "CPU", got, want);
+					CHECK(!"the two versions agree");
+					n = sizeof(data);
+					break;
+				}
+			}
+		}
+	}
+	/* git's own id of a blob whose object is 64 bytes in all: "blob 55\0" and 55 bytes
+	 * (the padding needs a second block), and of one 56 bytes long */
+	if (system("git --version >/dev/null 2>&1") == 0)
+		for (int k = 55; k <= 56; k++)
+			for (int pass = 0; pass < 2; pass++) {
+				sha1_use_cpu(pass == 0);
+				char path[] = "/tmp/jail-unit-sha1.XXXXXX";
+				int fd = mkstemp(path);
+				CHECK(fd >= 0 && write(fd, data, (size_t)k) == k);
+				close(fd);
+				char *cmd = xasprintf("git hash-object '%s'", path);
+				char *git = sh_out(cmd);
+				struct sha1 c;
+				unsigned char d[20];
+				char hdr[16], got[41];
+				int hn = snprintf(hdr, sizeof(hdr), "blob %d", k);
+				sha1_init(&c);
+				sha1_update(&c, hdr, (size_t)hn + 1);
+				sha1_update(&c, data, (size_t)k);
+				sha1_final(&c, d);
+				hex20(d, got);
+				CHECK_STR(got, git);
+				unlink(path);
+				free(cmd);
+				free(git);
+			}
+	sha1_use_cpu(true);
+	if (!cpu)
+		T_SKIP("the CPU has no SHA instructions: the C version was checked alone");
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The trees of names git orders in ways easy to get wrong ("a.b", "a-" and
+ * "a0" beside a directory "a", which sorts as "a/"; bytes above 0x7f; a
+ * directory that replaces a file; deep paths): git fsck --strict finds them
+ * sorted and well formed, and the post tree is the one git makes of the
+ * same files (git add, git write-tree). */
+T(scratchobj_trees_are_in_gits_order)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char root[] = "/tmp/jail-unit-scratchtree.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	const char *names[] = {"-x", "a-", "a.b", "a/b.c/d", "a/b/c", "a/b0", "a0", "a\\b",
+	                       "a\"q", "d/1/2/3/4/5/6/7/8/9/10/f", "\xc3\xa9", "\xe6\x97\xa5/x",
+	                       "y/.x", "z", "z.", "z0"};
+	size_t n = ARRAY_SIZE(names);
+	/* sorted as the walk gives them (strcmp) */
+	qsort(names, n, sizeof(*names), cmp_name);
+	struct change *v = xcalloc(n, sizeof(*v));
+	char *cmd = xasprintf("cd '%s' && git init -q --bare ours && git init -q want && mkdir upper",
+	                      root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = (struct change){.path = xstrdup(names[i]), .pre = PRE_NONE, .new_type = FT_FILE,
+		                       .new_exec = i % 3 == 0};
+		for (int side = 0; side < 2; side++) {
+			char *dir = xasprintf("%s/%s", root, side ? "want" : "upper");
+			char *rel = xstrdup(names[i]);
+			char *slash = strrchr(rel, '/');
+			if (slash) {
+				*slash = '\0';
+				t_mkdir_under(dir, rel);
+			}
+			char *path = xasprintf("%s/%s", dir, names[i]);
+			struct jail_err e;
+			CHECK(write_file_at(AT_FDCWD, path, names[i], strlen(names[i]),
+			                    i % 3 == 0 ? 0755 : 0644, &e) == 0);
+			free(path);
+			free(rel);
+			free(dir);
+		}
+	}
+	struct changeset cs = {.v = v, .n = n, .cap = n};
+	char *upper = xasprintf("%s/upper", root);
+	struct export_ctx x = {.prefix = "", .project_fd = -1,
+	                       .upper_fd = open(upper, O_RDONLY | O_DIRECTORY)};
+	x.rules.max_size = 1 << 20;
+	char *ours = xasprintf("%s/ours", root);
+	struct jail_err e;
+	CHECK(scratchobj_write(ours, &x, &cs, "A U <a@u>", "m\n", 1700000000, NULL, &e) == 0);
+	close(x.upper_fd);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours symbolic-ref HEAD refs/heads/post && "
+	                "git --git-dir=ours fsck --strict --no-dangling 2>&1", root);
+	char *fsck = sh_out(cmd);
+	CHECK_STR(fsck, "");
+	free(fsck);
+	free(cmd);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours rev-parse 'refs/heads/post^{tree}'", root);
+	char *a = sh_out(cmd);
+	free(cmd);
+	cmd = xasprintf("cd '%s/want' && git add -A && git write-tree", root);
+	char *b = sh_out(cmd);
+	free(cmd);
+	CHECK(strlen(a) == 40);
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+	cmd = xasprintf("rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(upper);
+	free(ours);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+/* Fewer objects than announced and no repeat: the header's count is made
+ * right and the checksum taken again (the one kept while writing covered the
+ * announced count); git verify-pack agrees. */
+T(packw_fewer_objects_than_announced_is_verified_by_git)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char dir[] = "/tmp/jail-unit-packw.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *cmd = xasprintf("git init -q --bare '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	struct packw p;
+	struct jail_err e;
+	char hex[41];
+	CHECK(packw_open(&p, dir, 3, &e) == 0);
+	CHECK(packw_blob_start(&p, 3, &e) == 0 && packw_blob_data(&p, "ab\n", 3, &e) == 0);
+	CHECK(packw_blob_end(&p, hex, &e) == 0);
+	CHECK(p.resum == false);
+	CHECK(packw_finish(&p, &e) == 0);
+	packw_free(&p);
+	cmd = xasprintf("git --git-dir='%s' verify-pack '%s'/objects/pack/pack-*.idx", dir, dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
+
+/* An object's header in the pack: its size 4 bits then 7 a byte, read back
+ * as git reads it (unpack_object_header_buffer), for sizes around the edges
+ * and past 4 GiB (no data needs writing to see the header). */
+T(packw_object_header_sizes_past_4_gib)
+{
+	const uint64_t sizes[] = {0, 15, 16, 2047, 2048, 0xffffffffull, 0x100000000ull,
+	                          0x140000005ull, 0x7fffffffffffull};
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		char dir[] = "/tmp/jail-unit-packw.XXXXXX";
+		CHECK(mkdtemp(dir) != NULL);
+		t_mkdir_under(dir, "objects/pack");
+		struct packw p;
+		struct jail_err e;
+		CHECK(packw_open(&p, dir, 1, &e) == 0);
+		CHECK(packw_blob_start(&p, sizes[i], &e) == 0);
+		const unsigned char *h = p.buf + 12;  /* after "PACK", version, count */
+		size_t k = 0;
+		unsigned c = h[k++];
+		int type = (c >> 4) & 7;
+		uint64_t size = c & 15;
+		for (int shift = 4; c & 0x80; shift += 7) {
+			c = h[k++];
+			size += (uint64_t)(c & 0x7f) << shift;
+		}
+		CHECK(type == PACKW_BLOB);
+		CHECK(size == sizes[i]);
+		CHECK(h[k] == 0x78 && h[k + 1] == 0x01);  /* the zlib stream starts */
+		packw_free(&p);
+		char *cmd = xasprintf("rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+}
+
+/* A directory put first and a file at its name after (paths out of order:
+ * the walk never gives them so, but fast-import's "later wins" holds): the
+ * directory's entries are cut, and a name put afterwards is still found (the
+ * cut nodes stay out of the lookups). */
+T(scratchobj_file_after_directory_of_its_name_wins)
+{
+	if (system("git --version >/dev/null 2>&1") != 0)
+		T_SKIP("git is not installed");
+	char root[] = "/tmp/jail-unit-scratchcut.XXXXXX";
+	CHECK(mkdtemp(root) != NULL);
+	char *cmd = xasprintf("cd '%s' && git init -q --bare ours && mkdir lower upper && "
+	                      "echo d > lower/d && echo n > upper/n && echo m > upper/m", root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	const char *empty = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	struct change v[5] = {
+		{.path = "d/e/x", .pre = PRE_BASE, .base_mode = 0100644, .new_type = FT_NONE},
+		{.path = "d/y", .pre = PRE_BASE, .base_mode = 0100644, .new_type = FT_NONE},
+		{.path = "d", .pre = PRE_LOWER, .old_type = FT_FILE, .new_type = FT_NONE},
+		{.path = "n", .pre = PRE_NONE, .new_type = FT_FILE},
+		{.path = "m", .pre = PRE_NONE, .new_type = FT_FILE},
+	};
+	snprintf(v[0].base_oid, sizeof(v[0].base_oid), "%s", empty);
+	snprintf(v[1].base_oid, sizeof(v[1].base_oid), "%s", empty);
+	struct changeset cs = {.v = v, .n = 5, .cap = 5};
+	char *lower = xasprintf("%s/lower", root), *upper = xasprintf("%s/upper", root);
+	struct export_ctx x = {.prefix = "", .project_fd = open(lower, O_RDONLY | O_DIRECTORY),
+	                       .upper_fd = open(upper, O_RDONLY | O_DIRECTORY)};
+	x.rules.max_size = 1 << 20;
+	char *ours = xasprintf("%s/ours", root);
+	struct jail_err e;
+	CHECK(scratchobj_write(ours, &x, &cs, "A U <a@u>", "m\n", 1700000000, NULL, &e) == 0);
+	close(x.project_fd);
+	close(x.upper_fd);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours ls-tree -r refs/heads/pre | tr '\\t\\n' '  '",
+	                root);
+	char *pre = sh_out(cmd);
+	free(cmd);
+	CHECK_STR(pre, "100644 blob 4bcfe98e640c8284511312660fb8709b0afa888e d ");
+	free(pre);
+	cmd = xasprintf("cd '%s' && git --git-dir=ours ls-tree -r --name-only refs/heads/post | "
+	                "tr '\\n' ' '", root);
+	char *post = sh_out(cmd);
+	free(cmd);
+	CHECK_STR(post, "m n ");
+	free(post);
+	cmd = xasprintf("rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(lower);
+	free(upper);
+	free(ours);
+}

@@ -88,6 +88,23 @@ T(git_dirs_anywhere)
 	CHECK(!path_in_git_dir("x/.github/workflows/ci.yml"));
 }
 
+/* The names git's verify_path() refuses as ".git" (a patch holding one does
+ * not apply at all), and their neighbours that it takes. */
+T(names_git_takes_for_dot_git)
+{
+	const char *refused[] = {".GIT/hooks/post-checkout", "sub/.Git/config", ".git./x", ".git  ",
+	                         "a/.git. .", "git~1/config", "GIT~1", ".git:stream", ".gIt::$DATA"};
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
+		CHECK(path_git_refuses(refused[i], false) != NULL);
+	const char *taken[] = {".gitignore", ".github/workflows/ci.yml", "a.git/x", ".git~1", "git~10",
+	                       "x.GIT", ".gitmodules", "git~1x", ".git-x", "_git"};
+	for (size_t i = 0; i < ARRAY_SIZE(taken); i++)
+		CHECK(path_git_refuses(taken[i], false) == NULL);
+	CHECK(path_git_refuses(".gitmodules", true) != NULL);
+	CHECK(path_git_refuses("sub/.GITMODULES", true) != NULL);
+	CHECK(path_git_refuses(".gitmodules/x", true) == NULL);
+}
+
 T(names_with_controls_or_bad_utf8)
 {
 	CHECK(path_name_problem("ok name with spaces.txt") == NULL);
