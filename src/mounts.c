@@ -794,6 +794,17 @@ static bool holds_home_or_project(const struct jail_plan *p, const char *path)
 	return false;
 }
 
+/* A project that holds the real home (HOME=/srv/work/me, -D /srv/work)
+ * shows it through its overlay's lower layer, over the fake home bound at
+ * $HOME before it: the fake home goes over it again there, as over a bind
+ * that shows it. */
+static int cover_home_in_project(const struct jail_plan *p, struct jail_err *e)
+{
+	const char *project = p->session->project;
+	_cleanup_free_ char *at = cover_point(project, project, p->home_real);
+	return at ? cover_at(at, true, e) : 0;
+}
+
 /* The binds of paths that hold the home or the project (early), or the others. */
 static int user_binds(const struct jail_plan *p, const struct strv *paths, unsigned how,
                       bool early, struct jail_err *e)
@@ -956,7 +967,7 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 		    user_binds(p, &c->rw_binds, B_RW, early, e) < 0 || cow_mounts(p, early, e) < 0)
 			return -1;
 		if (early && (build_home(p, e) < 0 || move_project(p, e) < 0 ||
-		              mount_gitdir(p, e) < 0))
+		              mount_gitdir(p, e) < 0 || cover_home_in_project(p, e) < 0))
 			return -1;
 	}
 	for (size_t i = 0; i < c->tmpfs.n; i++)

@@ -463,3 +463,19 @@ test_rw_bind_cannot_move_the_state_dir_or_home_from_under_its_cover() {
 	assert_eq "$out" end
 	[ -f "$XDG_STATE_HOME/made" ] || fail "positive control: --rw of the parent writes"
 }
+
+# A project that holds the real home (HOME=/srv/work/me, -D /srv/work): the
+# home shows through the project's lower layer, over the fake home bound at
+# $HOME first; the fake home is put over it again there.
+test_real_home_covered_inside_a_project_that_holds_it() {
+	mkrepo "$T/w"
+	mkdir -p "$T/w/me/.ssh"
+	echo canary-ssh-key-9120 >"$T/w/me/.ssh/id_ed25519"
+	HOME=$T/w/me run_jail -q -D "$T/w" --no-export -- sh -c \
+		'cat ~/.ssh/id_ed25519; echo mine >~/f && cat ~/f; cat README; echo end'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary-ssh-key
+	assert_contains "$out" mine
+	assert_contains "$out" hello
+	assert_no_file "$T/w/me/f"
+}
