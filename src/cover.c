@@ -37,3 +37,12 @@ char *cover_homes_dir(const char *sys_dir, const char *home_real)
 	free(parent);
 	return NULL;
 }
+
+bool cover_movable(const char *src, const char *hidden)
+{
+	if (!src || !hidden || strcmp(src, hidden) == 0 || !path_at_or_below(hidden, src))
+		return false;
+	_cleanup_free_ char *parent = xstrdup(hidden);
+	*strrchr(parent, '/') = '\0';
+	return parent[0] && strcmp(parent, src) != 0;
+}

@@ -21,6 +21,14 @@ char *cover_point(const char *at, const char *src, const char *hidden);
  * sys_dir is covered alone: sys_dir itself stays). */
 char *cover_homes_dir(const char *sys_dir, const char *home_real);
 
+/* A writable bind of host directory `src` (resolved) would let the agent
+ * move `hidden` out from under its cover: true when a directory between them
+ * (strictly below src, strictly above hidden) can be renamed in the jail.
+ * The cover is a mount on `hidden` (renaming it is refused, EBUSY), but a
+ * parent renamed carries the real directory to a path the next start, which
+ * covers it by its name, does not know (--rw ~/.local: mv ~/.local/state s2). */
+bool cover_movable(const char *src, const char *hidden);
+
 /* path is dir or lies below it (lexically: both normalized). */
 bool path_at_or_below(const char *path, const char *dir);
 #endif

@@ -165,7 +165,7 @@ static const char *own_link(int dir, const char *name, dev_t root_dev, char *buf
 /* Walk names from NEW, making each; 1 with names changed when a link of the
  * jail's own root stands in the way (follow it: start again), 0 when made. */
 static int walk_target(struct strv *names, bool dir, mode_t mode, dev_t root_dev,
-                       struct jail_err *e)
+                       int *last, struct jail_err *e)
 {
 	int fd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -194,7 +194,7 @@ static int walk_target(struct strv *names, bool dir, mode_t mode, dev_t root_dev
 		}
 		fd = next;
 	}
-	close(fd);
+	*last = fd;
 	return 0;
 }
 
@@ -207,8 +207,11 @@ static int walk_target(struct strv *names, bool dir, mode_t mode, dev_t root_dev
  * host, and would move the mount where the jail does not look.  The links of
  * the jail's own root are followed, within it: init copied them from the
  * host's / (/bin -> usr/bin), so a path through one leads where it does on
- * the host; *dst becomes the path they lead to, the one to mount on. */
-static int make_target(char **dst, bool dir, mode_t mode, struct jail_err *e)
+ * the host; *dst becomes the path they lead to, for names.  *fd is the mount
+ * point opened: mounted on through it, the mount lands on what was made here
+ * even if a name on the way is swapped for a link since (by a running jail's
+ * agent writing the same --rw dir), which the path would follow. */
+static int make_target(char **dst, bool dir, mode_t mode, int *fd, struct jail_err *e)
 {
 	size_t nl = strlen(NEW);
 	if (strncmp(*dst, NEW "/", nl + 1) != 0)
@@ -220,7 +223,7 @@ static int make_target(char **dst, bool dir, mode_t mode, struct jail_err *e)
 	push_names(&names, *dst + nl);
 	int r = 1;
 	for (int hops = 0; r == 1 && hops < 8 && names.n > 0; hops++)
-		r = walk_target(&names, dir, mode, root.st_dev, e);
+		r = walk_target(&names, dir, mode, root.st_dev, fd, e);
 	if (r == 1 || names.n == 0) {
 		_cleanup_free_ char *esc = escape_name(*dst + nl);
 		r = jail_err_set(e, ELOOP, "mount point %s: the jail's links on its way lead "
@@ -235,6 +238,42 @@ static int make_target(char **dst, bool dir, mode_t mode, struct jail_err *e)
 
 static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
                        struct jail_err *e);
+
+/* A path that names what fd is (the magic link), for mount(2). */
+static char *fd_path(int fd)
+{
+	return xasprintf(OLD "/proc/self/fd/%d", fd);
+}
+
+/* Bind src at the mount point opened as `at`, read-only as `how` asks: the
+ * tree is cloned, made read-only while detached, then attached on `at`
+ * itself, so no name is looked up again.  Kernels before 5.12 (no
+ * mount_setattr) bind by the path dst and remount it. */
+static int bind_tree(const char *src, int at, const char *dst, unsigned how,
+                     struct jail_err *e)
+{
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NOSUID};
+	if (how & B_RO)
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (!(how & B_DEV))
+		attr.attr_set |= MOUNT_ATTR_NODEV;
+	_cleanup_close_ int tree = (int)syscall(SYS_open_tree, AT_FDCWD, src,
+	                                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (tree < 0 && errno != ENOSYS)
+		return jail_err_sys(e, "clone the tree of '%s'", dst + strlen(NEW));
+	if (tree >= 0 && syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE,
+	                         &attr, sizeof(attr)) == 0) {
+		if (syscall(SYS_move_mount, tree, "", at, "",
+		            MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			return jail_err_sys(e, "mount on '%s'", dst + strlen(NEW));
+		return 0;
+	}
+	if (tree >= 0 && errno != ENOSYS)
+		return jail_err_sys(e, "make '%s' read-only", dst + strlen(NEW));
+	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0)
+		return -1;
+	return make_readonly(dst, how, e);
+}
 
 /* Bind what fd (O_PATH, not following a last link) names at `at` inside
  * the new root; src is a path to it in the scratch root, host its name for
@@ -260,17 +299,18 @@ static int bind_fd(int fd, const char *src, const char *host, const char *at, un
 		char *slash = strrchr(parent, '/');
 		*slash = '\0';
 		_cleanup_free_ char *base = xstrdup(slash + 1);
-		if (strcmp(parent, NEW) != 0 && make_target(&parent, true, 0755, e) < 0)
+		_cleanup_close_ int pfd = -1;
+		if (strcmp(parent, NEW) == 0)
+			pfd = open(NEW, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		else if (make_target(&parent, true, 0755, &pfd, e) < 0)
 			return -1;
-		_cleanup_free_ char *link = xasprintf("%s/%s", parent, base);
-		if (symlink(target, link) < 0 && errno != EEXIST)
+		if (pfd < 0 || (symlinkat(target, pfd, base) < 0 && errno != EEXIST))
 			return jail_err_sys(e, "copy link '%s'", host);
 		return 0;
 	}
-	if (make_target(&dst, S_ISDIR(st.st_mode), 0755, e) < 0)
-		return -1;
-	if (xmount(src, dst, NULL, MS_BIND | MS_REC, NULL, e) < 0 ||
-	    make_readonly(dst, how, e) < 0)
+	_cleanup_close_ int point = -1;
+	if (make_target(&dst, S_ISDIR(st.st_mode), 0755, &point, e) < 0 ||
+	    bind_tree(src, point, dst, how, e) < 0)
 		return -1;
 	return S_ISDIR(st.st_mode) ? cover_shown(cover, fd, dst, e) : 0;
 }
@@ -492,9 +532,13 @@ static int build_proc(int *sysuser, struct jail_err *e)
 static int tmpfs_at(const char *at, const char *opts, struct jail_err *e)
 {
 	_cleanup_free_ char *p = xasprintf(NEW "%s", at);
-	if (make_target(&p, true, 0755, e) < 0)
+	_cleanup_close_ int fd = -1;
+	if (make_target(&p, true, 0755, &fd, e) < 0)
 		return -1;
-	return xmount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts, e);
+	_cleanup_free_ char *on = fd_path(fd);
+	if (mount("tmpfs", on, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		return jail_err_sys(e, "mount tmpfs on '%s'", at);
+	return 0;
 }
 
 char *overlay_escape(const char *path)
@@ -563,9 +607,11 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 	if (!p->gitdir_lower)
 		return 0;
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->gitdir_lower);
-	if (make_target(&dst, true, 0755, e) < 0)
+	_cleanup_close_ int fd = -1;
+	if (make_target(&dst, true, 0755, &fd, e) < 0)
 		return -1;
-	if (overlay_at(dst, p->gitdir_lower, p->gitdir_upper, p->gitdir_work, false) < 0)
+	_cleanup_free_ char *on = fd_path(fd);
+	if (overlay_at(on, p->gitdir_lower, p->gitdir_upper, p->gitdir_work, false) < 0)
 		return jail_err_sys(e, "mount overlay on the worktree's repository %s",
 		                    p->gitdir_lower);
 	return 0;
@@ -574,9 +620,13 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 static int move_project(const struct jail_plan *p, struct jail_err *e)
 {
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->session->project);
-	if (make_target(&dst, true, 0755, e) < 0)
+	_cleanup_close_ int fd = -1;
+	if (make_target(&dst, true, 0755, &fd, e) < 0)
 		return -1;
-	return xmount(STAGE, dst, NULL, MS_MOVE, NULL, e);
+	_cleanup_free_ char *on = fd_path(fd);
+	if (mount(STAGE, on, NULL, MS_MOVE, NULL) < 0)
+		return jail_err_sys(e, "move the project's overlay to '%s'", p->session->project);
+	return 0;
 }
 
 /* The fake home is made and filled in the scratch root first, then bound at
@@ -625,9 +675,13 @@ static int build_home(const struct jail_plan *p, struct jail_err *e)
 	if (home_shown(p))
 		return 0;
 	_cleanup_free_ char *dst = xasprintf(NEW "%s", p->home);
-	if (make_target(&dst, true, 0700, e) < 0)
+	_cleanup_close_ int fd = -1;
+	if (make_target(&dst, true, 0700, &fd, e) < 0)
 		return -1;
-	return xmount(HOME_STAGE, dst, NULL, MS_BIND | MS_REC, NULL, e);
+	_cleanup_free_ char *on = fd_path(fd);
+	if (mount(HOME_STAGE, on, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return jail_err_sys(e, "bind the fake home at '%s'", p->home);
+	return 0;
 }
 
 /* Open path (in the jail, below NEW) without following a link (one the agent
@@ -740,6 +794,17 @@ static bool holds_home_or_project(const struct jail_plan *p, const char *path)
 	return false;
 }
 
+/* A project that holds the real home (HOME=/srv/work/me, -D /srv/work)
+ * shows it through its overlay's lower layer, over the fake home bound at
+ * $HOME before it: the fake home goes over it again there, as over a bind
+ * that shows it. */
+static int cover_home_in_project(const struct jail_plan *p, struct jail_err *e)
+{
+	const char *project = p->session->project;
+	_cleanup_free_ char *at = cover_point(project, project, p->home_real);
+	return at ? cover_at(at, true, e) : 0;
+}
+
 /* The binds of paths that hold the home or the project (early), or the others. */
 static int user_binds(const struct jail_plan *p, const struct strv *paths, unsigned how,
                       bool early, struct jail_err *e)
@@ -784,15 +849,17 @@ static int cow_mounts(const struct jail_plan *p, bool early, struct jail_err *e)
 		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
 		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
 		_cleanup_free_ char *work = xasprintf("%s/work", dir);
-		if (make_target(&dst, true, 0755, e) < 0)
+		_cleanup_close_ int at = -1;
+		if (make_target(&dst, true, 0755, &at, e) < 0)
 			return -1;
+		_cleanup_free_ char *on = fd_path(at);
 		const struct strv *lowers = &p->cfg->cow_lowers;
 		_cleanup_close_ int lower_fd =
 			open_cow_lower(i < lowers->n ? lowers->v[i] : l->v[i], e);
 		if (lower_fd < 0)
 			return -1;
 		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
-		if (overlay_at(dst, lower, upper, work, true) < 0)
+		if (overlay_at(on, lower, upper, work, true) < 0)
 			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
 		if (cover_shown(p, lower_fd, dst, e) < 0)
 			return -1;
@@ -900,7 +967,7 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 		    user_binds(p, &c->rw_binds, B_RW, early, e) < 0 || cow_mounts(p, early, e) < 0)
 			return -1;
 		if (early && (build_home(p, e) < 0 || move_project(p, e) < 0 ||
-		              mount_gitdir(p, e) < 0))
+		              mount_gitdir(p, e) < 0 || cover_home_in_project(p, e) < 0))
 			return -1;
 	}
 	for (size_t i = 0; i < c->tmpfs.n; i++)

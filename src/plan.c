@@ -3,6 +3,7 @@
 
 #include "etcsnap.h"
 #include "broker.h"
+#include "cover.h"
 
 #include "env.h"
 #include "gitcreds.h"
@@ -94,6 +95,28 @@ static int plan_worktree(struct jail_plan *p, const struct session *s, struct ja
 	return 0;
 }
 
+/* A --rw bind may not hold the real home or the state dir below a directory
+ * the agent could rename (cover_movable): moved so, the next start would show
+ * it uncovered (the home's keys; every session's work, persistent homes and
+ * running jails' exec sockets). */
+static int check_rw_covers(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct strv *l = &p->cfg->rw_binds;
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *real = realpath(l->v[i], NULL);
+		const char *what = cover_movable(real, p->home_real) ? "your real home"
+		                   : cover_movable(real, p->state_root) ? "jail's state dir"
+		                   : NULL;
+		if (what) {
+			_cleanup_free_ char *esc = escape_name(l->v[i]);
+			return jail_err_set(e, 0, "--rw %s holds %s below a directory the agent could "
+			                          "rename out from under its cover; bind a directory "
+			                          "beside it, or use --cow", esc, what);
+		}
+	}
+	return 0;
+}
+
 int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct session *s,
                struct jail_err *e)
 {
@@ -126,7 +149,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		p->use_pty |= p->tty_fds[fd];
 	}
 	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
-	if (plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
+	if (check_rw_covers(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
 	    secrets_plan(p, e) < 0)
 		return -1;
 	/* after the secrets: a brokered one's CA goes into /etc, never a snapshot */

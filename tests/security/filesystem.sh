@@ -434,3 +434,48 @@ test_etc_snapshot_never_written_from_inside() {
 	assert_contains "$out" "$(basename "$snap")" "the next run binds the same snapshot"
 	assert_not_contains "$out" planted
 }
+
+# A --rw bind that holds the state dir (or the real home) below a directory
+# the agent can rename: the cover is a mount on the hidden dir itself, so the
+# agent moves its parent (mv ~/.local/state ~/.local/s2) and the next start,
+# covering by name, would show every session's work there.  Refused; a bind
+# of the hidden dir's parent (whose child is the mount point) still works.
+test_rw_bind_cannot_move_the_state_dir_or_home_from_under_its_cover() {
+	export HOME=$T/hh XDG_STATE_HOME=$T/hh/.local/state
+	mkdir -p "$HOME/.local/x"
+	mkrepo "$T/q"
+	run_jail -q -D "$T/q" --no-export -s other -- true
+	assert_eq "$rc" 0 "$err"
+	[ -d "$XDG_STATE_HOME/jail" ] || fail "positive control: the state dir exists"
+	run_jail -q -D "$T/q" --no-export --rw "$HOME/.local" -- mv "$HOME/.local/state" "$HOME/.local/s2"
+	assert_eq "$rc" 125 "--rw of the state dir's grandparent"
+	assert_contains "$err" "jail's state dir"
+	[ -d "$XDG_STATE_HOME/jail" ] || fail "the state dir was moved"
+	mkdir -p "$T/data/a/u"
+	echo canary-home-4411 >"$T/data/a/u/key"
+	HOME=$T/data/a/u run_jail -q -D "$T/q" --no-export --rw "$T/data" -- true
+	assert_eq "$rc" 125 "--rw of the home's grandparent"
+	assert_contains "$err" "real home"
+	# positive control: the state dir's parent, read-write, with the state dir covered
+	run_jail -q -D "$T/q" --no-export --rw "$XDG_STATE_HOME" -- sh -c \
+		"touch '$XDG_STATE_HOME/made'; ls -A '$XDG_STATE_HOME/jail'; echo end"
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" end
+	[ -f "$XDG_STATE_HOME/made" ] || fail "positive control: --rw of the parent writes"
+}
+
+# A project that holds the real home (HOME=/srv/work/me, -D /srv/work): the
+# home shows through the project's lower layer, over the fake home bound at
+# $HOME first; the fake home is put over it again there.
+test_real_home_covered_inside_a_project_that_holds_it() {
+	mkrepo "$T/w"
+	mkdir -p "$T/w/me/.ssh"
+	echo canary-ssh-key-9120 >"$T/w/me/.ssh/id_ed25519"
+	HOME=$T/w/me run_jail -q -D "$T/w" --no-export -- sh -c \
+		'cat ~/.ssh/id_ed25519; echo mine >~/f && cat ~/f; cat README; echo end'
+	assert_eq "$rc" 0 "$err"
+	assert_not_contains "$out" canary-ssh-key
+	assert_contains "$out" mine
+	assert_contains "$out" hello
+	assert_no_file "$T/w/me/f"
+}

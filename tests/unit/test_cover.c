@@ -66,3 +66,17 @@ T(a_system_bind_never_shows_the_dir_of_homes)
 	CHECK(cover_homes_dir("/usr", "/usr") == NULL);
 	CHECK(cover_homes_dir("/usr", NULL) == NULL);
 }
+
+T(a_writable_bind_that_could_move_a_hidden_dir)
+{
+	CHECK(cover_movable("/home/u/.local", "/home/u/.local/state/jail"));
+	CHECK(cover_movable("/data", "/data/a/u"));
+	CHECK(cover_movable("/", "/home/u"));
+	CHECK(!cover_movable("/home/u/.local/state", "/home/u/.local/state/jail"));
+	CHECK(!cover_movable("/home", "/home/u"));     /* u itself: a mount point */
+	CHECK(!cover_movable("/home/u", "/home/u"));   /* covered whole */
+	CHECK(!cover_movable("/home/us", "/home/u/x/y"));
+	CHECK(!cover_movable("/home/u/x", "/home/u"));
+	CHECK(!cover_movable(NULL, "/home/u/x"));
+	CHECK(!cover_movable("/home", NULL));
+}
