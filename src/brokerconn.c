@@ -24,6 +24,12 @@
 ssize_t brokerconn_read(struct tls_end *t, char *buf, size_t cap)
 {
 	size_t n = 0;
+	if (t->stash_off < t->stash_len) {  /* a spare's h2 setup, read already (brokerspare.c) */
+		n = t->stash_len - t->stash_off < cap ? t->stash_len - t->stash_off : cap;
+		memcpy(buf, t->stash + t->stash_off, n);
+		t->stash_off += n;
+		return (ssize_t)n;
+	}
 	if (SSL_read_ex(t->ssl, buf, cap, &n) == 1)
 		return (ssize_t)n;
 	int err = SSL_get_error(t->ssl, 0);
@@ -187,6 +193,8 @@ void brokerconn_upstream_begin(struct conn *c, bool h2)
 {
 	c->up_tried = true;
 	c->up_offered_h2 = h2;
+	if (brokerspare_take(c, h2))
+		return;
 	if (brokertls_start(c, h2) < 0)
 		upstream_failed(c);
 	else
@@ -227,7 +235,12 @@ int brokerconn_track(struct conn *c, int fd)
 {
 	struct broker *b = c->b;
 	pthread_mutex_lock(&b->lock);
-	b->conns[c->slot][1] = fd;
+	if (c->slot >= 0) {
+		b->conns[c->slot][1] = fd;
+	} else {  /* a spare being made (brokerspare.c) */
+		c->host->making_fd = fd;
+		c->host->making_tracked = fd >= 0;
+	}
 	bool stopping = b->stopping;
 	if (stopping && fd >= 0)
 		shutdown(fd, SHUT_RDWR);
@@ -284,6 +297,7 @@ static int handshake(struct conn *c)
 	c->host = h;
 	if (upstream_check(c) < 0)
 		return -1;
+	brokerspare_make(c);  /* for the host's next connection */
 	return set_nonblock(c->jail.fd) < 0 || set_nonblock(c->up.fd) < 0 ? -1 : 0;
 }
 
@@ -292,6 +306,7 @@ static void conn_end(struct conn *c)
 	struct broker *b = c->b;
 	SSL_free(c->jail.ssl);
 	SSL_free(c->up.ssl);
+	free(c->up.stash);
 	pthread_mutex_lock(&b->lock);
 	if (c->up.fd >= 0)
 		close(c->up.fd);
@@ -406,9 +421,13 @@ void broker_stop(struct broker *b, bool quiet)
 			for (int k = 0; k < 2; k++)
 				if (b->conns[i][k] >= 0)
 					shutdown(b->conns[i][k], SHUT_RDWR);
-		while (b->n_conns)
+		for (size_t i = 0; i < b->n_host; i++)  /* spares being made end as promptly */
+			if (b->host[i].making_tracked)
+				shutdown(b->host[i].making_fd, SHUT_RDWR);
+		while (b->n_conns || b->n_making)
 			pthread_cond_wait(&b->idle, &b->lock);
 		pthread_mutex_unlock(&b->lock);
+		brokerspare_close_all(b);
 	}
 	for (int i = 0; i < 2; i++)
 		if (b->stop[i] >= 0)

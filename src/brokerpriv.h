@@ -26,6 +26,15 @@ struct broker_host {
 	 * a later connection is answered at once and its upstream handshake runs
 	 * alongside the jail's; under b->lock, for the session only. */
 	int proto;
+	/* A verified idle upstream connection, opened after one of the agent's
+	 * (brokerspare.c); under b->lock.  making: one is being opened, on
+	 * making_fd once its socket exists (making_tracked), for broker_stop. */
+	SSL *spare;
+	int spare_fd;
+	bool spare_h2;
+	double spare_born;
+	bool making, making_tracked;
+	int making_fd;
 };
 
 enum { BROKER_PROTO_UNKNOWN, BROKER_PROTO_H1, BROKER_PROTO_H2 };
@@ -58,6 +67,7 @@ struct broker {
 	unsigned long warnings;      /* broker_warn calls, shown or not */
 	unsigned long refused;       /* upstream verification failures */
 	bool h2;                     /* nghttp2 loaded: HTTP/2 may be offered */
+	unsigned n_making;           /* spares being opened (threads broker_stop waits for) */
 };
 
 /* One end of a relayed connection. */
@@ -65,6 +75,10 @@ struct tls_end {
 	int fd;
 	SSL *ssl;
 	bool eof;
+	/* what a spare's upstream sent before it was taken (its h2 SETTINGS),
+	 * read before the socket: brokerconn_read */
+	char *stash;
+	size_t stash_len, stash_off;
 };
 
 /* A connection from the jail and its upstream. */
@@ -105,11 +119,24 @@ void brokerconn_upstream(struct conn *c, bool h2);
 void brokerconn_upstream_begin(struct conn *c, bool h2);
 /* What c's host chose when last offered h2 (BROKER_PROTO_*). */
 int brokerconn_known(struct conn *c);
-/* fd (-1: none) is now c's upstream socket, which broker_stop shuts down;
+/* fd (-1: none) is now c's upstream socket, which broker_stop shuts down
+ * (a spare being made: c->slot -1, the host's making_fd);
  * -1 (errno ECANCELED) if the broker is stopping (fd is shut down already). */
 int brokerconn_track(struct conn *c, int fd);
 /* Read from a non-blocking end: >0 bytes, 0 nothing now, -1 closed or failed. */
 ssize_t brokerconn_read(struct tls_end *t, char *buf, size_t cap);
+
+/* brokerspare.c */
+/* c took its upstream: open a spare to c's host in the background, unless
+ * one is kept or being made already, or the broker is stopping. */
+void brokerspare_make(struct conn *c);
+/* c's upstream from the host's spare if a valid one (choosing h2 as asked,
+ * young, neither closed nor having sent more than h2's own setup) is kept:
+ * true, c->up and c->up_h2 set and the socket tracked.  A spare not valid is
+ * closed. */
+bool brokerspare_take(struct conn *c, bool h2);
+/* Close every kept spare (broker_stop, once no thread is left). */
+void brokerspare_close_all(struct broker *b);
 
 /* brokerh2.c */
 /* Relay an HTTP/2 connection whose both ends are handshaken. */

@@ -15,7 +15,8 @@
 // GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
 // then sends GOAWAY.  A stream reset by the client is logged as
 // "reset PATH code=N"; GET /resets lists those so far, one a line.  GET
-// /hang is never answered; GET /paths lists the paths requested so far.  H2_MAX_STREAMS in the environment, if set, is
+// /hang is never answered; each TLS connection is logged as "tls connection N
+// opened" (and "... closed"), and SIGUSR1 closes them all; GET /paths lists the paths requested so far.  H2_MAX_STREAMS in the environment, if set, is
 // the server's SETTINGS_MAX_CONCURRENT_STREAMS.
 'use strict';
 const fs = require('fs');
@@ -36,7 +37,15 @@ const server = http2.createSecureServer({
   settings: process.env.H2_MAX_STREAMS ?
     { maxConcurrentStreams: parseInt(process.env.H2_MAX_STREAMS, 10) } : {},
 });
-server.on('session', (s) => { s.jailId = ++sessions; });
+const live = new Set();
+server.on('session', (s) => {
+  s.jailId = ++sessions;
+  live.add(s);
+  fs.appendFileSync(log, `tls connection ${s.jailId} opened\n\n`);
+  s.on('close', () => { live.delete(s); fs.appendFileSync(log, `tls connection ${s.jailId} closed\n\n`); });
+});
+// SIGUSR1: every connection is closed at once (a spare the broker keeps, too)
+process.on('SIGUSR1', () => { for (const s of live) s.destroy(); });
 
 function record(req, body) {
   count += 1;

@@ -1019,6 +1019,47 @@ test_broker_stops_with_an_upstream_handshake_hanging() {
 	assert_not_contains "$(cat "$T/mute.err")" "nothing was sent there"
 }
 
+# A spare upstream connection (src/brokerspare.c): after the agent's first
+# connection to a host the broker opens one more, verified, in the
+# background, and the next connection takes it.  The jail's second request
+# is let go only once the upstream logged that spare: it is served on it.
+# Then the upstream closes every connection (SIGUSR1), the spare too: the
+# third request is not sent on it, but on a fresh connection, and succeeds.
+test_broker_h2_spare_connection_is_used_and_a_closed_one_is_not() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	local node_pid
+	node_pid=$(sed -n 2p "$T/.pids")
+	mkfifo "$T/go"
+	exec 3<>"$T/go"  # read-write: opening it does not wait for the jail's end
+	# not through bg: an asynchronous command's own redirection is what
+	# keeps its stdin from being /dev/null
+	"$JAIL" "${B[@]}" -- sh -c '
+		for p in a b c; do
+			[ $p = a ] || read -r _ || exit 9
+			curl -sS -m 20 --http2 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/$p
+		done' <"$T/go" >"$T/spare.out" 2>"$T/spare.err" &
+	local pid=$!
+	echo "$pid" >>"$T/.pids"
+	wait_for grep -q "^GET /a" "$T/up.log"
+	wait_for grep -q "tls connection 2 opened" "$T/up.log"
+	echo >&3
+	wait_for grep -q "^GET /b" "$T/up.log"
+	assert_contains "$(h2_req "GET /b")" "session=2"
+	wait_for grep -q "tls connection 3 opened" "$T/up.log"
+	kill -USR1 "$node_pid"
+	wait_for grep -q "tls connection 3 closed" "$T/up.log"
+	echo >&3
+	exec 3>&-
+	wait_for gone "$pid" || fail "the jail did not end"
+	assert_eq "$(cat "$T/spare.out")" "ok 1
+ok 2
+ok 3" "every request answered (stderr: $(cat "$T/spare.err"))"
+	assert_contains "$(h2_req "GET /a")" "session=1"
+	assert_contains "$(h2_req "GET /c")" "session=4" || { grep -E "^(tls|GET|proto)" "$T/up.log" >&2; return 1; }
+	assert_contains "$(h2_req "GET /c")" "x-api-key: $REAL_KEY"
+}
+
 # A secret with rules, over HTTP/2: a :path spelled two ways is refused,
 # a method in other case or another :path gets the placeholder, and only
 # what the rules allow gets the real value (the upstream logs each).
