@@ -333,6 +333,20 @@ static void *conn_main(void *arg)
 
 /* ---- the listener ---- */
 
+int broker_spawn(void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t at;
+	pthread_t t;
+	int r = pthread_attr_init(&at);
+	if (r != 0)
+		return r;
+	r = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (r == 0)
+		r = pthread_create(&t, &at, fn, arg);
+	pthread_attr_destroy(&at);
+	return r;
+}
+
 static void spawn_conn(struct broker *b, int fd)
 {
 	pthread_mutex_lock(&b->lock);
@@ -351,12 +365,7 @@ static void spawn_conn(struct broker *b, int fd)
 	pthread_mutex_unlock(&b->lock);
 	struct conn *c = xcalloc(1, sizeof(*c));
 	*c = (struct conn){.b = b, .slot = slot, .jail = {fd, NULL, false}, .up = {-1, NULL, false}};
-	pthread_attr_t at;
-	pthread_t t;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	int r = pthread_create(&t, &at, conn_main, c);
-	pthread_attr_destroy(&at);
+	int r = broker_spawn(conn_main, c);
 	if (r != 0) {
 		log_warn("broker: start a connection thread: %s", strerror(r));
 		conn_end(c);

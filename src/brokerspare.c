@@ -82,13 +82,7 @@ void brokerspare_make(struct conn *c)
 		return;
 	struct maker *m = xcalloc(1, sizeof(*m));
 	*m = (struct maker){b, h, h2};
-	pthread_attr_t at;
-	pthread_t t;
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	int r = pthread_create(&t, &at, make_main, m);
-	pthread_attr_destroy(&at);
-	if (r != 0) {  /* no spare: the next connection connects afresh */
+	if (broker_spawn(make_main, m) != 0) {  /* no spare: the next connection connects afresh */
 		free(m);
 		pthread_mutex_lock(&b->lock);
 		h->making = false;

@@ -78,6 +78,14 @@ static char *sh_out(const char *cmd)
 	return xstrdup(buf);
 }
 
+/* Remove a test's directory tree. */
+static void rm_tree(const char *dir)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+}
+
 /* A new bare repository at the mkdtemp template dir; false without git. */
 static bool bare_repo(char *dir)
 {
@@ -139,9 +147,7 @@ T(packw_pack_is_read_and_verified_by_git)
 	free(want);
 	free(path);
 	free(big);
-	cmd = xasprintf("rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
+	rm_tree(dir);
 }
 
 /* Without repeats the pack's checksum is the one kept while writing (no
@@ -170,9 +176,7 @@ T(packw_pack_without_repeats_is_verified_by_git)
 	CHECK(system(cmd) == 0);
 	free(cmd);
 	free(big);
-	cmd = xasprintf("rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
+	rm_tree(dir);
 }
 
 /* scratchobj.c against git fast-import itself: where a file and a directory
@@ -245,9 +249,7 @@ T(scratchobj_trees_and_commits_are_fast_imports)
 	CHECK(strcmp(names, "sub/a/x sub/b/y ") == 0);
 	free(names);
 	free(cmd);
-	cmd = xasprintf("rm -rf '%s'", root);
-	CHECK(system(cmd) == 0);
-	free(cmd);
+	rm_tree(root);
 	free(lower);
 	free(upper);
 	free(ours);
@@ -390,9 +392,7 @@ T(scratchobj_trees_are_in_gits_order)
 	CHECK_STR(a, b);
 	free(a);
 	free(b);
-	cmd = xasprintf("rm -rf '%s'", root);
-	CHECK(system(cmd) == 0);
-	free(cmd);
+	rm_tree(root);
 	free(upper);
 	free(ours);
 	for (size_t i = 0; i < n; i++)
@@ -420,9 +420,7 @@ T(packw_fewer_objects_than_announced_is_verified_by_git)
 	char *cmd = xasprintf("git --git-dir='%s' verify-pack '%s'/objects/pack/pack-*.idx", dir, dir);
 	CHECK(system(cmd) == 0);
 	free(cmd);
-	cmd = xasprintf("rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
+	rm_tree(dir);
 }
 
 /* An object's header in the pack: its size 4 bits then 7 a byte, read back
@@ -453,9 +451,7 @@ T(packw_object_header_sizes_past_4_gib)
 		CHECK(size == sizes[i]);
 		CHECK(h[k] == 0x78 && h[k + 1] == 0x01);  /* the zlib stream starts */
 		packw_free(&p);
-		char *cmd = xasprintf("rm -rf '%s'", dir);
-		CHECK(system(cmd) == 0);
-		free(cmd);
+		rm_tree(dir);
 	}
 }
 
@@ -505,9 +501,7 @@ T(scratchobj_file_after_directory_of_its_name_wins)
 	free(cmd);
 	CHECK_STR(post, "m n ");
 	free(post);
-	cmd = xasprintf("rm -rf '%s'", root);
-	CHECK(system(cmd) == 0);
-	free(cmd);
+	rm_tree(root);
 	free(lower);
 	free(upper);
 	free(ours);
