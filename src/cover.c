@@ -6,16 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool path_at_or_below(const char *path, const char *dir)
-{
-	if (!path || !dir)
-		return false;
-	if (strcmp(dir, "/") == 0)
-		return path[0] == '/';
-	size_t n = strlen(dir);
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
 char *cover_point(const char *at, const char *src, const char *hidden)
 {
 	if (!at || !src || !hidden || strcmp(src, hidden) == 0 ||

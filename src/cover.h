@@ -28,7 +28,4 @@ char *cover_homes_dir(const char *sys_dir, const char *home_real);
  * parent renamed carries the real directory to a path the next start, which
  * covers it by its name, does not know (--rw ~/.local: mv ~/.local/state s2). */
 bool cover_movable(const char *src, const char *hidden);
-
-/* path is dir or lies below it (lexically: both normalized). */
-bool path_at_or_below(const char *path, const char *dir);
 #endif

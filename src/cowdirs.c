@@ -15,12 +15,6 @@ char *cow_layer_dir(const struct session *s, const char *path)
 	return xasprintf("%s/cow/%s", s->dir, hex);
 }
 
-static bool path_within(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
-}
-
 static int make_layers(const struct session *s, const char *path, struct jail_err *e)
 {
 	_cleanup_free_ char *dir = cow_layer_dir(s, path);
@@ -58,8 +52,8 @@ int cow_prepare(const struct session *s, struct strv *paths, struct strv *lowers
 		_cleanup_free_ char *real = realpath(p, NULL);
 		if (!real)
 			return jail_err_sys(e, "cow %s", esc);
-		if (path_within(real, s->project) || path_within(s->project, real) ||
-		    path_within(p, s->project) || path_within(s->project, p))
+		if (path_at_or_below(real, s->project) || path_at_or_below(s->project, real) ||
+		    path_at_or_below(p, s->project) || path_at_or_below(s->project, p))
 			return jail_err_set(e, 0, "cow %s: overlaps the project, which is copy-on-write "
 			                          "already; name a directory outside it", esc);
 		if (make_layers(s, p, e) < 0)

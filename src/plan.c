@@ -47,13 +47,6 @@ static char *pick_cwd(const char *project)
 	return xstrdup(project);
 }
 
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' ||
-	                                      (n == 1 && dir[0] == '/'));
-}
-
 /* A linked worktree's git dir lies outside the project: overlay the repository's
  * common dir too, so git status/diff/add/commit work inside while the host's
  * .git stays unwritten.  The session keeps its writes in git-upper/. */
@@ -63,8 +56,8 @@ static int plan_worktree(struct jail_plan *p, const struct session *s, struct ja
 	int r = gitlink_read(s->project, &g, e);
 	if (r != 0)
 		return r < 0 ? -1 : 0;
-	if (!g.linked || path_under(g.common_dir, s->project) ||
-	    path_under(s->project, g.common_dir)) {
+	if (!g.linked || path_at_or_below(g.common_dir, s->project) ||
+	    path_at_or_below(s->project, g.common_dir)) {
 		gitlink_free(&g);
 		return 0;
 	}
@@ -77,8 +70,8 @@ static int plan_worktree(struct jail_plan *p, const struct session *s, struct ja
 		return 0;
 	}
 	_cleanup_free_ char *esc = escape_name(g.common_dir);
-	if (!path_under(g.git_dir, g.common_dir) || strcmp(g.common_dir, "/") == 0 ||
-	    path_under(s->project_root, g.common_dir) || path_under(home_dir(), g.common_dir)) {
+	if (!path_at_or_below(g.git_dir, g.common_dir) || strcmp(g.common_dir, "/") == 0 ||
+	    path_at_or_below(s->project_root, g.common_dir) || path_at_or_below(home_dir(), g.common_dir)) {
 		gitlink_free(&g);
 		return jail_err_set(e, 0, "the project's git dir lies outside its repository "
 		                          "'%s' or over jail's own state; the jail cannot show it",

@@ -87,15 +87,6 @@ static bool is_system_dir(const char *p)
 	       strncmp(p, "/etc/", 5) == 0;
 }
 
-/* Is b equal to a or below it? */
-static bool path_is_within(const char *b, const char *a)
-{
-	size_t n = strlen(a);
-	if (strcmp(a, "/") == 0)
-		return true;
-	return strncmp(b, a, n) == 0 && (b[n] == '\0' || b[n] == '/');
-}
-
 static int project_check(const char *given, const char *real, struct jail_err *e)
 {
 	if (is_system_dir(real))
@@ -110,7 +101,7 @@ static int project_check(const char *given, const char *real, struct jail_err *e
 	_cleanup_free_ char *root = state_root();
 	char root_real[PATH_MAX];
 	const char *r = realpath(root, root_real) ? root_real : root;
-	if (path_is_within(r, real) || path_is_within(real, r))
+	if (path_at_or_below(r, real) || path_at_or_below(real, r))
 		return jail_err_set(e, 0,
 		                    "-D %s: it overlaps jail's state directory '%s'; "
 		                    "name a project directory outside it", given, r);

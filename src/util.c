@@ -400,3 +400,13 @@ void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX])
 	else
 		stat_stamp(&st, out);
 }
+
+bool path_at_or_below(const char *path, const char *dir)
+{
+	if (!path || !dir)
+		return false;
+	if (strcmp(dir, "/") == 0)
+		return path[0] == '/';
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}

@@ -105,6 +105,8 @@ bool is_valid_utf8(const char *s, size_t n);
 
 /* "~" and "~/x" expanded with the caller's HOME. */
 char *expand_home(const char *path);
+/* path is dir or lies below it (lexically: both absolute and normalized). */
+bool path_at_or_below(const char *path, const char *dir);
 const char *home_dir(void);
 
 /* A file's stamp: "mtime.nsec:ctime.nsec:ino:size", or "none" when it does not

@@ -1,6 +1,7 @@
 /* Unit tests: cover.c (where a bind would show the real home or the state dir). */
 #include "t.h"
 #include "cover.h"
+#include "util.h"
 
 #include <stdlib.h>
 
