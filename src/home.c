@@ -57,11 +57,7 @@ static int open_host_parent(int host_root, const char *path, const char **base)
 	char *slash = strrchr(dir, '/');
 	*base = path + (slash - dir) + 1;
 	slash[1] = '\0';
-	struct open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	return (int)syscall(SYS_openat2, host_root, dir, &how, sizeof(how));
+	return open_in_root(host_root, dir, O_PATH | O_DIRECTORY);
 }
 
 /* Copy one host file (under the host's home) into the fake home. */

@@ -333,13 +333,7 @@ static int bind_host(const char *host, const char *at, unsigned how,
 static int open_host_path(const char *host)
 {
 	_cleanup_close_ int root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct open_how how = {
-		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	if (root < 0)
-		return -1;
-	return (int)syscall(SYS_openat2, root, host, &how, sizeof(how));
+	return root < 0 ? -1 : open_in_root(root, host, O_PATH | O_NOFOLLOW);
 }
 
 /* Bind a path the user named (--ro, --rw) at the same path inside. */
@@ -659,12 +653,7 @@ static int stage_home(const struct jail_plan *p, struct jail_err *e)
 static bool home_shown(const struct jail_plan *p)
 {
 	_cleanup_close_ int root = open(NEW, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	_cleanup_close_ int fd =
-		root < 0 ? -1 : (int)syscall(SYS_openat2, root, p->home, &how, sizeof(how));
+	_cleanup_close_ int fd = root < 0 ? -1 : open_in_root(root, p->home, O_PATH);
 	struct stat at, home;
 	return fd >= 0 && fstat(fd, &at) == 0 && stat(HOME_STAGE, &home) == 0 &&
 	       at.st_dev == home.st_dev && at.st_ino == home.st_ino;

@@ -107,6 +107,10 @@ bool is_valid_utf8(const char *s, size_t n);
 char *expand_home(const char *path);
 /* path is dir or lies below it (lexically: both absolute and normalized). */
 bool path_at_or_below(const char *path, const char *dir);
+/* openat2 of path with root as "/": its links, absolute ones included, are
+ * resolved as if root were the root, never above it (RESOLVE_IN_ROOT; no
+ * magic links).  flags gets O_CLOEXEC; -1 and errno on failure. */
+int open_in_root(int root, const char *path, int flags);
 const char *home_dir(void);
 
 /* A file's stamp: "mtime.nsec:ctime.nsec:ino:size", or "none" when it does not
