@@ -129,6 +129,31 @@ static int pump_read(int *fd, struct git_proc *p)
 
 #define PUMP_MAX 4  /* a process and the chain of its also's */
 
+/* The stdout and stderr of p and its also's, two pollfds each (pump_run and
+ * git_drain poll the same set); returns how many processes. */
+static size_t pump_fds(struct git_proc *p, struct git_proc *v[PUMP_MAX], struct pollfd *pf)
+{
+	size_t n = 0;
+	for (struct git_proc *o = p; o && n < PUMP_MAX; o = o->also, n++) {
+		v[n] = o;
+		pf[2 * n] = (struct pollfd){o->out, POLLIN, 0};
+		pf[2 * n + 1] = (struct pollfd){o->err, POLLIN, 0};
+	}
+	return n;
+}
+
+/* Read what poll found ready in pump_fds's set. */
+static int pump_ready(struct git_proc *v[], size_t n, const struct pollfd *pf, struct jail_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i]->out >= 0 && pf[2 * i].revents && pump_read(&v[i]->out, v[i]) < 0)
+			return jail_err_sys(e, "read git output");
+		if (v[i]->err >= 0 && pf[2 * i + 1].revents && pump_read(&v[i]->err, v[i]) < 0)
+			return jail_err_sys(e, "read git errors");
+	}
+	return 0;
+}
+
 /* Feed the pending input and drain stdout/stderr at once: git may answer before
  * it has read all its input (fast-import, check-ignore), so sequential I/O could
  * deadlock.  last: then close stdin and read until git closes its ends.  The
@@ -143,13 +168,8 @@ static int pump_run(struct git_proc *p, bool last, struct jail_err *e)
 			return 0;
 		struct git_proc *v[PUMP_MAX];
 		struct pollfd pf[1 + 2 * PUMP_MAX];
-		size_t n = 0;
 		pf[0] = (struct pollfd){feeding ? p->in : -1, POLLOUT, 0};
-		for (struct git_proc *o = p; o && n < PUMP_MAX; o = o->also, n++) {
-			v[n] = o;
-			pf[1 + 2 * n] = (struct pollfd){o->out, POLLIN, 0};
-			pf[2 + 2 * n] = (struct pollfd){o->err, POLLIN, 0};
-		}
+		size_t n = pump_fds(p, v, pf + 1);
 		if (poll(pf, 1 + 2 * n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -162,12 +182,8 @@ static int pump_run(struct git_proc *p, bool last, struct jail_err *e)
 			else if (w < 0 && errno != EINTR && errno != EAGAIN)
 				closep(&p->in);  /* git closed its stdin early: its exit status tells */
 		}
-		for (size_t i = 0; i < n; i++) {
-			if (v[i]->out >= 0 && pf[1 + 2 * i].revents && pump_read(&v[i]->out, v[i]) < 0)
-				return jail_err_sys(e, "read git output");
-			if (v[i]->err >= 0 && pf[2 + 2 * i].revents && pump_read(&v[i]->err, v[i]) < 0)
-				return jail_err_sys(e, "read git errors");
-		}
+		if (pump_ready(v, n, pf + 1, e) < 0)
+			return -1;
 	}
 }
 
@@ -176,12 +192,7 @@ int git_drain(struct git_proc *p, struct jail_err *e)
 	for (int rounds = 0; rounds < 64; rounds++) {  /* then back to the caller's work */
 		struct git_proc *v[PUMP_MAX];
 		struct pollfd pf[2 * PUMP_MAX];
-		size_t n = 0;
-		for (struct git_proc *o = p; o && n < PUMP_MAX; o = o->also, n++) {
-			v[n] = o;
-			pf[2 * n] = (struct pollfd){o->out, POLLIN, 0};
-			pf[2 * n + 1] = (struct pollfd){o->err, POLLIN, 0};
-		}
+		size_t n = pump_fds(p, v, pf);
 		int k = poll(pf, 2 * n, 0);
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -189,12 +200,8 @@ int git_drain(struct git_proc *p, struct jail_err *e)
 			return jail_err_sys(e, "poll git pipes");
 		if (k == 0)
 			return 0;
-		for (size_t i = 0; i < n; i++) {
-			if (v[i]->out >= 0 && pf[2 * i].revents && pump_read(&v[i]->out, v[i]) < 0)
-				return jail_err_sys(e, "read git output");
-			if (v[i]->err >= 0 && pf[2 * i + 1].revents && pump_read(&v[i]->err, v[i]) < 0)
-				return jail_err_sys(e, "read git errors");
-		}
+		if (pump_ready(v, n, pf, e) < 0)
+			return -1;
 	}
 	return 0;
 }
