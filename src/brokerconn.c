@@ -239,7 +239,6 @@ int brokerconn_track(struct conn *c, int fd)
 		b->conns[c->slot][1] = fd;
 	} else {  /* a spare being made (brokerspare.c) */
 		c->host->making_fd = fd;
-		c->host->making_tracked = fd >= 0;
 	}
 	bool stopping = b->stopping;
 	if (stopping && fd >= 0)
@@ -431,7 +430,7 @@ void broker_stop(struct broker *b, bool quiet)
 				if (b->conns[i][k] >= 0)
 					shutdown(b->conns[i][k], SHUT_RDWR);
 		for (size_t i = 0; i < b->n_host; i++)  /* spares being made end as promptly */
-			if (b->host[i].making_tracked)
+			if (b->host[i].making_fd >= 0)
 				shutdown(b->host[i].making_fd, SHUT_RDWR);
 		while (b->n_conns || b->n_making)
 			pthread_cond_wait(&b->idle, &b->lock);

@@ -28,12 +28,12 @@ struct broker_host {
 	int proto;
 	/* A verified idle upstream connection, opened after one of the agent's
 	 * (brokerspare.c); under b->lock.  making: one is being opened, on
-	 * making_fd once its socket exists (making_tracked), for broker_stop. */
+	 * making_fd once its socket exists (else -1), for broker_stop. */
 	SSL *spare;
 	int spare_fd;
 	bool spare_h2;
 	double spare_born;
-	bool making, making_tracked;
+	bool making;
 	int making_fd;
 };
 

@@ -47,7 +47,8 @@ static void *make_main(void *arg)
 	          (fl = fcntl(c.up.fd, F_GETFL)) >= 0 && fcntl(c.up.fd, F_SETFL, fl | O_NONBLOCK) == 0;
 	ERR_clear_error();
 	pthread_mutex_lock(&b->lock);
-	h->making = h->making_tracked = false;
+	h->making = false;
+	h->making_fd = -1;
 	if (ok && !b->stopping && !h->spare) {
 		h->spare = c.up.ssl;
 		h->spare_fd = c.up.fd;
