@@ -224,7 +224,7 @@ static void add_host(struct broker *b, const char *name)
 		if (strcmp(b->host[i].name, name) == 0)
 			return;
 	if (b->n_host < ARRAY_SIZE(b->host))
-		b->host[b->n_host++].name = xstrdup(name);
+		b->host[b->n_host++] = (struct broker_host){.name = xstrdup(name), .making_fd = -1};
 }
 
 /* Is ph already another secret's placeholder?  Two secrets sharing one would

@@ -61,10 +61,12 @@ static int end_write(struct tls_end *t, const char *buf, size_t len)
 	return 0;
 }
 
-static int set_nonblock(int fd)
+int brokerconn_blocking(int fd, bool block)
 {
 	int fl = fcntl(fd, F_GETFL);
-	return fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 ? -1 : 0;
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, block ? fl & ~O_NONBLOCK : fl | O_NONBLOCK) < 0 ? -1 : 0;
 }
 
 /* Closing with the request unread would reset the connection, and the
@@ -239,7 +241,6 @@ int brokerconn_track(struct conn *c, int fd)
 		b->conns[c->slot][1] = fd;
 	} else {  /* a spare being made (brokerspare.c) */
 		c->host->making_fd = fd;
-		c->host->making_tracked = fd >= 0;
 	}
 	bool stopping = b->stopping;
 	if (stopping && fd >= 0)
@@ -298,7 +299,8 @@ static int handshake(struct conn *c)
 	if (upstream_check(c) < 0)
 		return -1;
 	brokerspare_make(c);  /* for the host's next connection */
-	return set_nonblock(c->jail.fd) < 0 || set_nonblock(c->up.fd) < 0 ? -1 : 0;
+	return brokerconn_blocking(c->jail.fd, false) < 0 || brokerconn_blocking(c->up.fd, false) < 0
+	       ? -1 : 0;
 }
 
 static void conn_end(struct conn *c)
@@ -403,7 +405,7 @@ static void *accept_main(void *arg)
 int broker_start(struct broker *b, int listen_fd, struct jail_err *e)
 {
 	b->listen_fd = listen_fd;
-	if (set_nonblock(listen_fd) < 0)
+	if (brokerconn_blocking(listen_fd, false) < 0)
 		return jail_err_sys(e, "broker: make the listener non-blocking");
 	if (pipe2(b->stop, O_CLOEXEC) < 0)
 		return jail_err_sys(e, "pipe");
@@ -431,7 +433,7 @@ void broker_stop(struct broker *b, bool quiet)
 				if (b->conns[i][k] >= 0)
 					shutdown(b->conns[i][k], SHUT_RDWR);
 		for (size_t i = 0; i < b->n_host; i++)  /* spares being made end as promptly */
-			if (b->host[i].making_tracked)
+			if (b->host[i].making_fd >= 0)
 				shutdown(b->host[i].making_fd, SHUT_RDWR);
 		while (b->n_conns || b->n_making)
 			pthread_cond_wait(&b->idle, &b->lock);

@@ -28,12 +28,12 @@ struct broker_host {
 	int proto;
 	/* A verified idle upstream connection, opened after one of the agent's
 	 * (brokerspare.c); under b->lock.  making: one is being opened, on
-	 * making_fd once its socket exists (making_tracked), for broker_stop. */
+	 * making_fd once its socket exists (else -1), for broker_stop. */
 	SSL *spare;
 	int spare_fd;
 	bool spare_h2;
 	double spare_born;
-	bool making, making_tracked;
+	bool making;
 	int making_fd;
 };
 
@@ -123,6 +123,8 @@ int brokerconn_known(struct conn *c);
  * (a spare being made: c->slot -1, the host's making_fd);
  * -1 (errno ECANCELED) if the broker is stopping (fd is shut down already). */
 int brokerconn_track(struct conn *c, int fd);
+/* fd's O_NONBLOCK off (block) or on; -1 and errno on failure. */
+int brokerconn_blocking(int fd, bool block);
 /* Start fn(arg) on a detached thread; 0 or the error number. */
 int broker_spawn(void *(*fn)(void *), void *arg);
 /* Read from a non-blocking end: >0 bytes, 0 nothing now, -1 closed or failed. */

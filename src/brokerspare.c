@@ -15,7 +15,6 @@
 #include "log.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <time.h>
 
@@ -42,12 +41,12 @@ static void *make_main(void *arg)
 	struct broker_host *h = m->h;
 	struct conn c = {.b = b, .slot = -1, .host = h, .jail = {-1, NULL, false, NULL, 0, 0},
 	                 .up = {-1, NULL, false, NULL, 0, 0}};
-	int fl = -1;
 	bool ok = brokertls_start(&c, m->h2) == 0 && brokertls_finish(&c) == 0 &&
-	          (fl = fcntl(c.up.fd, F_GETFL)) >= 0 && fcntl(c.up.fd, F_SETFL, fl | O_NONBLOCK) == 0;
+	          brokerconn_blocking(c.up.fd, false) == 0;
 	ERR_clear_error();
 	pthread_mutex_lock(&b->lock);
-	h->making = h->making_tracked = false;
+	h->making = false;
+	h->making_fd = -1;
 	if (ok && !b->stopping && !h->spare) {
 		h->spare = c.up.ssl;
 		h->spare_fd = c.up.fd;

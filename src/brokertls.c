@@ -350,14 +350,6 @@ static void handshake_failed(struct conn *c, SSL *s)
 	SSL_free(s);
 }
 
-static int set_blocking(int fd, bool block)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0)
-		return -1;
-	return fcntl(fd, F_SETFL, block ? fl & ~O_NONBLOCK : fl | O_NONBLOCK);
-}
-
 int brokertls_start(struct conn *c, bool h2)
 {
 	struct broker *b = c->b;
@@ -371,7 +363,7 @@ int brokertls_start(struct conn *c, bool h2)
 	unsigned int alpn_len = h2 ? sizeof(alpn_both) - 1 : sizeof(alpn_h1) - 1;
 	if (!s || !SSL_set_fd(s, c->up.fd) || !SSL_set_tlsext_host_name(s, host) ||
 	    !SSL_set1_host(s, host) || SSL_set_alpn_protos(s, alpn, alpn_len) != 0 ||
-	    set_blocking(c->up.fd, false) < 0) {
+	    brokerconn_blocking(c->up.fd, false) < 0) {
 		SSL_free(s);
 		snprintf(c->why, sizeof(c->why), "TLS setup failed");
 		return -1;
@@ -393,7 +385,7 @@ int brokertls_finish(struct conn *c)
 {
 	SSL *s = c->up.ssl;
 	c->up_h2 = false;
-	if (set_blocking(c->up.fd, true) < 0 || SSL_connect(s) != 1) {
+	if (brokerconn_blocking(c->up.fd, true) < 0 || SSL_connect(s) != 1) {
 		handshake_failed(c, s);
 		c->up.ssl = NULL;
 		return -1;
