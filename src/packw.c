@@ -75,11 +75,6 @@ void packw_adler32(uint32_t *a, uint32_t *b, const void *data, size_t n)
 
 /* ---- writing ---- */
 
-static int hex_val(char c)
-{
-	return c >= 'a' ? c - 'a' + 10 : c - '0';
-}
-
 static int flush_out(struct packw *p, struct jail_err *e)
 {
 	if (p->blen && write_all(p->fd, p->buf, p->blen) < 0)
@@ -255,9 +250,20 @@ int packw_object(struct packw *p, int type, const void *data, size_t n, unsigned
 	if (packw_start(p, type, n, e) < 0 || packw_blob_data(p, data, n, e) < 0 ||
 	    packw_blob_end(p, hex, e) < 0)
 		return -1;
-	for (int i = 0; i < 20; i++)
-		oid[i] = (unsigned char)((hex_val(hex[2 * i]) << 4) | hex_val(hex[2 * i + 1]));
+	packw_oid_from_hex(hex, oid);
 	return 0;
+}
+
+void packw_oid_from_hex(const char *hex, unsigned char oid[20])
+{
+	for (int i = 0; i < 20; i++) {
+		unsigned v = 0;
+		for (int k = 0; k < 2; k++) {
+			char c = hex[2 * i + k];
+			v = v << 4 | (unsigned)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
+		}
+		oid[i] = (unsigned char)v;
+	}
 }
 
 static int cmp_ent(const void *a, const void *b)

@@ -66,6 +66,8 @@ int packw_object(struct packw *p, int type, const void *data, size_t n, unsigned
                  struct jail_err *e) WUR;
 int packw_blob_data(struct packw *p, const void *data, size_t n, struct jail_err *e) WUR;
 int packw_blob_end(struct packw *p, char hex[41], struct jail_err *e) WUR;
+/* The 20 bytes of a 40-digit object id (as git prints it, either case). */
+void packw_oid_from_hex(const char *hex, unsigned char oid[20]);
 /* The trailer, the index, and both renamed into place, where git finds them. */
 int packw_finish(struct packw *p, struct jail_err *e) WUR;
 /* Free everything; an unfinished pack's file is removed. */

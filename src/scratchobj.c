@@ -71,18 +71,6 @@ static int pack_file(struct packw *pw, int dirfd, const char *path, unsigned lon
 	return packw_blob_end(pw, hex, e);
 }
 
-static void unhex(const char *hex, unsigned char oid[20])
-{
-	for (int i = 0; i < 20; i++) {
-		unsigned v = 0;
-		for (int k = 0; k < 2; k++) {
-			char c = hex[2 * i + k];
-			v = v << 4 | (unsigned)(c >= 'a' ? c - 'a' + 10 : c >= 'A' ? c - 'A' + 10 : c - '0');
-		}
-		oid[i] = (unsigned char)v;
-	}
-}
-
 /* A file or a symlink (its target is the blob) into the pack. */
 static int pack_entry(struct packw *pw, int dirfd, const char *path, enum ftype t,
                       unsigned long long max, bool *has_cr, unsigned char oid[20],
@@ -99,7 +87,7 @@ static int pack_entry(struct packw *pw, int dirfd, const char *path, enum ftype 
 	}
 	if (pack_file(pw, dirfd, path, max, has_cr, hex, e) < 0)
 		return -1;
-	unhex(hex, oid);
+	packw_oid_from_hex(hex, oid);
 	return 0;
 }
 
@@ -358,7 +346,7 @@ int scratchobj_write(const char *git_dir, const struct export_ctx *x, struct cha
 		if (c->reason)
 			continue;
 		if (c->pre == PRE_BASE) {
-			unhex(c->base_oid, pre[i]);
+			packw_oid_from_hex(c->base_oid, pre[i]);
 			tnode_put(&ix, tp, x->prefix, c->path, c->base_mode, pre[i]);
 		} else if (c->pre == PRE_LOWER) {
 			tnode_put(&ix, tp, x->prefix, c->path, git_mode(c->old_type, c->old_exec), pre[i]);
