@@ -144,12 +144,15 @@ static int add_namespaces(scmp_filter_ctx ctx, const struct jail_config *cfg,
 	return 0;
 }
 
-/* ioctl TIOCSTI and TIOCLINUX inject keystrokes into a terminal.  The kernel
+/* ioctl TIOCSTI and TIOCLINUX inject keystrokes into a terminal; TIOCSETD
+ * attaches a line discipline (n_hdlc, n_gsm, slip, ...: kernel code loaded on
+ * demand where dev.tty.ldisc_autoload is 1, with a record of local root
+ * exploits) to any terminal the jail opens, its own ptys included.  The kernel
  * reads the request as 32 bits, so the comparison masks the high half: a
  * request of 1<<32 | TIOCSTI is refused too. */
 static int add_ioctls(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
 {
-	static const unsigned long reqs[] = {TIOCSTI, TIOCLINUX};
+	static const unsigned long reqs[] = {TIOCSTI, TIOCLINUX, TIOCSETD};
 	if (is_allowed_back(cfg, "ioctl"))
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(reqs); i++) {

@@ -172,3 +172,22 @@ test_exec_terminal_filtered_and_reset() {
 	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
 	host_safe
 }
+
+# Line disciplines (n_hdlc, n_gsm, slip, ...) are kernel code loaded on demand
+# (dev.tty.ldisc_autoload) and a known way in (CVE-2017-2636 in n_hdlc, the
+# n_gsm use-after-frees); a coding agent never sets one.  TIOCSETD is refused
+# on any terminal the jail can open, its own ptys included.
+test_tiocsetd_refused() {
+	jp -- tiocsetd 27 # N_NULL: built in where it is listed, harmless if it ran
+	assert_eq "$rc" "$EPERM" "TIOCSETD N_NULL on the jail's own pty"
+	jp -- tiocsetd 0
+	assert_eq "$rc" "$EPERM" "TIOCSETD N_TTY too"
+	jail_pty "$T/bin/probe tiocsetd 27"
+	assert_contains "$out" "rc=$EPERM"
+	# positive control: allowed back, the kernel takes it (N_NULL, where the
+	# kernel has it), so the refusal above is the filter's
+	if grep -q '^n_null' /proc/tty/ldiscs 2>/dev/null; then
+		jp --allow-syscall ioctl -- tiocsetd 27
+		assert_eq "$rc" 0 "positive control: TIOCSETD N_NULL allowed back"
+	fi
+}
