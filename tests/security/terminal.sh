@@ -191,3 +191,24 @@ test_tiocsetd_refused() {
 		assert_eq "$rc" 0 "positive control: TIOCSETD N_NULL allowed back"
 	fi
 }
+
+# OSC 9 and 777 are notifications, but terminals also read commands there:
+# ConEmu runs a GuiMacro (9;6) or a process (9;7), urxvt hands 777's text to the
+# perl extension its first field names.  Only notifications, progress (9;4),
+# the working directory (9;9) and 777's notify/precmd/preexec pass.
+test_osc_commands_behind_notifications_dropped() {
+	probe_setup
+	printf 'a\033]9;7;"calc.exe"\007b\033]9;6;Shell("new_console","","calc")\033\\c' >"$T/bin/osc"
+	printf '\033]777;background;1\007d\033]9;1;5000\007e' >>"$T/bin/osc"
+	printf '\033]9;build done\007f\033]9;4;1;50\007g\033]777;notify;T;Body\007END\n' >>"$T/bin/osc"
+	jail_pty "cat $T/bin/osc"
+	assert_contains "$out" "abcde"
+	assert_contains "$out" $'Body\aEND'
+	for q in "calc" "]777;background" "]9;1;"; do
+		assert_not_contains "$out" "$q"
+	done
+	# positive controls: the notifications themselves pass
+	assert_contains "$out" $'\e]9;build done\a'
+	assert_contains "$out" $'\e]9;4;1;50\a'
+	assert_contains "$out" $'\e]777;notify;T;Body\a'
+}
