@@ -29,6 +29,7 @@ struct stdio_relay {
 	int jail_end[3];  /* the pipe end the jail gets, or -1 */
 	int ours[3];      /* the other end, or -1 */
 	struct pump *out[3];
+	bool shared_err;  /* fd 2 goes to fd 1's pipe */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int running;      /* output copiers not done yet */
@@ -59,6 +60,38 @@ static void relay_free(struct stdio_relay *r)
 	free(r);
 }
 
+/* stderr to the same file as stdout (`> log 2>&1`): one pipe for both, so
+ * that their lines stay in the order they were written. */
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* A pipe whose ends are above 2: with one of 0-2 closed, pipe2 would hand
+ * out that number, taking the place of the closed stdio. */
+static int pipe_above_stdio(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (p[i] > 2)
+			continue;
+		int moved = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+		int err = errno;
+		close(p[i]);
+		p[i] = moved;
+		if (moved < 0) {
+			if (p[1 - i] >= 0)
+				close(p[1 - i]);
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int stdio_relay_prepare(struct stdio_relay **out, int jail_fds[3], struct jail_err *e)
 {
 	struct stdio_relay *r = NULL;
@@ -67,6 +100,11 @@ int stdio_relay_prepare(struct stdio_relay **out, int jail_fds[3], struct jail_e
 		jail_fds[fd] = fd;
 		if (goes_in_as_is(fd))
 			continue;
+		if (fd == 2 && r && r->jail_end[1] >= 0 && same_file(1, 2)) {
+			r->shared_err = true;
+			jail_fds[2] = r->jail_end[1];
+			continue;
+		}
 		if (!r) {
 			r = xcalloc(1, sizeof(*r));
 			r->jail_end[0] = r->jail_end[1] = r->jail_end[2] = -1;
@@ -79,7 +117,7 @@ int stdio_relay_prepare(struct stdio_relay **out, int jail_fds[3], struct jail_e
 			pthread_condattr_destroy(&ca);
 		}
 		int p[2];
-		if (pipe2(p, O_CLOEXEC) < 0) {
+		if (pipe_above_stdio(p) < 0) {
 			relay_free(r);
 			return jail_err_sys(e, "a pipe for the jail's fd %d", fd);
 		}
@@ -99,11 +137,14 @@ void stdio_relay_child(const struct stdio_relay *r)
 	for (int fd = 0; fd < 3; fd++) {
 		if (r->ours[fd] >= 0)
 			close(r->ours[fd]);  /* else the jail's stdin would never end */
-		if (r->jail_end[fd] >= 0) {
+		if (r->jail_end[fd] >= 0)
 			dup2(r->jail_end[fd], fd);
-			close(r->jail_end[fd]);
-		}
 	}
+	if (r->shared_err)
+		dup2(r->jail_end[1], 2);
+	for (int fd = 0; fd < 3; fd++)
+		if (r->jail_end[fd] > 2)
+			close(r->jail_end[fd]);
 }
 
 /* util.c's write_all, and waiting out EAGAIN: the caller's fd may be non-blocking */
