@@ -125,8 +125,10 @@ static bool mode_dropped(const struct csi *c)
 
 /* Does a complete CSI (after its introducer) stay out of the host terminal?
  * Besides the answers: DECSCL ("p), which can switch 8-bit controls on, page
- * and status-line layout ($| *| $} $~), DECTST (y), the modes above, more
- * parameters than are read, and numbers above 65535. */
+ * and status-line layout ($| *| $} $~), DECTST (y), media copy (i, ?i: the
+ * terminal pipes the screen or what follows to its printer command, or
+ * xterm writes an HTML or SVG dump of the screen into a file on the host),
+ * the modes above, more parameters than are read, and numbers above 65535. */
 static bool csi_dropped(const char *s, size_t n, struct csi *c)
 {
 	csi_parse(s, n, c);
@@ -141,6 +143,8 @@ static bool csi_dropped(const char *s, size_t n, struct csi *c)
 	if (c->inter == '"' && c->final == 'p')
 		return true;
 	if ((c->inter == '$' && strchr("|}~", c->final)) || (c->inter == '*' && c->final == '|'))
+		return true;
+	if (!c->inter && c->final == 'i')
 		return true;
 	return !c->inter && !c->prefix && c->final == 'y';
 }

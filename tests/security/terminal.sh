@@ -212,3 +212,15 @@ test_osc_commands_behind_notifications_dropped() {
 	assert_contains "$out" $'\e]9;4;1;50\a'
 	assert_contains "$out" $'\e]777;notify;T;Body\a'
 }
+
+# Media copy makes the terminal print, not show: the screen or everything that
+# follows goes to its printer command, or xterm writes an HTML or SVG dump of
+# the screen into a file on the host.
+test_media_copy_dropped() {
+	probe_setup
+	printf 'a\033[5ib\033[4ic\033[?10id\033[?11ie\033[iEND\n' >"$T/bin/mc"
+	jail_pty "cat $T/bin/mc"
+	assert_contains "$out" "abcdeEND"
+	assert_not_contains "$out" $'\e[5i'
+	assert_not_contains "$out" $'\e[?10i'
+}

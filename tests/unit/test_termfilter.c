@@ -112,6 +112,17 @@ T(osc_commands_behind_notifications_dropped)
 	expect("a\x1b]777;precmd\ab", "a\x1b]777;precmd\ab");
 }
 
+/* media copy: printing, printer controller mode, xterm's screen dumps */
+T(media_copy_dropped)
+{
+	expect("a\x1b[ib", "ab");
+	expect("a\x1b[5ib", "ab");
+	expect("a\x1b[4ib", "ab");
+	expect("a\x1b[?10ib", "ab");
+	expect("a\x1b[?11ib", "ab");
+	expect("a\xc2\x9b" "5ib", "ab");
+}
+
 T(answering_csi_dropped)
 {
 	expect("a\x1b[6nb", "ab");
