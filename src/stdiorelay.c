@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <time.h>
@@ -36,12 +37,19 @@ struct stdio_relay {
 };
 
 /* What a path cannot reopen goes in as it is: an anonymous pipe (pipefs),
- * a socket, and a terminal (a pty stands in for it); a closed fd stays so. */
+ * a connected socket, and a terminal (a pty stands in for it); a closed fd
+ * stays so.  A listening socket (socket activation) would let the jail
+ * accept the host's connections: it gets a pipe, which ends at once. */
 static bool goes_in_as_is(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0 || isatty(fd) || S_ISSOCK(st.st_mode))
+	if (fstat(fd, &st) < 0 || isatty(fd))
 		return true;
+	if (S_ISSOCK(st.st_mode)) {
+		int listening = 0;
+		socklen_t len = sizeof(listening);
+		return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && !listening;
+	}
 	struct statfs sf;
 	return S_ISFIFO(st.st_mode) && fstatfs(fd, &sf) == 0 && sf.f_type == PIPEFS_MAGIC;
 }

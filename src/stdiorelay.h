@@ -4,10 +4,11 @@
  * with any access its permissions give, whatever the fd's own mode was, so a
  * project file given as the agent's stdin (`jail -- sh < task.sh`) could be
  * rewritten on the host, and an output file (`> log`) read back.  Of the
- * caller's stdio, only anonymous pipes and sockets (nothing a path reopens)
- * and terminals (a pty stands in for them) go in as they are; for any other
- * (a file, a directory, a device, a named FIFO) the jail gets a pipe, and a
- * thread of the caller copies between the two. */
+ * caller's stdio, only anonymous pipes and connected sockets (nothing a path
+ * reopens) and terminals (a pty stands in for them) go in as they are; for
+ * any other (a file, a directory, a device, a named FIFO, a listening socket
+ * that would take the host's connections) the jail gets a pipe, and a thread
+ * of the caller copies between the two. */
 #ifndef JAIL_STDIORELAY_H
 #define JAIL_STDIORELAY_H
 #include "util.h"
@@ -17,7 +18,7 @@
 struct stdio_relay;
 
 /* For each fd 0..2 that is open, not a terminal, not an anonymous pipe and
- * not a socket: a pipe, whose jail-side end is put in jail_fds[fd] (others:
+ * not a connected socket: a pipe, whose jail-side end is put in jail_fds[fd] (others:
  * jail_fds[fd] = fd).  *out is NULL when nothing needs a relay. */
 int stdio_relay_prepare(struct stdio_relay **out, int jail_fds[3], struct jail_err *e) WUR;
 /* In the child that becomes the jail (after a fork-like clone): the

@@ -121,6 +121,20 @@ test_stdio_files_cannot_be_reopened() {
 	host_safe
 }
 
+# A listening socket as stdio (socket activation) would let the agent accept
+# the host's connections: it goes in as a pipe that ends at once.
+test_listening_socket_stdio_not_passed() {
+	probe_setup
+	python3 -c '
+import socket, subprocess, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(5)
+r = subprocess.run(sys.argv[1:], stdin=s.fileno(), capture_output=True, text=True)
+print(r.stdout)' "$JAIL" -q --ro "$T/bin" -D "$T/p" -- sh -c 'ls -l /proc/self/fd/0' >"$T/lsock"
+	assert_contains "$(cat "$T/lsock")" "pipe:" "the jail's stdin"
+	assert_not_contains "$(cat "$T/lsock")" "socket:" "the jail's stdin"
+	host_safe
+}
+
 # jail exec hands its caller's stdio to the command: the same rule.
 test_exec_stdio_files_cannot_be_reopened() {
 	probe_setup
