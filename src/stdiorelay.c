@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,17 @@ struct stdio_relay {
 	int running;      /* output copiers not done yet */
 };
 
+/* /dev/null, zero, full, random, urandom: reopened, they give nothing the
+ * jail's own /dev does not; scripts run `jail ... < /dev/null` often, and
+ * that needs no pipe and no copier. */
+static bool is_memory_device(const struct stat *st)
+{
+	if (!S_ISCHR(st->st_mode) || major(st->st_rdev) != 1)
+		return false;
+	unsigned m = minor(st->st_rdev);
+	return m == 3 || m == 5 || m == 7 || m == 8 || m == 9;
+}
+
 /* What a path cannot reopen goes in as it is: an anonymous pipe (pipefs),
  * a connected socket, and a terminal (a pty stands in for it); a closed fd
  * stays so.  A listening socket (socket activation) would let the jail
@@ -43,7 +55,7 @@ struct stdio_relay {
 static bool goes_in_as_is(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0 || isatty(fd))
+	if (fstat(fd, &st) < 0 || isatty(fd) || is_memory_device(&st))
 		return true;
 	if (S_ISSOCK(st.st_mode)) {
 		int listening = 0;

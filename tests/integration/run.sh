@@ -532,3 +532,11 @@ test_stdio_files_are_relayed_in_order() {
 		0<&- >"$T/closed" 2>/dev/null
 	assert_eq "$(cat "$T/closed")" closed "a closed stdin inside"
 }
+
+test_dev_null_stdio_goes_in_as_is() {
+	mkrepo "$T/p"
+	# /dev/null reopened is /dev/null: no pipe (a pipe would show as pipe:[N])
+	"$JAIL" -q -D "$T/p" -- sh -c 'echo "$(readlink /proc/$$/fd/0) $(readlink /proc/$$/fd/1)" >&2' \
+		</dev/null >/dev/null 2>"$T/links"
+	assert_eq "$(grep -v '^jail: ' "$T/links" | tr '\n' ' ')" "/dev/null /dev/null " "stdio from /dev/null"
+}
