@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -509,5 +510,5 @@ int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
 	_cleanup_free_ char *esc = escape_name(git_dir);
 	log_info("%s: %u credential%s (a token in a URL, an auth header) withheld from the "
 	         "jail's copy of its git config", esc, n, n == 1 ? "" : "s");
-	return 0;
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
