@@ -46,6 +46,8 @@ struct server {
 	int root;               /* the project, O_DIRECTORY */
 	struct hide_node *tree; /* a bare root until final (then the built tree) */
 	bool final;             /* under final_lock */
+	struct strv from_upper; /* paths shown from the upper dir's copy, sorted */
+	int upper;              /* the session's upper dir, when from_upper has any */
 };
 
 static pthread_mutex_t final_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,6 +95,11 @@ static fuse_ino_t ino_of(fuse_req_t req, const struct hide_node *n)
 	return n == srv(req)->tree ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)n;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The node's path opened below the project: no symlink anywhere (the last
  * one is opened itself with O_PATH), no escape, no other mount. */
 static int node_open(fuse_req_t req, const struct hide_node *n, int flags)
@@ -107,7 +114,11 @@ static int node_open(fuse_req_t req, const struct hide_node *n, int flags)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
 		           RESOLVE_NO_XDEV,
 	};
-	int fd = (int)syscall(SYS_openat2, srv(req)->root, path, &how, sizeof(how));
+	/* a redacted copy (below the agent's upper dir: the same rules hold) */
+	const struct strv *up = &srv(req)->from_upper;
+	bool copy = up->n && bsearch(&(const char *){path}, up->v, up->n, sizeof(char *), cmp_str);
+	int fd = (int)syscall(SYS_openat2, copy ? srv(req)->upper : srv(req)->root, path, &how,
+	                      sizeof(how));
 	if (fd < 0 && (errno == ELOOP || errno == EXDEV || errno == ENOTDIR))
 		errno = ENOENT; /* the path is not what it was: nothing there for the jail */
 	return fd;
@@ -529,12 +540,21 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	struct hide_node *tree = NULL;
 	size_t ignored = 0;
 	struct jail_err e = {0};
-	if (h->build(h->build_ctx, s->root, &tree, &ignored, &e) < 0) {
+	struct strv up = {0};
+	int r = h->build(h->build_ctx, s->root, &tree, &ignored, &up, &e);
+	if (r == 0 && up.n) {
+		s->upper = open(h->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (s->upper < 0)
+			r = jail_err_sys(&e, "open '%s'", h->upper);
+		qsort(up.v, up.n, sizeof(char *), cmp_str);
+	}
+	if (r < 0) {
 		log_error("%s; the jail sees nothing of the project", e.msg);
 		_exit(1); /* the FUSE connection ends with this process: fail closed */
 	}
 	pthread_mutex_lock(&final_lock);
 	s->tree = tree;
+	s->from_upper = up;
 	s->final = true;
 	pthread_cond_broadcast(&final_cond);
 	pthread_mutex_unlock(&final_lock);
@@ -593,7 +613,7 @@ static int server_main(pid_t supervisor, struct hidefs *h, int built)
 	if (syscall(SYS_close_range, 7, ~0U, 0) < 0)
 		return 1;
 	/* the session's lock is fd 6 (or a spare copy of `built` without one) */
-	struct server s = {.root = 3, .tree = hidetree_node(NULL, "", true)};
+	struct server s = {.root = 3, .tree = hidetree_node(NULL, "", true), .upper = -1};
 	h->project_fd = 3;
 	return build_and_serve(h, &s, 4, 5);
 }

@@ -41,9 +41,12 @@
 
 /* Builds the view's tree in the server (hidefs_fork): the walk, git's
  * answer, the hidden names dropped, the caches written.  Returns the final
- * tree, and in *ignored what the after-run hint counts; -1 with a message. */
+ * tree, in *ignored what the after-run hint counts, and in `from_upper` the
+ * paths the view shows from the session's upper dir (h->upper) instead of
+ * the project: redacted git configs written while the overlay was mounted
+ * (the overlay may not see them); -1 with a message. */
 typedef int hidefs_build_fn(void *ctx, int project_fd, struct hide_node **tree,
-                            size_t *ignored, struct jail_err *e);
+                            size_t *ignored, struct strv *from_upper, struct jail_err *e);
 
 struct hidefs {
 	pid_t pid;              /* the server */
@@ -52,6 +55,7 @@ struct hidefs {
 	int project_fd;         /* the project, O_DIRECTORY */
 	int lock_fd;            /* the session's lock: the server holds it too (below) */
 	hidefs_build_fn *build; /* run by the server, beside the jail's start */
+	const char *upper;      /* the session's upper dir (from_upper above) */
 	void *build_ctx;
 	int built_fd;           /* the server says here when its tree is final */
 	int built;              /* 0 not yet known, 1 final, -1 failed (server gone) */

@@ -78,31 +78,21 @@ static void record_base(const struct session *s)
  * This runs in the view's server while the jail starts, before the view
  * shows anything (hidefs.c): a copy written now may come too late for the
  * overlay (it may have looked for the directory in the upper layer already),
- * so a repository whose copy is new is left out of the view for this run. */
-static int withhold_nested(const struct session *s, struct hide_node *root, struct hide_node *n,
-                           int depth, struct jail_err *e)
+ * so the view itself shows those paths from the copies (`written`). */
+static int withhold_nested(const struct session *s, const struct hide_node *n, int depth,
+                           struct strv *written, struct jail_err *e)
 {
 	for (size_t i = 0; i < n->n_kids; i++) {
-		struct hide_node *kid = n->kids[i];
+		const struct hide_node *kid = n->kids[i];
 		char path[PATH_MAX];
 		if (!kid->dir)
 			continue;
 		if (n->parent && !strcmp(kid->name, ".git")) {
-			if (!hidetree_path(kid, path, sizeof(path)))
-				continue;
-			int r = gitcreds_withhold(s->project, s->upper, path, e);
-			if (r < 0)
+			if (hidetree_path(kid, path, sizeof(path)) &&
+			    gitcreds_withhold(s->project, s->upper, path, written, e) < 0)
 				return -1;
-			if (r > 0) {
-				_cleanup_free_ char *esc = escape_name(path);
-				log_warn("'%s' is left out of the jail for this run (its config's "
-				         "credentials were withheld just now); the next run shows it",
-				         esc);
-				hidetree_drop(root, path);
-				i--; /* the entry is gone from n's list */
-			}
 		} else if (!kid->live && depth < HIDETREE_DEPTH &&
-		           withhold_nested(s, root, kid, depth + 1, e) < 0) {
+		           withhold_nested(s, kid, depth + 1, written, e) < 0) {
 			return -1;
 		}
 	}
@@ -121,7 +111,7 @@ struct view_ctx {
  * git is asked during the walk, and its answer is taken only if no directory
  * changed meanwhile: ignorecache.h). */
 static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t *ignored,
-                      struct jail_err *e)
+                      struct strv *from_upper, struct jail_err *e)
 {
 	const struct view_ctx *v = ctx;
 	size_t count = 0;
@@ -145,7 +135,7 @@ static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t
 		hide_say_start(v->s, &hidden);
 	*ignored = hidden.ignored;
 	hide_set_free(&hidden);
-	return withhold_nested(v->s, *tree, *tree, 0, e);
+	return withhold_nested(v->s, *tree, 0, from_upper, e);
 }
 
 /* With the view (hidefs.h), its server builds the tree while the jail starts;
@@ -185,7 +175,7 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 	if (cow_prepare(s, &cfg->cow_binds, &cfg->cow_lowers, e) < 0)
 		return -1;
 	record_base(s);
-	if (gitcreds_withhold(s->project, s->upper, ".git", e) < 0)
+	if (gitcreds_withhold(s->project, s->upper, ".git", NULL, e) < 0)
 		return -1;
 	log_debug("session ready");
 	return hide_project(cfg, s, h, hidden, e);
@@ -223,6 +213,7 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	hfs->lock_fd = s->lockfd;
 	hfs->build = build_view;
 	hfs->build_ctx = &view;
+	hfs->upper = s->upper;
 	if (r == 0) {
 		warn_nested_mounts(s->project);
 		hint_project_in_repo(s->project);
