@@ -680,7 +680,7 @@ void hidefs_stop(struct hidefs *h)
 	h->jail_sock = h->server_sock = -1;
 	/* a server still building finishes (the caches), then ends with its
 	 * connection, as an outlived one does */
-	bool building = h->pid > 0 && hidefs_built(h, false) == 0;
+	bool building = h->pid > 0 && h->finish && hidefs_built(h, false) == 0;
 	if (h->pid > 0 && !h->outlived && !building) {
 		kill(h->pid, SIGKILL);
 		waitpid(h->pid, NULL, 0);

@@ -59,6 +59,7 @@ struct hidefs {
 	void *build_ctx;
 	int built_fd;           /* the server says here when its tree is final */
 	int built;              /* 0 not yet known, 1 final, -1 failed (server gone) */
+	bool finish;            /* a server still building at the end finishes (cold caches) */
 	size_t ignored;         /* from the server, once final */
 	bool outlived;          /* init said the jail was done but was not waited for */
 };
@@ -75,9 +76,10 @@ int hidefs_prepare(struct hidefs *h, struct jail_err *e) WUR;
  * made), or, with cgroup limits, once the supervisor sits in its final cgroup
  * (the server follows it there). */
 int hidefs_fork(struct hidefs *h, struct jail_err *e) WUR;
-/* Kill and reap the server, unless its tree is not final yet: then it is left
- * to finish (and write the caches, so the next start is warm) and end by
- * itself, as below; close what is left open.  When the
+/* Kill and reap the server, unless its tree is not final yet and h->finish
+ * (there was no walk cache): then it is left to finish (and write the
+ * caches, so the next start is warm) and end by itself, as below; close what
+ * is left open.  (A warm build is cut short: the caches stand.)  When the
  * jail's init was not waited for (h->outlived: its exit is still taking the
  * namespaces down), the server is left to end by itself: its FUSE connection
  * ends when the jail's overlay (which holds the view) is gone, and with the

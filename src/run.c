@@ -223,6 +223,9 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 		if (r == 0 && !cfg->hide_start_only) {
 			r = hidefs_prepare(hfs, e);
 			plan.hidefs = hfs;
+			/* a first start's build outlives a short command: the caches */
+			_cleanup_free_ char *cache = xasprintf("%s/tree.cache", s->dir);
+			hfs->finish = access(cache, F_OK) < 0;
 		}
 		if (r == 0)
 			r = sandbox_run(&plan, exit_code, e);
@@ -237,10 +240,6 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 			view_hint(s, hfs);
 	}
 	hide_set_free(&hidden);
-	hidefs_stop(hfs);
-	if (hfs->project_fd >= 0)
-		close(hfs->project_fd);
-	hfs->project_fd = -1;
 	return r;
 }
 
@@ -310,6 +309,10 @@ int cmd_run(struct cli *c)
 	} else if (!cfg.no_export && export_after_run(&s, &cfg, &hfs, &e) < 0) {
 		log_error("export: %s", e.msg);
 	}
+	/* after the export, which may wait for the view's hidden list */
+	hidefs_stop(&hfs);
+	if (hfs.project_fd >= 0)
+		close(hfs.project_fd);
 	if (hfs.built_fd >= 0)
 		close(hfs.built_fd);
 	config_free(&cfg);
