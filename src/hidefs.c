@@ -552,6 +552,13 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 		log_error("%s; the jail sees nothing of the project", e.msg);
 		_exit(1); /* the FUSE connection ends with this process: fail closed */
 	}
+	/* said first: a command that read the project ends after the line */
+	char line[32];
+	int n = snprintf(line, sizeof(line), "ok %zu\n", ignored);
+	if (write(built, line, (size_t)n) != n) {
+		/* the supervisor is gone: nothing waits for the line */
+	}
+	close(built);
 	pthread_mutex_lock(&final_lock);
 	s->tree = tree;
 	s->from_upper = up;
@@ -559,12 +566,6 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	pthread_cond_broadcast(&final_cond);
 	pthread_mutex_unlock(&final_lock);
 	log_debug("hidefs: tree final");
-	char line[32];
-	int n = snprintf(line, sizeof(line), "ok %zu\n", ignored);
-	if (write(built, line, (size_t)n) != n) {
-		/* the supervisor is gone: nothing waits for the line */
-	}
-	close(built);
 	/* from here on nothing is said: the jail's stderr (a pipe someone may
 	 * read to its end) is not held open until the view's mount is gone */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);

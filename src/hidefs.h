@@ -8,10 +8,15 @@
  * symlinks, no other mounts), passes no extended attributes (so no host
  * overlay xattr reaches the overlay), and dies with the supervisor.
  *
- *   supervisor: hidefs_start() forks the server with one end of a socketpair
+ *   supervisor: hidefs_fork() forks the server with one end of a socketpair
+ *   server:     builds the tree (h->build: walk, git, hidden names dropped,
+ *               caches written) in its main thread, meanwhile
  *   init:       hidefs_mount() opens /dev/fuse in the jail's user namespace,
  *               mounts it, and hands the fd to the server over the other end
- *   init:       the overlay's lowerdir is the FUSE mount
+ *   init:       the overlay's lowerdir is the FUSE mount; the command starts
+ *   server:     answers only INIT, STATFS, DESTROY and the root's GETATTR
+ *               until the tree is final; every other request waits (hidefs.c
+ *               early_ok, the one gate); a failed build ends the server
  *
  * Why a file server and not a kernel mechanism alone: overlayfs cannot
  * intersect name sets, and whiteouts name exact paths; with userxattr (the
