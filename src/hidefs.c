@@ -577,6 +577,20 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	return v.r;
 }
 
+/* /dev/null, for quiet(): open before the signal can come. */
+static int null_fd = -1;
+
+/* SIGUSR1 from the supervisor: the jail has ended and this server still
+ * builds (the caches): it lets go of the jail's stderr, whose reader may be
+ * waiting for its end. */
+static void quiet(int sig)
+{
+	(void)sig;
+	int err = errno;
+	dup2(null_fd, STDERR_FILENO);
+	errno = err;
+}
+
 /* In the forked server: only the project fd, the socket and the session's
  * lock stay open, and no terminal signals reach it (its own session).  It
  * ends with the jail's mount of the view (the kernel ends the connection),
@@ -585,6 +599,11 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 static int server_main(pid_t supervisor, struct hidefs *h, int built)
 {
 	int root = h->project_fd, sock = h->server_sock, lock = h->lock_fd;
+	/* before any signal is let in (until null_fd is set it does nothing) */
+	struct sigaction sa = {.sa_handler = quiet, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) < 0)
+		return 1;
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -599,6 +618,7 @@ static int server_main(pid_t supervisor, struct hidefs *h, int built)
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
 		return 1;
+	null_fd = 1; /* /dev/null now, and kept by close_range below */
 	/* one fd per file the jail holds open: as many as this user may have */
 	struct rlimit nofile;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
@@ -685,6 +705,8 @@ void hidefs_stop(struct hidefs *h)
 	if (h->pid > 0 && !h->outlived && !building) {
 		kill(h->pid, SIGKILL);
 		waitpid(h->pid, NULL, 0);
+	} else if (building) {
+		kill(h->pid, SIGUSR1); /* the jail's stderr is let go of (hidefs.c quiet) */
 	}
 	h->pid = 0;
 }
