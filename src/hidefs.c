@@ -28,6 +28,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,10 @@
 #include <sys/wait.h>
 
 #define HIDEFS_MAX_READ (1 << 20)
+/* added to the builder thread's nice value (setpriority: per thread on Linux) */
+#ifndef HIDEFS_BUILD_NICE
+#define HIDEFS_BUILD_NICE 5
+#endif
 
 struct server {
 	int root;               /* the project, O_DIRECTORY */
@@ -518,10 +523,18 @@ struct serving {
 	int r;
 };
 
+/* An outlived jail's server whose build is not needed (hidefs_stop) ends
+ * with its connection, as it did before it built: whichever of the two
+ * comes second ends the process. */
+static atomic_int served, abandon;
+
 static void *serve_thread(void *arg)
 {
 	struct serving *v = arg;
 	v->r = serve(v->s, v->sock);
+	atomic_store(&served, 1);
+	if (atomic_load(&abandon))
+		_exit(v->r);
 	return NULL;
 }
 
@@ -536,6 +549,14 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	if (pthread_create(&th, NULL, serve_thread, &v) != 0) {
 		log_error("hidefs: cannot start the project's file server: no thread");
 		return 1;
+	}
+	/* the build (this thread, and git and the thread it starts) yields to
+	 * the jail's start on a busy machine; the serving thread does not */
+	id_t self = (id_t)syscall(SYS_gettid);
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, self);
+	if (errno == 0 && setpriority(PRIO_PROCESS, self, nice + HIDEFS_BUILD_NICE) < 0) {
+		/* a nice value is an optimisation: the build goes on without it */
 	}
 	struct hide_node *tree = NULL;
 	size_t ignored = 0;
@@ -582,12 +603,17 @@ static int null_fd = -1;
 
 /* SIGUSR1 from the supervisor: the jail has ended and this server still
  * builds (the caches): it lets go of the jail's stderr, whose reader may be
- * waiting for its end. */
+ * waiting for its end.  SIGUSR2: the same, and the build is not needed
+ * (a warm start's, of a jail not waited for): end with the connection. */
 static void quiet(int sig)
 {
-	(void)sig;
 	int err = errno;
 	dup2(null_fd, STDERR_FILENO);
+	if (sig == SIGUSR2) {
+		atomic_store(&abandon, 1);
+		if (atomic_load(&served))
+			_exit(0);
+	}
 	errno = err;
 }
 
@@ -602,7 +628,7 @@ static int server_main(pid_t supervisor, struct hidefs *h, int built)
 	/* before any signal is let in (until null_fd is set it does nothing) */
 	struct sigaction sa = {.sa_handler = quiet, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGUSR1, &sa, NULL) < 0)
+	if (sigaction(SIGUSR1, &sa, NULL) < 0 || sigaction(SIGUSR2, &sa, NULL) < 0)
 		return 1;
 	sigset_t none;
 	sigemptyset(&none);
@@ -701,12 +727,12 @@ void hidefs_stop(struct hidefs *h)
 	h->jail_sock = h->server_sock = -1;
 	/* a server still building finishes (the caches), then ends with its
 	 * connection, as an outlived one does */
-	bool building = h->pid > 0 && h->finish && hidefs_built(h, false) == 0;
-	if (h->pid > 0 && !h->outlived && !building) {
+	bool building = h->pid > 0 && hidefs_built(h, false) == 0;
+	if (h->pid > 0 && !h->outlived && !(building && h->finish)) {
 		kill(h->pid, SIGKILL);
 		waitpid(h->pid, NULL, 0);
-	} else if (building) {
-		kill(h->pid, SIGUSR1); /* the jail's stderr is let go of (hidefs.c quiet) */
+	} else if (building) { /* (quiet() above) */
+		kill(h->pid, h->finish ? SIGUSR1 : SIGUSR2);
 	}
 	h->pid = 0;
 }
