@@ -554,8 +554,8 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	 * the jail's start on a busy machine; the serving thread does not */
 	id_t self = (id_t)syscall(SYS_gettid);
 	errno = 0;
-	int nice = getpriority(PRIO_PROCESS, self);
-	if (errno == 0 && setpriority(PRIO_PROCESS, self, nice + HIDEFS_BUILD_NICE) < 0) {
+	int prio = getpriority(PRIO_PROCESS, self);
+	if (errno == 0 && setpriority(PRIO_PROCESS, self, prio + HIDEFS_BUILD_NICE) < 0) {
 		/* a nice value is an optimisation: the build goes on without it */
 	}
 	struct hide_node *tree = NULL;

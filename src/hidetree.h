@@ -73,8 +73,8 @@ struct hide_node *hidetree_lookup(struct hide_node *root, const char *path);
 struct hide_node *hidetree_find(const struct hide_node *dir, const char *name);
 /* Add a child to a live directory (the entry was found on the host). */
 struct hide_node *hidetree_add(struct hide_node *dir, const char *name, bool is_dir);
-/* Whether processes forked from now on inherit the trees' memory: only the
- * view's server needs them (init, the command and the network helpers are
+/* Whether processes forked from now on inherit the trees' memory (by default
+ * they do not: git started by the view's server, which builds the tree, is
  * spared a copy of a large tree's page tables and its unmapping at exit). */
 void hidetree_inherit(bool yes);
 /* The node's path relative to the root ("." for the root); false when too long. */
