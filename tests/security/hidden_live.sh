@@ -467,3 +467,32 @@ test_view_build_failure_shows_nothing() {
 	assert_not_contains "$(cat "$T/f.out")" canary-
 	assert_contains "$(cat "$T/f.err")" "sees nothing of the project"
 }
+
+# A repository cloned inside the project has its credentials withheld by the
+# view's server while the jail runs: the command looks into it before the
+# redacted copy exists (the overlay then takes the directory as the lower
+# layer's alone), and still reads only the copy.
+test_nested_credentials_withheld_when_looked_up_before_the_copy() {
+	live_repo "$T/p"
+	git_init "$T/lib"
+	printf 'lib\n' >"$T/lib/lib.txt"
+	git -C "$T/lib" add -A
+	git -C "$T/lib" commit -q -m lib
+	git clone -q "$T/lib" "$T/p/vendor/dep"
+	git -C "$T/p/vendor/dep" remote set-url origin "https://u:canaryNEST77@example.com/dep.git"
+	slow_git "$T/wrap"
+	PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c '
+		echo started
+		ls -a vendor/dep/.git >/dev/null
+		cat vendor/dep/.git/config; git -C vendor/dep remote get-url origin' \
+		>"$T/n.out" 2>"$T/n.err" </dev/null &
+	local jail=$!
+	wait_for grep -q '^started' "$T/n.out"
+	wait_for test -e "$T/git-asked"
+	touch "$T/release"
+	wait "$jail" || fail "the jail failed: $(cat "$T/n.err")"
+	local out
+	out=$(cat "$T/n.out")
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://example.com/dep.git"
+}
