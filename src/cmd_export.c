@@ -9,6 +9,7 @@
 
 #include "applied.h"
 #include "controlfiles.h"
+#include "hidefs.h"
 #include "scratchroom.h"
 #include "git.h"
 #include "hints.h"
@@ -499,7 +500,8 @@ static void report(const struct collect *k, const struct session *s, bool landin
 	log_submodules(k);
 }
 
-int export_after_run(struct session *s, const struct jail_config *cfg, struct jail_err *e)
+int export_after_run(struct session *s, const struct jail_config *cfg, struct hidefs *view,
+                     struct jail_err *e)
 {
 	if (cfg->no_export)
 		return 0;
@@ -512,6 +514,14 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	if (stamped && rs.unchanged) {
 		runstamp_free(&rs);
 		return 0;
+	}
+	/* what was hidden is the view server's selection: it may still be
+	 * building when the command ended early */
+	if (view && !cfg->hide_start_only && hidefs_built(view, true) < 0) {
+		runstamp_free(&rs);
+		return jail_err_set(e, 0, "the project's view was never built, so what was "
+		                          "hidden is not known; nothing exported (jail export "
+		                          "after a successful run exports it)");
 	}
 	/* a big export takes a while: its progress shows on a terminal (log.h) */
 	struct collect k = {0};  /* collect() keeps its live_dir and pathspec */

@@ -299,7 +299,8 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 }
 
 /* Whiteouts for the selection, and the list kept for the exporter. */
-int hide_apply(const struct session *s, const struct hide_set *set, struct jail_err *e)
+int hide_apply(const struct session *s, const struct hide_set *set, bool whiteouts,
+               struct jail_err *e)
 {
 	_cleanup_close_ int upper = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -311,7 +312,7 @@ int hide_apply(const struct session *s, const struct hide_set *set, struct jail_
 			sb_printf(&list, "%s\n", set->paths.v[i]);
 	/* stale ones first: a directory hidden now may hold whiteouts of the last run */
 	bool same = unhide_stale(s, upper, &set->paths, &list);
-	for (size_t i = 0; i < set->paths.n; i++)
+	for (size_t i = 0; whiteouts && i < set->paths.n; i++)
 		whiteout(upper, lower, set->paths.v[i]);
 	int r = 0;
 	if (!same) { /* a warm start hides what it hid: the file stays as it is */
@@ -401,5 +402,5 @@ int hide_ignored(const struct session *s, const struct jail_config *cfg, struct 
 {
 	if (hide_select(s, cfg, tree, pre, set, e) < 0)
 		return -1;
-	return hide_apply(s, set, e);
+	return hide_apply(s, set, true, e);
 }
