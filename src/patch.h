@@ -24,8 +24,12 @@ struct scratch {
 	                      * changes whose base blob holds '\r' (change.has_cr) */
 	struct git_proc mbox;  /* format-patch, between patch_mbox_start and _finish */
 	bool mbox_started;
-	struct git_proc stat;  /* its diffstat, made beside it (patch.c: splice_stat) */
-	bool stat_started;
+	bool mbox_done;        /* finished by patch_numstat(), which made the stat */
+	const struct export_ctx *x;      /* of patch_mbox_start() */
+	const struct changeset *cs;
+	struct git_proc stat;  /* git's diffstat, when the patch's own is not made */
+	bool stat_started;     /* (patch.c: stat_from_patch, start_stat) */
+	bool stat_made;        /* mbox.stat holds the stat (from the patch or git) */
 	bool split;            /* the mbox is format-patch --no-stat's: splice_stat */
 	bool no_splice;        /* the message holds "diff --git" (a guard: jail indents
 	                        * its body lines): then one format-patch */
