@@ -643,7 +643,7 @@ static int delta_sizes(struct scratch *s, struct diffstat *d, struct jail_err *e
 	for (size_t i = 0; r == 0 && i < d->n; i++) {
 		if (!d->v[i].size_unknown)
 			continue;
-		unsigned long long size[2];
+		unsigned long long size[2] = {0, 0};
 		for (int k = 0; k < 2 && r == 0; k++) {
 			const char *sp = p ? strstr(p, " blob ") : NULL;
 			const char *nl = p ? strchr(p, '\n') : NULL;
