@@ -2,6 +2,7 @@
 #include "diffstat.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -262,14 +263,6 @@ static void summary_line(const struct ds_file *f, const char *pname, struct strb
 	}
 }
 
-static bool is_ascii(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s >= 0x80)
-			return false;
-	return true;
-}
-
 int diffstat_render(const struct diffstat *d, int width, struct strbuf *out)
 {
 	if (!d->n)
@@ -282,15 +275,9 @@ int diffstat_render(const struct diffstat *d, int width, struct strbuf *out)
 		if (diffstat_width(names[i]) < 0 || d->v[i].added + d->v[i].deleted > (1ull << 24))
 			r = -1;
 	}
-	struct layout l;
-	if (r == 0)
-		lay_out(d, names, width, &l);
-	/* git 2.39 cuts a long name by columns counted as bytes; later gits count
-	 * columns: the same bytes only for a name of ASCII */
-	for (size_t i = 0; i < d->n && r == 0; i++)
-		if (diffstat_width(names[i]) > l.name_width && !is_ascii(names[i]))
-			r = -1;
 	if (r == 0) {
+		struct layout l;
+		lay_out(d, names, width, &l);
 		for (size_t i = 0; i < d->n; i++)
 			stat_line(&d->v[i], names[i], &l, out);
 		totals(d, out);
@@ -719,4 +706,12 @@ int diffstat_scan(int fd, struct diffstat *d, struct jail_err *e)
 	if (sure && got < 0)
 		return -1;
 	return sure ? 0 : 1;
+}
+
+bool diffstat_git_widths(const char *version)
+{
+	unsigned major = 0, minor = 0;
+	if (sscanf(version, "git version %u.%u", &major, &minor) != 2)
+		return false;
+	return major == 2 && minor >= 39 && minor <= 53;
 }

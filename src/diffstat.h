@@ -3,7 +3,10 @@
  * `git format-patch` prints a stat between the message and the diff; jail asks
  * it for the diff alone (--no-stat: computing every file's diff twice costs
  * twice the CPU) and makes the stat here from the diff it printed, byte for
- * byte as git 2.39's (diff.c: show_stats, pprint_rename, the summary).  What
+ * byte as git 2.39's (diff.c: show_stats, pprint_rename, the summary); for
+ * names of ASCII that is every git's since 2.25 or so, for others only that of
+ * git 2.39 to 2.53 (2.38 and older count bytes, not columns; 2.54 cuts a long
+ * name by columns: the caller asks git's version, diffstat_git_widths).  What
  * the reader is not sure of (a header it does not know, counts that do not
  * add up, a name whose display width it cannot tell) makes it give up: the
  * caller then asks git for the stat.
@@ -42,6 +45,9 @@ void diffstat_free(struct diffstat *d);
 
 /* A header's path unquoted (git's C quoting), or NULL when it is malformed. */
 char *diffstat_unquote(const char *q);
+/* Whether `git version` output names a git whose stat of names not ASCII
+ * diffstat_render() prints (2.39 to 2.53). */
+bool diffstat_git_widths(const char *version);
 /* Display columns of s as git counts them (utf8_strwidth), or -1 for a
  * character whose width this table does not know. */
 int diffstat_width(const char *s);

@@ -500,7 +500,7 @@ static int start_stat(struct scratch *s, const struct git *g, struct jail_err *e
 	return 0;
 }
 
-static int start_mbox(struct scratch *s, const char *attrs, bool split, bool typechange,
+static int start_mbox(struct scratch *s, const char *attrs, bool split, bool by_git,
                       struct jail_err *e)
 {
 	_cleanup_free_ char *path = xasprintf("%s/%s", s->dir, split ? "mbox.body" : "mbox");
@@ -518,10 +518,45 @@ static int start_mbox(struct scratch *s, const char *attrs, bool split, bool typ
 	s->mbox_started = true;
 	s->split = split;
 	s->stat_made = false;
-	if (split && typechange && start_stat(s, &g, e) < 0)
+	if (split && by_git && start_stat(s, &g, e) < 0)
 		return -1;
 	s->mbox.also = s->stat_started ? &s->stat : NULL;  /* its errors are read meanwhile */
 	return 0;
+}
+
+static bool is_ascii(const char *p)
+{
+	for (; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			return false;
+	return true;
+}
+
+/* Whether git makes the patch's stat, beside format-patch, instead of
+ * stat_from_patch(): for a file that became a symlink (or back), which goes
+ * as a deletion and a creation but whose stat line is one, of the two sides
+ * diffed (not in the patch); and for names not ASCII, whose columns gits
+ * count in different ways, unless this git counts them as diffstat.c does. */
+static bool stat_needs_git(struct scratch *s, const struct export_ctx *x,
+                           const struct changeset *cs)
+{
+	bool ascii = is_ascii(x->prefix);
+	for (size_t i = 0; i < cs->n; i++) {
+		if (cs->v[i].reason)
+			continue;
+		if (status_letter(&cs->v[i]) == 'T')
+			return true;
+		ascii = ascii && is_ascii(cs->v[i].path);
+	}
+	if (ascii)
+		return false;
+	struct strbuf out = {0};
+	struct jail_err e;
+	const char *args[] = {"version", NULL};
+	bool known = scratch_git(s, args, NULL, 0, &out, &e) == 0 && out.s &&
+	             diffstat_git_widths(out.s);
+	sb_free(&out);
+	return !known;
 }
 
 int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
@@ -536,13 +571,7 @@ int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct
 	s->attrs = steal_ptr(&attrs);
 	s->x = x;
 	s->cs = cs;
-	/* a file that became a symlink (or back) goes as a deletion and a
-	 * creation, but its stat line is one, of the two sides diffed: not in
-	 * the patch, so git makes the stat, beside it */
-	bool typechange = false;
-	for (size_t i = 0; i < cs->n && !typechange; i++)
-		typechange = !cs->v[i].reason && status_letter(&cs->v[i]) == 'T';
-	return start_mbox(s, s->attrs, !s->no_splice, typechange, e);
+	return start_mbox(s, s->attrs, !s->no_splice, stat_needs_git(s, x, cs), e);
 }
 
 /* Bytes [from, to) of in go to out at at (in the kernel where it can). */

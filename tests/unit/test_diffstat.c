@@ -73,12 +73,6 @@ T(diffstat_cuts_long_and_wide_names_as_git_does)
 	             " create mode 100644 a/very/long/path/that/will/not/fit/in/the/width/of/"
 	             "a/mail/line/at/all/x.txt\n");
 	free(s);
-	/* git 2.39 cut this one by columns counted as bytes (" .../日本語のファイル
-	 * 名前はここにあります.txt" and 21 spaces), later gits by columns: left to git */
-	struct ds_file w[] = {text("日本語のとても長いディレクトリ/日本語のファイル名前はここにあります.txt", 1, 0)};
-	s = render(w, 1);
-	CHECK_STR(s, "(not sure)");
-	free(s);
 	/* a wide name that is not cut: its columns pad it */
 	struct ds_file w2[] = {text("日本/名前.txt", 1, 0), text("abcdefghijklmnop", 2, 0)};
 	s = render(w2, 2);
@@ -86,9 +80,20 @@ T(diffstat_cuts_long_and_wide_names_as_git_does)
 	             " abcdefghijklmnop | 2 ++\n"
 	             " 2 files changed, 3 insertions(+)\n");
 	free(s);
+	/* git 2.39-2.53 advance by columns counted as bytes, then to a '/' */
+	struct ds_file w[] = {text("日本語のとても長いディレクトリ/日本語のファイル名前はここにあります.txt", 1, 0)};
+	s = render(w, 1);
+	CHECK_STR(s, " .../日本語のファイル名前はここにあります.txt                     | 1 +\n"
+	             " 1 file changed, 1 insertion(+)\n");
+	free(s);
 	CHECK_INT(diffstat_width("é日x"), 4);
 	CHECK_INT(diffstat_width("\xe6\x97"), 2);  /* not UTF-8: its bytes */
 	CHECK_INT(diffstat_width("\xf0\x9f\x98\x80"), -1);  /* not in the table */
+	CHECK(diffstat_git_widths("git version 2.39.5\n"));
+	CHECK(diffstat_git_widths("git version 2.53.0.windows.1\n"));
+	CHECK(!diffstat_git_widths("git version 2.38.1\n"));  /* counted bytes */
+	CHECK(!diffstat_git_widths("git version 2.54.0\n"));  /* cuts by columns */
+	CHECK(!diffstat_git_widths("hub version 2.39"));
 	struct ds_file u[] = {text("emoji\xf0\x9f\x98\x80", 1, 0)};
 	s = render(u, 1);
 	CHECK_STR(s, "(not sure)");
