@@ -141,9 +141,9 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	k->sc.patch_file = k->use == FOR_PATCH;
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0)
 		return -1;
-	/* the patch file is made while the numstat runs, unless the agent wrote
-	 * into a .git: then its commits may make a series, and the file waits
-	 * until write_one() knows it is wanted */
+	/* the patch file is made first and the numstat read from it, unless the
+	 * agent wrote into a .git: then its commits may make a series, and the
+	 * file waits until write_one() knows it is wanted */
 	k->mbox_made = k->use == FOR_PATCH && k->cs.git_dirs.n == 0;
 	if (k->mbox_made && patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
@@ -286,7 +286,7 @@ static int clear_patches(int dfd, struct jail_err *e)
 	return 0;
 }
 
-/* The single patch, made beside the numstat (collect_build) or now, moved or
+/* The single patch, made with the numstat (collect_build) or now, moved or
  * copied into dir when what stays free can hold it once more above the
  * reserve. */
 static int write_mbox(struct collect *k, int dfd, const char *dir, const char *name,
