@@ -265,6 +265,25 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 	}
 }
 
+bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path)
+{
+	bool secrets = no_rules && cfg->hide_ignored != HIDE_NONE;
+	_cleanup_free_ char *p = xstrdup(path);
+	/* each directory above, then the path itself: as collect() walks down */
+	for (char *slash = p;; slash++) {
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		if ((secrets && secret_match(&cfg->secret_names, p) &&
+		     !matches_any(&cfg->show_ignored, p)) ||
+		    matches_any(&cfg->hide, p))
+			return true;
+		if (!slash)
+			return false;
+		*slash = '/';
+	}
+}
+
 /* What is hidden at start (the selection; hide_apply enforces it). */
 int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
                 struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e)
