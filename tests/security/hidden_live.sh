@@ -541,3 +541,24 @@ test_diff_while_the_view_is_built_leaves_out_a_new_host_key() {
 	assert_no_host_keys "$during" "jail diff during the build"
 	assert_no_host_keys "$("$JAIL" diff -D "$T/p" 2>&1)" "jail diff after the run"
 }
+
+# A repository whose git cannot list what it ignores (a corrupt index, one a
+# newer git wrote) still has ignored files: taken for a project without git,
+# it showed all but the secret-shaped ones.  The jail sees nothing instead,
+# with the view and with --hide-start-only, and one line says why.
+test_git_that_cannot_list_ignored_files_shows_nothing() {
+	live_repo "$T/p"
+	printf 'canary-dump\n' >"$T/p/dump.sql"
+	printf 'dump.sql\n' >>"$T/p/.gitignore"
+	printf 'DIRCgarbage' >"$T/p/.git/index"
+	local mode
+	for mode in "" --hide-start-only; do
+		set +e
+		"$JAIL" -q --no-export $mode -D "$T/p" -- sh -c 'ls -a; cat dump.sql' \
+			>"$T/g.out" 2>"$T/g.err" </dev/null
+		set -e
+		assert_not_contains "$(cat "$T/g.out")" canary "$mode"
+		assert_not_contains "$(cat "$T/g.out")" dump.sql "$mode"
+		assert_contains "$(cat "$T/g.err")" "git cannot list the ignored files" "$mode"
+	done
+}
