@@ -562,3 +562,28 @@ test_git_that_cannot_list_ignored_files_shows_nothing() {
 		assert_contains "$(cat "$T/g.err")" "git cannot list the ignored files" "$mode"
 	done
 }
+
+# At start, the whiteouts a --hide-start-only run left for paths no longer
+# hidden are removed, by the path in the session's list: the agent may have
+# made a directory on that path a link in its layer.  Followed, it led the
+# removal into another session's upper dir, whose whiteout then no longer
+# hid the host's .env from that session's running agent.
+test_stale_whiteouts_are_not_removed_through_the_agents_links() {
+	live_repo "$T/p"
+	mkdir -p "$T/p/d/x" "$T/p/x"
+	printf 'kept\n' | tee "$T/p/d/x/kept.txt" >"$T/p/x/kept.txt"
+	git -C "$T/p" add d x
+	git -C "$T/p" commit -q -m kept
+	printf 'SECRET=canary-other-session\n' >"$T/p/x/.env"
+	printf 'SECRET=canary-d\n' >"$T/p/d/x/.env"
+	local other
+	other=$(session_dir "$T/p" other)/upper
+	"$JAIL" -q --no-export --hide-start-only -D "$T/p" -- sh -c "rm -rf d && ln -s $other d"
+	rm "$T/p/d/x/.env"
+	"$JAIL" -q --no-export --hide-start-only -s other -D "$T/p" -- true
+	assert_eq "$(stat -c %F "$other/x/.env" 2>&1)" "character special file" "set-up"
+	"$JAIL" -q --no-export -D "$T/p" -- true
+	"$JAIL" -q --no-export --hide-start-only -D "$T/p" -- true
+	assert_eq "$(stat -c %F "$other/x/.env" 2>&1)" "character special file" \
+		"the other session's whiteout"
+}
