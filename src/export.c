@@ -3,6 +3,7 @@
 
 #include "applied.h"
 #include "git.h"
+#include "hide.h"
 #include "hostgit.h"
 #include "linkcheck.h"
 #include "submodule.h"
@@ -610,6 +611,7 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	x->project_fd = x->upper_fd = -1;
 	x->project = project;
 	x->upper = NULL;
+	x->cfg = cfg;
 	pathrules_init(&x->rules, cfg);
 	x->project_fd = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (x->project_fd < 0)
@@ -704,8 +706,12 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 	if (c->new_type == FT_SPECIAL)
 		return leave_out(c, xasprintf("%s: only files and symlinks are exported", c->special)), 0;
 	/* the agent never saw what was there (a project without git hides
-	 * secret-shaped names; fs.hide): a patch would carry the host's content */
-	if (is_hidden(x, c->path))
+	 * secret-shaped names; fs.hide): a patch would carry the host's content.
+	 * The list is the last start's: a host file that appeared since, or one
+	 * the run now starting hides (its view's server is still writing the
+	 * list), is hidden by the rules that will list it. */
+	if (is_hidden(x, c->path) ||
+	    (c->old_type != FT_NONE && x->cfg && hide_by_rule(x->cfg, !x->is_repo, c->path)))
 		return leave_out(c, xstrdup("hidden in the jail")), 0;
 	char *why = pathrules_denied(&x->rules, c->path, false);
 	if (why)

@@ -69,6 +69,7 @@ struct export_ctx {
 	struct strv submodules;  /* initialised submodules holding changes (submodule.h) */
 	char *owned_project;     /* export_ctx_open_sub(): the storage of project */
 	struct pathrules rules;
+	const struct jail_config *cfg; /* what hides a path now (hide_by_rule) */
 };
 
 /* Open the dirs, read the hidden list, ask the host's git where the project is. */

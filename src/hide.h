@@ -41,5 +41,12 @@ void hide_say_start(const struct session *s, const struct hide_set *set);
  * top-level ones, and how to let them in (build output is ignored). */
 void hide_hint(const struct session *s, const struct hide_set *set);
 void hide_set_free(struct hide_set *set);
+/* Whether the rules hide `path` (relative) now, whatever the session's list
+ * says: in a project without git (`no_rules`) a secret-shaped name at or
+ * above it (unless cfg->show_ignored lets it in), anywhere a cfg->hide
+ * pattern.  The exporter asks this of a host file it would diff against: the
+ * list is the last start's (the view's server rewrites it while the jail
+ * starts), and a host file that appeared since is in no list yet. */
+bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path);
 
 #endif

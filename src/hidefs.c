@@ -475,8 +475,13 @@ static int serve_early(struct fuse_session *se, struct server *s)
 			pthread_mutex_lock(&final_lock);
 			while (!ok && !s->final) /* a failed build ends the process */
 				pthread_cond_wait(&final_cond, &final_lock);
+			/* an early answer reads s->tree and s->from_upper, which the
+			 * builder publishes under this lock: never half of them */
+			if (ok)
+				fuse_session_process_buf(se, &buf);
 			pthread_mutex_unlock(&final_lock);
-			fuse_session_process_buf(se, &buf);
+			if (!ok)
+				fuse_session_process_buf(se, &buf);
 		}
 		free(buf.mem);
 		if (n < 0 && n != -EINTR && n != -EAGAIN)
@@ -563,9 +568,10 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	struct jail_err e = {0};
 	struct strv up = {0};
 	int r = h->build(h->build_ctx, s->root, &tree, &ignored, &up, &e);
+	int upper = -1;
 	if (r == 0 && up.n) {
-		s->upper = open(h->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (s->upper < 0)
+		upper = open(h->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (upper < 0)
 			r = jail_err_sys(&e, "open '%s'", h->upper);
 		qsort(up.v, up.n, sizeof(char *), cmp_str);
 	}
@@ -583,6 +589,7 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	pthread_mutex_lock(&final_lock);
 	s->tree = tree;
 	s->from_upper = up;
+	s->upper = upper;
 	s->final = true;
 	pthread_cond_broadcast(&final_cond);
 	pthread_mutex_unlock(&final_lock);

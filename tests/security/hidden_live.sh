@@ -496,3 +496,94 @@ test_nested_credentials_withheld_when_looked_up_before_the_copy() {
 	assert_not_contains "$out" canary
 	assert_contains "$out" "https://example.com/dep.git"
 }
+
+# A project without git hides secret-shaped names; the session's list of what
+# was hidden is the last start's.  A host key that appears where the agent
+# wrote a file of its own (x.pem), or below a directory it replaced (d/, now
+# opaque: the host's entries read as deletions), was in no list: a diff
+# against it would carry the host's key into the patch.
+nogit_agent_over_host_keys() {
+	mkdir -p "$T/p/d"
+	printf 'hi\n' >"$T/p/a.txt"
+	printf 'dd\n' >"$T/p/d/keep.txt"
+	"$JAIL" -q -D "$T/p" -- sh -c \
+		'echo agent-wrote >x.pem; rm -rf d; mkdir d; echo mine >d/mine.txt' >/dev/null 2>&1
+	wait_for test -s "$(session_dir "$T/p")/tree.cache"
+	printf 'canary-host-key\n' >"$T/p/x.pem"
+	printf 'canary-host-key2\n' >"$T/p/d/y.pem"
+}
+
+assert_no_host_keys() {
+	assert_contains "$1" mine "$2"
+	assert_not_contains "$1" canary-host-key "$2"
+}
+
+test_export_leaves_out_a_host_key_added_after_the_run() {
+	nogit_agent_over_host_keys
+	assert_no_host_keys "$("$JAIL" diff -D "$T/p" 2>&1)" "jail diff"
+	"$JAIL" -q export -D "$T/p" >/dev/null 2>&1 || true
+	assert_no_host_keys "$(cat "$(session_dir "$T/p")"/patches/*.patch)" "the patch"
+}
+
+# While the view's server builds the next run's tree the list is still the
+# last run's: a diff or export meanwhile must not show the keys either.
+test_diff_while_the_view_is_built_leaves_out_a_new_host_key() {
+	nogit_agent_over_host_keys
+	slow_git "$T/wrap"
+	PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c 'echo started; cat a.txt' \
+		>"$T/run.out" 2>&1 </dev/null &
+	local jail=$!
+	wait_for test -e "$T/git-asked"
+	local during
+	during=$("$JAIL" diff -D "$T/p" 2>&1)
+	touch "$T/release"
+	wait "$jail" || fail "the jail failed: $(cat "$T/run.out")"
+	assert_no_host_keys "$during" "jail diff during the build"
+	assert_no_host_keys "$("$JAIL" diff -D "$T/p" 2>&1)" "jail diff after the run"
+}
+
+# A repository whose git cannot list what it ignores (a corrupt index, one a
+# newer git wrote) still has ignored files: taken for a project without git,
+# it showed all but the secret-shaped ones.  The jail sees nothing instead,
+# with the view and with --hide-start-only, and one line says why.
+test_git_that_cannot_list_ignored_files_shows_nothing() {
+	live_repo "$T/p"
+	printf 'canary-dump\n' >"$T/p/dump.sql"
+	printf 'dump.sql\n' >>"$T/p/.gitignore"
+	printf 'DIRCgarbage' >"$T/p/.git/index"
+	local mode
+	for mode in "" --hide-start-only; do
+		set +e
+		"$JAIL" -q --no-export $mode -D "$T/p" -- sh -c 'ls -a; cat dump.sql' \
+			>"$T/g.out" 2>"$T/g.err" </dev/null
+		set -e
+		assert_not_contains "$(cat "$T/g.out")" canary "$mode"
+		assert_not_contains "$(cat "$T/g.out")" dump.sql "$mode"
+		assert_contains "$(cat "$T/g.err")" "git cannot list the ignored files" "$mode"
+	done
+}
+
+# At start, the whiteouts a --hide-start-only run left for paths no longer
+# hidden are removed, by the path in the session's list: the agent may have
+# made a directory on that path a link in its layer.  Followed, it led the
+# removal into another session's upper dir, whose whiteout then no longer
+# hid the host's .env from that session's running agent.
+test_stale_whiteouts_are_not_removed_through_the_agents_links() {
+	live_repo "$T/p"
+	mkdir -p "$T/p/d/x" "$T/p/x"
+	printf 'kept\n' | tee "$T/p/d/x/kept.txt" >"$T/p/x/kept.txt"
+	git -C "$T/p" add d x
+	git -C "$T/p" commit -q -m kept
+	printf 'SECRET=canary-other-session\n' >"$T/p/x/.env"
+	printf 'SECRET=canary-d\n' >"$T/p/d/x/.env"
+	local other
+	other=$(session_dir "$T/p" other)/upper
+	"$JAIL" -q --no-export --hide-start-only -D "$T/p" -- sh -c "rm -rf d && ln -s $other d"
+	rm "$T/p/d/x/.env"
+	"$JAIL" -q --no-export --hide-start-only -s other -D "$T/p" -- true
+	assert_eq "$(stat -c %F "$other/x/.env" 2>&1)" "character special file" "set-up"
+	"$JAIL" -q --no-export -D "$T/p" -- true
+	"$JAIL" -q --no-export --hide-start-only -D "$T/p" -- true
+	assert_eq "$(stat -c %F "$other/x/.env" 2>&1)" "character special file" \
+		"the other session's whiteout"
+}
