@@ -15,6 +15,7 @@
 #include "hidefs.h"
 #include "log.h"
 #include "net.h"
+#include "netns.h"
 #include "userns.h"
 
 #include <dirent.h>
@@ -1031,6 +1032,9 @@ static int build_tree(const struct jail_plan *p, struct strv *seal, int *sysuser
 	if (enter_scratch_root(e) < 0 || stager_start(&st, p, e) < 0)
 		return -1;
 	int r = build_system(p, seal, sysuser, e);
+	/* made while the overlay's thread is still at work (netns.h) */
+	if (r == 0 && netns_late(p->cfg))
+		r = netns_make(e);
 	if (stager_join(&st, r, e) < 0 || build_named(p, e) < 0)
 		return -1;
 	if ((p->state_root && mask_state_root(p->state_root, e) < 0) ||

@@ -8,6 +8,7 @@
 #include "live.h"
 #include "log.h"
 #include "net.h"
+#include "netns.h"
 #include "pty.h"
 #include "resources.h"
 #include "session.h"
@@ -33,9 +34,10 @@
  * everything in the jail is gone. */
 #define RELAY_DRAIN_MS 10000
 
+/* The network namespace is init's to make, mostly (netns.h). */
 #define CLONE_FLAGS                                                                        \
-	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |         \
-	 CLONE_NEWUTS | CLONE_NEWCGROUP)
+	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |         \
+	 CLONE_NEWCGROUP)
 
 static const int supervised[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
                                  SIGUSR1, SIGUSR2};
@@ -200,7 +202,8 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		return -1;
 	}
 	/* fork-like clone: the child runs on a copy of our stack */
-	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
+	unsigned long flags = CLONE_FLAGS | (netns_late(p->cfg) ? 0 : CLONE_NEWNET);
+	pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
 		int err = errno;
 		close(sv[1]);

@@ -115,7 +115,7 @@ agent_waiting() {
 	mkdir -p "$T/bin" && cp "$PROBE" "$T/bin/probe"
 	start_agent "$p" default --ro "$T/bin" "$@" -- sh -c "cd '$p' && echo uncommitted >work.txt &&
 		echo \$\$ >'$T/sig/agent.pid' && readlink /proc/self/ns/pid >'$T/sig/agent.ns' &&
-		touch '$T/sig/ready' && while [ ! -e '$T/sig/go' ]; do sleep 0.1; done"
+		readlink /proc/self/ns/net >'$T/sig/agent.netns' && touch '$T/sig/ready' && while [ ! -e '$T/sig/go' ]; do sleep 0.1; done"
 	wait_for "$T/sig/ready"
 }
 
@@ -133,6 +133,10 @@ test_exec_joins_the_running_session() {
 		kill -0 \$(cat '$T/sig/agent.pid') && echo sees-agent && pwd"
 	assert_eq "$rc" 0 "exec: $err"
 	assert_eq "$out" "$(printf 'uncommitted\n%s\nsees-agent\n%s' "$(cat "$T/sig/agent.ns")" "$T/p")"
+	# the agent's network namespace (init makes it, not the clone: netns.h)
+	run_jail exec -- readlink /proc/self/ns/net
+	assert_eq "$out" "$(cat "$T/sig/agent.netns")" "exec's network namespace"
+	assert_ne "$out" "$(readlink /proc/self/ns/net)" "the host's network namespace"
 	# no capabilities, the jail's seccomp filter and one more layer
 	run_jail exec -- sh -c 'grep -E "^(CapEff|NoNewPrivs|Seccomp_filters)" /proc/self/status'
 	assert_contains "$out" "CapEff:	0000000000000000"

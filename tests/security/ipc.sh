@@ -82,6 +82,27 @@ test_docker_socket_unreachable() {
 	stop_listener
 }
 
+# The network namespace (abstract sockets, loopback, interfaces) is the
+# jail's own in every mode: init makes it while it builds the root, or the
+# clone does (--net none with a published port: netns.h).
+test_network_namespace_is_the_jails_own() {
+	probe_setup
+	host=$(readlink /proc/self/ns/net)
+	port=$(free_port)
+	for mode in "--net none" "--net none --publish $port" "--net allow" "--net open"; do
+		if [ "$mode" != "--net none" ] && ! command -v pasta >/dev/null &&
+		   ! command -v slirp4netns >/dev/null; then
+			continue
+		fi
+		# shellcheck disable=SC2086 # the mode is words
+		run_jail -q $mode --no-export -D "$T/p" -- sh -c 'readlink /proc/self/ns/net; ip -o link | grep -c "lo:.*UP"'
+		assert_eq "$rc" 0 "$mode: $err"
+		assert_contains "$(head -n1 <<<"$out")" "net:[" "$mode"
+		assert_ne "$(head -n1 <<<"$out")" "$host" "$mode: the host's network namespace"
+		assert_eq "$(tail -n1 <<<"$out")" 1 "$mode: the jail's loopback is up"
+	done
+}
+
 test_sysv_ipc_isolated() {
 	key=$((0x4a000000 + RANDOM))
 	hp shm-make "$key" || fail "positive control: create a host segment"
