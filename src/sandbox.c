@@ -2,6 +2,7 @@
 #include "sandbox.h"
 
 #include "diskguard.h"
+#include "filtercache.h"
 #include "hidefs.h"
 #include "init.h"
 #include "join.h"
@@ -133,9 +134,10 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	go.cgroup_limits = limits == 1;
 	if (start_view_server(p, e) < 0)
 		return -1;
-	/* compiled while init builds the root (before the network, which waits
-	 * for init's sockets), and sent with GO */
-	if (sysfilter_compile(p->cfg, &go.filter, e) < 0)
+	/* compiled (or taken from the cache: filtercache.h) while init builds
+	 * the root (before the network, which waits for init's sockets), and
+	 * sent with GO */
+	if (filtercache_compile(p->cfg, p->state_root, &go.filter, e) < 0)
 		return -1;
 	/* before GO: once the command runs, ps, stop, live status and exec find
 	 * it (an exec that connects now waits in the backlog until
