@@ -6,4 +6,7 @@
  * bounding), lock securebits, set no_new_privs.  Runs in init's child right
  * before seccomp and exec; fails closed. */
 int caps_drop_all(struct jail_err *e) WUR;
+/* Empty the bounding set alone (init, first thing: caps.c says why); the
+ * effective and permitted sets stay.  Fails closed. */
+int caps_drop_bounding(struct jail_err *e) WUR;
 #endif

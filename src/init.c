@@ -253,6 +253,11 @@ int init_main(const struct jail_plan *p, int sock)
 	/* our own session: the host terminal's signals reach the supervisor only,
 	 * and it forwards them once */
 	setsid();
+	/* while the supervisor writes the id maps (caps.c) */
+	if (caps_drop_bounding(&e) < 0) {
+		sync_send_error(sock, &e);
+		return EXIT_JAIL_FAIL;
+	}
 	/* static: a few KiB, and init has one */
 	static struct sync_go go;
 	if (setup_jail(p, sock, &slave, &go, &e) < 0) {

@@ -68,3 +68,49 @@ T(all_sets_empty_securebits_locked_no_new_privs)
 	CHECK(WIFEXITED(st));
 	CHECK_INT(WEXITSTATUS(st), 0);
 }
+
+/* Init's order: the bounding set emptied first, its effective set kept (its
+ * mounts need it); then the command's drop finds the bounding set empty and
+ * still ends with every set empty. */
+static int child_bounding_first(void)
+{
+	struct jail_err e = {0};
+	if (geteuid() != 0 && unshare(CLONE_NEWUSER) < 0)
+		return 7;
+	if (caps_drop_bounding(&e) < 0) {
+		fprintf(stderr, "caps_drop_bounding: %s\n", e.msg);
+		return 1;
+	}
+	char v[128];
+	status_field("CapBnd", v, sizeof(v));
+	if (strcmp(v, "0000000000000000") != 0)
+		return 2;
+	status_field("CapEff", v, sizeof(v));
+	if (strcmp(v, "0000000000000000") == 0)
+		return 3; /* the effective set must stay */
+	if (caps_drop_all(&e) < 0) {
+		fprintf(stderr, "caps_drop_all: %s\n", e.msg);
+		return 4;
+	}
+	const char *zero_fields[] = {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"};
+	for (size_t i = 0; i < 5; i++) {
+		status_field(zero_fields[i], v, sizeof(v));
+		if (strcmp(v, "0000000000000000") != 0) {
+			fprintf(stderr, "%s = %s\n", zero_fields[i], v);
+			return 5;
+		}
+	}
+	return 0;
+}
+
+T(bounding_set_first_then_all)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child_bounding_first());
+	int st = -1;
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st));
+	CHECK_INT(WEXITSTATUS(st), 0);
+}
