@@ -96,6 +96,26 @@ static char *repo_above(const char *project)
 	return NULL;
 }
 
+/* Nested mounts under the project are not part of the overlay's lower layer. */
+void hint_nested_mounts(const char *project)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	char line[8192];
+	size_t n = strlen(project);
+	while (fgets(line, sizeof(line), f)) {
+		char mp[4096];
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
+			continue;
+		if (strncmp(mp, project, n) == 0 && mp[n] == '/') {
+			_cleanup_free_ char *esc = escape_name(mp);
+			log_warn("'%s' is a separate mount inside the project; the jail shows the "
+			         "directory under it, not the mounted filesystem", esc);
+		}
+	}
+}
+
 void hint_project_in_repo(const char *project)
 {
 	_cleanup_free_ char *root = repo_above(project);

@@ -16,6 +16,9 @@ char *hint_command_on_host(const char *cmd);
 /* Warn when the project is a subdirectory of a git work tree (git inside the
  * jail would find no repository). */
 void hint_project_in_repo(const char *project);
+/* A warning per mount inside the project: the jail shows the directory under
+ * it, not the mounted filesystem. */
+void hint_nested_mounts(const char *project);
 /* Running as root: say the jail is root inside too. */
 void hint_root(void);
 /* A path as the user can paste it into a shell: escaped (escape_name), and in

@@ -23,26 +23,6 @@
 #include <sys/stat.h>
 #include <string.h>
 
-/* Nested mounts under the project are not part of the overlay's lower layer. */
-static void warn_nested_mounts(const char *project)
-{
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return;
-	char line[8192];
-	size_t n = strlen(project);
-	while (fgets(line, sizeof(line), f)) {
-		char mp[4096];
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mp) != 1)
-			continue;
-		if (strncmp(mp, project, n) == 0 && mp[n] == '/') {
-			_cleanup_free_ char *esc = escape_name(mp);
-			log_warn("'%s' is a separate mount inside the project; the jail shows the "
-			         "directory under it, not the mounted filesystem", esc);
-		}
-	}
-}
-
 static void expand_paths(struct strv *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -215,8 +195,6 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	hfs->build_ctx = &view;
 	hfs->upper = s->upper;
 	if (r == 0) {
-		warn_nested_mounts(s->project);
-		hint_project_in_repo(s->project);
 		struct jail_plan plan;
 		r = plan_build(&plan, cfg, s, e);
 		log_debug("plan built");

@@ -3,6 +3,7 @@
 
 #include "diskguard.h"
 #include "filtercache.h"
+#include "hints.h"
 #include "hidefs.h"
 #include "init.h"
 #include "join.h"
@@ -139,6 +140,11 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	 * sent with GO */
 	if (filtercache_compile(p->cfg, p->state_root, &go.filter, e) < 0)
 		return -1;
+	/* the start's warnings about the project, off its critical path (the
+	 * mount table's read grows with the host's mounts); before GO, so they
+	 * come before the command's output */
+	hint_nested_mounts(p->session->project);
+	hint_project_in_repo(p->session->project);
 	/* before GO: once the command runs, ps, stop, live status and exec find
 	 * it (an exec that connects now waits in the backlog until
 	 * join_server_serve) */
