@@ -54,7 +54,14 @@ ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) $(HARDEN) \
               $(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) -Isrc -I$(BUILD)
 ALL_LDFLAGS := $(LDFLAGS) -pie -Wl,-z,relro,-z,now
 # OpenSSL and nghttp2 are not linked: src/tlslib.c opens them when the broker needs them
-LDLIBS  := $(shell $(PKG_CONFIG) --libs $(filter-out openssl libnghttp2,$(LIBS_PC)))
+# libmnl and libnftnl are not linked either: src/nftlib.c opens them for --net allow
+# (their sonames are read from the development libraries)
+LDLIBS  := $(shell $(PKG_CONFIG) --libs $(filter-out openssl libnghttp2 libmnl libnftnl,$(LIBS_PC)))
+soname   = $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir $(1))/$(1).so 2>/dev/null | awk '/SONAME/ {print $$2}')
+MNL_SONAME   := $(call soname,libmnl)
+NFTNL_SONAME := $(call soname,libnftnl)
+ALL_CFLAGS += $(if $(MNL_SONAME),-DMNL_SONAME='"$(MNL_SONAME)"') \
+              $(if $(NFTNL_SONAME),-DNFTNL_SONAME='"$(NFTNL_SONAME)"')
 
 SRCS    := $(filter-out src/main.c,$(wildcard src/*.c))
 OBJS    := $(SRCS:src/%.c=$(BUILD)/%.o) $(BUILD)/embedded_policy.o

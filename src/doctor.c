@@ -5,6 +5,7 @@
 #include "resources.h"
 #include "session.h"
 #include "h2lib.h"
+#include "nftload.h"
 #include "tlslib.h"
 #include "userns.h"
 
@@ -225,8 +226,9 @@ static void check_tun(struct check *c)
 		       "chmod 0666 /dev/net/tun (as root; scripts/setup does it)");
 }
 
-/* OpenSSL and nghttp2 are opened only when a secret is brokered (tlslib.h): say now
- * whether it would load, not at the first brokered run. */
+/* OpenSSL and nghttp2 are opened only when a secret is brokered (tlslib.h), libnftnl and
+ * libmnl only with --net allow (nftlib.h): say now whether they would load, not at the
+ * first run that needs them. */
 static void check_tls(struct check *c)
 {
 	struct jail_err e = {0};
@@ -238,6 +240,11 @@ static void check_tls(struct check *c)
 		report(c, 0, "nghttp2 loads (for brokered hosts over HTTP/2)", NULL);
 	else
 		report(c, 1, e.msg, "without it brokered hosts are spoken to over HTTP/1.1 only");
+	/* the same for the network filter's libraries (nftlib.h) */
+	if (nftlib_load(&e) == 0)
+		report(c, 0, "libnftnl and libmnl load (for --net allow)", NULL);
+	else
+		report(c, 1, e.msg, NULL);
 }
 
 static void check_cgroup(struct check *c)

@@ -16,6 +16,8 @@
 
 #include <libmnl/libmnl.h>
 
+#include "nftlib.h"
+
 unsigned hostlisten_match(int family, const unsigned char *addr)
 {
 	static const unsigned char any6[16], lo6[16] = {[15] = 1},
@@ -104,6 +106,9 @@ static void scan_table(int fd, struct scan *s, uint8_t family, uint8_t proto, ui
 int hostlisten_families(const uint16_t *ports, size_t n, unsigned *found)
 {
 	*found = 0;
+	struct jail_err e;
+	if (nftlib_load(&e) < 0) /* loaded before the clone when the network is filtered */
+		return -1;
 	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
 		return -1;

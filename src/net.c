@@ -7,6 +7,7 @@
  *   receive the fds → start pasta / slirp4netns on the child's netns → open
  *   the host's loopback for host:PORT entries → the DNS/NFLOG thread. */
 #include "net.h"
+#include "nftload.h"
 
 #include "broker.h"
 #include "log.h"
@@ -263,6 +264,10 @@ int net_validate(const struct jail_config *cfg, struct jail_err *e)
 		return -1;
 	if (cfg->net == NET_NONE)
 		return 0;
+	/* the filter's libraries, before the clone: init installs the ruleset with
+	 * them (nftlib.h) */
+	if (cfg->net == NET_ALLOW && nftlib_load(e) < 0)
+		return -1;
 	if (allow_parse(&cfg->allow, &allow, e) < 0)
 		return -1;
 	allow_free(&allow);

@@ -13,6 +13,8 @@
 
 #include <libmnl/libmnl.h>
 
+#include "nftlib.h"
+
 static struct nlmsghdr *config_msg(char *buf, uint16_t group, uint32_t seq)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -46,6 +48,8 @@ static int request(int fd, struct nlmsghdr *nlh, const char *what, struct jail_e
 
 int nflog_open(uint16_t group, struct jail_err *e)
 {
+	if (nftlib_load(e) < 0)
+		return -1;
 	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
 	if (fd < 0)
 		return jail_err_sys(e, "open the NFLOG socket");
@@ -112,6 +116,9 @@ static int payload_attr(const struct nlattr *a, void *data)
 void nflog_each(const void *buf, size_t len, void (*fn)(const struct nflog_conn *, void *),
                 void *arg)
 {
+	struct jail_err e;
+	if (nftlib_load(&e) < 0) /* loaded before the clone when the log is read */
+		return;
 	int n = (int)len;
 	for (const struct nlmsghdr *h = buf; mnl_nlmsg_ok(h, n); h = mnl_nlmsg_next(h, &n)) {
 		if (h->nlmsg_type != ((NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET) ||

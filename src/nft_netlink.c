@@ -23,6 +23,8 @@
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
 
+#include "nftlib.h"
+
 #define BATCH_LIMIT (128 * 1024)
 #define BATCH_MAX_MSGS 256
 #define SET_ID4 1
@@ -404,6 +406,8 @@ static int netlink_open(struct jail_err *e)
 
 int nft_install(const struct nft_plan *p, struct jail_err *e)
 {
+	if (nftlib_load(e) < 0)
+		return -1;
 	_cleanup_close_ int fd = netlink_open(e);
 	if (fd < 0)
 		return -1;
@@ -427,6 +431,8 @@ int nft_install(const struct nft_plan *p, struct jail_err *e)
 
 int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_err *e)
 {
+	if (nftlib_load(e) < 0)
+		return -1;
 	struct batch bt;
 	batch_start(&bt);
 	add_elems(&bt, els, n, NFT_MSG_NEWSETELEM);
