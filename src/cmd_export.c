@@ -821,8 +821,11 @@ static int refuse_flagged(const struct cli *c, const struct collect *k, struct j
 {
 	struct strbuf lines = {0};
 	size_t n = k->built ? controlfiles_render(&k->cs, &lines) : 0;
-	for (size_t i = 0; i < k->n_subs; i++)
+	n += series_flags_render(&k->sr, "", &lines);
+	for (size_t i = 0; i < k->n_subs; i++) {
 		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &lines) : 0;
+		n += series_flags_render(&k->subs[i].sr, "", &lines);
+	}
 	if (n == 0 || c->accept_flagged) {
 		sb_free(&lines);
 		return 0;

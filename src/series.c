@@ -799,6 +799,22 @@ static int find_head(struct series_ctx *z, struct agentgit *g, struct jail_err *
 	return 0;
 }
 
+/* A control file that a commit changes and a later one puts back is not in
+ * the end result (cs), but git am lands it in the history, where a checkout,
+ * bisect or rebase brings it back: it is flagged as the end result's are. */
+static void history_flags(struct series_ctx *z)
+{
+	for (size_t i = 0; i < z->sr->touched.n; i++) {
+		const char *path = z->sr->touched.v[i], *why = path_flag_reason(path);
+		bool in_result = false;
+		for (size_t k = 0; why && !in_result && k < z->cs->n; k++)
+			in_result = !z->cs->v[k].reason && (z->cs->v[k].flags & CF_REVIEW) &&
+			            strcmp(z->cs->v[k].path, path) == 0;
+		if (why && !in_result)
+			strv_push_take(&z->sr->flagged, xasprintf("%s: %s", path, why));
+	}
+}
+
 static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 {
 	const struct series_opts *o = z->o;
@@ -844,6 +860,8 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 	for (size_t i = 0; r == 0 && z->sr->active && i < z->nu; i++)
 		if (z->u[i].moved)
 			strv_push(&z->sr->touched, z->u[i].path);
+	if (r == 0)
+		history_flags(z);
 	snprintf(z->sr->head, sizeof(z->sr->head), "%s", z->head);
 	for (size_t i = 0; r == 0 && i < z->sr->n; i++)
 		if (z->sr->v[i].merge)
@@ -908,6 +926,15 @@ int series_write(const struct series *sr, int dfd, const char *dir, struct strv 
 	return 0;
 }
 
+size_t series_flags_render(const struct series *sr, const char *indent, struct strbuf *out)
+{
+	for (size_t i = 0; i < sr->flagged.n; i++) {
+		_cleanup_free_ char *esc = escape_name(sr->flagged.v[i]);
+		sb_printf(out, "%s%s (in the agent's commits, not in the end result)\n", indent, esc);
+	}
+	return sr->flagged.n;
+}
+
 void series_summary(const struct series *sr, struct strbuf *out)
 {
 	if (sr->active) {
@@ -941,6 +968,9 @@ void series_summary(const struct series *sr, struct strbuf *out)
 		if (sr->remainder && f < sr->files.n)
 			sb_printf(out, "  %s: uncommitted changes\n", strrchr(sr->files.v[f], '/') + 1);
 		(void)kept;
+		if (sr->flagged.n)
+			sb_puts(out, "series: flagged for review:\n");
+		(void)series_flags_render(sr, "  ", out);
 	}
 	for (size_t i = 0; i < sr->notes.n; i++) {
 		_cleanup_free_ char *esc = escape_name(sr->notes.v[i]);
@@ -959,6 +989,7 @@ void series_free(struct series *sr)
 	strv_free(&sr->notes);
 	strv_free(&sr->files);
 	strv_free(&sr->touched);
+	strv_free(&sr->flagged);
 	scratch_destroy(&sr->raw);
 	scratch_destroy(&sr->sc);
 	memset(sr, 0, sizeof(*sr));

@@ -53,6 +53,8 @@ struct series {
 	struct scratch raw, sc;
 	struct strv files;         /* format-patch's output, in order */
 	struct strv touched;       /* sorted: every path a patch of the series changes */
+	struct strv flagged;       /* "path: reason": control files (path_flag_reason) a
+	                            * patch changes that the end result leaves as they were */
 };
 
 /* Build the series of the session's commits, when there are any. */
@@ -61,6 +63,9 @@ int series_build(struct series *sr, struct export_ctx *x, const struct changeset
 /* Copy the patches into dfd; *paths gets dir/NAME of each. */
 int series_write(const struct series *sr, int dfd, const char *dir, struct strv *paths,
                  struct jail_err *e) WUR;
+/* The control files only the series' history changes (sr->flagged), one line
+ * each, for the summary and `jail apply`'s refusal: their number. */
+size_t series_flags_render(const struct series *sr, const char *indent, struct strbuf *out);
 /* The summary lines of the series (empty when there is none to tell about). */
 void series_summary(const struct series *sr, struct strbuf *out);
 void series_free(struct series *sr);

@@ -72,6 +72,31 @@ test_hostside_other_control_files_are_flagged() {
 	assert_no_file "$T/p/.lfsconfig"
 }
 
+# A control file changed in one of the agent's commits and put back in a later
+# one is not in the end result, but it is in the history git am lands: a
+# checkout, bisect or rebase of that commit brings it back.  It is flagged too.
+test_hostside_control_file_in_a_commit_only_is_flagged() {
+	mkrepo "$T/p"
+	agent='"$JAIL" -q -D "$T/p" -- sh -c "git config user.name A; git config user.email a@b
+		echo \"* filter=lfs\" > .gitattributes; printf \"[lfs]\n\" > .lfsconfig
+		git add .gitattributes .lfsconfig; git commit -qm add
+		git rm -q .gitattributes .lfsconfig; git commit -qm remove
+		echo more >> README; git commit -qam more" </dev/null'
+	on_small_fs 64M 20000 "$agent"'
+		echo "== status"; "$JAIL" status -D "$T/p" </dev/null
+		echo "== apply"; "$JAIL" apply -D "$T/p" </dev/null; echo "apply-rc=$?"'
+	expect_fs_usable
+	assert_contains "$out" "series: 3 patches"
+	assert_contains "$out" ".gitattributes: changes how git filters"
+	assert_contains "$out" ".lfsconfig: changes where git-lfs"
+	assert_contains "$out" "apply-rc=125"
+	assert_eq "$(git -C "$T/p" log --oneline | wc -l)" 1 "commits on the host after the refusal"
+	on_small_fs 64M 20000 "$agent"'
+		"$JAIL" apply --accept-flagged -D "$T/p" </dev/null; echo "apply-rc=$?"'
+	assert_contains "$out" "apply-rc=0"
+	assert_eq "$(git -C "$T/p" log --oneline | wc -l)" 4 "commits on the host after the accepted apply"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
