@@ -603,6 +603,19 @@ static char *read_base(const char *session_dir)
 	return NULL;
 }
 
+/* u+rwx on the session's upper dir, as it is (not through a symlink). */
+static int upper_dir_usable(const char *upper)
+{
+	struct stat st;
+	if (fstatat(AT_FDCWD, upper, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return fchmodat(AT_FDCWD, upper, (st.st_mode & 07777) | 0700, 0);
+}
+
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
                     const struct jail_config *cfg, struct jail_err *e)
 {
@@ -616,6 +629,11 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 		return jail_err_sys(e, "open project '%s'", project);
 	_cleanup_free_ char *upper = xasprintf("%s/upper", session_dir);
 	x->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the upper dir is the overlay's root: a chmod of the project's root
+	 * inside lands on it.  Its mode is not exported, and the next start sets
+	 * it again (session.c), so the owner's rwx come back before reading. */
+	if (x->upper_fd < 0 && errno == EACCES && upper_dir_usable(upper) == 0)
+		x->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (x->upper_fd < 0 && errno != ENOENT)
 		return jail_err_sys(e, "open the session's upper dir '%s'", upper);
 	read_hidden(x, session_dir);

@@ -97,6 +97,31 @@ test_hostside_control_file_in_a_commit_only_is_flagged() {
 	assert_eq "$(git -C "$T/p" log --oneline | wc -l)" 4 "commits on the host after the accepted apply"
 }
 
+# The overlay's root is the upper dir itself: an agent that chmods the
+# project's root (or its .git) 000 as its last act changes the mode of a
+# directory of the session, not of a file it made.  The export, diff and the
+# next start still read the session; nothing is lost.
+test_hostside_project_root_mode_000_still_exports() {
+	# not on_small_fs: root of a user namespace reads past any mode
+	mkrepo "$T/p"
+	before=$(tree_hash "$T/p")
+	run_jail -q -D "$T/p" -- sh -c "git config user.name A; git config user.email a@b
+		echo one >> README; git commit -qam one; echo two > new.txt
+		chmod 000 .git; chmod 000 ."
+	assert_eq "$rc" 0 "the run's exit status ($err)"
+	assert_not_contains "$err" "Permission denied"
+	run_jail diff -D "$T/p"
+	assert_eq "$rc" 0 "jail diff's exit status ($err)"
+	assert_contains "$out" "+two"
+	assert_contains "$out" "+one"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export's exit status ($err)"
+	assert_eq "$(cat "$T"/out/0001-*.patch | grep -c '^diff --git')" 2 "files in the patches"
+	run_jail -q -D "$T/p" -- cat new.txt
+	assert_eq "$out" "two" "the next run"
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
