@@ -122,6 +122,56 @@ test_hostside_project_root_mode_000_still_exports() {
 	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
 }
 
+# A control file under a name another file system reads as it: any case (macOS,
+# Windows, a casefold ext4 directory), NTFS's trailing dots and spaces or a
+# stream suffix.  The repository is checked out there too, by the user's
+# colleagues and CI: these are flagged as the exact names are.
+test_hostside_control_file_spellings_are_flagged() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'echo "* filter=lfs" > .GitAttributes
+		echo "* filter=lfs" > ".gitattributes. "; echo "[lfs]" > .LFSCONFIG
+		echo "[submodule]" > .gitmodules::\$DATA; echo "repos: []" > .Pre-Commit-Config.yaml
+		mkdir -p .DevContainer; echo "{}" > .DevContainer/devcontainer.json; echo x > .GITIGNORE'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/p"
+	assert_contains "$out" ".GitAttributes: changes how git filters"
+	assert_contains "$out" ".gitattributes. : changes how git filters"
+	assert_contains "$out" ".LFSCONFIG: changes where git-lfs"
+	assert_contains "$out" '.gitmodules::$DATA: changes which repositories'
+	assert_contains "$out" ".Pre-Commit-Config.yaml: changes the commands"
+	assert_contains "$out" ".DevContainer/devcontainer.json: changes what editors"
+	assert_contains "$out" ".GITIGNORE: changes which files git ignores"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged"
+	assert_no_file "$T/p/.GitAttributes"
+}
+
+# Invisible and bidirectional format characters (U+200B..U+200F, U+202A..U+202E,
+# U+2066..U+2069, U+FEFF, ...) make a name read as another one (".git<ZWNJ>/hooks"
+# shows as ".git/hooks", Trojan Source reorders what a line seems to say).  In
+# a name they are left out like control characters and printed escaped; in
+# the content, jail diff on a terminal shows them escaped.
+test_hostside_invisible_characters_are_shown() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- bash -c $'mkdir -p .git\u200c/hooks; echo x > .git\u200c/hooks/post-checkout
+		echo y > $\'ok\u202etxt.sh\'; printf \'access = "user\u202e \u2066// admin\u2069 \u2066"\\n\' > code.txt
+		echo plain > caf\u00e9.txt'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/p"
+	assert_contains "$out" '.git\xe2\x80\x8c/hooks/post-checkout: '
+	assert_contains "$out" 'ok\xe2\x80\xaetxt.sh: '
+	assert_contains "$out" $'A caf\u00e9.txt'
+	assert_not_contains "$out" $'\u200c'
+	assert_not_contains "$out" $'\u202e'
+	run_jail diff --color=always -D "$T/p"
+	assert_contains "$out" 'user\xe2\x80\xae \xe2\x81\xa6// admin'
+	assert_not_contains "$out" $'\u202e'
+	assert_not_contains "$out" $'\u2066'
+	run_jail diff -D "$T/p"  # a pipe gets the bytes as they are
+	assert_contains "$out" $'user\u202e \u2066// admin'
+	assert_not_contains "$out" "post-checkout"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
