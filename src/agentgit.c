@@ -216,16 +216,26 @@ int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **
 /* ---- finding the repository ---- */
 
 /* The host's common dir below, the session's upper of it on top. */
-static int open_layers(struct agentgit *g, const char *lower, const char *upper,
-                       struct jail_err *e)
+/* The upper is root/rel: root is the session's (upper/, git-upper/), rel lies
+ * in what the agent wrote (.git, lib/.git, .git/modules/lib), so it is opened
+ * beneath root with no symlink on the way: a ".git/modules -> ~/src/lib/.git"
+ * the agent left would lead the export into a host repository it never saw. */
+static int open_layers(struct agentgit *g, const char *lower, const char *root,
+                       const char *rel, struct jail_err *e)
 {
 	g->host_objects = xasprintf("%s/objects", lower);
 	g->lower_fd = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (g->lower_fd < 0)
 		return jail_err_sys(e, "open the project's git dir '%s'", lower);
-	g->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (g->upper_fd < 0 && errno != ENOENT)
-		return jail_err_sys(e, "open the session's git dir '%s'", upper);
+	_cleanup_close_ int root_fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root_fd < 0 && errno != ENOENT)
+		return jail_err_sys(e, "open the session's '%s'", root);
+	g->upper_fd = root_fd < 0 ? -1 : open_beneath(root_fd, rel, O_RDONLY | O_DIRECTORY);
+	if (g->upper_fd < 0 && root_fd >= 0 && errno != ENOENT) {
+		_cleanup_free_ char *esc = escape_name(rel);
+		return jail_err_sys(e, "open the session's git dir '%s' in '%s' (not through a "
+		                       "symlink)", esc, root);
+	}
 	return g->upper_fd < 0 ? 1 : 0;
 }
 
@@ -238,6 +248,13 @@ static char *upper_git_dir(const struct gitlink *gl, const char *session_dir)
 	return gl->worktree ? xasprintf("%s/git-upper", session_dir) : NULL;
 }
 
+/* upper_git_dir() as the session's root dir and the path below it. */
+static char *upper_git_root(const struct gitlink *gl, const char *session_dir, const char **rel)
+{
+	*rel = gl->linked ? "." : ".git";
+	return gl->linked ? xasprintf("%s/git-upper", session_dir) : xasprintf("%s/upper", session_dir);
+}
+
 int agentgit_open(struct agentgit *g, const char *project, const char *session_dir,
                   struct jail_err *e)
 {
@@ -248,10 +265,12 @@ int agentgit_open(struct agentgit *g, const char *project, const char *session_d
 	if (r != 0)
 		return r;
 	_cleanup_free_ char *upper = upper_git_dir(&gl, session_dir);
+	const char *rel = NULL;
+	_cleanup_free_ char *root = upper ? upper_git_root(&gl, session_dir, &rel) : NULL;
 	if (upper)
 		g->head_rel = gl.linked ? xasprintf("worktrees/%s/HEAD", strrchr(gl.git_dir, '/') + 1)
 		                        : xstrdup("HEAD");
-	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
+	r = upper ? open_layers(g, gl.common_dir, root, rel, e) : 1;
 	gitlink_free(&gl);
 	return r;
 }
@@ -274,14 +293,20 @@ int agentgit_open_sub(struct agentgit *g, const char *super, const char *sub,
 	}
 	/* .git/modules/NAME of the superproject, or a .git directory of its own */
 	size_t n = strlen(sg.common_dir);
-	_cleanup_free_ char *upper = NULL;
+	const char *super_rel = NULL;
+	_cleanup_free_ char *root = upper_git_root(&sg, session_dir, &super_rel);
+	_cleanup_free_ char *rel = NULL;
 	if (!gl.linked)
-		upper = xasprintf("%s/upper/%s/.git", session_dir, sub);
+		rel = xasprintf("%s/.git", sub);
 	else if (strcmp(gl.git_dir, gl.common_dir) == 0 && strncmp(gl.common_dir, sg.common_dir, n) == 0 &&
 	         gl.common_dir[n] == '/')
-		upper = xasprintf("%s/%s", super_upper, gl.common_dir + n + 1);
+		rel = xasprintf("%s/%s", super_rel, gl.common_dir + n + 1);
+	if (!gl.linked) {  /* below the session's upper/, not the superproject's git dir */
+		free(root);
+		root = xasprintf("%s/upper", session_dir);
+	}
 	g->head_rel = xstrdup("HEAD");
-	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
+	r = rel ? open_layers(g, gl.common_dir, root, rel, e) : 1;
 	gitlink_free(&sg);
 	gitlink_free(&gl);
 	return r;
