@@ -172,6 +172,67 @@ test_hostside_invisible_characters_are_shown() {
 	assert_not_contains "$out" "post-checkout"
 }
 
+# A submodule the agent removed, or replaced with a file or a symlink (to a
+# clone of the same library elsewhere on the host, whose unpushed commits the
+# export must never read): the export leaves it out with one reason and still
+# carries the rest.  It stopped the whole export before.
+test_hostside_submodule_removed_or_replaced_still_exports() {
+	git_init "$T/libsrc"
+	printf 'lib v1\n' >"$T/libsrc/lib.txt"
+	git -C "$T/libsrc" add lib.txt && git -C "$T/libsrc" commit -q -m lib
+	git clone -q "$T/libsrc" "$T/other"
+	printf 'PRIVATE-canary\n' >"$T/other/private.txt"
+	git -C "$T/other" add private.txt
+	git -C "$T/other" -c user.email=t@example.com -c user.name=T commit -q -m private
+	mkrepo "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
+	git -C "$T/super" commit -q -m "add lib"
+	before=$(tree_hash "$T/super")
+	local n=0
+	for act in "rm -rf lib" "rm -rf lib && ln -s '$T/other' lib" "rm -rf lib && echo x > lib" \
+		"rm -rf lib && mkdir lib && echo new > lib/n.txt"; do
+		n=$((n + 1))
+		run_jail -q -s "v$n" -D "$T/super" -- sh -c "$act; echo top >> README"
+		assert_eq "$rc" 0 "the run of: $act ($err)"
+		run_jail export -s "v$n" -D "$T/super" -o "$T/out$n"
+		assert_eq "$rc" 0 "export after: $act ($err)"
+		assert_contains "$(cat "$T/out$n"/0001-*.patch)" "+top"
+		assert_contains "$err" "lib: the submodule 'lib' itself"
+		assert_not_contains "$(cat "$T/out$n"/*.patch "$T/out$n"/*/*/*.patch 2>/dev/null)" "PRIVATE"
+		run_jail status -s "v$n" -D "$T/super"
+		assert_eq "$rc" 0 "status after: $act ($err)"
+	done
+	assert_eq "$(tree_hash "$T/super")" "$before" "the project"
+}
+
+# The agent's commits in a submodule are read from the session's copy of
+# .git/modules/NAME.  A symlink the agent put on that path (.git/modules ->
+# a host directory holding a clone of the same library) led the export into a
+# host repository the jail never showed: its unpushed commits became patches.
+test_hostside_agents_git_dir_never_read_through_its_links() {
+	git_init "$T/libsrc"
+	printf 'lib v1\n' >"$T/libsrc/lib.txt"
+	git -C "$T/libsrc" add lib.txt && git -C "$T/libsrc" commit -q -m lib
+	git clone -q "$T/libsrc" "$T/other"
+	printf 'PRIVATE-canary\n' >"$T/other/private.txt"
+	git -C "$T/other" add private.txt
+	git -C "$T/other" -c user.email=t@example.com -c user.name=T commit -q -m private
+	mkdir -p "$T/evil" && cp -r "$T/other/.git" "$T/evil/lib"
+	mkrepo "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
+	git -C "$T/super" commit -q -m "add lib"
+	before=$(tree_hash "$T/super")
+	run_jail -q -D "$T/super" -- sh -c "echo change >> lib/lib.txt
+		mv .git/modules .git/m2 && ln -s '$T/evil' .git/modules"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/super" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$(cat "$T"/out/submodules/lib/*.patch)" "+change"
+	assert_not_contains "$(cat "$T"/out/submodules/lib/*.patch)" "PRIVATE"
+	assert_not_contains "$(cat "$T"/out/submodules/lib/*.patch)" "private.txt"
+	assert_eq "$(tree_hash "$T/super")" "$before" "the project"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
