@@ -249,7 +249,7 @@ int cmd_run(struct cli *c)
 		log_error("%s", e.msg);
 		exit_code = EXIT_JAIL_FAIL;
 	} else if (!cfg.no_export && export_after_run(&s, &cfg, &e) < 0) {
-		log_error("export: %s", e.msg);
+		log_error("%s", e.msg);  /* export_after_run says "export: " */
 	}
 	config_free(&cfg);
 	session_free(&s);
