@@ -216,10 +216,11 @@ int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **
 /* ---- finding the repository ---- */
 
 /* The host's common dir below, the session's upper of it on top. */
-/* The upper is root/rel: root is the session's (upper/, git-upper/), rel lies
- * in what the agent wrote (.git, lib/.git, .git/modules/lib), so it is opened
- * beneath root with no symlink on the way: a ".git/modules -> ~/src/lib/.git"
- * the agent left would lead the export into a host repository it never saw. */
+/* The upper is root/rel: root is the session dir, rel leads through what the
+ * agent wrote (upper/.git, upper/lib/.git, upper/.git/modules/lib), so it is
+ * opened beneath root with no symlink on the way: a ".git/modules ->
+ * ~/src/lib/.git" the agent left would lead the export into a host repository
+ * it never saw. */
 static int open_layers(struct agentgit *g, const char *lower, const char *root,
                        const char *rel, struct jail_err *e)
 {
@@ -248,11 +249,10 @@ static char *upper_git_dir(const struct gitlink *gl, const char *session_dir)
 	return gl->worktree ? xasprintf("%s/git-upper", session_dir) : NULL;
 }
 
-/* upper_git_dir() as the session's root dir and the path below it. */
-static char *upper_git_root(const struct gitlink *gl, const char *session_dir, const char **rel)
+/* upper_git_dir() as a path below the session dir. */
+static const char *upper_git_rel(const struct gitlink *gl)
 {
-	*rel = gl->linked ? "." : ".git";
-	return gl->linked ? xasprintf("%s/git-upper", session_dir) : xasprintf("%s/upper", session_dir);
+	return gl->linked ? "git-upper" : "upper/.git";
 }
 
 int agentgit_open(struct agentgit *g, const char *project, const char *session_dir,
@@ -265,12 +265,10 @@ int agentgit_open(struct agentgit *g, const char *project, const char *session_d
 	if (r != 0)
 		return r;
 	_cleanup_free_ char *upper = upper_git_dir(&gl, session_dir);
-	const char *rel = NULL;
-	_cleanup_free_ char *root = upper ? upper_git_root(&gl, session_dir, &rel) : NULL;
 	if (upper)
 		g->head_rel = gl.linked ? xasprintf("worktrees/%s/HEAD", strrchr(gl.git_dir, '/') + 1)
 		                        : xstrdup("HEAD");
-	r = upper ? open_layers(g, gl.common_dir, root, rel, e) : 1;
+	r = upper ? open_layers(g, gl.common_dir, session_dir, upper_git_rel(&gl), e) : 1;
 	gitlink_free(&gl);
 	return r;
 }
@@ -293,20 +291,14 @@ int agentgit_open_sub(struct agentgit *g, const char *super, const char *sub,
 	}
 	/* .git/modules/NAME of the superproject, or a .git directory of its own */
 	size_t n = strlen(sg.common_dir);
-	const char *super_rel = NULL;
-	_cleanup_free_ char *root = upper_git_root(&sg, session_dir, &super_rel);
 	_cleanup_free_ char *rel = NULL;
 	if (!gl.linked)
-		rel = xasprintf("%s/.git", sub);
+		rel = xasprintf("upper/%s/.git", sub);
 	else if (strcmp(gl.git_dir, gl.common_dir) == 0 && strncmp(gl.common_dir, sg.common_dir, n) == 0 &&
 	         gl.common_dir[n] == '/')
-		rel = xasprintf("%s/%s", super_rel, gl.common_dir + n + 1);
-	if (!gl.linked) {  /* below the session's upper/, not the superproject's git dir */
-		free(root);
-		root = xasprintf("%s/upper", session_dir);
-	}
+		rel = xasprintf("%s/%s", upper_git_rel(&sg), gl.common_dir + n + 1);
 	g->head_rel = xstrdup("HEAD");
-	r = rel ? open_layers(g, gl.common_dir, root, rel, e) : 1;
+	r = rel ? open_layers(g, gl.common_dir, session_dir, rel, e) : 1;
 	gitlink_free(&sg);
 	gitlink_free(&gl);
 	return r;
@@ -357,7 +349,8 @@ static int copy_object_file(int sdir, int ddir, const char *name, unsigned long 
 	if ((unsigned long long)st.st_size > *budget)
 		return jail_err_set(e, 0, "the agent's objects are larger than %llu bytes", OBJECT_MAX);
 	*budget -= (unsigned long long)st.st_size;
-	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* non-blocking: a fifo swapped in after the fstatat must not hang the read */
+	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_close_ int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	_cleanup_free_ char *esc = escape_name(name);
 	if (in < 0 || out < 0 || copy_fd(in, out, OBJECT_MAX) < 0)

@@ -88,7 +88,8 @@ void changeset_free(struct changeset *cs);
 size_t changeset_included(const struct changeset *cs);
 
 /* Open rel below dirfd without following any symlink on the way (openat2
- * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a component walk where it is missing). */
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a component walk where it is missing),
+ * non-blocking (a fifo opens at once; callers check the type with fstat). */
 int open_beneath(int dirfd, const char *rel, int flags);
 /* The overlay's marks in the upper dir: a whiteout (0/0 character device)
  * deletes, an opaque directory (user. or trusted.overlay.opaque = y) hides the
