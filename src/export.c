@@ -50,7 +50,8 @@ int open_beneath(int dirfd, const char *rel, int flags)
 {
 	/* what lies there is the agent's: a fifo where the walk saw a file (a live
 	 * session swaps them) must not make the open wait for a writer */
-	flags |= O_NONBLOCK;
+	if (!(flags & O_PATH))  /* openat2 refuses O_PATH with other flags */
+		flags |= O_NONBLOCK;
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,

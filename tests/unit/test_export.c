@@ -182,6 +182,8 @@ T(reading_a_fifo_in_place_of_a_file_never_blocks)
 	if (f >= 0)
 		close(f);
 	alarm(0);
+	CHECK(symlinkat("target", fd, "l") == 0);  /* O_PATH opens still work */
+	CHECK(read_entry(fd, "l", FT_SYMLINK, 1024, &b, &e) == 0 && strcmp(b.s, "target") == 0);
 	sb_free(&b);
 	close(fd);
 	CHECK_INT(rm_rf_at(AT_FDCWD, dir, &e), 0);
