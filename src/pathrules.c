@@ -40,6 +40,15 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".codex/", (char *)AGENT},
 	{(char *)".cursor/", (char *)AGENT},
 	{(char *)".aider.conf.yml", (char *)AGENT},
+	{(char *)"opencode.json", (char *)AGENT},   /* MCP servers: commands it starts */
+	{(char *)"opencode.jsonc", (char *)AGENT},
+	{(char *)".opencode/", (char *)AGENT},      /* plugins: code it runs */
+	{(char *)"crush.json", (char *)AGENT},
+	{(char *)".crush.json", (char *)AGENT},
+	{(char *)".kiro/", (char *)AGENT},
+	{(char *)".continue/", (char *)AGENT},
+	{(char *)".vscode/mcp.json", (char *)VSCODE},
+	{(char *)".zed/", (char *)"Zed loads it from the project (language and context servers, tasks)"},
 	{(char *)".husky/", (char *)HOOKS},
 	{(char *)".githooks/", (char *)HOOKS},
 	{(char *)".npmrc", (char *)PKG},

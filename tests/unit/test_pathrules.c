@@ -48,14 +48,19 @@ T(defaults_leave_out_what_tools_run)
 	const char *out[] = {".envrc", ".venv/bin/python", "venv/lib/x.py", "a/__pycache__/m.cpython-311.pyc",
 	                     "m.pyc", "node_modules/left-pad/index.js", ".vscode/tasks.json",
 	                     ".vscode/settings.json", ".idea/workspace.xml", ".direnv/x",
-	                     ".claude/settings.json", ".husky/pre-commit", ".npmrc"};
+	                     ".claude/settings.json", ".husky/pre-commit", ".npmrc",
+	                     /* agent CLIs and editors that start commands from project config */
+	                     "opencode.json", "sub/opencode.jsonc", ".opencode/plugin/x.js",
+	                     ".vscode/mcp.json", ".zed/settings.json", ".kiro/settings/mcp.json",
+	                     ".continue/mcpServers/x.yaml", "crush.json", ".crush.json"};
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		if (!denied(&r, out[i]))
 			fprintf(stderr, "  not denied: %s\n", out[i]);
 		CHECK(denied(&r, out[i]));
 	}
 	const char *in[] = {"README", "src/main.c", ".vscode/extensions.json", "envrc.md",
-	                    "docs/venv.md", "CLAUDE.md", ".gitignore"};
+	                    "docs/venv.md", "CLAUDE.md", ".gitignore", "AGENTS.md",
+	                    "docs/opencode.md", "opencode.json.md"};
 	for (size_t i = 0; i < ARRAY_SIZE(in); i++)
 		CHECK(!denied(&r, in[i]));
 	char *why = pathrules_denied(&r, ".venv/bin/activate", false);
