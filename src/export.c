@@ -196,7 +196,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Was path (or a directory above it) whited out by the supervisor to hide a
  * git-ignored file?  Those whiteouts are not the agent's deletions. */
-static bool is_hidden(const struct export_ctx *x, const char *path)
+bool export_path_hidden(const struct export_ctx *x, const char *path)
 {
 	if (x->hidden.n == 0)
 		return false;
@@ -280,7 +280,7 @@ static int delete_lower_tree(struct walk *w, int lfd, const char *name, const ch
 			continue;
 		_cleanup_free_ char *p = join(path, de->d_name);
 		struct stat st;
-		if (is_hidden(w->x, p) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (export_path_hidden(w->x, p) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		enum ftype t = ftype_of(&st);
 		if ((ret = walk_full(w)) < 0)
@@ -446,7 +446,7 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 	if (lfd >= 0 && fstatat(lfd, name, &lstb, AT_SYMLINK_NOFOLLOW) == 0)
 		lst = &lstb;
 	if (overlay_is_whiteout(&st)) {
-		if (!lst || is_hidden(w->x, path))
+		if (!lst || export_path_hidden(w->x, path))
 			return 0;
 		return delete_lower(w, lfd, name, path, lst);
 	}
@@ -484,7 +484,7 @@ static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, co
 			continue;
 		_cleanup_free_ char *p = join(rel, n);
 		struct stat st;
-		if (is_hidden(w->x, p) || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (export_path_hidden(w->x, p) || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if ((ret = walk_full(w)) == 0)
 			ret = delete_lower(w, dirfd(d), n, p, &st);
@@ -727,7 +727,7 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 		return leave_out(c, xasprintf("%s: only files and symlinks are exported", c->special)), 0;
 	/* the agent never saw what was there (a project without git hides
 	 * secret-shaped names; fs.hide): a patch would carry the host's content */
-	if (is_hidden(x, c->path))
+	if (export_path_hidden(x, c->path))
 		return leave_out(c, xstrdup("hidden in the jail")), 0;
 	char *why = pathrules_denied(&x->rules, c->path, false);
 	if (why)
@@ -981,7 +981,7 @@ static int cmp_path_change(const void *key, const void *c)
 static bool link_host_only(void *ctx, const char *path)
 {
 	struct link_ctx *lc = ctx;
-	if (path_in_git_dir(path) || is_hidden(lc->x, path))
+	if (path_in_git_dir(path) || export_path_hidden(lc->x, path))
 		return true;
 	const struct change *c =
 	    bsearch(path, lc->cs->v, lc->cs->n, sizeof(*lc->cs->v), cmp_path_change);

@@ -95,6 +95,10 @@ int open_beneath(int dirfd, const char *rel, int flags);
  * deletes, an opaque directory (user. or trusted.overlay.opaque = y) hides the
  * lower entries below it. */
 struct stat;
+/* Is path (or a directory above it) hidden in the jail (the session's hidden
+ * list: ignored files, fs.hide, secret-shaped names)?  Never exported: a patch
+ * that changes it would carry the host's content. */
+bool export_path_hidden(const struct export_ctx *x, const char *path);
 bool overlay_is_whiteout(const struct stat *st);
 bool overlay_is_opaque(int dirfd);
 /* Read a file or symlink target below dirfd into *out (max bytes). */

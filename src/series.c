@@ -507,6 +507,9 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 		p = path_git_refuses(c->path, c->mode == 0120000);
 	if (p)
 		return xstrdup(p);
+	/* as in the working tree's export: a diff of it carries the host's content */
+	if (export_path_hidden(z->x, c->path))
+		return xstrdup("hidden in the jail");
 	const char *sub = submodule_of(&z->subs, c->path);
 	if (c->mode == 0160000 || (sub && strcmp(sub, c->path) != 0))
 		return xstrdup("a submodule's content: export it from the submodule");

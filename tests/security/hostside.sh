@@ -233,6 +233,26 @@ test_hostside_agents_git_dir_never_read_through_its_links() {
 	assert_eq "$(tree_hash "$T/super")" "$before" "the project"
 }
 
+# A path hidden in the jail (--hide, fs.hide) is never exported: a patch that
+# changes or deletes it would carry the host's content.  That held for the
+# uncommitted changes, not for the agent's commits: "git rm" of a hidden
+# tracked file and a commit put its content in the series' patches.
+test_hostside_hidden_path_never_in_a_series_patch() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/config" && printf 'PROD-canary-5150\n' >"$T/p/config/prod.yml"
+	git -C "$T/p" add config/prod.yml && git -C "$T/p" commit -q -m prod
+	run_jail -q --hide config/prod.yml -D "$T/p" -- sh -c 'git config user.name A
+		git config user.email a@b; git rm -q config/prod.yml; git commit -qm "remove prod"
+		echo more >> README; git commit -qam more; mkdir -p config; echo hello > config/prod.yml'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"
+	assert_not_contains "$(cat "$T"/out/*.patch)" "PROD-canary"
+	assert_not_contains "$(cat "$T"/out/*.patch)" "prod.yml"
+	assert_contains "$err" "config/prod.yml: hidden in the jail"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
