@@ -211,6 +211,12 @@ static void parse_commit(struct series_ctx *z, size_t i, const char *data, size_
 	c->merge = parents > 1;
 	if (!author)
 		author = xasprintf("%s %lld +0000", z->o->author, (long long)time(NULL));
+	/* the agent chose it: the summary says whose name a patch lands under
+	 * when it is not yours (a colleague's name forged on the agent's work) */
+	const char *gt = strrchr(author, '>');
+	size_t ident = gt ? (size_t)(gt + 1 - author) : strlen(author);
+	if (strlen(z->o->author) != ident || strncmp(author, z->o->author, ident) != 0)
+		c->author = strndup(author, ident);
 	strv_push_take(&z->authors, author);
 	char *msg = body ? seriesmsg_sanitize(body + 2, len - hlen - 2) : xstrdup("(no message)");
 	c->subject = xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
@@ -960,7 +966,9 @@ void series_summary(const struct series *sr, struct strbuf *out)
 			} else {
 				const char *name = f < sr->files.n ? strrchr(sr->files.v[f], '/') : NULL;
 				f++;
-				sb_printf(out, "  %s: %s\n", name ? name + 1 : "?", subj);
+				_cleanup_free_ char *who = c->author ? escape_name(c->author) : NULL;
+				sb_printf(out, "  %s: %s%s%s%s\n", name ? name + 1 : "?", subj,
+				          who ? " (author: " : "", who ? who : "", who ? ")" : "");
 			}
 			for (size_t k = 0; k < c->left_out.n; k++)
 				sb_printf(out, "    left out %s\n", c->left_out.v[k]);
@@ -985,6 +993,7 @@ void series_free(struct series *sr)
 {
 	for (size_t i = 0; i < sr->n; i++) {
 		free(sr->v[i].subject);
+		free(sr->v[i].author);
 		strv_free(&sr->v[i].left_out);
 	}
 	free(sr->v);

@@ -36,6 +36,7 @@ struct series_opts {
 struct series_commit {
 	char oid[65];              /* the agent's commit */
 	char *subject;             /* first line of its message */
+	char *author;              /* "Name <email>" when not the user's, else NULL */
 	struct strv left_out;      /* "path: reason" */
 	size_t changes;            /* changes that go out; 0: the commit is dropped */
 	size_t outside;            /* changes outside the paths asked for (not counted) */
