@@ -253,6 +253,21 @@ test_hostside_hidden_path_never_in_a_series_patch() {
 	assert_contains "$err" "config/prod.yml: hidden in the jail"
 }
 
+# jail reset PATH below a directory the agent made mode 000 says so (it said
+# the directory was deleted or replaced), and resetting the directory works.
+test_hostside_reset_path_below_an_unreadable_dir() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'mkdir -p d/e; echo x > d/e/f; chmod 000 d'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail reset -D "$T/p" d/e/f
+	assert_eq "$rc" 125 "jail reset d/e/f"
+	assert_contains "$err" "its directory 'd' cannot be read"
+	run_jail reset -D "$T/p" d
+	assert_eq "$rc" 0 "jail reset d ($err)"
+	run_jail status -D "$T/p"
+	assert_not_contains "$out" "d/"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
