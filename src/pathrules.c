@@ -276,6 +276,24 @@ bool content_is_binary(const char *buf, size_t n)
 	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
 }
 
+/* The command lists of hooks managers other than pre-commit (lefthook,
+ * overcommit, lint-staged behind husky): run on every commit once installed.
+ * base is compared without one leading dot (lefthook reads both). */
+static bool is_commit_hook_config(const char *base)
+{
+	static const char *const pats[] = {
+		"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
+		"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json",
+		"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
+		"lint-staged.config.*",
+	};
+	const char *b = base[0] == '.' ? base + 1 : base;
+	for (size_t i = 0; i < ARRAY_SIZE(pats); i++)
+		if (fnmatch(pats[i], b, FNM_PERIOD) == 0)
+			return true;
+	return false;
+}
+
 const char *path_flag_reason(const char *path)
 {
 	/* files that decide what the host's tools ignore, fetch, check out or run
@@ -310,6 +328,8 @@ const char *path_flag_reason(const char *path)
 	for (size_t i = 0; i < ARRAY_SIZE(flagged); i++)
 		if (strcmp(base, flagged[i].name) == 0)
 			return flagged[i].why;
+	if (is_commit_hook_config(base))
+		return "changes the commands a hooks manager runs on commit";
 	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++) {
 		const char *at = strstr(folded, flagged_dirs[i].dir);
 		if (at && (at == folded || at[-1] == '/'))

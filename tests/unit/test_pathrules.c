@@ -168,6 +168,13 @@ T(flagged_files)
 	CHECK(path_flag_reason("x.github/workflows/ci.yml") == NULL);
 	CHECK(path_flag_reason(".github/dependabot.yml") == NULL);
 	CHECK(path_flag_reason(".editorconfig") == NULL);
+	/* other hook managers' command lists: they run on commit like pre-commit's */
+	CHECK(path_flag_reason("lefthook.yml") != NULL);
+	CHECK(path_flag_reason(".lefthook-local.yaml") != NULL);
+	CHECK(path_flag_reason(".overcommit.yml") != NULL);
+	CHECK(path_flag_reason(".lintstagedrc.json") != NULL);
+	CHECK(path_flag_reason("lint-staged.config.mjs") != NULL);
+	CHECK(path_flag_reason("lefthook.md") == NULL);
 }
 
 T(flagged_files_as_other_file_systems_read_them)
