@@ -268,6 +268,26 @@ test_hostside_reset_path_below_an_unreadable_dir() {
 	assert_not_contains "$out" "d/"
 }
 
+# The agent's commits are bounded as the single patch is: text files rewritten
+# in each commit cost little in .git (they compress) but their patches, and the
+# reading of every blob at once, grew without bound (ten commits of five 4 MB
+# files: 400 MB of memory, 372 MB of patches).  Past 256 MiB of files the
+# export is the single patch, and says so.
+test_hostside_series_bounded_like_the_single_patch() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		c=0; while [ $c -lt 14 ]; do c=$((c+1)); for f in 1 2 3 4 5; do
+			yes "line $c $f of a text file that compresses well" | head -c 4000000 > big$f.txt
+		done; git add -A; git commit -qm "c$c"; done'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$err" "more than 256 MiB of files"
+	assert_contains "$err" "exported as one patch"
+	assert_eq "$(ls "$T/out" | grep -c '\.patch$')" 1 "patch files"
+	[ "$(du -sm "$T/out" | cut -f1)" -lt 100 ] || fail "the patches take $(du -sm "$T/out" | cut -f1) MB"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
