@@ -17,6 +17,11 @@
 #define PACKED_REFS_MAX (64u << 20)
 #define REF_DEPTH 5
 #define OBJECT_MAX (1ULL << 30)  /* one loose object or pack file the agent wrote */
+/* The agent's objects once inflated: what git packs and checks for the series.
+ * 17 MB of zeros on disk inflate to 4 GB, which git read whole (3.9 GB of
+ * memory, 97 s); past these the series is not read (the single patch is). */
+#define INFLATED_ONE_MAX (64ULL << 20)
+#define INFLATED_ALL_MAX (1ULL << 30)
 
 /* git's fsck rules, every one an error: a tree entry named "..", ".git" (any
  * case, and its NTFS/HFS spellings), "", with a slash, a mode git does not make,
@@ -456,6 +461,35 @@ static int write_alternates(const char *gitdir, const char *objects, struct jail
 	return write_file_at(AT_FDCWD, path, line, strlen(line), 0600, e);
 }
 
+/* The inflated sizes of the agent's objects, from their headers only (git
+ * reads the start of a loose object, a pack entry's header): bounded before
+ * any git process inflates one.  Run before the alternates name the host's
+ * objects, so that only the agent's are listed. */
+static int check_inflated(const char *raw_dir, struct jail_err *e)
+{
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	const char *args[] = {"cat-file", "--batch-all-objects", "--batch-check=%(objectsize)",
+	                      "--buffer", NULL};
+	struct strbuf out = {0};
+	int status = 0;
+	int r = git_run(&raw, args, NULL, 0, &out, &status, e);
+	if (r == 0 && status != 0)
+		r = jail_err_set(e, 0, "git cat-file could not read the agent's objects (exit %d)", status);
+	unsigned long long all = 0, one = 0;
+	for (char *l = out.s, *nl; r == 0 && l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		unsigned long long n = strtoull(l, NULL, 10);
+		one = n > one ? n : one;
+		all += n;
+	}
+	sb_free(&out);
+	if (r == 0 && (one > INFLATED_ONE_MAX || all > INFLATED_ALL_MAX))
+		r = jail_err_set(e, 0, "the agent's objects inflate to more than git is given to read "
+		                       "(%llu MiB, the largest %llu MiB; at most %llu MiB, %llu MiB each)",
+		                 all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
+	return r;
+}
+
 int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
                     const char *head, const char *base, struct jail_err *e)
 {
@@ -464,8 +498,8 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	_cleanup_close_ int ofd = open(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
 		return jail_err_sys(e, "open '%s'", objects);
-	if (write_alternates(raw_dir, g->host_objects, e) < 0 || copy_objects(g, ofd, hexlen, e) < 0 ||
-	    index_packs(raw_dir, ofd, e) < 0)
+	if (copy_objects(g, ofd, hexlen, e) < 0 || index_packs(raw_dir, ofd, e) < 0 ||
+	    check_inflated(raw_dir, e) < 0 || write_alternates(raw_dir, g->host_objects, e) < 0)
 		return -1;
 	struct strbuf pack = {0};
 	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);

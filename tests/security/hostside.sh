@@ -288,6 +288,34 @@ test_hostside_series_bounded_like_the_single_patch() {
 	[ "$(du -sm "$T/out" | cut -f1)" -lt 100 ] || fail "the patches take $(du -sm "$T/out" | cut -f1) MB"
 }
 
+# A loose object of the agent's is small on disk and huge inflated (zeros
+# compress 1000:1): git packed and checked it whole for the series (a 4 GB blob
+# from 17 MB: 3.9 GB of memory, 97 s).  Its size is read from its header
+# first; past the bound the series is not read and the single patch goes out.
+test_hostside_agents_objects_bounded_before_git_inflates_them() {
+	command -v python3 >/dev/null || skip "no python3"
+	mkrepo "$T/p"
+	cat >"$T/bomb.py" <<'PY'
+import hashlib, os, sys, zlib
+size = int(sys.argv[1]); hdr = b"blob %d\0" % size
+h = hashlib.sha1(hdr); c = zlib.compressobj(1); out = [c.compress(hdr)]; chunk = b"\0" * (1 << 22)
+while size:
+    n = min(size, len(chunk)); h.update(chunk[:n]); out.append(c.compress(chunk[:n])); size -= n
+out.append(c.flush()); oid = h.hexdigest(); d = ".git/objects/" + oid[:2]
+os.makedirs(d, exist_ok=True); open(d + "/" + oid[2:], "wb").write(b"".join(out)); print(oid)
+PY
+	run_jail -q --no-export --ro "$T/bomb.py" -D "$T/p" -- sh -c "git config user.name A
+		git config user.email a@b; oid=\$(python3 '$T/bomb.py' 200000000)
+		git update-index --add --cacheinfo 100644,\$oid,zeros.bin && git commit -qm bomb
+		echo more >> README; git commit -qam more"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$err" "the agent's objects inflate to more than git is given to read"
+	assert_contains "$err" "exported as one patch"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
