@@ -21,6 +21,11 @@
  * at once) and on disk: ten commits of five 4 MB text files, 800 KB of
  * objects, took 400 MB of memory and made 372 MB of patches. */
 #define SERIES_MAX_BYTES (256ULL << 20)
+/* More changed paths than this in the commits: one patch.  fast-import sets
+ * each path with a scan of its directory, so a commit of 300,000 index entries
+ * in one directory (git update-index, no files needed) kept the end-of-run
+ * export busy for over ten minutes; 20,000 take about a second. */
+#define SERIES_MAX_CHANGES 20000
 #define PATHSPEC_MAX 2000   /* more paths: ask git for everything */
 
 /* One path the series touches: its base version and where F stands now. */
@@ -866,6 +871,8 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 		                    "session");
 	if (parse_commits(z, e) < 0 || read_changes(z, e) < 0)
 		return -1;
+	if (z->nch > SERIES_MAX_CHANGES)
+		return fall_back(z, "the agent's commits change more than 20,000 paths");
 	universe(z);
 	if (host_base(z, e) < 0 || host_tracked_ignored(z, e) < 0 || (r = read_blobs(z, e)) < 0)
 		return -1;

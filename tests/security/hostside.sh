@@ -316,6 +316,23 @@ PY
 	assert_contains "$(cat "$T"/out/*.patch)" "+more"
 }
 
+# A commit of many index entries in one directory costs the agent one
+# update-index (no files), and cost the export's fast-import a scan of the
+# directory per path (300,000: over ten minutes at the end of the run).  Past
+# 20,000 changed paths the series is the single patch.
+test_hostside_series_change_count_bounded() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		e=$(git hash-object -w /dev/null)
+		seq 1 30000 | sed "s|.*|100644 $e	many/f&|" | git update-index --index-info
+		git commit -qm many; echo more >> README; git commit -qam more'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$err" "the agent's commits change more than 20,000 paths: exported as one patch"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")
