@@ -461,32 +461,82 @@ static int write_alternates(const char *gitdir, const char *objects, struct jail
 	return write_file_at(AT_FDCWD, path, line, strlen(line), 0600, e);
 }
 
-/* The inflated sizes of the agent's objects, from their headers only (git
- * reads the start of a loose object, a pack entry's header): bounded before
- * any git process inflates one.  Run before the alternates name the host's
- * objects, so that only the agent's are listed. */
-static int check_inflated(const char *raw_dir, struct jail_err *e)
+/* Sum and largest of the sizes of a batch-check's "TYPE SIZE" lines, those of
+ * skip_type left out. */
+static void sizes_of(const struct strbuf *out, const char *skip_type, unsigned long long *all,
+                     unsigned long long *one)
 {
-	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
-	const char *args[] = {"cat-file", "--batch-all-objects", "--batch-check=%(objectsize)",
-	                      "--buffer", NULL};
-	struct strbuf out = {0};
+	*all = *one = 0;
+	for (char *l = out->s, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		char *sp = strchr(l, ' ');
+		if (skip_type && sp && (!nl || sp < nl) && strncmp(l, skip_type, (size_t)(sp - l)) == 0)
+			continue;
+		unsigned long long n = strtoull(sp && (!nl || sp < nl) ? sp + 1 : l, NULL, 10);
+		*one = n > *one ? n : *one;
+		*all += n;
+	}
+}
+
+static int too_inflated(unsigned long long all, unsigned long long one, bool bound_all,
+                        struct jail_err *e)
+{
+	if (one <= INFLATED_ONE_MAX && (!bound_all || all <= INFLATED_ALL_MAX))
+		return 0;
+	return jail_err_set(e, 0, "the agent's objects inflate to more than git is given to read "
+	                          "(%llu MiB, the largest %llu MiB; at most %llu MiB, %llu MiB each)",
+	                    all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
+}
+
+/* git cat-file --batch-check in dir: stdin in, "TYPE SIZE" lines out. */
+static int batch_check(const char *dir, const char *in, size_t in_len, bool all,
+                       struct strbuf *out, struct jail_err *e)
+{
+	struct git g = {.cwd = dir, .git_dir = dir};
+	const char *a1[] = {"cat-file", "--batch-all-objects",
+	                    "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
+	const char *a2[] = {"cat-file", "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
 	int status = 0;
-	int r = git_run(&raw, args, NULL, 0, &out, &status, e);
+	int r = git_run(&g, all ? a1 : a2, in, in_len, out, &status, e);
 	if (r == 0 && status != 0)
 		r = jail_err_set(e, 0, "git cat-file could not read the agent's objects (exit %d)", status);
-	unsigned long long all = 0, one = 0;
-	for (char *l = out.s, *nl; r == 0 && l && *l; l = nl ? nl + 1 : NULL) {
-		nl = strchr(l, '\n');
-		unsigned long long n = strtoull(l, NULL, 10);
-		one = n > one ? n : one;
-		all += n;
+	return r;
+}
+
+/* The agent's objects are read by their inflated size, known from their
+ * headers (git reads the start of a loose object, a pack entry's header)
+ * before any git process inflates one.  First every commit, tree and tag the
+ * agent wrote (before the alternates name the host's objects: only the
+ * agent's are listed), since listing what head reaches reads them; then
+ * what the series packs, base..head, blobs included. */
+static int check_inflated_structure(const char *raw_dir, struct jail_err *e)
+{
+	struct strbuf out = {0};
+	unsigned long long all, one;
+	int r = batch_check(raw_dir, NULL, 0, true, &out, e);
+	if (r == 0) {
+		sizes_of(&out, "blob", &all, &one);
+		r = too_inflated(all, one, false, e);
 	}
 	sb_free(&out);
-	if (r == 0 && (one > INFLATED_ONE_MAX || all > INFLATED_ALL_MAX))
-		r = jail_err_set(e, 0, "the agent's objects inflate to more than git is given to read "
-		                       "(%llu MiB, the largest %llu MiB; at most %llu MiB, %llu MiB each)",
-		                 all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
+	return r;
+}
+
+static int check_inflated_series(const char *raw_dir, const char *revs, struct jail_err *e)
+{
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	const char *args[] = {"rev-list", "--objects", "--no-object-names", "--stdin", NULL};
+	struct strbuf list = {0}, out = {0};
+	unsigned long long all, one;
+	int r = git_run(&raw, args, revs, strlen(revs), &list, NULL, e);
+	if (r == 0 && list.len)
+		r = batch_check(raw_dir, list.s, list.len, false, &out, e);
+	if (r == 0) {
+		sizes_of(&out, NULL, &all, &one);
+		r = too_inflated(all, one, true, e);
+	}
+	sb_free(&list);
+	sb_free(&out);
 	return r;
 }
 
@@ -498,11 +548,13 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	_cleanup_close_ int ofd = open(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
 		return jail_err_sys(e, "open '%s'", objects);
+	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);
 	if (copy_objects(g, ofd, hexlen, e) < 0 || index_packs(raw_dir, ofd, e) < 0 ||
-	    check_inflated(raw_dir, e) < 0 || write_alternates(raw_dir, g->host_objects, e) < 0)
+	    check_inflated_structure(raw_dir, e) < 0 ||
+	    write_alternates(raw_dir, g->host_objects, e) < 0 ||
+	    check_inflated_series(raw_dir, revs, e) < 0)
 		return -1;
 	struct strbuf pack = {0};
-	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);
 	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
 	/* no delta search: index-pack inflates every object anyway */
 	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0",

@@ -226,7 +226,11 @@ static void parse_commit(struct series_ctx *z, size_t i, const char *data, size_
 	 * when it is not yours (a colleague's name forged on the agent's work) */
 	const char *gt = strrchr(author, '>');
 	size_t ident = gt ? (size_t)(gt + 1 - author) : strlen(author);
-	if (strlen(z->o->author) != ident || strncmp(author, z->o->author, ident) != 0)
+	const char *mine[] = {z->o->author, z->o->repo_author};
+	bool yours = false;
+	for (size_t k = 0; k < ARRAY_SIZE(mine); k++)
+		yours |= mine[k] && strlen(mine[k]) == ident && strncmp(author, mine[k], ident) == 0;
+	if (!yours)
 		c->author = strndup(author, ident);
 	strv_push_take(&z->authors, author);
 	char *msg = body ? seriesmsg_sanitize(body + 2, len - hlen - 2) : xstrdup("(no message)");

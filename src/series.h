@@ -24,6 +24,7 @@ struct series_opts {
 	const char *session_dir;
 	const char *trailer;       /* "project/session", or NULL: no trailer */
 	const char *author;        /* "Name <email>": the user, for the uncommitted rest */
+	const char *repo_author;   /* the repository's own user.name/email, or NULL */
 	const char *subject;       /* the uncommitted rest's subject, or NULL: a default */
 	const char *series_head;   /* the agent's commit a `jail apply` landed, or NULL */
 	struct scratch *post;      /* the working-tree export (its post commit), or NULL */

@@ -402,4 +402,12 @@ test_series_summary_names_a_foreign_author() {
 	assert_contains "$out" "fix: someone else (author: Linus T <lt@example.org>)"
 	assert_contains "$out" "feat: mine"
 	assert_not_contains "$out" "feat: mine (author"
+	# an identity of the repository's own (a work address) is the user's too
+	git -C "$T/p" config user.name "Ada at work"
+	git -C "$T/p" config user.email ada@work.example
+	run_jail -s w --no-export -D "$T/p" -- sh -c 'echo c >> README && git commit -qam "feat: at work"'
+	assert_eq "$rc" 0 "the agent at work: $err"
+	run_jail status -s w -D "$T/p"
+	assert_contains "$out" "feat: at work"
+	assert_not_contains "$out" "(author"
 }
