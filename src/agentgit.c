@@ -428,32 +428,6 @@ static int copy_objects(const struct agentgit *g, int raw_objects, size_t hexlen
 	return r;
 }
 
-/* An index made by git for a copied pack that has none. */
-static int index_packs(const char *raw_dir, int raw_objects, struct jail_err *e)
-{
-	DIR *d = opendir_at(raw_objects, "pack");
-	if (!d)
-		return 0;
-	int r = 0;
-	struct dirent *de;
-	while (r == 0 && (de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n < 6 || strcmp(de->d_name + n - 5, ".pack") != 0)
-			continue;
-		_cleanup_free_ char *idx_name = xasprintf("%.*s.idx", (int)(n - 5), de->d_name);
-		struct stat st;
-		if (fstatat(dirfd(d), idx_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		_cleanup_free_ char *pack = xasprintf("%s/objects/pack/%s", raw_dir, de->d_name);
-		_cleanup_free_ char *idx = xasprintf("%s/objects/pack/%s", raw_dir, idx_name);
-		struct git gr = {.cwd = raw_dir, .git_dir = raw_dir};
-		const char *args[] = {"index-pack", "-o", idx, pack, NULL};
-		r = git_run(&gr, args, NULL, 0, NULL, NULL, e);
-	}
-	closedir(d);
-	return r;
-}
-
 static int write_alternates(const char *gitdir, const char *objects, struct jail_err *e)
 {
 	_cleanup_free_ char *path = xasprintf("%s/objects/info/alternates", gitdir);
@@ -549,8 +523,10 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	if (ofd < 0)
 		return jail_err_sys(e, "open '%s'", objects);
 	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);
-	if (copy_objects(g, ofd, hexlen, e) < 0 || index_packs(raw_dir, ofd, e) < 0 ||
-	    check_inflated_structure(raw_dir, e) < 0 ||
+	/* a pack without its index is not indexed here: the agent's own git never
+	 * read it (git finds packs by their .idx), and indexing would inflate all
+	 * of it */
+	if (copy_objects(g, ofd, hexlen, e) < 0 || check_inflated_structure(raw_dir, e) < 0 ||
 	    write_alternates(raw_dir, g->host_objects, e) < 0 ||
 	    check_inflated_series(raw_dir, revs, e) < 0)
 		return -1;
