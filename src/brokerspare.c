@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #define SPARE_MAX_AGE_S 10.0
 #define STASH_MAX 4096  /* a few SETTINGS frames; read by brokerh2.c in one round */
@@ -26,13 +25,6 @@ struct maker {
 	struct broker_host *h;
 	bool h2;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *make_main(void *arg)
 {
@@ -51,7 +43,7 @@ static void *make_main(void *arg)
 		h->spare = c.up.ssl;
 		h->spare_fd = c.up.fd;
 		h->spare_h2 = c.up_h2;
-		h->spare_born = now_s();
+		h->spare_born = mono_ms() / 1e3;
 		c.up.ssl = NULL;
 		c.up.fd = -1;
 	}
@@ -137,7 +129,7 @@ bool brokerspare_take(struct conn *c, bool h2)
 	pthread_mutex_unlock(&b->lock);
 	if (!t.ssl)
 		return false;
-	if (spare_h2 == h2 && now_s() - born < SPARE_MAX_AGE_S && still_valid(&t, h2) &&
+	if (spare_h2 == h2 && mono_ms() / 1e3 - born < SPARE_MAX_AGE_S && still_valid(&t, h2) &&
 	    brokerconn_track(c, t.fd) == 0) {
 		c->up = t;
 		c->up_h2 = spare_h2;

@@ -9,6 +9,7 @@
 
 #include "applied.h"
 #include "controlfiles.h"
+#include "hidefs.h"
 #include "scratchroom.h"
 #include "git.h"
 #include "hints.h"
@@ -140,9 +141,9 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	k->sc.patch_file = k->use == FOR_PATCH;
 	if (r < 0 || patch_commit(&k->sc, &k->x, &k->cs, msg, e) < 0)
 		return -1;
-	/* the patch file is made while the numstat runs, unless the agent wrote
-	 * into a .git: then its commits may make a series, and the file waits
-	 * until write_one() knows it is wanted */
+	/* the patch file is made first and the numstat read from it, unless the
+	 * agent wrote into a .git: then its commits may make a series, and the
+	 * file waits until write_one() knows it is wanted */
 	k->mbox_made = k->use == FOR_PATCH && k->cs.git_dirs.n == 0;
 	if (k->mbox_made && patch_mbox_start(&k->sc, &k->x, &k->cs, e) < 0)
 		return -1;
@@ -309,7 +310,7 @@ static int clear_patches(int dfd, struct jail_err *e)
 	return 0;
 }
 
-/* The single patch, made beside the numstat (collect_build) or now, moved or
+/* The single patch, made with the numstat (collect_build) or now, moved or
  * copied into dir when what stays free can hold it once more above the
  * reserve. */
 static int write_mbox(struct collect *k, int dfd, const char *dir, const char *name,
@@ -523,7 +524,8 @@ static void report(const struct collect *k, const struct session *s, bool landin
 	log_submodules(k);
 }
 
-int export_after_run(struct session *s, const struct jail_config *cfg, struct jail_err *e)
+int export_after_run(struct session *s, const struct jail_config *cfg, struct hidefs *view,
+                     struct jail_err *e)
 {
 	if (cfg->no_export)
 		return 0;
@@ -536,6 +538,14 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct ja
 	if (stamped && rs.unchanged) {
 		runstamp_free(&rs);
 		return 0;
+	}
+	/* what was hidden is the view server's selection: it may still be
+	 * building when the command ended early */
+	if (view && !cfg->hide_start_only && hidefs_built(view, true) < 0) {
+		runstamp_free(&rs);
+		return jail_err_set(e, 0, "the project's view was never built, so what was "
+		                          "hidden is not known; nothing exported (jail export "
+		                          "after a successful run exports it)");
 	}
 	/* a big export takes a while: its progress shows on a terminal (log.h) */
 	struct collect k = {0};  /* collect() keeps its live_dir and pathspec */

@@ -19,8 +19,12 @@ int cmd_stop(struct cli *c);    /* live.c */
 int cmd_exec(struct cli *c);    /* live.c */
 
 /* After the command of `jail run` ended: export the session's change and print the
- * summary (cmd_export.c).  Returns 0, or -1 with *e set. */
+ * summary (cmd_export.c).  `view`: the run's view server, whose hidden list
+ * the export waits for when there is something to export (or NULL).
+ * Returns 0, or -1 with *e set. */
 struct session;
-int export_after_run(struct session *s, const struct jail_config *cfg, struct jail_err *e) WUR;
+struct hidefs;
+int export_after_run(struct session *s, const struct jail_config *cfg, struct hidefs *view,
+                     struct jail_err *e) WUR;
 
 #endif

@@ -3,6 +3,7 @@
 
 #include "applied.h"
 #include "git.h"
+#include "hide.h"
 #include "hostgit.h"
 #include "linkcheck.h"
 #include "submodule.h"
@@ -210,6 +211,12 @@ bool export_path_hidden(const struct export_ctx *x, const char *path)
 			return false;
 		*slash = '\0';
 	}
+}
+
+bool export_path_hidden_now(const struct export_ctx *x, const char *path, bool on_host)
+{
+	return export_path_hidden(x, path) ||
+	       (on_host && x->cfg && hide_by_rule(x->cfg, !x->is_repo, path));
 }
 
 static enum ftype ftype_of(const struct stat *st)
@@ -627,6 +634,7 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	x->project_fd = x->upper_fd = -1;
 	x->project = project;
 	x->upper = NULL;
+	x->cfg = cfg;
 	pathrules_init(&x->rules, cfg);
 	x->project_fd = open(project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (x->project_fd < 0)
@@ -726,8 +734,11 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 	if (c->new_type == FT_SPECIAL)
 		return leave_out(c, xasprintf("%s: only files and symlinks are exported", c->special)), 0;
 	/* the agent never saw what was there (a project without git hides
-	 * secret-shaped names; fs.hide): a patch would carry the host's content */
-	if (export_path_hidden(x, c->path))
+	 * secret-shaped names; fs.hide): a patch would carry the host's content.
+	 * The list is the last start's: a host file that appeared since, or one
+	 * the run now starting hides (its view's server is still writing the
+	 * list), is hidden by the rules that will list it. */
+	if (export_path_hidden_now(x, c->path, c->old_type != FT_NONE))
 		return leave_out(c, xstrdup("hidden in the jail")), 0;
 	char *why = pathrules_denied(&x->rules, c->path, false);
 	if (why)

@@ -69,6 +69,7 @@ struct export_ctx {
 	struct strv submodules;  /* initialised submodules holding changes (submodule.h) */
 	char *owned_project;     /* export_ctx_open_sub(): the storage of project */
 	struct pathrules rules;
+	const struct jail_config *cfg; /* what hides a path now (hide_by_rule) */
 };
 
 /* Open the dirs, read the hidden list, ask the host's git where the project is. */
@@ -99,6 +100,9 @@ struct stat;
  * list: ignored files, fs.hide, secret-shaped names)?  Never exported: a patch
  * that changes it would carry the host's content. */
 bool export_path_hidden(const struct export_ctx *x, const char *path);
+/* ... or hidden by the rules now (hide_by_rule), for a path the host holds
+ * (on_host): one that appeared since the last start's list was made. */
+bool export_path_hidden_now(const struct export_ctx *x, const char *path, bool on_host);
 bool overlay_is_whiteout(const struct stat *st);
 bool overlay_is_opaque(int dirfd);
 /* Read a file or symlink target below dirfd into *out (max bytes). */

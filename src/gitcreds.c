@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -296,6 +297,7 @@ struct repo {
 	int up_fd;
 	const char *git_rel;
 	const char *git_dir;  /* lower/git_rel */
+	struct strv *written; /* the copies written, relative to upper, or NULL */
 };
 
 static char *join(const char *a, const char *b)
@@ -377,6 +379,8 @@ static int write_copy(const struct repo *r, const char *rel, const char *file, c
 	                                st.st_mode & 0777);
 	if (fd < 0 || write_all(fd, clean, strlen(clean)) < 0)
 		return jail_err_sys(e, "write the session's copy of '%s'", lo);
+	if (r->written)
+		strv_push_take(r->written, join(path, file));
 	return 1;
 }
 
@@ -490,7 +494,7 @@ static int withhold_worktrees(const struct repo *rp, unsigned *total, struct jai
 }
 
 int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
-                      struct jail_err *e)
+                      struct strv *written, struct jail_err *e)
 {
 	_cleanup_free_ char *git_dir = join(lower, git_rel);
 	struct stat st;
@@ -499,7 +503,8 @@ int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
 	_cleanup_close_ int up_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (up_fd < 0)
 		return jail_err_sys(e, "open '%s'", upper);
-	struct repo rp = {.lower = lower, .up_fd = up_fd, .git_rel = git_rel, .git_dir = git_dir};
+	struct repo rp = {.lower = lower, .up_fd = up_fd, .git_rel = git_rel, .git_dir = git_dir,
+	                  .written = written};
 	unsigned n = 0;
 	if (withhold_config(&rp, "", &n, e) < 0 || withhold_modules(&rp, "modules", 0, &n, e) < 0 ||
 	    withhold_worktrees(&rp, &n, e) < 0)
@@ -509,5 +514,5 @@ int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
 	_cleanup_free_ char *esc = escape_name(git_dir);
 	log_info("%s: %u credential%s (a token in a URL, an auth header) withheld from the "
 	         "jail's copy of its git config", esc, n, n == 1 ? "" : "s");
-	return 0;
+	return n > INT_MAX ? INT_MAX : (int)n;
 }

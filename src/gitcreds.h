@@ -24,8 +24,10 @@ char *gitcreds_redact(const char *text, size_t len, unsigned *withheld);
  * credentials and `upper` (the session's upper layer over lower, a
  * directory the session owns) has no copy of it yet, write the redacted copy
  * there, creating directories as the lower's are.  Below `upper` the agent
- * writes: nothing there is followed.  Says once what was withheld. */
+ * writes: nothing there is followed.  Says once what was withheld.  With
+ * `written`, the copies written now are added to it (paths relative to
+ * upper).  Returns how many credentials those copies withheld. */
 int gitcreds_withhold(const char *lower, const char *upper, const char *git_rel,
-                      struct jail_err *e) WUR;
+                      struct strv *written, struct jail_err *e) WUR;
 
 #endif

@@ -9,8 +9,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
 /* A pattern names a path when it matches the whole relative path, its last
@@ -142,6 +144,19 @@ static bool covered(const struct strv *set, const char *path)
 	return false;
 }
 
+/* A directory of the upper dir by its path, through no link: the agent may
+ * have made any step of it a link in its layer (to another session's upper
+ * dir), and what is removed there must be in this session's layer. */
+static int upper_dir_beneath(int upper, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+		           RESOLVE_NO_XDEV,
+	};
+	return (int)syscall(SYS_openat2, upper, rel, &how, sizeof(how));
+}
+
 /* Remove the whiteouts of the last run that `now` does not cover (a whiteout
  * below a directory hidden now stays: whiteout() may not be able to replace
  * the directory, and then it still hides what it hid).  True when the last
@@ -165,9 +180,8 @@ static bool unhide_stale(const struct session *s, int upper, const struct strv *
 			continue;
 		const char *slash = strrchr(line, '/');
 		_cleanup_free_ char *parent = slash ? strndup(line, (size_t)(slash - line)) : NULL;
-		_cleanup_close_ int dir =
-			parent ? openat(upper, parent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-			       : fcntl(upper, F_DUPFD_CLOEXEC, 3);
+		_cleanup_close_ int dir = parent ? upper_dir_beneath(upper, parent)
+		                                 : fcntl(upper, F_DUPFD_CLOEXEC, 3);
 		const char *name = slash ? slash + 1 : line;
 		if (dir >= 0 && is_whiteout(dir, name))
 			unlinkat(dir, name, 0);
@@ -265,6 +279,25 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 	}
 }
 
+bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path)
+{
+	bool secrets = no_rules && cfg->hide_ignored != HIDE_NONE;
+	_cleanup_free_ char *p = xstrdup(path);
+	/* each directory above, then the path itself: as collect() walks down */
+	for (char *slash = p;; slash++) {
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		if ((secrets && secret_match(&cfg->secret_names, p) &&
+		     !matches_any(&cfg->show_ignored, p)) ||
+		    matches_any(&cfg->hide, p))
+			return true;
+		if (!slash)
+			return false;
+		*slash = '/';
+	}
+}
+
 /* What is hidden at start (the selection; hide_apply enforces it). */
 int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
                 struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e)
@@ -299,7 +332,8 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 }
 
 /* Whiteouts for the selection, and the list kept for the exporter. */
-int hide_apply(const struct session *s, const struct hide_set *set, struct jail_err *e)
+int hide_apply(const struct session *s, const struct hide_set *set, bool whiteouts,
+               struct jail_err *e)
 {
 	_cleanup_close_ int upper = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -311,7 +345,7 @@ int hide_apply(const struct session *s, const struct hide_set *set, struct jail_
 			sb_printf(&list, "%s\n", set->paths.v[i]);
 	/* stale ones first: a directory hidden now may hold whiteouts of the last run */
 	bool same = unhide_stale(s, upper, &set->paths, &list);
-	for (size_t i = 0; i < set->paths.n; i++)
+	for (size_t i = 0; whiteouts && i < set->paths.n; i++)
 		whiteout(upper, lower, set->paths.v[i]);
 	int r = 0;
 	if (!same) { /* a warm start hides what it hid: the file stays as it is */
@@ -401,5 +435,5 @@ int hide_ignored(const struct session *s, const struct jail_config *cfg, struct 
 {
 	if (hide_select(s, cfg, tree, pre, set, e) < 0)
 		return -1;
-	return hide_apply(s, set, e);
+	return hide_apply(s, set, true, e);
 }

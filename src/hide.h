@@ -25,10 +25,12 @@ struct hide_set {
 int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
                 struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e) WUR;
 /* Enforce a selection: a whiteout for each path in the session's upper dir, so
- * the agent can neither read nor list them; whiteouts of an earlier run for
- * paths no longer selected are removed; the list is kept in <session>/hidden
- * for the exporter. */
-int hide_apply(const struct session *s, const struct hide_set *set, struct jail_err *e) WUR;
+ * the agent can neither read nor list them (only with `whiteouts`: the view,
+ * hidefs.h, needs none, and its server runs while the overlay is mounted);
+ * whiteouts of an earlier run for paths no longer selected are removed; the
+ * list is kept in <session>/hidden for the exporter. */
+int hide_apply(const struct session *s, const struct hide_set *set, bool whiteouts,
+               struct jail_err *e) WUR;
 /* hide_select, then hide_apply.  `tree`: the project's walk at start, or NULL;
  * `pre`: git asked during the walk, or NULL (ignorecache.h; always consumed). */
 int hide_ignored(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
@@ -39,5 +41,12 @@ void hide_say_start(const struct session *s, const struct hide_set *set);
  * top-level ones, and how to let them in (build output is ignored). */
 void hide_hint(const struct session *s, const struct hide_set *set);
 void hide_set_free(struct hide_set *set);
+/* Whether the rules hide `path` (relative) now, whatever the session's list
+ * says: in a project without git (`no_rules`) a secret-shaped name at or
+ * above it (unless cfg->show_ignored lets it in), anywhere a cfg->hide
+ * pattern.  The exporter asks this of a host file it would diff against: the
+ * list is the last start's (the view's server rewrites it while the jail
+ * starts), and a host file that appeared since is in no list yet. */
+bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path);
 
 #endif

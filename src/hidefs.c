@@ -3,7 +3,15 @@
  * Node ids are the hidetree's nodes: one per path that was visible at start,
  * fixed for the run, so the kernel's lookups can only ever reach those paths.
  * Every request resolves its path again below the project fd: what the host
- * has there now (an edited file, a file replaced by rename) is what is shown. */
+ * has there now (an edited file, a file replaced by rename) is what is shown.
+ *
+ * The tree is built in the server (its main thread) while the jail starts:
+ * until it is final, requests are taken one at a time by serve_early(), the
+ * one place that decides which are answered (early_ok: the mount's INIT and
+ * STATFS, the root's attributes); any other waits there, and every request
+ * behind it waits in the kernel, until the tree is final.  Then the usual
+ * multi-threaded loop serves with the final tree.  A failed build ends the
+ * server: the jail's accesses to the project fail (ENOTCONN). */
 #define FUSE_USE_VERSION 314
 #include "hidefs.h"
 
@@ -15,9 +23,12 @@
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
 #include <limits.h>
+#include <linux/fuse.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +42,21 @@
 #include <sys/wait.h>
 
 #define HIDEFS_MAX_READ (1 << 20)
+/* added to the builder thread's nice value (setpriority: per thread on Linux) */
+#ifndef HIDEFS_BUILD_NICE
+#define HIDEFS_BUILD_NICE 5
+#endif
 
 struct server {
 	int root;               /* the project, O_DIRECTORY */
-	struct hide_node *tree;
+	struct hide_node *tree; /* a bare root until final (then the built tree) */
+	bool final;             /* under final_lock */
+	struct strv from_upper; /* paths shown from the upper dir's copy, sorted */
+	int upper;              /* the session's upper dir, when from_upper has any */
 };
+
+static pthread_mutex_t final_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t final_cond = PTHREAD_COND_INITIALIZER;
 
 struct listing {
 	size_t n;
@@ -79,6 +100,11 @@ static fuse_ino_t ino_of(fuse_req_t req, const struct hide_node *n)
 	return n == srv(req)->tree ? FUSE_ROOT_ID : (fuse_ino_t)(uintptr_t)n;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The node's path opened below the project: no symlink anywhere (the last
  * one is opened itself with O_PATH), no escape, no other mount. */
 static int node_open(fuse_req_t req, const struct hide_node *n, int flags)
@@ -93,7 +119,11 @@ static int node_open(fuse_req_t req, const struct hide_node *n, int flags)
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
 		           RESOLVE_NO_XDEV,
 	};
-	int fd = (int)syscall(SYS_openat2, srv(req)->root, path, &how, sizeof(how));
+	/* a redacted copy (below the agent's upper dir: the same rules hold) */
+	const struct strv *up = &srv(req)->from_upper;
+	bool copy = up->n && bsearch(&(const char *){path}, up->v, up->n, sizeof(char *), cmp_str);
+	int fd = (int)syscall(SYS_openat2, copy ? srv(req)->upper : srv(req)->root, path, &how,
+	                      sizeof(how));
 	if (fd < 0 && (errno == ELOOP || errno == EXDEV || errno == ENOTDIR))
 		errno = ENOENT; /* the path is not what it was: nothing there for the jail */
 	return fd;
@@ -389,18 +419,70 @@ static const struct fuse_lowlevel_ops ops = {
 	.statfs = op_statfs,
 };
 
-/* The kernel's INIT and the overlay's STATFS, answered here: init's overlay
- * mount waits for both, and the loop below would first start a worker thread
- * that starts a second before it answers (a thread's stack and malloc arena
- * each, 0.1-0.3 ms on the start's critical path).  -1 when the connection
- * ended. */
-static int first_requests(struct fuse_session *se)
+static bool is_final(struct server *s)
 {
-	for (int i = 0; i < 2; i++) {
+	pthread_mutex_lock(&final_lock);
+	bool f = s->final;
+	pthread_mutex_unlock(&final_lock);
+	return f;
+}
+
+/* Until the tree is final, only these requests are answered (with the bare
+ * root node, which has no children): the mount's INIT, the overlay's STATFS
+ * (of the whole file system, no name in it), the root's attributes (what
+ * the kernel's permission check on the mount point needs; a directory's own
+ * mode, owner and times), and DESTROY.  None names an entry below the root or
+ * reads content: LOOKUP, OPENDIR, READDIR(PLUS), OPEN, READ, READLINK,
+ * GETATTR of another node, xattrs, ACCESS, ... all wait.  A request in a
+ * pipe (splice) is not looked at: it waits too. */
+static unsigned buf_opcode(const struct fuse_buf *buf)
+{
+	return ((const struct fuse_in_header *)buf->mem)->opcode;
+}
+
+static bool early_ok(const struct fuse_buf *buf)
+{
+	if ((buf->flags & FUSE_BUF_IS_FD) || buf->size < sizeof(struct fuse_in_header))
+		return false;
+	const struct fuse_in_header *in = buf->mem;
+	switch (in->opcode) {
+	case FUSE_INIT:
+	case FUSE_STATFS:
+	case FUSE_DESTROY:
+		return true;
+	case FUSE_GETATTR:
+		return in->nodeid == FUSE_ROOT_ID;
+	default:
+		return false;
+	}
+}
+
+/* The one gate: requests in order, one at a time (INIT and the overlay's
+ * first requests need no worker thread, 0.1-0.3 ms each to start), any that
+ * early_ok() refuses waiting for the final tree.  0 once it is final (then
+ * the multi-threaded loop takes over), -1 when the connection ended. */
+static int serve_early(struct fuse_session *se, struct server *s)
+{
+	while (!is_final(s)) {
 		struct fuse_buf buf = {.mem = NULL};
 		int n = fuse_session_receive_buf(se, &buf);
-		if (n > 0)
-			fuse_session_process_buf(se, &buf);
+		if (n > 0) {
+			bool ok = early_ok(&buf);
+			if (!(buf.flags & FUSE_BUF_IS_FD))
+				log_debug("hidefs: request %u (node %llu) %s", buf_opcode(&buf),
+				          (unsigned long long)((const struct fuse_in_header *)buf.mem)->nodeid,
+				          ok ? "answered early" : "waits for the final tree");
+			pthread_mutex_lock(&final_lock);
+			while (!ok && !s->final) /* a failed build ends the process */
+				pthread_cond_wait(&final_cond, &final_lock);
+			/* an early answer reads s->tree and s->from_upper, which the
+			 * builder publishes under this lock: never half of them */
+			if (ok)
+				fuse_session_process_buf(se, &buf);
+			pthread_mutex_unlock(&final_lock);
+			if (!ok)
+				fuse_session_process_buf(se, &buf);
+		}
 		free(buf.mem);
 		if (n < 0 && n != -EINTR && n != -EAGAIN)
 			return -1;
@@ -410,19 +492,18 @@ static int first_requests(struct fuse_session *se)
 	return 0;
 }
 
-/* The server's life: wait for the mounted fd from init, then serve until the
- * jail's mount goes away (or init never mounts: the socket closes). */
-static int serve(int root, struct hide_node *tree, int sock)
+/* The serving thread's life: wait for the mounted fd from init, then serve
+ * until the jail's mount goes away (or init never mounts: the socket closes). */
+static int serve(struct server *s, int sock)
 {
 	int fuse_fd = -1;
 	struct jail_err e = {0};
 	if (sync_recv(sock, SYNC_HIDEFS, NULL, NULL, &fuse_fd, &e) < 0 || fuse_fd < 0)
 		return 0;
 	close(sock);
-	struct server s = {.root = root, .tree = tree};
 	char *argv[] = {(char *)"jail-hidefs", NULL};
 	struct fuse_args args = FUSE_ARGS_INIT(1, argv);
-	struct fuse_session *se = fuse_session_new(&args, &ops, sizeof(ops), &s);
+	struct fuse_session *se = fuse_session_new(&args, &ops, sizeof(ops), s);
 	char mnt[32];
 	snprintf(mnt, sizeof(mnt), "/dev/fd/%d", fuse_fd);
 	if (!se || fuse_session_mount(se, mnt) != 0) {
@@ -435,8 +516,84 @@ static int serve(int root, struct hide_node *tree, int sock)
 		return 1;
 	}
 	fuse_loop_cfg_set_max_threads(cfg, 8);
-	if (first_requests(se) < 0)
-		return 0; /* the view was unmounted before it was used */
+	if (serve_early(se, s) < 0)
+		return 0; /* the view was unmounted before the tree was final */
+	int r = fuse_session_loop_mt(se, cfg);
+	return r < 0 && r != -ENODEV ? 1 : 0;
+}
+
+struct serving {
+	struct server *s;
+	int sock;
+	int r;
+};
+
+/* An outlived jail's server whose build is not needed (hidefs_stop) ends
+ * with its connection, as it did before it built: whichever of the two
+ * comes second ends the process. */
+static atomic_int served, abandon;
+
+static void *serve_thread(void *arg)
+{
+	struct serving *v = arg;
+	v->r = serve(v->s, v->sock);
+	atomic_store(&served, 1);
+	if (atomic_load(&abandon))
+		_exit(v->r);
+	return NULL;
+}
+
+/* The tree, built here while the serving thread answers the mount; then
+ * the gate opens, and the supervisor hears of it on `built` ("ok N": N
+ * ignored paths hidden).  A failure is said on stderr, in one line, and ends
+ * the process: the view never answers with an unfiltered tree. */
+static int build_and_serve(struct hidefs *h, struct server *s, int sock, int built)
+{
+	struct serving v = {.s = s, .sock = sock};
+	pthread_t th;
+	if (pthread_create(&th, NULL, serve_thread, &v) != 0) {
+		log_error("hidefs: cannot start the project's file server: no thread");
+		return 1;
+	}
+	/* the build (this thread, and git and the thread it starts) yields to
+	 * the jail's start on a busy machine; the serving thread does not */
+	id_t self = (id_t)syscall(SYS_gettid);
+	errno = 0;
+	int prio = getpriority(PRIO_PROCESS, self);
+	if (errno == 0 && setpriority(PRIO_PROCESS, self, prio + HIDEFS_BUILD_NICE) < 0) {
+		/* a nice value is an optimisation: the build goes on without it */
+	}
+	struct hide_node *tree = NULL;
+	size_t ignored = 0;
+	struct jail_err e = {0};
+	struct strv up = {0};
+	int r = h->build(h->build_ctx, s->root, &tree, &ignored, &up, &e);
+	int upper = -1;
+	if (r == 0 && up.n) {
+		upper = open(h->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (upper < 0)
+			r = jail_err_sys(&e, "open '%s'", h->upper);
+		qsort(up.v, up.n, sizeof(char *), cmp_str);
+	}
+	if (r < 0) {
+		log_error("%s; the jail sees nothing of the project", e.msg);
+		_exit(1); /* the FUSE connection ends with this process: fail closed */
+	}
+	/* said first: a command that read the project ends after the line */
+	char line[32];
+	int n = snprintf(line, sizeof(line), "ok %zu\n", ignored);
+	if (write(built, line, (size_t)n) != n) {
+		/* the supervisor is gone: nothing waits for the line */
+	}
+	close(built);
+	pthread_mutex_lock(&final_lock);
+	s->tree = tree;
+	s->from_upper = up;
+	s->upper = upper;
+	s->final = true;
+	pthread_cond_broadcast(&final_cond);
+	pthread_mutex_unlock(&final_lock);
+	log_debug("hidefs: tree final");
 	/* from here on nothing is said: the jail's stderr (a pipe someone may
 	 * read to its end) is not held open until the view's mount is gone */
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -444,8 +601,27 @@ static int serve(int root, struct hide_node *tree, int sock)
 		dup2(null, STDERR_FILENO);
 		close(null);
 	}
-	int r = fuse_session_loop_mt(se, cfg);
-	return r < 0 && r != -ENODEV ? 1 : 0;
+	pthread_join(th, NULL);
+	return v.r;
+}
+
+/* /dev/null, for quiet(): open before the signal can come. */
+static int null_fd = -1;
+
+/* SIGUSR1 from the supervisor: the jail has ended and this server still
+ * builds (the caches): it lets go of the jail's stderr, whose reader may be
+ * waiting for its end.  SIGUSR2: the same, and the build is not needed
+ * (a warm start's, of a jail not waited for): end with the connection. */
+static void quiet(int sig)
+{
+	int err = errno;
+	dup2(null_fd, STDERR_FILENO);
+	if (sig == SIGUSR2) {
+		atomic_store(&abandon, 1);
+		if (atomic_load(&served))
+			_exit(0);
+	}
+	errno = err;
 }
 
 /* In the forked server: only the project fd, the socket and the session's
@@ -453,8 +629,14 @@ static int serve(int root, struct hide_node *tree, int sock)
  * ends with the jail's mount of the view (the kernel ends the connection),
  * or, when init never mounts it, when init's end of the socket closes; init
  * dies with the supervisor. */
-static int server_main(pid_t supervisor, int root, struct hide_node *tree, int sock, int lock)
+static int server_main(pid_t supervisor, struct hidefs *h, int built)
 {
+	int root = h->project_fd, sock = h->server_sock, lock = h->lock_fd;
+	/* before any signal is let in (until null_fd is set it does nothing) */
+	struct sigaction sa = {.sa_handler = quiet, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) < 0 || sigaction(SIGUSR2, &sa, NULL) < 0)
+		return 1;
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -469,6 +651,7 @@ static int server_main(pid_t supervisor, int root, struct hide_node *tree, int s
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
 		return 1;
+	null_fd = 1; /* /dev/null now, and kept by close_range below */
 	/* one fd per file the jail holds open: as many as this user may have */
 	struct rlimit nofile;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
@@ -476,13 +659,17 @@ static int server_main(pid_t supervisor, int root, struct hide_node *tree, int s
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 	int r = fcntl(root, F_DUPFD_CLOEXEC, 10), k = fcntl(sock, F_DUPFD_CLOEXEC, 10);
-	int l = lock >= 0 ? fcntl(lock, F_DUPFD_CLOEXEC, 10) : -1;
-	if (r < 0 || k < 0 || dup3(r, 3, O_CLOEXEC) < 0 || dup3(k, 4, O_CLOEXEC) < 0 ||
-	    (l >= 0 && dup3(l, 5, O_CLOEXEC) < 0))
+	int b = fcntl(built, F_DUPFD_CLOEXEC, 10);
+	int l = lock >= 0 ? fcntl(lock, F_DUPFD_CLOEXEC, 10) : fcntl(b, F_DUPFD_CLOEXEC, 10);
+	if (r < 0 || k < 0 || b < 0 || l < 0 || dup3(r, 3, O_CLOEXEC) < 0 ||
+	    dup3(k, 4, O_CLOEXEC) < 0 || dup3(b, 5, O_CLOEXEC) < 0 || dup3(l, 6, O_CLOEXEC) < 0)
 		return 1;
-	if (syscall(SYS_close_range, l >= 0 ? 6 : 5, ~0U, 0) < 0)
+	if (syscall(SYS_close_range, 7, ~0U, 0) < 0)
 		return 1;
-	return serve(3, tree, 4);
+	/* the session's lock is fd 6 (or a spare copy of `built` without one) */
+	struct server s = {.root = 3, .tree = hidetree_node(NULL, "", true), .upper = -1};
+	h->project_fd = 3;
+	return build_and_serve(h, &s, 4, 5);
 }
 
 int hidefs_prepare(struct hidefs *h, struct jail_err *e)
@@ -498,18 +685,44 @@ int hidefs_prepare(struct hidefs *h, struct jail_err *e)
 int hidefs_fork(struct hidefs *h, struct jail_err *e)
 {
 	pid_t supervisor = getpid();
-	hidetree_inherit(true);
+	int built[2];
+	if (pipe2(built, O_CLOEXEC) < 0)
+		return jail_err_sys(e, "pipe for the project's file server");
 	pid_t pid = fork();
-	if (pid != 0)
-		hidetree_inherit(false);
-	if (pid < 0)
+	if (pid < 0) {
+		close(built[0]);
+		close(built[1]);
 		return jail_err_sys(e, "fork the project's file server");
+	}
 	if (pid == 0)
-		_exit(server_main(supervisor, h->project_fd, h->tree, h->server_sock, h->lock_fd));
+		_exit(server_main(supervisor, h, built[1]));
+	close(built[1]);
+	h->built_fd = built[0];
 	close(h->server_sock);
 	h->server_sock = -1;
 	h->pid = pid;
 	return 0;
+}
+
+int hidefs_built(struct hidefs *h, bool wait)
+{
+	if (h->built || h->built_fd < 0)
+		return h->built ? h->built : -1;
+	struct pollfd p = {.fd = h->built_fd, .events = POLLIN};
+	int r;
+	while ((r = poll(&p, 1, wait ? -1 : 0)) < 0 && errno == EINTR)
+		;
+	if (r == 0)
+		return 0;
+	char line[32] = "";
+	ssize_t n = read(h->built_fd, line, sizeof(line) - 1);
+	unsigned long long ignored;
+	h->built = n > 3 && sscanf(line, "ok %llu", &ignored) == 1 ? 1 : -1;
+	if (h->built == 1)
+		h->ignored = (size_t)ignored;
+	close(h->built_fd);
+	h->built_fd = -1;
+	return h->built;
 }
 
 void hidefs_stop(struct hidefs *h)
@@ -519,9 +732,14 @@ void hidefs_stop(struct hidefs *h)
 	if (h->server_sock >= 0)
 		close(h->server_sock);
 	h->jail_sock = h->server_sock = -1;
-	if (h->pid > 0 && !h->outlived) {
+	/* a server still building finishes (the caches), then ends with its
+	 * connection, as an outlived one does */
+	bool building = h->pid > 0 && hidefs_built(h, false) == 0;
+	if (h->pid > 0 && !h->outlived && !(building && h->finish)) {
 		kill(h->pid, SIGKILL);
 		waitpid(h->pid, NULL, 0);
+	} else if (building) { /* (quiet() above) */
+		kill(h->pid, h->finish ? SIGUSR1 : SIGUSR2);
 	}
 	h->pid = 0;
 }

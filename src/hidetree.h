@@ -6,7 +6,11 @@
  * (hidefs.h) that can only show the names this tree holds: those that existed
  * when the run started, less the hidden ones.  A name that appears on the host
  * during the run is not in the tree, so it is not there for the jail, whatever
- * its name, however it got there.  Directories named .git are "live": git's
+ * its name, however it got there.  The tree is built by the view's server
+ * while the jail starts (hidefs.h): the view answers nothing that names an
+ * entry or reads content before it is final, so "at start" means when the
+ * walk read each directory (the command may be running by then, waiting on
+ * the view).  Directories named .git are "live": git's
  * internals are not subject to ignore rules, and the host's own git keeps
  * writing there (objects, refs), so their entries are shown as they are. */
 #ifndef JAIL_HIDETREE_H
@@ -38,7 +42,8 @@ struct hide_node {
 /* Walk the project (fd-relative, never following symlinks or crossing into
  * another filesystem) and record every name.  Must run before the ignored paths
  * are asked for: a name that appears after the walk is then never shown, and one
- * that existed before is in git's answer. */
+ * that existed before is in git's answer.  (Run in the view's server, beside
+ * the jail's start: run.c build_view.) */
 int hidetree_build(int project_fd, struct hide_node **root, size_t *count,
                    struct jail_err *e) WUR;
 
@@ -68,8 +73,8 @@ struct hide_node *hidetree_lookup(struct hide_node *root, const char *path);
 struct hide_node *hidetree_find(const struct hide_node *dir, const char *name);
 /* Add a child to a live directory (the entry was found on the host). */
 struct hide_node *hidetree_add(struct hide_node *dir, const char *name, bool is_dir);
-/* Whether processes forked from now on inherit the trees' memory: only the
- * view's server needs them (init, the command and the network helpers are
+/* Whether processes forked from now on inherit the trees' memory (by default
+ * they do not: git started by the view's server, which builds the tree, is
  * spared a copy of a large tree's page tables and its unmapping at exit). */
 void hidetree_inherit(bool yes);
 /* The node's path relative to the root ("." for the root); false when too long. */

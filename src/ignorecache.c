@@ -143,6 +143,28 @@ static void tree_dirs(struct strbuf *b, int proj, struct hide_node *n, const cha
 
 /* git's own answer: the untracked files its ignore rules (the project's, and the
  * user's global excludes file) ignore; whole directories as one entry. */
+/* git ls-files failed (exit `status`) in `project`: 1 when it is not a git
+ * work tree (no ignore rules: nothing to hide), else -1: a repository git
+ * cannot read (a corrupt or newer index) has ignored files all the same, and
+ * taking it for a project without git would show them. */
+static int in_work_tree(const char *project, int status, struct jail_err *e)
+{
+	struct git g = {.cwd = project};
+	const char *args[] = {"rev-parse", "--is-inside-work-tree", NULL};
+	struct strbuf b = {0};
+	int st = 0;
+	if (git_run(&g, args, NULL, 0, &b, &st, e) < 0)
+		return -1;
+	bool repo = st == 0 && b.s && !strncmp(b.s, "true", 4);
+	sb_free(&b);
+	if (!repo)
+		return 1;
+	_cleanup_free_ char *esc = escape_name(project);
+	return jail_err_set(e, 0, "git cannot list the ignored files of %s (git ls-files exited "
+	                          "with %d), so what to hide is not known; repair the repository "
+	                          "(git status says what is wrong)", esc, status);
+}
+
 static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 {
 	_cleanup_free_ char *ex = git_excludes_file(project);
@@ -158,7 +180,7 @@ static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 	}
 	if (status != 0) {
 		sb_free(&b);
-		return 1; /* not a git repository: nothing to hide */
+		return in_work_tree(project, status, e);
 	}
 	for (size_t i = 0; i < b.len;) {
 		char *p = b.s + i;

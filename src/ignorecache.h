@@ -24,8 +24,10 @@ struct ignore_prefetch;
 int ignored_paths(const struct session *s, struct hide_node *tree,
                   struct ignore_prefetch *pre, struct strv *out, struct jail_err *e) WUR;
 
-/* A first start (no ignore cache yet) pays for two walks of the whole project,
- * the view's and git's; they can run at once.  ignore_prefetch_start(), before
+/* Called in the view's server while the jail starts (hidefs.h): its time is
+ * off the start's critical path, but a command that reads the project waits
+ * for it.  A first start (no ignore cache yet) pays for two walks of the whole
+ * project, the view's and git's; they can run at once.  ignore_prefetch_start(), before
  * the view's walk, asks git in a thread; ignored_paths() takes the answer
  * (and always ends the thread) when it needs one and when every directory of
  * `tree` still has the stamp the walk saw, and no ignore file, index or

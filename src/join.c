@@ -6,6 +6,7 @@
 #include "live.h"
 #include "log.h"
 #include "pty.h"
+#include "stdiorelay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -462,27 +463,9 @@ static int join_connect(const struct session *s, struct jail_err *e)
 	return fd;
 }
 
-/* Send the request, then follow the answers to the command's exit status. */
-static int join_talk(int conn, char *const *argv, const char *cwd, struct jail_err *e)
+/* The answers, to the command's exit status. */
+static int join_answers(int conn, const int tty[3], int r, struct jail_err *e)
 {
-	int tty[3], tty_mask = 0, fds[3];
-	size_t nfds = 0;
-	for (int fd = 0; fd < 3; fd++) {
-		tty[fd] = isatty(fd);
-		tty_mask |= tty[fd] << fd;
-		/* a terminal never enters the jail: a new pty stands in for it */
-		if (!tty[fd])
-			fds[nfds++] = fcntl(fd, F_GETFD) < 0 ? open("/dev/null", O_RDWR | O_CLOEXEC) : fd;
-	}
-	struct strbuf req = {0};
-	int r = build_request(argv, cwd, tty_mask, &req);
-	if (r < 0)
-		jail_err_set(e, E2BIG, "jail exec: the command line is too long");
-	else if (send_fds(conn, req.s, req.len, fds, nfds) < 0 && errno != EPIPE &&
-	         errno != ECONNRESET)
-		r = jail_err_sys(e, "send the jail exec request");
-	/* refused before the request went out: the refusal is there to read */
-	sb_free(&req);
 	while (r == 0) {
 		struct join_msg m;
 		int got[3];
@@ -501,6 +484,43 @@ static int join_talk(int conn, char *const *argv, const char *cwd, struct jail_e
 		}
 	}
 	return -1;
+}
+
+/* How long jail exec waits, after the command's exit, for what it wrote to be
+ * copied out (a background child of it may hold its stdout on). */
+#define EXEC_DRAIN_MS 2000
+
+/* Send the request, then follow the answers to the command's exit status.
+ * A file as our stdio goes in as a pipe (stdiorelay.h). */
+static int join_talk(int conn, char *const *argv, const char *cwd, struct jail_err *e)
+{
+	int tty[3], tty_mask = 0, fds[3], jail_fds[3];
+	size_t nfds = 0;
+	struct stdio_relay *relay;
+	if (stdio_relay_prepare(&relay, jail_fds, e) < 0)
+		return -1;
+	for (int fd = 0; fd < 3; fd++) {
+		tty[fd] = isatty(fd);
+		tty_mask |= tty[fd] << fd;
+		/* a terminal never enters the jail: a new pty stands in for it */
+		if (!tty[fd])
+			fds[nfds++] = fcntl(fd, F_GETFD) < 0 ? open("/dev/null", O_RDWR | O_CLOEXEC)
+			                                     : jail_fds[fd];
+	}
+	struct strbuf req = {0};
+	int r = build_request(argv, cwd, tty_mask, &req);
+	if (r < 0)
+		jail_err_set(e, E2BIG, "jail exec: the command line is too long");
+	else if (send_fds(conn, req.s, req.len, fds, nfds) < 0 && errno != EPIPE &&
+	         errno != ECONNRESET)
+		r = jail_err_sys(e, "send the jail exec request");
+	/* refused before the request went out: the refusal is there to read */
+	sb_free(&req);
+	if (r == 0)
+		r = stdio_relay_start(relay, e);
+	r = join_answers(conn, tty, r, e);
+	stdio_relay_finish(relay, r >= 0 ? EXEC_DRAIN_MS : 0);
+	return r;
 }
 
 int cmd_exec(struct cli *c)

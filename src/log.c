@@ -6,7 +6,6 @@
 
 #include <stdarg.h>
 #include <string.h>
-#include <time.h>
 
 static bool quiet;
 static bool progress_shown;  /* a progress line is on the terminal now */
@@ -34,13 +33,6 @@ static void vlog(const char *prefix, const char *fmt, va_list ap)
 	}
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 void log_progress(const char *what, size_t done, size_t total)
 {
 	static double last;
@@ -48,7 +40,7 @@ void log_progress(const char *what, size_t done, size_t total)
 	if (quiet || total < LOG_PROGRESS_MIN)
 		return;
 	/* the first and the last count always show: a phase is seen to end */
-	double now = now_ms();
+	double now = mono_ms();
 	if (done != 0 && done != total && now - last < 250)
 		return;
 	if (tty < 0)
@@ -95,7 +87,7 @@ void log_debug(const char *fmt, ...)
 	static double t0;
 	if (!getenv("JAIL_DEBUG"))
 		return;
-	double now = now_ms();
+	double now = mono_ms();
 	if (t0 == 0)
 		t0 = now;
 	char prefix[48];

@@ -171,7 +171,8 @@ static int upstream_setup(struct net_host *n, const struct jail_config *cfg,
 	return 0;
 }
 
-/* host:PORT entries: the helper's host-loopback address(es) . PORT, for good. */
+/* host:PORT entries: the helper's host-loopback address(es) . PORT, for good,
+ * TCP only (host4/host6: nft.c). */
 static int open_host_ports(struct net_host *n, struct jail_err *e)
 {
 	uint16_t ports[64];
@@ -185,6 +186,7 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 			struct nft_elem *el = &els[ne++];
 			memset(el, 0, sizeof(*el));
 			el->family = n->host_addrs[i].family;
+			el->tcp_only = true;  /* the helper maps UDP there too */
 			memcpy(el->addr, n->host_addrs[i].addr, sizeof(el->addr));
 			el->port = ports[j];
 		}

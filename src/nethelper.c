@@ -181,13 +181,6 @@ static int helper_failed(struct net_host *n, const char *why, struct jail_err *e
 	return jail_err_set(e, 0, "%s %s%s%s", n->helper_name, why, *esc ? ": " : "", esc);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 static bool helper_exited(struct net_host *n)
 {
 	int st;
@@ -202,14 +195,14 @@ static bool helper_exited(struct net_host *n)
 static int pasta_wait(struct net_host *n, struct jail_err *e)
 {
 	_cleanup_free_ char *pidfile = xasprintf("%s/pasta.pid", n->rundir);
-	long long deadline = now_ms() + HELPER_WAIT_MS;
+	long long deadline = (long long)mono_ms() + HELPER_WAIT_MS;
 	for (;;) {
 		struct stat st;
 		if (stat(pidfile, &st) == 0 && st.st_size > 0)
 			return 0;
 		if (helper_exited(n))
 			return helper_failed(n, "exited during setup", e);
-		if (now_ms() > deadline)
+		if ((long long)mono_ms() > deadline)
 			return helper_failed(n, "did not configure the jail's network in time", e);
 		struct timespec ts = {0, 5 * 1000000};
 		nanosleep(&ts, NULL);
@@ -261,7 +254,7 @@ static int start_pasta(struct net_host *n, const char *path, pid_t child, bool m
 
 static int slirp_wait(struct net_host *n, int ready, struct jail_err *e)
 {
-	long long deadline = now_ms() + HELPER_WAIT_MS;
+	long long deadline = (long long)mono_ms() + HELPER_WAIT_MS;
 	for (;;) {
 		struct pollfd pfd = {ready, POLLIN, 0};
 		int r = poll(&pfd, 1, 50);
@@ -270,7 +263,7 @@ static int slirp_wait(struct net_host *n, int ready, struct jail_err *e)
 			return 0;
 		if (helper_exited(n))
 			return helper_failed(n, "exited during setup", e);
-		if (now_ms() > deadline)
+		if ((long long)mono_ms() > deadline)
 			return helper_failed(n, "did not configure the jail's network in time", e);
 	}
 }
@@ -468,8 +461,8 @@ void net_helper_stop(struct net_host *n)
 	if (n->helper > 0) {
 		if (strcmp(n->helper_name, "pasta") == 0)
 			kill(n->helper, SIGTERM);
-		long long deadline = now_ms() + 2000;
-		while (!helper_exited(n) && now_ms() < deadline) {
+		long long deadline = (long long)mono_ms() + 2000;
+		while (!helper_exited(n) && (long long)mono_ms() < deadline) {
 			struct timespec ts = {0, 5 * 1000000};
 			nanosleep(&ts, NULL);
 		}

@@ -3,7 +3,9 @@
  * Chain "output" in table inet "jail", policy drop:
  *   loopback and established/related traffic pass; IPv6 neighbour discovery
  *   passes (without it no IPv6 address is reachable at all); TCP and UDP to an
- *   "address . port" pair in allow4/allow6 pass; everything else is logged to
+ *   "address . port" pair in allow4/allow6 pass, TCP alone to one in
+ *   host4/host6 (host:PORT names a TCP server on the host's loopback, and the
+ *   helper maps UDP to that loopback as well); everything else is logged to
  *   NFLOG and rejected at once (TCP reset, ICMP administratively prohibited)
  *   so that a blocked client fails fast instead of hanging. */
 #include "nft.h"
@@ -48,10 +50,10 @@ static void rule_match(struct nft_rule *r, enum nft_match_type t, uint32_t value
 	r->match[r->n_match++] = (struct nft_match){t, value, str};
 }
 
-static void plan_set_rules(struct nft_plan *p, uint32_t nfproto, const char *set)
+static void plan_set_rules(struct nft_plan *p, uint32_t nfproto, const char *set, bool tcp_only)
 {
 	static const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP};
-	for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
+	for (size_t i = 0; i < (tcp_only ? 1 : ARRAY_SIZE(protos)); i++) {
 		struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
 		rule_match(r, NM_NFPROTO, nfproto, NULL);
 		rule_match(r, NM_L4PROTO, protos[i], NULL);
@@ -86,8 +88,10 @@ void nft_plan_build(const struct allow_list *allow, struct nft_plan *p)
 		rule_match(r, NM_L4PROTO, IPPROTO_ICMPV6, NULL);
 		rule_match(r, NM_ICMPV6_TYPE, nd_types[i], NULL);
 	}
-	plan_set_rules(p, NFPROTO_IPV4, NFT_SET4);
-	plan_set_rules(p, NFPROTO_IPV6, NFT_SET6);
+	plan_set_rules(p, NFPROTO_IPV4, NFT_SET4, false);
+	plan_set_rules(p, NFPROTO_IPV6, NFT_SET6, false);
+	plan_set_rules(p, NFPROTO_IPV4, NFT_HOST_SET4, true);
+	plan_set_rules(p, NFPROTO_IPV6, NFT_HOST_SET6, true);
 	plan_rule(p, NV_LOG, NFT_LOG_GROUP);
 	rule_match(plan_rule(p, NV_REJECT_TCP_RST, 0), NM_L4PROTO, IPPROTO_TCP, NULL);
 	plan_rule(p, NV_REJECT_ICMPX, NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
@@ -156,13 +160,13 @@ static void format_rule(struct strbuf *b, const struct nft_rule *r)
 }
 
 static void format_set(struct strbuf *b, const struct nft_plan *p, const char *name,
-                       int family)
+                       int family, bool tcp_only)
 {
 	sb_printf(b, "\tset %s {\n\t\ttype %s . inet_service\n\t\tflags timeout\n", name,
 	          family == AF_INET ? "ipv4_addr" : "ipv6_addr");
 	const char *sep = "\t\telements = { ";
 	for (size_t i = 0; i < p->n_elems; i++) {
-		if (p->elems[i].family != family)
+		if (p->elems[i].family != family || p->elems[i].tcp_only != tcp_only)
 			continue;
 		char el[80];
 		nft_elem_format(&p->elems[i], el, sizeof(el));
@@ -178,8 +182,10 @@ char *nft_plan_format(const struct nft_plan *p)
 {
 	struct strbuf b = {0};
 	sb_puts(&b, "table inet " NFT_TABLE " {\n");
-	format_set(&b, p, NFT_SET4, AF_INET);
-	format_set(&b, p, NFT_SET6, AF_INET6);
+	format_set(&b, p, NFT_SET4, AF_INET, false);
+	format_set(&b, p, NFT_SET6, AF_INET6, false);
+	format_set(&b, p, NFT_HOST_SET4, AF_INET, true);
+	format_set(&b, p, NFT_HOST_SET6, AF_INET6, true);
 	sb_puts(&b, "\tchain " NFT_CHAIN " {\n"
 	            "\t\ttype filter hook output priority 0; policy drop;\n");
 	for (size_t i = 0; i < p->n_rules; i++)

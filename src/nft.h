@@ -1,13 +1,15 @@
 /* nft.h — the jail's nftables ruleset.
  *
  * nft_plan_build() is a pure function from the allowlist to a plan: one inet
- * table with an output chain (policy drop), two sets of "address . port" pairs
- * (IPv4, IPv6; with timeouts) and an ordered list of rules.  nft_install()
+ * table with an output chain (policy drop), four sets of "address . port" pairs
+ * (IPv4, IPv6; TCP and UDP, or TCP only; with timeouts) and an ordered list of
+ * rules.  nft_install()
  * turns the plan into one libnftnl netlink batch, all or nothing.
  * nft_elems_add() is what the DNS filter calls later to open a resolved
  * address for the ports its name is allowed on. */
 #ifndef JAIL_NFT_H
 #define JAIL_NFT_H
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "allow.h"
@@ -16,6 +18,9 @@
 #define NFT_CHAIN "output"
 #define NFT_SET4 "allow4"
 #define NFT_SET6 "allow6"
+/* host:PORT elements (the host's loopback through the helper): TCP only */
+#define NFT_HOST_SET4 "host4"
+#define NFT_HOST_SET6 "host6"
 #define NFT_LOG_GROUP 7
 
 enum nft_match_type {
@@ -41,7 +46,7 @@ enum nft_verdict {
 };
 
 #define NFT_MAX_MATCH 3
-#define NFT_MAX_RULES 16
+#define NFT_MAX_RULES 18
 
 struct nft_rule {
 	struct nft_match match[NFT_MAX_MATCH];
@@ -50,9 +55,10 @@ struct nft_rule {
 	uint32_t arg;
 };
 
-/* One element of allow4/allow6. */
+/* One element of allow4/allow6, or of host4/host6 when tcp_only. */
 struct nft_elem {
 	int family;                /* AF_INET or AF_INET6 */
+	bool tcp_only;             /* host:PORT: a TCP server on the host's loopback */
 	unsigned char addr[16];
 	uint16_t port;             /* host order */
 	uint32_t timeout_s;        /* 0: no timeout */

@@ -27,6 +27,8 @@
 #define BATCH_MAX_MSGS 256
 #define SET_ID4 1
 #define SET_ID6 2
+#define HOST_SET_ID4 3
+#define HOST_SET_ID6 4
 
 struct batch {
 	char *buf;
@@ -186,6 +188,15 @@ static void expr_ct_state(struct nftnl_rule *r, uint32_t bits)
 	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, &zero, sizeof(zero));
 }
 
+/* The batch's id of a set made in it (a rule names its set by both). */
+static uint32_t set_id(const char *name)
+{
+	return strcmp(name, NFT_SET4) == 0        ? SET_ID4
+	       : strcmp(name, NFT_SET6) == 0      ? SET_ID6
+	       : strcmp(name, NFT_HOST_SET4) == 0 ? HOST_SET_ID4
+	                                          : HOST_SET_ID6;
+}
+
 /* ip daddr . th dport @set: the address into the 32-bit registers from
  * NFT_REG32_00, the port into the one after it (zero-padded by the kernel). */
 static void expr_daddr_dport(struct nftnl_rule *r, uint32_t nfproto, const char *set)
@@ -197,7 +208,7 @@ static void expr_daddr_dport(struct nftnl_rule *r, uint32_t nfproto, const char 
 	struct nftnl_expr *x = expr(r, "lookup");
 	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
 	nftnl_expr_set_str(x, NFTNL_EXPR_LOOKUP_SET, set);
-	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SET_ID, v4 ? SET_ID4 : SET_ID6);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SET_ID, set_id(set));
 }
 
 static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint32_t nfproto)
@@ -287,37 +298,44 @@ static void add_chain(struct batch *bt)
 
 /* Key types as nft(8) numbers them: ipv4_addr 7, ipv6_addr 8, inet_service 13,
  * a concatenation is (a << 6) | b; each field is padded to 4 bytes. */
-static struct nftnl_set *set_of(int family)
+static const char *set_name(int family, bool tcp_only)
 {
+	if (tcp_only)
+		return family == AF_INET ? NFT_HOST_SET4 : NFT_HOST_SET6;
+	return family == AF_INET ? NFT_SET4 : NFT_SET6;
+}
+
+static struct nftnl_set *set_of(int family, bool tcp_only)
+{
+	const char *name = set_name(family, tcp_only);
 	struct nftnl_set *s = oom_check(nftnl_set_alloc());
 	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, family == AF_INET ? NFT_SET4 : NFT_SET6);
+	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
 	nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
-	nftnl_set_set_u32(s, NFTNL_SET_ID, family == AF_INET ? SET_ID4 : SET_ID6);
+	nftnl_set_set_u32(s, NFTNL_SET_ID, set_id(name));
 	return s;
 }
 
-static void add_set(struct batch *bt, int family)
+static void add_set(struct batch *bt, int family, bool tcp_only)
 {
-	struct nftnl_set *s = set_of(family);
+	struct nftnl_set *s = set_of(family, tcp_only);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, family == AF_INET ? (7 << 6) | 13 : (8 << 6) | 13);
 	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, family == AF_INET ? 8 : 20);
 	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_TIMEOUT);
 	nftnl_set_nlmsg_build_payload(
-		batch_msg(bt, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL,
-		          family == AF_INET ? "add set " NFT_SET4 : "add set " NFT_SET6), s);
+		batch_msg(bt, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL, "add set"), s);
 	nftnl_set_free(s);
 	batch_next(bt);
 }
 
-/* One NEWSETELEM (or DELSETELEM) message for the elements of one family. */
-static void add_elems(struct batch *bt, int family, const struct nft_elem *els, size_t n,
-                      uint16_t type)
+/* One NEWSETELEM (or DELSETELEM) message for the elements of one set. */
+static void add_set_elems(struct batch *bt, int family, bool tcp_only,
+                          const struct nft_elem *els, size_t n, uint16_t type)
 {
-	struct nftnl_set *s = set_of(family);
+	struct nftnl_set *s = set_of(family, tcp_only);
 	size_t count = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (els[i].family != family)
+		if (els[i].family != family || els[i].tcp_only != tcp_only)
 			continue;
 		unsigned char key[20] = {0};
 		size_t alen = family == AF_INET ? 4 : 16;
@@ -339,6 +357,15 @@ static void add_elems(struct batch *bt, int family, const struct nft_elem *els, 
 		batch_next(bt);
 	}
 	nftnl_set_free(s);
+}
+
+/* The elements into the set each belongs to. */
+static void add_elems(struct batch *bt, const struct nft_elem *els, size_t n, uint16_t type)
+{
+	add_set_elems(bt, AF_INET, false, els, n, type);
+	add_set_elems(bt, AF_INET6, false, els, n, type);
+	add_set_elems(bt, AF_INET, true, els, n, type);
+	add_set_elems(bt, AF_INET6, true, els, n, type);
 }
 
 static void add_rule(struct batch *bt, const struct nft_rule *pr)
@@ -383,10 +410,11 @@ int nft_install(const struct nft_plan *p, struct jail_err *e)
 	struct batch bt;
 	batch_start(&bt);
 	add_table(&bt);
-	add_set(&bt, AF_INET);
-	add_set(&bt, AF_INET6);
-	add_elems(&bt, AF_INET, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
-	add_elems(&bt, AF_INET6, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
+	add_set(&bt, AF_INET, false);
+	add_set(&bt, AF_INET6, false);
+	add_set(&bt, AF_INET, true);
+	add_set(&bt, AF_INET6, true);
+	add_elems(&bt, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
 	add_chain(&bt);
 	for (size_t i = 0; i < p->n_rules; i++)
 		add_rule(&bt, &p->rules[i]);
@@ -401,8 +429,7 @@ int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_e
 {
 	struct batch bt;
 	batch_start(&bt);
-	add_elems(&bt, AF_INET, els, n, NFT_MSG_NEWSETELEM);
-	add_elems(&bt, AF_INET6, els, n, NFT_MSG_NEWSETELEM);
+	add_elems(&bt, els, n, NFT_MSG_NEWSETELEM);
 	int r = batch_send(nl_fd, &bt, e);
 	batch_free(&bt);
 	return r;

@@ -2,6 +2,7 @@
 #include "patch.h"
 
 #include "crcache.h"
+#include "diffstat.h"
 #include "git.h"
 #include "log.h"
 #include "scratchobj.h"
@@ -12,6 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+
+static char status_letter(const struct change *c);
 
 /* A scratch dir left by an export that crashed: the session is locked, so no
  * other export is using it. */
@@ -296,7 +299,7 @@ static int cmp_change_path(const void *key, const void *elem)
 }
 
 /* One numstat path: its change (the project's prefix taken off), or NULL. */
-static struct change *numstat_change(const struct export_ctx *x, struct changeset *cs,
+static struct change *numstat_change(const struct export_ctx *x, const struct changeset *cs,
                                      const char *path)
 {
 	size_t pl = strlen(x->prefix);
@@ -378,6 +381,7 @@ static int numstat_from_stat(struct scratch *s, struct export_ctx *x, struct cha
 		s->mbox.also = NULL;  /* no cycle */
 	s->stat_started = false;
 	int r = git_finish(&s->stat, NULL, e);
+	s->stat_made = r == 0;
 	if (s->mbox_started)
 		s->mbox.also = NULL;
 	_cleanup_free_ char *path = xasprintf("%s/mbox.stat", s->dir);
@@ -395,10 +399,26 @@ static int numstat_from_stat(struct scratch *s, struct export_ctx *x, struct cha
 	return r;
 }
 
+static int stat_from_patch(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                           struct jail_err *e);
+static int stat_by_git(struct scratch *s, struct jail_err *e);
+
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e)
 {
-	int r = s->stat_started ? numstat_from_stat(s, x, cs, e) : numstat_run(s, x, cs, NULL, e);
+	int r;
+	if (s->mbox_started && s->split && !s->stat_started) {
+		/* the counts come with the stat, from the finished patch */
+		s->mbox_started = false;
+		r = git_finish(&s->mbox, NULL, e);
+		s->mbox_done = r == 0;
+		if (r == 0)
+			r = stat_from_patch(s, x, cs, e);
+		if (r == 1)
+			r = stat_by_git(s, e) < 0 ? -1 : numstat_from_stat(s, x, cs, e);
+	} else {
+		r = s->stat_started ? numstat_from_stat(s, x, cs, e) : numstat_run(s, x, cs, NULL, e);
+	}
 	if (r < 0)
 		return -1;
 	size_t keep = 0;
@@ -456,13 +476,15 @@ static char *cr_attributes(struct scratch *s, const struct export_ctx *x,
 }
 
 /* format-patch computes every file's diff twice, once for the diffstat after
- * the message and once for the patch.  Split: `format-patch --no-stat` and a
- * `diff-tree --stat=72 --summary` (what format-patch prints there: its width
- * is the mail's 72 columns) run side by side, and splice_stat() puts the stat
- * where format-patch would have, after "---".  The same diff-tree prints the
- * summary's numstat first (-z: NULs in it, the stat after it as ever): one diff
- * pass for both (patch_numstat).  The golden test
- * (integration/export.sh) keeps the bytes those of one format-patch. */
+ * the message and once for the patch.  So it runs with --no-stat, the stat is
+ * made from the patch it wrote (stat_from_patch, diffstat.h), with the
+ * summary's numstat, and splice_stat() puts it where format-patch would have,
+ * after "---": each file is diffed once.  When the patch holds what the stat
+ * maker is not sure of, git makes the stat: `diff-tree --stat=72 --summary`
+ * (what format-patch prints there: its width is the mail's 72 columns), which
+ * prints the summary's numstat first (-z: NULs in it, the stat after it as
+ * ever).  The golden test (integration/export.sh) and the differential one
+ * (integration/exportdiff.sh) keep the bytes those of one format-patch. */
 static int start_stat(struct scratch *s, const struct git *g, struct jail_err *e)
 {
 	_cleanup_free_ char *path = xasprintf("%s/mbox.stat", s->dir);
@@ -478,7 +500,8 @@ static int start_stat(struct scratch *s, const struct git *g, struct jail_err *e
 	return 0;
 }
 
-static int start_mbox(struct scratch *s, const char *attrs, bool split, struct jail_err *e)
+static int start_mbox(struct scratch *s, const char *attrs, bool split, bool by_git,
+                      struct jail_err *e)
 {
 	_cleanup_free_ char *path = xasprintf("%s/%s", s->dir, split ? "mbox.body" : "mbox");
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -494,10 +517,46 @@ static int start_mbox(struct scratch *s, const char *attrs, bool split, struct j
 		return -1;
 	s->mbox_started = true;
 	s->split = split;
-	if (split && start_stat(s, &g, e) < 0)
+	s->stat_made = false;
+	if (split && by_git && start_stat(s, &g, e) < 0)
 		return -1;
-	s->mbox.also = split ? &s->stat : NULL;  /* its errors are read meanwhile */
+	s->mbox.also = s->stat_started ? &s->stat : NULL;  /* its errors are read meanwhile */
 	return 0;
+}
+
+static bool is_ascii(const char *p)
+{
+	for (; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			return false;
+	return true;
+}
+
+/* Whether git makes the patch's stat, beside format-patch, instead of
+ * stat_from_patch(): for a file that became a symlink (or back), which goes
+ * as a deletion and a creation but whose stat line is one, of the two sides
+ * diffed (not in the patch); and for names not ASCII, whose columns gits
+ * count in different ways, unless this git counts them as diffstat.c does. */
+static bool stat_needs_git(struct scratch *s, const struct export_ctx *x,
+                           const struct changeset *cs)
+{
+	bool ascii = is_ascii(x->prefix);
+	for (size_t i = 0; i < cs->n; i++) {
+		if (cs->v[i].reason)
+			continue;
+		if (status_letter(&cs->v[i]) == 'T')
+			return true;
+		ascii = ascii && is_ascii(cs->v[i].path);
+	}
+	if (ascii)
+		return false;
+	struct strbuf out = {0};
+	struct jail_err e;
+	const char *args[] = {"version", NULL};
+	bool known = scratch_git(s, args, NULL, 0, &out, &e) == 0 && out.s &&
+	             diffstat_git_widths(out.s);
+	sb_free(&out);
+	return !known;
 }
 
 int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
@@ -510,7 +569,9 @@ int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct
 	log_progress("exporting: git writes the patch of", n, n);
 	free(s->attrs);
 	s->attrs = steal_ptr(&attrs);
-	return start_mbox(s, s->attrs, !s->no_splice, e);
+	s->x = x;
+	s->cs = cs;
+	return start_mbox(s, s->attrs, !s->no_splice, stat_needs_git(s, x, cs), e);
 }
 
 /* Bytes [from, to) of in go to out at at (in the kernel where it can). */
@@ -581,6 +642,147 @@ static size_t numstat_end(const char *buf, size_t len)
 	return i;
 }
 
+/* ---- the stat from the patch itself ---- */
+
+static const struct change *find_change(const struct export_ctx *x, const struct changeset *cs,
+                                        const char *quoted)
+{
+	_cleanup_free_ char *path = diffstat_unquote(quoted);
+	return path ? numstat_change(x, cs, path) : NULL;
+}
+
+/* The sizes of the binary files whose patch is a delta (git's stat shows the
+ * blobs' sizes): one cat-file of their ids.  1: an answer not understood. */
+static int delta_sizes(struct scratch *s, struct diffstat *d, struct jail_err *e)
+{
+	struct strbuf in = {0}, out = {0};
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].size_unknown) {
+			size_t at = in.len;
+			sb_puts(&in, d->v[i].oids);  /* "OLD NEW": a line each */
+			*(char *)memchr(in.s + at, ' ', in.len - at) = '\n';
+			sb_puts(&in, "\n");
+		}
+	int r = 0;
+	if (in.len) {
+		const char *args[] = {"cat-file", "--batch-check", NULL};
+		r = scratch_git(s, args, in.s, in.len, &out, e);
+	}
+	const char *p = out.s;
+	for (size_t i = 0; r == 0 && i < d->n; i++) {
+		if (!d->v[i].size_unknown)
+			continue;
+		unsigned long long size[2] = {0, 0};
+		for (int k = 0; k < 2 && r == 0; k++) {
+			const char *sp = p ? strstr(p, " blob ") : NULL;
+			const char *nl = p ? strchr(p, '\n') : NULL;
+			char *end = NULL;
+			if (!sp || !nl || sp > nl) {
+				r = 1;
+				break;
+			}
+			size[k] = strtoull(sp + 6, &end, 10);
+			r = end == nl ? 0 : 1;
+			p = nl + 1;
+		}
+		d->v[i].deleted = size[0], d->v[i].added = size[1];
+	}
+	sb_free(&in);
+	sb_free(&out);
+	return r;
+}
+
+/* Files the patch shows by their header alone (a mode change, a pure rename)
+ * are binary to git when an attribute says so (cr_attributes: a file with
+ * '\r'), else by their content, which the export only knows is text when it
+ * left out binary files.  1: a path not in the change, or not known. */
+static int header_only_binary(const struct scratch *s, struct diffstat *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		struct ds_file *f = &d->v[i];
+		const struct change *c = find_change(s->x, s->cs, f->name);
+		const struct change *o = f->from ? find_change(s->x, s->cs, f->from) : c;
+		if (!c || !o)
+			return 1;
+		if (f->content || f->status == 'A' || f->status == 'D')
+			continue;  /* an empty file is text */
+		f->binary = c->has_cr || o->has_cr;
+		if (!f->binary && s->x->rules.binary_ok)
+			return 1;
+	}
+	return 0;
+}
+
+/* The summary's counts from the patch's: a binary patch is "-" (-1), unless
+ * only the '\r' attribute made it one; those and renames (whose counts are
+ * those without rename detection) are counted again by git, alone. */
+static int counts_from_patch(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                             const struct diffstat *d, struct jail_err *e)
+{
+	struct strv redo = {0};
+	for (size_t i = 0; i < d->n; i++) {
+		const struct ds_file *f = &d->v[i];
+		for (int k = 0; k < (f->from ? 2 : 1); k++) {
+			_cleanup_free_ char *path = diffstat_unquote(k ? f->from : f->name);
+			struct change *c = path ? numstat_change(x, cs, path) : NULL;
+			if (!c)
+				continue;  /* header_only_binary() found them all */
+			c->in_diff = true;
+			c->added = f->binary ? -1 : (long)f->added;
+			c->deleted = f->binary ? -1 : (long)f->deleted;
+			if (f->from || c->has_cr)
+				strv_push(&redo, path);
+		}
+	}
+	int r = redo.n ? numstat_run(s, x, cs, &redo, e) : 0;
+	strv_free(&redo);
+	return r;
+}
+
+/* format-patch --no-stat has finished: the stat it left out is made from the
+ * patch it wrote (diffstat.h), into mbox.stat for splice_stat(), and with
+ * cs the summary's counts too: the files' diffs are computed once, by one
+ * git.  0: made; 1: not sure of the patch (the caller asks git instead,
+ * start_stat); -1: an error. */
+static int stat_from_patch(struct scratch *s, struct export_ctx *x, struct changeset *cs,
+                           struct jail_err *e)
+{
+	_cleanup_free_ char *bpath = xasprintf("%s/mbox.body", s->dir);
+	_cleanup_free_ char *spath = xasprintf("%s/mbox.stat", s->dir);
+	_cleanup_close_ int fd = open(bpath, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return jail_err_sys(e, "open '%s'", bpath);
+	struct diffstat d = {0};
+	struct strbuf out = {0};
+	int r = diffstat_scan(fd, &d, e);
+	if (r == 0)
+		r = header_only_binary(s, &d);
+	if (r == 0)
+		r = delta_sizes(s, &d, e);
+	if (r == 0)
+		r = diffstat_render(&d, 72, &out) < 0 ? 1 : 0;  /* format-patch's width */
+	if (r == 0)
+		r = write_file_at(AT_FDCWD, spath, out.s ? out.s : "", out.len, 0600, e);
+	if (r == 0 && x && cs)
+		r = counts_from_patch(s, x, cs, &d, e);
+	if (r == 0)
+		s->stat_made = true;
+	diffstat_free(&d);
+	sb_free(&out);
+	return r;
+}
+
+/* The patch's stat when stat_from_patch() was not sure of it: git's own. */
+static int stat_by_git(struct scratch *s, struct jail_err *e)
+{
+	log_debug("export: the patch holds what jail's diffstat is not sure of; git makes it");
+	_cleanup_free_ char *cfg = xasprintf("core.attributesFile=%s", s->attrs);
+	struct git g = {.cwd = s->dir, .git_dir = s->dir, .config = cfg};
+	_cleanup_free_ char *spath = xasprintf("%s/mbox.stat", s->dir);
+	(void)unlink(spath);
+	return start_stat(s, &g, e);
+}
+
 /* mbox = the body's header and message, "---", the stat, the rest of the
  * body (moved, not copied: move_tail).  The message ends at the first "\n\ndiff --git " (no_splice when the
  * message itself holds one); a body without a diff returns 1: the caller makes
@@ -638,10 +840,19 @@ static int splice_stat(struct scratch *s, struct jail_err *e)
 
 int patch_mbox_finish(struct scratch *s, struct jail_err *e)
 {
-	if (!s->mbox_started)
+	if (!s->mbox_started && !s->mbox_done)
 		return jail_err_set(e, 0, "the patch was not started");
-	s->mbox_started = false;
-	int r = git_finish(&s->mbox, NULL, e);
+	int r = 0;
+	if (s->mbox_started) {
+		s->mbox_started = false;
+		r = git_finish(&s->mbox, NULL, e);
+	}
+	s->mbox_done = false;
+	if (r == 0 && s->split && !s->stat_made && !s->stat_started) {
+		r = stat_from_patch(s, NULL, NULL, e);
+		if (r == 1)
+			r = stat_by_git(s, e);
+	}
 	if (s->stat_started) {  /* patch_numstat() did not finish it */
 		s->stat_started = false;
 		if (r < 0)
@@ -651,10 +862,11 @@ int patch_mbox_finish(struct scratch *s, struct jail_err *e)
 	}
 	if (s->split) {
 		s->split = false;
+		s->stat_made = false;
 		if (r == 0)
 			r = splice_stat(s, e);
 		if (r == 1) {  /* no diff to put the stat before: as one format-patch */
-			r = start_mbox(s, s->attrs, false, e);
+			r = start_mbox(s, s->attrs, false, false, e);
 			if (r == 0)
 				return patch_mbox_finish(s, e);
 		}

@@ -24,8 +24,12 @@ struct scratch {
 	                      * changes whose base blob holds '\r' (change.has_cr) */
 	struct git_proc mbox;  /* format-patch, between patch_mbox_start and _finish */
 	bool mbox_started;
-	struct git_proc stat;  /* its diffstat, made beside it (patch.c: splice_stat) */
-	bool stat_started;
+	bool mbox_done;        /* finished by patch_numstat(), which made the stat */
+	const struct export_ctx *x;      /* of patch_mbox_start() */
+	const struct changeset *cs;
+	struct git_proc stat;  /* git's diffstat, when the patch's own is not made */
+	bool stat_started;     /* (patch.c: stat_from_patch, start_stat) */
+	bool stat_made;        /* mbox.stat holds the stat (from the patch or git) */
 	bool split;            /* the mbox is format-patch --no-stat's: splice_stat */
 	bool no_splice;        /* the message holds "diff --git" (a guard: jail indents
 	                        * its body lines): then one format-patch */
@@ -46,15 +50,18 @@ int scratch_borrow(struct scratch *s, const char *objects, struct jail_err *e) W
  * second git). */
 int patch_commit(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                  const char *message, struct jail_err *e) WUR;
-/* Fill each included change's added/deleted line counts from git's numstat, and
- * drop the included changes git finds no difference in (a file the agent only
- * touched, whose base version the host has changed since). */
+/* Fill each included change's added/deleted line counts, and drop the included
+ * changes git finds no difference in (a file the agent only touched, whose
+ * base version the host has changed since).  With the patch started
+ * (patch_mbox_start), the counts are the patch's own, read with its stat once
+ * format-patch has finished (diffstat.h); else from a numstat of git's. */
 int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
                   struct jail_err *e) WUR;
 /* `git format-patch` of the post commit: one mbox patch, written by git straight
  * into a file of the scratch repository (never held in memory), started after
- * patch_commit() so that it runs beside patch_numstat().  Files holding '\r' go
- * as binary patches: `git am` strips carriage returns from text patch lines. */
+ * patch_commit(), before patch_numstat() (which then takes the counts from
+ * it).  Files holding '\r' go as binary patches: `git am` strips carriage
+ * returns from text patch lines. */
 int patch_mbox_start(struct scratch *s, const struct export_ctx *x, const struct changeset *cs,
                      struct jail_err *e) WUR;
 int patch_mbox_finish(struct scratch *s, struct jail_err *e) WUR;

@@ -82,7 +82,7 @@ static int plan_worktree(struct jail_plan *p, const struct session *s, struct ja
 	p->gitdir_work = xasprintf("%s/git-work", s->dir);
 	gitlink_free(&g);
 	if (mkdir_p(p->gitdir_upper, 0700, e) < 0 || mkdir_p(p->gitdir_work, 0700, e) < 0 ||
-	    gitcreds_withhold(p->gitdir_lower, p->gitdir_upper, "", e) < 0)
+	    gitcreds_withhold(p->gitdir_lower, p->gitdir_upper, "", NULL, e) < 0)
 		return -1;
 	log_debug("linked worktree: %s overlaid too", esc);
 	return 0;

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/random.h>
-#include <time.h>
 
 #include "log.h"
 
@@ -57,13 +56,6 @@ struct resolver {
 	int idx[RES_MAX_POLL];
 	unsigned char reply[DNS_BUF], pkt[DNS_BUF];
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static void set_nonblock(int fd)
 {
@@ -131,7 +123,7 @@ static void accept_clients(struct resolver *r)
 		}
 		struct client *c = &r->clients[i];
 		c->fd = fd;
-		c->since = now_ms();
+		c->since = (long long)mono_ms();
 		c->deadline = c->since + RES_CLIENT_MS;
 	}
 }
@@ -146,7 +138,7 @@ static void client_reply(struct resolver *r, int i, const unsigned char *msg, si
 	c->out_len = len + 2;
 	c->out_off = 0;
 	c->busy = false;
-	c->deadline = now_ms() + RES_CLIENT_MS;  /* to take the reply */
+	c->deadline = (long long)mono_ms() + RES_CLIENT_MS;  /* to take the reply */
 }
 
 static void client_write(struct resolver *r, int i)
@@ -278,7 +270,7 @@ static void job_start(struct resolver *r, struct job *job)
 	}
 	job->qq.id = id;  /* our own id upstream, the client's goes back */
 	job->uplen = dns_build_upstream(&job->qq, id, job->up, sizeof(job->up));
-	long long now = now_ms();
+	long long now = (long long)mono_ms();
 	job->deadline = now + RES_UPSTREAM_MS;
 	job->resend_at = now + RES_UPSTREAM_MS / 2;
 	if (!job->uplen || upstream_socket(r, job, job->client != TO_UDP) < 0)
@@ -373,7 +365,7 @@ static void job_udp(struct resolver *r, struct job *job)
 		if (!answers(r->pkt, (size_t)len, job))
 			continue;  /* stray or spoofed: keep waiting */
 		if (r->pkt[2] & 0x02) {  /* TC: ask again over TCP */
-			job->deadline = now_ms() + RES_UPSTREAM_MS;
+			job->deadline = (long long)mono_ms() + RES_UPSTREAM_MS;
 			if (upstream_socket(r, job, true) < 0)
 				job_done(r, job, NULL, 0);
 			return;
@@ -422,7 +414,7 @@ size_t resolver_pollfds(struct resolver *r, struct pollfd *p)
 
 static void expire(struct resolver *r)
 {
-	long long now = now_ms();
+	long long now = (long long)mono_ms();
 	for (size_t j = 0; j < RES_MAX_JOBS; j++) {
 		struct job *job = &r->jobs[j];
 		if (!job->used)
@@ -478,7 +470,7 @@ void resolver_handle(struct resolver *r, const struct pollfd *p, size_t n)
 
 int resolver_timeout_ms(const struct resolver *r)
 {
-	long long next = -1, now = now_ms();
+	long long next = -1, now = (long long)mono_ms();
 	for (size_t j = 0; j < RES_MAX_JOBS; j++) {
 		const struct job *job = &r->jobs[j];
 		if (!job->used)

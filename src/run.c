@@ -71,46 +71,16 @@ static void record_base(const struct session *s)
 	sb_free(&out);
 }
 
-/* The names the jail may see (hidetree.h): the project's entries now, less the
- * hidden ones.  The walk comes before git is asked what it ignores, so a file
- * that appears in between is not in the tree rather than shown unhidden (on a
- * first start git is asked during the walk, and its answer is taken only if
- * no directory changed meanwhile: ignorecache.h). */
-static int hide_project(const struct jail_config *cfg, const struct session *s,
-                        struct hidefs *h, struct hide_set *hidden, struct jail_err *e)
-{
-	size_t count = 0;
-	struct ignore_prefetch *pre = NULL;
-	if (!cfg->hide_start_only) {
-		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (h->project_fd < 0)
-			return jail_err_sys(e, "open the project %s", s->project);
-		pre = ignore_prefetch_start(s);
-		_cleanup_free_ char *cache = xasprintf("%s/tree.cache", s->dir);
-		if (hidecache_build(h->project_fd, cache, &h->tree, &count, e) < 0) {
-			ignore_prefetch_drop(pre);
-			return -1;
-		}
-		log_debug("project walked: %zu names", count);
-	}
-	int r = hide_ignored(s, cfg, h->tree, pre, hidden, e);
-	log_debug("ignored files hidden");
-	for (size_t i = 0; h->tree && i < hidden->paths.n; i++)
-		hidetree_drop(h->tree, hidden->paths.v[i]);
-	if (r == 0 && cfg->hide_ignored != HIDE_NONE)
-		hide_say_start(s, hidden);
-	if (r == 0 && cfg->hide_start_only)
-		log_warn("hiding is as at start only (fs.hide_start_only): ignored files that "
-		         "appear on the host during this run are visible inside");
-	return r;
-}
-
 /* Repositories inside the project the view shows (a clone in vendor/, a
  * submodule whose .git directory is in its work tree) have configs of their
  * own, shown as they are: their credentials are withheld as the project's
- * are.  (With fs.hide_start_only there is no tree: the project's alone.) */
+ * are.  (With fs.hide_start_only there is no tree: the project's alone.)
+ * This runs in the view's server while the jail starts, before the view
+ * shows anything (hidefs.c): a copy written now may come too late for the
+ * overlay (it may have looked for the directory in the upper layer already),
+ * so the view itself shows those paths from the copies (`written`). */
 static int withhold_nested(const struct session *s, const struct hide_node *n, int depth,
-                           struct jail_err *e)
+                           struct strv *written, struct jail_err *e)
 {
 	for (size_t i = 0; i < n->n_kids; i++) {
 		const struct hide_node *kid = n->kids[i];
@@ -119,14 +89,75 @@ static int withhold_nested(const struct session *s, const struct hide_node *n, i
 			continue;
 		if (n->parent && !strcmp(kid->name, ".git")) {
 			if (hidetree_path(kid, path, sizeof(path)) &&
-			    gitcreds_withhold(s->project, s->upper, path, e) < 0)
+			    gitcreds_withhold(s->project, s->upper, path, written, e) < 0)
 				return -1;
 		} else if (!kid->live && depth < HIDETREE_DEPTH &&
-		           withhold_nested(s, kid, depth + 1, e) < 0) {
+		           withhold_nested(s, kid, depth + 1, written, e) < 0) {
 			return -1;
 		}
 	}
 	return 0;
+}
+
+struct view_ctx {
+	const struct jail_config *cfg;
+	const struct session *s;
+};
+
+/* The names the jail may see (hidetree.h): the project's entries now, less the
+ * hidden ones.  Run by the view's server beside the jail's start (hidefs.h).
+ * The walk comes before git is asked what it ignores, so a file that appears
+ * in between is not in the tree rather than shown unhidden (on a first start
+ * git is asked during the walk, and its answer is taken only if no directory
+ * changed meanwhile: ignorecache.h). */
+static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t *ignored,
+                      struct strv *from_upper, struct jail_err *e)
+{
+	const struct view_ctx *v = ctx;
+	size_t count = 0;
+	struct ignore_prefetch *pre = ignore_prefetch_start(v->s);
+	_cleanup_free_ char *cache = xasprintf("%s/tree.cache", v->s->dir);
+	if (hidecache_build(project_fd, cache, tree, &count, e) < 0) {
+		ignore_prefetch_drop(pre);
+		return -1;
+	}
+	log_debug("view: project walked: %zu names", count);
+	struct hide_set hidden;
+	if (hide_select(v->s, v->cfg, *tree, pre, &hidden, e) < 0 ||
+	    hide_apply(v->s, &hidden, false, e) < 0) {
+		hide_set_free(&hidden);
+		return -1;
+	}
+	for (size_t i = 0; i < hidden.paths.n; i++)
+		hidetree_drop(*tree, hidden.paths.v[i]);
+	log_debug("view: ignored files dropped");
+	if (v->cfg->hide_ignored != HIDE_NONE)
+		hide_say_start(v->s, &hidden);
+	*ignored = hidden.ignored;
+	hide_set_free(&hidden);
+	return withhold_nested(v->s, *tree, 0, from_upper, e);
+}
+
+/* With the view (hidefs.h), its server builds the tree while the jail starts;
+ * with fs.hide_start_only, whiteouts hide what is ignored now, before the
+ * mount. */
+static int hide_project(const struct jail_config *cfg, const struct session *s,
+                        struct hidefs *h, struct hide_set *hidden, struct jail_err *e)
+{
+	if (!cfg->hide_start_only) {
+		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (h->project_fd < 0)
+			return jail_err_sys(e, "open the project %s", s->project);
+		return 0;
+	}
+	int r = hide_ignored(s, cfg, NULL, NULL, hidden, e);
+	log_debug("ignored files hidden");
+	if (r == 0 && cfg->hide_ignored != HIDE_NONE)
+		hide_say_start(s, hidden);
+	if (r == 0)
+		log_warn("hiding is as at start only (fs.hide_start_only): ignored files that "
+		         "appear on the host during this run are visible inside");
+	return r;
 }
 
 static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
@@ -144,30 +175,57 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 	if (cow_prepare(s, &cfg->cow_binds, &cfg->cow_lowers, e) < 0)
 		return -1;
 	record_base(s);
-	if (gitcreds_withhold(s->project, s->upper, ".git", e) < 0)
+	if (gitcreds_withhold(s->project, s->upper, ".git", NULL, e) < 0)
 		return -1;
 	log_debug("session ready");
-	if (hide_project(cfg, s, h, hidden, e) < 0)
-		return -1;
-	return h->tree ? withhold_nested(s, h->tree, 0, e) : 0;
+	return hide_project(cfg, s, h, hidden, e);
+}
+
+/* The hint after a failed command, with the view: the server's selection,
+ * when it is final by now (the session's hidden list, the ignored first). */
+static void view_hint(const struct session *s, struct hidefs *h)
+{
+	if (hidefs_built(h, false) != 1 || !h->ignored)
+		return;
+	_cleanup_free_ char *path = xasprintf("%s/hidden", s->dir);
+	_cleanup_free_ char *text = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 64 << 20, &text, NULL, &e) < 0)
+		return;
+	struct hide_set set = {0};
+	for (char *line = text, *nl; line && *line && set.paths.n < h->ignored; line = nl) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl++ = '\0';
+		strv_push(&set.paths, line);
+	}
+	set.ignored = set.paths.n;
+	hide_hint(s, &set);
+	hide_set_free(&set);
 }
 
 static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
-                    struct jail_err *e)
+                    struct hidefs *hfs, struct jail_err *e)
 {
-	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1, .lock_fd = -1};
 	struct hide_set hidden = {0};
-	int r = prepare(cfg, s, &hfs, &hidden, e);
-	hfs.lock_fd = s->lockfd;
+	struct view_ctx view = {.cfg = cfg, .s = s};
+	int r = prepare(cfg, s, hfs, &hidden, e);
+	hfs->lock_fd = s->lockfd;
+	hfs->build = build_view;
+	hfs->build_ctx = &view;
+	hfs->upper = s->upper;
 	if (r == 0) {
 		warn_nested_mounts(s->project);
 		hint_project_in_repo(s->project);
 		struct jail_plan plan;
 		r = plan_build(&plan, cfg, s, e);
 		log_debug("plan built");
-		if (r == 0 && hfs.tree) {
-			r = hidefs_prepare(&hfs, e);
-			plan.hidefs = &hfs;
+		if (r == 0 && !cfg->hide_start_only) {
+			r = hidefs_prepare(hfs, e);
+			plan.hidefs = hfs;
+			/* a first start's build outlives a short command: the caches */
+			_cleanup_free_ char *cache = xasprintf("%s/tree.cache", s->dir);
+			hfs->finish = access(cache, F_OK) < 0;
 		}
 		if (r == 0)
 			r = sandbox_run(&plan, exit_code, e);
@@ -176,14 +234,12 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 			etcsnap_make(&plan);
 		plan_free(&plan);
 		/* a failed build or test often failed for want of ignored build output */
-		if (r == 0 && *exit_code != 0)
+		if (r == 0 && *exit_code != 0 && cfg->hide_start_only)
 			hide_hint(s, &hidden);
+		else if (r == 0 && *exit_code != 0)
+			view_hint(s, hfs);
 	}
 	hide_set_free(&hidden);
-	hidefs_stop(&hfs);
-	if (hfs.project_fd >= 0)
-		close(hfs.project_fd);
-	hidetree_free(hfs.tree);
 	return r;
 }
 
@@ -245,12 +301,20 @@ int cmd_run(struct cli *c)
 		session_free(&s);
 		return EXIT_JAIL_FAIL;
 	}
-	if (run_jail(&cfg, &s, &exit_code, &e) < 0) {
+	struct hidefs hfs = {.jail_sock = -1, .server_sock = -1, .project_fd = -1, .lock_fd = -1,
+	                     .built_fd = -1};
+	if (run_jail(&cfg, &s, &exit_code, &hfs, &e) < 0) {
 		log_error("%s", e.msg);
 		exit_code = EXIT_JAIL_FAIL;
-	} else if (!cfg.no_export && export_after_run(&s, &cfg, &e) < 0) {
+	} else if (!cfg.no_export && export_after_run(&s, &cfg, &hfs, &e) < 0) {
 		log_error("%s", e.msg);  /* export_after_run says "export: " */
 	}
+	/* after the export, which may wait for the view's hidden list */
+	hidefs_stop(&hfs);
+	if (hfs.project_fd >= 0)
+		close(hfs.project_fd);
+	if (hfs.built_fd >= 0)
+		close(hfs.built_fd);
 	config_free(&cfg);
 	session_free(&s);
 	return exit_code;

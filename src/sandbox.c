@@ -11,6 +11,7 @@
 #include "pty.h"
 #include "resources.h"
 #include "session.h"
+#include "stdiorelay.h"
 #include "sync.h"
 #include "sysfilter.h"
 #include "userns.h"
@@ -26,6 +27,11 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+
+/* How long the end waits for the jail's output to be copied out: init's own
+ * exit may still be under way (its fds with it) when the supervisor is told
+ * everything in the jail is gone. */
+#define RELAY_DRAIN_MS 10000
 
 #define CLONE_FLAGS                                                                        \
 	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |         \
@@ -186,15 +192,24 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		close(sv[1]);
 		return -1;
 	}
+	/* a file as the caller's stdio goes in as a pipe (stdiorelay.h) */
+	struct stdio_relay *relay;
+	int jail_fds[3];
+	if (stdio_relay_prepare(&relay, jail_fds, e) < 0) {
+		close(sv[1]);
+		return -1;
+	}
 	/* fork-like clone: the child runs on a copy of our stack */
 	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
 	if (pid < 0) {
 		int err = errno;
 		close(sv[1]);
+		stdio_relay_finish(relay, 0);
 		return clone_error(err, e);
 	}
 	if (pid == 0) {
 		close(sv[0]);
+		stdio_relay_child(relay);
 		_exit(init_main(p, sv[1]));
 	}
 	close(sv[1]);
@@ -206,7 +221,9 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	_cleanup_close_ int master = -1;
 	struct net_host *net = NULL;
 	struct join_server *joins = NULL;
-	int r = setup_from_host(p, pid, sock, &master, &net, &joins, e);
+	int r = stdio_relay_start(relay, e);
+	if (r == 0)
+		r = setup_from_host(p, pid, sock, &master, &net, &joins, e);
 	if (r < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -237,5 +254,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	live_unregister(p->session);
 	net_host_stop(net, p->cfg->quiet);
 	limits_cgroup_cleanup();
+	/* what the jail wrote is out before the summary and any error follow */
+	stdio_relay_finish(relay, RELAY_DRAIN_MS);
 	return r;
 }

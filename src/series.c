@@ -539,7 +539,7 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 	if (p)
 		return xstrdup(p);
 	/* as in the working tree's export: a diff of it carries the host's content */
-	if (export_path_hidden(z->x, c->path))
+	if (export_path_hidden_now(z->x, c->path, en->base_mode != 0 || en->tracked))
 		return xstrdup("hidden in the jail");
 	const char *sub = submodule_of(&z->subs, c->path);
 	if (c->mode == 0160000 || (sub && strcmp(sub, c->path) != 0))

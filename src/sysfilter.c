@@ -11,8 +11,10 @@
  * another ABI (int 0x80 for i386, the x32 bit) kills the process, since the
  * rules below would not apply to its numbering.
  *
- * Before libseccomp's program runs a small prefix of our own (idfilter.c):
- * chown and set*id to an id other than the caller's get EPERM, as on the host.
+ * Before libseccomp's program run two small prefixes of our own: chown and
+ * set*id to an id other than the caller's get EPERM, as on the host
+ * (idfilter.c); internet sockets other than TCP, UDP, ICMP and MPTCP get
+ * EPERM (sockfilter.c).
  */
 #include "sysfilter.h"
 
@@ -23,6 +25,7 @@
 
 #include "idfilter.h"
 #include "log.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <linux/sched.h>
@@ -144,12 +147,15 @@ static int add_namespaces(scmp_filter_ctx ctx, const struct jail_config *cfg,
 	return 0;
 }
 
-/* ioctl TIOCSTI and TIOCLINUX inject keystrokes into a terminal.  The kernel
+/* ioctl TIOCSTI and TIOCLINUX inject keystrokes into a terminal; TIOCSETD
+ * attaches a line discipline (n_hdlc, n_gsm, slip, ...: kernel code loaded on
+ * demand where dev.tty.ldisc_autoload is 1, with a record of local root
+ * exploits) to any terminal the jail opens, its own ptys included.  The kernel
  * reads the request as 32 bits, so the comparison masks the high half: a
  * request of 1<<32 | TIOCSTI is refused too. */
 static int add_ioctls(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
 {
-	static const unsigned long reqs[] = {TIOCSTI, TIOCLINUX};
+	static const unsigned long reqs[] = {TIOCSTI, TIOCLINUX, TIOCSETD};
 	if (is_allowed_back(cfg, "ioctl"))
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(reqs); i++) {
@@ -240,7 +246,7 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 }
 
 /* The filter as BPF: libseccomp writes it to a pipe, read back here after the
- * `off` instructions of the id prefix (idfilter.c). */
+ * `off` instructions of the prefixes (idfilter.c, sockfilter.c). */
 static int export_bpf(scmp_filter_ctx ctx, struct sysfilter_prog *out, size_t off,
                       struct jail_err *e)
 {
@@ -280,6 +286,11 @@ int sysfilter_compile(const struct jail_config *cfg, struct sysfilter_prog *out,
 	                                     SYSFILTER_MAX_INSNS) : 0;
 	if (off < 0)
 		ret = jail_err_set(e, E2BIG, "seccomp: the id rules do not fit the filter");
+	int soff = ret == 0 ? sockfilter_prefix(cfg, out->insns + off,
+	                                        SYSFILTER_MAX_INSNS - (size_t)off) : 0;
+	if (soff < 0)
+		ret = jail_err_set(e, E2BIG, "seccomp: the socket rules do not fit the filter");
+	off += soff;
 	if (ret == 0)
 		ret = export_bpf(ctx, out, (size_t)off, e);
 	seccomp_release(ctx);

@@ -125,8 +125,10 @@ static bool mode_dropped(const struct csi *c)
 
 /* Does a complete CSI (after its introducer) stay out of the host terminal?
  * Besides the answers: DECSCL ("p), which can switch 8-bit controls on, page
- * and status-line layout ($| *| $} $~), DECTST (y), the modes above, more
- * parameters than are read, and numbers above 65535. */
+ * and status-line layout ($| *| $} $~), DECTST (y), media copy (i, ?i: the
+ * terminal pipes the screen or what follows to its printer command, or
+ * xterm writes an HTML or SVG dump of the screen into a file on the host),
+ * the modes above, more parameters than are read, and numbers above 65535. */
 static bool csi_dropped(const char *s, size_t n, struct csi *c)
 {
 	csi_parse(s, n, c);
@@ -141,6 +143,8 @@ static bool csi_dropped(const char *s, size_t n, struct csi *c)
 	if (c->inter == '"' && c->final == 'p')
 		return true;
 	if ((c->inter == '$' && strchr("|}~", c->final)) || (c->inter == '*' && c->final == '|'))
+		return true;
+	if (!c->inter && c->final == 'i')
 		return true;
 	return !c->inter && !c->prefix && c->final == 'y';
 }
@@ -164,8 +168,9 @@ static bool esc_inter_passes(const char *s, size_t n)
 }
 
 /* OSC numbers that only change what is shown: titles, cwd, hyperlinks,
- * notifications, colours, prompt marks.  52 (clipboard), 50 (font), 1337
- * (iTerm2 file transfer) and every other number are dropped. */
+ * notifications, colours, prompt marks (9 and 777 only so: osc_command_ok).
+ * 52 (clipboard), 50 (font), 1337 (iTerm2 file transfer) and every other
+ * number are dropped. */
 static const int osc_allowed[] = {0, 1, 2, 4, 7, 8, 9, 10, 11, 12, 17, 19,
                                   104, 110, 111, 112, 117, 119, 133, 777};
 
@@ -180,6 +185,44 @@ static bool osc_body_ok(const char *b, size_t n)
 		if (c == 0xc2 && i + 1 < n && (unsigned char)b[i + 1] < 0xa0)
 			return false; /* an encoded C1 control */
 	}
+	return true;
+}
+
+/* The first field after the number ([f, fend) of body [b, end), which starts
+ * at the ';' after the number or is empty). */
+static const char *first_field(const char *b, const char *end, const char **fend)
+{
+	const char *f = b < end ? b + 1 : end;
+	const char *e = f;
+	while (e < end && *e != ';')
+		e++;
+	*fend = e;
+	return f;
+}
+
+static bool field_is(const char *f, const char *fend, const char *word)
+{
+	return (size_t)(fend - f) == strlen(word) && memcmp(f, word, strlen(word)) == 0;
+}
+
+/* OSC 9 and 777 carry commands behind the notifications: ConEmu reads
+ * 9;N;... as its own (9;6 runs a GuiMacro, 9;7 a process, 9;5 waits for a
+ * key), urxvt hands 777's text to the perl extension its first field names.
+ * What passes: 9 with a text that is not such a number (iTerm2's, WezTerm's
+ * notification), 9;4 (progress) and 9;9 (the working directory); 777's
+ * notify, precmd and preexec (VTE, foot). */
+static bool osc_command_ok(int num, const char *b, const char *end)
+{
+	const char *fend, *f = first_field(b, end, &fend);
+	if (num == 9) {
+		bool numeric = f < fend;
+		for (const char *p = f; p < fend; p++)
+			numeric = numeric && *p >= '0' && *p <= '9';
+		return !numeric || field_is(f, fend, "4") || field_is(f, fend, "9");
+	}
+	if (num == 777)
+		return field_is(f, fend, "notify") || field_is(f, fend, "precmd") ||
+		       field_is(f, fend, "preexec");
 	return true;
 }
 
@@ -198,7 +241,7 @@ static bool osc_passes(const char *b, size_t n, int *nump)
 	bool known = false;
 	for (size_t k = 0; k < ARRAY_SIZE(osc_allowed); k++)
 		known = known || osc_allowed[k] == num;
-	if (!known)
+	if (!known || !osc_command_ok(num, b + i, b + n))
 		return false;
 	/* a field that is exactly "?" is a query: the terminal would answer */
 	for (size_t start = i; start < n;) {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 static char *xvasprintf(const char *fmt, va_list ap, size_t *len);
 
@@ -449,4 +450,11 @@ int open_in_root(int root, const char *path, int flags)
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	return (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+}
+
+double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }

@@ -119,6 +119,8 @@ bool path_at_or_below(const char *path, const char *dir);
  * magic links).  flags gets O_CLOEXEC; -1 and errno on failure. */
 int open_in_root(int root, const char *path, int flags);
 const char *home_dir(void);
+/* The monotonic clock in milliseconds: for deadlines, ages and timings. */
+double mono_ms(void);
 
 /* A file's stamp: "mtime.nsec:ctime.nsec:ino:size", or "none" when it does not
  * exist.  Equal stamps mean an unchanged file, for the caches that are kept

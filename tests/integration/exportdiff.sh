@@ -47,10 +47,10 @@ differential() {
 	(cd "$d" && sh -c "$base")
 	git -C "$r" add -A
 	git -C "$r" commit -q -m base
-	run_jail -D "$d" -- sh -c "cd '$d' && { $change ; }"
+	run_jail ${DIFF_JAIL_ARGS:-} -D "$d" -- sh -c "cd '$d' && { $change ; }"
 	assert_eq "$rc" 0 "the agent's change (seed $seed): $err"
 	assert_not_contains "$err" "Left out" "nothing left out (seed $seed)"
-	run_jail export -D "$d" -o "$T/got$seed"
+	run_jail export ${DIFF_JAIL_ARGS:-} -D "$d" -o "$T/got$seed"
 	assert_eq "$rc" 0 "jail export (seed $seed): $err"
 	cp "$out" "$T/got$seed.patch"
 	assert_eq "$(grep -c '^diff --git' "$T/got$seed.patch" | awk -v m="${DIFF_MIN:-3}" '$1 >= m {print "enough"}')" \
@@ -71,7 +71,7 @@ differential() {
 	fi
 	# a second export takes the base blobs' '\r' answers from the session
 	# (crcache.h): the same patch
-	run_jail export -D "$d" -o "$T/again$seed"
+	run_jail export ${DIFF_JAIL_ARGS:-} -D "$d" -o "$T/again$seed"
 	assert_eq "$rc" 0 "jail export again (seed $seed): $err"
 	if ! cmp -s <(diff_part <"$out") <(diff_part <"$T/got$seed.patch"); then
 		fail "seed $seed: the second export's patch differs from the first's"
@@ -113,4 +113,51 @@ test_export_is_gits_patch_for_single_odd_changes() {
 		i=$((i + 1))
 		differential "$i"
 	done
+}
+
+# The stat's corner cases (diffstat.c makes it from the patch git wrote):
+# names cut to the width (at a '/', or without one), renames braced by their
+# common directories or not at all, a rename with a mode change, a mode
+# change alone, binary sizes (a delta, a new and a deleted file, '\r' files
+# by their attribute: a mode change and a pure rename), quoted names (a
+# quote, a backslash; the export leaves out names with control characters),
+# wide names (whose width is not their bytes), a graph scaled down beside
+# 1-line changes, the totals' singular and omitted parts; and what the stat
+# maker leaves to git: a typechange, a binary file's mode change.
+test_export_stat_matches_gits_in_corner_cases() {
+	local long='l/this is a rather long directory name/and another one beside it/deeper'
+	local flat='a_very_long_file_name_without_any_directory_in_it_at_all_that_goes_on_and_on.txt'
+	local wide='日本語のとても長いディレクトリ/日本語のファイル名前はここにあります.txt'
+	local DIFF_MIN=1 DIFF_JAIL_ARGS= DIFF_CHANGE i=40
+	local DIFF_BASE="set -e; mkdir -p '$long' d/e d/f x '${wide%/*}' 日本
+		seq 1 30 > '$long/f.txt'; seq 5 9 > '$flat'; seq 100 140 > d/e/moved
+		seq 200 250 > d/e/same; seq 300 360 > top; seq 1 3000 > big; printf 'x\n' > one
+		seq 400 420 > gone; seq 1 4000 | tr '\n' '\0' > bin; seq 9 99 | tr '\n' '\0' > bin2
+		printf 'a\r\nb\r\n' > cr; printf 'c\r\nd\r\n' > cr2; seq 500 530 > 'q\"x'
+		printf 't\n' > 'back\\slash'; printf 'e\n' > é; printf 'w\n' > 日本/名前.txt; printf 'v\n' > '$wide'"
+	# binary files go out with --allow-binary: then what a header alone says
+	# (a mode change, a pure rename) may be of a binary file, and git makes
+	# that stat; so those are in the rounds without it
+	DIFF_JAIL_ARGS=--allow-binary DIFF_CHANGE="printf 'y\n' >> '$long/f.txt'
+		printf 'z\n' >> '$flat'; mv d/e/moved d/e/renamed; echo 141 >> d/e/renamed
+		mv top x/elsewhere; echo 361 >> x/elsewhere; seq 2 2 6000 > big; sed -i 1d gone
+		sed -i 's/1234/9999/' bin; rm bin2; seq 1 99 | tr '\n' '\0' > newbin
+		mv 'q\"x' 'q\"y'; echo 531 >> 'q\"y'; printf 'u\n' >> 'back\\slash'; printf 'f\n' >> é
+		printf 'x\n' >> 日本/名前.txt; printf 's\n' >> '$wide'" differential 41
+	i=41
+	for DIFF_CHANGE in \
+		"mv d/e/moved d/e/renamed; mv d/e/same d/f/same; chmod +x d/f/same; mv top x/elsewhere
+		 chmod +x one cr; mv cr2 cr3; mv 'q\"x' 'q\"y'; seq 2 2 6000 > big" \
+		"printf 'y\n' >> one" \
+		"sed -i 1d gone" \
+		"printf 'y\n' >> one; printf 'z\n' >> gone" \
+		"printf 'y\n' >> '$long/f.txt'; printf 'z\n' >> '$flat'; printf 'y\n' >> one" \
+		"printf 's\n' >> '$wide'; printf 'x\n' >> 日本/名前.txt; sed -i 1d '$long/f.txt'" \
+		"seq 1 2 5000 > big; printf 'y\n' >> one; sed -i 1d gone; rm d/e/moved"; do
+		i=$((i + 1))
+		differential "$i"
+	done
+	DIFF_JAIL_ARGS=--allow-binary DIFF_CHANGE="chmod +x bin; mv cr2 cr3; printf 'y\n' >> one" \
+		differential 50
+	DIFF_CHANGE="rm one; ln -s top one; printf 'y\n' >> gone" differential 51
 }

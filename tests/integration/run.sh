@@ -513,3 +513,30 @@ test_etc_snapshot_of_another_network_kept() {
 	assert_eq "$(snapshots | wc -l)" 2 "the old --net none snapshot removed, a new one made"
 	[ -d "$XDG_STATE_HOME/jail/.etc/$allow_dir" ] || fail "--net allow's snapshot was removed"
 }
+
+# A file as stdio goes in as a pipe (stdiorelay.h); what the command writes
+# arrives whole, stdout and stderr to one file in the order they were
+# written, and a file as stdin reads to its end.
+test_stdio_files_are_relayed_in_order() {
+	mkrepo "$T/p"
+	seq 1 20000 >"$T/in"
+	set +e
+	"$JAIL" -q -D "$T/p" -- sh -c 'for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done
+		wc -l; exit 3' <"$T/in" >"$T/both" 2>&1
+	rc=$?
+	set -e
+	assert_eq "$rc" 3 "the command's status"
+	assert_eq "$(grep -v '^jail: ' "$T/both" | tr '\n' ' ')" "out1 err1 out2 err2 out3 err3 out4 err4 out5 err5 20000 "
+	# closed stdin stays closed, and a pipe end never takes its place
+	"$JAIL" -q -D "$T/p" -- sh -c '[ -e /proc/self/fd/0 ] && echo open || echo closed' \
+		0<&- >"$T/closed" 2>/dev/null
+	assert_eq "$(cat "$T/closed")" closed "a closed stdin inside"
+}
+
+test_dev_null_stdio_goes_in_as_is() {
+	mkrepo "$T/p"
+	# /dev/null reopened is /dev/null: no pipe (a pipe would show as pipe:[N])
+	"$JAIL" -q -D "$T/p" -- sh -c 'echo "$(readlink /proc/$$/fd/0) $(readlink /proc/$$/fd/1)" >&2' \
+		</dev/null >/dev/null 2>"$T/links"
+	assert_eq "$(grep -v '^jail: ' "$T/links" | tr '\n' ' ')" "/dev/null /dev/null " "stdio from /dev/null"
+}

@@ -366,3 +366,224 @@ test_project_view_server_dies_with_jail() {
 	done
 	fail "left behind: $(pgrep -a -u "$(id -u)" -f -- "-D $T/p")"
 }
+
+# slow_git DIR: a git on PATH whose listing of ignored files waits until
+# $T/release exists (the view's tree cannot be final before): the race
+# between the jail's start and the view's build is then as wide as the test
+# wants.  $T/git-asked appears when git is asked.
+slow_git() {
+	local real
+	real=$(command -v git)
+	mkdir -p "$1"
+	cat >"$1/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" ls-files "*"--ignored"*)
+	touch "$T/git-asked"
+	while [ ! -e "$T/release" ]; do sleep 0.05; done ;;
+esac
+exec "$real" "\$@"
+EOF
+	chmod +x "$1/git"
+}
+
+# A cold start (no caches) starts the command before the view's tree is
+# final: whatever it reads of the project waits for the tree, and then shows
+# neither the ignored files at start nor one created after the walk, while git
+# runs (a directory that changed meanwhile is read again and git asked again:
+# late.txt, not ignored, may be shown; late.key never).
+test_cold_start_reads_wait_for_the_final_view() {
+	live_repo "$T/p"
+	mkdir -p "$T/p/cache/sub"
+	slow_git "$T/wrap"
+	age "$T/p"
+	PATH=$T/wrap:$PATH JAIL_DEBUG=1 "$JAIL" --no-export -D "$T/p" -- sh -c '
+		echo started
+		ls -a; ls -a cache 2>/dev/null && echo LIST-LEAK
+		stat .env >/dev/null 2>&1 && echo STAT-LEAK
+		stat cache/old.txt >/dev/null 2>&1 && echo STAT-LEAK
+		cat .env late.txt late.key 2>/dev/null; echo done' >"$T/cold.out" 2>"$T/cold.err" </dev/null &
+	local jail=$!
+	wait_for grep -q '^started' "$T/cold.out"
+	wait_for grep -q 'view: project walked' "$T/cold.err"
+	wait_for test -e "$T/git-asked"
+	# the command runs, git has not answered: nothing of the project yet
+	assert_not_contains "$(cat "$T/cold.out")" go.txt "before the view is final"
+	printf 'canary-late\n' >"$T/p/late.txt"
+	printf 'canary-late-key\n' >"$T/p/late.key"
+	touch "$T/release"
+	wait "$jail"
+	local out
+	out=$(cat "$T/cold.out")
+	assert_contains "$out" go.txt
+	assert_contains "$out" done
+	assert_not_contains "$out" .env
+	assert_not_contains "$out" late.key
+	assert_not_contains "$out" LEAK
+	assert_not_contains "$out" canary-at-start
+	assert_not_contains "$out" canary-late-key
+}
+
+# A cold `jail -- true` ends before the view is built: the server finishes
+# it and writes the caches, so the next start is warm.
+test_cold_true_leaves_the_caches() {
+	live_repo "$T/p"
+	local s real
+	s=$(session_dir "$T/p")
+	real=$(command -v git)
+	mkdir -p "$T/wrap"
+	cat >"$T/wrap/git" <<EOF
+#!/bin/sh
+case " \$* " in *" ls-files "*"--ignored"*) touch "$T/git-asked" ;; esac
+exec "$real" "\$@"
+EOF
+	chmod +x "$T/wrap/git"
+	age "$T/p"
+	PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- true
+	wait_for test -s "$s/tree.cache"
+	wait_for test -s "$s/ignored.cache"
+	assert_file "$T/git-asked"
+	rm "$T/git-asked"
+	out=$(PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c 'cat go.txt; ls -a')
+	assert_contains "$out" wait
+	assert_not_contains "$out" .env
+	assert_no_file "$T/git-asked"  # warm: the cache answered
+}
+
+# The view's build failing (here: the session's hidden list cannot be
+# written): one line says so, and the jail sees nothing of the project, never
+# the unfiltered tree.
+test_view_build_failure_shows_nothing() {
+	live_repo "$T/p"
+	local s
+	s=$(session_dir "$T/p")
+	mkdir -p "$s/hidden"
+	set +e
+	"$JAIL" -q --no-export -D "$T/p" -- sh -c \
+		'ls -a . 2>&1; cat .env go.txt 2>&1' >"$T/f.out" 2>"$T/f.err"
+	set -e
+	assert_not_contains "$(cat "$T/f.out")" .gitignore
+	assert_not_contains "$(cat "$T/f.out")" wait
+	assert_not_contains "$(cat "$T/f.out")" canary-
+	assert_contains "$(cat "$T/f.err")" "sees nothing of the project"
+}
+
+# A repository cloned inside the project has its credentials withheld by the
+# view's server while the jail runs: the command looks into it before the
+# redacted copy exists (the overlay then takes the directory as the lower
+# layer's alone), and still reads only the copy.
+test_nested_credentials_withheld_when_looked_up_before_the_copy() {
+	live_repo "$T/p"
+	git_init "$T/lib"
+	printf 'lib\n' >"$T/lib/lib.txt"
+	git -C "$T/lib" add -A
+	git -C "$T/lib" commit -q -m lib
+	git clone -q "$T/lib" "$T/p/vendor/dep"
+	git -C "$T/p/vendor/dep" remote set-url origin "https://u:canaryNEST77@example.com/dep.git"
+	slow_git "$T/wrap"
+	PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c '
+		echo started
+		ls -a vendor/dep/.git >/dev/null
+		cat vendor/dep/.git/config; git -C vendor/dep remote get-url origin' \
+		>"$T/n.out" 2>"$T/n.err" </dev/null &
+	local jail=$!
+	wait_for grep -q '^started' "$T/n.out"
+	wait_for test -e "$T/git-asked"
+	touch "$T/release"
+	wait "$jail" || fail "the jail failed: $(cat "$T/n.err")"
+	local out
+	out=$(cat "$T/n.out")
+	assert_not_contains "$out" canary
+	assert_contains "$out" "https://example.com/dep.git"
+}
+
+# A project without git hides secret-shaped names; the session's list of what
+# was hidden is the last start's.  A host key that appears where the agent
+# wrote a file of its own (x.pem), or below a directory it replaced (d/, now
+# opaque: the host's entries read as deletions), was in no list: a diff
+# against it would carry the host's key into the patch.
+nogit_agent_over_host_keys() {
+	mkdir -p "$T/p/d"
+	printf 'hi\n' >"$T/p/a.txt"
+	printf 'dd\n' >"$T/p/d/keep.txt"
+	"$JAIL" -q -D "$T/p" -- sh -c \
+		'echo agent-wrote >x.pem; rm -rf d; mkdir d; echo mine >d/mine.txt' >/dev/null 2>&1
+	wait_for test -s "$(session_dir "$T/p")/tree.cache"
+	printf 'canary-host-key\n' >"$T/p/x.pem"
+	printf 'canary-host-key2\n' >"$T/p/d/y.pem"
+}
+
+assert_no_host_keys() {
+	assert_contains "$1" mine "$2"
+	assert_not_contains "$1" canary-host-key "$2"
+}
+
+test_export_leaves_out_a_host_key_added_after_the_run() {
+	nogit_agent_over_host_keys
+	assert_no_host_keys "$("$JAIL" diff -D "$T/p" 2>&1)" "jail diff"
+	"$JAIL" -q export -D "$T/p" >/dev/null 2>&1 || true
+	assert_no_host_keys "$(cat "$(session_dir "$T/p")"/patches/*.patch)" "the patch"
+}
+
+# While the view's server builds the next run's tree the list is still the
+# last run's: a diff or export meanwhile must not show the keys either.
+test_diff_while_the_view_is_built_leaves_out_a_new_host_key() {
+	nogit_agent_over_host_keys
+	slow_git "$T/wrap"
+	PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c 'echo started; cat a.txt' \
+		>"$T/run.out" 2>&1 </dev/null &
+	local jail=$!
+	wait_for test -e "$T/git-asked"
+	local during
+	during=$("$JAIL" diff -D "$T/p" 2>&1)
+	touch "$T/release"
+	wait "$jail" || fail "the jail failed: $(cat "$T/run.out")"
+	assert_no_host_keys "$during" "jail diff during the build"
+	assert_no_host_keys "$("$JAIL" diff -D "$T/p" 2>&1)" "jail diff after the run"
+}
+
+# A repository whose git cannot list what it ignores (a corrupt index, one a
+# newer git wrote) still has ignored files: taken for a project without git,
+# it showed all but the secret-shaped ones.  The jail sees nothing instead,
+# with the view and with --hide-start-only, and one line says why.
+test_git_that_cannot_list_ignored_files_shows_nothing() {
+	live_repo "$T/p"
+	printf 'canary-dump\n' >"$T/p/dump.sql"
+	printf 'dump.sql\n' >>"$T/p/.gitignore"
+	printf 'DIRCgarbage' >"$T/p/.git/index"
+	local mode
+	for mode in "" --hide-start-only; do
+		set +e
+		"$JAIL" -q --no-export $mode -D "$T/p" -- sh -c 'ls -a; cat dump.sql' \
+			>"$T/g.out" 2>"$T/g.err" </dev/null
+		set -e
+		assert_not_contains "$(cat "$T/g.out")" canary "$mode"
+		assert_not_contains "$(cat "$T/g.out")" dump.sql "$mode"
+		assert_contains "$(cat "$T/g.err")" "git cannot list the ignored files" "$mode"
+	done
+}
+
+# At start, the whiteouts a --hide-start-only run left for paths no longer
+# hidden are removed, by the path in the session's list: the agent may have
+# made a directory on that path a link in its layer.  Followed, it led the
+# removal into another session's upper dir, whose whiteout then no longer
+# hid the host's .env from that session's running agent.
+test_stale_whiteouts_are_not_removed_through_the_agents_links() {
+	live_repo "$T/p"
+	mkdir -p "$T/p/d/x" "$T/p/x"
+	printf 'kept\n' | tee "$T/p/d/x/kept.txt" >"$T/p/x/kept.txt"
+	git -C "$T/p" add d x
+	git -C "$T/p" commit -q -m kept
+	printf 'SECRET=canary-other-session\n' >"$T/p/x/.env"
+	printf 'SECRET=canary-d\n' >"$T/p/d/x/.env"
+	local other
+	other=$(session_dir "$T/p" other)/upper
+	"$JAIL" -q --no-export --hide-start-only -D "$T/p" -- sh -c "rm -rf d && ln -s $other d"
+	rm "$T/p/d/x/.env"
+	"$JAIL" -q --no-export --hide-start-only -s other -D "$T/p" -- true
+	assert_eq "$(stat -c %F "$other/x/.env" 2>&1)" "character special file" "set-up"
+	"$JAIL" -q --no-export -D "$T/p" -- true
+	"$JAIL" -q --no-export --hide-start-only -D "$T/p" -- true
+	assert_eq "$(stat -c %F "$other/x/.env" 2>&1)" "character special file" \
+		"the other session's whiteout"
+}

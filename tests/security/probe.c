@@ -191,6 +191,22 @@ static int do_tioclinux(void)
 	return err_or_ok(syscall(SYS_ioctl, 0, TIOCLINUX, &sub));
 }
 
+/* TIOCSETD on a pty pair of its own: line disciplines (n_hdlc, n_gsm, slip)
+ * are kernel code a coding agent never needs, loaded on demand. */
+static int do_tiocsetd(int disc)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || unlockpt(m) < 0)
+		return 200;
+	int s = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (s < 0)
+		return 201;
+	int r = err_or_ok(syscall(SYS_ioctl, s, TIOCSETD, &disc));
+	close(s);
+	close(m);
+	return r;
+}
+
 static int do_fionread(void)
 {
 	int n;
@@ -435,6 +451,7 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "tiocsti-high")) return do_tiocsti(true, a);
 	if (!strcmp(c, "tioclinux")) return do_tioclinux();
 	if (!strcmp(c, "fionread")) return do_fionread();
+	if (!strcmp(c, "tiocsetd")) return do_tiocsetd(atoi(a));
 	if (!strcmp(c, "socket")) return do_socket(strtol(a, NULL, 0), strtol(b, NULL, 0),
 	                                            argc > 4 ? strtol(argv[4], NULL, 0) : 0);
 	if (!strcmp(c, "connect-abstract")) return do_connect_unix(a, true);

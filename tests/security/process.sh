@@ -91,6 +91,73 @@ test_no_leaked_fds() {
 	exec 7<&-
 }
 
+# An fd is a way back to its file: /proc/self/fd/N reopens the inode with any
+# access its permissions give, whatever the fd's own mode.  A project file as
+# the agent's stdin must not be written through it, nor an output file read
+# back: only pipes enter the jail in their place (and sockets, terminals).
+test_stdio_files_cannot_be_reopened() {
+	probe_setup
+	cp "$T/p/README" "$T/host-copy"
+	cp "$T/p/README" "$T/readme.orig"
+	# positive control: on the host the reopen writes the file given as stdin
+	sh -c 'echo PWNED >/proc/self/fd/0' <"$T/host-copy"
+	assert_eq "$(cat "$T/host-copy")" PWNED "the reopen works on the host"
+	echo old-log-line >"$T/log"
+	set +e
+	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- sh -c 'ls -l /proc/self/fd/ >&2
+		echo PWNED >/proc/self/fd/0; echo "reopen-rc=$?" >&2; cat; echo agent-out' \
+		<"$T/p/README" >>"$T/log" 2>"$T/err"
+	rc=$?
+	set -e
+	assert_eq "$(cat "$T/p/README")" "$(cat "$T/readme.orig")" "the project file given as stdin"
+	assert_eq "$rc" 0 "the agent ran (stderr: $(cat "$T/err"))"
+	assert_not_contains "$(cat "$T/err")" "$T/p/README" "the project file's fd inside"
+	assert_not_contains "$(cat "$T/err")" "$T/log" "the output file's fd inside"
+	assert_not_contains "$(cat "$T/err")" "$T/err" "the error file's fd inside"
+	# what the agent read and wrote still went where it should
+	assert_contains "$(cat "$T/log")" "old-log-line"
+	assert_contains "$(cat "$T/log")" "$(head -1 "$T/p/README")"
+	assert_contains "$(cat "$T/log")" agent-out
+	host_safe
+}
+
+# A listening socket as stdio (socket activation) would let the agent accept
+# the host's connections: it goes in as a pipe that ends at once.
+test_listening_socket_stdio_not_passed() {
+	probe_setup
+	python3 -c '
+import socket, subprocess, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(5)
+r = subprocess.run(sys.argv[1:], stdin=s.fileno(), capture_output=True, text=True)
+print(r.stdout)' "$JAIL" -q --ro "$T/bin" -D "$T/p" -- sh -c 'ls -l /proc/self/fd/0' >"$T/lsock"
+	assert_contains "$(cat "$T/lsock")" "pipe:" "the jail's stdin"
+	assert_not_contains "$(cat "$T/lsock")" "socket:" "the jail's stdin"
+	host_safe
+}
+
+# jail exec hands its caller's stdio to the command: the same rule.
+test_exec_stdio_files_cannot_be_reopened() {
+	probe_setup
+	mkdir -p "$T/sig"
+	"$JAIL" -q --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "touch '$T/sig/ready';
+		while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" </dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$!
+	wait_for test -e "$T/sig/ready"
+	set +e
+	"$JAIL" exec -D "$T/p" -- sh -c 'ls -l /proc/self/fd/ >&2
+		echo PWNED >/proc/self/fd/0; cat; echo exec-out' <"$T/p/README" >"$T/exec.out" 2>"$T/exec.err"
+	rc=$?
+	set -e
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	assert_eq "$rc" 0 "jail exec ran (stderr: $(cat "$T/exec.err"))"
+	assert_not_contains "$(cat "$T/exec.err")" "$T/p/README" "the project file's fd inside"
+	assert_not_contains "$(cat "$T/exec.err")" "$T/exec.out" "the output file's fd inside"
+	assert_contains "$(cat "$T/exec.out")" "$(head -1 "$T/p/README")"
+	assert_contains "$(cat "$T/exec.out")" exec-out
+	host_safe
+}
+
 test_cwd_escape_through_proc() {
 	jp -- chdir /proc/1/cwd
 	assert_eq "$rc" "$EACCES" "/proc/1/cwd"

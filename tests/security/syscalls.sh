@@ -184,6 +184,29 @@ test_socket_families() {
 	done
 }
 
+# Internet sockets reach protocol modules the kernel loads on demand for
+# anyone (SCTP, L2TP, DCCP; UDP-Lite is built in): only TCP, UDP, ICMP and
+# MPTCP are made, by type and by protocol, in every spelling.
+test_inet_protocols_beyond_tcp_udp_refused() {
+	local IPPROTO_UDPLITE=136
+	# positive control: UDP-Lite is there to be had where the kernel has it
+	jp --allow-syscall socket -- socket 2 2 $IPPROTO_UDPLITE
+	local have_udplite=$rc
+	for bad in "2 2 $IPPROTO_UDPLITE" "10 2 $IPPROTO_UDPLITE" "2 1 132" "10 1 132" \
+		"2 5 0" "2 5 132" "2 6 0" "2 6 33" "2 2 115" "2 4 0" \
+		"2 2 0x100000088" "0x100000002 2 136" "2 0x100000005 0"; do
+		jp -- socket $bad
+		assert_eq "$rc" "$EPERM" "socket $bad"
+	done
+	[ "$have_udplite" = 0 ] || echo "# note: no UDP-Lite in this kernel ($have_udplite): the control is moot"
+	for ok in "2 1 0" "2 1 6" "2 2 17" "10 1 6" "10 2 0" "2 1 262" "2 0x80801 0"; do
+		jp -- socket $ok
+		assert_eq "$rc" 0 "socket $ok (TCP, UDP, MPTCP; flags in the type)"
+	done
+	jp -- socket 2 2 1
+	assert_ne "$rc" "$EPERM" "ICMP ping sockets are the kernel's to refuse (ping_group_range)"
+}
+
 test_unknown_allow_syscall_refused_before_anything_runs() {
 	probe_setup
 	expect_fail125 --allow-syscall no_such_call -D "$T/p" -- sh -c 'echo ran > marker'

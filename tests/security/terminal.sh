@@ -172,3 +172,55 @@ test_exec_terminal_filtered_and_reset() {
 	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
 	host_safe
 }
+
+# Line disciplines (n_hdlc, n_gsm, slip, ...) are kernel code loaded on demand
+# (dev.tty.ldisc_autoload) and a known way in (CVE-2017-2636 in n_hdlc, the
+# n_gsm use-after-frees); a coding agent never sets one.  TIOCSETD is refused
+# on any terminal the jail can open, its own ptys included.
+test_tiocsetd_refused() {
+	jp -- tiocsetd 27 # N_NULL: built in where it is listed, harmless if it ran
+	assert_eq "$rc" "$EPERM" "TIOCSETD N_NULL on the jail's own pty"
+	jp -- tiocsetd 0
+	assert_eq "$rc" "$EPERM" "TIOCSETD N_TTY too"
+	jail_pty "$T/bin/probe tiocsetd 27"
+	assert_contains "$out" "rc=$EPERM"
+	# positive control: allowed back, the kernel takes it (N_NULL, where the
+	# kernel has it), so the refusal above is the filter's
+	if grep -q '^n_null' /proc/tty/ldiscs 2>/dev/null; then
+		jp --allow-syscall ioctl -- tiocsetd 27
+		assert_eq "$rc" 0 "positive control: TIOCSETD N_NULL allowed back"
+	fi
+}
+
+# OSC 9 and 777 are notifications, but terminals also read commands there:
+# ConEmu runs a GuiMacro (9;6) or a process (9;7), urxvt hands 777's text to the
+# perl extension its first field names.  Only notifications, progress (9;4),
+# the working directory (9;9) and 777's notify/precmd/preexec pass.
+test_osc_commands_behind_notifications_dropped() {
+	probe_setup
+	printf 'a\033]9;7;"calc.exe"\007b\033]9;6;Shell("new_console","","calc")\033\\c' >"$T/bin/osc"
+	printf '\033]777;background;1\007d\033]9;1;5000\007e' >>"$T/bin/osc"
+	printf '\033]9;build done\007f\033]9;4;1;50\007g\033]777;notify;T;Body\007END\n' >>"$T/bin/osc"
+	jail_pty "cat $T/bin/osc"
+	assert_contains "$out" "abcde"
+	assert_contains "$out" $'Body\aEND'
+	for q in "calc" "]777;background" "]9;1;"; do
+		assert_not_contains "$out" "$q"
+	done
+	# positive controls: the notifications themselves pass
+	assert_contains "$out" $'\e]9;build done\a'
+	assert_contains "$out" $'\e]9;4;1;50\a'
+	assert_contains "$out" $'\e]777;notify;T;Body\a'
+}
+
+# Media copy makes the terminal print, not show: the screen or everything that
+# follows goes to its printer command, or xterm writes an HTML or SVG dump of
+# the screen into a file on the host.
+test_media_copy_dropped() {
+	probe_setup
+	printf 'a\033[5ib\033[4ic\033[?10id\033[?11ie\033[iEND\n' >"$T/bin/mc"
+	jail_pty "cat $T/bin/mc"
+	assert_contains "$out" "abcdeEND"
+	assert_not_contains "$out" $'\e[5i'
+	assert_not_contains "$out" $'\e[?10i'
+}

@@ -102,6 +102,8 @@ static const char expected_plan[] =
 	"\t\telements = { 203.0.113.7 . 443 }\n\t}\n"
 	"\tset allow6 {\n\t\ttype ipv6_addr . inet_service\n\t\tflags timeout\n"
 	"\t\telements = { 2001:db8::1 . 8443 }\n\t}\n"
+	"\tset host4 {\n\t\ttype ipv4_addr . inet_service\n\t\tflags timeout\n\t}\n"
+	"\tset host6 {\n\t\ttype ipv6_addr . inet_service\n\t\tflags timeout\n\t}\n"
 	"\tchain output {\n"
 	"\t\ttype filter hook output priority 0; policy drop;\n"
 	"\t\toifname \"lo\" accept\n"
@@ -113,6 +115,8 @@ static const char expected_plan[] =
 	"\t\tmeta nfproto ipv4 meta l4proto udp ip daddr . th dport @allow4 accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto tcp ip6 daddr . th dport @allow6 accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto udp ip6 daddr . th dport @allow6 accept\n"
+	"\t\tmeta nfproto ipv4 meta l4proto tcp ip daddr . th dport @host4 accept\n"
+	"\t\tmeta nfproto ipv6 meta l4proto tcp ip6 daddr . th dport @host6 accept\n"
 	"\t\tlog group 7\n"
 	"\t\tmeta l4proto tcp reject with tcp reset\n"
 	"\t\treject with icmpx admin-prohibited\n"
@@ -175,9 +179,11 @@ static int install_in_new_netns(void)
 		return 12;
 	}
 	int fd = nft_netlink_socket(&e);
-	struct nft_elem el = {.family = AF_INET, .port = 8080, .timeout_s = 60};
-	inet_pton(AF_INET, "198.51.100.9", el.addr);
-	if (fd < 0 || nft_elems_add(fd, &el, 1, &e) < 0 || nft_elems_add(fd, &el, 1, &e) < 0) {
+	struct nft_elem el[2] = {{.family = AF_INET, .port = 8080, .timeout_s = 60},
+	                         {.family = AF_INET6, .tcp_only = true, .port = 11434}};
+	inet_pton(AF_INET, "198.51.100.9", el[0].addr);
+	inet_pton(AF_INET6, "fd00::2", el[1].addr);
+	if (fd < 0 || nft_elems_add(fd, el, 2, &e) < 0 || nft_elems_add(fd, el, 2, &e) < 0) {
 		fprintf(stderr, "  %s\n", e.msg);
 		return 13;
 	}

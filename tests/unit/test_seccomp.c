@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -144,6 +145,21 @@ static long do_sock_unix_high(void) { return do_sock((1L << 32) | AF_UNIX, 0); }
 static long do_sock_nl_route(void) { return do_sock(AF_NETLINK, NETLINK_ROUTE); }
 static long do_sock_nl_audit(void) { return do_sock(AF_NETLINK, NETLINK_AUDIT); }
 
+static long do_inet(long fam, long type, long proto)
+{
+	long fd = syscall(SYS_socket, fam, type, proto);
+	return fd < 0 ? -1 : 0;
+}
+static long do_tcp(void) { return do_inet(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }
+static long do_udp6(void) { return do_inet(AF_INET6, SOCK_DGRAM, IPPROTO_UDP); }
+static long do_mptcp(void) { return do_inet(AF_INET, SOCK_STREAM, 262); }
+static long do_udplite(void) { return do_inet(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE); }
+static long do_sctp6(void) { return do_inet(AF_INET6, SOCK_STREAM, IPPROTO_SCTP); }
+static long do_seqpacket(void) { return do_inet(AF_INET, SOCK_SEQPACKET, 0); }
+static long do_dccp(void) { return do_inet(AF_INET, 6 /* SOCK_DCCP */, 0); }
+static long do_udplite_high(void) { return do_inet(AF_INET, SOCK_DGRAM, (1L << 32) | IPPROTO_UDPLITE); }
+static long do_inet_high(void) { return do_inet((1L << 32) | AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE); }
+
 static long do_pers_query(void) { return syscall(SYS_personality, 0xffffffffUL); }
 static long do_pers_default(void) { return syscall(SYS_personality, 0UL); }
 static long do_pers_norand(void) { return syscall(SYS_personality, ADDR_NO_RANDOMIZE); }
@@ -211,6 +227,20 @@ T(socket_families)
 	CHECK_INT(run(do_sock_alg), EPERM);
 	CHECK_INT(run(do_sock_unix_high), EPERM);
 	CHECK_INT(run(do_sock_nl_audit), EPERM);
+}
+
+T(inet_sockets_tcp_udp_icmp_mptcp_only)
+{
+	CHECK_INT(run(do_tcp), 0);
+	CHECK_INT(run(do_udp6), 0);
+	CHECK_INT(run(do_udplite), EPERM);
+	CHECK_INT(run(do_sctp6), EPERM);
+	CHECK_INT(run(do_seqpacket), EPERM);
+	CHECK_INT(run(do_dccp), EPERM);
+	CHECK_INT(run(do_udplite_high), EPERM);
+	CHECK_INT(run(do_inet_high), EPERM);
+	int mptcp = run(do_mptcp);
+	CHECK(mptcp != EPERM);  /* 0, or the kernel's own EPROTONOSUPPORT */
 }
 
 T(personality_default_only)

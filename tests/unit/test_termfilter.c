@@ -96,6 +96,33 @@ T(osc_queries_and_unknown_osc_dropped)
 	expect("a\x1b]0;t\xc2\x9b" "6n\ab", "ab"); /* encoded C1 inside the body */
 }
 
+/* ConEmu's commands behind OSC 9, urxvt's perl extensions behind 777 */
+T(osc_commands_behind_notifications_dropped)
+{
+	expect("a\x1b]9;7;\"calc.exe\"\ab", "ab");
+	expect("a\x1b]9;6;Shell(\"calc\")\x1b\\b", "ab");
+	expect("a\x1b]9;12\ab", "ab");
+	expect("a\x1b]777;background;1\ab", "ab");
+	expect("a\x1b]777;notifyx;t\ab", "ab");
+	expect("a\x1b]9;done\ab", "a\x1b]9;done\ab");
+	expect("a\x1b]9;4;1;50\ab", "a\x1b]9;4;1;50\ab");
+	expect("a\x1b]9;9;/tmp\ab", "a\x1b]9;9;/tmp\ab");
+	expect("a\x1b]9;\ab", "a\x1b]9;\ab");
+	expect("a\x1b]777;notify;T;B\ab", "a\x1b]777;notify;T;B\ab");
+	expect("a\x1b]777;precmd\ab", "a\x1b]777;precmd\ab");
+}
+
+/* media copy: printing, printer controller mode, xterm's screen dumps */
+T(media_copy_dropped)
+{
+	expect("a\x1b[ib", "ab");
+	expect("a\x1b[5ib", "ab");
+	expect("a\x1b[4ib", "ab");
+	expect("a\x1b[?10ib", "ab");
+	expect("a\x1b[?11ib", "ab");
+	expect("a\xc2\x9b" "5ib", "ab");
+}
+
 T(answering_csi_dropped)
 {
 	expect("a\x1b[6nb", "ab");

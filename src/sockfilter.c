@@ -1,0 +1,84 @@
+/* sockfilter.c — which internet sockets the jail may make (sockfilter.h).
+ *
+ * socket(AF_INET or AF_INET6, TYPE, PROTOCOL) reaches a protocol module by
+ * its numbers, and the kernel loads the module on demand for anyone:
+ * "net-pf-2-proto-132" is SCTP, "-proto-115" L2TP over IP, "-proto-0-type-6"
+ * DCCP; UDP-Lite is built in.  Such modules are where local root exploits
+ * have come from (DCCP CVE-2017-6074, L2TP CVE-2016-10200), and no coding
+ * agent speaks them: the network filter passes TCP and UDP alone anyway,
+ * while loopback takes anything.  So the types are SOCK_STREAM and
+ * SOCK_DGRAM, the protocols 0 (the type's default: TCP or UDP), TCP, UDP,
+ * ICMP and ICMPv6 (ping sockets, where the host allows them) and MPTCP
+ * (TCP underneath; Go and systemd try it and fall back).  SOCK_RAW needs a
+ * capability the jail does not have: refusing it here changes nothing.
+ *
+ * A hand-made prefix, as idfilter.c's and for the same reason: "neither of
+ * these six values" is one compare each here, but a pile of masked rules in
+ * libseccomp.  The kernel reads family, type and protocol as ints, so the
+ * low 32 bits are what is compared. */
+#include "sockfilter.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <seccomp.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+#define SOCK_TYPE_MASK 0xf  /* the kernel's: the rest are SOCK_NONBLOCK/CLOEXEC */
+
+/* The low 32 bits of argument i in struct seccomp_data. */
+static uint32_t arg_low(unsigned i)
+{
+	uint32_t off = (uint32_t)offsetof(struct seccomp_data, args) + 8 * i;
+#if __BYTE_ORDER == __BIG_ENDIAN
+	off += 4;
+#endif
+	return off;
+}
+
+#define LD(off) ((struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off)))
+/* jump to `t` if A == k, else to `f` (absolute instruction indexes, from `at`) */
+#define JEQ(at, k, t, f) \
+	((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (unsigned char)((t) - (at) - 1), \
+	                              (unsigned char)((f) - (at) - 1)))
+
+int sockfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, size_t cap)
+{
+	if (cfg && strv_contains(&cfg->syscalls_allow, "socket"))
+		return 0;
+	int nr = seccomp_syscall_resolve_name("socket");
+	if (nr < 0)
+		return 0;  /* not a syscall on this architecture */
+	static const uint32_t protos[] = {0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6,
+	                                  IPPROTO_MPTCP};
+	enum { TYPE = 7, PROTO = 11, DENY = PROTO + 1 + 6, END = DENY + 1 };
+	struct sock_filter p[END] = {
+		[0] = LD(offsetof(struct seccomp_data, arch)),
+		[1] = JEQ(1, seccomp_arch_native(), 2, END),
+		[2] = LD(offsetof(struct seccomp_data, nr)),
+		[3] = JEQ(3, (uint32_t)nr, 4, END),
+		[4] = LD(arg_low(0)),
+		[5] = JEQ(5, AF_INET, TYPE, 6),
+		[6] = JEQ(6, AF_INET6, TYPE, END),
+		[TYPE] = LD(arg_low(1)),
+		[TYPE + 1] = BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SOCK_TYPE_MASK),
+		[TYPE + 2] = JEQ(TYPE + 2, SOCK_STREAM, PROTO, TYPE + 3),
+		[TYPE + 3] = JEQ(TYPE + 3, SOCK_DGRAM, PROTO, DENY),
+		[PROTO] = LD(arg_low(2)),
+		[DENY] = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+	};
+	for (unsigned i = 0; i < ARRAY_SIZE(protos); i++) {
+		unsigned at = PROTO + 1 + i;
+		p[at] = JEQ(at, protos[i], END, i + 1 < ARRAY_SIZE(protos) ? at + 1 : DENY);
+	}
+	if (cap < END)
+		return -1;
+	memcpy(out, p, sizeof(p));
+	return END;
+}

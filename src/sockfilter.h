@@ -1,0 +1,17 @@
+/* sockfilter.h — the internet sockets the jail may make: TCP, UDP, ICMP and
+ * MPTCP, nothing else of the kernel's protocol modules. */
+#ifndef JAIL_SOCKFILTER_H
+#define JAIL_SOCKFILTER_H
+#include "config.h"
+
+#include <linux/filter.h>
+#include <stddef.h>
+
+/* Write into out[0..cap) a classic-BPF prefix for the syscall filter: for the
+ * native ABI's socket(2) with family AF_INET or AF_INET6, a type (flags
+ * masked off) other than SOCK_STREAM and SOCK_DGRAM, or a protocol other than
+ * 0, TCP, UDP, ICMP, ICMPv6 and MPTCP, returns EPERM; every other syscall
+ * falls through past the prefix.  Nothing when cfg allows socket back.
+ * Returns the number of instructions, or -1 when cap is too small. */
+int sockfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, size_t cap) WUR;
+#endif

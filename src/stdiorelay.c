@@ -1,0 +1,291 @@
+/* stdiorelay.c — a pipe instead of a host file for the jail's stdio
+ * (stdiorelay.h says why). */
+#include "stdiorelay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RELAY_BUF 65536
+
+struct stdio_relay;
+
+/* One copier: from -> to; it closes `own` (its end of the pipe) when done. */
+struct pump {
+	struct stdio_relay *r;  /* NULL for the stdin copier, which nobody waits for */
+	int from, to, own;
+	pthread_t thread;
+};
+
+struct stdio_relay {
+	int jail_end[3];  /* the pipe end the jail gets, or -1 */
+	int ours[3];      /* the other end, or -1 */
+	struct pump *out[3];
+	bool shared_err;  /* fd 2 goes to fd 1's pipe */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int running;      /* output copiers not done yet */
+};
+
+/* /dev/null, zero, full, random, urandom: reopened, they give nothing the
+ * jail's own /dev does not; scripts run `jail ... < /dev/null` often, and
+ * that needs no pipe and no copier. */
+static bool is_memory_device(const struct stat *st)
+{
+	if (!S_ISCHR(st->st_mode) || major(st->st_rdev) != 1)
+		return false;
+	unsigned m = minor(st->st_rdev);
+	return m == 3 || m == 5 || m == 7 || m == 8 || m == 9;
+}
+
+/* What a path cannot reopen goes in as it is: an anonymous pipe (pipefs),
+ * a connected socket, and a terminal (a pty stands in for it); a closed fd
+ * stays so.  A listening socket (socket activation) would let the jail
+ * accept the host's connections: it gets a pipe, which ends at once. */
+static bool goes_in_as_is(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || isatty(fd) || is_memory_device(&st))
+		return true;
+	if (S_ISSOCK(st.st_mode)) {
+		int listening = 0;
+		socklen_t len = sizeof(listening);
+		return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && !listening;
+	}
+	struct statfs sf;
+	return S_ISFIFO(st.st_mode) && fstatfs(fd, &sf) == 0 && sf.f_type == PIPEFS_MAGIC;
+}
+
+static void relay_free(struct stdio_relay *r)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (r->jail_end[fd] >= 0)
+			close(r->jail_end[fd]);
+		if (r->ours[fd] >= 0)
+			close(r->ours[fd]);
+		free(r->out[fd]);
+	}
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+}
+
+/* stderr to the same file as stdout (`> log 2>&1`): one pipe for both, so
+ * that their lines stay in the order they were written. */
+static bool same_file(int a, int b)
+{
+	struct stat sa, sb;
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* A pipe whose ends are above 2: with one of 0-2 closed, pipe2 would hand
+ * out that number, taking the place of the closed stdio. */
+static int pipe_above_stdio(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (p[i] > 2)
+			continue;
+		int moved = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+		int err = errno;
+		close(p[i]);
+		p[i] = moved;
+		if (moved < 0) {
+			if (p[1 - i] >= 0)
+				close(p[1 - i]);
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int stdio_relay_prepare(struct stdio_relay **out, int jail_fds[3], struct jail_err *e)
+{
+	struct stdio_relay *r = NULL;
+	*out = NULL;
+	for (int fd = 0; fd < 3; fd++) {
+		jail_fds[fd] = fd;
+		if (goes_in_as_is(fd))
+			continue;
+		if (fd == 2 && r && r->jail_end[1] >= 0 && same_file(1, 2)) {
+			r->shared_err = true;
+			jail_fds[2] = r->jail_end[1];
+			continue;
+		}
+		if (!r) {
+			r = xcalloc(1, sizeof(*r));
+			r->jail_end[0] = r->jail_end[1] = r->jail_end[2] = -1;
+			r->ours[0] = r->ours[1] = r->ours[2] = -1;
+			pthread_mutex_init(&r->lock, NULL);
+			pthread_condattr_t ca;
+			pthread_condattr_init(&ca);
+			pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+			pthread_cond_init(&r->cond, &ca);
+			pthread_condattr_destroy(&ca);
+		}
+		int p[2];
+		if (pipe_above_stdio(p) < 0) {
+			relay_free(r);
+			return jail_err_sys(e, "a pipe for the jail's fd %d", fd);
+		}
+		/* stdin: the jail reads p[0]; stdout, stderr: the jail writes p[1] */
+		r->jail_end[fd] = fd == 0 ? p[0] : p[1];
+		r->ours[fd] = fd == 0 ? p[1] : p[0];
+		jail_fds[fd] = r->jail_end[fd];
+	}
+	*out = r;
+	return 0;
+}
+
+void stdio_relay_child(const struct stdio_relay *r)
+{
+	if (!r)
+		return;
+	for (int fd = 0; fd < 3; fd++) {
+		if (r->ours[fd] >= 0)
+			close(r->ours[fd]);  /* else the jail's stdin would never end */
+		if (r->jail_end[fd] >= 0)
+			dup2(r->jail_end[fd], fd);
+	}
+	if (r->shared_err)
+		dup2(r->jail_end[1], 2);
+	for (int fd = 0; fd < 3; fd++)
+		if (r->jail_end[fd] > 2)
+			close(r->jail_end[fd]);
+}
+
+/* util.c's write_all, and waiting out EAGAIN: the caller's fd may be non-blocking */
+static bool put_all(int fd, const char *b, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN) {
+			struct pollfd pfd = {fd, POLLOUT, 0};
+			poll(&pfd, 1, -1);
+			continue;
+		}
+		if (w <= 0)
+			return false;
+		b += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static void copy(int from, int to)
+{
+	char *buf = xmalloc(RELAY_BUF);
+	for (;;) {
+		ssize_t n = read(from, buf, RELAY_BUF);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pfd = {from, POLLIN, 0};
+			poll(&pfd, 1, -1);
+			continue;
+		}
+		if (n <= 0 || !put_all(to, buf, (size_t)n))
+			break;
+	}
+	free(buf);
+}
+
+/* A write to a pipe whose reader left gives EPIPE here, not a SIGPIPE that
+ * would end the caller: the signal is blocked in this thread (a write's
+ * SIGPIPE goes to the thread that wrote) and taken off before it ends. */
+static void *pump_main(void *arg)
+{
+	struct pump *p = arg;
+	sigset_t pipe_set;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+	copy(p->from, p->to);
+	close(p->own);  /* stdin: the jail sees its end; out: the jail's writes get EPIPE */
+	while (sigtimedwait(&pipe_set, NULL, &(struct timespec){0}) > 0) {
+	}
+	struct stdio_relay *r = p->r;
+	if (!r) {
+		free(p);
+		return NULL;
+	}
+	pthread_mutex_lock(&r->lock);
+	r->running--;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+int stdio_relay_start(struct stdio_relay *r, struct jail_err *e)
+{
+	if (!r)
+		return 0;
+	for (int fd = 0; fd < 3; fd++) {
+		if (r->jail_end[fd] < 0)
+			continue;
+		close(r->jail_end[fd]);
+		r->jail_end[fd] = -1;
+		struct pump *p = xcalloc(1, sizeof(*p));
+		*p = (struct pump){fd == 0 ? NULL : r, fd == 0 ? 0 : r->ours[fd],
+		                   fd == 0 ? r->ours[fd] : fd, r->ours[fd], 0};
+		r->ours[fd] = -1;  /* the pump's now */
+		if (fd != 0) {
+			r->out[fd] = p;
+			r->running++;
+		}
+		int err = pthread_create(&p->thread, NULL, pump_main, p);
+		if (err == 0 && fd == 0)
+			err = pthread_detach(p->thread);
+		if (err != 0) {
+			/* nothing copies: the jail's end sees EOF or EPIPE at once */
+			close(p->own);
+			if (fd != 0) {
+				r->out[fd] = NULL;
+				r->running--;
+			}
+			free(p);
+			return jail_err_set(e, err, "start copying the jail's fd %d", fd);
+		}
+	}
+	return 0;
+}
+
+void stdio_relay_finish(struct stdio_relay *r, int wait_ms)
+{
+	if (!r)
+		return;
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += wait_ms / 1000;
+	until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (r->running > 0 && pthread_cond_timedwait(&r->cond, &r->lock, &until) == 0) {
+	}
+	bool done = r->running == 0;
+	pthread_mutex_unlock(&r->lock);
+	if (!done)
+		return;  /* a writer lives on: the copiers keep r until the process ends */
+	for (int fd = 1; fd < 3; fd++)
+		if (r->out[fd])
+			pthread_join(r->out[fd]->thread, NULL);
+	relay_free(r);
+}

@@ -1,0 +1,34 @@
+/* stdiorelay.h — no host file enters the jail as an fd.
+ *
+ * An open fd is a way back to its file: /proc/self/fd/N reopens the inode
+ * with any access its permissions give, whatever the fd's own mode was, so a
+ * project file given as the agent's stdin (`jail -- sh < task.sh`) could be
+ * rewritten on the host, and an output file (`> log`) read back.  Of the
+ * caller's stdio, only anonymous pipes and connected sockets (nothing a path
+ * reopens) and terminals (a pty stands in for them) go in as they are; for
+ * any other (a file, a directory, a device, a named FIFO, a listening socket
+ * that would take the host's connections) the jail gets a pipe, and a thread
+ * of the caller copies between the two. */
+#ifndef JAIL_STDIORELAY_H
+#define JAIL_STDIORELAY_H
+#include "util.h"
+
+#include <stdbool.h>
+
+struct stdio_relay;
+
+/* For each fd 0..2 that is open, not a terminal, not an anonymous pipe and
+ * not a connected socket: a pipe, whose jail-side end is put in jail_fds[fd] (others:
+ * jail_fds[fd] = fd).  *out is NULL when nothing needs a relay. */
+int stdio_relay_prepare(struct stdio_relay **out, int jail_fds[3], struct jail_err *e) WUR;
+/* In the child that becomes the jail (after a fork-like clone): the
+ * jail-side ends onto fds 0..2.  Async-signal-safe. */
+void stdio_relay_child(const struct stdio_relay *r);
+/* In the caller, once the jail-side ends went over (clone or SCM_RIGHTS):
+ * close them, start copying. */
+int stdio_relay_start(struct stdio_relay *r, struct jail_err *e) WUR;
+/* When the jail (or the joined command) ended: wait up to wait_ms for what
+ * it wrote to be copied out, then free.  The stdin copier is never waited
+ * for (it stops at the end of its input or when the jail closed its end). */
+void stdio_relay_finish(struct stdio_relay *r, int wait_ms);
+#endif

@@ -1,0 +1,103 @@
+# networld.bash — the test network of the network tests (integration/net.sh,
+# security/network.sh), sourced by them.
+#
+# Every test runs jail in a small network the test makes itself (net_world):
+# a user and network namespace W that stands for "the host" (its loopback
+# holds the DNS server and the host:PORT services, its default route leads to
+# a second namespace S with public-looking addresses that stands for "the
+# internet"), so no packet reaches the real host's network, and a DNS answer
+# can name a public address that a server really listens on.  The helper maps
+# W's loopback to W's gateway (pasta) or 10.0.2.2 (slirp4netns); jail opens
+# that only for host:PORT entries, never for a DNS answer.
+
+HELPERS=$TESTS/helpers
+PUB4=11.22.33.44        # S: the test's "public" servers
+GW4=11.22.33.254        # W's default gateway (pasta maps it to W's loopback)
+PUB6=2a0b:1::44
+LAN4=10.1.2.3           # S too: a private address behind the route
+GW6=2a0b:1::fe          # W's IPv6 gateway (mapped like GW4)
+
+bg() { # run in the background, killed when the test ends
+	# in_w/in_s spelled out: a backgrounded function is a subshell, and
+	# killing it (its pid is $!) would leave the server behind
+	case $1 in
+	in_w) shift; set -- nsenter --preserve-credentials -U -n -t "$W" "$@" ;;
+	in_s) shift; set -- nsenter --preserve-credentials -U -n -t "$S" "$@" ;;
+	esac
+	"$@" &
+	echo $! >>"$T/.pids"
+}
+cleanup_bg() { [ -f "$T/.pids" ] && kill $(cat "$T/.pids") 2>/dev/null; true; }
+wait_file() { wait_for test -s "$1" || fail "server did not start: $1"; }
+
+# net_world: the namespaces W and S (above); $W and $S are their holder pids,
+# in_w / in_s run a command there, and $JAIL becomes jail run in W.
+net_world() {
+	trap cleanup_bg EXIT
+	# no tun device at all (a container without it): the host cannot give a
+	# user network namespace a way out, for jail or any other tool
+	[ -e /dev/net/tun ] || skip "the host has no /dev/net/tun (pasta and slirp4netns need it)"
+	[ -r /dev/net/tun ] && [ -w /dev/net/tun ] || fail "/dev/net/tun is not usable: chmod 0666 /dev/net/tun"
+	unshare -U -n --map-current-user --keep-caps ip link add v0 type veth peer name v1 ||
+		fail "cannot make the test network (a user and network namespace with a veth pair)"
+	bg unshare -U -n --map-current-user --keep-caps sh -c '
+		set -e
+		ip link set lo up
+		ip link add v0 type veth peer name v1
+		unshare -n sh -c "echo \$\$ >'"$T"'/.s; exec sleep 1000" &
+		while [ ! -s '"$T"'/.s ]; do sleep 0.02; done
+		ip link set v1 netns "$(cat '"$T"'/.s)"
+		nsenter -n -t "$(cat '"$T"'/.s)" sh -c "set -e; ip link set lo up; ip link set v1 up
+			ip addr add '$PUB4'/24 dev v1; ip addr add '$LAN4'/24 dev v1
+			ip addr add '$PUB6'/64 dev v1 nodad"
+		ip link set v0 up
+		ip addr add 11.22.33.1/24 dev v0
+		ip addr add 2a0b:1::1/64 dev v0 nodad
+		ip route add default via '$GW4' dev v0
+		ip route add '$LAN4' via '$PUB4' dev v0
+		ip -6 route add default via 2a0b:1::fe dev v0
+		echo $$ >'"$T"'/.w.tmp; mv '"$T"'/.w.tmp '"$T"'/.w
+		exec sleep 1000'
+	wait_file "$T/.w"
+	W=$(cat "$T/.w") S=$(cat "$T/.s")
+	echo "$S" >>"$T/.pids"
+	REAL_JAIL=$JAIL
+	printf '#!/bin/sh\nexec nsenter --preserve-credentials -U -n -t %s %s "$@"\n' "$W" "$REAL_JAIL" >"$T/jail-in-w"
+	chmod +x "$T/jail-in-w"
+	JAIL=$T/jail-in-w
+}
+in_w() { nsenter --preserve-credentials -U -n -t "$W" "$@"; }
+in_s() { nsenter --preserve-credentials -U -n -t "$S" "$@"; }
+
+# net_servers [slirp4netns] [NAME=ADDR...]: in S, HTTP servers on every
+# address (P1 allowed by name, P2 not); in W, one on 127.0.0.1 (P3, allowed as
+# host:P3), one on ::1 (P6), and a DNS server (DNSP) that maps api.test to the
+# public server and the extra NAME=ADDR pairs as given.  HOST4 is where the
+# jail reaches W's loopback.
+net_servers() {
+	net_world
+	if [ "${1:-}" = slirp4netns ]; then
+		export JAIL_NET_HELPER=slirp4netns
+		HOST4=10.0.2.2
+		shift
+	else
+		HOST4=$GW4
+	fi
+	mkdir -p "$T/www"
+	echo hello-jail >"$T/www/index.html"
+	for s in 1 2; do bg in_s python3 "$HELPERS/http_server.py" "$T/p$s" 0.0.0.0 "$T/www"; done
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p3" 127.0.0.1 "$T/www"
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p6" ::1 "$T/www"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"api.test=$PUB4" "other.test=$PUB4" "link.test=169.254.169.254" \
+		"slirpdns.test=10.0.2.3" "alias.test=>api.test" "$@"
+	for f in p1 p2 p3 p6 dnsport; do wait_file "$T/$f"; done
+	P1=$(cat "$T/p1") P2=$(cat "$T/p2") P3=$(cat "$T/p3") P6=$(cat "$T/p6")
+	DNSP=$(cat "$T/dnsport")
+	mkrepo "$T/p"
+	NET=(-D "$T/p" --net allow --dns-upstream "127.0.0.1:$DNSP" --allow "api.test:$P1"
+		--allow "host:$P3")
+}
+
+# ms CMD...: inside the jail, how long CMD took (ms), after its own output.
+MS='s=$(date +%s%N); "$@"; r=$?; echo "ms=$(( ($(date +%s%N) - s) / 1000000 )) rc=$r"'
