@@ -526,10 +526,12 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	/* a pack without its index is not indexed here: the agent's own git never
 	 * read it (git finds packs by their .idx), and indexing would inflate all
 	 * of it */
-	if (copy_objects(g, ofd, hexlen, e) < 0 || check_inflated_structure(raw_dir, e) < 0 ||
+	if (copy_objects(g, ofd, hexlen, e) < 0)
+		return -1;
+	if (check_inflated_structure(raw_dir, e) < 0 ||
 	    write_alternates(raw_dir, g->host_objects, e) < 0 ||
 	    check_inflated_series(raw_dir, revs, e) < 0)
-		return -1;
+		return jail_err_wrap(e, "the agent's commits were refused");
 	struct strbuf pack = {0};
 	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
 	/* no delta search: index-pack inflates every object anyway */
