@@ -17,6 +17,11 @@
 #define PACKED_REFS_MAX (64u << 20)
 #define REF_DEPTH 5
 #define OBJECT_MAX (1ULL << 30)  /* one loose object or pack file the agent wrote */
+/* The agent's objects once inflated: what git packs and checks for the series.
+ * 17 MB of zeros on disk inflate to 4 GB, which git read whole (3.9 GB of
+ * memory, 97 s); past these the series is not read (the single patch is). */
+#define INFLATED_ONE_MAX (64ULL << 20)
+#define INFLATED_ALL_MAX (1ULL << 30)
 
 /* git's fsck rules, every one an error: a tree entry named "..", ".git" (any
  * case, and its NTFS/HFS spellings), "", with a slash, a mode git does not make,
@@ -216,16 +221,27 @@ int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **
 /* ---- finding the repository ---- */
 
 /* The host's common dir below, the session's upper of it on top. */
-static int open_layers(struct agentgit *g, const char *lower, const char *upper,
-                       struct jail_err *e)
+/* The upper is root/rel: root is the session dir, rel leads through what the
+ * agent wrote (upper/.git, upper/lib/.git, upper/.git/modules/lib), so it is
+ * opened beneath root with no symlink on the way: a ".git/modules ->
+ * ~/src/lib/.git" the agent left would lead the export into a host repository
+ * it never saw. */
+static int open_layers(struct agentgit *g, const char *lower, const char *root,
+                       const char *rel, struct jail_err *e)
 {
 	g->host_objects = xasprintf("%s/objects", lower);
 	g->lower_fd = open(lower, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (g->lower_fd < 0)
 		return jail_err_sys(e, "open the project's git dir '%s'", lower);
-	g->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (g->upper_fd < 0 && errno != ENOENT)
-		return jail_err_sys(e, "open the session's git dir '%s'", upper);
+	_cleanup_close_ int root_fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root_fd < 0 && errno != ENOENT)
+		return jail_err_sys(e, "open the session's '%s'", root);
+	g->upper_fd = root_fd < 0 ? -1 : open_beneath(root_fd, rel, O_RDONLY | O_DIRECTORY);
+	if (g->upper_fd < 0 && root_fd >= 0 && errno != ENOENT) {
+		_cleanup_free_ char *esc = escape_name(rel);
+		return jail_err_sys(e, "open the session's git dir '%s' in '%s' (not through a "
+		                       "symlink)", esc, root);
+	}
 	return g->upper_fd < 0 ? 1 : 0;
 }
 
@@ -236,6 +252,12 @@ static char *upper_git_dir(const struct gitlink *gl, const char *session_dir)
 	if (!gl->linked)
 		return xasprintf("%s/upper/.git", session_dir);
 	return gl->worktree ? xasprintf("%s/git-upper", session_dir) : NULL;
+}
+
+/* upper_git_dir() as a path below the session dir. */
+static const char *upper_git_rel(const struct gitlink *gl)
+{
+	return gl->linked ? "git-upper" : "upper/.git";
 }
 
 int agentgit_open(struct agentgit *g, const char *project, const char *session_dir,
@@ -251,7 +273,7 @@ int agentgit_open(struct agentgit *g, const char *project, const char *session_d
 	if (upper)
 		g->head_rel = gl.linked ? xasprintf("worktrees/%s/HEAD", strrchr(gl.git_dir, '/') + 1)
 		                        : xstrdup("HEAD");
-	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
+	r = upper ? open_layers(g, gl.common_dir, session_dir, upper_git_rel(&gl), e) : 1;
 	gitlink_free(&gl);
 	return r;
 }
@@ -274,14 +296,14 @@ int agentgit_open_sub(struct agentgit *g, const char *super, const char *sub,
 	}
 	/* .git/modules/NAME of the superproject, or a .git directory of its own */
 	size_t n = strlen(sg.common_dir);
-	_cleanup_free_ char *upper = NULL;
+	_cleanup_free_ char *rel = NULL;
 	if (!gl.linked)
-		upper = xasprintf("%s/upper/%s/.git", session_dir, sub);
+		rel = xasprintf("upper/%s/.git", sub);
 	else if (strcmp(gl.git_dir, gl.common_dir) == 0 && strncmp(gl.common_dir, sg.common_dir, n) == 0 &&
 	         gl.common_dir[n] == '/')
-		upper = xasprintf("%s/%s", super_upper, gl.common_dir + n + 1);
+		rel = xasprintf("%s/%s", upper_git_rel(&sg), gl.common_dir + n + 1);
 	g->head_rel = xstrdup("HEAD");
-	r = upper ? open_layers(g, gl.common_dir, upper, e) : 1;
+	r = rel ? open_layers(g, gl.common_dir, session_dir, rel, e) : 1;
 	gitlink_free(&sg);
 	gitlink_free(&gl);
 	return r;
@@ -332,7 +354,8 @@ static int copy_object_file(int sdir, int ddir, const char *name, unsigned long 
 	if ((unsigned long long)st.st_size > *budget)
 		return jail_err_set(e, 0, "the agent's objects are larger than %llu bytes", OBJECT_MAX);
 	*budget -= (unsigned long long)st.st_size;
-	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* non-blocking: a fifo swapped in after the fstatat must not hang the read */
+	_cleanup_close_ int in = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_close_ int out = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	_cleanup_free_ char *esc = escape_name(name);
 	if (in < 0 || out < 0 || copy_fd(in, out, OBJECT_MAX) < 0)
@@ -405,37 +428,90 @@ static int copy_objects(const struct agentgit *g, int raw_objects, size_t hexlen
 	return r;
 }
 
-/* An index made by git for a copied pack that has none. */
-static int index_packs(const char *raw_dir, int raw_objects, struct jail_err *e)
-{
-	DIR *d = opendir_at(raw_objects, "pack");
-	if (!d)
-		return 0;
-	int r = 0;
-	struct dirent *de;
-	while (r == 0 && (de = readdir(d))) {
-		size_t n = strlen(de->d_name);
-		if (n < 6 || strcmp(de->d_name + n - 5, ".pack") != 0)
-			continue;
-		_cleanup_free_ char *idx_name = xasprintf("%.*s.idx", (int)(n - 5), de->d_name);
-		struct stat st;
-		if (fstatat(dirfd(d), idx_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			continue;
-		_cleanup_free_ char *pack = xasprintf("%s/objects/pack/%s", raw_dir, de->d_name);
-		_cleanup_free_ char *idx = xasprintf("%s/objects/pack/%s", raw_dir, idx_name);
-		struct git gr = {.cwd = raw_dir, .git_dir = raw_dir};
-		const char *args[] = {"index-pack", "-o", idx, pack, NULL};
-		r = git_run(&gr, args, NULL, 0, NULL, NULL, e);
-	}
-	closedir(d);
-	return r;
-}
-
 static int write_alternates(const char *gitdir, const char *objects, struct jail_err *e)
 {
 	_cleanup_free_ char *path = xasprintf("%s/objects/info/alternates", gitdir);
 	_cleanup_free_ char *line = xasprintf("%s\n", objects);
 	return write_file_at(AT_FDCWD, path, line, strlen(line), 0600, e);
+}
+
+/* Sum and largest of the sizes of a batch-check's "TYPE SIZE" lines, those of
+ * skip_type left out. */
+static void sizes_of(const struct strbuf *out, const char *skip_type, unsigned long long *all,
+                     unsigned long long *one)
+{
+	*all = *one = 0;
+	for (char *l = out->s, *nl; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		char *sp = strchr(l, ' ');
+		if (skip_type && sp && (!nl || sp < nl) && strncmp(l, skip_type, (size_t)(sp - l)) == 0)
+			continue;
+		unsigned long long n = strtoull(sp && (!nl || sp < nl) ? sp + 1 : l, NULL, 10);
+		*one = n > *one ? n : *one;
+		*all += n;
+	}
+}
+
+static int too_inflated(unsigned long long all, unsigned long long one, bool bound_all,
+                        struct jail_err *e)
+{
+	if (one <= INFLATED_ONE_MAX && (!bound_all || all <= INFLATED_ALL_MAX))
+		return 0;
+	return jail_err_set(e, 0, "the agent's objects inflate to more than git is given to read "
+	                          "(%llu MiB, the largest %llu MiB; at most %llu MiB, %llu MiB each)",
+	                    all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
+}
+
+/* git cat-file --batch-check in dir: stdin in, "TYPE SIZE" lines out. */
+static int batch_check(const char *dir, const char *in, size_t in_len, bool all,
+                       struct strbuf *out, struct jail_err *e)
+{
+	struct git g = {.cwd = dir, .git_dir = dir};
+	const char *a1[] = {"cat-file", "--batch-all-objects",
+	                    "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
+	const char *a2[] = {"cat-file", "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
+	int status = 0;
+	int r = git_run(&g, all ? a1 : a2, in, in_len, out, &status, e);
+	if (r == 0 && status != 0)
+		r = jail_err_set(e, 0, "git cat-file could not read the agent's objects (exit %d)", status);
+	return r;
+}
+
+/* The agent's objects are read by their inflated size, known from their
+ * headers (git reads the start of a loose object, a pack entry's header)
+ * before any git process inflates one.  First every commit, tree and tag the
+ * agent wrote (before the alternates name the host's objects: only the
+ * agent's are listed), since listing what head reaches reads them; then
+ * what the series packs, base..head, blobs included. */
+static int check_inflated_structure(const char *raw_dir, struct jail_err *e)
+{
+	struct strbuf out = {0};
+	unsigned long long all, one;
+	int r = batch_check(raw_dir, NULL, 0, true, &out, e);
+	if (r == 0) {
+		sizes_of(&out, "blob", &all, &one);
+		r = too_inflated(all, one, false, e);
+	}
+	sb_free(&out);
+	return r;
+}
+
+static int check_inflated_series(const char *raw_dir, const char *revs, struct jail_err *e)
+{
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	const char *args[] = {"rev-list", "--objects", "--no-object-names", "--stdin", NULL};
+	struct strbuf list = {0}, out = {0};
+	unsigned long long all, one;
+	int r = git_run(&raw, args, revs, strlen(revs), &list, NULL, e);
+	if (r == 0 && list.len)
+		r = batch_check(raw_dir, list.s, list.len, false, &out, e);
+	if (r == 0) {
+		sizes_of(&out, NULL, &all, &one);
+		r = too_inflated(all, one, true, e);
+	}
+	sb_free(&list);
+	sb_free(&out);
+	return r;
 }
 
 int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
@@ -446,11 +522,17 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	_cleanup_close_ int ofd = open(objects, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ofd < 0)
 		return jail_err_sys(e, "open '%s'", objects);
-	if (write_alternates(raw_dir, g->host_objects, e) < 0 || copy_objects(g, ofd, hexlen, e) < 0 ||
-	    index_packs(raw_dir, ofd, e) < 0)
-		return -1;
-	struct strbuf pack = {0};
 	_cleanup_free_ char *revs = xasprintf("%s\n^%s\n", head, base);
+	/* a pack without its index is not indexed here: the agent's own git never
+	 * read it (git finds packs by their .idx), and indexing would inflate all
+	 * of it */
+	if (copy_objects(g, ofd, hexlen, e) < 0)
+		return -1;
+	if (check_inflated_structure(raw_dir, e) < 0 ||
+	    write_alternates(raw_dir, g->host_objects, e) < 0 ||
+	    check_inflated_series(raw_dir, revs, e) < 0)
+		return jail_err_wrap(e, "the agent's commits were refused");
+	struct strbuf pack = {0};
 	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
 	/* no delta search: index-pack inflates every object anyway */
 	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0",

@@ -168,6 +168,28 @@ static void collect_identity(struct collect *k, const struct session *s,
 		k->trailer = xasprintf("%s/%s", name, s->name);
 }
 
+/* The repository's own identity (its config's user.name and user.email, as
+ * the agent's git reads them too), "Name <email>", or NULL. */
+static char *repo_identity(const char *project)
+{
+	struct git g = {.cwd = project};
+	const char *nargs[] = {"config", "--get", "user.name", NULL};
+	const char *eargs[] = {"config", "--get", "user.email", NULL};
+	struct strbuf name = {0}, email = {0};
+	int sn = 1, se = 1;
+	struct jail_err e;
+	char *r = NULL;
+	if (git_run(&g, nargs, NULL, 0, &name, &sn, &e) == 0 && sn == 0 && name.s &&
+	    git_run(&g, eargs, NULL, 0, &email, &se, &e) == 0 && se == 0 && email.s) {
+		name.s[strcspn(name.s, "\n")] = '\0';
+		email.s[strcspn(email.s, "\n")] = '\0';
+		r = xasprintf("%s <%s>", name.s, email.s);
+	}
+	sb_free(&name);
+	sb_free(&email);
+	return r;
+}
+
 /* The meta key of the agent's commit that the last jail apply landed: one for
  * the project, one per submodule (named by a hash of its path). */
 static char *series_head_key(const char *sub)
@@ -213,6 +235,8 @@ static int collect_series(struct collect *k, struct session *s, const struct jai
 		.series_head = landed, .post = k->built ? &k->sc : NULL, .base = base,
 		.super = super ? super->x.project : NULL, .sub = sub, .pathspec = k->pathspec,
 	};
+	_cleanup_free_ char *repo_author = repo_identity(k->x.project);
+	o.repo_author = repo_author;
 	return series_build(&k->sr, &k->x, &k->cs, &o, e);
 }
 
@@ -831,8 +855,11 @@ static int refuse_flagged(const struct cli *c, const struct collect *k, struct j
 {
 	struct strbuf lines = {0};
 	size_t n = k->built ? controlfiles_render(&k->cs, &lines) : 0;
-	for (size_t i = 0; i < k->n_subs; i++)
+	n += series_flags_render(&k->sr, "", &lines);
+	for (size_t i = 0; i < k->n_subs; i++) {
 		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &lines) : 0;
+		n += series_flags_render(&k->subs[i].sr, "", &lines);
+	}
 	if (n == 0 || c->accept_flagged) {
 		sb_free(&lines);
 		return 0;

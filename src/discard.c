@@ -36,6 +36,9 @@ static int open_parent(int upper, const char *rel, const char **name, const char
 		close(fd);
 		if (next < 0 && err == ENOENT)
 			return jail_err_set(e, 0, "'%s': the session holds no change there", given);
+		if (next < 0 && err == EACCES)
+			return jail_err_set(e, 0, "'%s': its directory '%s' cannot be read (the agent "
+			                          "took its permissions); reset that directory", given, p);
 		if (next < 0)
 			return jail_err_set(e, 0, "'%s': its directory '%s' was deleted or replaced "
 			                            "by the session; reset that directory", given, p);

@@ -49,6 +49,10 @@ static int open_walk(int dirfd, const char *rel, int flags)
 
 int open_beneath(int dirfd, const char *rel, int flags)
 {
+	/* what lies there is the agent's: a fifo where the walk saw a file (a live
+	 * session swaps them) must not make the open wait for a writer */
+	if (!(flags & O_PATH))  /* openat2 refuses O_PATH with other flags */
+		flags |= O_NONBLOCK;
 	struct open_how how = {
 		.flags = (unsigned long long)(flags | O_NOFOLLOW | O_CLOEXEC),
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
@@ -193,7 +197,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Was path (or a directory above it) whited out by the supervisor to hide a
  * git-ignored file?  Those whiteouts are not the agent's deletions. */
-static bool is_hidden(const struct export_ctx *x, const char *path)
+bool export_path_hidden(const struct export_ctx *x, const char *path)
 {
 	if (x->hidden.n == 0)
 		return false;
@@ -207,6 +211,12 @@ static bool is_hidden(const struct export_ctx *x, const char *path)
 			return false;
 		*slash = '\0';
 	}
+}
+
+bool export_path_hidden_now(const struct export_ctx *x, const char *path, bool on_host)
+{
+	return export_path_hidden(x, path) ||
+	       (on_host && x->cfg && hide_by_rule(x->cfg, !x->is_repo, path));
 }
 
 static enum ftype ftype_of(const struct stat *st)
@@ -277,7 +287,7 @@ static int delete_lower_tree(struct walk *w, int lfd, const char *name, const ch
 			continue;
 		_cleanup_free_ char *p = join(path, de->d_name);
 		struct stat st;
-		if (is_hidden(w->x, p) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (export_path_hidden(w->x, p) || fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		enum ftype t = ftype_of(&st);
 		if ((ret = walk_full(w)) < 0)
@@ -443,7 +453,7 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 	if (lfd >= 0 && fstatat(lfd, name, &lstb, AT_SYMLINK_NOFOLLOW) == 0)
 		lst = &lstb;
 	if (overlay_is_whiteout(&st)) {
-		if (!lst || is_hidden(w->x, path))
+		if (!lst || export_path_hidden(w->x, path))
 			return 0;
 		return delete_lower(w, lfd, name, path, lst);
 	}
@@ -481,7 +491,7 @@ static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, co
 			continue;
 		_cleanup_free_ char *p = join(rel, n);
 		struct stat st;
-		if (is_hidden(w->x, p) || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (export_path_hidden(w->x, p) || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if ((ret = walk_full(w)) == 0)
 			ret = delete_lower(w, dirfd(d), n, p, &st);
@@ -604,6 +614,19 @@ static char *read_base(const char *session_dir)
 	return NULL;
 }
 
+/* u+rwx on the session's upper dir, as it is (not through a symlink). */
+static int upper_dir_usable(const char *upper)
+{
+	struct stat st;
+	if (fstatat(AT_FDCWD, upper, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return fchmodat(AT_FDCWD, upper, (st.st_mode & 07777) | 0700, 0);
+}
+
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
                     const struct jail_config *cfg, struct jail_err *e)
 {
@@ -618,6 +641,11 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 		return jail_err_sys(e, "open project '%s'", project);
 	_cleanup_free_ char *upper = xasprintf("%s/upper", session_dir);
 	x->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the upper dir is the overlay's root: a chmod of the project's root
+	 * inside lands on it.  Its mode is not exported, and the next start sets
+	 * it again (session.c), so the owner's rwx come back before reading. */
+	if (x->upper_fd < 0 && errno == EACCES && upper_dir_usable(upper) == 0)
+		x->upper_fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (x->upper_fd < 0 && errno != ENOENT)
 		return jail_err_sys(e, "open the session's upper dir '%s'", upper);
 	read_hidden(x, session_dir);
@@ -710,8 +738,7 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 	 * The list is the last start's: a host file that appeared since, or one
 	 * the run now starting hides (its view's server is still writing the
 	 * list), is hidden by the rules that will list it. */
-	if (is_hidden(x, c->path) ||
-	    (c->old_type != FT_NONE && x->cfg && hide_by_rule(x->cfg, !x->is_repo, c->path)))
+	if (export_path_hidden_now(x, c->path, c->old_type != FT_NONE))
 		return leave_out(c, xstrdup("hidden in the jail")), 0;
 	char *why = pathrules_denied(&x->rules, c->path, false);
 	if (why)
@@ -965,7 +992,7 @@ static int cmp_path_change(const void *key, const void *c)
 static bool link_host_only(void *ctx, const char *path)
 {
 	struct link_ctx *lc = ctx;
-	if (path_in_git_dir(path) || is_hidden(lc->x, path))
+	if (path_in_git_dir(path) || export_path_hidden(lc->x, path))
 		return true;
 	const struct change *c =
 	    bsearch(path, lc->cs->v, lc->cs->n, sizeof(*lc->cs->v), cmp_path_change);

@@ -89,12 +89,20 @@ void changeset_free(struct changeset *cs);
 size_t changeset_included(const struct changeset *cs);
 
 /* Open rel below dirfd without following any symlink on the way (openat2
- * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a component walk where it is missing). */
+ * RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a component walk where it is missing),
+ * non-blocking (a fifo opens at once; callers check the type with fstat). */
 int open_beneath(int dirfd, const char *rel, int flags);
 /* The overlay's marks in the upper dir: a whiteout (0/0 character device)
  * deletes, an opaque directory (user. or trusted.overlay.opaque = y) hides the
  * lower entries below it. */
 struct stat;
+/* Is path (or a directory above it) hidden in the jail (the session's hidden
+ * list: ignored files, fs.hide, secret-shaped names)?  Never exported: a patch
+ * that changes it would carry the host's content. */
+bool export_path_hidden(const struct export_ctx *x, const char *path);
+/* ... or hidden by the rules now (hide_by_rule), for a path the host holds
+ * (on_host): one that appeared since the last start's list was made. */
+bool export_path_hidden_now(const struct export_ctx *x, const char *path, bool on_host);
 bool overlay_is_whiteout(const struct stat *st);
 bool overlay_is_opaque(int dirfd);
 /* Read a file or symlink target below dirfd into *out (max bytes). */

@@ -9,6 +9,7 @@
 #include "linkcheck.h"
 
 #include "export.h"
+#include "pathrules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -194,7 +195,9 @@ static char *component(struct res *r, const char *name, bool more)
 	size_t plen = strlen(r->path);
 	if (plen + 1 + strlen(name) >= sizeof(r->path))
 		return unsafe("longer than PATH_MAX");
-	if (strcmp(name, ".git") == 0) /* a tool writing through it writes hooks, config */
+	/* a tool writing through it writes hooks, config; .GIT, ".git." and git~1
+	 * are .git where the patch lands on macOS or Windows */
+	if (path_git_refuses(name, false))
 		return xstrdup("symlink leading into .git (git's own files never leave the jail)");
 	if (plen)
 		r->path[plen++] = '/';

@@ -1176,7 +1176,8 @@ void sanitize_for_terminal(const char *s, size_t n, struct strbuf *out)
 		size_t l = utf8_lead_len(p[i]);
 		bool ok = l == 1 ? (p[i] >= 0x20 || p[i] == '\t' || p[i] == '\n') && p[i] != 0x7f
 		                 : l > 1 && i + l <= n && is_valid_utf8(s + i, l) &&
-		                           !(p[i] == 0xC2 && p[i + 1] < 0xA0); /* C1 controls */
+		                           !(p[i] == 0xC2 && p[i + 1] < 0xA0) && /* C1 controls */
+		                           !invisible_char_len(s + i, l);  /* Trojan Source */
 		if (!ok)
 			l = 1;
 		for (size_t k = 0; k < l; k++) {

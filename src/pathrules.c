@@ -40,6 +40,15 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".codex/", (char *)AGENT},
 	{(char *)".cursor/", (char *)AGENT},
 	{(char *)".aider.conf.yml", (char *)AGENT},
+	{(char *)"opencode.json", (char *)AGENT},   /* MCP servers: commands it starts */
+	{(char *)"opencode.jsonc", (char *)AGENT},
+	{(char *)".opencode/", (char *)AGENT},      /* plugins: code it runs */
+	{(char *)"crush.json", (char *)AGENT},
+	{(char *)".crush.json", (char *)AGENT},
+	{(char *)".kiro/", (char *)AGENT},
+	{(char *)".continue/", (char *)AGENT},
+	{(char *)".vscode/mcp.json", (char *)VSCODE},
+	{(char *)".zed/", (char *)"Zed loads it from the project (language and context servers, tasks)"},
 	{(char *)".husky/", (char *)HOOKS},
 	{(char *)".githooks/", (char *)HOOKS},
 	{(char *)".npmrc", (char *)PKG},
@@ -80,17 +89,17 @@ void pathrules_free(struct pathrules *r)
 }
 
 /* Does pat match the components of path between [from, to)? */
-static bool match_span(const char *pat, const char *path, size_t from, size_t to)
+static bool match_span(const char *pat, const char *path, size_t from, size_t to, int flags)
 {
 	char buf[4096];
 	if (to - from >= sizeof(buf))
 		return false;
 	memcpy(buf, path + from, to - from);
 	buf[to - from] = '\0';
-	return fnmatch(pat, buf, FNM_PATHNAME) == 0;
+	return fnmatch(pat, buf, FNM_PATHNAME | flags) == 0;
 }
 
-bool pattern_match(const char *pattern, const char *path, bool is_dir)
+static bool pattern_match_as(const char *pattern, const char *path, bool is_dir, int flags)
 {
 	char pat[4096];
 	size_t pl = strlen(pattern);
@@ -120,17 +129,28 @@ bool pattern_match(const char *pattern, const char *path, bool is_dir)
 			if (one && memchr(path + from, '/', to - from))
 				break;
 			bool last = to == n;
-			if ((!last || !dir_only || is_dir) && match_span(pat, path, from, to))
+			if ((!last || !dir_only || is_dir) && match_span(pat, path, from, to, flags))
 				return true;
 		}
 	}
 	return false;
 }
 
+bool pattern_match(const char *pattern, const char *path, bool is_dir)
+{
+	return pattern_match_as(pattern, path, is_dir, 0);
+}
+
+static char *fold_path(const char *path);
+
 char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
 {
+	/* also as other file systems read the name: ".ENVRC" is direnv's .envrc
+	 * on macOS, ".vscode/tasks.json." the editor's tasks on Windows */
+	_cleanup_free_ char *folded = fold_path(path);
 	for (size_t i = 0; i < r->n; i++)
-		if (pattern_match(r->rules[i].pattern, path, is_dir)) {
+		if (pattern_match(r->rules[i].pattern, path, is_dir) ||
+		    pattern_match_as(r->rules[i].pattern, folded, is_dir, FNM_CASEFOLD)) {
 			_cleanup_free_ char *esc = escape_name(r->rules[i].pattern);
 			return xasprintf("matches '%s': %s", esc, r->rules[i].why);
 		}
@@ -146,6 +166,31 @@ bool path_in_git_dir(const char *path)
 		p = p[l] ? p + l + 1 : NULL;
 	}
 	return false;
+}
+
+/* path with each component as a case-insensitive file system (macOS, Windows,
+ * a casefold ext4 directory) and NTFS read it: ASCII lower case, cut at an
+ * NTFS stream (':'), trailing dots and spaces dropped.  ".GitAttributes",
+ * ".gitattributes. " and ".gitattributes::$DATA" all name .gitattributes there. */
+static char *fold_path(const char *path)
+{
+	size_t n = strlen(path);
+	char *out = xmalloc(n + 1), *o = out;
+	for (const char *p = path; p;) {
+		size_t l = strcspn(p, "/");
+		size_t k = strcspn(p, ":/");
+		while (k > 0 && (p[k - 1] == '.' || p[k - 1] == ' '))
+			k--;
+		if (k == 0)  /* ".", "..", " ": kept as they are */
+			k = l;
+		for (size_t i = 0; i < k; i++)
+			*o++ = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);
+		p = p[l] ? p + l + 1 : NULL;
+		if (p)
+			*o++ = '/';
+	}
+	*o = '\0';
+	return out;
 }
 
 /* A component git takes for ".git" whatever the file system: any case, and as
@@ -180,7 +225,8 @@ const char *path_git_refuses(const char *path, bool symlink)
 		last = p;
 		p = p[l] ? p + l + 1 : NULL;
 	}
-	if (symlink && strcasecmp(last, ".gitmodules") == 0)
+	_cleanup_free_ char *folded = symlink ? fold_path(last) : NULL;
+	if (folded && strcmp(folded, ".gitmodules") == 0)
 		return "a symlink named .gitmodules (git would refuse the whole patch)";
 	return NULL;
 }
@@ -196,6 +242,11 @@ const char *path_name_problem(const char *path)
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
 		if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0)
 			return "control character in the name";
+	/* a name that reads as another one (".git<ZWNJ>/hooks", HFS+ even takes
+	 * it for .git; a bidi override reorders it) */
+	for (size_t i = 0, n = strlen(path); i < n; i++)
+		if (invisible_char_len(path + i, n - i))
+			return "invisible or bidirectional format character in the name";
 	return NULL;
 }
 
@@ -225,6 +276,24 @@ bool content_is_binary(const char *buf, size_t n)
 	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
 }
 
+/* The command lists of hooks managers other than pre-commit (lefthook,
+ * overcommit, lint-staged behind husky): run on every commit once installed.
+ * base is compared without one leading dot (lefthook reads both). */
+static bool is_commit_hook_config(const char *base)
+{
+	static const char *const pats[] = {
+		"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
+		"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json",
+		"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
+		"lint-staged.config.*",
+	};
+	const char *b = base[0] == '.' ? base + 1 : base;
+	for (size_t i = 0; i < ARRAY_SIZE(pats); i++)
+		if (fnmatch(pats[i], b, FNM_PERIOD) == 0)
+			return true;
+	return false;
+}
+
 const char *path_flag_reason(const char *path)
 {
 	/* files that decide what the host's tools ignore, fetch, check out or run
@@ -251,14 +320,19 @@ const char *path_flag_reason(const char *path)
 		{".github/workflows/", "changes what CI runs with the repository's secrets"},
 		{".devcontainer/", "changes what editors build and run in a dev container"},
 	};
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	/* compared as other file systems read names: the repository is checked
+	 * out on them too (by colleagues, by CI) */
+	_cleanup_free_ char *folded = fold_path(path);
+	const char *base = strrchr(folded, '/');
+	base = base ? base + 1 : folded;
 	for (size_t i = 0; i < ARRAY_SIZE(flagged); i++)
 		if (strcmp(base, flagged[i].name) == 0)
 			return flagged[i].why;
+	if (is_commit_hook_config(base))
+		return "changes the commands a hooks manager runs on commit";
 	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++) {
-		const char *at = strstr(path, flagged_dirs[i].dir);
-		if (at && (at == path || at[-1] == '/'))
+		const char *at = strstr(folded, flagged_dirs[i].dir);
+		if (at && (at == folded || at[-1] == '/'))
 			return flagged_dirs[i].why;
 	}
 	return NULL;

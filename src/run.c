@@ -285,7 +285,7 @@ int cmd_run(struct cli *c)
 		log_error("%s", e.msg);
 		exit_code = EXIT_JAIL_FAIL;
 	} else if (!cfg.no_export && export_after_run(&s, &cfg, &hfs, &e) < 0) {
-		log_error("export: %s", e.msg);
+		log_error("%s", e.msg);  /* export_after_run says "export: " */
 	}
 	/* after the export, which may wait for the view's hidden list */
 	hidefs_stop(&hfs);

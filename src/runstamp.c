@@ -26,6 +26,11 @@ static void put_path(struct strbuf *b, const char *rel, const char *name)
 	}
 }
 
+/* Past this many entries the stamp says nothing the export could use (it reads
+ * at most 100,000 changed paths): the walk stops, and its memory with it (about
+ * 120 bytes an entry; an agent can leave millions). */
+#define STAMP_MAX_ENTRIES 400000
+
 /* One line per entry into the arena, its start offset into offs. */
 static void stamp_dir(int dfd, const char *rel, struct strbuf *arena, struct strbuf *offs,
                       int depth)
@@ -34,7 +39,7 @@ static void stamp_dir(int dfd, const char *rel, struct strbuf *arena, struct str
 	if (!d)
 		return;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	while (offs->len / sizeof(size_t) < STAMP_MAX_ENTRIES && (de = readdir(d))) {
 		struct stat st;
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -144,6 +149,7 @@ int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail
 	struct strbuf offs = {0};
 	stamp_dir(fd, "", &r->arena, &offs, 0);
 	r->n = offs.len / sizeof(size_t);
+	r->truncated = r->n >= STAMP_MAX_ENTRIES;
 	r->lines = xcalloc(r->n + 1, sizeof(char *));
 	for (size_t i = 0; i < r->n; i++) {
 		size_t off;
@@ -158,15 +164,25 @@ int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail
 	size_t np = 0;
 	_cleanup_free_ char **prev = read_previous(session_dir, &data, &np, &prev_settings);
 	r->had_previous = prev_settings != NULL;
-	if (r->had_previous) {
+	if (r->had_previous && !r->truncated) {
 		diff_paths(r->lines, r->n, prev, np, &r->touched);
 		r->unchanged = r->touched.n == 0 && strcmp(prev_settings, r->settings) == 0;
 	}
 	return 0;
 }
 
+static int unlink_stamp(const char *session_dir, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("%s/export.stamp", session_dir);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "remove '%s'", path);
+	return 0;
+}
+
 int runstamp_save(const struct runstamp *r, const char *session_dir, struct jail_err *e)
 {
+	if (r->truncated)  /* a partial stamp would make the next run's look unchanged */
+		return unlink_stamp(session_dir, e);
 	struct strbuf b = {0};
 	sb_printf(&b, "%s\n", r->settings);
 	for (size_t i = 0; i < r->n; i++) {

@@ -18,6 +18,7 @@ struct runstamp {
 	char *settings;       /* the export settings line */
 	bool had_previous;    /* an earlier stamp was there */
 	bool unchanged;       /* ... and equals this one */
+	bool truncated;       /* the upper dir holds more entries than a stamp keeps */
 	struct strv touched;  /* escaped paths that differ from the earlier stamp, sorted */
 };
 

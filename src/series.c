@@ -15,6 +15,17 @@
 #include <time.h>
 
 #define SERIES_MAX 1000     /* more commits than this: one patch */
+/* More file content than this in the agent's commits: one patch.  The single
+ * patch carries at most as much (export.c EXPORT_MAX_TOTAL).  Without it the
+ * series grew without bound from a small .git, in memory (every blob is read
+ * at once) and on disk: ten commits of five 4 MB text files, 800 KB of
+ * objects, took 400 MB of memory and made 372 MB of patches. */
+#define SERIES_MAX_BYTES (256ULL << 20)
+/* More changed paths than this in the commits: one patch.  fast-import sets
+ * each path with a scan of its directory, so a commit of 300,000 index entries
+ * in one directory (git update-index, no files needed) kept the end-of-run
+ * export busy for over ten minutes; 20,000 take about a second. */
+#define SERIES_MAX_CHANGES 20000
 #define PATHSPEC_MAX 2000   /* more paths: ask git for everything */
 
 /* One path the series touches: its base version and where F stands now. */
@@ -211,6 +222,16 @@ static void parse_commit(struct series_ctx *z, size_t i, const char *data, size_
 	c->merge = parents > 1;
 	if (!author)
 		author = xasprintf("%s %lld +0000", z->o->author, (long long)time(NULL));
+	/* the agent chose it: the summary says whose name a patch lands under
+	 * when it is not yours (a colleague's name forged on the agent's work) */
+	const char *gt = strrchr(author, '>');
+	size_t ident = gt ? (size_t)(gt + 1 - author) : strlen(author);
+	const char *mine[] = {z->o->author, z->o->repo_author};
+	bool yours = false;
+	for (size_t k = 0; k < ARRAY_SIZE(mine); k++)
+		yours |= mine[k] && strlen(mine[k]) == ident && strncmp(author, mine[k], ident) == 0;
+	if (!yours)
+		c->author = strndup(author, ident);
 	strv_push_take(&z->authors, author);
 	char *msg = body ? seriesmsg_sanitize(body + 2, len - hlen - 2) : xstrdup("(no message)");
 	c->subject = xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
@@ -429,6 +450,8 @@ static void blob_parse(struct series_ctx *z, const struct strbuf *out)
 	}
 }
 
+/* The sizes, binary-ness and link targets of the blobs the commits name; 1
+ * (nothing read) when they hold more than SERIES_MAX_BYTES. */
 static int read_blobs(struct series_ctx *z, struct jail_err *e)
 {
 	struct strv oids = {0};
@@ -451,6 +474,7 @@ static int read_blobs(struct series_ctx *z, struct jail_err *e)
 	                       NULL};
 	int r = in.len ? sgit(&z->sr->sc, check, in.s, in.len, &sizes, e) : 0;
 	sb_free(&in);
+	unsigned long long total = 0;
 	for (size_t i = 0; r == 0 && sizes.s && i < sizes.len;) {
 		char *l = sizes.s + i, *nl = strchr(l, '\n');
 		i += nl ? (size_t)(nl - l) + 1 : strlen(l);
@@ -460,8 +484,15 @@ static int read_blobs(struct series_ctx *z, struct jail_err *e)
 		struct blobinfo *bi = blob ? blob_find(z, oid) : NULL;
 		if (bi)
 			bi->size = size;
-		if (bi && size <= z->x->rules.max_size)
+		if (bi && size <= z->x->rules.max_size) {
 			sb_printf(&in, "%s\n", oid);
+			total += size > 0 ? (unsigned long long)size : 0;
+		}
+	}
+	if (r == 0 && total > SERIES_MAX_BYTES) {  /* read nothing */
+		sb_free(&in);
+		sb_free(&sizes);
+		return 1;
 	}
 	const char *batch[] = {"cat-file", "--batch", NULL};
 	if (r == 0 && in.len)
@@ -507,6 +538,9 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 		p = path_git_refuses(c->path, c->mode == 0120000);
 	if (p)
 		return xstrdup(p);
+	/* as in the working tree's export: a diff of it carries the host's content */
+	if (export_path_hidden_now(z->x, c->path, en->base_mode != 0 || en->tracked))
+		return xstrdup("hidden in the jail");
 	const char *sub = submodule_of(&z->subs, c->path);
 	if (c->mode == 0160000 || (sub && strcmp(sub, c->path) != 0))
 		return xstrdup("a submodule's content: export it from the submodule");
@@ -799,6 +833,22 @@ static int find_head(struct series_ctx *z, struct agentgit *g, struct jail_err *
 	return 0;
 }
 
+/* A control file that a commit changes and a later one puts back is not in
+ * the end result (cs), but git am lands it in the history, where a checkout,
+ * bisect or rebase brings it back: it is flagged as the end result's are. */
+static void history_flags(struct series_ctx *z)
+{
+	for (size_t i = 0; i < z->sr->touched.n; i++) {
+		const char *path = z->sr->touched.v[i], *why = path_flag_reason(path);
+		bool in_result = false;
+		for (size_t k = 0; why && !in_result && k < z->cs->n; k++)
+			in_result = !z->cs->v[k].reason && (z->cs->v[k].flags & CF_REVIEW) &&
+			            strcmp(z->cs->v[k].path, path) == 0;
+		if (why && !in_result)
+			strv_push_take(&z->sr->flagged, xasprintf("%s: %s", path, why));
+	}
+}
+
 static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 {
 	const struct series_opts *o = z->o;
@@ -825,9 +875,14 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 		                    "session");
 	if (parse_commits(z, e) < 0 || read_changes(z, e) < 0)
 		return -1;
+	if (z->nch > SERIES_MAX_CHANGES)
+		return fall_back(z, "the agent's commits change more than 20,000 paths");
 	universe(z);
-	if (host_base(z, e) < 0 || host_tracked_ignored(z, e) < 0 || read_blobs(z, e) < 0)
+	if (host_base(z, e) < 0 || host_tracked_ignored(z, e) < 0 || (r = read_blobs(z, e)) < 0)
 		return -1;
+	if (r == 1)
+		return fall_back(z, "the agent's commits hold more than 256 MiB of files (what one "
+		                    "patch carries)");
 	applied_entries(z);
 	struct strbuf fi = {0};
 	fi_base(z, &fi);
@@ -844,6 +899,8 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 	for (size_t i = 0; r == 0 && z->sr->active && i < z->nu; i++)
 		if (z->u[i].moved)
 			strv_push(&z->sr->touched, z->u[i].path);
+	if (r == 0)
+		history_flags(z);
 	snprintf(z->sr->head, sizeof(z->sr->head), "%s", z->head);
 	for (size_t i = 0; r == 0 && i < z->sr->n; i++)
 		if (z->sr->v[i].merge)
@@ -908,6 +965,15 @@ int series_write(const struct series *sr, int dfd, const char *dir, struct strv 
 	return 0;
 }
 
+size_t series_flags_render(const struct series *sr, const char *indent, struct strbuf *out)
+{
+	for (size_t i = 0; i < sr->flagged.n; i++) {
+		_cleanup_free_ char *esc = escape_name(sr->flagged.v[i]);
+		sb_printf(out, "%s%s (in the agent's commits, not in the end result)\n", indent, esc);
+	}
+	return sr->flagged.n;
+}
+
 void series_summary(const struct series *sr, struct strbuf *out)
 {
 	if (sr->active) {
@@ -930,7 +996,9 @@ void series_summary(const struct series *sr, struct strbuf *out)
 			} else {
 				const char *name = f < sr->files.n ? strrchr(sr->files.v[f], '/') : NULL;
 				f++;
-				sb_printf(out, "  %s: %s\n", name ? name + 1 : "?", subj);
+				_cleanup_free_ char *who = c->author ? escape_name(c->author) : NULL;
+				sb_printf(out, "  %s: %s%s%s%s\n", name ? name + 1 : "?", subj,
+				          who ? " (author: " : "", who ? who : "", who ? ")" : "");
 			}
 			for (size_t k = 0; k < c->left_out.n; k++)
 				sb_printf(out, "    left out %s\n", c->left_out.v[k]);
@@ -941,6 +1009,9 @@ void series_summary(const struct series *sr, struct strbuf *out)
 		if (sr->remainder && f < sr->files.n)
 			sb_printf(out, "  %s: uncommitted changes\n", strrchr(sr->files.v[f], '/') + 1);
 		(void)kept;
+		if (sr->flagged.n)
+			sb_puts(out, "series: flagged for review:\n");
+		(void)series_flags_render(sr, "  ", out);
 	}
 	for (size_t i = 0; i < sr->notes.n; i++) {
 		_cleanup_free_ char *esc = escape_name(sr->notes.v[i]);
@@ -952,6 +1023,7 @@ void series_free(struct series *sr)
 {
 	for (size_t i = 0; i < sr->n; i++) {
 		free(sr->v[i].subject);
+		free(sr->v[i].author);
 		strv_free(&sr->v[i].left_out);
 	}
 	free(sr->v);
@@ -959,6 +1031,7 @@ void series_free(struct series *sr)
 	strv_free(&sr->notes);
 	strv_free(&sr->files);
 	strv_free(&sr->touched);
+	strv_free(&sr->flagged);
 	scratch_destroy(&sr->raw);
 	scratch_destroy(&sr->sc);
 	memset(sr, 0, sizeof(*sr));

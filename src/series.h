@@ -24,6 +24,7 @@ struct series_opts {
 	const char *session_dir;
 	const char *trailer;       /* "project/session", or NULL: no trailer */
 	const char *author;        /* "Name <email>": the user, for the uncommitted rest */
+	const char *repo_author;   /* the repository's own user.name/email, or NULL */
 	const char *subject;       /* the uncommitted rest's subject, or NULL: a default */
 	const char *series_head;   /* the agent's commit a `jail apply` landed, or NULL */
 	struct scratch *post;      /* the working-tree export (its post commit), or NULL */
@@ -36,6 +37,7 @@ struct series_opts {
 struct series_commit {
 	char oid[65];              /* the agent's commit */
 	char *subject;             /* first line of its message */
+	char *author;              /* "Name <email>" when not the user's, else NULL */
 	struct strv left_out;      /* "path: reason" */
 	size_t changes;            /* changes that go out; 0: the commit is dropped */
 	size_t outside;            /* changes outside the paths asked for (not counted) */
@@ -53,6 +55,8 @@ struct series {
 	struct scratch raw, sc;
 	struct strv files;         /* format-patch's output, in order */
 	struct strv touched;       /* sorted: every path a patch of the series changes */
+	struct strv flagged;       /* "path: reason": control files (path_flag_reason) a
+	                            * patch changes that the end result leaves as they were */
 };
 
 /* Build the series of the session's commits, when there are any. */
@@ -61,6 +65,9 @@ int series_build(struct series *sr, struct export_ctx *x, const struct changeset
 /* Copy the patches into dfd; *paths gets dir/NAME of each. */
 int series_write(const struct series *sr, int dfd, const char *dir, struct strv *paths,
                  struct jail_err *e) WUR;
+/* The control files only the series' history changes (sr->flagged), one line
+ * each, for the summary and `jail apply`'s refusal: their number. */
+size_t series_flags_render(const struct series *sr, const char *indent, struct strbuf *out);
 /* The summary lines of the series (empty when there is none to tell about). */
 void series_summary(const struct series *sr, struct strbuf *out);
 void series_free(struct series *sr);

@@ -5,7 +5,9 @@
 #include <string.h>
 #include <strings.h>
 
-/* Valid UTF-8 without control characters (tabs and newlines kept), else '?'. */
+/* Valid UTF-8 without control characters (tabs and newlines kept) nor
+ * invisible or bidirectional format characters (a subject that reads as
+ * another), else '?'. */
 static void clean_text(struct strbuf *b, const char *s, size_t n, bool keep_newlines)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -16,7 +18,8 @@ static void clean_text(struct strbuf *b, const char *s, size_t n, bool keep_newl
 		                       (keep_newlines && p[i] == '\n')
 		                 : l > 1 && i + l <= n && is_valid_utf8(s + i, l) &&
 		                       !(p[i] == 0xC2 && p[i + 1] < 0xA0);
-		if (ok)
+		bool invisible = ok && l > 1 && invisible_char_len(s + i, l);
+		if (ok && !invisible)
 			sb_append(b, s + i, l);
 		else
 			sb_append(b, "?", 1);

@@ -60,15 +60,60 @@ static bool initialised(const struct export_ctx *x, const char *sub)
 	       (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode));
 }
 
+/* Did the agent remove the submodule's directory, or put something else in its
+ * place (a whiteout, a file, a symlink, a new directory: opaque)?  Then there is
+ * no submodule in the session to export, only its replacement; nothing is
+ * opened through what the agent put there. */
+static bool replaced_in_session(const struct export_ctx *x, const char *sub)
+{
+	if (x->upper_fd < 0)
+		return false;
+	_cleanup_free_ char *p = xstrdup(sub);
+	for (char *s = p;; s++) {
+		s = strchr(s, '/');
+		if (s)
+			*s = '\0';
+		_cleanup_close_ int fd = open_beneath(x->upper_fd, p, O_RDONLY | O_DIRECTORY);
+		if (fd < 0)
+			return errno != ENOENT;
+		if (overlay_is_opaque(fd))
+			return true;
+		if (!s)
+			return false;
+		*s = '/';
+	}
+}
+
+static int cmp_change_path(const void *a, const void *b)
+{
+	return strcmp(((const struct change *)a)->path, ((const struct change *)b)->path);
+}
+
 int submodule_split(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	struct strv subs = {0};
 	if (submodule_list(x, &subs, e) < 0)
 		return -1;
 	size_t keep = 0;
+	bool renamed = false;
+	struct strv replaced = {0};  /* the replaced submodules that have their entry */
 	for (size_t i = 0; i < cs->n; i++) {
 		struct change *c = &cs->v[i];
 		const char *sub = submodule_of(&subs, c->path);
+		if (sub && replaced_in_session(x, sub)) {
+			/* one entry for the submodule, whatever the agent did below it */
+			if (strv_contains(&replaced, sub)) {
+				free(c->path);
+				free(c->reason);
+				continue;
+			}
+			strv_push(&replaced, sub);
+			renamed |= strcmp(sub, c->path) != 0;
+			free(c->path);
+			free(c->reason);
+			c->path = xstrdup(sub);
+			c->reason = NULL;
+		}
 		if (sub && strcmp(sub, c->path) != 0 && initialised(x, sub)) {
 			if (!strv_contains(&x->submodules, sub))
 				strv_push(&x->submodules, sub);
@@ -87,6 +132,9 @@ int submodule_split(struct export_ctx *x, struct changeset *cs, struct jail_err 
 		cs->v[keep++] = *c;
 	}
 	cs->n = keep;
+	if (renamed)  /* "lib/a" became "lib": "lib-x" may sort between them */
+		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_change_path);
+	strv_free(&replaced);
 	strv_free(&subs);
 	return 0;
 }

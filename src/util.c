@@ -334,6 +334,33 @@ static size_t utf8_seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* The code point of the valid UTF-8 sequence at s of length l. */
+static unsigned utf8_code_point(const unsigned char *s, size_t l)
+{
+	unsigned cp = l == 1 ? s[0] : l == 2 ? s[0] & 0x1Fu : l == 3 ? s[0] & 0x0Fu : s[0] & 0x07u;
+	for (size_t i = 1; i < l; i++)
+		cp = (cp << 6) | (s[i] & 0x3Fu);
+	return cp;
+}
+
+bool unicode_is_invisible(unsigned cp)
+{
+	return cp == 0x00AD || cp == 0x061C || cp == 0x180E ||  /* soft hyphen, ALM, MVS */
+	       (cp >= 0x200B && cp <= 0x200F) ||                /* zero widths, LRM, RLM */
+	       (cp >= 0x2028 && cp <= 0x202E) ||                /* separators, embeddings, overrides */
+	       (cp >= 0x2060 && cp <= 0x2064) ||                /* word joiner, invisible operators */
+	       (cp >= 0x2066 && cp <= 0x206F) ||                /* isolates, deprecated formats */
+	       cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) || /* BOM/ZWNBSP, annotations */
+	       (cp >= 0xE0000 && cp <= 0xE007F);                /* tag characters */
+}
+
+size_t invisible_char_len(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t l = n ? utf8_seq_len(p, n) : 0;
+	return l > 1 && unicode_is_invisible(utf8_code_point(p, l)) ? l : 0;
+}
+
 bool is_valid_utf8(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -357,8 +384,10 @@ char *escape_name(const char *s)
 		size_t l = utf8_seq_len(p, n);
 		if (l == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
 			sb_append(&b, (const char *)p, 1);
-		} else if (l > 1 && !(l == 2 && p[0] == 0xC2 && p[1] < 0xA0)) {
-			/* multi-byte, but not a C1 control (U+0080..U+009F) */
+		} else if (l > 1 && !(l == 2 && p[0] == 0xC2 && p[1] < 0xA0) &&
+		           !invisible_char_len((const char *)p, l)) {
+			/* multi-byte, but not a C1 control (U+0080..U+009F) nor an
+			 * invisible or bidirectional format character */
 			sb_append(&b, (const char *)p, l);
 		} else {
 			if (!l)

@@ -98,10 +98,17 @@ DIR *opendir_at(int dirfd, const char *name);
 /* Remove a tree fd-relatively, never following symlinks. */
 int rm_rf_at(int dirfd, const char *name, struct jail_err *e) WUR;
 
-/* Escape a name for printing: control bytes, backslash, and invalid UTF-8 become
- * \xNN, so a file name can never drive the terminal. */
+/* Escape a name for printing: control bytes, backslash, invalid UTF-8 and
+ * invisible or bidirectional format characters become \xNN, so a file name can
+ * never drive the terminal nor read as another name. */
 char *escape_name(const char *s);
 bool is_valid_utf8(const char *s, size_t n);
+/* Unicode's invisible and bidirectional format characters (zero widths, bidi
+ * embeddings, overrides and isolates, BOM, tag characters): text that shows
+ * nothing, or reorders what is around it ("Trojan Source"). */
+bool unicode_is_invisible(unsigned cp);
+/* The length of such a character encoded at s (n bytes available), else 0. */
+size_t invisible_char_len(const char *s, size_t n);
 
 /* "~" and "~/x" expanded with the caller's HOME. */
 char *expand_home(const char *path);

@@ -386,3 +386,28 @@ test_series_names_git_takes_for_dot_git_left_out() {
 	assert_eq "$(tail -n 1 "$T/clone/README")" b "the uncommitted rest landed"
 	assert_no_file "$T/clone/.GIT"
 }
+
+# An author the agent set (GIT_AUTHOR_NAME, --author, a repository config of its
+# own) lands under that name: the summary names it, so a colleague's name forged
+# on the agent's work is seen before `git am`.  Commits under the user's own
+# identity say nothing more.
+test_series_summary_names_a_foreign_author() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" 'echo a >> README && c "feat: mine" &&
+		echo b >> README && git add -A &&
+		git -c user.name="Linus T" -c user.email=lt@example.org commit -qm "fix: someone else"'
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "status: $err"
+	assert_contains "$out" "fix: someone else (author: Linus T <lt@example.org>)"
+	assert_contains "$out" "feat: mine"
+	assert_not_contains "$out" "feat: mine (author"
+	# an identity of the repository's own (a work address) is the user's too
+	git -C "$T/p" config user.name "Ada at work"
+	git -C "$T/p" config user.email ada@work.example
+	run_jail -s w --no-export -D "$T/p" -- sh -c 'echo c >> README && git commit -qam "feat: at work"'
+	assert_eq "$rc" 0 "the agent at work: $err"
+	run_jail status -s w -D "$T/p"
+	assert_contains "$out" "feat: at work"
+	assert_not_contains "$out" "(author"
+}

@@ -72,6 +72,267 @@ test_hostside_other_control_files_are_flagged() {
 	assert_no_file "$T/p/.lfsconfig"
 }
 
+# A control file changed in one of the agent's commits and put back in a later
+# one is not in the end result, but it is in the history git am lands: a
+# checkout, bisect or rebase of that commit brings it back.  It is flagged too.
+test_hostside_control_file_in_a_commit_only_is_flagged() {
+	mkrepo "$T/p"
+	agent='"$JAIL" -q -D "$T/p" -- sh -c "git config user.name A; git config user.email a@b
+		echo \"* filter=lfs\" > .gitattributes; printf \"[lfs]\n\" > .lfsconfig
+		git add .gitattributes .lfsconfig; git commit -qm add
+		git rm -q .gitattributes .lfsconfig; git commit -qm remove
+		echo more >> README; git commit -qam more" </dev/null'
+	on_small_fs 64M 20000 "$agent"'
+		echo "== status"; "$JAIL" status -D "$T/p" </dev/null
+		echo "== apply"; "$JAIL" apply -D "$T/p" </dev/null; echo "apply-rc=$?"'
+	expect_fs_usable
+	assert_contains "$out" "series: 3 patches"
+	assert_contains "$out" ".gitattributes: changes how git filters"
+	assert_contains "$out" ".lfsconfig: changes where git-lfs"
+	assert_contains "$out" "apply-rc=125"
+	assert_eq "$(git -C "$T/p" log --oneline | wc -l)" 1 "commits on the host after the refusal"
+	on_small_fs 64M 20000 "$agent"'
+		"$JAIL" apply --accept-flagged -D "$T/p" </dev/null; echo "apply-rc=$?"'
+	assert_contains "$out" "apply-rc=0"
+	assert_eq "$(git -C "$T/p" log --oneline | wc -l)" 4 "commits on the host after the accepted apply"
+}
+
+# The overlay's root is the upper dir itself: an agent that chmods the
+# project's root (or its .git) 000 as its last act changes the mode of a
+# directory of the session, not of a file it made.  The export, diff and the
+# next start still read the session; nothing is lost.
+test_hostside_project_root_mode_000_still_exports() {
+	# not on_small_fs: root of a user namespace reads past any mode
+	mkrepo "$T/p"
+	before=$(tree_hash "$T/p")
+	run_jail -q -D "$T/p" -- sh -c "git config user.name A; git config user.email a@b
+		echo one >> README; git commit -qam one; echo two > new.txt
+		chmod 000 .git; chmod 000 ."
+	assert_eq "$rc" 0 "the run's exit status ($err)"
+	assert_not_contains "$err" "Permission denied"
+	run_jail diff -D "$T/p"
+	assert_eq "$rc" 0 "jail diff's exit status ($err)"
+	assert_contains "$out" "+two"
+	assert_contains "$out" "+one"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export's exit status ($err)"
+	assert_eq "$(cat "$T"/out/0001-*.patch | grep -c '^diff --git')" 2 "files in the patches"
+	run_jail -q -D "$T/p" -- cat new.txt
+	assert_eq "$out" "two" "the next run"
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
+}
+
+# A control file under a name another file system reads as it: any case (macOS,
+# Windows, a casefold ext4 directory), NTFS's trailing dots and spaces or a
+# stream suffix.  The repository is checked out there too, by the user's
+# colleagues and CI: these are flagged as the exact names are.
+test_hostside_control_file_spellings_are_flagged() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'echo "* filter=lfs" > .GitAttributes
+		echo "* filter=lfs" > ".gitattributes. "; echo "[lfs]" > .LFSCONFIG
+		echo "[submodule]" > .gitmodules::\$DATA; echo "repos: []" > .Pre-Commit-Config.yaml
+		mkdir -p .DevContainer; echo "{}" > .DevContainer/devcontainer.json; echo x > .GITIGNORE'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/p"
+	assert_contains "$out" ".GitAttributes: changes how git filters"
+	assert_contains "$out" ".gitattributes. : changes how git filters"
+	assert_contains "$out" ".LFSCONFIG: changes where git-lfs"
+	assert_contains "$out" '.gitmodules::$DATA: changes which repositories'
+	assert_contains "$out" ".Pre-Commit-Config.yaml: changes the commands"
+	assert_contains "$out" ".DevContainer/devcontainer.json: changes what editors"
+	assert_contains "$out" ".GITIGNORE: changes which files git ignores"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged"
+	assert_no_file "$T/p/.GitAttributes"
+}
+
+# Invisible and bidirectional format characters (U+200B..U+200F, U+202A..U+202E,
+# U+2066..U+2069, U+FEFF, ...) make a name read as another one (".git<ZWNJ>/hooks"
+# shows as ".git/hooks", Trojan Source reorders what a line seems to say).  In
+# a name they are left out like control characters and printed escaped; in
+# the content, jail diff on a terminal shows them escaped.
+test_hostside_invisible_characters_are_shown() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- bash -c $'mkdir -p .git\u200c/hooks; echo x > .git\u200c/hooks/post-checkout
+		echo y > $\'ok\u202etxt.sh\'; printf \'access = "user\u202e \u2066// admin\u2069 \u2066"\\n\' > code.txt
+		echo plain > caf\u00e9.txt'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/p"
+	assert_contains "$out" '.git\xe2\x80\x8c/hooks/post-checkout: '
+	assert_contains "$out" 'ok\xe2\x80\xaetxt.sh: '
+	assert_contains "$out" $'A caf\u00e9.txt'
+	assert_not_contains "$out" $'\u200c'
+	assert_not_contains "$out" $'\u202e'
+	run_jail diff --color=always -D "$T/p"
+	assert_contains "$out" 'user\xe2\x80\xae \xe2\x81\xa6// admin'
+	assert_not_contains "$out" $'\u202e'
+	assert_not_contains "$out" $'\u2066'
+	run_jail diff -D "$T/p"  # a pipe gets the bytes as they are
+	assert_contains "$out" $'user\u202e \u2066// admin'
+	assert_not_contains "$out" "post-checkout"
+}
+
+# A submodule the agent removed, or replaced with a file or a symlink (to a
+# clone of the same library elsewhere on the host, whose unpushed commits the
+# export must never read): the export leaves it out with one reason and still
+# carries the rest.  It stopped the whole export before.
+test_hostside_submodule_removed_or_replaced_still_exports() {
+	git_init "$T/libsrc"
+	printf 'lib v1\n' >"$T/libsrc/lib.txt"
+	git -C "$T/libsrc" add lib.txt && git -C "$T/libsrc" commit -q -m lib
+	git clone -q "$T/libsrc" "$T/other"
+	printf 'PRIVATE-canary\n' >"$T/other/private.txt"
+	git -C "$T/other" add private.txt
+	git -C "$T/other" -c user.email=t@example.com -c user.name=T commit -q -m private
+	mkrepo "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
+	git -C "$T/super" commit -q -m "add lib"
+	before=$(tree_hash "$T/super")
+	local n=0
+	for act in "rm -rf lib" "rm -rf lib && ln -s '$T/other' lib" "rm -rf lib && echo x > lib" \
+		"rm -rf lib && mkdir lib && echo new > lib/n.txt"; do
+		n=$((n + 1))
+		run_jail -q -s "v$n" -D "$T/super" -- sh -c "$act; echo top >> README"
+		assert_eq "$rc" 0 "the run of: $act ($err)"
+		run_jail export -s "v$n" -D "$T/super" -o "$T/out$n"
+		assert_eq "$rc" 0 "export after: $act ($err)"
+		assert_contains "$(cat "$T/out$n"/0001-*.patch)" "+top"
+		assert_contains "$err" "lib: the submodule 'lib' itself"
+		assert_not_contains "$(cat "$T/out$n"/*.patch "$T/out$n"/*/*/*.patch 2>/dev/null)" "PRIVATE"
+		run_jail status -s "v$n" -D "$T/super"
+		assert_eq "$rc" 0 "status after: $act ($err)"
+	done
+	assert_eq "$(tree_hash "$T/super")" "$before" "the project"
+}
+
+# The agent's commits in a submodule are read from the session's copy of
+# .git/modules/NAME.  A symlink the agent put on that path (.git/modules ->
+# a host directory holding a clone of the same library) led the export into a
+# host repository the jail never showed: its unpushed commits became patches.
+test_hostside_agents_git_dir_never_read_through_its_links() {
+	git_init "$T/libsrc"
+	printf 'lib v1\n' >"$T/libsrc/lib.txt"
+	git -C "$T/libsrc" add lib.txt && git -C "$T/libsrc" commit -q -m lib
+	git clone -q "$T/libsrc" "$T/other"
+	printf 'PRIVATE-canary\n' >"$T/other/private.txt"
+	git -C "$T/other" add private.txt
+	git -C "$T/other" -c user.email=t@example.com -c user.name=T commit -q -m private
+	mkdir -p "$T/evil" && cp -r "$T/other/.git" "$T/evil/lib"
+	mkrepo "$T/super"
+	git -C "$T/super" -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
+	git -C "$T/super" commit -q -m "add lib"
+	before=$(tree_hash "$T/super")
+	run_jail -q -D "$T/super" -- sh -c "echo change >> lib/lib.txt
+		mv .git/modules .git/m2 && ln -s '$T/evil' .git/modules"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/super" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$(cat "$T"/out/submodules/lib/*.patch)" "+change"
+	assert_not_contains "$(cat "$T"/out/submodules/lib/*.patch)" "PRIVATE"
+	assert_not_contains "$(cat "$T"/out/submodules/lib/*.patch)" "private.txt"
+	assert_eq "$(tree_hash "$T/super")" "$before" "the project"
+}
+
+# A path hidden in the jail (--hide, fs.hide) is never exported: a patch that
+# changes or deletes it would carry the host's content.  That held for the
+# uncommitted changes, not for the agent's commits: "git rm" of a hidden
+# tracked file and a commit put its content in the series' patches.
+test_hostside_hidden_path_never_in_a_series_patch() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/config" && printf 'PROD-canary-5150\n' >"$T/p/config/prod.yml"
+	git -C "$T/p" add config/prod.yml && git -C "$T/p" commit -q -m prod
+	run_jail -q --hide config/prod.yml -D "$T/p" -- sh -c 'git config user.name A
+		git config user.email a@b; git rm -q config/prod.yml; git commit -qm "remove prod"
+		echo more >> README; git commit -qam more; mkdir -p config; echo hello > config/prod.yml'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"
+	assert_not_contains "$(cat "$T"/out/*.patch)" "PROD-canary"
+	assert_not_contains "$(cat "$T"/out/*.patch)" "prod.yml"
+	assert_contains "$err" "config/prod.yml: hidden in the jail"
+}
+
+# jail reset PATH below a directory the agent made mode 000 says so (it said
+# the directory was deleted or replaced), and resetting the directory works.
+test_hostside_reset_path_below_an_unreadable_dir() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'mkdir -p d/e; echo x > d/e/f; chmod 000 d'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail reset -D "$T/p" d/e/f
+	assert_eq "$rc" 125 "jail reset d/e/f"
+	assert_contains "$err" "its directory 'd' cannot be read"
+	run_jail reset -D "$T/p" d
+	assert_eq "$rc" 0 "jail reset d ($err)"
+	run_jail status -D "$T/p"
+	assert_not_contains "$out" "d/"
+}
+
+# The agent's commits are bounded as the single patch is: text files rewritten
+# in each commit cost little in .git (they compress) but their patches, and the
+# reading of every blob at once, grew without bound (ten commits of five 4 MB
+# files: 400 MB of memory, 372 MB of patches).  Past 256 MiB of files the
+# export is the single patch, and says so.
+test_hostside_series_bounded_like_the_single_patch() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		c=0; while [ $c -lt 14 ]; do c=$((c+1)); for f in 1 2 3 4 5; do
+			yes "line $c $f of a text file that compresses well" | head -c 4000000 > big$f.txt
+		done; git add -A; git commit -qm "c$c"; done'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$err" "more than 256 MiB of files"
+	assert_contains "$err" "exported as one patch"
+	assert_eq "$(ls "$T/out" | grep -c '\.patch$')" 1 "patch files"
+	[ "$(du -sm "$T/out" | cut -f1)" -lt 100 ] || fail "the patches take $(du -sm "$T/out" | cut -f1) MB"
+}
+
+# A loose object of the agent's is small on disk and huge inflated (zeros
+# compress 1000:1): git packed and checked it whole for the series (a 4 GB blob
+# from 17 MB: 3.9 GB of memory, 97 s).  Its size is read from its header
+# first; past the bound the series is not read and the single patch goes out.
+test_hostside_agents_objects_bounded_before_git_inflates_them() {
+	command -v python3 >/dev/null || skip "no python3"
+	mkrepo "$T/p"
+	cat >"$T/bomb.py" <<'PY'
+import hashlib, os, sys, zlib
+size = int(sys.argv[1]); hdr = b"blob %d\0" % size
+h = hashlib.sha1(hdr); c = zlib.compressobj(1); out = [c.compress(hdr)]; chunk = b"\0" * (1 << 22)
+while size:
+    n = min(size, len(chunk)); h.update(chunk[:n]); out.append(c.compress(chunk[:n])); size -= n
+out.append(c.flush()); oid = h.hexdigest(); d = ".git/objects/" + oid[:2]
+os.makedirs(d, exist_ok=True); open(d + "/" + oid[2:], "wb").write(b"".join(out)); print(oid)
+PY
+	run_jail -q --no-export --ro "$T/bomb.py" -D "$T/p" -- sh -c "git config user.name A
+		git config user.email a@b; oid=\$(python3 '$T/bomb.py' 200000000)
+		git update-index --add --cacheinfo 100644,\$oid,zeros.bin && git commit -qm bomb
+		echo more >> README; git commit -qam more"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$err" "the agent's objects inflate to more than git is given to read"
+	assert_contains "$err" "exported as one patch"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"
+}
+
+# A commit of many index entries in one directory costs the agent one
+# update-index (no files), and cost the export's fast-import a scan of the
+# directory per path (300,000: over ten minutes at the end of the run).  Past
+# 20,000 changed paths the series is the single patch.
+test_hostside_series_change_count_bounded() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		e=$(git hash-object -w /dev/null)
+		seq 1 30000 | sed "s|.*|100644 $e	many/f&|" | git update-index --index-info
+		git commit -qm many; echo more >> README; git commit -qam more'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$err" "the agent's commits change more than 20,000 paths: exported as one patch"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"
+}
+
 test_hostside_inode_filler_stopped_by_disk_limit() {
 	mkrepo "$T/p"
 	before=$(tree_hash "$T/p")

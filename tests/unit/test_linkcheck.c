@@ -154,6 +154,10 @@ T(loops_depth_and_non_directories)
 	expect("hk", ".git/hooks", "symlink leading into .git");
 	expect("hk", "src/../.git", "symlink leading into .git");
 	expect("hk", "src/root/.git/config", "symlink leading into .git");
+	/* .git as macOS, Windows and NTFS read the name, where the patch lands too */
+	expect("hk", ".GIT/hooks", "symlink leading into .git");
+	expect("hk", ".git./config", "symlink leading into .git");
+	expect("hk", "git~1/config", "symlink leading into .git");
 	/* a chain of links: 40 are followed, 41 are too many */
 	char name[32], target[32];
 	for (int i = 0; i < 41; i++) {

@@ -48,14 +48,19 @@ T(defaults_leave_out_what_tools_run)
 	const char *out[] = {".envrc", ".venv/bin/python", "venv/lib/x.py", "a/__pycache__/m.cpython-311.pyc",
 	                     "m.pyc", "node_modules/left-pad/index.js", ".vscode/tasks.json",
 	                     ".vscode/settings.json", ".idea/workspace.xml", ".direnv/x",
-	                     ".claude/settings.json", ".husky/pre-commit", ".npmrc"};
+	                     ".claude/settings.json", ".husky/pre-commit", ".npmrc",
+	                     /* agent CLIs and editors that start commands from project config */
+	                     "opencode.json", "sub/opencode.jsonc", ".opencode/plugin/x.js",
+	                     ".vscode/mcp.json", ".zed/settings.json", ".kiro/settings/mcp.json",
+	                     ".continue/mcpServers/x.yaml", "crush.json", ".crush.json"};
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		if (!denied(&r, out[i]))
 			fprintf(stderr, "  not denied: %s\n", out[i]);
 		CHECK(denied(&r, out[i]));
 	}
 	const char *in[] = {"README", "src/main.c", ".vscode/extensions.json", "envrc.md",
-	                    "docs/venv.md", "CLAUDE.md", ".gitignore"};
+	                    "docs/venv.md", "CLAUDE.md", ".gitignore", "AGENTS.md",
+	                    "docs/opencode.md", "opencode.json.md"};
 	for (size_t i = 0; i < ARRAY_SIZE(in); i++)
 		CHECK(!denied(&r, in[i]));
 	char *why = pathrules_denied(&r, ".venv/bin/activate", false);
@@ -115,6 +120,13 @@ T(names_with_controls_or_bad_utf8)
 	CHECK(path_name_problem("del\x7f") != NULL);
 	CHECK(path_name_problem("bad\xff") != NULL);
 	CHECK(path_name_problem("c1\xc2\x9b" "x") != NULL);
+	/* invisible and bidi format characters: a name that reads as another */
+	CHECK(path_name_problem(".git\xe2\x80\x8c/hooks/x") != NULL);  /* ZWNJ */
+	CHECK(path_name_problem("ok\xe2\x80\xaetxt.sh") != NULL);      /* RLO */
+	CHECK(path_name_problem("a\xe2\x81\xa6" "b") != NULL);          /* LRI */
+	CHECK(path_name_problem("\xef\xbb\xbf" "bom") != NULL);         /* BOM */
+	CHECK(path_name_problem("tag\xf3\xa0\x81\x81") != NULL);       /* U+E0041 */
+	CHECK(path_name_problem("\xe2\x80\x90" "dash \xe2\x80\x94") == NULL); /* hyphen, em dash */
 }
 
 T(symlinks_must_stay_inside)
@@ -156,4 +168,35 @@ T(flagged_files)
 	CHECK(path_flag_reason("x.github/workflows/ci.yml") == NULL);
 	CHECK(path_flag_reason(".github/dependabot.yml") == NULL);
 	CHECK(path_flag_reason(".editorconfig") == NULL);
+	/* other hook managers' command lists: they run on commit like pre-commit's */
+	CHECK(path_flag_reason("lefthook.yml") != NULL);
+	CHECK(path_flag_reason(".lefthook-local.yaml") != NULL);
+	CHECK(path_flag_reason(".overcommit.yml") != NULL);
+	CHECK(path_flag_reason(".lintstagedrc.json") != NULL);
+	CHECK(path_flag_reason("lint-staged.config.mjs") != NULL);
+	CHECK(path_flag_reason("lefthook.md") == NULL);
+}
+
+T(flagged_files_as_other_file_systems_read_them)
+{
+	/* any case (macOS, Windows), NTFS trailing dots and spaces, a stream */
+	CHECK(path_flag_reason(".GitAttributes") != NULL);
+	CHECK(path_flag_reason("sub/.GITIGNORE") != NULL);
+	CHECK(path_flag_reason(".gitattributes. .") != NULL);
+	CHECK(path_flag_reason(".gitmodules::$DATA") != NULL);
+	CHECK(path_flag_reason(".LfsConfig") != NULL);
+	CHECK(path_flag_reason(".DevContainer/devcontainer.json") != NULL);
+	CHECK(path_flag_reason(".devcontainer. /x.json") != NULL);
+	CHECK(path_flag_reason(".gitattributes.txt") == NULL);
+	CHECK(path_flag_reason("gitattributes") == NULL);
+	CHECK(path_flag_reason("...") == NULL);
+	const char *why = path_git_refuses("sub/.GitModules.", true);
+	CHECK(why != NULL);
+	struct pathrules r = rules_with(NULL, NULL);
+	CHECK(denied(&r, ".ENVRC"));
+	CHECK(denied(&r, ".envrc."));
+	CHECK(denied(&r, ".VSCode/Tasks.json"));
+	CHECK(denied(&r, ".husky. /pre-commit"));
+	CHECK(!denied(&r, "envrc.md"));
+	pathrules_free(&r);
 }

@@ -55,6 +55,12 @@ T(message_lines_git_am_would_parse_are_indented)
 	s = seriesmsg_sanitize("\n\n", 2);
 	CHECK_STR(s, "(no message)");
 	free(s);
+	s = seriesmsg_sanitize("fix \xe2\x80\xae" "cod\xe2\x81\xa6" "e caf\xc3\xa9", 20);  /* RLO, LRI */
+	CHECK_STR(s, "fix ?cod?e caf\xc3\xa9");
+	free(s);
+	s = seriesmsg_ident_part("Ada\xe2\x80\x8b", 6);  /* ZWSP */
+	CHECK_STR(s, "Ada?");
+	free(s);
 }
 
 T(trailer_joins_an_existing_trailer_block)

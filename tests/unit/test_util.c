@@ -30,6 +30,9 @@ T(escape_name_makes_controls_visible)
 	s = escape_name("\xc2\x9b" "x"); /* C1 CSI */
 	CHECK_STR(s, "\\xc2\\x9bx");
 	free(s);
+	s = escape_name(".git\xe2\x80\x8c/a\xe2\x80\xae" "b"); /* ZWNJ, RLO */
+	CHECK_STR(s, ".git\\xe2\\x80\\x8c/a\\xe2\\x80\\xaeb");
+	free(s);
 }
 
 T(utf8_validation)
