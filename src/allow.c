@@ -154,6 +154,22 @@ size_t allow_name_ports(const struct allow_list *l, const char *name, uint16_t *
 	return n;
 }
 
+bool allow_name_gated(const struct allow_list *l, const char *name)
+{
+	uint16_t ports[2];
+	return allow_name_ports(l, name, ports, ARRAY_SIZE(ports)) == 1 &&
+	       ports[0] == ALLOW_GATE_PORT;
+}
+
+bool allow_gate_wanted(const struct allow_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if ((l->v[i].kind == ALLOW_NAME || l->v[i].kind == ALLOW_SUFFIX) &&
+		    l->v[i].port == ALLOW_GATE_PORT)
+			return true;
+	return false;
+}
+
 size_t allow_host_ports(const struct allow_list *l, uint16_t *ports, size_t max)
 {
 	size_t n = 0;

@@ -43,6 +43,14 @@ bool allow_entry_matches(const struct allow_entry *a, const char *name);
 /* The distinct ports the name may reach; returns how many (0: name refused). */
 size_t allow_name_ports(const struct allow_list *l, const char *name, uint16_t *ports,
                         size_t max);
+/* The SNI gate (snigate.h) serves a name whose only allowed port is 443:
+ * its connections go through the supervisor, which checks the name the client
+ * asks for in TLS, never opening its addresses.  (Pure.) */
+#define ALLOW_GATE_PORT 443
+bool allow_name_gated(const struct allow_list *l, const char *name);
+/* Could any name be gated (a name or *.suffix entry on port 443)?  The gate's
+ * listener is made then. */
+bool allow_gate_wanted(const struct allow_list *l);
 /* The distinct ports allowed on the host's loopback (host:PORT). */
 size_t allow_host_ports(const struct allow_list *l, uint16_t *ports, size_t max);
 

@@ -5,7 +5,8 @@
  *   → DNS listeners on 127.0.0.1:53 → each fd to the supervisor (SYNC_NET).
  * supervisor, on the host:
  *   receive the fds → start pasta / slirp4netns on the child's netns → open
- *   the host's loopback for host:PORT entries → the DNS/NFLOG thread. */
+ *   the host's loopback for host:PORT entries → the broker, the SNI gate →
+ *   the DNS/NFLOG thread. */
 #include "net.h"
 #include "nftload.h"
 
@@ -14,6 +15,7 @@
 #include "netpriv.h"
 #include "nflog.h"
 #include "nft.h"
+#include "snigate.h"
 #include "sync.h"
 
 #include <arpa/inet.h>
@@ -75,11 +77,14 @@ static int send_fd(int sock, enum net_fd_kind kind, int fd, struct jail_err *e)
 	return r;
 }
 
-static int install_ruleset(const struct jail_config *cfg, struct jail_err *e)
+/* The ruleset; *gate: may a name go through the SNI gate (its listener is
+ * wanted)? */
+static int install_ruleset(const struct jail_config *cfg, bool *gate, struct jail_err *e)
 {
 	struct allow_list allow;
 	if (allow_parse(&cfg->allow, &allow, e) < 0)
 		return -1;
+	*gate = allow_gate_wanted(&allow);
 	struct nft_plan plan;
 	nft_plan_build(&allow, &plan);
 	int r = nft_install(&plan, e);
@@ -91,12 +96,13 @@ static int install_ruleset(const struct jail_config *cfg, struct jail_err *e)
 int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
                    struct jail_err *e)
 {
+	bool gate = false;
 	if (lo_up(e) < 0)
 		return -1;
 	if (cfg->net == NET_NONE)
 		return 0;
 	if (cfg->net == NET_ALLOW) {
-		if (install_ruleset(cfg, e) < 0)
+		if (install_ruleset(cfg, &gate, e) < 0)
 			return -1;
 		int nft = nft_netlink_socket(e);
 		if (nft < 0 || send_fd(sync_sock, NETFD_NFT, nft, e) < 0)
@@ -116,6 +122,11 @@ int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
 		if (bl < 0 || send_fd(sync_sock, NETFD_BROKER, bl, e) < 0)
 			return -1;
 	}
+	if (gate) {
+		int gl = jail_listener(SOCK_STREAM, GATE_ADDR, GATE_PORT, "TLS gate", e);
+		if (gl < 0 || send_fd(sync_sock, NETFD_GATE, gl, e) < 0)
+			return -1;
+	}
 	return send_fd(sync_sock, NETFD_DONE, -1, e);
 }
 
@@ -130,7 +141,8 @@ static int recv_fds(struct net_host *n, int sock, struct jail_err *e)
 			return -1;
 		int *slot = kind == NETFD_DNS_UDP ? &n->udp : kind == NETFD_DNS_TCP ? &n->tcp
 		            : kind == NETFD_NFT ? &n->nft : kind == NETFD_NFLOG ? &n->nflog
-		            : kind == NETFD_BROKER && n->broker ? &n->broker_fd : NULL;
+		            : kind == NETFD_BROKER && n->broker ? &n->broker_fd
+		            : kind == NETFD_GATE && n->mode == NET_ALLOW ? &n->gate_fd : NULL;
 		if (kind == NETFD_DONE && fd < 0)
 			return 0;
 		if (!slot || fd < 0 || *slot >= 0) {
@@ -201,7 +213,7 @@ static struct net_host *net_host_new(const struct jail_config *cfg)
 	struct net_host *n = xcalloc(1, sizeof(*n));
 	n->mode = cfg->net;
 	n->quiet = cfg->quiet;
-	n->udp = n->tcp = n->nft = n->nflog = n->broker_fd = -1;
+	n->udp = n->tcp = n->nft = n->nflog = n->broker_fd = n->gate_fd = -1;
 	n->helper = -1;
 	n->helper_exit_fd = -1;
 	n->stop[0] = n->stop[1] = -1;
@@ -298,11 +310,14 @@ int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t c
 	if (recv_fds(n, sync_sock, e) < 0)
 		return jail_err_wrap(e, "set up the jail's network");
 	if ((cfg->net == NET_ALLOW && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0 ||
-	    (n->broker && n->broker_fd < 0))
+	    (n->broker && n->broker_fd < 0) ||
+	    (cfg->net == NET_ALLOW && allow_gate_wanted(&n->allow) && n->gate_fd < 0))
 		return jail_err_set(e, EPROTO, "set up the jail's network: sockets missing");
 	if (net_helper_start(n, child, e) < 0 || open_host_ports(n, e) < 0)
 		return -1;
 	if (n->broker && broker_start(n->broker, steal_fd(&n->broker_fd), e) < 0)
+		return -1;
+	if (net_gate_start(n, e) < 0)
 		return -1;
 	return net_watch_start(n, e);
 }
@@ -312,9 +327,10 @@ void net_host_stop(struct net_host *n, bool quiet)
 	if (!n)
 		return;
 	net_watch_stop(n);
+	net_gate_stop(n);
 	broker_stop(n->broker, quiet);
 	net_helper_stop(n);
-	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog, &n->broker_fd};
+	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog, &n->broker_fd, &n->gate_fd};
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0)
 			close(*fds[i]);

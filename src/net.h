@@ -12,7 +12,8 @@
 
 /* init: bring up lo; for net=allow install the nftables ruleset and hand the
  * sockets that must live in the netns (DNS listener, netlink) to the supervisor. */
-/* With brokered secrets, also the broker's listener on BROKER_ADDR:443. */
+/* With brokered secrets, also the broker's listener on BROKER_ADDR:443; with
+ * a name allowed on port 443, the SNI gate's on GATE_ADDR:443 (snigate.h). */
 int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
                    struct jail_err *e) WUR;
 

@@ -12,8 +12,11 @@
 #include "net.h"
 #include "resolver.h"
 
+struct snigate;
+
 /* The fds init hands out over the sync socket, one SYNC_NET message each. */
-enum net_fd_kind { NETFD_DNS_UDP = 1, NETFD_DNS_TCP, NETFD_NFT, NETFD_NFLOG, NETFD_BROKER, NETFD_DONE };
+enum net_fd_kind { NETFD_DNS_UDP = 1, NETFD_DNS_TCP, NETFD_NFT, NETFD_NFLOG, NETFD_BROKER, NETFD_GATE,
+                   NETFD_DONE };
 
 #define NET_MEMO 256   /* addresses remembered with the name that resolved to them */
 #define NET_DNS_PORT 53
@@ -42,6 +45,8 @@ struct net_host {
 	/* made by init inside the jail's netns */
 	int udp, tcp, nft, nflog, broker_fd;
 	struct broker *broker;       /* the plan's; started and stopped here */
+	int gate_fd;                 /* the SNI gate's listener (snigate.h), -1: none */
+	struct snigate *gate;
 
 	/* --publish: host 127.0.0.1:host_port reaches the jail's 127.0.0.1:port */
 	struct net_publish publish[NET_PUBLISH_MAX];
@@ -75,6 +80,16 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e) WUR;
 void net_helper_stop(struct net_host *n);
 
 /* netwatch.c */
+/* Why a DNS answer may not open this address (the helper's, the host's, a
+ * special-purpose one); NULL: it may. */
+const char *net_refusal(const struct net_host *n, const struct dns_addr *a);
+/* Is this address named in the allowlist (the ruleset opens it already)? */
+bool net_named_literally(const struct net_host *n, const struct dns_addr *a);
 int net_watch_start(struct net_host *n, struct jail_err *e) WUR;
 void net_watch_stop(struct net_host *n);
+
+/* netgate.c: the SNI gate for names allowed on port 443 only (snigate.h) */
+int net_gate_start(struct net_host *n, struct jail_err *e) WUR;
+/* Its refusals are counted as blocked. */
+void net_gate_stop(struct net_host *n);
 #endif

@@ -15,6 +15,7 @@
 #include "netpriv.h"
 #include "nflog.h"
 #include "nft.h"
+#include "snigate.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -122,7 +123,7 @@ static const char *local_match(const struct net_host *n, const struct dns_addr *
 /* Why a DNS answer may not open this address; NULL: it may.  The helper's
  * addresses (gateway, DNS forwarder) first, also spelled inside an IPv6
  * address, then the special-purpose ranges, then the host's own addresses. */
-static const char *refusal(const struct net_host *n, const struct dns_addr *a)
+const char *net_refusal(const struct net_host *n, const struct dns_addr *a)
 {
 	const char *why = local_match(n, a, true);
 	if (why)
@@ -132,7 +133,7 @@ static const char *refusal(const struct net_host *n, const struct dns_addr *a)
 }
 
 /* Named by address in the allowlist: the ruleset already opens it. */
-static bool named_literally(const struct net_host *n, const struct dns_addr *a)
+bool net_named_literally(const struct net_host *n, const struct dns_addr *a)
 {
 	for (size_t i = 0; i < n->allow.n; i++) {
 		const struct allow_entry *e = &n->allow.v[i];
@@ -169,10 +170,10 @@ static size_t filter_answer(struct net_host *n, const struct dns_question *q,
 	int family = q->qtype == DNS_T_A ? AF_INET : AF_INET6;
 	size_t kept = 0;
 	for (size_t i = 0; i < k; i++) {
-		const char *why = refusal(n, &addrs[i]);
+		const char *why = net_refusal(n, &addrs[i]);
 		if (addrs[i].family != family)
 			continue;
-		if (why && !named_literally(n, &addrs[i])) {
+		if (why && !net_named_literally(n, &addrs[i])) {
 			report_not_opened(n, q->name, &addrs[i], why);
 			continue;
 		}
@@ -193,7 +194,7 @@ static int open_addrs(struct net_host *n, const char *name, const struct dns_add
 	struct nft_elem els[MAX_ADDRS * MAX_PORTS];
 	size_t ne = 0;
 	for (size_t i = 0; i < k; i++) {
-		if (named_literally(n, &addrs[i]))
+		if (net_named_literally(n, &addrs[i]))
 			continue;
 		memo_add(n, &addrs[i], name);
 		for (size_t j = 0; j < np; j++) {
@@ -213,13 +214,15 @@ static int open_addrs(struct net_host *n, const char *name, const struct dns_add
 	return 0;
 }
 
-/* A brokered host is the broker's address inside the jail (A); no other
- * record, so no client goes around it over IPv6. */
-static size_t broker_answer(const unsigned char *qpkt, const struct dns_question *q,
-                            unsigned char *out, size_t cap)
+/* A brokered host is the broker's address inside the jail (A), a name
+ * through the SNI gate the gate's; no other record, so no client goes around
+ * them over IPv6 (neither has an IPv6 address) or by an HTTPS record's
+ * address hints. */
+static size_t local_answer(const char *addr, const unsigned char *qpkt,
+                           const struct dns_question *q, unsigned char *out, size_t cap)
 {
 	struct dns_addr a = {.family = AF_INET, .ttl = TTL_MIN};
-	if (inet_pton(AF_INET, BROKER_ADDR, a.addr) != 1)
+	if (inet_pton(AF_INET, addr, a.addr) != 1)
 		return 0;
 	bool v4 = q->qtype == DNS_T_A;
 	return dns_build_answer(qpkt, q, DNS_RCODE_OK, v4 ? &a : NULL, v4, out, cap);
@@ -258,7 +261,7 @@ static size_t decide(void *arg, const struct dns_question *q, const unsigned cha
 	if (strcmp(q->name, ALLOW_HOST_NAME) == 0)
 		return answer_host(n, q, qpkt, out, cap);
 	if (q->qclass == DNS_C_IN && broker_serves(n->broker, q->name))
-		return broker_answer(qpkt, q, out, cap);
+		return local_answer(BROKER_ADDR, qpkt, q, out, cap);
 	if (n->mode != NET_ALLOW)
 		return 0;
 	uint16_t ports[1];
@@ -267,7 +270,8 @@ static size_t decide(void *arg, const struct dns_question *q, const unsigned cha
 	bool allowed = allow_normalize_name(norm) && strcmp(norm, q->name) == 0 &&
 	               allow_name_ports(&n->allow, q->name, ports, 1) > 0;
 	if (allowed && q->qclass == DNS_C_IN)
-		return 0;
+		return n->gate && allow_name_gated(&n->allow, q->name)
+		       ? local_answer(GATE_ADDR, qpkt, q, out, cap) : 0;
 	report_refused(n, q->name);
 	return dns_build_answer(qpkt, q, DNS_RCODE_NXDOMAIN, NULL, 0, out, cap);
 }

@@ -5,10 +5,11 @@
 # a user and network namespace W that stands for "the host" (its loopback
 # holds the DNS server and the host:PORT services, its default route leads to
 # a second namespace S with public-looking addresses that stands for "the
-# internet"), so no packet reaches the real host's network, and a DNS answer
-# can name a public address that a server really listens on.  The helper maps
-# W's loopback to W's gateway (pasta) or 10.0.2.2 (slirp4netns); jail opens
-# that only for host:PORT entries, never for a DNS answer.
+# internet", where any port may be bound: a server on 443), so no packet
+# reaches the real host's network, and a DNS answer can name a public address
+# that a server really listens on.  The helper maps W's loopback to W's
+# gateway (pasta) or 10.0.2.2 (slirp4netns); jail opens that only for
+# host:PORT entries, never for a DNS answer.
 
 HELPERS=$TESTS/helpers
 PUB4=11.22.33.44        # S: the test's "public" servers
@@ -49,7 +50,8 @@ net_world() {
 		ip link set v1 netns "$(cat '"$T"'/.s)"
 		nsenter -n -t "$(cat '"$T"'/.s)" sh -c "set -e; ip link set lo up; ip link set v1 up
 			ip addr add '$PUB4'/24 dev v1; ip addr add '$LAN4'/24 dev v1
-			ip addr add '$PUB6'/64 dev v1 nodad"
+			ip addr add '$PUB6'/64 dev v1 nodad
+			echo 0 >/proc/sys/net/ipv4/ip_unprivileged_port_start"
 		ip link set v0 up
 		ip addr add 11.22.33.1/24 dev v0
 		ip addr add 2a0b:1::1/64 dev v0 nodad

@@ -3,7 +3,9 @@
     serve_tls(Handler, PORTFILE, CERT, KEY)
 
 Listens at a free port, written to PORTFILE (atomically) once it listens, and
-serves Handler over TLS with CERT and KEY until killed.
+serves Handler over TLS with CERT and KEY until killed.  TLS_LISTEN=ADDR:PORT
+in the environment listens there instead (the SNI gate's tests: a "public"
+server on port 443 in the test's own network).
 """
 import http.server
 import os
@@ -11,7 +13,11 @@ import ssl
 
 
 def serve_tls(handler, portfile, cert, key):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    addr, port = "127.0.0.1", 0
+    if os.environ.get("TLS_LISTEN"):
+        addr, _, p = os.environ["TLS_LISTEN"].rpartition(":")
+        port = int(p)
+    httpd = http.server.ThreadingHTTPServer((addr, port), handler)
     httpd.daemon_threads = True
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)

@@ -1,0 +1,144 @@
+# Integration tests for the SNI gate: a name allowed on port 443 only is
+# reached through the supervisor, which reads the ClientHello's server name
+# and connects only for a name the policy allows; the name's addresses are
+# never opened in the ruleset (a shared front end would serve other sites
+# there).
+#
+# The test network is tests/networld.bash: the "public" TLS server listens
+# on $PUB4:443 in S with a certificate for gate.test from the test's CA,
+# which the jail's clients get as ca.crt in the project.
+source "$TESTS/networld.bash"
+
+GATE=127.0.0.3
+
+gate_world() {
+	net_world
+	command -v openssl >/dev/null || fail "openssl is missing (scripts/setup installs it)"
+	make_ca "$T/ca" gate.test
+	bg in_s env TLS_LISTEN=0.0.0.0:443 python3 "$HELPERS/tls_echo.py" "$T/port" \
+		"$T/ca/srv.crt" "$T/ca/srv.key" "$T/up.log"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"gate.test=$PUB4" "gate.test=$PUB6" "evil.test=$PUB4" "both.test=$PUB4" "lan.test=$LAN4"
+	wait_file "$T/port"
+	wait_file "$T/dnsport"
+	mkrepo "$T/p"
+	cp "$T/ca/ca.crt" "$T/p/ca.crt"
+	cp "$HELPERS/tls_split.py" "$T/p/tls_split.py"
+	G=(-D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")"
+		--allow gate.test:443)
+}
+
+test_gate_carries_https_to_an_allowed_name() {
+	gate_world
+	run_jail "${G[@]}" -- sh -c 'getent ahostsv4 gate.test | head -1
+		curl -sS -m 20 --cacert ca.crt https://gate.test/first'
+	assert_eq "$rc" 0 "curl through the gate (stderr: $err)"
+	assert_contains "$out" "$GATE "
+	assert_contains "$out" "ok 1"
+	assert_contains "$(cat "$T/up.log")" "GET /first"
+	assert_not_contains "$err" "blocked"
+}
+
+test_gate_name_has_no_ipv6_answer() {
+	gate_world
+	run_jail "${G[@]}" -- python3 -c '
+import socket
+try:
+    print(socket.getaddrinfo("gate.test", 443, socket.AF_INET6))
+except socket.gaierror:
+    print("no AAAA")'
+	assert_eq "$out" "no AAAA" "(stderr: $err)"
+}
+
+test_gate_refuses_another_sni_on_the_allowed_address() {
+	gate_world
+	# the gate's address, as an allowed name's, with another site's name in TLS
+	run_jail "${G[@]}" -- curl -sS -m 20 -k --resolve "evil.test:443:$GATE" https://evil.test/x
+	assert_ne "$rc" 0 "curl with another SNI"
+	assert_contains "$err" "jail: blocked tls to evil.test through the TLS gate (SNI not allowed on port 443)"
+	assert_not_contains "$(cat "$T/up.log" 2>/dev/null)" "GET /x"
+	# openssl names it another way; still one line naming it
+	run_jail "${G[@]}" -- sh -c "openssl s_client -connect $GATE:443 -servername Evil.Test. </dev/null"
+	assert_contains "$err" "jail: blocked tls to Evil.Test. through the TLS gate"
+	# with the right name in any spelling it goes through
+	run_jail "${G[@]}" -- curl -sS -m 20 --cacert ca.crt https://GATE.test./upper
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "ok"
+}
+
+test_gate_never_opens_the_names_address() {
+	gate_world
+	# resolved in the jail first: an address-based allowlist would open
+	# $PUB4:443 now, and the connection would go straight to the server
+	run_jail "${G[@]}" -- sh -c "getent hosts gate.test >/dev/null
+		curl -sS -m 10 -k https://$PUB4/direct"
+	assert_ne "$rc" 0 "a connection to the name's real address"
+	assert_contains "$err" "jail: blocked tcp $PUB4:443"
+	assert_not_contains "$(cat "$T/up.log" 2>/dev/null)" "GET /direct"
+}
+
+test_gate_takes_a_hello_in_pieces_and_records() {
+	gate_world
+	run_jail "${G[@]}" -- sh -c "python3 tls_split.py $GATE 443 gate.test ca.crt writes /w &&
+		python3 tls_split.py $GATE 443 gate.test ca.crt records /r"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "ok 1"
+	assert_contains "$out" "ok 2"
+	assert_contains "$(cat "$T/up.log")" "GET /r"
+}
+
+test_gate_refuses_plain_http_and_garbage() {
+	gate_world
+	run_jail "${G[@]}" -- curl -sS -m 20 http://gate.test:443/plain
+	assert_ne "$rc" 0
+	assert_contains "$err" "jail: blocked a connection to the TLS gate: not a TLS handshake"
+	run_jail "${G[@]}" -- python3 -c '
+import socket
+s = socket.create_connection(("'$GATE'", 443))
+s.sendall(bytes([22, 3, 1, 0, 0]))
+print("closed" if s.recv(10) == b"" else "open")'
+	assert_eq "$out" closed
+	assert_contains "$err" "jail: blocked a connection to the TLS gate: a TLS record of bad length"
+}
+
+test_gate_ends_a_client_that_never_finishes_its_hello() {
+	gate_world
+	run_jail "${G[@]}" -- python3 -c '
+import socket
+s = socket.create_connection(("'$GATE'", 443))
+s.settimeout(120)
+s.sendall(bytes([22, 3, 1, 1, 0, 1]))
+print("closed" if s.recv(10) == b"" else "open")'
+	assert_eq "$out" closed "(stderr: $err)"
+	assert_contains "$err" "jail: blocked a connection to the TLS gate: no ClientHello in 10 s"
+}
+
+test_gate_udp_443_is_refused_so_quic_falls_back() {
+	gate_world
+	# QUIC to the gate's address finds no one (curl here has no HTTP/3: a
+	# client that has falls back to TCP on this refusal)
+	run_jail "${G[@]}" -- python3 -c '
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(20)
+s.connect(("gate.test", 443))
+print(s.getpeername()[0])
+s.send(b"\xc0quic-initial")
+try:
+    s.recv(100)
+    print("answered")
+except ConnectionRefusedError:
+    print("refused")'
+	assert_eq "$out" "$GATE
+refused" "(stderr: $err)"
+}
+
+test_name_on_other_ports_keeps_the_address_path() {
+	gate_world
+	run_jail "${G[@]}" --allow both.test:443 --allow both.test:8443 -- getent ahostsv4 both.test
+	assert_contains "$out" "$PUB4"
+	# and a gated name's private answer is still not connected to
+	run_jail "${G[@]}" --allow lan.test:443 -- curl -sS -m 20 -k https://lan.test/
+	assert_ne "$rc" 0
+	assert_contains "$err" "TLS gate: lan.test: cannot connect (its address is"
+}
