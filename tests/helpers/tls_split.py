@@ -6,7 +6,9 @@
 Connects to ADDR:PORT and starts TLS for SNI (verified against CAFILE); the
 ClientHello goes out in 40-byte TCP writes (MODE "writes"), or re-framed as
 two TLS records and then in such writes (MODE "records").  It then asks for
-PATH over HTTP/1.1 and prints the response's body.
+PATH over HTTP/1.1 and prints the response's body; MODE "halfclose" sends
+the ClientHello whole and, once the request is out, shuts down its sending
+side (TCP) before it reads the response.
 """
 import socket
 import ssl
@@ -58,6 +60,8 @@ def main():
     tls.write(b"GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n"
               % (path.encode(), sni.encode()))
     flush()
+    if mode == "halfclose":
+        s.shutdown(socket.SHUT_WR)
     resp = b""
     while True:
         try:

@@ -87,6 +87,13 @@ test_gate_takes_a_hello_in_pieces_and_records() {
 	assert_contains "$(cat "$T/up.log")" "GET /r"
 }
 
+test_gate_keeps_the_answer_after_the_client_half_closes() {
+	gate_world
+	run_jail "${G[@]}" -- python3 tls_split.py $GATE 443 gate.test ca.crt halfclose /half
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_eq "$out" "ok 1"
+}
+
 test_gate_refuses_plain_http_and_garbage() {
 	gate_world
 	run_jail "${G[@]}" -- curl -sS -m 20 http://gate.test:443/plain

@@ -48,6 +48,31 @@ T(allow_parses_every_kind)
 	allow_free(&l);
 }
 
+T(allow_gates_names_allowed_on_443_only)
+{
+	const char *specs[] = {"api.example.com:443", "*.cdn.example:443", "both.example:443",
+	                       "both.example:8443", "*.mixed.example:443", "x.mixed.example:80",
+	                       "web.example:80", "203.0.113.7:443"};
+	struct allow_list l;
+	struct jail_err e;
+	CHECK_INT(parse(&l, specs, ARRAY_SIZE(specs), &e), 0);
+	CHECK(allow_gate_wanted(&l));
+	CHECK(allow_name_gated(&l, "api.example.com"));
+	CHECK(allow_name_gated(&l, "a.cdn.example"));
+	CHECK(!allow_name_gated(&l, "cdn.example"));        /* not below the suffix */
+	CHECK(!allow_name_gated(&l, "both.example"));       /* 8443 too: the address path */
+	CHECK(allow_name_gated(&l, "y.mixed.example"));
+	CHECK(!allow_name_gated(&l, "x.mixed.example"));    /* 80 too */
+	CHECK(!allow_name_gated(&l, "web.example"));
+	CHECK(!allow_name_gated(&l, "other.example"));
+	CHECK(!allow_name_gated(&l, "203.0.113.7"));
+	allow_free(&l);
+	const char *none[] = {"web.example:80", "203.0.113.7:443", "host:443"};
+	CHECK_INT(parse(&l, none, ARRAY_SIZE(none), &e), 0);
+	CHECK(!allow_gate_wanted(&l));
+	allow_free(&l);
+}
+
 T(allow_rejects_bad_entries)
 {
 	const char *bad[] = {"example.com", "example.com:0", "example.com:65536", "example.com:x",
