@@ -140,6 +140,52 @@ except ConnectionRefusedError:
 refused" "(stderr: $err)"
 }
 
+test_gate_beside_a_brokered_host() {
+	gate_world
+	export TEST_REAL_KEY=sk-ant-api03-REALkey0123456789abcdefghijklmnopqrstuvwxyz-AAAA
+	# the brokered host keeps the broker's address, also when allowed on 443,
+	# and the gate does not carry it (its connections end in the broker)
+	run_jail "${G[@]}" --allow api.anthropic.com:443 \
+		--secret "ANTHROPIC_API_KEY=broker:env:TEST_REAL_KEY for api.anthropic.com" -- sh -c "
+		getent ahostsv4 api.anthropic.com | head -1
+		getent ahostsv4 gate.test | head -1
+		curl -sS -m 20 --cacert ca.crt https://gate.test/beside
+		curl -sS -m 20 -k --resolve api.anthropic.com:443:$GATE https://api.anthropic.com/"
+	assert_contains "$out" "127.0.0.2 "
+	assert_contains "$out" "$GATE "
+	assert_contains "$out" "ok 1"
+	assert_contains "$err" "jail: blocked tls to api.anthropic.com through the TLS gate"
+}
+
+# libssl mapped in the supervisor of a jail that runs (ARGS...) while it
+# has carried one request through the gate: "yes" or "no"
+ssl_mapped_while_gating() {
+	local tag=$1
+	shift
+	"$JAIL" "${G[@]}" "$@" -- sh -c "curl -sS -m 20 --cacert ca.crt https://gate.test/$tag >/dev/null
+		sleep 60" >/dev/null 2>&1 </dev/null &
+	local jpid=$!
+	wait_for grep -q "GET /$tag" "$T/up.log" || fail "no request through the gate"
+	local pids any=no
+	pids=$(pgrep -u "$(id -u)" -f -- "--allow gate.test:443") || fail "no jail process found"
+	for p in $pids; do
+		grep -q libssl "/proc/$p/maps" 2>/dev/null && any=yes
+	done
+	kill $pids "$jpid" 2>/dev/null
+	wait "$jpid" 2>/dev/null
+	wait_for no_process -- "--allow gate.test:443"
+	echo "$any"
+}
+
+test_gate_loads_no_openssl() {
+	gate_world
+	export TEST_REAL_KEY=sk-ant-api03-REALkey0123456789abcdefghijklmnopqrstuvwxyz-AAAA
+	assert_eq "$(ssl_mapped_while_gating plain)" no "libssl mapped with no secret brokered"
+	# the control: a brokered secret loads it
+	assert_eq "$(ssl_mapped_while_gating brokered \
+		--secret "K=broker:env:TEST_REAL_KEY for api.anthropic.com")" yes
+}
+
 test_name_on_other_ports_keeps_the_address_path() {
 	gate_world
 	run_jail "${G[@]}" --allow both.test:443 --allow both.test:8443 -- getent ahostsv4 both.test
