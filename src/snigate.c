@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#define RELAY_BUF 16384
+#define RELAY_BUF TLSHELLO_MAX   /* the first flow starts with the ClientHello */
 
 struct snigate {
 	int listen_fd;

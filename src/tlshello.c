@@ -17,6 +17,8 @@
 #define HS_HEADER 4
 #define HS_CLIENT_HELLO 1
 #define EXT_SERVER_NAME 0
+#define EXT_ECH 0xfe0d          /* encrypted_client_hello */
+#define EXT_ESNI 0xffce         /* its draft predecessor, encrypted_server_name */
 #define NAME_HOST 0
 
 /* A bounded reader over one field. */
@@ -112,6 +114,10 @@ static enum tlshello_result read_hello(struct rd *r, char *sni, size_t cap, cons
 		struct rd data;
 		if (!rd_uint(&exts, 2, &type) || !rd_vec(&exts, 2, &data))
 			return bad(why, "an extension past the end of the ClientHello");
+		/* the name that counts would be the encrypted inner one, which a
+		 * front end may route by whatever the outer one says */
+		if (type == EXT_ECH || type == EXT_ESNI)
+			return bad(why, "an encrypted ClientHello (ECH), whose real server name is hidden");
 		if (type != EXT_SERVER_NAME)
 			continue;
 		if (found)

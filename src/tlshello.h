@@ -19,7 +19,9 @@ enum tlshello_result {
 /* The host_name of the ClientHello at the start of buf (the client's first
  * len bytes): TLS handshake record(s) carrying handshake type 1, its
  * extensions read to the end, exactly one server_name extension holding
- * exactly one entry, of type host_name, of printable non-space characters. */
+ * exactly one entry, of type host_name, of printable non-space characters;
+ * no encrypted ClientHello (ECH) extension, real or GREASE (the name that
+ * counts would be the hidden inner one). */
 enum tlshello_result tlshello_sni(const unsigned char *buf, size_t len, char *sni, size_t cap,
                                   const char **why);
 #endif

@@ -264,6 +264,21 @@ T(tlshello_refuses_lengths_past_the_end)
 	CHECK_INT(parse(&m, m.n, sni, &why), TLSHELLO_BAD);
 }
 
+T(tlshello_refuses_an_encrypted_client_hello)
+{
+	static struct hello h;
+	char sni[TLSHELLO_NAME_MAX];
+	const char *why;
+	size_t first_ext = 5 + 4 + 2 + 32 + 1 + 32 + 2 + 4 + 1 + 1 + 2;
+	make(&h, "allowed.example", 16384);
+	CHECK_INT(parse(&h, h.n, sni, &why), TLSHELLO_OK);
+	set16(&h, first_ext, 0xfe0d);  /* supported_versions' bytes as an ECH extension */
+	CHECK_INT(parse(&h, h.n, sni, &why), TLSHELLO_BAD);
+	CHECK_STR(why, "an encrypted ClientHello (ECH), whose real server name is hidden");
+	set16(&h, first_ext, 0xffce);
+	CHECK_INT(parse(&h, h.n, sni, &why), TLSHELLO_BAD);
+}
+
 /* Mutations of good hellos: every result is one of the three, a name given
  * is NUL-terminated within the cap, and the input is never read past its
  * length (an ASan build checks that; the copy below ends at the length). */
