@@ -56,6 +56,7 @@ test_gate_refuses_another_sni_on_the_allowed_address() {
 	run_jail "${G[@]}" -- curl -sS -m 20 -k --resolve "evil.test:443:$GATE" https://evil.test/x
 	assert_ne "$rc" 0 "curl with another SNI"
 	assert_contains "$err" "jail: blocked tls to evil.test through the TLS gate (SNI not allowed on port 443)"
+	assert_contains "$err" "jail: network: 1 connection attempt blocked"
 	assert_not_contains "$(cat "$T/up.log" 2>/dev/null)" "GET /x"
 	# openssl names it another way; still one line naming it
 	run_jail "${G[@]}" -- sh -c "openssl s_client -connect $GATE:443 -servername Evil.Test. </dev/null"
