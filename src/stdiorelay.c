@@ -4,15 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,22 +45,24 @@ static bool is_memory_device(const struct stat *st)
 	return m == 3 || m == 5 || m == 7 || m == 8 || m == 9;
 }
 
-/* What a path cannot reopen goes in as it is: an anonymous pipe (pipefs),
- * a connected socket, and a terminal (a pty stands in for it); a closed fd
- * stays so.  A listening socket (socket activation) would let the jail
- * accept the host's connections: it gets a pipe, which ends at once. */
+/* Only what gives the jail nothing of the host's goes in as it is: a closed
+ * fd stays closed, a terminal is replaced by the pty, and the memory devices
+ * are the jail's own.  Everything else gets a pipe of the jail's alone:
+ * - a file, a device or a named FIFO reopens through /proc/self/fd/N;
+ * - an anonymous pipe reopens there too, the other way round: the agent would
+ *   write into the host's stdin pipe (what the caller's next read takes:
+ *   `producer | while read t; do jail ...; done`) or read the host's stdout
+ *   pipe (what other processes of the pipeline write to it);
+ * - a socket is a handle on the host's network namespace: an unconnected or
+ *   datagram one connects or sends anywhere (the host's loopback, its abstract
+ *   unix sockets: X11, D-Bus), a connected TCP one disconnects (connect with
+ *   AF_UNSPEC) and connects again, a listening one accepts the host's
+ *   connections, and even a connected unix one binds names in the host's
+ *   abstract namespace and lists the host's interfaces (SIOCGIFCONF). */
 static bool goes_in_as_is(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0 || isatty(fd) || is_memory_device(&st))
-		return true;
-	if (S_ISSOCK(st.st_mode)) {
-		int listening = 0;
-		socklen_t len = sizeof(listening);
-		return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && !listening;
-	}
-	struct statfs sf;
-	return S_ISFIFO(st.st_mode) && fstatfs(fd, &sf) == 0 && sf.f_type == PIPEFS_MAGIC;
+	return fstat(fd, &st) < 0 || isatty(fd) || is_memory_device(&st);
 }
 
 static void relay_free(struct stdio_relay *r)
