@@ -29,8 +29,11 @@ void stdio_relay_child(const struct stdio_relay *r);
 /* In the caller, once the jail-side ends went over (clone or SCM_RIGHTS):
  * close them, start copying. */
 int stdio_relay_start(struct stdio_relay *r, struct jail_err *e) WUR;
-/* When the jail (or the joined command) ended: wait up to wait_ms for what
- * it wrote to be copied out, then free.  The stdin copier is never waited
- * for (it stops at the end of its input or when the jail closed its end). */
+/* When the jail (or the joined command) ended: wait for what it wrote to be
+ * copied out, then free: up to wait_ms while something in the jail still
+ * holds an output pipe, and then (wait_ms > 0) as long as the caller's reader
+ * takes, unless SIGINT, SIGTERM or SIGHUP is pending (blocked by the caller).
+ * The stdin copier is never waited for (it stops at the end of its input or
+ * when the jail closed its end). */
 void stdio_relay_finish(struct stdio_relay *r, int wait_ms);
 #endif
