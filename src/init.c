@@ -286,6 +286,10 @@ int init_main(const struct jail_plan *p, int sock)
 		close(slave);
 	/* the socket stays: the supervisor hands `jail exec` connections over it */
 	int code = reap_loop(p, &go, cmd, sigfd, sock);
+	/* init's own stdio (the relay's pipes, stdiorelay.h) is closed before
+	 * DONE: the copiers then see the end of the output when the command's
+	 * copies are gone, not after init's exit has torn its memory down */
+	syscall(SYS_close_range, 0, 2, 0);
 	/* Nothing of the jail runs any more and nothing holds the upper dir: the
 	 * supervisor may go on (export, exit) while this exit takes the
 	 * namespaces down (a few ms of mounts and the network namespace). */

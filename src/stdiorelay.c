@@ -4,15 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +21,7 @@ struct stdio_relay;
 struct pump {
 	struct stdio_relay *r;  /* NULL for the stdin copier, which nobody waits for */
 	int from, to, own;
+	bool done;  /* own closed (under the relay's lock) */
 	pthread_t thread;
 };
 
@@ -48,22 +46,24 @@ static bool is_memory_device(const struct stat *st)
 	return m == 3 || m == 5 || m == 7 || m == 8 || m == 9;
 }
 
-/* What a path cannot reopen goes in as it is: an anonymous pipe (pipefs),
- * a connected socket, and a terminal (a pty stands in for it); a closed fd
- * stays so.  A listening socket (socket activation) would let the jail
- * accept the host's connections: it gets a pipe, which ends at once. */
+/* Only what gives the jail nothing of the host's goes in as it is: a closed
+ * fd stays closed, a terminal is replaced by the pty, and the memory devices
+ * are the jail's own.  Everything else gets a pipe of the jail's alone:
+ * - a file, a device or a named FIFO reopens through /proc/self/fd/N;
+ * - an anonymous pipe reopens there too, the other way round: the agent would
+ *   write into the host's stdin pipe (what the caller's next read takes:
+ *   `producer | while read t; do jail ...; done`) or read the host's stdout
+ *   pipe (what other processes of the pipeline write to it);
+ * - a socket is a handle on the host's network namespace: an unconnected or
+ *   datagram one connects or sends anywhere (the host's loopback, its abstract
+ *   unix sockets: X11, D-Bus), a connected TCP one disconnects (connect with
+ *   AF_UNSPEC) and connects again, a listening one accepts the host's
+ *   connections, and even a connected unix one binds names in the host's
+ *   abstract namespace and lists the host's interfaces (SIOCGIFCONF). */
 static bool goes_in_as_is(int fd)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0 || isatty(fd) || is_memory_device(&st))
-		return true;
-	if (S_ISSOCK(st.st_mode)) {
-		int listening = 0;
-		socklen_t len = sizeof(listening);
-		return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && !listening;
-	}
-	struct statfs sf;
-	return S_ISFIFO(st.st_mode) && fstatfs(fd, &sf) == 0 && sf.f_type == PIPEFS_MAGIC;
+	return fstat(fd, &st) < 0 || isatty(fd) || is_memory_device(&st);
 }
 
 static void relay_free(struct stdio_relay *r)
@@ -216,15 +216,18 @@ static void *pump_main(void *arg)
 	sigaddset(&pipe_set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
 	copy(p->from, p->to);
-	close(p->own);  /* stdin: the jail sees its end; out: the jail's writes get EPIPE */
 	while (sigtimedwait(&pipe_set, NULL, &(struct timespec){0}) > 0) {
 	}
 	struct stdio_relay *r = p->r;
 	if (!r) {
+		close(p->own);  /* the jail sees the end of its stdin */
 		free(p);
 		return NULL;
 	}
+	/* under the lock: stdio_relay_finish polls it (the jail's writes get EPIPE) */
 	pthread_mutex_lock(&r->lock);
+	close(p->own);
+	p->done = true;
 	r->running--;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
@@ -241,8 +244,8 @@ int stdio_relay_start(struct stdio_relay *r, struct jail_err *e)
 		close(r->jail_end[fd]);
 		r->jail_end[fd] = -1;
 		struct pump *p = xcalloc(1, sizeof(*p));
-		*p = (struct pump){fd == 0 ? NULL : r, fd == 0 ? 0 : r->ours[fd],
-		                   fd == 0 ? r->ours[fd] : fd, r->ours[fd], 0};
+		*p = (struct pump){.r = fd == 0 ? NULL : r, .from = fd == 0 ? 0 : r->ours[fd],
+		                   .to = fd == 0 ? r->ours[fd] : fd, .own = r->ours[fd]};
 		r->ours[fd] = -1;  /* the pump's now */
 		if (fd != 0) {
 			r->out[fd] = p;
@@ -265,20 +268,67 @@ int stdio_relay_start(struct stdio_relay *r, struct jail_err *e)
 	return 0;
 }
 
+/* Whether no one in the jail holds an output pipe's end any more (under the
+ * lock): what is left in the pipes is the caller's reader's to take. */
+static bool jail_side_closed(const struct stdio_relay *r)
+{
+	for (int fd = 1; fd < 3; fd++) {
+		const struct pump *p = r->out[fd];
+		if (!p || p->done)
+			continue;
+		struct pollfd pfd = {p->own, POLLIN, 0};
+		if (poll(&pfd, 1, 0) < 0 || !(pfd.revents & POLLHUP))
+			return false;
+	}
+	return true;
+}
+
+/* A signal the caller blocked to read it later (the supervisor's ^C, TERM,
+ * HUP) ends an otherwise unbounded wait: it is left pending for the caller. */
+static bool stop_signal_pending(void)
+{
+	sigset_t pending;
+	return sigpending(&pending) == 0 &&
+	       (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1 ||
+	        sigismember(&pending, SIGHUP) == 1);
+}
+
+static struct timespec ms_from_now(int ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Up to wait_ms while the jail may still write; once no one there holds an
+ * output pipe, as long as the caller's reader takes (a pager read at the
+ * user's pace: the jail's command, writing there itself, would have waited as
+ * long), unless a stop signal arrives. */
 void stdio_relay_finish(struct stdio_relay *r, int wait_ms)
 {
 	if (!r)
 		return;
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += wait_ms / 1000;
-	until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = ms_from_now(wait_ms);
 	pthread_mutex_lock(&r->lock);
-	while (r->running > 0 && pthread_cond_timedwait(&r->cond, &r->lock, &until) == 0) {
+	while (r->running > 0) {
+		struct timespec now = ms_from_now(0), slice = ms_from_now(100);
+		bool drain = wait_ms > 0 && jail_side_closed(r);
+		if (drain ? stop_signal_pending() : !before(&now, &until))
+			break;
+		if (!drain && before(&until, &slice))
+			slice = until;
+		pthread_cond_timedwait(&r->cond, &r->lock, &slice);
 	}
 	bool done = r->running == 0;
 	pthread_mutex_unlock(&r->lock);

@@ -103,6 +103,28 @@ test_network_namespace_is_the_jails_own() {
 	done
 }
 
+# Init's unshare of the network namespace failing (user.max_net_namespaces
+# used up in a namespace above) ends the start: the command never runs in the
+# host's namespace.  The limit is set in a user namespace of the test's own.
+test_network_namespace_failure_fails_closed() {
+	probe_setup
+	unshare -Ur true 2>/dev/null || skip "no nested user namespace for the test"
+	local mode
+	for mode in "--net none" "--net none --publish $(free_port)" "--net allow" "--net open"; do
+		set +e
+		# shellcheck disable=SC2086 # the mode is words
+		out=$(unshare -Ur sh -c 'echo 0 >/proc/sys/user/max_net_namespaces && exec "$@"' sh \
+			"$JAIL" -q $mode --no-export -D "$T/p" -- sh -c 'echo RAN; readlink /proc/self/ns/net' 2>&1)
+		rc=$?
+		set -e
+		assert_eq "$rc" 125 "$mode with no network namespace left: $out"
+		assert_not_contains "$out" RAN "$mode: the command ran"
+	done
+	# positive control: the same start without the limit runs
+	out=$(unshare -Ur "$JAIL" -q --no-export -D "$T/p" -- sh -c 'echo RAN' 2>&1)
+	assert_contains "$out" RAN "positive control: jail in the test's user namespace"
+}
+
 test_sysv_ipc_isolated() {
 	key=$((0x4a000000 + RANDOM))
 	hp shm-make "$key" || fail "positive control: create a host segment"
