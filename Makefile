@@ -49,12 +49,15 @@ BUILD   ?= build
 # The user's (or dpkg-buildflags') CPPFLAGS/CFLAGS/LDFLAGS are added to ours;
 # the hardening flags come last, so none of them can be turned off or weakened
 # (a packager's _FORTIFY_SOURCE=2 becomes 3).
+# One directory per subsystem (the layout shows the architecture); module
+# names are unique across them, so objects share one build directory.
+SRCDIRS := src src/sandbox src/view src/net src/broker src/export
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) $(CPPFLAGS) $(CFLAGS) $(HARDEN) \
               -DJAIL_DATADIR='"$(DATADIR)"' \
-              $(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) -Isrc -I$(BUILD)
+              $(shell $(PKG_CONFIG) --cflags $(LIBS_PC)) $(addprefix -I,$(SRCDIRS)) -I$(BUILD)
 ALL_LDFLAGS := $(LDFLAGS) -pie -Wl,-z,relro,-z,now
-# OpenSSL and nghttp2 are not linked: src/tlslib.c opens them when the broker needs them
-# libmnl and libnftnl are not linked either: src/nftlib.c opens them for --net allow
+# OpenSSL and nghttp2 are not linked: src/broker/tlslib.c opens them when the broker needs them
+# libmnl and libnftnl are not linked either: src/net/nftlib.c opens them for --net allow
 # (their sonames are read from the development libraries)
 LDLIBS  := $(shell $(PKG_CONFIG) --libs $(filter-out openssl libnghttp2 libmnl libnftnl,$(LIBS_PC)))
 soname   = $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir $(1))/$(1).so 2>/dev/null | awk '/SONAME/ {print $$2}')
@@ -63,8 +66,10 @@ NFTNL_SONAME := $(call soname,libnftnl)
 ALL_CFLAGS += $(if $(MNL_SONAME),-DMNL_SONAME='"$(MNL_SONAME)"') \
               $(if $(NFTNL_SONAME),-DNFTNL_SONAME='"$(NFTNL_SONAME)"')
 
-SRCS    := $(filter-out src/main.c,$(wildcard src/*.c))
-OBJS    := $(SRCS:src/%.c=$(BUILD)/%.o) $(BUILD)/embedded_policy.o
+SRCS    := $(filter-out src/main.c,$(foreach d,$(SRCDIRS),$(wildcard $(d)/*.c)))
+HDRS    := $(foreach d,$(SRCDIRS),$(wildcard $(d)/*.h))
+OBJS    := $(addprefix $(BUILD)/,$(notdir $(SRCS:.c=.o))) $(BUILD)/embedded_policy.o
+vpath %.c $(SRCDIRS)
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/unit/%,$(filter-out tests/unit/t.c,$(wildcard tests/unit/test_*.c)))
 
 .PHONY: all check check-realworld unit asan bench install install-apparmor uninstall dist clean FORCE
@@ -88,7 +93,7 @@ $(BUILD)/version.h: FORCE | $(BUILD)
 $(BUILD)/main.o: $(BUILD)/version.h
 FORCE:
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+$(BUILD)/%.o: %.c $(HDRS) | $(BUILD)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 

@@ -6,7 +6,7 @@
  * credential at the end of a header line.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=gnu11 \
- *     -Isrc -o build/fuzz_broker tests/fuzz/fuzz_broker.c src/brokerhttp.c src/util.c
+ *     -Isrc -Isrc/broker -o build/fuzz_broker tests/fuzz/fuzz_broker.c src/broker/brokerhttp.c src/util.c
  *   build/fuzz_broker -max_total_time=60
  */
 #include "brokerhttp.h"

@@ -8,8 +8,8 @@
  * only in a field whose name no other field has (a server would join them).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=gnu11 \
- *     -Isrc -o build/fuzz_brokerpairs tests/fuzz/fuzz_brokerpairs.c src/brokerhttp.c \
- *     src/brokerrules.c src/util.c
+ *     -Isrc -Isrc/broker -o build/fuzz_brokerpairs tests/fuzz/fuzz_brokerpairs.c src/broker/brokerhttp.c \
+ *     src/broker/brokerrules.c src/util.c
  *   build/fuzz_brokerpairs -max_total_time=60
  */
 #include "brokerhttp.h"

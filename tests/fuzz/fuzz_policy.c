@@ -3,8 +3,8 @@
  * file replays with: build/fuzz_policy CRASHFILE.
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -std=gnu11 \
- *     -DJAIL_DATADIR='"/nonexistent"' -Isrc -Ibuild -o build/fuzz_policy \
- *     tests/fuzz/fuzz_policy.c $(ls src/*.c | grep -v main.c) build/embedded_policy.c \
+ *     -DJAIL_DATADIR='"/nonexistent"' $(for d in src src/*/; do echo -I$d; done) -Ibuild -o build/fuzz_policy \
+ *     tests/fuzz/fuzz_policy.c $(ls src/*.c src/*/*.c | grep -v src/main.c) build/embedded_policy.c \
  *     $(pkg-config --libs libmnl libnftnl libseccomp libcap-ng inih)
  *   mkdir -p /tmp/corpus && cp policies/*.ini /tmp/corpus
  *   build/fuzz_policy -max_total_time=60 /tmp/corpus

@@ -6,9 +6,10 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/build/fuzz
 mkdir -p "$out/corpus"
-srcs=$(ls "$top"/src/*.c | grep -v '/main\.c$')
+srcs=$(ls "$top"/src/*.c "$top"/src/*/*.c | grep -v '/src/main\.c$')
+incs=$(for d in "$top"/src "$top"/src/*/; do printf -- '-I%s ' "${d%/}"; done)
 clang -std=gnu11 -D_GNU_SOURCE -DJAIL_DATADIR='"/usr/local/share/jail"' -g -O1 -fsanitize=fuzzer,address,undefined \
-	-I"$top/src" -I"$top/build" $(pkg-config --cflags libmnl libnftnl libseccomp libcap-ng inih openssl) \
+	$incs -I"$top/build" $(pkg-config --cflags libmnl libnftnl libseccomp libcap-ng inih openssl) \
 	-o "$out/fuzz_export" "$top/tests/fuzz/fuzz_export.c" $srcs "$top/build/embedded_policy.c" \
 	$(pkg-config --libs libmnl libnftnl libseccomp libcap-ng inih openssl)
 if [ $# -gt 0 ] && [ -f "$1" ]; then

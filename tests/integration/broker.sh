@@ -537,7 +537,7 @@ time.sleep(120)
 	kill "$pid"
 }
 
-# ---- HTTP/2 (src/brokerh2.c): an h2-only upstream (h2_echo.js) ----
+# ---- HTTP/2 (src/broker/brokerh2.c): an h2-only upstream (h2_echo.js) ----
 
 # One request of the upstream's log: the block that starts with "METHOD PATH".
 h2_req() { awk -v RS= -v p="$1" 'index($0, p) == 1' "$T/up.log"; }
@@ -891,7 +891,7 @@ test_broker_h2_without_nghttp2_speaks_http1() {
 	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
 }
 
-# OpenSSL is opened only when a secret is brokered (src/tlslib.c): when it
+# OpenSSL is opened only when a secret is brokered (src/broker/tlslib.c): when it
 # cannot be loaded the run is refused before anything starts, naming it.
 test_broker_refuses_when_openssl_cannot_load() {
 	[ -e /dev/net/tun ] || skip "the host has no /dev/net/tun (pasta and slirp4netns need it)"
@@ -1026,7 +1026,7 @@ test_broker_stops_with_an_upstream_handshake_hanging() {
 	assert_not_contains "$(cat "$T/mute.err")" "nothing was sent there"
 }
 
-# A spare upstream connection (src/brokerspare.c): after the agent's first
+# A spare upstream connection (src/broker/brokerspare.c): after the agent's first
 # connection to a host the broker opens one more, verified, in the
 # background, and the next connection takes it.  The jail's second request
 # is let go only once the upstream logged that spare: it is served on it.

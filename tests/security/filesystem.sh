@@ -372,7 +372,7 @@ test_mount_points_never_made_through_the_agents_links_in_a_var_tmp_project() {
 	assert_contains "$out" made
 }
 
-# The host-side snapshot of the jail's /etc (src/etcsnap.h) is read-only inside,
+# The host-side snapshot of the jail's /etc (src/sandbox/etcsnap.h) is read-only inside,
 # and one the user's other users could write, or whose manifest names a path
 # outside /etc, is not used.
 test_etc_snapshot_read_only_and_trusted_only_when_owner_only() {
