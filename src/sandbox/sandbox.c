@@ -18,6 +18,7 @@
 #include "sync.h"
 #include "sysfilter.h"
 #include "userns.h"
+#include "workdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,7 +113,7 @@ static int start_view_server(const struct jail_plan *p, struct jail_err *e)
  * place of READY.  On error init is killed by the caller. */
 static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *master,
                            struct net_host **net, struct join_server **joins,
-                           struct jail_err *e)
+                           struct workdir_sweep **sweep, struct jail_err *e)
 {
 	if (write_id_maps(p, pid, e) < 0) {
 		if (e->errnum == EPERM || e->errnum == EACCES)
@@ -162,6 +163,9 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 			*e = why;
 		return -1;
 	}
+	/* while init builds the root: nothing of init's waits for us now */
+	workdir_sweep(*sweep);
+	*sweep = NULL;
 	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
 		return -1;
 	return sync_recv(sock, SYNC_READY, NULL, NULL, NULL, e);
@@ -209,6 +213,8 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		close(sv[1]);
 		return -1;
 	}
+	/* before the clone: init's overlay then finds no work/work to remove */
+	struct workdir_sweep *sweep = workdir_set_aside(p->session->work);
 	/* fork-like clone: the child runs on a copy of our stack */
 	unsigned long flags = CLONE_FLAGS | (netns_late(p->cfg) ? 0 : CLONE_NEWNET);
 	pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -216,6 +222,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		int err = errno;
 		close(sv[1]);
 		stdio_relay_finish(relay, 0);
+		workdir_sweep_free(sweep);
 		return clone_error(err, e);
 	}
 	if (pid == 0) {
@@ -234,7 +241,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	struct join_server *joins = NULL;
 	int r = stdio_relay_start(relay, e);
 	if (r == 0)
-		r = setup_from_host(p, pid, sock, &master, &net, &joins, e);
+		r = setup_from_host(p, pid, sock, &master, &net, &joins, &sweep, e);
 	if (r < 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -267,5 +274,6 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 	limits_cgroup_cleanup();
 	/* what the jail wrote is out before the summary and any error follow */
 	stdio_relay_finish(relay, RELAY_DRAIN_MS);
+	workdir_sweep_free(sweep);
 	return r;
 }

@@ -24,6 +24,24 @@ test_second_run_sees_first_runs_changes() {
 	assert_no_file "$T/p/state.txt"
 }
 
+# The overlay's work/work is set aside before the clone and removed after GO
+# (workdir.h); one an earlier run left (it failed before GO) goes too, and the
+# overlay still mounts beside it.
+test_overlay_work_dir_leftovers_are_removed() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- sh -c 'echo one > state.txt'
+	w="$(session_dir "$T/p")/work"
+	mkdir -p "$w/work.old/a/b" && echo x >"$w/work.old/a/b/f" && chmod 000 "$w/work.old/a"
+	run_jail -D "$T/p" -- cat state.txt
+	assert_eq "$rc" 0
+	assert_eq "$out" "one"
+	assert_no_file "$w/work.old"
+	assert_eq "$(ls -A "$w")" "work" "the work dir holds only the overlay's work/"
+	run_jail -D "$T/p" -- sh -c 'echo two > state.txt && cat state.txt'
+	assert_eq "$out" "two"
+	assert_eq "$(ls -A "$w")" "work"
+}
+
 test_named_sessions_are_separate() {
 	mkrepo "$T/p"
 	run_jail -D "$T/p" -s a -- sh -c 'echo A > which'
