@@ -40,6 +40,17 @@ T(patterns_match_like_gitignore)
 	CHECK(pattern_match("*.c", "dir.c/x.h", false)); /* dir.c is a directory above */
 	CHECK(!pattern_match("venv/", "myvenv/x", false));
 	CHECK(!pattern_match("", "x", false));
+	/* '?', brackets and escapes: the quick test of may_match() keeps to
+	 * what fnmatch would say */
+	CHECK(pattern_match("f?o.c", "a/fxo.c", false));
+	CHECK(!pattern_match("f?o.c", "a/fo.c", false));
+	CHECK(pattern_match("*.[ch]", "x/y.h", false));
+	CHECK(!pattern_match("*.[ch]", "x/y.s", false));
+	CHECK(pattern_match("a\\*b", "a*b", false));
+	CHECK(!pattern_match("a\\*b", "axb", false));
+	CHECK(pattern_match("*secret*", "d/my-secret.txt", false));
+	CHECK(!pattern_match("*secret*", "d/my-secre.txt", false));
+	CHECK(!pattern_match("Secret*", "secret.txt", false));
 }
 
 T(defaults_leave_out_what_tools_run)
@@ -198,5 +209,11 @@ T(flagged_files_as_other_file_systems_read_them)
 	CHECK(denied(&r, ".VSCode/Tasks.json"));
 	CHECK(denied(&r, ".husky. /pre-commit"));
 	CHECK(!denied(&r, "envrc.md"));
+	pathrules_free(&r);
+	/* a policy's pattern in any case meets the folded path */
+	r = rules_with(NULL, "Secret?/*.KEY");
+	CHECK(denied(&r, "a/SECRETS/id.key"));
+	CHECK(denied(&r, "secrets/x.Key"));
+	CHECK(!denied(&r, "secret/x.key"));
 	pathrules_free(&r);
 }
