@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #define OUT_BUF (64u << 10)
+#define V1_MAX 0x7fffffffu  /* a pack this long or shorter gets a version 1 index */
 #define STORED_MAX 65535u  /* the most a zlib stored block holds */
 
 /* ---- the checksums of the formats ---- */
@@ -89,8 +90,6 @@ static int out(struct packw *p, const void *d, size_t n, struct jail_err *e)
 {
 	if (!p->resum)
 		sha1_update(&p->sum, d, n);
-	if (p->n)
-		p->v[p->n - 1].crc = packw_crc32(p->v[p->n - 1].crc, d, n);
 	p->off += n;
 	while (n) {
 		size_t k = OUT_BUF - p->blen < n ? OUT_BUF - p->blen : n;
@@ -122,6 +121,7 @@ int packw_open(struct packw *p, const char *git_dir, uint32_t count, struct jail
 		return -1;
 	}
 	sha1_init(&p->obj);
+	p->v1_max = V1_MAX;
 	p->buf = xmalloc(OUT_BUF);
 	p->v = count ? xcalloc(count, sizeof(*p->v)) : NULL;
 	p->count = count;
@@ -271,28 +271,48 @@ static int cmp_ent(const void *a, const void *b)
 	return memcmp(((const struct packw_ent *)a)->oid, ((const struct packw_ent *)b)->oid, 20);
 }
 
-/* Index version 2: fan-out, ids, CRCs, offsets (those past 2 GiB in a table of
- * their own), the pack's checksum, its own. */
 /* Raw bytes onto the index being built. */
 static void idx_put(struct strbuf *idx, const void *d, size_t n)
 {
 	sb_append(idx, d, n);
 }
 
-static void build_index(struct packw *p, const unsigned char sum[20], struct strbuf *idx)
+static void idx_fanout(const struct packw *p, struct strbuf *idx)
 {
-	if (p->n)
-		qsort(p->v, p->n, sizeof(*p->v), cmp_ent);
-	unsigned char w[8];
-	idx_put(idx, "\377tOc", 4);
-	be32(w, 2);
-	idx_put(idx, w, 4);
+	unsigned char w[4];
 	for (unsigned f = 0, i = 0; f < 256; f++) {
 		while (i < p->n && p->v[i].oid[0] <= f)
 			i++;
 		be32(w, i);
 		idx_put(idx, w, 4);
 	}
+}
+
+/* Index version 1: fan-out, then each object's offset and id.  It has no
+ * CRC-32s, which git reads only to copy objects out of a pack into another
+ * (repack, fetch), never done with this one: they were a twentieth of an
+ * export's CPU, every byte of the pack run through them.  Its offsets are
+ * 32 bits: a longer pack gets version 2. */
+static void build_index_v1(struct packw *p, struct strbuf *idx)
+{
+	unsigned char w[4];
+	idx_fanout(p, idx);
+	for (size_t i = 0; i < p->n; i++) {
+		be32(w, (uint32_t)p->v[i].off);
+		idx_put(idx, w, 4);
+		idx_put(idx, p->v[i].oid, 20);
+	}
+}
+
+/* Index version 2: fan-out, ids, CRCs, offsets (those past 2 GiB in a table of
+ * their own). */
+static void build_index_v2(struct packw *p, struct strbuf *idx)
+{
+	unsigned char w[8];
+	idx_put(idx, "\377tOc", 4);
+	be32(w, 2);
+	idx_put(idx, w, 4);
+	idx_fanout(p, idx);
 	for (size_t i = 0; i < p->n; i++)
 		idx_put(idx, p->v[i].oid, 20);
 	for (size_t i = 0; i < p->n; i++)
@@ -309,11 +329,44 @@ static void build_index(struct packw *p, const unsigned char sum[20], struct str
 			be32(w + 4, (uint32_t)p->v[i].off);
 			idx_put(idx, w, 8);
 		}
+}
+
+/* The index, then the pack's checksum and its own. */
+static void build_index(struct packw *p, const unsigned char sum[20], struct strbuf *idx)
+{
+	if (p->n)
+		qsort(p->v, p->n, sizeof(*p->v), cmp_ent);
+	if (p->off <= p->v1_max)
+		build_index_v1(p, idx);
+	else
+		build_index_v2(p, idx);
 	idx_put(idx, sum, 20);
 	unsigned char own[20];
 	sha1_update(&p->obj, idx->s, idx->len);
 	sha1_final(&p->obj, own);
 	idx_put(idx, own, 20);
+}
+
+/* A pack too long for index version 1: each object's CRC-32 (version 2 keeps
+ * them), read back from the file, the objects still in the order written. */
+static int crcs_from_file(struct packw *p, struct jail_err *e)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		uint64_t end = i + 1 < p->n ? p->v[i + 1].off : p->off;
+		uint32_t crc = 0;
+		for (uint64_t at = p->v[i].off; at < end;) {
+			size_t want = end - at < OUT_BUF ? (size_t)(end - at) : OUT_BUF;
+			ssize_t got = pread(p->fd, p->buf, want, (off_t)at);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				return jail_err_sys(e, "read back the export's pack '%s'", p->tmp);
+			crc = packw_crc32(crc, p->buf, (size_t)got);
+			at += (uint64_t)got;
+		}
+		p->v[i].crc = crc;
+	}
+	return 0;
 }
 
 /* The pack's checksum, of the file as written: the header's count is known
@@ -358,6 +411,8 @@ int packw_finish(struct packw *p, struct jail_err *e)
 		return -1;
 	if (pwrite(p->fd, sum, sizeof(sum), (off_t)p->off) != (ssize_t)sizeof(sum))
 		return jail_err_sys(e, "write the export's pack '%s'", p->tmp);
+	if (p->off > p->v1_max && crcs_from_file(p, e) < 0)
+		return -1;
 	if (close(p->fd) < 0) {
 		p->fd = -1;
 		return jail_err_sys(e, "write the export's pack '%s'", p->tmp);

@@ -15,8 +15,10 @@
  * lands is still what the patch shows and the reviewer reads, and the host's
  * objects are only read, never written.
  *
- * The pack and its index (version 2) are what git itself writes, so every git
- * command reads them; the unit test checks them with `git verify-pack`. */
+ * The pack and its index (version 1, without the CRC-32s git never reads here;
+ * version 2 past 2 GiB) are what git itself writes (`index-pack
+ * --index-version=1`), so every git command reads them; the unit test checks
+ * both with `git verify-pack`. */
 #ifndef JAIL_PACKW_H
 #define JAIL_PACKW_H
 #include "sha1.h"
@@ -27,7 +29,7 @@
 
 struct packw_ent {
 	unsigned char oid[20];
-	uint32_t crc;      /* of the object's bytes in the pack (the index keeps it) */
+	uint32_t crc;      /* of the object's bytes in the pack (index version 2 only) */
 	uint64_t off;
 };
 
@@ -43,6 +45,7 @@ struct packw {
 	uint64_t off;      /* bytes of the pack so far */
 	uint64_t flushed;  /* of them in the file (the rest in buf) */
 	uint32_t count;    /* the most objects there can be */
+	uint64_t v1_max;   /* the longest pack given a version 1 index (a test lowers it) */
 	struct packw_ent *v;
 	size_t n;
 	uint32_t *slots;   /* the ids seen: a set (packw.c: seen()) */

@@ -179,6 +179,51 @@ T(packw_pack_without_repeats_is_verified_by_git)
 	rm_tree(dir);
 }
 
+/* The index's version: 1 (no CRC-32s) for the packs an export writes, 2 with
+ * the CRCs read back from the file past v1_max (2 GiB; lowered here): git
+ * verify-pack checks both, the CRCs of version 2 among them. */
+T(packw_index_versions_are_verified_by_git)
+{
+	for (int v = 1; v <= 2; v++) {
+		char dir[] = "/tmp/jail-unit-packw.XXXXXX";
+		if (!bare_repo(dir))
+			T_SKIP("git is not installed");
+		size_t big_n = 150000;
+		char *big = xmalloc(big_n);
+		for (size_t i = 0; i < big_n; i++)
+			big[i] = (char)(i * 11 + i / 90);
+		struct packw p;
+		struct jail_err e;
+		char hex[41];
+		CHECK(packw_open(&p, dir, 4, &e) == 0);
+		if (v == 2)
+			p.v1_max = 0;
+		CHECK(packw_blob_start(&p, 3, &e) == 0 && packw_blob_data(&p, "ab\n", 3, &e) == 0);
+		CHECK(packw_blob_end(&p, hex, &e) == 0);
+		CHECK(packw_blob_start(&p, big_n, &e) == 0 && packw_blob_data(&p, big, big_n, &e) == 0);
+		CHECK(packw_blob_end(&p, hex, &e) == 0);
+		CHECK(packw_blob_start(&p, 3, &e) == 0 && packw_blob_data(&p, "ab\n", 3, &e) == 0);
+		CHECK(packw_blob_end(&p, hex, &e) == 0);  /* a repeat, dropped */
+		CHECK(packw_object(&p, PACKW_BLOB, "", 0, (unsigned char[20]){0}, &e) == 0);
+		CHECK(packw_finish(&p, &e) == 0);
+		packw_free(&p);
+		char *cmd = xasprintf("head -c 4 '%s'/objects/pack/pack-*.idx | od -An -tx1", dir);
+		char *head = sh_out(cmd);
+		CHECK((strstr(head, "ff 74 4f 63") != NULL) == (v == 2));
+		free(head);
+		free(cmd);
+		cmd = xasprintf("git --git-dir='%s' verify-pack '%s'/objects/pack/pack-*.idx", dir, dir);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+		cmd = xasprintf("git --git-dir='%s' cat-file blob %s | cmp -s - /dev/null", dir,
+		                "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391");
+		CHECK(system(cmd) == 0);
+		free(cmd);
+		free(big);
+		rm_tree(dir);
+	}
+}
+
 /* scratchobj.c against git fast-import itself: where a file and a directory
  * share a name among the old sides, the later path wins in both, and the
  * trees and commits come out with the same ids. */
