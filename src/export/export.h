@@ -45,6 +45,8 @@ struct change {
 	                               * already (crcache.h: not read again) */
 	char *note;              /* CF_REVIEW: more lines to show under the flag, each
 	                          * escaped, '\n'-ended (controlfiles.h), or NULL */
+	int kept_fd1;            /* the agent's file as the filter opened it, + 1 (0:
+	                          * none): the pack reads it from there (scratchobj.c) */
 };
 
 struct changeset {
@@ -85,6 +87,9 @@ int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, c
 int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e) WUR;
 int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e) WUR;
 void changeset_free(struct changeset *cs);
+/* A change's kept file (kept_fd1): closed; or handed on (-1: none). */
+void change_drop_fd(struct change *c);
+int change_take_fd(struct change *c);
 /* Number of changes that go out. */
 size_t changeset_included(const struct changeset *cs);
 

@@ -424,6 +424,7 @@ int patch_numstat(struct scratch *s, struct export_ctx *x, struct changeset *cs,
 	size_t keep = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		if (!cs->v[i].reason && !cs->v[i].in_diff) {
+			change_drop_fd(&cs->v[i]);
 			free(cs->v[i].path);
 			free(cs->v[i].note);
 			continue;

@@ -18,10 +18,10 @@
 
 /* A side's file, opened to be read whole: still a regular file (it may have
  * changed type since the walk) of at most max bytes. */
-static int open_side(int dirfd, const char *path, unsigned long long max, struct stat *st,
-                     struct jail_err *e)
+static int open_side(int dirfd, const char *path, int kept, unsigned long long max,
+                     struct stat *st, struct jail_err *e)
 {
-	int fd = open_beneath(dirfd, path, O_RDONLY);
+	int fd = kept >= 0 ? kept : open_beneath(dirfd, path, O_RDONLY);
 	int r = fd < 0 || fstat(fd, st) < 0 ? -1 : 0;
 	if (r == 0 && !S_ISREG(st->st_mode)) {
 		errno = EINVAL;  /* it changed type since the walk */
@@ -40,14 +40,15 @@ static int open_side(int dirfd, const char *path, unsigned long long max, struct
 	return fd;
 }
 
-/* One file into the pack, read in pieces (never held whole), noting a '\r'.
+/* One file into the pack, read in pieces (never held whole), noting a '\r';
+ * from kept when the filter left it open (export.h), at its start still.
  * A file that shrinks while it is read is an error (its size went out first);
  * one that grows is cut at that size. */
-static int pack_file(struct packw *pw, int dirfd, const char *path, unsigned long long max,
-                     bool *has_cr, char hex[41], struct jail_err *e)
+static int pack_file(struct packw *pw, int dirfd, const char *path, int kept,
+                     unsigned long long max, bool *has_cr, char hex[41], struct jail_err *e)
 {
 	struct stat st;
-	_cleanup_close_ int fd = open_side(dirfd, path, max, &st, e);
+	_cleanup_close_ int fd = open_side(dirfd, path, kept, max, &st, e);
 	if (fd < 0 || packw_blob_start(pw, (uint64_t)st.st_size, e) < 0)
 		return -1;
 	char chunk[65536];
@@ -72,12 +73,13 @@ static int pack_file(struct packw *pw, int dirfd, const char *path, unsigned lon
 }
 
 /* A file or a symlink (its target is the blob) into the pack. */
-static int pack_entry(struct packw *pw, int dirfd, const char *path, enum ftype t,
+static int pack_entry(struct packw *pw, int dirfd, const char *path, int kept, enum ftype t,
                       unsigned long long max, bool *has_cr, unsigned char oid[20],
                       struct jail_err *e)
 {
 	char hex[41];
 	if (t == FT_SYMLINK) {
+		closep(&kept);
 		struct strbuf target = {0};
 		int r = read_entry(dirfd, path, FT_SYMLINK, 4096, &target, e);
 		if (r == 0)
@@ -85,7 +87,7 @@ static int pack_entry(struct packw *pw, int dirfd, const char *path, enum ftype 
 		sb_free(&target);
 		return r;
 	}
-	if (pack_file(pw, dirfd, path, max, has_cr, hex, e) < 0)
+	if (pack_file(pw, dirfd, path, kept, max, has_cr, hex, e) < 0)
 		return -1;
 	packw_oid_from_hex(hex, oid);
 	return 0;
@@ -318,10 +320,10 @@ static int pack_blobs(struct packw *pw, const struct export_ctx *x, struct chang
 			continue;
 		log_progress("exporting", done++, n);
 		if (c->pre == PRE_LOWER)
-			r = pack_entry(pw, x->project_fd, c->path, c->old_type, OLD_READ_MAX, &c->has_cr,
-			               pre[i], e);
+			r = pack_entry(pw, x->project_fd, c->path, -1, c->old_type, OLD_READ_MAX,
+			               &c->has_cr, pre[i], e);
 		if (r == 0 && c->new_type != FT_NONE)
-			r = pack_entry(pw, x->upper_fd, c->path, c->new_type,
+			r = pack_entry(pw, x->upper_fd, c->path, change_take_fd(c), c->new_type,
 			               (unsigned long long)x->rules.max_size + 1, &c->has_cr, post[i], e);
 		if (r == 0 && beside)  /* the scan of the base blobs goes on meanwhile */
 			r = git_drain(beside, e);
