@@ -284,8 +284,7 @@ int packw_blob_end(struct packw *p, char hex[41], struct jail_err *e)
 		return -1;
 	unsigned char *oid = p->v[p->n - 1].oid;
 	sha1_final(&p->obj, oid);
-	for (int i = 0; i < 20; i++)
-		snprintf(hex + 2 * i, 3, "%02x", oid[i]);
+	packw_hex(oid, hex);
 	return seen(p) ? drop_last(p, e) : 0;
 }
 
@@ -298,6 +297,16 @@ int packw_object(struct packw *p, int type, const void *data, size_t n, unsigned
 		return -1;
 	packw_oid_from_hex(hex, oid);
 	return 0;
+}
+
+/* By hand: snprintf's "%02x" twenty times an object was 3% of an export's
+ * CPU. */
+void packw_hex(const unsigned char oid[20], char hex[41])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < 20; i++)
+		hex[2 * i] = digits[oid[i] >> 4], hex[2 * i + 1] = digits[oid[i] & 15];
+	hex[40] = '\0';
 }
 
 void packw_oid_from_hex(const char *hex, unsigned char oid[20])
@@ -465,8 +474,7 @@ int packw_finish(struct packw *p, struct jail_err *e)
 	}
 	p->fd = -1;
 	char hex[41];
-	for (int i = 0; i < 20; i++)
-		snprintf(hex + 2 * i, 3, "%02x", sum[i]);
+	packw_hex(sum, hex);
 	struct strbuf idx = {0};
 	build_index(p, sum, &idx);
 	_cleanup_free_ char *pack = xasprintf("%s/pack-%s.pack", p->dir, hex);

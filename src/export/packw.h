@@ -69,6 +69,8 @@ int packw_object(struct packw *p, int type, const void *data, size_t n, unsigned
                  struct jail_err *e) WUR;
 int packw_blob_data(struct packw *p, const void *data, size_t n, struct jail_err *e) WUR;
 int packw_blob_end(struct packw *p, char hex[41], struct jail_err *e) WUR;
+/* An id's 40 hex digits (lower case, as git prints it) and a NUL. */
+void packw_hex(const unsigned char oid[20], char hex[41]);
 /* The 20 bytes of a 40-digit object id (as git prints it, either case). */
 void packw_oid_from_hex(const char *hex, unsigned char oid[20]);
 /* The trailer, the index, and both renamed into place, where git finds them. */

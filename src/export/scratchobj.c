@@ -269,12 +269,6 @@ static int tnode_write(struct packw *pw, struct tnode *t, struct jail_err *e)
 
 /* ---- the whole ---- */
 
-static void hexify(const unsigned char oid[20], char hex[41])
-{
-	for (int i = 0; i < 20; i++)
-		snprintf(hex + 2 * i, 3, "%02x", oid[i]);
-}
-
 /* A commit as fast-import wrote it: tree, parent, author, committer, a blank
  * line, the message as given. */
 static int write_commit(struct packw *pw, const unsigned char tree[20],
@@ -282,9 +276,9 @@ static int write_commit(struct packw *pw, const unsigned char tree[20],
                         const char *msg, unsigned char oid[20], struct jail_err *e)
 {
 	char th[41], ph[41];
-	hexify(tree, th);
+	packw_hex(tree, th);
 	if (parent)
-		hexify(parent, ph);
+		packw_hex(parent, ph);
 	struct strbuf b = {0};
 	sb_printf(&b, "tree %s\n", th);
 	if (parent)
@@ -300,7 +294,7 @@ static int write_ref(const char *git_dir, const char *ref, const unsigned char o
                      struct jail_err *e)
 {
 	char hex[42];
-	hexify(oid, hex);
+	packw_hex(oid, hex);
 	hex[40] = '\n', hex[41] = '\0';
 	_cleanup_free_ char *path = xasprintf("%s/%s", git_dir, ref);
 	return write_file_at(AT_FDCWD, path, hex, 41, 0600, e);
