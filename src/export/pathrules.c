@@ -188,9 +188,14 @@ char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
 	/* also as other file systems read the name: ".ENVRC" is direnv's .envrc
 	 * on macOS, ".vscode/tasks.json." the editor's tasks on Windows */
 	_cleanup_free_ char *folded = fold_path(path);
+	/* a path that folding leaves as it is has no upper case (in the C
+	 * locale fnmatch folds ASCII only): a pattern without any matches it
+	 * folded exactly when it does as it is, tried already */
+	bool as_is = strcmp(folded, path) == 0;
 	for (size_t i = 0; i < r->n; i++)
 		if (pattern_match(r->rules[i].pattern, path, is_dir) ||
-		    pattern_match_as(r->rules[i].pattern, folded, is_dir, FNM_CASEFOLD)) {
+		    ((!as_is || strpbrk(r->rules[i].pattern, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) &&
+		     pattern_match_as(r->rules[i].pattern, folded, is_dir, FNM_CASEFOLD))) {
 			_cleanup_free_ char *esc = escape_name(r->rules[i].pattern);
 			return xasprintf("matches '%s': %s", esc, r->rules[i].why);
 		}

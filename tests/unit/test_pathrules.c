@@ -214,6 +214,7 @@ T(flagged_files_as_other_file_systems_read_them)
 	r = rules_with(NULL, "Secret?/*.KEY");
 	CHECK(denied(&r, "a/SECRETS/id.key"));
 	CHECK(denied(&r, "secrets/x.Key"));
+	CHECK(denied(&r, "a/secrets/x.key"));  /* folding leaves it as it is */
 	CHECK(!denied(&r, "secret/x.key"));
 	pathrules_free(&r);
 }
