@@ -946,15 +946,18 @@ int change_take_fd(struct change *c)
 
 /* The files the filter keeps open for the pack: open and read once, not twice
  * (the second open and its path walk were a tenth of an export's CPU), and
- * what the pack holds is what the filter looked at.  Beyond this many the
- * pack opens the file again. */
+ * what the pack holds is what the filter looked at.  Beyond this many (at
+ * most 4,096, each a file the kernel keeps; 512 fds stay free) the pack
+ * opens the file again. */
+#define KEEP_FDS_MAX 4096
+
 static size_t keep_fds_max(void)
 {
 	struct rlimit nofile;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur < 1024)
 		return 0;
-	rlim_t n = nofile.rlim_cur == RLIM_INFINITY ? 65536 : nofile.rlim_cur - 512;
-	return n > 65536 ? 65536 : (size_t)n;
+	rlim_t n = nofile.rlim_cur == RLIM_INFINITY ? KEEP_FDS_MAX : nofile.rlim_cur - 512;
+	return n > KEEP_FDS_MAX ? KEEP_FDS_MAX : (size_t)n;
 }
 
 static int filter_content(struct export_ctx *x, struct change *c, size_t *keep,

@@ -82,6 +82,28 @@ test_modify_add_delete_roundtrip() {
 	assert_eq "$(git -C "$T/clone" log -1 --format=%an)" "jail"
 }
 
+# The filter keeps the agent's files open for the pack (export.c: kept_fd1);
+# under 1,024 fds it keeps none and the pack opens each file again: the same
+# patch either way.
+test_pack_reads_files_kept_open_or_opened_again() {
+	base "$T/p"
+	agent "$T/p" 'printf "hello\nworld\n" > README && echo new > src/new.c && echo more >> run.sh &&
+		rm src/lib/extra.c'
+	land "$T/p"
+	expect_clone
+	cp "$patch" "$T/kept.patch"
+	printf '#!/bin/sh\nulimit -n 900 || exit 99\nexec "%s" "$@"\n' "$JAIL" >"$T/fewfds"
+	chmod +x "$T/fewfds"
+	local real=$JAIL
+	JAIL=$T/fewfds
+	land "$T/p"
+	JAIL=$real
+	expect_clone
+	local skip='^(From [0-9a-f]{40} |Date: )'
+	assert_eq "$(grep -Ev "$skip" "$patch")" "$(grep -Ev "$skip" "$T/kept.patch")" \
+		"patch with fds kept and without"
+}
+
 test_delete_whole_directory() {
 	base "$T/p"
 	echo cache >"$T/p/src/lib/cache.log"  # ignored: hidden in the jail, no deletion
