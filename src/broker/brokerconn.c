@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -335,22 +334,9 @@ static void *conn_main(void *arg)
 
 /* ---- the listener ---- */
 
-int broker_spawn(void *(*fn)(void *), void *arg)
+static void spawn_conn(void *ctx, int fd)
 {
-	pthread_attr_t at;
-	pthread_t t;
-	int r = pthread_attr_init(&at);
-	if (r != 0)
-		return r;
-	r = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (r == 0)
-		r = pthread_create(&t, &at, fn, arg);
-	pthread_attr_destroy(&at);
-	return r;
-}
-
-static void spawn_conn(struct broker *b, int fd)
-{
+	struct broker *b = ctx;
 	pthread_mutex_lock(&b->lock);
 	int slot = -1;
 	for (int i = 0; i < BROKER_MAX_CONNS && slot < 0; i++)
@@ -367,7 +353,7 @@ static void spawn_conn(struct broker *b, int fd)
 	pthread_mutex_unlock(&b->lock);
 	struct conn *c = xcalloc(1, sizeof(*c));
 	*c = (struct conn){.b = b, .slot = slot, .jail = {fd, NULL, false}, .up = {-1, NULL, false}};
-	int r = broker_spawn(conn_main, c);
+	int r = thread_detached(conn_main, c);
 	if (r != 0) {
 		log_warn("broker: start a connection thread: %s", strerror(r));
 		conn_end(c);
@@ -377,29 +363,10 @@ static void spawn_conn(struct broker *b, int fd)
 static void *accept_main(void *arg)
 {
 	struct broker *b = arg;
-	/* OpenSSL writes with plain write(): a jail client or an upstream that
-	 * hung up must give EPIPE, not a SIGPIPE that ends the supervisor.  The
-	 * connection threads inherit this mask. */
-	sigset_t pipe;
-	sigemptyset(&pipe);
-	sigaddset(&pipe, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe, NULL);
-	for (;;) {
-		struct pollfd p[2] = {{b->stop[0], POLLIN, 0}, {b->listen_fd, POLLIN, 0}};
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			log_warn("broker: poll: %s", strerror(errno));
-			return NULL;
-		}
-		if (p[0].revents)
-			return NULL;
-		int fd = accept4(b->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			spawn_conn(b, fd);
-		else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-			log_warn("broker: accept: %s", strerror(errno));
-	}
+	/* OpenSSL writes with plain write(): the accept loop blocks SIGPIPE for
+	 * this thread and the connection threads it starts */
+	accept_until_stopped(b->stop[0], b->listen_fd, "broker", spawn_conn, b);
+	return NULL;
 }
 
 int broker_start(struct broker *b, int listen_fd, struct jail_err *e)

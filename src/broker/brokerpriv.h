@@ -3,6 +3,7 @@
  * listener and the relay).  Not for other modules. */
 #ifndef JAIL_BROKERPRIV_H
 #define JAIL_BROKERPRIV_H
+#include "acceptor.h"
 #include "broker.h"
 #include "brokerhttp.h"
 
@@ -125,8 +126,6 @@ int brokerconn_known(struct conn *c);
 int brokerconn_track(struct conn *c, int fd);
 /* fd's O_NONBLOCK off (block) or on; -1 and errno on failure. */
 int brokerconn_blocking(int fd, bool block);
-/* Start fn(arg) on a detached thread; 0 or the error number. */
-int broker_spawn(void *(*fn)(void *), void *arg);
 /* Read from a non-blocking end: >0 bytes, 0 nothing now, -1 closed or failed. */
 ssize_t brokerconn_read(struct tls_end *t, char *buf, size_t cap);
 

@@ -73,7 +73,7 @@ void brokerspare_make(struct conn *c)
 		return;
 	struct maker *m = xcalloc(1, sizeof(*m));
 	*m = (struct maker){b, h, h2};
-	if (broker_spawn(make_main, m) != 0) {  /* no spare: the next connection connects afresh */
+	if (thread_detached(make_main, m) != 0) {  /* no spare: the next connection connects afresh */
 		free(m);
 		pthread_mutex_lock(&b->lock);
 		h->making = false;

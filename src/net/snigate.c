@@ -7,6 +7,8 @@
  * which stays readable once written: snigate_stop ends them all at once. */
 #include "snigate.h"
 
+#include "acceptor.h"
+
 #include "allow.h"
 #include "log.h"
 #include "tlshello.h"
@@ -290,8 +292,9 @@ static void *conn_main(void *arg)
 	return NULL;
 }
 
-static void spawn_conn(struct snigate *g, int fd)
+static void spawn_conn(void *ctx, int fd)
 {
+	struct snigate *g = ctx;
 	pthread_mutex_lock(&g->lock);
 	bool full = g->n_conns >= GATE_MAX_CONNS;
 	if (!full)
@@ -307,15 +310,7 @@ static void spawn_conn(struct snigate *g, int fd)
 	c->g = g;
 	c->jail = fd;
 	c->up = -1;
-	pthread_attr_t at;
-	pthread_t t;
-	int r = pthread_attr_init(&at);
-	if (r == 0) {
-		r = pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-		if (r == 0)
-			r = pthread_create(&t, &at, conn_main, c);
-		pthread_attr_destroy(&at);
-	}
+	int r = thread_detached(conn_main, c);
 	if (r != 0) {
 		log_warn("TLS gate: start a connection thread: %s", strerror(r));
 		conn_end(c);
@@ -325,22 +320,8 @@ static void spawn_conn(struct snigate *g, int fd)
 static void *accept_main(void *arg)
 {
 	struct snigate *g = arg;
-	for (;;) {
-		struct pollfd p[2] = {{g->stop[0], POLLIN, 0}, {g->listen_fd, POLLIN, 0}};
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			log_warn("TLS gate: poll: %s", strerror(errno));
-			return NULL;
-		}
-		if (p[0].revents)
-			return NULL;
-		int fd = accept4(g->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd >= 0)
-			spawn_conn(g, fd);
-		else if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-			log_warn("TLS gate: accept: %s", strerror(errno));
-	}
+	accept_until_stopped(g->stop[0], g->listen_fd, "TLS gate", spawn_conn, g);
+	return NULL;
 }
 
 int snigate_start(int listen_fd, const struct snigate_ops *ops, bool quiet,
