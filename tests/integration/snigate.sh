@@ -196,3 +196,39 @@ test_name_on_other_ports_keeps_the_address_path() {
 	assert_ne "$rc" 0
 	assert_contains "$err" "TLS gate: lan.test: cannot connect (its address is"
 }
+
+# A server that answers every first ClientHello with a HelloRetryRequest
+# (tests/helpers/tls_hrr.py) behind gate.test, and the jail's options.
+hrr_world() {
+	net_world
+	bg in_s python3 "$HELPERS/tls_hrr.py" server 0.0.0.0 443 "$T/port" "$T/up.log"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"gate.test=$PUB4" "evil.test=$PUB4"
+	wait_file "$T/port"
+	wait_file "$T/dnsport"
+	mkrepo "$T/p"
+	cp "$HELPERS/tls_hrr.py" "$T/p/tls_hrr.py"
+	H=(-D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")"
+		--allow gate.test:443)
+}
+
+test_gate_checks_the_hello_after_a_retry_request() {
+	hrr_world
+	# TLS 1.3's second ClientHello is in the clear too, and a front end may
+	# pick the site by it: it must name the same host
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 retry gate.test GATE.test.
+	assert_eq "$out" "hrr
+closed" "(stderr: $err)"
+	wait_for grep -q "hello2 GATE.test." "$T/up.log"
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 retry gate.test evil.test
+	assert_contains "$out" "hrr"
+	assert_contains "$err" "jail: blocked tls to evil.test through the TLS gate (a second ClientHello, after a HelloRetryRequest, named another host than gate.test)"
+	# sent before the retry request came: the gate holds it until then
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 pipelined gate.test evil.test
+	assert_contains "$err" "jail: blocked tls to evil.test through the TLS gate (a second ClientHello"
+	# in the first hello's record: a server reads it as the next message
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 samerecord gate.test evil.test
+	assert_contains "$err" "jail: blocked a connection to the TLS gate: a ClientHello not alone in its TLS record"
+	assert_not_contains "$(cat "$T/up.log")" "hello2 evil.test"
+	assert_contains "$(cat "$T/up.log")" "hello1 gate.test"
+}
