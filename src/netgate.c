@@ -7,6 +7,7 @@
  * DNS filter would open (net_refusal: never the host's, the helper's or a
  * special-purpose address unless the allowlist names it).  One blocking
  * query per type, A then AAAA, over UDP, again over TCP when truncated. */
+#include "addrclass.h"
 #include "broker.h"
 #include "log.h"
 #include "netpriv.h"
@@ -75,6 +76,18 @@ static size_t exchange(const struct net_host *n, bool tcp, const unsigned char *
 	return len <= cap && recv_all(fd, resp, len, deadline) == 0 ? len : 0;
 }
 
+/* An address named literally opens the jail's own path to it (the rules
+ * above let the gate use it too), but the gate connects from the host's
+ * network, where some addresses are another place: loopback and "this host"
+ * (0.0.0.0/8, ::, also spelled inside IPv6) are the jail's own there and the
+ * host's here, and the helper's are its door to the host's loopback. */
+static bool same_from_host(const struct net_host *n, const struct dns_addr *a)
+{
+	enum addr_class c = addr_classify(a->family, a->addr);
+	return c != ADDR_LOOPBACK && c != ADDR_UNSPECIFIED && c != ADDR_THIS_NETWORK &&
+	       c != ADDR_MAPPED && c != ADDR_COMPATIBLE && !net_helper_addr(n, a);
+}
+
 /* The name's addresses of one type that the gate may connect to, appended
  * to out (*k of max). */
 static void resolve_type(struct net_host *n, const char *name, uint16_t type,
@@ -103,7 +116,7 @@ static void resolve_type(struct net_host *n, const char *name, uint16_t type,
 		return;
 	for (size_t i = 0; i < na && *k < max; i++) {
 		const char *no = net_refusal(n, &addrs[i]);
-		if (no && !net_named_literally(n, &addrs[i])) {
+		if (no && !(net_named_literally(n, &addrs[i]) && same_from_host(n, &addrs[i]))) {
 			snprintf(why, cap, "its address is %s", no);
 			continue;
 		}

@@ -232,3 +232,24 @@ closed" "(stderr: $err)"
 	assert_not_contains "$(cat "$T/up.log")" "hello2 evil.test"
 	assert_contains "$(cat "$T/up.log")" "hello1 gate.test"
 }
+
+test_gate_never_connects_to_the_hosts_loopback() {
+	net_world
+	bg in_w python3 "$HELPERS/tls_hrr.py" server 127.0.0.1 443 "$T/port" "$T/host.log"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"loop.test=127.0.0.1" "loop6.test=::1" "any.test=0.0.0.0"
+	wait_file "$T/port"
+	wait_file "$T/dnsport"
+	mkrepo "$T/p"
+	cp "$HELPERS/tls_hrr.py" "$T/p/tls_hrr.py"
+	# an address named literally is one the jail reaches; 127.0.0.1 there is
+	# the jail's own loopback, but the gate connects from the host's
+	local name
+	for name in loop.test loop6.test any.test; do
+		run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")" \
+			--allow $name:443 --allow 127.0.0.1:443 --allow '[::1]:443' --allow 0.0.0.0:443 \
+			-- python3 tls_hrr.py client $GATE 443 retry $name $name
+		assert_contains "$err" "TLS gate: $name: cannot connect (its address is"
+	done
+	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
+}
