@@ -253,3 +253,19 @@ test_gate_never_connects_to_the_hosts_loopback() {
 	done
 	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
 }
+
+test_gate_takes_a_literal_address_only_on_443() {
+	gate_world
+	# a private address named with another port opens that port only: the
+	# address path never reached its 443, nor may the gate
+	run_jail "${G[@]}" --allow lan.test:443 --allow "$LAN4:8443" -- \
+		curl -sS -m 20 -k https://lan.test/lan8443
+	assert_ne "$rc" 0
+	assert_contains "$err" "TLS gate: lan.test: cannot connect (its address is private)"
+	assert_not_contains "$(cat "$T/up.log" 2>/dev/null)" "GET /lan8443"
+	# named on 443 it is the user's to reach
+	run_jail "${G[@]}" --allow lan.test:443 --allow "$LAN4:443" -- \
+		curl -sS -m 20 -k https://lan.test/lan443
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "GET /lan443"
+}
