@@ -269,3 +269,25 @@ test_gate_takes_a_literal_address_only_on_443() {
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_contains "$(cat "$T/up.log")" "GET /lan443"
 }
+
+test_gate_carries_a_real_hello_retry() {
+	net_world
+	make_ca "$T/ca" gate.test
+	# a server that takes P-256 only: curl's first hello offers an X25519
+	# key share, so the server asks again (HelloRetryRequest)
+	bg in_s sh -c 'exec openssl s_server -accept 443 -cert "$1/ca/srv.crt" \
+		-key "$1/ca/srv.key" -groups P-256 -tls1_3 -www -trace >"$1/srv.log" 2>&1' sh "$T"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" "gate.test=$PUB4"
+	wait_file "$T/dnsport"
+	wait_for in_s sh -c "ss -ltn | grep -q ':443 '"
+	mkrepo "$T/p"
+	cp "$T/ca/ca.crt" "$T/p/ca.crt"
+	run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")" \
+		--allow gate.test:443 -- curl -sS -m 20 -v --cacert ca.crt https://gate.test/
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "s_server"
+	assert_contains "$err" "TLSv1.3"
+	assert_not_contains "$err" "blocked"
+	# the server's trace: the first hello, its retry request, the second
+	assert_eq "$(grep -c 'ClientHello, Length' "$T/srv.log")" 2 "$(cat "$T/srv.log")"
+}
