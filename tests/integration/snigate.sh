@@ -291,3 +291,21 @@ test_gate_carries_a_real_hello_retry() {
 	# the server's trace: the first hello, its retry request, the second
 	assert_eq "$(grep -c 'ClientHello, Length' "$T/srv.log")" 2 "$(cat "$T/srv.log")"
 }
+
+test_gate_never_connects_to_the_hosts_own_address() {
+	net_world
+	bg in_w python3 "$HELPERS/tls_hrr.py" server 0.0.0.0 443 "$T/port" "$T/host.log"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"self.test=11.22.33.1" "self6.test=2a0b:1::1"
+	wait_file "$T/port"
+	wait_file "$T/dnsport"
+	mkrepo "$T/p"
+	cp "$HELPERS/tls_hrr.py" "$T/p/tls_hrr.py"
+	local name
+	for name in self.test self6.test; do
+		run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")" \
+			--allow $name:443 -- python3 tls_hrr.py client $GATE 443 retry $name $name
+		assert_contains "$err" "TLS gate: $name: cannot connect (its address is the host)"
+	done
+	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
+}
