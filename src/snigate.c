@@ -1,7 +1,8 @@
 /* snigate.c — the SNI gate (snigate.h): one thread accepts on the listener
  * init made; each connection gets a thread that reads the ClientHello (at
  * most TLSHELLO_MAX bytes within GATE_HELLO_MS), checks its name, connects
- * upstream, sends the ClientHello as it came and relays with non-blocking
+ * upstream, sends the ClientHello alone, checks a second one after a TLS 1.3
+ * HelloRetryRequest (check_retry), and relays with non-blocking
  * sockets in one poll loop, a bounded buffer each way, each direction
  * closed on its own (half-close).  Every wait also watches the stop pipe,
  * which stays readable once written: snigate_stop ends them all at once. */
