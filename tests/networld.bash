@@ -52,6 +52,7 @@ net_world() {
 			ip addr add '$PUB4'/24 dev v1; ip addr add '$LAN4'/24 dev v1
 			ip addr add '$PUB6'/64 dev v1 nodad
 			echo 0 >/proc/sys/net/ipv4/ip_unprivileged_port_start"
+		echo 0 >/proc/sys/net/ipv4/ip_unprivileged_port_start  # a "host" server on 443
 		ip link set v0 up
 		ip addr add 11.22.33.1/24 dev v0
 		ip addr add 2a0b:1::1/64 dev v0 nodad

@@ -7,6 +7,7 @@
  * DNS filter would open (net_refusal: never the host's, the helper's or a
  * special-purpose address unless the allowlist names it).  One blocking
  * query per type, A then AAAA, over UDP, again over TCP when truncated. */
+#include "addrclass.h"
 #include "broker.h"
 #include "log.h"
 #include "netpriv.h"
@@ -75,6 +76,29 @@ static size_t exchange(const struct net_host *n, bool tcp, const unsigned char *
 	return len <= cap && recv_all(fd, resp, len, deadline) == 0 ? len : 0;
 }
 
+/* An address the resolver would not open, named in the allowlist with port
+ * 443, which is the port the gate connects to (named with another port, the
+ * ruleset opens that port only).  Even so never one that is another place
+ * from the host's network, where the gate connects, than from the jail's:
+ * loopback and "this host" (0.0.0.0/8, ::, also spelled inside IPv6) are the
+ * jail's own there and the host's here, and the helper's are its door to the
+ * host's loopback. */
+static bool named_for_gate(const struct net_host *n, const struct dns_addr *a)
+{
+	enum addr_class c = addr_classify(a->family, a->addr);
+	if (c == ADDR_LOOPBACK || c == ADDR_UNSPECIFIED || c == ADDR_THIS_NETWORK ||
+	    c == ADDR_MAPPED || c == ADDR_COMPATIBLE || net_helper_addr(n, a))
+		return false;
+	for (size_t i = 0; i < n->allow.n; i++) {
+		const struct allow_entry *e = &n->allow.v[i];
+		size_t alen = a->family == AF_INET ? 4 : 16;
+		enum allow_kind kind = a->family == AF_INET ? ALLOW_V4 : ALLOW_V6;
+		if (e->kind == kind && e->port == GATE_PORT && memcmp(e->addr, a->addr, alen) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The name's addresses of one type that the gate may connect to, appended
  * to out (*k of max). */
 static void resolve_type(struct net_host *n, const char *name, uint16_t type,
@@ -103,7 +127,7 @@ static void resolve_type(struct net_host *n, const char *name, uint16_t type,
 		return;
 	for (size_t i = 0; i < na && *k < max; i++) {
 		const char *no = net_refusal(n, &addrs[i]);
-		if (no && !net_named_literally(n, &addrs[i])) {
+		if (no && !named_for_gate(n, &addrs[i])) {
 			snprintf(why, cap, "its address is %s", no);
 			continue;
 		}

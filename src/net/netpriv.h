@@ -85,6 +85,8 @@ void net_helper_stop(struct net_host *n);
 const char *net_refusal(const struct net_host *n, const struct dns_addr *a);
 /* Is this address named in the allowlist (the ruleset opens it already)? */
 bool net_named_literally(const struct net_host *n, const struct dns_addr *a);
+/* Is this one of the network helper's addresses (its gateway, its DNS)? */
+bool net_helper_addr(const struct net_host *n, const struct dns_addr *a);
 int net_watch_start(struct net_host *n, struct jail_err *e) WUR;
 void net_watch_stop(struct net_host *n);
 

@@ -132,6 +132,11 @@ const char *net_refusal(const struct net_host *n, const struct dns_addr *a)
 	return c != ADDR_PUBLIC ? addr_class_name(c) : local_match(n, a, false);
 }
 
+bool net_helper_addr(const struct net_host *n, const struct dns_addr *a)
+{
+	return local_match(n, a, true) != NULL;
+}
+
 /* Named by address in the allowlist: the ruleset already opens it. */
 bool net_named_literally(const struct net_host *n, const struct dns_addr *a)
 {

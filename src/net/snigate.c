@@ -1,7 +1,8 @@
 /* snigate.c — the SNI gate (snigate.h): one thread accepts on the listener
  * init made; each connection gets a thread that reads the ClientHello (at
  * most TLSHELLO_MAX bytes within GATE_HELLO_MS), checks its name, connects
- * upstream, sends the ClientHello as it came and relays with non-blocking
+ * upstream, sends the ClientHello alone, checks a second one after a TLS 1.3
+ * HelloRetryRequest (check_retry), and relays with non-blocking
  * sockets in one poll loop, a bounded buffer each way, each direction
  * closed on its own (half-close).  Every wait also watches the stop pipe,
  * which stays readable once written: snigate_stop ends them all at once. */
@@ -54,8 +55,9 @@ struct gate_conn {
 	struct snigate *g;
 	int jail, up;
 	unsigned char hello[TLSHELLO_MAX];
-	size_t hello_len;
+	size_t hello_len, hello_end; /* read so far; the end of the ClientHello's records */
 	char sni[TLSHELLO_NAME_MAX];
+	bool retried;                /* the server sent a HelloRetryRequest */
 	struct flow out, in;         /* jail → upstream, upstream → jail */
 };
 
@@ -107,13 +109,29 @@ static int wait_fd(struct snigate *g, int fd, short events, double deadline)
 	}
 }
 
-/* The ClientHello, whole, into c->hello and its name into c->sni: 0, or -1
- * after the refusal is told. */
+/* What c->hello holds so far, as a ClientHello: its name into c->sni and
+ * c->hello_end past it; after a retry request, change_cipher_spec records
+ * may come first. */
+static enum tlshello_result parse_hello(struct gate_conn *c, const char **why)
+{
+	size_t skip = 0, end;
+	if (c->retried && tlshello_skip_ccs(c->hello, c->hello_len, &skip) == TLSHELLO_MORE)
+		return TLSHELLO_MORE;
+	enum tlshello_result r = tlshello_sni_end(c->hello + skip, c->hello_len - skip, c->sni,
+	                                          sizeof(c->sni), why, &end);
+	if (r == TLSHELLO_OK)
+		c->hello_end = skip + end;
+	return r;
+}
+
+/* The ClientHello, whole, into c->hello (after what it held already) and its
+ * name into c->sni: 0, or -1 after the refusal is told. */
 static int read_hello(struct gate_conn *c)
 {
 	double deadline = mono_ms() + GATE_HELLO_MS;
 	const char *why = "";
-	for (;;) {
+	enum tlshello_result r = c->hello_len ? parse_hello(c, &why) : TLSHELLO_MORE;
+	while (r == TLSHELLO_MORE) {
 		int w = wait_fd(c->g, c->jail, POLLIN, deadline);
 		if (w < 0)
 			return -1;
@@ -128,14 +146,20 @@ static int read_hello(struct gate_conn *c)
 		if (n <= 0)
 			return -1;  /* the client gave up: nothing to tell */
 		c->hello_len += (size_t)n;
-		enum tlshello_result r = tlshello_sni(c->hello, c->hello_len, c->sni, sizeof(c->sni), &why);
-		if (r == TLSHELLO_OK)
-			return 0;
-		if (r == TLSHELLO_BAD) {
-			refuse(c->g, "blocked a connection to the TLS gate: %s", why);
-			return -1;
-		}
+		r = parse_hello(c, &why);
 	}
+	if (r == TLSHELLO_BAD) {
+		refuse(c->g, "blocked a connection to the TLS gate: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+/* One line naming the host a ClientHello named. */
+static void refuse_name(struct gate_conn *c)
+{
+	_cleanup_free_ char *esc = escape_name(c->sni);
+	refuse(c->g, "blocked tls to %s through the TLS gate (SNI not allowed on port 443)", esc);
 }
 
 /* The ClientHello's name, if the policy lets it through the gate. */
@@ -147,8 +171,7 @@ static int check_name(struct gate_conn *c)
 		memcpy(c->sni, norm, sizeof(norm));
 		return 0;
 	}
-	_cleanup_free_ char *esc = escape_name(c->sni);
-	refuse(c->g, "blocked tls to %s through the TLS gate (SNI not allowed on port 443)", esc);
+	refuse_name(c);
 	return -1;
 }
 
@@ -198,6 +221,77 @@ static int connect_upstream(struct gate_conn *c)
 	return -1;
 }
 
+/* Send all of buf to fd by deadline: 0, or -1. */
+static int send_wait(struct gate_conn *c, int fd, const unsigned char *p, size_t len,
+                     double deadline)
+{
+	while (len) {
+		if (wait_fd(c->g, fd, POLLOUT, deadline) <= 0)
+			return -1;
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* TLS 1.3's HelloRetryRequest asks the client for a second ClientHello, in
+ * the clear, and a front end may pick the site by it as by the first (RFC
+ * 8446 4.1.2 has the client keep the name; an agent's own client need not).
+ * So the first hello goes up alone, the client's next bytes wait in its
+ * socket until the server's first message is in, and after a
+ * HelloRetryRequest the next hello must name the same host.  0 with the
+ * flows holding what is still to go each way, or -1 (refusal told). */
+static int check_retry(struct gate_conn *c)
+{
+	double deadline = mono_ms() + GATE_HELLO_MS;
+	struct flow *in = &c->in;
+	enum tlshello_result r = TLSHELLO_MORE;
+	if (send_wait(c, c->up, c->hello, c->hello_end, deadline) < 0)
+		return -1;
+	/* what the client sent after its hello waits with the rest */
+	c->hello_len -= c->hello_end;
+	memmove(c->hello, c->hello + c->hello_end, c->hello_len);
+	while (r == TLSHELLO_MORE && in->len < sizeof(in->buf)) {
+		if (wait_fd(c->g, c->up, POLLIN, deadline) <= 0)
+			return -1;
+		ssize_t n = recv(c->up, in->buf + in->len, sizeof(in->buf) - in->len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			break;  /* the relay finds the end or the error again */
+		in->len += (size_t)n;
+		r = tlshello_retry(in->buf, in->len);
+	}
+	if (r != TLSHELLO_OK) {
+		memcpy(c->out.buf, c->hello, c->hello_len);  /* RELAY_BUF == TLSHELLO_MAX */
+		c->out.len = c->hello_len;
+		return 0;
+	}
+	if (send_wait(c, c->jail, in->buf, in->len, deadline) < 0)
+		return -1;
+	in->len = 0;
+	char first[TLSHELLO_NAME_MAX], norm[TLSHELLO_NAME_MAX];
+	memcpy(first, c->sni, sizeof(first));
+	c->retried = true;
+	if (read_hello(c) < 0)
+		return -1;
+	snprintf(norm, sizeof(norm), "%s", c->sni);
+	if (!allow_normalize_name(norm) || strcmp(norm, first) != 0) {
+		_cleanup_free_ char *esc = escape_name(c->sni);
+		refuse(c->g, "blocked tls to %s through the TLS gate (a second ClientHello, after a "
+		       "HelloRetryRequest, named another host than %s)", esc, first);
+		return -1;
+	}
+	memcpy(c->out.buf, c->hello, c->hello_len);  /* RELAY_BUF == TLSHELLO_MAX */
+	c->out.len = c->hello_len;
+	return 0;
+}
+
 /* ---- the relay ---- */
 
 /* Move what can move in f now: -1 on an error (the connection ends). */
@@ -241,10 +335,6 @@ static short flow_wants(const struct flow *f, int fd)
 
 static void relay(struct gate_conn *c)
 {
-	c->out = (struct flow){.from = c->jail, .to = c->up};
-	c->in = (struct flow){.from = c->up, .to = c->jail};
-	memcpy(c->out.buf, c->hello, c->hello_len);  /* RELAY_BUF == TLSHELLO_MAX */
-	c->out.len = c->hello_len;
 	while (!(c->out.shut && c->in.shut)) {
 		int fds[2] = {c->jail, c->up};
 		struct pollfd p[3] = {{c->g->stop[0], POLLIN, 0}};
@@ -285,9 +375,14 @@ static void conn_end(struct gate_conn *c)
 static void *conn_main(void *arg)
 {
 	struct gate_conn *c = arg;
+	c->out = (struct flow){.from = c->jail, .to = c->up};
+	c->in = (struct flow){.from = c->up, .to = c->jail};
 	if (set_nonblock(c->jail) == 0 && read_hello(c) == 0 && check_name(c) == 0 &&
-	    connect_upstream(c) == 0)
-		relay(c);
+	    connect_upstream(c) == 0) {
+		c->out.to = c->in.from = c->up;
+		if (check_retry(c) == 0)
+			relay(c);
+	}
 	conn_end(c);
 	return NULL;
 }

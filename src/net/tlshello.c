@@ -12,10 +12,13 @@
 #include <string.h>
 
 #define REC_HEADER 5
+#define REC_CCS 20
 #define REC_HANDSHAKE 22
 #define REC_MAX 16384           /* a TLSPlaintext fragment (RFC 8446 5.1) */
 #define HS_HEADER 4
 #define HS_CLIENT_HELLO 1
+#define HS_SERVER_HELLO 2
+#define RANDOM_LEN 32
 #define EXT_SERVER_NAME 0
 #define EXT_ECH 0xfe0d          /* encrypted_client_hello */
 #define EXT_ESNI 0xffce         /* its draft predecessor, encrypted_server_name */
@@ -129,8 +132,8 @@ static enum tlshello_result read_hello(struct rd *r, char *sni, size_t cap, cons
 	return found ? TLSHELLO_OK : bad(why, "no server name (SNI)");
 }
 
-enum tlshello_result tlshello_sni(const unsigned char *buf, size_t len, char *sni, size_t cap,
-                                  const char **why)
+enum tlshello_result tlshello_sni_end(const unsigned char *buf, size_t len, char *sni,
+                                      size_t cap, const char **why, size_t *end)
 {
 	unsigned char hs[TLSHELLO_MAX];
 	size_t hlen = 0, off = 0;
@@ -163,7 +166,14 @@ enum tlshello_result tlshello_sni(const unsigned char *buf, size_t len, char *sn
 			if (mlen > TLSHELLO_MAX - HS_HEADER - REC_HEADER)
 				return bad(why, "a ClientHello too long");
 			if (hlen >= HS_HEADER + mlen) {
+				/* a server reads on after the hello in its record as the
+				 * next message (a second hello, after a retry request) */
+				if (hlen > HS_HEADER + mlen)
+					return bad(why, "a ClientHello not alone in its TLS record");
+				if (avail < rlen)
+					return TLSHELLO_MORE;
 				struct rd r = {hs + HS_HEADER, mlen, 0};
+				*end = off;
 				return read_hello(&r, sni, cap, why);
 			}
 		}
@@ -171,4 +181,48 @@ enum tlshello_result tlshello_sni(const unsigned char *buf, size_t len, char *sn
 			return TLSHELLO_MORE;
 	}
 	return len >= TLSHELLO_MAX ? bad(why, "a ClientHello too long") : TLSHELLO_MORE;
+}
+
+/* SHA-256("HelloRetryRequest"), the random of a HelloRetryRequest */
+static const unsigned char hrr_random[RANDOM_LEN] = {
+	0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91,
+	0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2, 0xc8, 0xa8, 0x33, 0x9c,
+};
+
+enum tlshello_result tlshello_retry(const unsigned char *buf, size_t len)
+{
+	/* record header, handshake header, legacy_version, random */
+	const size_t rand_at = REC_HEADER + HS_HEADER + 2;
+	if (len < REC_HEADER + 1)
+		return len && buf[0] != REC_HANDSHAKE ? TLSHELLO_BAD : TLSHELLO_MORE;
+	if (buf[0] != REC_HANDSHAKE || buf[REC_HEADER] != HS_SERVER_HELLO)
+		return TLSHELLO_BAD;
+	size_t rlen = (size_t)buf[3] << 8 | buf[4];
+	if (rlen < rand_at - REC_HEADER + RANDOM_LEN)
+		return TLSHELLO_OK;
+	if (len < rand_at + RANDOM_LEN)
+		return TLSHELLO_MORE;
+	return memcmp(buf + rand_at, hrr_random, RANDOM_LEN) == 0 ? TLSHELLO_OK : TLSHELLO_BAD;
+}
+
+enum tlshello_result tlshello_skip_ccs(const unsigned char *buf, size_t len, size_t *skip)
+{
+	static const unsigned char ccs[] = {REC_CCS, 3, 3, 0, 1, 1};
+	*skip = 0;
+	while (len - *skip > 0 && buf[*skip] == REC_CCS) {
+		size_t have = len - *skip < sizeof(ccs) ? len - *skip : sizeof(ccs);
+		if (memcmp(buf + *skip, ccs, have) != 0)
+			return TLSHELLO_OK;  /* not one: the ClientHello parser refuses it */
+		if (have < sizeof(ccs))
+			return TLSHELLO_MORE;
+		*skip += sizeof(ccs);
+	}
+	return TLSHELLO_OK;
+}
+
+enum tlshello_result tlshello_sni(const unsigned char *buf, size_t len, char *sni, size_t cap,
+                                  const char **why)
+{
+	size_t end;
+	return tlshello_sni_end(buf, len, sni, cap, why, &end);
 }

@@ -24,4 +24,25 @@ enum tlshello_result {
  * counts would be the hidden inner one). */
 enum tlshello_result tlshello_sni(const unsigned char *buf, size_t len, char *sni, size_t cap,
                                   const char **why);
+
+/* The same, and where the ClientHello's last record ends (*end, on
+ * TLSHELLO_OK): the gate sends the server nothing after it until it has seen
+ * the server's answer.  The hello must fill its last record: a server reads
+ * what follows in a record as the next handshake message. */
+enum tlshello_result tlshello_sni_end(const unsigned char *buf, size_t len, char *sni,
+                                      size_t cap, const char **why, size_t *end);
+
+/* Whether a server's first bytes begin a TLS 1.3 HelloRetryRequest (a
+ * ServerHello whose random is RFC 8446 4.1.3's fixed value), after which the
+ * client sends a second ClientHello in the clear: TLSHELLO_OK it is,
+ * TLSHELLO_BAD it is not (another first message, another record type),
+ * TLSHELLO_MORE read more.  A ServerHello whose random is not whole in its
+ * first record counts as one: no server splits it, and the gate then checks
+ * the client's next message as a ClientHello, which ends anything else. */
+enum tlshello_result tlshello_retry(const unsigned char *buf, size_t len);
+
+/* How many bytes at the start of buf are whole change_cipher_spec records
+ * (a TLS 1.3 client may send one before its second ClientHello, RFC 8446
+ * D.4): *skip; TLSHELLO_MORE when one is still cut short. */
+enum tlshello_result tlshello_skip_ccs(const unsigned char *buf, size_t len, size_t *skip);
 #endif

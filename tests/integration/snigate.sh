@@ -196,3 +196,116 @@ test_name_on_other_ports_keeps_the_address_path() {
 	assert_ne "$rc" 0
 	assert_contains "$err" "TLS gate: lan.test: cannot connect (its address is"
 }
+
+# A server that answers every first ClientHello with a HelloRetryRequest
+# (tests/helpers/tls_hrr.py) behind gate.test, and the jail's options.
+hrr_world() {
+	net_world
+	bg in_s python3 "$HELPERS/tls_hrr.py" server 0.0.0.0 443 "$T/port" "$T/up.log"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"gate.test=$PUB4" "evil.test=$PUB4"
+	wait_file "$T/port"
+	wait_file "$T/dnsport"
+	mkrepo "$T/p"
+	cp "$HELPERS/tls_hrr.py" "$T/p/tls_hrr.py"
+	H=(-D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")"
+		--allow gate.test:443)
+}
+
+test_gate_checks_the_hello_after_a_retry_request() {
+	hrr_world
+	# TLS 1.3's second ClientHello is in the clear too, and a front end may
+	# pick the site by it: it must name the same host
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 retry gate.test GATE.test.
+	assert_eq "$out" "hrr
+closed" "(stderr: $err)"
+	wait_for grep -q "hello2 GATE.test." "$T/up.log"
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 retry gate.test evil.test
+	assert_contains "$out" "hrr"
+	assert_contains "$err" "jail: blocked tls to evil.test through the TLS gate (a second ClientHello, after a HelloRetryRequest, named another host than gate.test)"
+	# sent before the retry request came: the gate holds it until then
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 pipelined gate.test evil.test
+	assert_contains "$err" "jail: blocked tls to evil.test through the TLS gate (a second ClientHello"
+	# in the first hello's record: a server reads it as the next message
+	run_jail "${H[@]}" -- python3 tls_hrr.py client $GATE 443 samerecord gate.test evil.test
+	assert_contains "$err" "jail: blocked a connection to the TLS gate: a ClientHello not alone in its TLS record"
+	assert_not_contains "$(cat "$T/up.log")" "hello2 evil.test"
+	assert_contains "$(cat "$T/up.log")" "hello1 gate.test"
+}
+
+test_gate_never_connects_to_the_hosts_loopback() {
+	net_world
+	bg in_w python3 "$HELPERS/tls_hrr.py" server 127.0.0.1 443 "$T/port" "$T/host.log"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"loop.test=127.0.0.1" "loop6.test=::1" "any.test=0.0.0.0"
+	wait_file "$T/port"
+	wait_file "$T/dnsport"
+	mkrepo "$T/p"
+	cp "$HELPERS/tls_hrr.py" "$T/p/tls_hrr.py"
+	# an address named literally is one the jail reaches; 127.0.0.1 there is
+	# the jail's own loopback, but the gate connects from the host's
+	local name
+	for name in loop.test loop6.test any.test; do
+		run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")" \
+			--allow $name:443 --allow 127.0.0.1:443 --allow '[::1]:443' --allow 0.0.0.0:443 \
+			-- python3 tls_hrr.py client $GATE 443 retry $name $name
+		assert_contains "$err" "TLS gate: $name: cannot connect (its address is"
+	done
+	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
+}
+
+test_gate_takes_a_literal_address_only_on_443() {
+	gate_world
+	# a private address named with another port opens that port only: the
+	# address path never reached its 443, nor may the gate
+	run_jail "${G[@]}" --allow lan.test:443 --allow "$LAN4:8443" -- \
+		curl -sS -m 20 -k https://lan.test/lan8443
+	assert_ne "$rc" 0
+	assert_contains "$err" "TLS gate: lan.test: cannot connect (its address is private)"
+	assert_not_contains "$(cat "$T/up.log" 2>/dev/null)" "GET /lan8443"
+	# named on 443 it is the user's to reach
+	run_jail "${G[@]}" --allow lan.test:443 --allow "$LAN4:443" -- \
+		curl -sS -m 20 -k https://lan.test/lan443
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "GET /lan443"
+}
+
+test_gate_carries_a_real_hello_retry() {
+	net_world
+	make_ca "$T/ca" gate.test
+	# a server that takes P-256 only: curl's first hello offers an X25519
+	# key share, so the server asks again (HelloRetryRequest)
+	bg in_s sh -c 'exec openssl s_server -accept 443 -cert "$1/ca/srv.crt" \
+		-key "$1/ca/srv.key" -groups P-256 -tls1_3 -www -trace >"$1/srv.log" 2>&1' sh "$T"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" "gate.test=$PUB4"
+	wait_file "$T/dnsport"
+	wait_for in_s sh -c "ss -ltn | grep -q ':443 '"
+	mkrepo "$T/p"
+	cp "$T/ca/ca.crt" "$T/p/ca.crt"
+	run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")" \
+		--allow gate.test:443 -- curl -sS -m 20 -v --cacert ca.crt https://gate.test/
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "s_server"
+	assert_contains "$err" "TLSv1.3"
+	assert_not_contains "$err" "blocked"
+	# the server's trace: the first hello, its retry request, the second
+	assert_eq "$(grep -c 'ClientHello, Length' "$T/srv.log")" 2 "$(cat "$T/srv.log")"
+}
+
+test_gate_never_connects_to_the_hosts_own_address() {
+	net_world
+	bg in_w python3 "$HELPERS/tls_hrr.py" server 0.0.0.0 443 "$T/port" "$T/host.log"
+	bg in_w python3 "$HELPERS/dns_server.py" "$T/dnsport" "$T/dns.log" \
+		"self.test=11.22.33.1" "self6.test=2a0b:1::1"
+	wait_file "$T/port"
+	wait_file "$T/dnsport"
+	mkrepo "$T/p"
+	cp "$HELPERS/tls_hrr.py" "$T/p/tls_hrr.py"
+	local name
+	for name in self.test self6.test; do
+		run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$(cat "$T/dnsport")" \
+			--allow $name:443 -- python3 tls_hrr.py client $GATE 443 retry $name $name
+		assert_contains "$err" "TLS gate: $name: cannot connect (its address is the host)"
+	done
+	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
+}

@@ -60,6 +60,11 @@ T(allow_gates_names_allowed_on_443_only)
 	CHECK(allow_name_gated(&l, "api.example.com"));
 	CHECK(allow_name_gated(&l, "a.cdn.example"));
 	CHECK(!allow_name_gated(&l, "cdn.example"));        /* not below the suffix */
+	CHECK(!allow_name_gated(&l, "xcdn.example"));       /* ends so, not at a dot */
+	CHECK(!allow_name_gated(&l, "a.cdn.example.evil.test"));
+	CHECK(!allow_name_gated(&l, "api.example.com.evil.test"));
+	CHECK(!allow_name_gated(&l, "xapi.example.com"));
+	CHECK(!allow_name_gated(&l, ".cdn.example"));
 	CHECK(!allow_name_gated(&l, "both.example"));       /* 8443 too: the address path */
 	CHECK(allow_name_gated(&l, "y.mixed.example"));
 	CHECK(!allow_name_gated(&l, "x.mixed.example"));    /* 80 too */

@@ -282,6 +282,59 @@ T(tlshello_refuses_an_encrypted_client_hello)
 /* Mutations of good hellos: every result is one of the three, a name given
  * is NUL-terminated within the cap, and the input is never read past its
  * length (an ASan build checks that; the copy below ends at the length). */
+T(tlshello_ends_at_the_hellos_record)
+{
+	static struct hello h;
+	char sni[TLSHELLO_NAME_MAX];
+	const char *why;
+	size_t end = 0;
+	make(&h, "a.example", 100);
+	h.b[h.n] = 20;  /* the next record is the caller's */
+	CHECK_INT(tlshello_sni_end(h.b, h.n + 1, sni, sizeof(sni), &why, &end), TLSHELLO_OK);
+	CHECK_INT(end, h.n);
+	/* a byte more in the hello's own record: a server reads it as the next
+	 * handshake message (a second hello after a retry request) */
+	make(&h, "a.example", 16384);
+	set16(&h, 3, h.n - 5 + 1);
+	h.b[h.n] = 1;
+	CHECK_INT(parse(&h, h.n, sni, &why), TLSHELLO_MORE);
+	CHECK_INT(parse(&h, h.n + 1, sni, &why), TLSHELLO_BAD);
+	CHECK_STR(why, "a ClientHello not alone in its TLS record");
+}
+
+T(tlshello_knows_a_hello_retry_request)
+{
+	static const unsigned char hrr_rand[32] = {
+		0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65,
+		0xb8, 0x91, 0xc2, 0xa2, 0x11, 0x16, 0x7a, 0xbb, 0x8c, 0x5e, 0x07, 0x9e, 0x09, 0xe2,
+		0xc8, 0xa8, 0x33, 0x9c};
+	unsigned char sh[60] = {22, 3, 3, 0, 55, 2, 0, 0, 51, 3, 3};
+	memcpy(sh + 11, hrr_rand, 32);
+	for (size_t k = 0; k < 43; k++)
+		CHECK_INT(tlshello_retry(sh, k), TLSHELLO_MORE);
+	CHECK_INT(tlshello_retry(sh, 43), TLSHELLO_OK);
+	sh[42] ^= 1;  /* a plain ServerHello */
+	CHECK_INT(tlshello_retry(sh, sizeof(sh)), TLSHELLO_BAD);
+	const unsigned char alert[] = {21, 3, 3, 0, 2, 2, 40};
+	CHECK_INT(tlshello_retry(alert, 1), TLSHELLO_BAD);
+	CHECK_INT(tlshello_retry(alert, sizeof(alert)), TLSHELLO_BAD);
+	/* its random cut by the record: checked as one */
+	sh[4] = 20;
+	CHECK_INT(tlshello_retry(sh, 10), TLSHELLO_OK);
+}
+
+T(tlshello_skips_change_cipher_spec)
+{
+	const unsigned char b[] = {20, 3, 3, 0, 1, 1, 20, 3, 3, 0, 1, 1, 22, 3, 1};
+	size_t skip;
+	CHECK_INT(tlshello_skip_ccs(b, sizeof(b), &skip), TLSHELLO_OK);
+	CHECK_INT(skip, 12);
+	CHECK_INT(tlshello_skip_ccs(b, 9, &skip), TLSHELLO_MORE);
+	const unsigned char odd[] = {20, 3, 3, 0, 2, 1, 1};  /* not the one record it can be */
+	CHECK_INT(tlshello_skip_ccs(odd, sizeof(odd), &skip), TLSHELLO_OK);
+	CHECK_INT(skip, 0);
+}
+
 T(tlshello_fuzz_loop)
 {
 	static struct hello h, m;
