@@ -49,6 +49,11 @@ static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail
 	*slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (*slave < 0)
 		return jail_err_sys(e, "open the jail's pty slave");
+	/* the command may start before the supervisor's relay reads the host's
+	 * size: it must not find a 0x0 terminal (a later change arrives as
+	 * SIGWINCH from the relay) */
+	if ((p->winsize.ws_row || p->winsize.ws_col) && ioctl(master, TIOCSWINSZ, &p->winsize) < 0)
+		return jail_err_sys(e, "set the jail's pty window size");
 	return sync_send(sock, SYNC_PTY, NULL, 0, master, e);
 }
 

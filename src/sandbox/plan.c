@@ -9,6 +9,7 @@
 #include "gitcreds.h"
 #include "gitlink.h"
 #include "hints.h"
+#include "pty.h"
 #include "log.h"
 #include "secrets.h"
 #include "session.h"
@@ -141,6 +142,8 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 		p->tty_fds[fd] = isatty(fd);
 		p->use_pty |= p->tty_fds[fd];
 	}
+	if (p->use_pty && !pty_host_winsize(p->tty_fds, &p->winsize))
+		memset(&p->winsize, 0, sizeof(p->winsize));
 	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
 	if (check_rw_covers(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
 	    secrets_plan(p, e) < 0)

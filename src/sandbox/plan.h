@@ -8,6 +8,8 @@
 #include "config.h"
 #include "session.h"
 
+#include <sys/ioctl.h>
+
 struct hidefs;
 struct broker;
 
@@ -34,6 +36,8 @@ struct jail_plan {
 	struct broker *broker;  /* brokered secrets (broker.h), or NULL */
 	bool use_pty;         /* one of 0, 1, 2 is a terminal */
 	int tty_fds[3];       /* which of 0, 1, 2 the pty slave replaces (1 = yes) */
+	struct winsize winsize; /* the host terminal's, for the pty before the command
+	                         * starts (the relay follows changes after); 0x0: unknown */
 	/* A linked worktree: its repository's common git dir (objects, refs, the
 	 * worktree's own index under worktrees/NAME) overlaid at its own path, with
 	 * the session's second upper/work pair; all NULL otherwise. */

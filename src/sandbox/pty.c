@@ -113,17 +113,28 @@ static int raw_mode(struct jail_err *e)
 	return 0;
 }
 
+static bool read_winsize(int from, struct winsize *ws)
+{
+	if (ioctl(from, TIOCGWINSZ, ws) < 0)
+		return false;
+	if (ws->ws_row > WINSIZE_MAX)
+		ws->ws_row = WINSIZE_MAX;
+	if (ws->ws_col > WINSIZE_MAX)
+		ws->ws_col = WINSIZE_MAX;
+	return true;
+}
+
+bool pty_host_winsize(const int tty_fds[3], struct winsize *ws)
+{
+	/* as the relay reads it: stdin when it is the terminal, else the output */
+	return read_winsize(tty_fds[0] ? STDIN_FILENO : tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO, ws);
+}
+
 static void copy_winsize(const struct relay *r)
 {
 	struct winsize ws;
-	int from = r->in >= 0 ? r->in : r->out;
-	if (ioctl(from, TIOCGWINSZ, &ws) < 0)
-		return;
-	if (ws.ws_row > WINSIZE_MAX)
-		ws.ws_row = WINSIZE_MAX;
-	if (ws.ws_col > WINSIZE_MAX)
-		ws.ws_col = WINSIZE_MAX;
-	ioctl(r->master, TIOCSWINSZ, &ws);
+	if (read_winsize(r->in >= 0 ? r->in : r->out, &ws))
+		ioctl(r->master, TIOCSWINSZ, &ws);
 }
 
 /* Read what the jail printed and show it, filtered.  Returns false at EOF/EIO. */

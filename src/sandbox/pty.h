@@ -3,6 +3,8 @@
 #define JAIL_PTY_H
 #include "plan.h"
 
+#include <sys/ioctl.h>
+
 /* The end of a jail: init's wait status once it was reaped, or the exit code
  * init sent (SYNC_DONE) when everything in the jail was gone, before init's
  * own exit took its namespaces down (`reaped` false: not waited for). */
@@ -17,6 +19,9 @@ struct jail_end {
  * init.  The terminal is restored on every path. */
 int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, int sock,
               struct jail_end *end, struct jail_err *e) WUR;
+/* The host terminal's window size (clamped), read from the fd the relay
+ * reads it from; false when none of tty_fds is a terminal any more. */
+bool pty_host_winsize(const int tty_fds[3], struct winsize *ws);
 /* Without a pty: forward signals to init until the jail ends. */
 int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct jail_end *end,
                     struct jail_err *e) WUR;
