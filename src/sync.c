@@ -54,10 +54,15 @@ int sync_recv(int sock, enum sync_type expect, void *data, size_t *len, int *fd,
 	                   .msg_controllen = sizeof(cbuf)};
 	if (fd)
 		*fd = -1;
+	/* A peer that closed with messages of ours unread makes the first
+	 * recvmsg fail with ECONNRESET (SEQPACKET reports the socket's error
+	 * before its queue), yet what it sent before closing (its error, most
+	 * often) is still queued: one more read takes it, or says EOF. */
 	ssize_t r;
+	bool reset = false;
 	do
 		r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
+	while (r < 0 && (errno == EINTR || (errno == ECONNRESET && !reset && (reset = true))));
 	if (r < 0)
 		return jail_err_sys(e, "receive from the other side of the jail");
 	if (r == 0)
