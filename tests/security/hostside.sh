@@ -288,6 +288,28 @@ test_hostside_series_bounded_like_the_single_patch() {
 	[ "$(du -sm "$T/out" | cut -f1)" -lt 100 ] || fail "the patches take $(du -sm "$T/out" | cut -f1) MB"
 }
 
+# The filter keeps the agent's files open for the pack (export.c), as many as
+# the fd limit less 512 leaves; fds the export was started with count against
+# that limit too.  600 inherited fds under a limit of 1,024 and 700 changed
+# files: the export failed ("Too many open files") where a pack that opens each
+# file again succeeds.  Keeping files open must never make an export fail.
+test_hostside_export_with_inherited_fds_still_lands() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'mkdir many; i=0
+		while [ $i -lt 700 ]; do echo $i > many/f$i; i=$((i+1)); done'
+	assert_eq "$rc" 0 "the run ($err)"
+	printf '#!/bin/bash\nulimit -n 1024 || exit 99\nfor ((f = 20; f < 620; f++)); do eval "exec $f</dev/null"; done\nexec "%s" "$@"\n' \
+		"$JAIL" >"$T/manyfds"
+	chmod +x "$T/manyfds"
+	local real=$JAIL
+	JAIL=$T/manyfds
+	run_jail export -D "$T/p" -o "$T/out"
+	JAIL=$real
+	assert_eq "$rc" 0 "export with 600 fds open ($err)"
+	assert_not_contains "$err" "Too many open files"
+	assert_eq "$(grep -c '^diff --git a/many/' "$T"/out/*.patch)" 700 "files in the patch"
+}
+
 # A loose object of the agent's is small on disk and huge inflated (zeros
 # compress 1000:1): git packed and checked it whole for the series (a 4 GB blob
 # from 17 MB: 3.9 GB of memory, 97 s).  Its size is read from its header
