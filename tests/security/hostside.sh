@@ -308,6 +308,16 @@ test_hostside_export_with_inherited_fds_still_lands() {
 	assert_eq "$rc" 0 "export with 600 fds open ($err)"
 	assert_not_contains "$err" "Too many open files"
 	assert_eq "$(grep -c '^diff --git a/many/' "$T"/out/*.patch)" 700 "files in the patch"
+	# with no fd free at all: one line that names the fix, and no patch
+	printf '#!/bin/bash\nulimit -n 256 || exit 99\nfor ((f = 3; f < 254; f++)); do eval "exec $f</dev/null"; done\nexec "%s" "$@"\n' \
+		"$JAIL" >"$T/manyfds"
+	JAIL=$T/manyfds
+	run_jail export -D "$T/p" -o "$T/out2"
+	JAIL=$real
+	assert_eq "$rc" 125 "export with no fd free ($err)"
+	assert_eq "$(printf '%s\n' "$err" | grep -c .)" 1 "lines of the error: $err"
+	assert_contains "$err" "ulimit -n"
+	[ ! -e "$T/out2" ] || fail "a patch was written: $(ls -R "$T/out2")"
 }
 
 # A loose object of the agent's is small on disk and huge inflated (zeros
