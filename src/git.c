@@ -219,9 +219,10 @@ static int git_wait(struct git_proc *p, int *status, struct jail_err *e)
 	}
 	if (code == 0)
 		return 0;
-	char *msg = p->errbuf.s ? p->errbuf.s : "";
-	msg[strcspn(msg, "\n")] = '\0';
-	_cleanup_free_ char *esc = escape_name(msg);
+	/* its first line; a git killed by a signal may have said nothing */
+	const char *msg = p->errbuf.s ? p->errbuf.s : "";
+	_cleanup_free_ char *first = xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
+	_cleanup_free_ char *esc = escape_name(first);
 	return jail_err_set(e, 0, "git %s failed (exit %d)%s%s", p->sub, code, *esc ? ": " : "", esc);
 }
 
