@@ -452,24 +452,24 @@ static void sizes_of(const struct strbuf *out, const char *skip_type, unsigned l
 	}
 }
 
-static int too_inflated(unsigned long long all, unsigned long long one, bool bound_all,
-                        struct jail_err *e)
+static int too_inflated(const char *what, unsigned long long all, unsigned long long one,
+                        bool bound_all, struct jail_err *e)
 {
 	if (one <= INFLATED_ONE_MAX && (!bound_all || all <= INFLATED_ALL_MAX))
 		return 0;
-	return jail_err_set(e, 0, "the agent's objects inflate to more than git is given to read "
+	return jail_err_set(e, 0, "the agent's %s inflate to more than git is given to read "
 	                          "(%llu MiB, the largest %llu MiB; at most %llu MiB, %llu MiB each)",
-	                    all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
+	                    what, all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
 }
 
-/* git cat-file --batch-check in dir: stdin in, "TYPE SIZE" lines out. */
-static int batch_check(const char *dir, const char *in, size_t in_len, bool all,
+/* git cat-file --batch-check in dir: stdin in, lines of fmt out. */
+static int batch_check(const char *dir, const char *fmt, const char *in, size_t in_len, bool all,
                        struct strbuf *out, struct jail_err *e)
 {
 	struct git g = {.cwd = dir, .git_dir = dir};
-	const char *a1[] = {"cat-file", "--batch-all-objects",
-	                    "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
-	const char *a2[] = {"cat-file", "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
+	_cleanup_free_ char *check = xasprintf("--batch-check=%s", fmt);
+	const char *a1[] = {"cat-file", "--batch-all-objects", check, "--buffer", NULL};
+	const char *a2[] = {"cat-file", check, "--buffer", NULL};
 	int status = 0;
 	int r = git_run(&g, all ? a1 : a2, in, in_len, out, &status, e);
 	if (r == 0 && status != 0)
@@ -477,22 +477,68 @@ static int batch_check(const char *dir, const char *in, size_t in_len, bool all,
 	return r;
 }
 
+#define TYPE_SIZE "%(objecttype) %(objectsize)"
+#define ID_TYPE_SIZE "%(objectname) %(objecttype) %(objectsize)"
+
+/* Lines of a batch-check's output, read in place: *l and its length. */
+static bool next_line_of(const char **p, const char **l, size_t *len)
+{
+	if (!*p || !**p)
+		return false;
+	*l = *p;
+	*len = strcspn(*p, "\n");
+	*p += *len + ((*p)[*len] == '\n');
+	return true;
+}
+
+/* Whether an "ID TYPE SIZE" line is of a commit, tree or tag. */
+static bool is_structure(const char *l, size_t len)
+{
+	const char *sp = memchr(l, ' ', len);
+	return sp && !(len - (size_t)(sp + 1 - l) > 5 && strncmp(sp + 1, "blob ", 5) == 0);
+}
+
 /* The agent's objects are read by their inflated size, known from their
  * headers (git reads the start of a loose object, a pack entry's header)
  * before any git process inflates one.  First every commit, tree and tag the
  * agent wrote (before the alternates name the host's objects: only the
- * agent's are listed), since listing what head reaches reads them; then
- * what the series packs, base..head, blobs included. */
-static int check_inflated_structure(const char *raw_dir, struct jail_err *e)
+ * agent's are listed), since listing what head reaches reads them: each
+ * within the bound, and together too, but for those the host holds as they
+ * are (the same id, type and size cost what the host's repository does; a
+ * pack after the agent's git gc holds them all).  An index the agent wrote
+ * can map any number of ids to one big tree: each is counted.  Then what
+ * the series packs, base..head, blobs included. */
+static int check_inflated_structure(const char *raw_dir, const char *host_dir,
+                                    struct jail_err *e)
 {
-	struct strbuf out = {0};
-	unsigned long long all, one;
-	int r = batch_check(raw_dir, NULL, 0, true, &out, e);
-	if (r == 0) {
-		sizes_of(&out, "blob", &all, &one);
-		r = too_inflated(all, one, false, e);
+	struct strbuf mine = {0}, ids = {0}, host = {0};
+	const char *l, *h;
+	size_t len, hlen;
+	int r = batch_check(raw_dir, ID_TYPE_SIZE, NULL, 0, true, &mine, e);
+	for (const char *p = r == 0 ? mine.s : NULL; next_line_of(&p, &l, &len);)
+		if (is_structure(l, len)) {
+			sb_append(&ids, l, strcspn(l, " "));
+			sb_puts(&ids, "\n");
+		}
+	if (r == 0 && ids.len)
+		r = batch_check(host_dir, ID_TYPE_SIZE, ids.s, ids.len, false, &host, e);
+	unsigned long long all = 0, one = 0;
+	const char *hp = host.s;
+	for (const char *p = r == 0 ? mine.s : NULL; next_line_of(&p, &l, &len);) {
+		if (!is_structure(l, len))
+			continue;
+		if (!next_line_of(&hp, &h, &hlen))
+			h = "", hlen = 0;
+		const char *sp = memrchr(l, ' ', len);
+		unsigned long long n = strtoull(sp + 1, NULL, 10);
+		one = n > one ? n : one;
+		all += hlen == len && memcmp(l, h, len) == 0 ? 0 : n;
 	}
-	sb_free(&out);
+	if (r == 0)
+		r = too_inflated("commits and trees", all, one, true, e);
+	sb_free(&mine);
+	sb_free(&ids);
+	sb_free(&host);
 	return r;
 }
 
@@ -504,10 +550,10 @@ static int check_inflated_series(const char *raw_dir, const char *revs, struct j
 	unsigned long long all, one;
 	int r = git_run(&raw, args, revs, strlen(revs), &list, NULL, e);
 	if (r == 0 && list.len)
-		r = batch_check(raw_dir, list.s, list.len, false, &out, e);
+		r = batch_check(raw_dir, TYPE_SIZE, list.s, list.len, false, &out, e);
 	if (r == 0) {
 		sizes_of(&out, NULL, &all, &one);
-		r = too_inflated(all, one, true, e);
+		r = too_inflated("objects", all, one, true, e);
 	}
 	sb_free(&list);
 	sb_free(&out);
@@ -528,7 +574,9 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	 * of it */
 	if (copy_objects(g, ofd, hexlen, e) < 0)
 		return -1;
-	if (check_inflated_structure(raw_dir, e) < 0 ||
+	_cleanup_free_ char *host_dir = xasprintf("%.*s", (int)(strlen(g->host_objects) - strlen("/objects")),
+	                                          g->host_objects);
+	if (check_inflated_structure(raw_dir, host_dir, e) < 0 ||
 	    write_alternates(raw_dir, g->host_objects, e) < 0 ||
 	    check_inflated_series(raw_dir, revs, e) < 0)
 		return jail_err_wrap(e, "the agent's commits were refused");
