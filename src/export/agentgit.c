@@ -437,9 +437,10 @@ static int write_alternates(const char *gitdir, const char *objects, struct jail
 
 /* Sum and largest of the sizes of a batch-check's "TYPE SIZE" lines, those of
  * skip_type left out. */
-static void sizes_of(const struct strbuf *out, const char *skip_type, unsigned long long *all,
-                     unsigned long long *one)
+static size_t sizes_of(const struct strbuf *out, const char *skip_type, unsigned long long *all,
+                       unsigned long long *one)
 {
+	size_t lines = 0;
 	*all = *one = 0;
 	for (char *l = out->s, *nl; l && *l; l = nl ? nl + 1 : NULL) {
 		nl = strchr(l, '\n');
@@ -449,7 +450,9 @@ static void sizes_of(const struct strbuf *out, const char *skip_type, unsigned l
 		unsigned long long n = strtoull(sp && (!nl || sp < nl) ? sp + 1 : l, NULL, 10);
 		*one = n > *one ? n : *one;
 		*all += n;
+		lines++;
 	}
+	return lines;
 }
 
 static int too_inflated(const char *what, unsigned long long all, unsigned long long one,
@@ -498,47 +501,73 @@ static bool is_structure(const char *l, size_t len)
 	return sp && !(len - (size_t)(sp + 1 - l) > 5 && strncmp(sp + 1, "blob ", 5) == 0);
 }
 
+/* The sizes of the agent's commits, trees and tags that the host does not
+ * hold as they are (the same id, type and size cost what the host's
+ * repository does: a pack after the agent's git gc holds them all), added
+ * into *all.  The host is asked a slice of ids at a time, so what is held is
+ * the agent's listing and one slice. */
+#define HOST_ASK_IDS 65536
+
+static int agents_own_structure(const char *raw_dir, const char *host_dir,
+                                unsigned long long *all, struct jail_err *e)
+{
+	struct strbuf mine = {0};
+	const char *l, *h;
+	size_t len, hlen;
+	int r = batch_check(raw_dir, ID_TYPE_SIZE, NULL, 0, true, &mine, e);
+	*all = 0;
+	for (const char *p = r == 0 ? mine.s : NULL; p && *p && r == 0;) {
+		struct strbuf ids = {0}, host = {0};
+		const char *from = p;
+		for (size_t n = 0; n < HOST_ASK_IDS && next_line_of(&p, &l, &len);)
+			if (is_structure(l, len)) {
+				sb_append(&ids, l, strcspn(l, " "));
+				sb_puts(&ids, "\n");
+				n++;
+			}
+		if (ids.len)
+			r = batch_check(host_dir, ID_TYPE_SIZE, ids.s, ids.len, false, &host, e);
+		const char *hp = host.s;
+		for (const char *q = from; r == 0 && q < p && next_line_of(&q, &l, &len);) {
+			if (!is_structure(l, len))
+				continue;
+			if (!next_line_of(&hp, &h, &hlen))
+				h = "", hlen = 0;
+			if (hlen != len || memcmp(l, h, len) != 0)
+				*all += strtoull(memrchr(l, ' ', len) + 1, NULL, 10);
+		}
+		sb_free(&ids);
+		sb_free(&host);
+	}
+	sb_free(&mine);
+	return r;
+}
+
 /* The agent's objects are read by their inflated size, known from their
  * headers (git reads the start of a loose object, a pack entry's header)
  * before any git process inflates one.  First every commit, tree and tag the
  * agent wrote (before the alternates name the host's objects: only the
  * agent's are listed), since listing what head reaches reads them: each
  * within the bound, and together too, but for those the host holds as they
- * are (the same id, type and size cost what the host's repository does; a
- * pack after the agent's git gc holds them all).  An index the agent wrote
- * can map any number of ids to one big tree: each is counted.  Then what
- * the series packs, base..head, blobs included. */
+ * are.  An index the agent wrote can map any number of ids to one big tree:
+ * each is counted.  Then what the series packs, base..head, blobs included. */
+#define STRUCTURE_IDS_MAX 4000000  /* asked of the host: ~230 MB listed */
+
 static int check_inflated_structure(const char *raw_dir, const char *host_dir,
                                     struct jail_err *e)
 {
-	struct strbuf mine = {0}, ids = {0}, host = {0};
-	const char *l, *h;
-	size_t len, hlen;
-	int r = batch_check(raw_dir, ID_TYPE_SIZE, NULL, 0, true, &mine, e);
-	for (const char *p = r == 0 ? mine.s : NULL; next_line_of(&p, &l, &len);)
-		if (is_structure(l, len)) {
-			sb_append(&ids, l, strcspn(l, " "));
-			sb_puts(&ids, "\n");
-		}
-	if (r == 0 && ids.len)
-		r = batch_check(host_dir, ID_TYPE_SIZE, ids.s, ids.len, false, &host, e);
+	struct strbuf out = {0};
 	unsigned long long all = 0, one = 0;
-	const char *hp = host.s;
-	for (const char *p = r == 0 ? mine.s : NULL; next_line_of(&p, &l, &len);) {
-		if (!is_structure(l, len))
-			continue;
-		if (!next_line_of(&hp, &h, &hlen))
-			h = "", hlen = 0;
-		const char *sp = memrchr(l, ' ', len);
-		unsigned long long n = strtoull(sp + 1, NULL, 10);
-		one = n > one ? n : one;
-		all += hlen == len && memcmp(l, h, len) == 0 ? 0 : n;
-	}
+	size_t n = 0;
+	int r = batch_check(raw_dir, TYPE_SIZE, NULL, 0, true, &out, e);
+	if (r == 0)
+		n = sizes_of(&out, "blob", &all, &one);
+	sb_free(&out);
+	/* most often the agent's few: no need to ask the host */
+	if (r == 0 && one <= INFLATED_ONE_MAX && all > INFLATED_ALL_MAX && n <= STRUCTURE_IDS_MAX)
+		r = agents_own_structure(raw_dir, host_dir, &all, e);
 	if (r == 0)
 		r = too_inflated("commits and trees", all, one, true, e);
-	sb_free(&mine);
-	sb_free(&ids);
-	sb_free(&host);
 	return r;
 }
 
