@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 /* Config that neutralises everything a repository's config could make git run
@@ -219,6 +220,9 @@ static int git_wait(struct git_proc *p, int *status, struct jail_err *e)
 	}
 	if (code == 0)
 		return 0;
+	if (WIFSIGNALED(ws) && (WTERMSIG(ws) == SIGXCPU || WTERMSIG(ws) == SIGKILL))
+		return jail_err_set(e, 0, "git %s was stopped (signal %d): out of its CPU time, or "
+		                          "killed", p->sub, WTERMSIG(ws));
 	/* its first line; a git killed by a signal may have said nothing */
 	const char *msg = p->errbuf.s ? p->errbuf.s : "";
 	_cleanup_free_ char *first = xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
@@ -262,6 +266,13 @@ static int proc_start(const struct git *g, const char *const *args, int out_fd,
 	int child[3] = {pin[0], out_fd >= 0 ? out_fd : pout[1], perr[1]};
 	if (git_spawn(g, argv.v, env.v, child, &p->pid, e) < 0)
 		goto done;
+	/* set from here, a moment after the start: a CPU budget, not a race */
+	struct rlimit cpu = {g->cpu_seconds, g->cpu_seconds + 5};
+	if (g->cpu_seconds && prlimit(p->pid, RLIMIT_CPU, &cpu, NULL) < 0) {
+		jail_err_sys(e, "limit the CPU time of git %s", args[0]);
+		kill(p->pid, SIGKILL);
+		goto done;
+	}
 	p->in = steal_fd(&pin[1]), p->out = steal_fd(&pout[0]), p->err = steal_fd(&perr[0]);
 	/* non-blocking stdin: poll says when it takes more */
 	int fl = fcntl(p->in, F_GETFL);

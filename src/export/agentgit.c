@@ -22,6 +22,12 @@
  * memory, 97 s); past these the series is not read (the single patch is). */
 #define INFLATED_ONE_MAX (64ULL << 20)
 #define INFLATED_ALL_MAX (1ULL << 30)
+/* The CPU time of each git that reads the agent's objects as it copied them:
+ * their sizes are bounded above, but not what resolving a delta chain costs
+ * (an entry no index lists can be the base of another: a chain of a million
+ * 64 MiB steps, 60 MB on disk, kept rev-list busy for more than a day).  A
+ * series of 1 GiB needs well under a minute of it. */
+#define RAW_GIT_CPU_SECONDS 300
 
 /* git's fsck rules, every one an error: a tree entry named "..", ".git" (any
  * case, and its NTFS/HFS spellings), "", with a slash, a mode git does not make,
@@ -469,7 +475,7 @@ static int too_inflated(const char *what, unsigned long long all, unsigned long 
 static int batch_check(const char *dir, const char *fmt, const char *in, size_t in_len, bool all,
                        struct strbuf *out, struct jail_err *e)
 {
-	struct git g = {.cwd = dir, .git_dir = dir};
+	struct git g = {.cwd = dir, .git_dir = dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
 	_cleanup_free_ char *check = xasprintf("--batch-check=%s", fmt);
 	const char *a1[] = {"cat-file", "--batch-all-objects", check, "--buffer", NULL};
 	const char *a2[] = {"cat-file", check, "--buffer", NULL};
@@ -573,7 +579,7 @@ static int check_inflated_structure(const char *raw_dir, const char *host_dir,
 
 static int check_inflated_series(const char *raw_dir, const char *revs, struct jail_err *e)
 {
-	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
 	const char *args[] = {"rev-list", "--objects", "--no-object-names", "--stdin", NULL};
 	struct strbuf list = {0}, out = {0};
 	unsigned long long all, one;
@@ -610,7 +616,7 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	    check_inflated_series(raw_dir, revs, e) < 0)
 		return jail_err_wrap(e, "the agent's commits were refused");
 	struct strbuf pack = {0};
-	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
 	/* no delta search: index-pack inflates every object anyway */
 	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0",
 	                       "--threads=1", NULL};
