@@ -268,7 +268,7 @@ static int proc_start(const struct git *g, const char *const *args, int out_fd,
 		goto done;
 	/* set from here, a moment after the start: a CPU budget, not a race */
 	struct rlimit cpu = {g->cpu_seconds, g->cpu_seconds + 5};
-	if (g->cpu_seconds && prlimit(p->pid, RLIMIT_CPU, &cpu, NULL) < 0) {
+	if (g->cpu_seconds && prlimit(p->pid, RLIMIT_CPU, &cpu, NULL) < 0 && errno != ESRCH) {
 		jail_err_sys(e, "limit the CPU time of git %s", args[0]);
 		kill(p->pid, SIGKILL);
 		goto done;
