@@ -266,9 +266,12 @@ static int proc_start(const struct git *g, const char *const *args, int out_fd,
 	int child[3] = {pin[0], out_fd >= 0 ? out_fd : pout[1], perr[1]};
 	if (git_spawn(g, argv.v, env.v, child, &p->pid, e) < 0)
 		goto done;
-	/* set from here, a moment after the start: a CPU budget, not a race */
-	struct rlimit cpu = {g->cpu_seconds, g->cpu_seconds + 5};
-	if (g->cpu_seconds && prlimit(p->pid, RLIMIT_CPU, &cpu, NULL) < 0 && errno != ESRCH) {
+	/* set from here, a moment after the start: a CPU budget, not a race;
+	 * a stricter one jail was started with stays (it cannot be raised) */
+	struct rlimit cpu = {g->cpu_seconds, g->cpu_seconds + 5}, own;
+	bool lower = g->cpu_seconds && getrlimit(RLIMIT_CPU, &own) == 0 &&
+	             (own.rlim_max == RLIM_INFINITY || own.rlim_max >= cpu.rlim_max);
+	if (lower && prlimit(p->pid, RLIMIT_CPU, &cpu, NULL) < 0 && errno != ESRCH) {
 		jail_err_sys(e, "limit the CPU time of git %s", args[0]);
 		kill(p->pid, SIGKILL);
 		goto done;
