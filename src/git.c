@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 /* Config that neutralises everything a repository's config could make git run
@@ -219,9 +220,13 @@ static int git_wait(struct git_proc *p, int *status, struct jail_err *e)
 	}
 	if (code == 0)
 		return 0;
-	char *msg = p->errbuf.s ? p->errbuf.s : "";
-	msg[strcspn(msg, "\n")] = '\0';
-	_cleanup_free_ char *esc = escape_name(msg);
+	if (WIFSIGNALED(ws) && (WTERMSIG(ws) == SIGXCPU || WTERMSIG(ws) == SIGKILL))
+		return jail_err_set(e, 0, "git %s was stopped (signal %d): out of its CPU time, or "
+		                          "killed", p->sub, WTERMSIG(ws));
+	/* its first line; a git killed by a signal may have said nothing */
+	const char *msg = p->errbuf.s ? p->errbuf.s : "";
+	_cleanup_free_ char *first = xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
+	_cleanup_free_ char *esc = escape_name(first);
 	return jail_err_set(e, 0, "git %s failed (exit %d)%s%s", p->sub, code, *esc ? ": " : "", esc);
 }
 
@@ -261,6 +266,16 @@ static int proc_start(const struct git *g, const char *const *args, int out_fd,
 	int child[3] = {pin[0], out_fd >= 0 ? out_fd : pout[1], perr[1]};
 	if (git_spawn(g, argv.v, env.v, child, &p->pid, e) < 0)
 		goto done;
+	/* set from here, a moment after the start: a CPU budget, not a race;
+	 * a stricter one jail was started with stays (it cannot be raised) */
+	struct rlimit cpu = {g->cpu_seconds, g->cpu_seconds + 5}, own;
+	bool lower = g->cpu_seconds && getrlimit(RLIMIT_CPU, &own) == 0 &&
+	             (own.rlim_max == RLIM_INFINITY || own.rlim_max >= cpu.rlim_max);
+	if (lower && prlimit(p->pid, RLIMIT_CPU, &cpu, NULL) < 0 && errno != ESRCH) {
+		jail_err_sys(e, "limit the CPU time of git %s", args[0]);
+		kill(p->pid, SIGKILL);
+		goto done;
+	}
 	p->in = steal_fd(&pin[1]), p->out = steal_fd(&pout[0]), p->err = steal_fd(&perr[0]);
 	/* non-blocking stdin: poll says when it takes more */
 	int fl = fcntl(p->in, F_GETFL);

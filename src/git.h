@@ -19,6 +19,10 @@ struct git {
 	const char *index_file;  /* GIT_INDEX_FILE, or NULL */
 	bool literal_pathspecs;  /* GIT_LITERAL_PATHSPECS=1 (check-ignore refuses it) */
 	const char *config;      /* one more "-c key=value", or NULL */
+	unsigned cpu_seconds;    /* RLIMIT_CPU of the process (0: none): for a git
+	                          * reading what the agent wrote, whose work no size
+	                          * bound covers (delta chains through entries no
+	                          * index lists) */
 };
 
 /* Run `git ARGS...` (args NULL-terminated, without "git").  in/in_len go to its

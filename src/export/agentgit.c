@@ -22,6 +22,12 @@
  * memory, 97 s); past these the series is not read (the single patch is). */
 #define INFLATED_ONE_MAX (64ULL << 20)
 #define INFLATED_ALL_MAX (1ULL << 30)
+/* The CPU time of each git that reads the agent's objects as it copied them:
+ * their sizes are bounded above, but not what resolving a delta chain costs
+ * (an entry no index lists can be the base of another: a chain of a million
+ * 64 MiB steps, 60 MB on disk, kept rev-list busy for more than a day).  A
+ * series of 1 GiB needs well under a minute of it. */
+#define RAW_GIT_CPU_SECONDS 300
 
 /* git's fsck rules, every one an error: a tree entry named "..", ".git" (any
  * case, and its NTFS/HFS spellings), "", with a slash, a mode git does not make,
@@ -437,9 +443,10 @@ static int write_alternates(const char *gitdir, const char *objects, struct jail
 
 /* Sum and largest of the sizes of a batch-check's "TYPE SIZE" lines, those of
  * skip_type left out. */
-static void sizes_of(const struct strbuf *out, const char *skip_type, unsigned long long *all,
-                     unsigned long long *one)
+static size_t sizes_of(const struct strbuf *out, const char *skip_type, unsigned long long *all,
+                       unsigned long long *one)
 {
+	size_t lines = 0;
 	*all = *one = 0;
 	for (char *l = out->s, *nl; l && *l; l = nl ? nl + 1 : NULL) {
 		nl = strchr(l, '\n');
@@ -449,27 +456,29 @@ static void sizes_of(const struct strbuf *out, const char *skip_type, unsigned l
 		unsigned long long n = strtoull(sp && (!nl || sp < nl) ? sp + 1 : l, NULL, 10);
 		*one = n > *one ? n : *one;
 		*all += n;
+		lines++;
 	}
+	return lines;
 }
 
-static int too_inflated(unsigned long long all, unsigned long long one, bool bound_all,
-                        struct jail_err *e)
+static int too_inflated(const char *what, unsigned long long all, unsigned long long one,
+                        bool bound_all, struct jail_err *e)
 {
 	if (one <= INFLATED_ONE_MAX && (!bound_all || all <= INFLATED_ALL_MAX))
 		return 0;
-	return jail_err_set(e, 0, "the agent's objects inflate to more than git is given to read "
+	return jail_err_set(e, 0, "the agent's %s inflate to more than git is given to read "
 	                          "(%llu MiB, the largest %llu MiB; at most %llu MiB, %llu MiB each)",
-	                    all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
+	                    what, all >> 20, one >> 20, INFLATED_ALL_MAX >> 20, INFLATED_ONE_MAX >> 20);
 }
 
-/* git cat-file --batch-check in dir: stdin in, "TYPE SIZE" lines out. */
-static int batch_check(const char *dir, const char *in, size_t in_len, bool all,
+/* git cat-file --batch-check in dir: stdin in, lines of fmt out. */
+static int batch_check(const char *dir, const char *fmt, const char *in, size_t in_len, bool all,
                        struct strbuf *out, struct jail_err *e)
 {
-	struct git g = {.cwd = dir, .git_dir = dir};
-	const char *a1[] = {"cat-file", "--batch-all-objects",
-	                    "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
-	const char *a2[] = {"cat-file", "--batch-check=%(objecttype) %(objectsize)", "--buffer", NULL};
+	struct git g = {.cwd = dir, .git_dir = dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
+	_cleanup_free_ char *check = xasprintf("--batch-check=%s", fmt);
+	const char *a1[] = {"cat-file", "--batch-all-objects", check, "--buffer", NULL};
+	const char *a2[] = {"cat-file", check, "--buffer", NULL};
 	int status = 0;
 	int r = git_run(&g, all ? a1 : a2, in, in_len, out, &status, e);
 	if (r == 0 && status != 0)
@@ -477,37 +486,109 @@ static int batch_check(const char *dir, const char *in, size_t in_len, bool all,
 	return r;
 }
 
+#define TYPE_SIZE "%(objecttype) %(objectsize)"
+#define ID_TYPE_SIZE "%(objectname) %(objecttype) %(objectsize)"
+
+/* Lines of a batch-check's output, read in place: *l and its length. */
+static bool next_line_of(const char **p, const char **l, size_t *len)
+{
+	if (!*p || !**p)
+		return false;
+	*l = *p;
+	*len = strcspn(*p, "\n");
+	*p += *len + ((*p)[*len] == '\n');
+	return true;
+}
+
+/* Whether an "ID TYPE SIZE" line is of a commit, tree or tag. */
+static bool is_structure(const char *l, size_t len)
+{
+	const char *sp = memchr(l, ' ', len);
+	return sp && !(len - (size_t)(sp + 1 - l) > 5 && strncmp(sp + 1, "blob ", 5) == 0);
+}
+
+/* The sizes of the agent's commits, trees and tags that the host does not
+ * hold as they are (the same id, type and size cost what the host's
+ * repository does: a pack after the agent's git gc holds them all), added
+ * into *all.  The host is asked a slice of ids at a time, so what is held is
+ * the agent's listing and one slice. */
+#define HOST_ASK_IDS 65536
+
+static int agents_own_structure(const char *raw_dir, const char *host_dir,
+                                unsigned long long *all, struct jail_err *e)
+{
+	struct strbuf mine = {0};
+	const char *l, *h;
+	size_t len, hlen;
+	int r = batch_check(raw_dir, ID_TYPE_SIZE, NULL, 0, true, &mine, e);
+	*all = 0;
+	for (const char *p = r == 0 ? mine.s : NULL; p && *p && r == 0;) {
+		struct strbuf ids = {0}, host = {0};
+		const char *from = p;
+		for (size_t n = 0; n < HOST_ASK_IDS && next_line_of(&p, &l, &len);)
+			if (is_structure(l, len)) {
+				sb_append(&ids, l, strcspn(l, " "));
+				sb_puts(&ids, "\n");
+				n++;
+			}
+		if (ids.len)
+			r = batch_check(host_dir, ID_TYPE_SIZE, ids.s, ids.len, false, &host, e);
+		const char *hp = host.s;
+		for (const char *q = from; r == 0 && q < p && next_line_of(&q, &l, &len);) {
+			if (!is_structure(l, len))
+				continue;
+			if (!next_line_of(&hp, &h, &hlen))
+				h = "", hlen = 0;
+			if (hlen != len || memcmp(l, h, len) != 0)
+				*all += strtoull(memrchr(l, ' ', len) + 1, NULL, 10);
+		}
+		sb_free(&ids);
+		sb_free(&host);
+	}
+	sb_free(&mine);
+	return r;
+}
+
 /* The agent's objects are read by their inflated size, known from their
  * headers (git reads the start of a loose object, a pack entry's header)
  * before any git process inflates one.  First every commit, tree and tag the
  * agent wrote (before the alternates name the host's objects: only the
- * agent's are listed), since listing what head reaches reads them; then
- * what the series packs, base..head, blobs included. */
-static int check_inflated_structure(const char *raw_dir, struct jail_err *e)
+ * agent's are listed), since listing what head reaches reads them: each
+ * within the bound, and together too, but for those the host holds as they
+ * are.  An index the agent wrote can map any number of ids to one big tree:
+ * each is counted.  Then what the series packs, base..head, blobs included. */
+#define STRUCTURE_IDS_MAX 4000000  /* asked of the host: ~230 MB listed */
+
+static int check_inflated_structure(const char *raw_dir, const char *host_dir,
+                                    struct jail_err *e)
 {
 	struct strbuf out = {0};
-	unsigned long long all, one;
-	int r = batch_check(raw_dir, NULL, 0, true, &out, e);
-	if (r == 0) {
-		sizes_of(&out, "blob", &all, &one);
-		r = too_inflated(all, one, false, e);
-	}
+	unsigned long long all = 0, one = 0;
+	size_t n = 0;
+	int r = batch_check(raw_dir, TYPE_SIZE, NULL, 0, true, &out, e);
+	if (r == 0)
+		n = sizes_of(&out, "blob", &all, &one);
 	sb_free(&out);
+	/* most often the agent's few: no need to ask the host */
+	if (r == 0 && one <= INFLATED_ONE_MAX && all > INFLATED_ALL_MAX && n <= STRUCTURE_IDS_MAX)
+		r = agents_own_structure(raw_dir, host_dir, &all, e);
+	if (r == 0)
+		r = too_inflated("commits and trees", all, one, true, e);
 	return r;
 }
 
 static int check_inflated_series(const char *raw_dir, const char *revs, struct jail_err *e)
 {
-	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
 	const char *args[] = {"rev-list", "--objects", "--no-object-names", "--stdin", NULL};
 	struct strbuf list = {0}, out = {0};
 	unsigned long long all, one;
 	int r = git_run(&raw, args, revs, strlen(revs), &list, NULL, e);
 	if (r == 0 && list.len)
-		r = batch_check(raw_dir, list.s, list.len, false, &out, e);
+		r = batch_check(raw_dir, TYPE_SIZE, list.s, list.len, false, &out, e);
 	if (r == 0) {
 		sizes_of(&out, NULL, &all, &one);
-		r = too_inflated(all, one, true, e);
+		r = too_inflated("objects", all, one, true, e);
 	}
 	sb_free(&list);
 	sb_free(&out);
@@ -528,12 +609,14 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	 * of it */
 	if (copy_objects(g, ofd, hexlen, e) < 0)
 		return -1;
-	if (check_inflated_structure(raw_dir, e) < 0 ||
+	_cleanup_free_ char *host_dir = xasprintf("%.*s", (int)(strlen(g->host_objects) - strlen("/objects")),
+	                                          g->host_objects);
+	if (check_inflated_structure(raw_dir, host_dir, e) < 0 ||
 	    write_alternates(raw_dir, g->host_objects, e) < 0 ||
 	    check_inflated_series(raw_dir, revs, e) < 0)
 		return jail_err_wrap(e, "the agent's commits were refused");
 	struct strbuf pack = {0};
-	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir};
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
 	/* no delta search: index-pack inflates every object anyway */
 	const char *pargs[] = {"pack-objects", "--revs", "--stdout", "-q", "--window=0",
 	                       "--threads=1", NULL};

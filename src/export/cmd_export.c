@@ -649,7 +649,13 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 	session_free(&s);
 	config_free(&cfg);
 	if (r < 0) {
-		log_error("%s", e.msg);
+		/* the export opens files and runs git one after another: with
+		 * none free, which of them failed matters less than the fix */
+		if (e.errnum == EMFILE || e.errnum == ENFILE)
+			log_error("%s (raise the limit of open files, ulimit -n, or start jail with "
+			          "fewer of them open)", e.msg);
+		else
+			log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}
 	return 0;

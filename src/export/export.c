@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -948,19 +949,50 @@ int change_take_fd(struct change *c)
  * (the second open and its path walk were a tenth of an export's CPU), and
  * what the pack holds is what the filter looked at.  Beyond this many (at
  * most 4,096, each a file the kernel keeps; 512 fds stay free) the pack
- * opens the file again. */
+ * opens the file again.  Keeping is only a saving: it must never make an
+ * export fail, so the fds open already (a shell or an editor may hand down
+ * hundreds) count against the limit, and an open that still finds none free
+ * gives the kept ones back (export_filter). */
 #define KEEP_FDS_MAX 4096
+#define KEEP_FDS_SPARE 512
+
+/* The fds this process has open now; SIZE_MAX when /proc cannot say. */
+static size_t fds_open(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return SIZE_MAX;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
 
 static size_t keep_fds_max(void)
 {
 	struct rlimit nofile;
 	if (getrlimit(RLIMIT_NOFILE, &nofile) < 0 || nofile.rlim_cur < 1024)
 		return 0;
-	rlim_t n = nofile.rlim_cur == RLIM_INFINITY ? KEEP_FDS_MAX : nofile.rlim_cur - 512;
+	if (nofile.rlim_cur == RLIM_INFINITY)
+		return KEEP_FDS_MAX;
+	size_t used = fds_open();
+	if (used == SIZE_MAX || nofile.rlim_cur < used + KEEP_FDS_SPARE)
+		return 0;
+	rlim_t n = nofile.rlim_cur - used - KEEP_FDS_SPARE;
 	return n > KEEP_FDS_MAX ? KEEP_FDS_MAX : (size_t)n;
 }
 
-static int filter_content(struct export_ctx *x, struct change *c, size_t *keep,
+/* Every kept file closed, none kept from now on: the pack opens them again. */
+static void keep_none(struct changeset *cs, size_t *keep)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		change_drop_fd(&cs->v[i]);
+	*keep = 0;
+}
+
+static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, bool kept_any,
                           struct jail_err *e)
 {
 	if (c->new_type != FT_FILE)
@@ -970,6 +1002,8 @@ static int filter_content(struct export_ctx *x, struct change *c, size_t *keep,
 		                              "raise it with --max-size)",
 		                              c->new_size, x->rules.max_size)), 0;
 	_cleanup_close_ int fd = open_beneath(x->upper_fd, c->path, O_RDONLY);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE) && kept_any)
+		return 1;  /* the caller gives the kept files back and asks again */
 	char buf[BINARY_PROBE_LEN];
 	ssize_t n = fd < 0 ? -1 : pread(fd, buf, x->rules.binary_ok ? 0 : sizeof(buf), 0);
 	if (n < 0 && (errno == EACCES || errno == EPERM))
@@ -1089,11 +1123,18 @@ int export_filter(struct export_ctx *x, struct changeset *cs, struct jail_err *e
 	if (x->is_repo && filter_git(x, cs, e) < 0)
 		return -1;
 	unsigned long long total = 0;
-	size_t keep = keep_fds_max();
+	size_t keep = keep_fds_max(), kept = 0;
 	for (size_t i = 0; i < cs->n; i++) {
 		log_progress("exporting: checking", i, cs->n);
-		if (!cs->v[i].reason && filter_content(x, &cs->v[i], &keep, e) < 0)
+		int r = cs->v[i].reason ? 0 : filter_content(x, &cs->v[i], &keep, kept > 0, e);
+		if (r == 1) {  /* no fd free with files kept: keep none */
+			keep_none(cs, &keep);
+			kept = 0;
+			r = filter_content(x, &cs->v[i], &keep, false, e);
+		}
+		if (r < 0)
 			return -1;
+		kept += cs->v[i].kept_fd1 > 0;
 		over_total(&cs->v[i], &total);
 		if (cs->v[i].reason)
 			change_drop_fd(&cs->v[i]);

@@ -288,6 +288,38 @@ test_hostside_series_bounded_like_the_single_patch() {
 	[ "$(du -sm "$T/out" | cut -f1)" -lt 100 ] || fail "the patches take $(du -sm "$T/out" | cut -f1) MB"
 }
 
+# The filter keeps the agent's files open for the pack (export.c), as many as
+# the fd limit less 512 leaves; fds the export was started with count against
+# that limit too.  600 inherited fds under a limit of 1,024 and 700 changed
+# files: the export failed ("Too many open files") where a pack that opens each
+# file again succeeds.  Keeping files open must never make an export fail.
+test_hostside_export_with_inherited_fds_still_lands() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'mkdir many; i=0
+		while [ $i -lt 700 ]; do echo $i > many/f$i; i=$((i+1)); done'
+	assert_eq "$rc" 0 "the run ($err)"
+	printf '#!/bin/bash\nulimit -n 1024 || exit 99\nfor ((f = 20; f < 620; f++)); do eval "exec $f</dev/null"; done\nexec "%s" "$@"\n' \
+		"$JAIL" >"$T/manyfds"
+	chmod +x "$T/manyfds"
+	local real=$JAIL
+	JAIL=$T/manyfds
+	run_jail export -D "$T/p" -o "$T/out"
+	JAIL=$real
+	assert_eq "$rc" 0 "export with 600 fds open ($err)"
+	assert_not_contains "$err" "Too many open files"
+	assert_eq "$(grep -c '^diff --git a/many/' "$T"/out/*.patch)" 700 "files in the patch"
+	# with no fd free at all: one line that names the fix, and no patch
+	printf '#!/bin/bash\nulimit -n 256 || exit 99\nfor ((f = 3; f < 254; f++)); do eval "exec $f</dev/null"; done\nexec "%s" "$@"\n' \
+		"$JAIL" >"$T/manyfds"
+	JAIL=$T/manyfds
+	run_jail export -D "$T/p" -o "$T/out2"
+	JAIL=$real
+	assert_eq "$rc" 125 "export with no fd free ($err)"
+	assert_eq "$(printf '%s\n' "$err" | grep -c .)" 1 "lines of the error: $err"
+	assert_contains "$err" "ulimit -n"
+	[ ! -e "$T/out2" ] || fail "a patch was written: $(ls -R "$T/out2")"
+}
+
 # A loose object of the agent's is small on disk and huge inflated (zeros
 # compress 1000:1): git packed and checked it whole for the series (a 4 GB blob
 # from 17 MB: 3.9 GB of memory, 97 s).  Its size is read from its header
@@ -320,6 +352,68 @@ PY
 # update-index (no files), and cost the export's fast-import a scan of the
 # directory per path (300,000: over ten minutes at the end of the run).  Past
 # 20,000 changed paths the series is the single patch.
+# The structure's sizes were bounded one object at a time only: an index the
+# agent wrote maps many tree ids to one 29 MB tree, and one commit names them
+# all (a few MB on disk).  git rev-list read every one (70 ms each: 2,000 of
+# them 140 s, 1.7 million of them a day and a half) before the series' total
+# was checked.  The agent's commits and trees that are not the host's are now
+# counted together before any git walks them.  (The CPU limit only stops a
+# build without the bound early; the assertion is on the message.)
+test_hostside_agents_trees_bounded_in_total_before_git_walks_them() {
+	command -v python3 >/dev/null || skip "no python3"
+	mkrepo "$T/p"
+	cat >"$T/trees.py" <<'PY'
+# In a repository's top: one commit on BASE whose root tree names K
+# subtrees, each a different id that the pack's index maps to the same 29 MB
+# tree (an index is a lookup table git trusts): small on disk, K * 29 MB to
+# read for whoever walks the commit.
+import hashlib, os, struct, sys, zlib
+base, k = sys.argv[1], int(sys.argv[2])
+empty = bytes.fromhex("e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")
+big = b"".join(b"100644 f%07d\0" % i + empty for i in range(800000))
+fake = [hashlib.sha1(b"fake %d" % i).digest() for i in range(k)]
+root = b"".join(b"40000 d%07d\0" % i + fake[i] for i in range(k))
+commit = (b"tree %s\nparent %s\nauthor A <a@b> 1700000000 +0000\n"
+          b"committer A <a@b> 1700000000 +0000\n\ntrees\n") % (
+          hashlib.sha1(b"root").hexdigest().encode(), base.encode())
+def entry(t, data):
+    size = len(data); c = (t << 4) | (size & 15); size >>= 4; h = []
+    while size: h.append(c | 0x80); c = size & 0x7f; size >>= 7
+    return bytes(h + [c]) + zlib.compress(data, 1)
+body = b""; offs = {}
+for name, t, data in (("big", 2, big), ("empty", 3, b""), ("root", 2, root), ("commit", 1, commit)):
+    offs[name] = 12 + len(body); body += entry(t, data)
+ids = [(f, offs["big"]) for f in fake] + [(empty, offs["empty"]),
+       (hashlib.sha1(b"root").digest(), offs["root"]), (hashlib.sha1(b"commit").digest(), offs["commit"])]
+ids.sort()
+pack = b"PACK" + struct.pack(">II", 2, len(ids)) + body
+pack += hashlib.sha1(pack).digest()
+fan = [0] * 256
+for oid, _ in ids: fan[oid[0]] += 1
+for i in range(1, 256): fan[i] += fan[i - 1]
+idx = b"\377tOc" + struct.pack(">I", 2) + struct.pack(">256I", *fan)
+idx += b"".join(o for o, _ in ids) + b"\0" * 4 * len(ids)
+idx += b"".join(struct.pack(">I", off) for _, off in ids) + pack[-20:]
+idx += hashlib.sha1(idx).digest()
+name = ".git/objects/pack/pack-" + pack[-20:].hex()
+os.makedirs(".git/objects/pack", exist_ok=True)
+open(name + ".pack", "wb").write(pack); open(name + ".idx", "wb").write(idx)
+print(hashlib.sha1(b"commit").hexdigest())
+PY
+	run_jail -q --no-export --ro "$T/trees.py" -D "$T/p" -- sh -c "echo more >> README
+		head=\$(python3 '$T/trees.py' \$(git rev-parse HEAD) 2000) &&
+		printf '%s\\n' \$head > .git/\$(git symbolic-ref HEAD)"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail_cpu() { local real=$JAIL; JAIL=$T/cpu; run_jail "$@"; JAIL=$real; }
+	printf '#!/bin/sh\nulimit -t 60 || exit 99\nexec "%s" "$@"\n' "$JAIL" >"$T/cpu"
+	chmod +x "$T/cpu"
+	run_jail_cpu export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "export ($err)"
+	assert_contains "$err" "the agent's commits and trees inflate to more than"
+	assert_contains "$err" "exported as one patch"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"
+}
+
 test_hostside_series_change_count_bounded() {
 	mkrepo "$T/p"
 	run_jail -q --no-export -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
