@@ -2,6 +2,7 @@
 #include "sync.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -44,6 +45,22 @@ int sync_send(int sock, enum sync_type type, const void *data, size_t len, int f
 	return 0;
 }
 
+/* recvmsg, past EINTR and past one ECONNRESET.  The peer may exit with a
+ * message of ours unread (the supervisor sends GO before init's READY, so an
+ * error of init's crosses it): the kernel then reports the reset once, ahead
+ * of what the peer sent before it went, which is still queued.  Read that
+ * (init's error), then the end of the stream. */
+static ssize_t recv_queued(int sock, struct msghdr *m)
+{
+	bool reset_seen = false;
+	for (;;) {
+		ssize_t r = recvmsg(sock, m, MSG_CMSG_CLOEXEC);
+		if (r >= 0 || (errno != EINTR && (errno != ECONNRESET || reset_seen)))
+			return r;
+		reset_seen |= errno == ECONNRESET;
+	}
+}
+
 int sync_recv(int sock, enum sync_type expect, void *data, size_t *len, int *fd,
               struct jail_err *e)
 {
@@ -54,15 +71,7 @@ int sync_recv(int sock, enum sync_type expect, void *data, size_t *len, int *fd,
 	                   .msg_controllen = sizeof(cbuf)};
 	if (fd)
 		*fd = -1;
-	/* A peer that closed with messages of ours unread makes the first
-	 * recvmsg fail with ECONNRESET (SEQPACKET reports the socket's error
-	 * before its queue), yet what it sent before closing (its error, most
-	 * often) is still queued: one more read takes it, or says EOF. */
-	ssize_t r;
-	bool reset = false;
-	do
-		r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (r < 0 && (errno == EINTR || (errno == ECONNRESET && !reset && (reset = true))));
+	ssize_t r = recv_queued(sock, &m);
 	if (r < 0)
 		return jail_err_sys(e, "receive from the other side of the jail");
 	if (r == 0)

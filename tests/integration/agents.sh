@@ -10,23 +10,28 @@
 AGENTS_DIR=${JAIL_AGENTS_DIR:-/tmp/jail-agents-$(id -u)}
 AGENT_BIN=$AGENTS_DIR/node_modules/.bin
 
+agents_installed() {
+	local a
+	for a in claude codex gemini opencode; do [ -x "$AGENT_BIN/$a" ] || return 1; done
+}
+
+# The check is made under the lock too: another suite may be installing now,
+# and its links can be there before its packages are whole.
 agents_install() {
-	local a missing=
-	for a in claude codex gemini opencode; do [ -x "$AGENT_BIN/$a" ] || missing=1; done
-	[ -z "$missing" ] && return 0
-	command -v npm >/dev/null || fail "npm is needed to install the agent CLIs"
 	mkdir -p "$AGENTS_DIR"
 	(
 		flock 9
+		agents_installed && exit 0
+		command -v npm >/dev/null || { echo "npm is needed to install the agent CLIs" >&2; exit 1; }
 		# the system's CA store, as the host's own npm is set up to use (the
 		# suite's environment is built from nothing)
 		[ -r /etc/ssl/certs/ca-certificates.crt ] &&
 			export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 		npm install --silent --no-fund --no-audit --prefix "$AGENTS_DIR" \
 			--cache "$AGENTS_DIR/.npm-cache" \
-			@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai
+			@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai &&
+			chmod -R a+rX "$AGENTS_DIR"
 	) 9>"$AGENTS_DIR/.lock" || fail "npm install of the agent CLIs failed"
-	chmod -R a+rX "$AGENTS_DIR"
 }
 
 agent_setup() { # the project and a home of the host user's that has some config

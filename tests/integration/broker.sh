@@ -1013,14 +1013,17 @@ log_has() { [ "$(grep -c "$2" "$T/up.log" 2>/dev/null)" = "$1" ]; } # COUNT WORD
 # not when the upstream's 30 s I/O timeout runs out.
 test_broker_stops_with_an_upstream_handshake_hanging() {
 	UPSTREAM=tcp_mute.py broker_world
+	# a length of sleep no other test of this user (another suite running
+	# this one at the same time) has: the kill below ends only ours
+	local nap=$((1000000 + $$))
 	bg "$JAIL" "${B[@]}" -- sh -c '
 		curl -sS -m 300 --http2 https://api.anthropic.com/x >/dev/null 2>&1 &
 		curl -sS -m 300 --http1.1 https://api.anthropic.com/y >/dev/null 2>&1 &
-		exec sleep 1234' >/dev/null 2>"$T/mute.err" </dev/null
+		exec sleep "$0"' "$nap" >/dev/null 2>"$T/mute.err" </dev/null
 	local pid
 	pid=$(tail -n 1 "$T/.pids")
 	wait_for log_has 2 accepted
-	kill $(pgrep -u "$(id -u)" -x -f "sleep 1234")
+	kill $(pgrep -u "$(id -u)" -x -f "sleep $nap")
 	wait_for -t 15 gone "$pid" || fail "the supervisor still waits"
 	wait_for log_has 2 closed
 	assert_not_contains "$(cat "$T/mute.err")" "nothing was sent there"

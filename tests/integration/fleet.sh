@@ -67,9 +67,13 @@ podman_ready() {
 	local tar=$cache/root-${PODMAN_IMAGE##*:}.tar
 	if [ ! -s "$tar" ]; then
 		mmdebstrap --quiet --mode=unshare --format=tar --variant=essential \
-			--include="$PODMAN_PKGS" bookworm "$tar.part" >"$T/mmdebstrap.log" 2>&1 ||
+			--include="$PODMAN_PKGS" bookworm "$tar.part.$$" >"$T/mmdebstrap.log" 2>&1 || {
+			rm -f "$tar.part.$$"
 			skip "mmdebstrap could not make a Debian root (no mirror reachable?): $(tail -n 1 "$T/mmdebstrap.log")"
-		mv "$tar.part" "$tar"
+		}
+		# (a part of this suite's own: another suite may build the same root now;
+		# the rename is atomic, whichever comes last wins with a whole file)
+		mv "$tar.part.$$" "$tar"
 	fi
 	"${podman[@]}" import -q "$tar" "$PODMAN_IMAGE" >/dev/null
 }

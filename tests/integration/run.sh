@@ -88,12 +88,14 @@ test_show_ignored_path_stays_visible() {
 	assert_ne "$rc" 0
 }
 
+# (A home of the test's own: the test user's real one is shared with any other
+# suite running now, whose clean-up would remove the canary under this test.)
 test_fake_home_holds_nothing_of_the_real_one() {
 	mkrepo "$T/p"
+	export HOME=$T/home
 	mkdir -p "$HOME/.ssh"
 	echo canary-ssh-5678 > "$HOME/.ssh/id_test_canary"
 	run_jail -D "$T/p" -- sh -c 'ls -A "$HOME"; cat "$HOME/.ssh/id_test_canary" 2>&1; echo home=$HOME'
-	rm -f "$HOME/.ssh/id_test_canary"
 	assert_not_contains "$out" "canary-ssh-5678"
 	assert_eq "$(printf '%s\n' "$out" | grep -v 'No such' | grep -v home= | sort | tr '\n' ' ')" ".bashrc .profile "
 	assert_contains "$out" "home=$HOME"
@@ -377,14 +379,16 @@ test_binds_and_tmpfs() {
 	assert_no_file "$T/ro/g"
 }
 
+# (A home of the test's own, as above: another suite's clean-up of the shared
+# real home removed the file between the jail and the check.)
 test_copy_into_home_is_never_written_back() {
 	mkrepo "$T/p"
+	export HOME=$T/home
 	mkdir -p "$HOME/.config/tool"
 	echo setting=1 > "$HOME/.config/tool/conf"
 	run_jail -D "$T/p" --copy "~/.config/tool/conf" -- sh -c 'cat ~/.config/tool/conf; echo changed > ~/.config/tool/conf'
 	assert_eq "$out" "setting=1"
 	assert_eq "$(cat "$HOME/.config/tool/conf")" "setting=1"
-	rm -rf "$HOME/.config/tool"
 }
 
 test_hide_patterns_hide_tracked_paths_until_dropped() {

@@ -168,13 +168,18 @@ ssl_mapped_while_gating() {
 	local jpid=$!
 	wait_for grep -q "GET /$tag" "$T/up.log" || fail "no request through the gate"
 	local pids any=no
-	pids=$(pgrep -u "$(id -u)" -f -- "--allow gate.test:443") || fail "no jail process found"
+	# this test's jail only (its project dir): another suite of this user may
+	# run the same jail with a brokered secret, libssl mapped, at the same time
+	# ($JAIL is a wrapper here: match the arguments; the leading blank keeps
+	# the pattern from reading as an option of pgrep)
+	local mine=" -D $T/p .*--allow gate.test:443"
+	pids=$(pgrep -u "$(id -u)" -f -- "$mine") || fail "no jail process found"
 	for p in $pids; do
 		grep -q libssl "/proc/$p/maps" 2>/dev/null && any=yes
 	done
 	kill $pids "$jpid" 2>/dev/null
 	wait "$jpid" 2>/dev/null
-	wait_for no_process -- "--allow gate.test:443"
+	wait_for no_process "$mine"
 	echo "$any"
 }
 
