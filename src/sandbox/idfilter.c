@@ -26,6 +26,7 @@
  * groups succeeds; inside only the primary group is mapped (no setuid helper
  * maps more), so it fails, with EPERM. */
 #include "idfilter.h"
+#include "sysfilter.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -43,16 +44,6 @@ static const struct {
 	{"setreuid", 3, 0},         {"setregid", 0, 3},         {"setresuid", 7, 0},
 	{"setresgid", 0, 7},
 };
-
-/* The low 32 bits of argument i in struct seccomp_data. */
-static unsigned arg_low(unsigned i)
-{
-	unsigned off = (unsigned)offsetof(struct seccomp_data, args) + 8 * i;
-#if __BYTE_ORDER == __BIG_ENDIAN
-	off += 4;
-#endif
-	return off;
-}
 
 struct prog {
 	struct sock_filter *v;
@@ -74,7 +65,7 @@ static void emit_block(struct prog *p, size_t c, uint32_t uid, uint32_t gid)
 		bool is_uid = id_calls[c].uids & (1u << a), is_gid = id_calls[c].gids & (1u << a);
 		if (!is_uid && !is_gid)
 			continue;
-		emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg_low(a)));
+		emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, seccomp_arg_low(a)));
 		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, is_uid ? uid : gid, 2, 0));
 		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 1, 0));
 		emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,

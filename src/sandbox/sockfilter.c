@@ -17,6 +17,7 @@
  * libseccomp.  The kernel reads family, type and protocol as ints, so the
  * low 32 bits are what is compared. */
 #include "sockfilter.h"
+#include "sysfilter.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -31,16 +32,6 @@
 #define IPPROTO_MPTCP 262
 #endif
 #define SOCK_TYPE_MASK 0xf  /* the kernel's: the rest are SOCK_NONBLOCK/CLOEXEC */
-
-/* The low 32 bits of argument i in struct seccomp_data. */
-static uint32_t arg_low(unsigned i)
-{
-	uint32_t off = (uint32_t)offsetof(struct seccomp_data, args) + 8 * i;
-#if __BYTE_ORDER == __BIG_ENDIAN
-	off += 4;
-#endif
-	return off;
-}
 
 #define LD(off) ((struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off)))
 /* jump to `t` if A == k, else to `f` (absolute instruction indexes, from `at`) */
@@ -63,14 +54,14 @@ int sockfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, si
 		[1] = JEQ(1, seccomp_arch_native(), 2, END),
 		[2] = LD(offsetof(struct seccomp_data, nr)),
 		[3] = JEQ(3, (uint32_t)nr, 4, END),
-		[4] = LD(arg_low(0)),
+		[4] = LD(seccomp_arg_low(0)),
 		[5] = JEQ(5, AF_INET, TYPE, 6),
 		[6] = JEQ(6, AF_INET6, TYPE, END),
-		[TYPE] = LD(arg_low(1)),
+		[TYPE] = LD(seccomp_arg_low(1)),
 		[TYPE + 1] = BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SOCK_TYPE_MASK),
 		[TYPE + 2] = JEQ(TYPE + 2, SOCK_STREAM, PROTO, TYPE + 3),
 		[TYPE + 3] = JEQ(TYPE + 3, SOCK_DGRAM, PROTO, DENY),
-		[PROTO] = LD(arg_low(2)),
+		[PROTO] = LD(seccomp_arg_low(2)),
 		[DENY] = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
 	};
 	for (unsigned i = 0; i < ARRAY_SIZE(protos); i++) {

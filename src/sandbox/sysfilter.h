@@ -4,7 +4,11 @@
 #define JAIL_SYSFILTER_H
 #include "config.h"
 
+#include <endian.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* The compiled filter: made by the supervisor while init builds the root (two
  * cores, half the start-up of compiling in the command's process), sent with
@@ -27,4 +31,14 @@ int seccomp_install(const struct jail_config *cfg, struct jail_err *e) WUR;
  * every name in cfg->syscalls_allow must be a syscall.  seccomp_install checks
  * it again. */
 int sysfilter_check_config(const struct jail_config *cfg, struct jail_err *e) WUR;
+/* Where the low 32 bits of argument i lie in struct seccomp_data, for the
+ * hand-written BPF prefixes (idfilter.h, sockfilter.h). */
+static inline uint32_t seccomp_arg_low(unsigned i)
+{
+	uint32_t off = (uint32_t)offsetof(struct seccomp_data, args) + 8 * i;
+#if __BYTE_ORDER == __BIG_ENDIAN
+	off += 4;
+#endif
+	return off;
+}
 #endif
