@@ -284,7 +284,9 @@ int cmd_run(struct cli *c)
 	if (run_jail(&cfg, &s, &exit_code, &hfs, &e) < 0) {
 		log_error("%s", e.msg);
 		exit_code = EXIT_JAIL_FAIL;
-	} else if (!cfg.no_export && export_after_run(&s, &cfg, &hfs, &e) < 0) {
+	} else if (cfg.no_export) {
+		session_sync(&s);
+	} else if (export_after_run(&s, &cfg, &hfs, &e) < 0) {
 		log_error("%s", e.msg);  /* export_after_run says "export: " */
 	}
 	/* after the export, which may wait for the view's hidden list */

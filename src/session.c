@@ -1,6 +1,8 @@
 /* session.c — session state dirs, validation of the project dir, the lock. */
 #include "session.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -416,6 +418,14 @@ int session_remove(struct session *s, struct jail_err *e)
 	if (rmdir(s->dir) < 0 && errno != ENOTEMPTY && errno != EEXIST)
 		return jail_err_sys(e, "remove '%s'", s->dir);
 	return 0;
+}
+
+void session_sync(const struct session *s)
+{
+	_cleanup_close_ int fd = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || syncfs(fd) < 0)
+		log_warn("write the session's changes to disk (%s): %s; run 'sync'", s->upper,
+		         strerror(errno));
 }
 
 void session_free(struct session *s)

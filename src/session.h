@@ -44,6 +44,10 @@ int session_meta_set(const struct session *s, struct jail_err *e, ...) WUR;
 /* Remove the session's state (it must be locked). */
 int session_remove(struct session *s, struct jail_err *e) WUR;
 void session_free(struct session *s);
+/* Write the session's changes to disk: the jail's overlay skips syncs
+ * (plan.h), so a run that changed the session ends with this.  A failure is
+ * a warning: the changes are in the page cache, on disk later. */
+void session_sync(const struct session *s);
 
 /* The state root: ${XDG_STATE_HOME:-~/.local/state}/jail */
 char *state_root(void);

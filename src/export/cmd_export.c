@@ -539,6 +539,7 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct hi
 		runstamp_free(&rs);
 		return 0;
 	}
+	session_sync(s);
 	/* what was hidden is the view server's selection: it may still be
 	 * building when the command ended early */
 	if (view && !cfg->hide_start_only && hidefs_built(view, true) < 0) {

@@ -606,17 +606,17 @@ char *overlay_escape(const char *path)
 #define HIDEFS_AT "/lower"
 
 /* An overlay at `at` over host paths (all read through the old root), or over
- * `lower` as given when `lower_raw`. */
+ * `lower` as given when `lower_raw`; with no syncs when `nosync` (plan.h). */
 static int overlay_at(const char *at, const char *lower, const char *upper, const char *work,
-                      bool lower_raw)
+                      bool lower_raw, bool nosync)
 {
 	_cleanup_free_ char *lo_esc = overlay_escape(lower);
 	_cleanup_free_ char *lo = lower_raw ? xstrdup(lo_esc) : xasprintf(OLD "%s", lo_esc);
 	_cleanup_free_ char *up = overlay_escape(upper);
 	_cleanup_free_ char *wk = overlay_escape(work);
 	_cleanup_free_ char *opts =
-		xasprintf("lowerdir=%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr", lo,
-		          up, wk);
+		xasprintf("lowerdir=%s,upperdir=" OLD "%s,workdir=" OLD "%s,userxattr%s", lo,
+		          up, wk, nosync ? ",volatile" : "");
 	return mount("overlay", at, "overlay", MS_NOSUID | MS_NODEV, opts);
 }
 
@@ -634,7 +634,8 @@ static int mount_project_staged(const struct jail_plan *p, struct jail_err *e)
 		if (r < 0)
 			return -1;
 	}
-	if (overlay_at(STAGE, h ? HIDEFS_AT : s->project, s->upper, s->work, h != NULL) < 0) {
+	if (overlay_at(STAGE, h ? HIDEFS_AT : s->project, s->upper, s->work, h != NULL,
+	               p->overlay_volatile) < 0) {
 		int err = errno;
 		return jail_err_set(e, err,
 		                    "mount overlay on %s (upper %s): is the state dir on a local "
@@ -654,7 +655,7 @@ static int mount_gitdir(const struct jail_plan *p, struct jail_err *e)
 	if (make_target(&dst, true, 0755, &fd, e) < 0)
 		return -1;
 	_cleanup_free_ char *on = fd_path(fd);
-	if (overlay_at(on, p->gitdir_lower, p->gitdir_upper, p->gitdir_work, false) < 0)
+	if (overlay_at(on, p->gitdir_lower, p->gitdir_upper, p->gitdir_work, false, false) < 0)
 		return jail_err_sys(e, "mount overlay on the worktree's repository %s",
 		                    p->gitdir_lower);
 	return 0;
@@ -897,7 +898,7 @@ static int cow_mounts(const struct jail_plan *p, bool early, struct jail_err *e)
 		if (lower_fd < 0)
 			return -1;
 		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
-		if (overlay_at(on, lower, upper, work, true) < 0)
+		if (overlay_at(on, lower, upper, work, true, false) < 0)
 			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
 		if (cover_shown(p, lower_fd, dst, e) < 0)
 			return -1;

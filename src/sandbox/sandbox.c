@@ -193,7 +193,7 @@ static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd
 	return 0;
 }
 
-int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
+int sandbox_run(struct jail_plan *p, int *exit_code, struct jail_err *e)
 {
 	_cleanup_close_ int sigfd = -1;
 	int sv[2];
@@ -214,7 +214,7 @@ int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e)
 		return -1;
 	}
 	/* before the clone: init's overlay then finds no work/work to remove */
-	struct workdir_sweep *sweep = workdir_set_aside(p->session->work);
+	struct workdir_sweep *sweep = workdir_set_aside(p->session->work, &p->overlay_volatile);
 	/* fork-like clone: the child runs on a copy of our stack */
 	unsigned long flags = CLONE_FLAGS | (netns_late(p->cfg) ? 0 : CLONE_NEWNET);
 	pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);

@@ -6,5 +6,5 @@
 /* Clone init into new namespaces, map ids, start the network, relay the terminal
  * or forward signals, and wait.  *exit_code is the command's status as jail exits
  * with it (128+N for a signal). */
-int sandbox_run(const struct jail_plan *p, int *exit_code, struct jail_err *e) WUR;
+int sandbox_run(struct jail_plan *p, int *exit_code, struct jail_err *e) WUR;
 #endif

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* Beside "work" in the overlay's work dir: overlayfs uses only "work" (and
  * "index", with an option jail does not set). */
@@ -17,16 +18,33 @@ struct workdir_sweep {
 	char *work; /* opened again for the removal: init inherits no fd of it */
 };
 
-struct workdir_sweep *workdir_set_aside(const char *work)
+static bool rename_aside(int dir)
 {
+	return renameat2(dir, "work", dir, ASIDE, RENAME_NOREPLACE) == 0 || errno == ENOENT;
+}
+
+/* work/work moved aside; an earlier run's, still there (it failed before
+ * GO), is removed first, and work/work itself when it cannot be moved: both
+ * on the start's path, and rare.  True when work/work is gone. */
+static bool move_aside(int dir)
+{
+	if (rename_aside(dir))
+		return true;
+	struct jail_err e = {0};
+	if (errno == EEXIST && rm_rf_at(dir, ASIDE, &e) == 0 && rename_aside(dir))
+		return true;
+	return rm_rf_at(dir, "work", &e) == 0;
+}
+
+struct workdir_sweep *workdir_set_aside(const char *work, bool *fresh)
+{
+	*fresh = false;
 	_cleanup_close_ int dir = open(work, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir < 0)
 		return NULL;
-	/* EEXIST: the last run's is still there (removed now, work/work next
-	 * time); ENOENT: no mount since the session was made */
+	*fresh = move_aside(dir);
 	struct stat st;
-	if (renameat2(dir, "work", dir, ASIDE, RENAME_NOREPLACE) < 0 &&
-	    fstatat(dir, ASIDE, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (fstatat(dir, ASIDE, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return NULL;
 	struct workdir_sweep *s = xcalloc(1, sizeof(*s));
 	s->work = xstrdup(work);

@@ -14,18 +14,24 @@
  * its).  What an earlier run left set aside (it failed before GO) is removed
  * the same way, work/work then staying for the overlay to remove, as before.
  *
+ * With work/work gone the overlay can be volatile (plan.h): overlayfs marks
+ * a volatile mount's work/work and refuses it to any later mount, so the
+ * flag is set only when work/work is known to be gone.
+ *
  * The work dir is the session's (owner-only, in the state dir no jail sees),
  * the session is locked, and the last run's overlay is gone (its view server
  * or its init held the lock until then). */
 #ifndef JAIL_WORKDIR_H
 #define JAIL_WORKDIR_H
 
+#include <stdbool.h>
+
 struct workdir_sweep;
 
 /* Before the clone: set work/work aside.  NULL when there is nothing to
  * remove, or it could not be set aside (the overlay then removes work/work
- * itself, as it always did). */
-struct workdir_sweep *workdir_set_aside(const char *work);
+ * itself, as it always did).  *fresh: work/work is gone now. */
+struct workdir_sweep *workdir_set_aside(const char *work, bool *fresh);
 /* Remove what was set aside, and free s (NULL: nothing). */
 void workdir_sweep(struct workdir_sweep *s);
 /* Free s, leaving what was set aside for the next run. */
