@@ -10,7 +10,7 @@
 
 enum sync_type {
 	SYNC_ERROR = 1,   /* payload: struct jail_err */
-	SYNC_MAPS_DONE,   /* supervisor → init: uid/gid maps are written */
+	SYNC_MAPS_DONE,   /* init → supervisor: init wrote its uid/gid maps */
 	SYNC_PTY,         /* init → supervisor: the pty master (fd) */
 	SYNC_READY,       /* init → supervisor: the root is built, waiting for GO */
 	SYNC_GO,          /* supervisor → init: start the command (struct sync_go) */

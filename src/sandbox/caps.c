@@ -7,10 +7,10 @@
  * result is read back from the kernel: a set that is not empty fails closed.
  *
  * Emptying the bounding set is most of the cost: one credentials commit per
- * capability (41 of them, 0.15 ms).  Init does it for itself first thing
- * (caps_drop_bounding), while the supervisor writes its id maps: the bounding
- * set only limits what an execve may grant, init never executes anything,
- * and its own effective set (its mounts) is untouched.  The command's process
+ * capability (41 of them, 0.15 ms).  Init does it for itself while a thread
+ * of its mounts the project's overlay (caps_drop_bounding, mounts.c): the
+ * bounding set only limits what an execve may grant, init never executes
+ * anything, and its own effective set (its mounts) is untouched.  The command's process
  * inherits the empty set, and libcap-ng leaves the bounding set out of its
  * work there when the kernel says it is empty already.
  */

@@ -1,7 +1,7 @@
 /* init.c — PID 1 of the jail.
  *
  * The containment recipe, in order; each step fails closed:
- *   wait for the uid/gid maps → hostname → new root (mounts) → network → pty →
+ *   write the uid/gid maps → hostname → new root (mounts) → network → pty →
  *   READY/GO with the supervisor → not dumpable → fork the command, which drops
  *   rlimits, capabilities, seccomp, fds, and execs.
  * Then init reaps everything, forwards signals to the command and, when the
@@ -37,6 +37,34 @@ extern char **environ;
 /* Signals init passes on to the command's process group. */
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1, SIGUSR2};
 
+static int write_self(const char *file, const char *data, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/self/%s", file);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write_all(fd, data, strlen(data)) < 0)
+		return jail_err_sys(e, "write %s", path);
+	return 0;
+}
+
+/* The caller's own uid and gid, and nothing else, inside the jail.  Written
+ * by init itself, which the kernel allows for a map of the writer's own ids
+ * (after setgroups is denied): no round trip with the supervisor. */
+static int write_id_maps(const struct jail_plan *p, struct jail_err *e)
+{
+	char map[64];
+	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, p->uid);
+	if (write_self("setgroups", "deny", e) < 0 || write_self("uid_map", map, e) < 0)
+		goto refused;
+	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, p->gid);
+	if (write_self("gid_map", map, e) < 0)
+		goto refused;
+	return 0;
+refused:
+	if (e->errnum == EPERM || e->errnum == EACCES)
+		jail_err_wrap(e, "user namespace refused (AppArmor or a sysctl?); run 'jail doctor'");
+	return -1;
+}
+
 static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail_err *e)
 {
 	_cleanup_close_ int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -60,14 +88,11 @@ static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail
 static int setup_jail(const struct jail_plan *p, int sock, int *slave,
                       struct sync_go *go, struct jail_err *e)
 {
-	if (sync_recv(sock, SYNC_MAPS_DONE, NULL, NULL, NULL, e) < 0)
-		return -1;
 	/* The hostname is cosmetic (the UTS namespace is the isolation): container
 	 * seccomp profiles (podman's, docker's) refuse sethostname without
 	 * CAP_SYS_ADMIN, and jail runs there with the container's name. */
 	if (sethostname("jail", 4) < 0 && errno != EPERM)
 		return jail_err_sys(e, "set hostname");
-	log_debug("init: maps done");
 	/* The namespace counts are set after GO, once the network helper has made
 	 * its own sandbox inside our user namespace; /proc/sys is read-only by then,
 	 * so the directory is opened while the root is built. */
@@ -258,8 +283,7 @@ int init_main(const struct jail_plan *p, int sock)
 	/* our own session: the host terminal's signals reach the supervisor only,
 	 * and it forwards them once */
 	setsid();
-	/* while the supervisor writes the id maps (caps.c) */
-	if (caps_drop_bounding(&e) < 0) {
+	if (write_id_maps(p, &e) < 0 || sync_send(sock, SYNC_MAPS_DONE, NULL, 0, -1, &e) < 0) {
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}

@@ -8,6 +8,7 @@
 #include "mounts.h"
 #include "broker.h"
 
+#include "caps.h"
 #include "cover.h"
 #include "cowdirs.h"
 #include "etcsnap.h"
@@ -1093,6 +1094,10 @@ static int build_tree(const struct jail_plan *p, struct strv *seal, int *sysuser
 	/* made while the overlay's thread is still at work (netns.h) */
 	if (r == 0 && netns_late(p->cfg))
 		r = netns_make(e);
+	/* the same: init's bounding set (caps.c; this thread's, which the
+	 * command inherits) */
+	if (r == 0)
+		r = caps_drop_bounding(e);
 	if (stager_join(&st, r, e) < 0 || build_named(p, e) < 0)
 		return -1;
 	if ((p->state_root && mask_state_root(p->state_root, e) < 0) ||

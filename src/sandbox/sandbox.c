@@ -45,28 +45,6 @@
 static const int supervised[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
                                  SIGUSR1, SIGUSR2};
 
-static int write_proc(pid_t pid, const char *file, const char *data, struct jail_err *e)
-{
-	_cleanup_free_ char *path = xasprintf("/proc/%d/%s", (int)pid, file);
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write_all(fd, data, strlen(data)) < 0)
-		return jail_err_sys(e, "write %s", path);
-	return 0;
-}
-
-/* The caller's own uid and gid, and nothing else, inside the jail. */
-static int write_id_maps(const struct jail_plan *p, pid_t pid, struct jail_err *e)
-{
-	char map[64];
-	if (write_proc(pid, "setgroups", "deny", e) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", p->uid, p->uid);
-	if (write_proc(pid, "uid_map", map, e) < 0)
-		return -1;
-	snprintf(map, sizeof(map), "%u %u 1\n", p->gid, p->gid);
-	return write_proc(pid, "gid_map", map, e);
-}
-
 static int clone_error(int err, struct jail_err *e)
 {
 	if (err == EPERM || err == ENOSPC || err == EUSERS || err == EINVAL) {
@@ -115,18 +93,10 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
                            struct net_host **net, struct join_server **joins,
                            struct workdir_sweep **sweep, struct jail_err *e)
 {
-	if (write_id_maps(p, pid, e) < 0) {
-		if (e->errnum == EPERM || e->errnum == EACCES)
-			jail_err_wrap(e, "user namespace refused (AppArmor or a sysctl?); "
-			                 "run 'jail doctor'");
-		return -1;
-	}
 	/* Not before the clone: the child would inherit it, and its /proc files
-	 * (uid_map) would become root's. */
+	 * (uid_map, which init writes) would become root's. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return jail_err_sys(e, "make the supervisor not dumpable");
-	if (sync_send(sock, SYNC_MAPS_DONE, NULL, 0, -1, e) < 0)
-		return -1;
 	/* before the network helpers start: the supervisor may have to move down
 	 * into a leaf cgroup, and children started later follow it there */
 	static struct sync_go go;
@@ -153,6 +123,10 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	if (join_server_listen(p->session, sock, joins, &je) < 0)
 		log_warn("jail exec will not reach this jail: %s", je.msg);
 	live_register(p->session, pid, p->cfg->argv);
+	/* init wrote its id maps as it started (init.c); the network's helpers
+	 * enter its user namespace, and the jail's error, if any, is this */
+	if (sync_recv(sock, SYNC_MAPS_DONE, NULL, NULL, NULL, e) < 0)
+		return -1;
 	/* the network's helper is running before the command starts */
 	if (net_host_start(p->cfg, p->broker, pid, sock, net, e) < 0)
 		return -1;
