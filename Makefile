@@ -59,7 +59,19 @@ ALL_LDFLAGS := $(LDFLAGS) -pie -Wl,-z,relro,-z,now
 # OpenSSL and nghttp2 are not linked: src/broker/tlslib.c opens them when the broker needs them
 # libmnl and libnftnl are not linked either: src/net/nftlib.c opens them for --net allow
 # (their sonames are read from the development libraries)
-LDLIBS  := $(shell $(PKG_CONFIG) --libs $(filter-out openssl libnghttp2 libmnl libnftnl,$(LIBS_PC)))
+LINKED_PC := $(filter-out openssl libnghttp2 libmnl libnftnl,$(LIBS_PC))
+# The four libraries every start loads are linked in from their archives
+# (STATIC_LIBS=yes, the default, where the -dev packages install them):
+# loading and relocating a shared library costs each start about 0.05 ms,
+# and the supervisor's exec is on the start's path (jail --version: 0.21 ms
+# less wall time, 0.3 ms less CPU). Distribution packages build with
+# STATIC_LIBS=no, their policy: a library's security update then reaches
+# jail without a rebuild.
+STATIC_LIBS ?= yes
+pc_archive = $(if $(filter yes,$(STATIC_LIBS)),$(wildcard $(shell $(PKG_CONFIG) --variable=libdir $(1))/lib$(patsubst lib%,%,$(1)).a))
+pc_link    = $(or $(call pc_archive,$(1)),$(shell $(PKG_CONFIG) --libs $(1)))
+LDLIBS  := $(foreach p,$(LINKED_PC),$(call pc_link,$(p))) \
+           $(filter-out $(shell $(PKG_CONFIG) --libs $(LINKED_PC)),$(shell $(PKG_CONFIG) --libs --static $(LINKED_PC)))
 soname   = $(shell objdump -p $(shell $(PKG_CONFIG) --variable=libdir $(1))/$(1).so 2>/dev/null | awk '/SONAME/ {print $$2}')
 MNL_SONAME   := $(call soname,libmnl)
 NFTNL_SONAME := $(call soname,libnftnl)
