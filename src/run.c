@@ -194,6 +194,7 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	hfs->build = build_view;
 	hfs->build_ctx = &view;
 	hfs->upper = s->upper;
+	hfs->work = s->work;
 	if (r == 0) {
 		struct jail_plan plan;
 		r = plan_build(&plan, cfg, s, e);

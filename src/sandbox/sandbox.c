@@ -137,8 +137,13 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 			*e = why;
 		return -1;
 	}
-	/* while init builds the root: nothing of init's waits for us now */
-	workdir_sweep(*sweep);
+	/* what was set aside goes with the view's server, which outlives the
+	 * jail (workdir.h); without one (or one a cgroup's end kills), now,
+	 * while init builds the root: nothing of init's waits for us now */
+	if (!p->hidefs || go.cgroup_limits)
+		workdir_sweep(*sweep);
+	else
+		workdir_sweep_free(*sweep);
 	*sweep = NULL;
 	if (p->use_pty && sync_recv(sock, SYNC_PTY, NULL, NULL, master, e) < 0)
 		return -1;

@@ -51,15 +51,20 @@ struct workdir_sweep *workdir_set_aside(const char *work, bool *fresh)
 	return s;
 }
 
+void workdir_remove_aside(const char *work)
+{
+	struct jail_err e = {0};
+	_cleanup_close_ int dir = open(work, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* left for the next run on failure: the overlay does not look at it */
+	if (dir < 0 || rm_rf_at(dir, ASIDE, &e) < 0)
+		log_debug("workdir: %s", dir < 0 ? "open the work dir" : e.msg);
+}
+
 void workdir_sweep(struct workdir_sweep *s)
 {
 	if (!s)
 		return;
-	struct jail_err e = {0};
-	_cleanup_close_ int dir = open(s->work, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	/* left for the next run on failure: the overlay does not look at it */
-	if (dir < 0 || rm_rf_at(dir, ASIDE, &e) < 0)
-		log_debug("workdir: %s", dir < 0 ? "open the work dir" : e.msg);
+	workdir_remove_aside(s->work);
 	workdir_sweep_free(s);
 }
 

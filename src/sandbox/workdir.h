@@ -8,10 +8,12 @@
  * 0.1-5 ms (0.85 ms on average, in 12 of 30 starts at a load average of 3).
  * So before the clone the supervisor renames work/work aside, in the same
  * directory (a rename frees nothing, and keeps the mode-000 directory's ".."),
- * and the overlay only makes it.  The supervisor removes what was set aside
- * once it has sent GO, while it waits for init to build the root (1-2 ms in
- * which it has nothing else to do, and after GO init waits for nothing of
- * its).  What an earlier run left set aside (it failed before GO) is removed
+ * and the overlay only makes it.  What was set aside is removed by the
+ * project view's server as it ends, after the jail (hidefs.h), or, with no
+ * such server to outlive the jail, by the supervisor once it has sent GO,
+ * while it waits for init to build the root (after GO init waits for nothing
+ * of its; but on two cores the removal's journal work, four directories of a
+ * volatile overlay, took CPU from the start).  What an earlier run left set aside (it failed before GO) is removed
  * the same way, work/work then staying for the overlay to remove, as before.
  *
  * With work/work gone the overlay can be volatile (plan.h): overlayfs marks
@@ -34,6 +36,9 @@ struct workdir_sweep;
 struct workdir_sweep *workdir_set_aside(const char *work, bool *fresh);
 /* Remove what was set aside, and free s (NULL: nothing). */
 void workdir_sweep(struct workdir_sweep *s);
+/* The same, by the work dir's path: the project view's server does it as it
+ * ends (hidefs.h), once the overlay that used the work dir is gone. */
+void workdir_remove_aside(const char *work);
 /* Free s, leaving what was set aside for the next run. */
 void workdir_sweep_free(struct workdir_sweep *s);
 #endif

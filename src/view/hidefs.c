@@ -17,6 +17,7 @@
 
 #include "log.h"
 #include "sync.h"
+#include "workdir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -525,6 +526,7 @@ static int serve(struct server *s, int sock)
 struct serving {
 	struct server *s;
 	int sock;
+	const char *work; /* hidefs.work */
 	int r;
 };
 
@@ -537,6 +539,9 @@ static void *serve_thread(void *arg)
 {
 	struct serving *v = arg;
 	v->r = serve(v->s, v->sock);
+	/* the connection ends with the jail's overlay: its work dir is free */
+	if (v->work)
+		workdir_remove_aside(v->work);
 	atomic_store(&served, 1);
 	if (atomic_load(&abandon))
 		_exit(v->r);
@@ -549,7 +554,7 @@ static void *serve_thread(void *arg)
  * the process: the view never answers with an unfiltered tree. */
 static int build_and_serve(struct hidefs *h, struct server *s, int sock, int built)
 {
-	struct serving v = {.s = s, .sock = sock};
+	struct serving v = {.s = s, .sock = sock, .work = h->work};
 	pthread_t th;
 	if (pthread_create(&th, NULL, serve_thread, &v) != 0) {
 		log_error("hidefs: cannot start the project's file server: no thread");

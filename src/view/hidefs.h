@@ -61,6 +61,9 @@ struct hidefs {
 	int lock_fd;            /* the session's lock: the server holds it too (below) */
 	hidefs_build_fn *build; /* run by the server, beside the jail's start */
 	const char *upper;      /* the session's upper dir (from_upper above) */
+	const char *work;       /* the overlay's work dir: what the start set aside there
+	                         * (workdir.h) the server removes once the overlay is
+	                         * gone, off the start's path */
 	void *build_ctx;
 	int built_fd;           /* the server says here when its tree is final */
 	int built;              /* 0 not yet known, 1 final, -1 failed (server gone) */
