@@ -635,8 +635,13 @@ static int mount_project_staged(const struct jail_plan *p, struct jail_err *e)
 		if (r < 0)
 			return -1;
 	}
-	if (overlay_at(STAGE, h ? HIDEFS_AT : s->project, s->upper, s->work, h != NULL,
-	               p->overlay_volatile) < 0) {
+	const char *lower = h ? HIDEFS_AT : s->project;
+	int r = overlay_at(STAGE, lower, s->upper, s->work, h != NULL, p->overlay_volatile);
+	/* a kernel that has unprivileged overlays but not "volatile" (5.10) by
+	 * a distribution's backport: syncs, then */
+	if (r < 0 && errno == EINVAL && p->overlay_volatile)
+		r = overlay_at(STAGE, lower, s->upper, s->work, h != NULL, false);
+	if (r < 0) {
 		int err = errno;
 		return jail_err_set(e, err,
 		                    "mount overlay on %s (upper %s): is the state dir on a local "
