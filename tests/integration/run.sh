@@ -68,6 +68,22 @@ two
 three"
 }
 
+# With syncs skipped, a run that changed the session syncs its upper dir at
+# the end; one that changed nothing does not wait for the disk.
+test_changed_run_syncs_the_session() {
+	command -v strace >/dev/null || skip "no strace"
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- true
+	strace -f -qq -e trace=syncfs -o "$T/st" "$JAIL" -D "$T/p" -- sh -c 'echo x > new.txt' \
+		>/dev/null 2>&1 </dev/null
+	assert_contains "$(cat "$T/st")" "syncfs("
+	strace -f -qq -e trace=syncfs -o "$T/st" "$JAIL" -D "$T/p" -- true >/dev/null 2>&1 </dev/null
+	assert_eq "$(grep -c 'syncfs(' "$T/st")" 0 "syncfs calls of a run that changed nothing"
+	strace -f -qq -e trace=syncfs -o "$T/st" "$JAIL" --no-export -D "$T/p" -- true \
+		>/dev/null 2>&1 </dev/null
+	assert_contains "$(cat "$T/st")" "syncfs(" "--no-export: not known to be unchanged"
+}
+
 test_named_sessions_are_separate() {
 	mkrepo "$T/p"
 	run_jail -D "$T/p" -s a -- sh -c 'echo A > which'
