@@ -1,0 +1,92 @@
+# The escape suite: a running session's live features (jail exec, ps, stop,
+# list, reset PATH) attacked by the agent inside it.  Each test fails on the
+# build before its fix.
+source "$TESTS/security/helpers.bash"
+
+# The fds jail's init holds (the /etc snapshot's directory among them: a host
+# directory) and the ones of init seen through /proc/1: an agent's link named
+# like one of the user's directories must not lead the command started there
+# out of the jail.  LINKS: the pairs "name target" the agent leaves.
+LINK_FDS=$(seq 3 16)
+cwd_links() {
+	local n
+	for n in $LINK_FDS; do
+		echo "s$n /proc/self/fd/$n"
+		echo "i$n /proc/1/fd/$n"
+	done
+	echo "c1 /proc/1/cwd"
+	echo "r1 /proc/1/root/.."
+}
+
+# A project with a host directory for each link name (where the user stands),
+# which the agent (its script in $T/bin/links.sh) replaces by its link.
+links_setup() {
+	probe_setup
+	local name target
+	: >"$T/bin/links.sh"
+	while read -r name target; do
+		mkdir -p "$T/p/$name"
+		printf 'rm -rf %s && ln -s %s %s\n' "$name" "$target" "$name" >>"$T/bin/links.sh"
+	done < <(cwd_links)
+	mkdir -p "$T/p/real"
+	BEFORE=$(tree_hash "$T/p")
+}
+
+# in_cwd_check NAME [JAIL ARGS...]: from the host's $T/p/NAME, a command that
+# prints where it runs (as the jail sees it) and whether that is the project
+# root of the jail (the fallback when the directory is gone or leads out).
+in_cwd_check() {
+	local name=$1
+	shift
+	cd "$T/p/$name"
+	run_jail "$@" -- sh -c \
+		'readlink /proc/self/cwd; [ "$(stat -c %d:%i .)" = "$(stat -c %d:%i "$1")" ] && echo at-root; true' \
+		sh "$T/p"
+	cd "$T"
+}
+
+test_cwd_link_left_in_the_session_stays_in_the_jail() {
+	links_setup
+	run_jail -q --no-export --ro "$T/bin" -D "$T/p" -- sh -c "cd '$T/p' && . '$T/bin/links.sh'"
+	assert_eq "$rc" 0 "the agent's links: $err"
+	local name target
+	while read -r name target; do
+		in_cwd_check "$name" -q --no-export -D "$T/p"
+		assert_eq "$rc" 0 "run from $name ($target): $err"
+		assert_eq "$out" "$(printf '%s\nat-root' "$T/p")" "where a run from $name ($target) starts"
+	done < <(cwd_links)
+	host_safe
+}
+
+test_cwd_link_does_not_lead_jail_exec_out() {
+	links_setup
+	mkdir -p "$T/sig"
+	# an earlier run left the links (and the /etc snapshot init holds open)
+	run_jail -q --no-export --ro "$T/bin" -D "$T/p" -- sh -c "cd '$T/p' && . '$T/bin/links.sh'"
+	assert_eq "$rc" 0 "the agent's links: $err"
+	"$JAIL" -q --no-export --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "
+		touch '$T/sig/ready' && while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" \
+		</dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$! name target
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
+	[ -e "$T/sig/ready" ] || fail "the agent ended early: $(cat "$T/agent.err")"
+	while read -r name target; do
+		in_cwd_check "$name" exec -D "$T/p"
+		assert_eq "$rc" 0 "jail exec from $name ($target): $err"
+		assert_eq "$out" "$(printf '%s\nat-root' "$T/p")" "where jail exec from $name ($target) starts"
+	done < <(cwd_links)
+	# positive control: a directory the agent left alone is entered
+	in_cwd_check real exec -D "$T/p"
+	assert_eq "$out" "$T/p/real" "where jail exec from real starts"
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	host_safe
+}
+
+test_cwd_positive_control_a_real_directory_is_entered() {
+	links_setup
+	in_cwd_check real -q --no-export -D "$T/p"
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" "$T/p/real" "the caller's directory"
+	host_safe
+}
