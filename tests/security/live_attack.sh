@@ -90,3 +90,32 @@ test_cwd_positive_control_a_real_directory_is_entered() {
 	assert_eq "$out" "$T/p/real" "the caller's directory"
 	host_safe
 }
+
+# The agent holds the joined command's pty (a pty of the jail's devpts, its own
+# uid: it opens /dev/pts/N) and writes on: jail exec still ends when the
+# command does, with its status, and gives the terminal back.
+test_exec_ends_though_the_agent_holds_its_pty() {
+	command -v script >/dev/null || fail "script(1) is missing"
+	probe_setup
+	mkdir -p "$T/sig"
+	"$JAIL" -q --no-export --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "
+		while [ ! -s '$T/sig/tty' ]; do sleep 0.05; done
+		tty=\$(cat '$T/sig/tty')
+		(for i in \$(seq 100); do echo agent-still-here; sleep 0.05; done; sleep 600) >\"\$tty\" 2>/dev/null &
+		touch '$T/sig/held'
+		while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" </dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$!
+	cat >"$T/bin/joined.sh" <<EOF
+tty >'$T/sig/tty'
+while [ ! -e '$T/sig/held' ]; do sleep 0.05; done
+echo joined-done
+exit 5
+EOF
+	in_pty "timeout --foreground 60 '$JAIL' exec -D '$T/p' -- sh '$T/bin/joined.sh'; echo rc=\$?"
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	assert_contains "$out" "joined-done"
+	assert_contains "$out" "agent-still-here" "the agent's writes reached the relay (the premise)"
+	assert_contains "$out" "rc=5" "jail exec ended with the command's status"
+	host_safe
+}
