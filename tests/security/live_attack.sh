@@ -3,6 +3,12 @@
 # build before its fix.
 source "$TESTS/security/helpers.bash"
 
+# What a test's agent runs until the test touches $T/sig/go: at most two
+# minutes, so that a failed test leaves no jail behind.
+wait_go() {
+	echo "i=0; while [ ! -e '$T/sig/go' ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done"
+}
+
 # The fds jail's init holds (the /etc snapshot's directory among them: a host
 # directory) and the ones of init seen through /proc/1: an agent's link named
 # like one of the user's directories must not lead the command started there
@@ -65,7 +71,7 @@ test_cwd_link_does_not_lead_jail_exec_out() {
 	run_jail -q --no-export --ro "$T/bin" -D "$T/p" -- sh -c "cd '$T/p' && . '$T/bin/links.sh'"
 	assert_eq "$rc" 0 "the agent's links: $err"
 	"$JAIL" -q --no-export --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "
-		touch '$T/sig/ready' && while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" \
+		touch '$T/sig/ready' && $(wait_go)" \
 		</dev/null >/dev/null 2>"$T/agent.err" &
 	local agent=$! name target
 	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
@@ -103,7 +109,7 @@ test_exec_ends_though_the_agent_holds_its_pty() {
 		tty=\$(cat '$T/sig/tty')
 		(for i in \$(seq 100); do echo agent-still-here; sleep 0.05; done; sleep 600) >\"\$tty\" 2>/dev/null &
 		touch '$T/sig/held'
-		while [ ! -e '$T/sig/go' ]; do sleep 0.1; done" </dev/null >/dev/null 2>"$T/agent.err" &
+		$(wait_go)" </dev/null >/dev/null 2>"$T/agent.err" &
 	local agent=$!
 	cat >"$T/bin/joined.sh" <<EOF
 tty >'$T/sig/tty'
@@ -117,5 +123,25 @@ EOF
 	assert_contains "$out" "joined-done"
 	assert_contains "$out" "agent-still-here" "the agent's writes reached the relay (the premise)"
 	assert_contains "$out" "rc=5" "jail exec ended with the command's status"
+	host_safe
+}
+
+# The jail's /dev is the agent's (a tmpfs of its uid): a /dev/ptmx it replaced
+# must not steer what init, with its capabilities, opens for jail exec's pty.
+test_exec_pty_ignores_the_agents_dev_ptmx() {
+	command -v script >/dev/null || fail "script(1) is missing"
+	probe_setup
+	mkdir -p "$T/sig"
+	"$JAIL" -q --no-export --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "
+		rm /dev/ptmx && ln -s /proc/self/fd/0 /dev/ptmx && readlink /dev/ptmx >'$T/sig/ready'
+		$(wait_go)" </dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$!
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
+	assert_eq "$(cat "$T/sig/ready" 2>/dev/null)" /proc/self/fd/0 "the agent's link (the premise): $(cat "$T/agent.err")"
+	in_pty "timeout --foreground 60 '$JAIL' exec -D '$T/p' -- tty; echo rc=\$?"
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	assert_contains "$out" "/dev/pts/"
+	assert_contains "$out" "rc=0"
 	host_safe
 }
