@@ -145,3 +145,39 @@ test_exec_pty_ignores_the_agents_dev_ptmx() {
 	assert_contains "$out" "rc=0"
 	host_safe
 }
+
+# A live read (`jail diff`/`status` while the agent runs) builds its scratch
+# repository beside the session, as large as the agent made its change; one
+# killed on the way (`jail diff | head` ends by SIGPIPE, ^C) must not leave
+# it for good: the next live read removes what no read holds, and only that.
+test_killed_live_reads_leave_no_scratch() {
+	probe_setup
+	mkdir -p "$T/sig"
+	"$JAIL" -q --no-export --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "cd '$T/p' && mkdir big &&
+		for i in \$(seq 64); do seq 20000 >big/f\$i; done && touch '$T/sig/ready'
+		$(wait_go)" </dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$! proot holder
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
+	[ -e "$T/sig/ready" ] || fail "the agent ended early: $(cat "$T/agent.err")"
+	proot=$(dirname "$(session_dir "$T/p")")
+	# what a read killed at any point leaves, and one a read of now holds
+	mkdir -p "$proot/.live.killed/objects" "$proot/.live.inuse"
+	seq 100000 >"$proot/.live.killed/objects/pack"
+	flock "$proot/.live.inuse" sleep 600 &
+	holder=$!
+	wait_for sh -c "! flock -n '$proot/.live.inuse' true"
+	"$JAIL" diff -D "$T/p" 2>/dev/null | head -1 >"$T/head.out" || true
+	assert_contains "$(cat "$T/head.out")" "diff --git"
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "live status: $err"
+	assert_contains "$out" "64 files changed"
+	assert_no_file "$proot/.live.killed"
+	[ -d "$proot/.live.inuse" ] || fail "a live read's place in use was removed"
+	assert_eq "$(ls -A "$proot" | grep '^\.live\.' | grep -v '^\.live\.inuse$' || true)" "" \
+		"live places left (the killed jail diff's included)"
+	kill "$holder"
+	wait "$holder" 2>/dev/null || true
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	host_safe
+}
