@@ -140,17 +140,21 @@ static int enter_dir(const char *dir)
 	return r;
 }
 
+/* (In the agent's vfork child too: nothing is allocated unless it fails.) */
 static int enter_cwd(const struct jail_plan *p, const char *cwd)
 {
-	_cleanup_free_ char *esc = escape_name(cwd);
 	if (enter_dir(cwd) == 0)
 		return 0;
-	if (errno == EXDEV || errno == ELOOP)
+	if (errno == EXDEV || errno == ELOOP) {
+		_cleanup_free_ char *esc = escape_name(cwd);
 		log_warn("'%s' leads out of the jail in the session (a link through /proc?): "
 		         "the command starts in the project's root", esc);
+	}
 	if (enter_dir(p->session->project) == 0)
 		return 0;
-	log_error("chdir '%s' in the jail: %s", esc, strerror(errno));
+	int err = errno;
+	_cleanup_free_ char *esc = escape_name(cwd);
+	log_error("chdir '%s' in the jail: %s", esc, strerror(err));
 	return -1;
 }
 
