@@ -12,7 +12,7 @@ wait_go() {
 # The fds jail's init holds (the /etc snapshot's directory among them: a host
 # directory) and the ones of init seen through /proc/1: an agent's link named
 # like one of the user's directories must not lead the command started there
-# out of the jail.  LINKS: the pairs "name target" the agent leaves.
+# out of the jail.  cwd_links prints the pairs "name target" the agent leaves.
 LINK_FDS=$(seq 3 16)
 cwd_links() {
 	local n
