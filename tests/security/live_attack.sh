@@ -181,3 +181,39 @@ test_killed_live_reads_leave_no_scratch() {
 	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
 	host_safe
 }
+
+# The session commands name the project: its path, whatever bytes it holds (a
+# directory an applied patch made), is printed escaped, never raw to the host
+# terminal: ps, list, stop, the "in use" refusal, reset and rm.
+test_session_commands_print_the_project_escaped() {
+	local p="$T/$(printf 'evil\033]0;owned\007dir')" all
+	mkrepo "$p"
+	mkdir -p "$T/sig"
+	"$JAIL" -q --no-export --rw "$T/sig" -D "$p" -- sh -c "cd \"\$1\" && echo x >new.txt &&
+		touch '$T/sig/ready'; $(wait_go)" sh "$p" </dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$!
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
+	[ -e "$T/sig/ready" ] || fail "the agent ended early: $(cat "$T/agent.err")"
+	run_jail ps
+	all="$out$err"
+	run_jail list --all
+	all+="$out$err"
+	run_jail -D "$p" -- true
+	assert_eq "$rc" 125 "a second run in the session"
+	assert_contains "$err" "is in use"
+	all+="$out$err"
+	run_jail stop -D "$p"
+	assert_eq "$rc" 0 "stop: $err"
+	all+="$out$err"
+	wait "$agent" || true
+	run_jail reset --all -D "$p"
+	assert_eq "$rc" 0 "reset: $err"
+	all+="$out$err"
+	run_jail -q --no-export -D "$p" -- true
+	run_jail rm -D "$p"
+	assert_eq "$rc" 0 "rm: $err"
+	all+="$out$err"
+	assert_contains "$all" "evil\\x1b]0;owned\\x07dir" "the project, escaped"
+	assert_not_contains "$all" $'\033'
+	assert_not_contains "$all" $'\007'
+}
