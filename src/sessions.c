@@ -4,6 +4,7 @@
 #include "discard.h"
 #include "live.h"
 #include "log.h"
+#include "scratchroom.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -95,8 +96,10 @@ int cmd_rm(struct cli *c)
 	if (r == 0)
 		r = session_lock(&s, &e);
 	/* everything, the lock last: a jail starting now waits for nothing */
-	if (r == 0 && (r = rm_rf_at(AT_FDCWD, s.dir, &e)) == 0)
+	if (r == 0 && (r = rm_rf_at(AT_FDCWD, s.dir, &e)) == 0) {
+		live_places_sweep(s.project_root);  /* what killed live reads left */
 		rmdir(s.project_root);  /* when it was the project's last session */
+	}
 	_cleanup_free_ char *pesc = r == 0 ? escape_name(s.project) : NULL;
 	if (r < 0)
 		log_error("%s", e.msg);

@@ -106,13 +106,31 @@ static void live_places_collect(int root)
 	closedir(d);
 }
 
+/* The project's state dir, locked: a place is never seen made and not yet held. */
+static int lock_project_root(const char *project_root)
+{
+	int root = open(project_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root >= 0 && flock(root, LOCK_EX) < 0) {
+		int err = errno;
+		close(root);
+		errno = err;
+		return -1;
+	}
+	return root;
+}
+
+void live_places_sweep(const char *project_root)
+{
+	_cleanup_close_ int root = lock_project_root(project_root);
+	if (root >= 0)
+		live_places_collect(root);
+}
+
 char *live_place_make(const char *project_root, int *hold, struct jail_err *e)
 {
 	*hold = -1;
-	/* the root's lock: a place is never seen made and not yet held */
-	_cleanup_close_ int root =
-		open(project_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (root < 0 || flock(root, LOCK_EX) < 0) {
+	_cleanup_close_ int root = lock_project_root(project_root);
+	if (root < 0) {
 		jail_err_sys(e, "open '%s'", project_root);
 		return NULL;
 	}

@@ -28,6 +28,8 @@ void scratch_unplace(char *dir, bool own);
  * ^C) leaves its place behind, as large as the agent made its change: each new
  * one first removes the places no read holds.  NULL on error. */
 char *live_place_make(const char *project_root, int *hold, struct jail_err *e);
+/* Remove the live places no read holds (`jail rm` of a project's last session). */
+void live_places_sweep(const char *project_root);
 
 /* Does `bytes` more fit below dir with the reserve kept?  (An unknown answer
  * counts as yes: the write itself then reports.) */

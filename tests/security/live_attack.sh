@@ -163,7 +163,7 @@ test_killed_live_reads_leave_no_scratch() {
 	# what a read killed at any point leaves, and one a read of now holds
 	mkdir -p "$proot/.live.killed/objects" "$proot/.live.inuse"
 	seq 100000 >"$proot/.live.killed/objects/pack"
-	flock "$proot/.live.inuse" sleep 600 &
+	(exec 9<"$proot/.live.inuse" && flock -x 9 && exec sleep 600) &
 	holder=$!
 	wait_for sh -c "! flock -n '$proot/.live.inuse' true"
 	"$JAIL" diff -D "$T/p" 2>/dev/null | head -1 >"$T/head.out" || true
@@ -179,6 +179,11 @@ test_killed_live_reads_leave_no_scratch() {
 	wait "$holder" 2>/dev/null || true
 	touch "$T/sig/go"
 	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	# and jail rm of the project's last session takes what is left with it
+	mkdir -p "$proot/.live.killed2/objects"
+	run_jail rm -D "$T/p"
+	assert_eq "$rc" 0 "rm: $err"
+	assert_no_file "$proot" || fail "left: $(ls -A "$proot")"
 	host_safe
 }
 
