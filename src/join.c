@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -253,9 +254,24 @@ static struct {
 	int conn;
 } joined[JOIN_MAX];
 
+/* The jail's /dev is a tmpfs of the agent's uid: its /dev/ptmx (a link to
+ * pts/ptmx) is the agent's to replace, with a link that would have init, with
+ * its capabilities, open whatever the agent names.  devpts itself holds only
+ * what the kernel makes, and /dev/pts is a mount point it cannot move: the
+ * multiplexer is opened there, through no link at all. */
+static int open_ptmx(void)
+{
+	struct open_how how = {.flags = O_RDWR | O_NOCTTY | O_CLOEXEC,
+	                       .resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, "/dev/pts/ptmx", &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open("/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+	return fd;
+}
+
 static int open_pty_pair(int *master, int *slave, uint16_t rows, uint16_t cols)
 {
-	*master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	*master = open_ptmx();
 	int unlock = 0;
 	if (*master < 0 || ioctl(*master, TIOCSPTLCK, &unlock) < 0)
 		return -1;

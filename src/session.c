@@ -307,10 +307,11 @@ int session_lock(struct session *s, struct jail_err *e)
 	if (r < 0) {
 		if (errno != EWOULDBLOCK)
 			return jail_err_sys(e, "lock '%s'", path);
+		_cleanup_free_ char *pesc = escape_name(s->project);
 		jail_err_set(e, 0,
 		             "session '%s' of %s is in use (jail pid %s); join it with "
 		             "jail exec -s %s -- COMMAND, or use another session with -s NAME",
-		             s->name, s->project, pid[0] ? pid : "?", s->name);
+		             s->name, pesc, pid[0] ? pid : "?", s->name);
 		e->errnum = EBUSY;  /* for the callers; not in the message */
 		return -1;
 	}

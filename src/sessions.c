@@ -4,6 +4,7 @@
 #include "discard.h"
 #include "live.h"
 #include "log.h"
+#include "scratchroom.h"
 #include "session.h"
 
 #include <dirent.h>
@@ -78,10 +79,11 @@ int cmd_reset(struct cli *c)
 		_cleanup_free_ char *stamp = xasprintf("%s/export.stamp", s.dir);
 		unlink(stamp);
 	}
+	_cleanup_free_ char *pesc = r == 0 && !paths ? escape_name(s.project) : NULL;
 	if (r < 0)
 		log_error("%s", e.msg);
 	else if (!paths)
-		log_info("session '%s' of %s reset: the agent's changes are gone", s.name, s.project);
+		log_info("session '%s' of %s reset: the agent's changes are gone", s.name, pesc);
 	session_free(&s);
 	return r < 0 ? EXIT_JAIL_FAIL : 0;
 }
@@ -94,12 +96,15 @@ int cmd_rm(struct cli *c)
 	if (r == 0)
 		r = session_lock(&s, &e);
 	/* everything, the lock last: a jail starting now waits for nothing */
-	if (r == 0 && (r = rm_rf_at(AT_FDCWD, s.dir, &e)) == 0)
+	if (r == 0 && (r = rm_rf_at(AT_FDCWD, s.dir, &e)) == 0) {
+		live_places_sweep(s.project_root);  /* what killed live reads left */
 		rmdir(s.project_root);  /* when it was the project's last session */
+	}
+	_cleanup_free_ char *pesc = r == 0 ? escape_name(s.project) : NULL;
 	if (r < 0)
 		log_error("%s", e.msg);
 	else
-		log_info("session '%s' of %s deleted", s.name, s.project);
+		log_info("session '%s' of %s deleted", s.name, pesc);
 	session_free(&s);
 	return r < 0 ? EXIT_JAIL_FAIL : 0;
 }

@@ -617,13 +617,13 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 	memset(&cfg, 0, sizeof(cfg));  /* policy_resolve() fills it */
 	bool live = may_live;
 	_cleanup_free_ char *scratch = NULL;
+	_cleanup_close_ int scratch_hold = -1;
 	int r = open_session(c, &s, &cfg, &live, &e);
 	/* a running jail exports into its session dir when it ends: a live read
 	 * builds its scratch repository apart, and removes it */
 	if (r == 0 && live) {
-		scratch = xasprintf("%s/.live.XXXXXX", s.project_root);
-		if (!mkdtemp(scratch))
-			r = jail_err_sys(&e, "create '%s'", scratch);
+		scratch = live_place_make(s.project_root, &scratch_hold, &e);
+		r = scratch ? 0 : -1;
 		k.live_dir = scratch;
 	}
 	struct strv specs = {0};

@@ -3,8 +3,11 @@
 
 #include "diskguard.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #define SCRATCH_INODES 64        /* a bare repository, a pack, refs */
@@ -81,4 +84,68 @@ void scratch_unplace(char *dir, bool own)
 	if (dir && own)
 		rmdir(dir);  /* empty once the scratch repository is gone */
 	free(dir);
+}
+
+/* Remove the live places in root that no read holds (root is locked). */
+static void live_places_collect(int root)
+{
+	DIR *d = opendir_at(root, ".");
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, ".live.", 6) != 0)
+			continue;
+		_cleanup_close_ int fd =
+			openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+			continue; /* a read of now (or not a directory: not ours to remove) */
+		struct jail_err ignored;
+		(void)!rm_rf_at(dirfd(d), de->d_name, &ignored);
+	}
+	closedir(d);
+}
+
+/* The project's state dir, locked: a place is never seen made and not yet held. */
+static int lock_project_root(const char *project_root)
+{
+	int root = open(project_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root >= 0 && flock(root, LOCK_EX) < 0) {
+		int err = errno;
+		close(root);
+		errno = err;
+		return -1;
+	}
+	return root;
+}
+
+void live_places_sweep(const char *project_root)
+{
+	_cleanup_close_ int root = lock_project_root(project_root);
+	if (root >= 0)
+		live_places_collect(root);
+}
+
+char *live_place_make(const char *project_root, int *hold, struct jail_err *e)
+{
+	*hold = -1;
+	_cleanup_close_ int root = lock_project_root(project_root);
+	if (root < 0) {
+		jail_err_sys(e, "open '%s'", project_root);
+		return NULL;
+	}
+	live_places_collect(root);
+	char *dir = xasprintf("%s/.live.XXXXXX", project_root);
+	int fd = mkdtemp(dir) ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		jail_err_sys(e, "create '%s'", dir);
+		if (fd >= 0) {
+			close(fd);
+			rmdir(dir);
+		}
+		free(dir);
+		return NULL;
+	}
+	*hold = fd;
+	return dir;
 }

@@ -21,6 +21,16 @@ int scratch_place(const char *session_dir, unsigned long long need, char **out, 
                   struct jail_err *e) WUR;
 void scratch_unplace(char *dir, bool own);
 
+/* A live read's own place (`jail status`/`jail diff` of a running session,
+ * whose run exports into the session dir when it ends): `.live.XXXXXX` in the
+ * project's state dir, locked (flock) by the read for as long as *hold, its
+ * fd, is open.  A read killed on the way (`jail diff | head` ends by SIGPIPE,
+ * ^C) leaves its place behind, as large as the agent made its change: each new
+ * one first removes the places no read holds.  NULL on error. */
+char *live_place_make(const char *project_root, int *hold, struct jail_err *e);
+/* Remove the live places no read holds (`jail rm` of a project's last session). */
+void live_places_sweep(const char *project_root);
+
 /* Does `bytes` more fit below dir with the reserve kept?  (An unknown answer
  * counts as yes: the write itself then reports.) */
 bool room_for(const char *dir, unsigned long long bytes);

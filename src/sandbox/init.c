@@ -3,7 +3,8 @@
  * The containment recipe, in order; each step fails closed:
  *   write the uid/gid maps → hostname → new root (mounts) → network → pty →
  *   READY/GO with the supervisor → not dumpable → fork the command, which drops
- *   rlimits, capabilities, seccomp, fds, and execs.
+ *   capabilities, loads seccomp, sets rlimits, closes fds, enters its working
+ *   directory, and execs.
  * Then init reaps everything, forwards signals to the command and, when the
  * command exits, kills whatever it left behind and exits with its status. */
 #include "init.h"
@@ -19,6 +20,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -132,8 +135,56 @@ static void attach_terminal(const int tty[3], int slave)
 			log_warn("dup2 pty to fd %d: %s", fd, strerror(errno));
 }
 
+/* Enter the command's working directory (else the project's root), never
+ * through a magic link, and only where it is reachable from the jail's root.
+ * The path is the caller's, but its components are the agent's: a `sub ->
+ * /proc/self/fd/7` it left in the session would lead a process of init, which
+ * holds fds of host directories (the /etc snapshot), to a host directory, and
+ * the agent could follow it there through /proc/PID/cwd.  So this runs after
+ * the capabilities and every fd but 0-2 are gone, resolves with
+ * RESOLVE_NO_MAGICLINKS, and checks that getcwd finds the directory below the
+ * jail's root (a kernel without openat2, or any other way out, fails that). */
+static int enter_dir(const char *dir)
+{
+	struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+	                       .resolve = RESOLVE_NO_MAGICLINKS};
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int r = fchdir(fd);
+	int err = errno;
+	close(fd);
+	errno = err;
+	char where[PATH_MAX];
+	if (r == 0 && (!getcwd(where, sizeof(where)) || where[0] != '/')) {
+		errno = EXDEV;
+		r = -1;
+	}
+	return r;
+}
+
+/* (In the agent's vfork child too: nothing is allocated unless it fails.) */
+static int enter_cwd(const struct jail_plan *p, const char *cwd)
+{
+	if (enter_dir(cwd) == 0)
+		return 0;
+	if (errno == EXDEV || errno == ELOOP) {
+		_cleanup_free_ char *esc = escape_name(cwd);
+		log_warn("'%s' leads out of the jail in the session (a link through /proc?): "
+		         "the command starts in the project's root", esc);
+	}
+	if (enter_dir(p->session->project) == 0)
+		return 0;
+	int err = errno;
+	_cleanup_free_ char *esc = escape_name(cwd);
+	log_error("chdir '%s' in the jail: %s", esc, strerror(err));
+	return -1;
+}
+
 static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *const *argv,
-                           bool joined)
+                           const char *cwd, bool joined)
 {
 	struct jail_err e = {0};
 	/* rlimits last: the memory limit (RLIMIT_DATA) would bound whatever runs
@@ -150,6 +201,8 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
 		log_error("close inherited fds: %s", strerror(errno));
 		return EXIT_JAIL_FAIL;
 	}
+	if (enter_cwd(p, cwd) < 0)
+		return EXIT_JAIL_FAIL;
 	environ = p->env.v;
 	execvp(argv[0], argv);
 	int err = errno;
@@ -172,11 +225,7 @@ void init_command(const struct jail_plan *p, struct sync_go *go, char *const *ar
 	if (setsid() < 0)
 		log_warn("setsid: %s", strerror(errno));
 	attach_terminal(tty, slave);
-	if (chdir(cwd) < 0 && chdir(p->session->project) < 0) {
-		log_error("chdir '%s' in the jail: %s", cwd, strerror(errno));
-		_exit(EXIT_JAIL_FAIL);
-	}
-	_exit(harden_and_exec(p, go, argv, joined));
+	_exit(harden_and_exec(p, go, argv, cwd, joined));
 }
 
 /* vfork: init sleeps until the command's exec (it has nothing else to do

@@ -10,9 +10,10 @@
 int init_main(const struct jail_plan *p, int sock);
 struct sync_go;
 /* In a child of init: the command's process (the agent's, or one `jail exec`
- * asked for): its own session, the pty slave as fds where tty[fd] says so, the
- * working directory, then capabilities, seccomp (joined: one more layer), the
- * limits, and exec.  Never returns. */
+ * asked for): its own session, the pty slave as fds where tty[fd] says so,
+ * then capabilities, seccomp (joined: one more layer), the limits, the fds, and
+ * only then the working directory (cwd, else the project's root; never through
+ * a magic link, never outside the jail's root), and exec.  Never returns. */
 _Noreturn void init_command(const struct jail_plan *p, struct sync_go *go, char *const *argv,
                             const char *cwd, int slave, const int tty[3], bool joined);
 #endif

@@ -274,6 +274,32 @@ int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct jail_end *end,
 	}
 }
 
+/* How long jail exec shows what arrives on the joined pty after the
+ * command's exit status: until every slave is closed (EIO), or nothing came
+ * for a moment, or the time is up.  The command's own output is in the master
+ * by then; the agent can hold the slave open (a pty of the jail's devpts, of
+ * the agent's uid: it opens /dev/pts/N) and write on, and a background child
+ * of the command may hold it; neither may keep jail exec, with the terminal
+ * raw, running after the command ended. */
+#define JOIN_DRAIN_QUIET_MS 100
+#define JOIN_DRAIN_MAX_MS 2000
+
+static void drain_joined(struct relay *r)
+{
+	double end = mono_ms() + JOIN_DRAIN_MAX_MS;
+	for (;;) {
+		double left = end - mono_ms();
+		if (left <= 0)
+			return;
+		struct pollfd p = {r->master, POLLIN, 0};
+		int n = poll(&p, 1, left < JOIN_DRAIN_QUIET_MS ? (int)left + 1 : JOIN_DRAIN_QUIET_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || !pump_output(r))
+			return; /* quiet, or every slave closed */
+	}
+}
+
 int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_err *e)
 {
 	struct relay r = {.in = tty_fds[0] ? STDIN_FILENO : -1, .master = master};
@@ -313,7 +339,7 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 		/* the exit status is there: what the command printed is in the master */
 		done = fds[3].revents != 0;
 	}
-	drain_output(&r);
+	drain_joined(&r);
 	end_relay(&r);
 	restore_terminal();
 	close(sigfd);
