@@ -109,41 +109,60 @@ int cmd_rm(struct cli *c)
 	return r < 0 ? EXIT_JAIL_FAIL : 0;
 }
 
+/* The walk of a session's size stops this deep (one fd a level) and after
+ * this many entries (a few seconds): the agent shapes the tree, and `jail
+ * list` must answer.  A size cut short is printed as a lower bound ("1.2G+"). */
+#define USAGE_MAX_DEPTH 64
+#define USAGE_MAX_ENTRIES 2000000
+
+struct usage {
+	long long bytes;
+	long entries;
+	bool partial;
+};
+
 /* Disk space under a directory (st_blocks), never following a symlink. */
-static long long disk_usage(int dfd, int depth)
+static void disk_usage(int dfd, int depth, struct usage *u)
 {
-	DIR *d = depth > 64 ? NULL : opendir_at(dfd, ".");
+	if (depth > USAGE_MAX_DEPTH) {
+		u->partial = true;
+		return;
+	}
+	DIR *d = opendir_at(dfd, ".");
 	if (!d)
-		return 0;
-	long long n = 0;
+		return;
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		struct stat st;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		n += (long long)st.st_blocks * 512;
+		if (++u->entries > USAGE_MAX_ENTRIES) {
+			u->partial = true;
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		u->bytes += (long long)st.st_blocks * 512;
 		if (S_ISDIR(st.st_mode)) {
 			_cleanup_close_ int sub = openat(dirfd(d), de->d_name,
 			                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub >= 0)
-				n += disk_usage(sub, depth + 1);
+				disk_usage(sub, depth + 1, u);
 		}
 	}
 	closedir(d);
-	return n;
 }
 
-static void human_size(long long b, char *buf, size_t n)
+static void human_size(const struct usage *us, char *buf, size_t n)
 {
 	const char *units = "BKMGT";
-	double v = (double)b;
+	double v = (double)us->bytes;
 	int u = 0;
 	while (v >= 1024 && u < 4) {
 		v /= 1024;
 		u++;
 	}
-	snprintf(buf, n, u ? "%.1f%c" : "%.0f%c", v, units[u]);
+	snprintf(buf, n, u ? "%.1f%c%s" : "%.0f%c%s", v, units[u], us->partial ? "+" : "");
 }
 
 /* One line of `jail list`: the session's name, its size on disk, the host commit
@@ -160,7 +179,10 @@ static void print_session(const char *pdir, const char *name, const char *projec
 	if (stat(lock, &st) == 0)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&st.st_mtime));
 	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	human_size(fd >= 0 ? disk_usage(fd, 0) : 0, size, sizeof(size));
+	struct usage us = {0};
+	if (fd >= 0)
+		disk_usage(fd, 0, &us);
+	human_size(&us, size, sizeof(size));
 	struct live_info li;
 	bool running = live_get(dir, &li);
 	live_info_free(&li);

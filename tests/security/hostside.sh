@@ -515,6 +515,21 @@ test_hostside_deep_tree_status_and_reset() {
 	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
 }
 
+# jail list's size walk is bounded (one fd a level): a tree deeper than it
+# goes, with the bulk at the bottom, is shown as a lower bound, not as small.
+test_hostside_deep_tree_size_is_a_lower_bound() {
+	mkrepo "$T/p"
+	"$JAIL" -q -D "$T/p" -- perl -e '
+		for (1..80) { mkdir "d" or die "mkdir: $!"; chdir "d" or die; }
+		open(F, ">big") or die; print F "x" x (4 << 20); close F;' </dev/null
+	out=$("$JAIL" list -D "$T/p" | grep default)
+	assert_contains "$out" "+ " "the size is marked as cut short"
+	"$JAIL" -q -D "$T/p" -s flat -- sh -c 'head -c 4194304 /dev/zero > big' </dev/null
+	out=$("$JAIL" list -D "$T/p" | grep flat)
+	assert_not_contains "$out" "+ "
+	assert_contains "$out" "M "
+}
+
 test_hostside_path_host_git_refuses_is_left_out() {
 	mkrepo "$T/p"
 	mkdir "$T/p/target" && ln -s target "$T/p/link"  # untracked, not ignored
