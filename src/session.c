@@ -57,10 +57,12 @@ char *state_root_resolved(void)
 int session_name_check(const char *name, struct jail_err *e)
 {
 	size_t n = strlen(name);
-	if (n == 0 || n > 64 || name[0] == '.')
+	if (n == 0 || n > 64 || name[0] == '.') {
+		_cleanup_free_ char *esc = escape_name(name);
 		return jail_err_set(e, 0,
 		                    "bad session name '%s': use 1-64 letters, digits, '.', '_' "
-		                    "or '-', not starting with '.'", name);
+		                    "or '-', not starting with '.'", esc);
+	}
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -89,24 +91,28 @@ static bool is_system_dir(const char *p)
 	       strncmp(p, "/etc/", 5) == 0;
 }
 
+/* (The paths are the user's, but may hold any bytes: printed escaped.) */
 static int project_check(const char *given, const char *real, struct jail_err *e)
 {
+	_cleanup_free_ char *gesc = escape_name(given), *resc = escape_name(real);
 	if (is_system_dir(real))
 		return jail_err_set(e, 0,
 		                    "-D %s: '%s' is a system directory, not a project; "
-		                    "name the project's own directory", given, real);
+		                    "name the project's own directory", gesc, resc);
 	char home_real[PATH_MAX];
 	if (realpath(home_dir(), home_real) && strcmp(home_real, real) == 0)
 		return jail_err_set(e, 0,
 		                    "-D %s: that is your home directory, not a project; "
-		                    "name the project's own directory", given);
+		                    "name the project's own directory", gesc);
 	_cleanup_free_ char *root = state_root();
 	char root_real[PATH_MAX];
 	const char *r = realpath(root, root_real) ? root_real : root;
-	if (path_at_or_below(r, real) || path_at_or_below(real, r))
+	if (path_at_or_below(r, real) || path_at_or_below(real, r)) {
+		_cleanup_free_ char *sesc = escape_name(r);
 		return jail_err_set(e, 0,
 		                    "-D %s: it overlaps jail's state directory '%s'; "
-		                    "name a project directory outside it", given, r);
+		                    "name a project directory outside it", gesc, sesc);
+	}
 	return 0;
 }
 
@@ -151,8 +157,10 @@ int session_resolve(struct session *s, const char *project, const char *name,
 		                    esc);
 	}
 	char real[PATH_MAX];
-	if (!realpath(project, real))
-		return jail_err_sys(e, "-D %s: resolve path", project);
+	if (!realpath(project, real)) {
+		_cleanup_free_ char *esc = escape_name(project);
+		return jail_err_sys(e, "-D %s: resolve path", esc);
+	}
 	if (project_check(project, real, e) < 0)
 		return -1;
 	_cleanup_free_ char *root = state_root_resolved();
