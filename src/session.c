@@ -431,9 +431,11 @@ int session_remove(struct session *s, struct jail_err *e)
 
 void session_sync(const struct session *s)
 {
-	_cleanup_close_ int fd = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* the session's dir, on the upper dir's filesystem: the agent may have
+	 * left the upper dir (the project's root) with mode 000 */
+	_cleanup_close_ int fd = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || syncfs(fd) < 0)
-		log_warn("write the session's changes to disk (%s): %s; run 'sync'", s->upper,
+		log_warn("write the session's changes to disk (%s): %s; run 'sync'", s->dir,
 		         strerror(errno));
 }
 
