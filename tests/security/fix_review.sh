@@ -52,3 +52,40 @@ EOF
 	assert_eq "$(ls -A "$proot" | grep '^\.live\.' || true)" "" "live places left"
 	host_safe
 }
+
+# in_cwd NAME [JAIL ARGS...]: from the host's $T/p/NAME, a command that prints
+# where it runs (as the jail sees it) and "at-root" when that is the project's
+# root (the fallback for a directory that is gone or leads out).
+in_cwd() {
+	local name=$1
+	shift
+	cd "$T/p/$name"
+	run_jail "$@" -- sh -c \
+		'readlink /proc/self/cwd; [ "$(stat -c %d:%i .)" = "$(stat -c %d:%i "$1")" ] && echo at-root; true' \
+		sh "$T/p"
+	cd "$T"
+}
+
+# The working directory's other spellings an earlier run may leave where the
+# user stands: magic links other than /proc/N/fd (the starting process's own
+# cwd and root, through thread-self), a chain of links past the kernel's
+# limit, a FIFO (an open of it for reading would wait for a writer), a file,
+# and the directory deleted.  Each run starts in the project's root.
+test_cwd_other_spellings_start_in_the_project_root() {
+	probe_setup
+	local n
+	for n in selfcwd tselfroot chain fifo file gone; do mkdir -p "$T/p/$n"; done
+	BEFORE=$(tree_hash "$T/p")
+	run_jail -q --no-export -D "$T/p" -- sh -c "cd '$T/p' &&
+		rm -rf selfcwd tselfroot chain fifo file gone &&
+		ln -s /proc/self/cwd selfcwd && ln -s /proc/thread-self/root/.. tselfroot &&
+		mkdir real && ln -s real l0 && for i in \$(seq 1 45); do ln -s l\$((i - 1)) l\$i; done &&
+		ln -s l45 chain && mkfifo fifo && echo x >file"
+	assert_eq "$rc" 0 "the agent's traps: $err"
+	for n in selfcwd tselfroot chain fifo file gone; do
+		in_cwd "$n" -q --no-export -D "$T/p"
+		assert_eq "$rc" 0 "run from $n: $err"
+		assert_eq "$out" "$(printf '%s\nat-root' "$T/p")" "where a run from $n starts"
+	done
+	host_safe
+}
