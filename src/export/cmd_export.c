@@ -45,6 +45,7 @@ struct collect {
 	struct scratch sc;
 	char *scratch_parent;  /* where sc lives (scratchroom.h) */
 	bool scratch_own;
+	int scratch_hold;      /* its flock (a live read's in TMPDIR), or -1 */
 	bool built;  /* the scratch repository holds pre and post */
 	bool mbox_made;  /* and the single patch (patch_mbox_start) */
 	char *patch;  /* the patch written (the first of a series), or NULL */
@@ -96,7 +97,7 @@ static void collect_free(struct collect *k)
 	free(k->trailer);
 	k->author = k->trailer = NULL;
 	scratch_destroy(&k->sc);
-	scratch_unplace(k->scratch_parent, k->scratch_own);
+	scratch_unplace(k->scratch_parent, k->scratch_own, k->scratch_hold);
 	k->scratch_parent = NULL;
 	changeset_free(&k->cs);
 	export_ctx_close(&k->x);
@@ -137,7 +138,8 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	for (size_t i = 0; i < k->cs.n; i++)
 		bytes += !k->cs.v[i].reason && k->cs.v[i].new_size > 0 ? (unsigned long long)k->cs.v[i].new_size : 0;
 	unsigned long long need = scratch_estimate(bytes, changeset_included(&k->cs));
-	if (scratch_place(work_dir(k, s), need, &k->scratch_parent, &k->scratch_own, e) < 0)
+	if (scratch_place(work_dir(k, s), k->live_dir ? s->project_root : NULL, need,
+	                  &k->scratch_parent, &k->scratch_own, &k->scratch_hold, e) < 0)
 		return -1;
 	const char *at = k->scratch_parent;
 	k->sc.author = k->author;

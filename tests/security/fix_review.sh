@@ -89,3 +89,53 @@ test_cwd_other_spellings_start_in_the_project_root() {
 	done
 	host_safe
 }
+
+# on_small_fs SIZE INODES SCRIPT: SCRIPT with the state dir on a tmpfs of its
+# own (a user and mount namespace); its output in $out.
+on_small_fs() {
+	mkdir -p "$T/st"
+	out=$(unshare -Urm bash -c 'mount -t tmpfs -o "size=$1,nr_inodes=$2,mode=0700" none "$T/st" ||
+			{ echo "mount-failed"; exit 0; }
+		export XDG_STATE_HOME=$T/st
+		bash -c "$3"; echo "script-rc=$?"' sh "$1" "$2" "$3" 2>&1)
+	if [[ "$out" == *mount-failed* ]]; then
+		skip "cannot mount a tmpfs in a user namespace here"
+	fi
+}
+
+# A live read that finds no room beside the session builds its repository in
+# TMPDIR; killed there (jail diff | head), it must not leave it for good
+# either: the next live read removes what no read holds.  The agent made its
+# change as large as the state filesystem's room allows; the host's git, on
+# the first reader's PATH, kills that reader once its repository exists.
+test_killed_live_read_in_tmpdir_leaves_no_scratch() {
+	mkrepo "$T/p"
+	BEFORE=$(tree_hash "$T/p")
+	mkdir -p "$T/sig" "$T/gitw" "$T/tmpd"
+	cat >"$T/gitw/git" <<GIT
+#!/bin/sh
+case "\$PWD" in '$T/tmpd/'*/.export.*) kill -9 \$PPID; exit 1;; esac
+exec /usr/bin/git "\$@"
+GIT
+	chmod +x "$T/gitw/git"
+	on_small_fs 48M 20000 '
+		"$JAIL" -q --no-export --rw "$T/sig" -D "$T/p" -- sh -c "for i in \$(seq 20); do
+			head -c 700000 /dev/urandom | base64 >t\$i.txt || exit 3; done; touch $T/sig/ready
+			i=0; while [ ! -e $T/sig/go ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done" \
+			</dev/null >/dev/null 2>"$T/agent.err" &
+		agent=$!
+		while [ ! -e "$T/sig/ready" ] && [ -d /proc/$agent ]; do sleep 0.05; done
+		PATH="$T/gitw:$PATH" TMPDIR="$T/tmpd" "$JAIL" status -D "$T/p" </dev/null >/dev/null 2>&1
+		echo "killed-rc=$?"
+		echo "left-by-killed=$(find "$T/tmpd" -name ".export.*" | wc -l)"
+		TMPDIR="$T/tmpd" "$JAIL" status -D "$T/p" </dev/null; echo "status-rc=$?"
+		echo "left-after-next=$(find "$T/tmpd" -name ".export.*" | wc -l)"
+		touch "$T/sig/go"; wait $agent; echo "agent-rc=$?"'
+	assert_contains "$out" "killed-rc=137"
+	assert_contains "$out" "left-by-killed=1" "the killed read's repository in TMPDIR (the premise)"
+	assert_contains "$out" "status-rc=0"
+	assert_contains "$out" "20 files changed"
+	assert_contains "$out" "left-after-next=0"
+	assert_contains "$out" "agent-rc=0"
+	host_safe
+}
