@@ -1,6 +1,7 @@
 # The escape suite: the day's fixes and start-up changes attacked again, by
-# another spelling, path, timing or layer.  Each test fails on the build
-# before its fix.
+# another spelling, path, timing or layer.  A test of a hole fails on the
+# build before its fix; the others keep what held (and fail if it stops
+# holding).
 source "$TESTS/security/helpers.bash"
 
 # What a test's agent runs until the test touches $T/sig/go: at most two
