@@ -58,6 +58,34 @@ static int private_tmp(const char *key, char **out, struct jail_err *e)
 	return 0;
 }
 
+/* A private directory of ours at path, opened; else -1 (none, or another's). */
+static int open_own(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != getuid() || (st.st_mode & 077))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void scratch_tmp_remove(const char *session_dir)
+{
+	_cleanup_free_ char *path = tmp_path(session_dir);
+	_cleanup_close_ int dir = open_own(path);
+	DIR *d = dir < 0 ? NULL : opendir_at(dir, ".");
+	if (!d)
+		return;
+	struct dirent *de;
+	struct jail_err ignored;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, ".export.", 8) == 0)
+			(void)!rm_rf_at(dirfd(d), de->d_name, &ignored);
+	closedir(d);
+	rmdir(path);
+}
+
 static int no_room(const char *dir, unsigned long long need, struct jail_err *e)
 {
 	const char *t = getenv("TMPDIR");
@@ -78,6 +106,9 @@ int scratch_place(const char *session_dir, const char *live_root, unsigned long 
 	*own = false;
 	*hold = -1;
 	if (room_for(session_dir, need)) {
+		/* what a killed export of the session left in TMPDIR goes now */
+		if (!live_root)
+			scratch_tmp_remove(session_dir);
 		*out = xstrdup(session_dir);
 		return 0;
 	}
@@ -154,10 +185,8 @@ static int lock_dir(const char *path)
 static void sweep_tmp(const char *project_root)
 {
 	_cleanup_free_ char *path = tmp_path(project_root);
-	_cleanup_close_ int root = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	struct stat st;
-	if (root < 0 || fstat(root, &st) < 0 || st.st_uid != getuid() || (st.st_mode & 077) ||
-	    flock(root, LOCK_EX) < 0)
+	_cleanup_close_ int root = open_own(path);
+	if (root < 0 || flock(root, LOCK_EX) < 0)
 		return;
 	live_places_collect(root);
 }

@@ -23,6 +23,10 @@ unsigned long long scratch_estimate(unsigned long long bytes, size_t files);
 int scratch_place(const char *session_dir, const char *live_root, unsigned long long need,
                   char **out, bool *own, int *hold, struct jail_err *e) WUR;
 void scratch_unplace(char *dir, bool own, int hold);
+/* Remove what an export of the session, killed, left in its TMPDIR dir, and
+ * the dir (the session is locked: `jail reset`, `rm`, an export with room
+ * beside the session). */
+void scratch_tmp_remove(const char *session_dir);
 
 /* A live read's own place (`jail status`/`jail diff` of a running session,
  * whose run exports into the session dir when it ends): `.live.XXXXXX` in the

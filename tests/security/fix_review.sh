@@ -140,3 +140,33 @@ GIT
 	assert_contains "$out" "agent-rc=0"
 	host_safe
 }
+
+# The same for a read of a session that does not run (jail diff | head after
+# the agent ended): its repository in TMPDIR, killed there, goes with the next
+# read that finds room beside the session, or with jail reset or rm.
+test_killed_read_in_tmpdir_goes_with_reset() {
+	mkrepo "$T/p"
+	BEFORE=$(tree_hash "$T/p")
+	mkdir -p "$T/gitw" "$T/tmpd"
+	cat >"$T/gitw/git" <<GIT
+#!/bin/sh
+case "\$PWD" in '$T/tmpd/'*/.export.*) kill -9 \$PPID; exit 1;; esac
+exec /usr/bin/git "\$@"
+GIT
+	chmod +x "$T/gitw/git"
+	on_small_fs 48M 20000 '
+		"$JAIL" -q --no-export -D "$T/p" -- sh -c "for i in \$(seq 20); do
+			head -c 700000 /dev/urandom | base64 >t\$i.txt || exit 3; done" </dev/null
+		echo "agent-rc=$?"
+		PATH="$T/gitw:$PATH" TMPDIR="$T/tmpd" "$JAIL" diff -D "$T/p" </dev/null >/dev/null 2>&1
+		echo "killed-rc=$?"
+		echo "left-by-killed=$(find "$T/tmpd" -name ".export.*" | wc -l)"
+		TMPDIR="$T/tmpd" "$JAIL" reset --all -D "$T/p" </dev/null; echo "reset-rc=$?"
+		echo "left-after-reset=$(find "$T/tmpd" -mindepth 1 | wc -l)"'
+	assert_contains "$out" "agent-rc=0"
+	assert_contains "$out" "killed-rc=137"
+	assert_contains "$out" "left-by-killed=1" "the killed read's repository in TMPDIR (the premise)"
+	assert_contains "$out" "reset-rc=0"
+	assert_contains "$out" "left-after-reset=0"
+	host_safe
+}
