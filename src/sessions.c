@@ -72,8 +72,9 @@ int cmd_reset(struct cli *c)
 		r = session_lock(&s, &e);
 	if (r == 0 && paths)
 		r = session_discard_paths(&s, c->args, &e);
-	else if (r == 0 && (r = confirm_reset_all(c, &s, &e)) == 0)
-		r = session_remove(&s, &e);
+	else if (r == 0 && (r = confirm_reset_all(c, &s, &e)) == 0 &&
+	         (r = session_remove(&s, &e)) == 0)
+		scratch_tmp_remove(s.dir);  /* what killed reads left in TMPDIR */
 	if (r == 0) {
 		/* the next run's "this run changed" starts afresh (runstamp.h) */
 		_cleanup_free_ char *stamp = xasprintf("%s/export.stamp", s.dir);
@@ -97,7 +98,8 @@ int cmd_rm(struct cli *c)
 		r = session_lock(&s, &e);
 	/* everything, the lock last: a jail starting now waits for nothing */
 	if (r == 0 && (r = rm_rf_at(AT_FDCWD, s.dir, &e)) == 0) {
-		live_places_sweep(s.project_root);  /* what killed live reads left */
+		scratch_tmp_remove(s.dir);          /* what killed reads left in TMPDIR */
+		live_places_sweep(s.project_root);  /* and killed live reads */
 		rmdir(s.project_root);  /* when it was the project's last session */
 	}
 	_cleanup_free_ char *pesc = r == 0 ? escape_name(s.project) : NULL;

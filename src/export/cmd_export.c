@@ -45,6 +45,7 @@ struct collect {
 	struct scratch sc;
 	char *scratch_parent;  /* where sc lives (scratchroom.h) */
 	bool scratch_own;
+	int scratch_hold;      /* its flock (a live read's in TMPDIR), or -1 */
 	bool built;  /* the scratch repository holds pre and post */
 	bool mbox_made;  /* and the single patch (patch_mbox_start) */
 	char *patch;  /* the patch written (the first of a series), or NULL */
@@ -96,10 +97,19 @@ static void collect_free(struct collect *k)
 	free(k->trailer);
 	k->author = k->trailer = NULL;
 	scratch_destroy(&k->sc);
-	scratch_unplace(k->scratch_parent, k->scratch_own);
+	scratch_unplace(k->scratch_parent, k->scratch_own, k->scratch_hold);
 	k->scratch_parent = NULL;
 	changeset_free(&k->cs);
 	export_ctx_close(&k->x);
+}
+
+/* Where the export writes what it throws away (its temporary repositories,
+ * the .gitignore check): the session dir, which the session's lock keeps for
+ * one export at a time, or a live read's own place, since the running session
+ * exports into its dir when it ends and sweeps what it finds there as stale. */
+static const char *work_dir(const struct collect *k, const struct session *s)
+{
+	return k->live_dir ? k->live_dir : s->dir;
 }
 
 /* Scan, filter and build one repository's change (the context is open). */
@@ -112,7 +122,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 		return 0;  /* too_many() says so; nothing is built from half a walk */
 	if (export_filter(&k->x, &k->cs, e) < 0)
 		return -1;
-	controlfiles_review(&k->x, &k->cs, s->dir);
+	controlfiles_review(&k->x, &k->cs, work_dir(k, s));
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);
@@ -128,7 +138,8 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	for (size_t i = 0; i < k->cs.n; i++)
 		bytes += !k->cs.v[i].reason && k->cs.v[i].new_size > 0 ? (unsigned long long)k->cs.v[i].new_size : 0;
 	unsigned long long need = scratch_estimate(bytes, changeset_included(&k->cs));
-	if (scratch_place(k->live_dir ? k->live_dir : s->dir, need, &k->scratch_parent, &k->scratch_own, e) < 0)
+	if (scratch_place(work_dir(k, s), k->live_dir ? s->project_root : NULL, need,
+	                  &k->scratch_parent, &k->scratch_own, &k->scratch_hold, e) < 0)
 		return -1;
 	const char *at = k->scratch_parent;
 	k->sc.author = k->author;
@@ -230,7 +241,8 @@ static int collect_series(struct collect *k, struct session *s, const struct jai
 	if (sub && !base)
 		return 0;
 	struct series_opts o = {
-		.session = s->name, .session_dir = s->dir, .trailer = k->trailer,
+		.session = s->name, .session_dir = s->dir, .scratch_dir = work_dir(k, s),
+		.trailer = k->trailer,
 		.author = k->author ? k->author : "jail <jail@localhost>", .subject = k->message,
 		.series_head = landed, .post = k->built ? &k->sc : NULL, .base = base,
 		.super = super ? super->x.project : NULL, .sub = sub, .pathspec = k->pathspec,

@@ -25,15 +25,21 @@ bool room_for(const char *dir, unsigned long long bytes)
 	return fs_room_of(dir, &r) < 0 || fs_room_fits(&r, bytes, SCRATCH_INODES);
 }
 
-/* $TMPDIR/jail-export-UID-HASH: the session's own, never shared with another
- * session's export (each removes stale scratch dirs in its parent). */
-static int private_tmp(const char *session_dir, char **out, struct jail_err *e)
+/* $TMPDIR/jail-export-UID-HASH, HASH of key: the session's own, never shared
+ * with another session's export (each removes stale scratch dirs in its
+ * parent), or a project's, for its live reads (each in a place of its own). */
+static char *tmp_path(const char *key)
 {
 	const char *t = getenv("TMPDIR");
 	char hex[65];
-	sha256_hex(session_dir, strlen(session_dir), hex);
-	char *dir = xasprintf("%s/jail-export-%u-%.12s", t && t[0] == '/' ? t : "/tmp",
-	                      (unsigned)getuid(), hex);
+	sha256_hex(key, strlen(key), hex);
+	return xasprintf("%s/jail-export-%u-%.12s", t && t[0] == '/' ? t : "/tmp",
+	                 (unsigned)getuid(), hex);
+}
+
+static int private_tmp(const char *key, char **out, struct jail_err *e)
+{
+	char *dir = tmp_path(key);
 	struct stat st;
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		jail_err_sys(e, "create '%s'", dir);
@@ -52,37 +58,92 @@ static int private_tmp(const char *session_dir, char **out, struct jail_err *e)
 	return 0;
 }
 
-int scratch_place(const char *session_dir, unsigned long long need, char **out, bool *own,
-                  struct jail_err *e)
+/* A private directory of ours at path, opened; else -1 (none, or another's). */
+static int open_own(const char *path)
 {
-	*own = false;
-	if (room_for(session_dir, need)) {
-		*out = xstrdup(session_dir);
-		return 0;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != getuid() || (st.st_mode & 077))) {
+		close(fd);
+		fd = -1;
 	}
-	char *tmp = NULL;
-	struct jail_err te;
-	if (private_tmp(session_dir, &tmp, &te) == 0 && room_for(tmp, need)) {
-		*out = tmp;
-		*own = true;
-		return 0;
-	}
-	if (tmp)
-		rmdir(tmp);
-	free(tmp);
+	return fd;
+}
+
+void scratch_tmp_remove(const char *session_dir)
+{
+	_cleanup_free_ char *path = tmp_path(session_dir);
+	_cleanup_close_ int dir = open_own(path);
+	DIR *d = dir < 0 ? NULL : opendir_at(dir, ".");
+	if (!d)
+		return;
+	struct dirent *de;
+	struct jail_err ignored;
+	while ((de = readdir(d)))
+		if (strncmp(de->d_name, ".export.", 8) == 0)
+			(void)!rm_rf_at(dirfd(d), de->d_name, &ignored);
+	closedir(d);
+	rmdir(path);
+}
+
+static int no_room(const char *dir, unsigned long long need, struct jail_err *e)
+{
 	const char *t = getenv("TMPDIR");
 	return jail_err_set(e, ENOSPC,
 	                    "not enough free space for the export's temporary repository "
 	                    "(about %llu MiB) on the filesystem of %s or in %s without going "
 	                    "below their reserve; free some space (or set TMPDIR to a roomier "
 	                    "directory) and run it again, or jail reset the session",
-	                    need >> 20, session_dir, t && t[0] == '/' ? t : "/tmp");
+	                    need >> 20, dir, t && t[0] == '/' ? t : "/tmp");
 }
 
-void scratch_unplace(char *dir, bool own)
+static char *place_make_in(int root, const char *root_path, int *hold, struct jail_err *e);
+static int lock_dir(const char *path);
+
+int scratch_place(const char *session_dir, const char *live_root, unsigned long long need,
+                  char **out, bool *own, int *hold, struct jail_err *e)
+{
+	*own = false;
+	*hold = -1;
+	if (room_for(session_dir, need)) {
+		/* what a killed export of the session left in TMPDIR goes now */
+		if (!live_root)
+			scratch_tmp_remove(session_dir);
+		*out = xstrdup(session_dir);
+		return 0;
+	}
+	char *tmp = NULL;
+	struct jail_err te;
+	if (private_tmp(live_root ? live_root : session_dir, &tmp, &te) == 0 && room_for(tmp, need)) {
+		if (!live_root) {
+			*out = tmp;
+			*own = true;
+			return 0;
+		}
+		/* a live read's: a place of its own, held, as beside the session */
+		_cleanup_close_ int root = lock_dir(tmp);
+		char *place = root < 0 ? NULL : place_make_in(root, tmp, hold, e);
+		if (root < 0)
+			jail_err_sys(e, "open '%s'", tmp);
+		free(tmp);
+		if (!place)
+			return -1;
+		*out = place;
+		*own = true;
+		return 0;
+	}
+	if (tmp && !live_root)
+		rmdir(tmp);
+	free(tmp);
+	return no_room(session_dir, need, e);
+}
+
+void scratch_unplace(char *dir, bool own, int hold)
 {
 	if (dir && own)
 		rmdir(dir);  /* empty once the scratch repository is gone */
+	if (dir && hold >= 0)
+		close(hold);
 	free(dir);
 }
 
@@ -106,10 +167,10 @@ static void live_places_collect(int root)
 	closedir(d);
 }
 
-/* The project's state dir, locked: a place is never seen made and not yet held. */
-static int lock_project_root(const char *project_root)
+/* A directory of places, locked: a place is never seen made and not yet held. */
+static int lock_dir(const char *path)
 {
-	int root = open(project_root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int root = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root >= 0 && flock(root, LOCK_EX) < 0) {
 		int err = errno;
 		close(root);
@@ -119,23 +180,31 @@ static int lock_project_root(const char *project_root)
 	return root;
 }
 
+/* The project's places in TMPDIR (live reads that found no room beside the
+ * session), when that directory exists and is a private one of ours. */
+static void sweep_tmp(const char *project_root)
+{
+	_cleanup_free_ char *path = tmp_path(project_root);
+	_cleanup_close_ int root = open_own(path);
+	if (root < 0 || flock(root, LOCK_EX) < 0)
+		return;
+	live_places_collect(root);
+}
+
 void live_places_sweep(const char *project_root)
 {
-	_cleanup_close_ int root = lock_project_root(project_root);
+	sweep_tmp(project_root);
+	_cleanup_close_ int root = lock_dir(project_root);
 	if (root >= 0)
 		live_places_collect(root);
 }
 
-char *live_place_make(const char *project_root, int *hold, struct jail_err *e)
+/* A new place below root (locked, at root_path): first the ones no read holds
+ * go. */
+static char *place_make_in(int root, const char *root_path, int *hold, struct jail_err *e)
 {
-	*hold = -1;
-	_cleanup_close_ int root = lock_project_root(project_root);
-	if (root < 0) {
-		jail_err_sys(e, "open '%s'", project_root);
-		return NULL;
-	}
 	live_places_collect(root);
-	char *dir = xasprintf("%s/.live.XXXXXX", project_root);
+	char *dir = xasprintf("%s/.live.XXXXXX", root_path);
 	int fd = mkdtemp(dir) ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		jail_err_sys(e, "create '%s'", dir);
@@ -148,4 +217,16 @@ char *live_place_make(const char *project_root, int *hold, struct jail_err *e)
 	}
 	*hold = fd;
 	return dir;
+}
+
+char *live_place_make(const char *project_root, int *hold, struct jail_err *e)
+{
+	*hold = -1;
+	sweep_tmp(project_root);
+	_cleanup_close_ int root = lock_dir(project_root);
+	if (root < 0) {
+		jail_err_sys(e, "open '%s'", project_root);
+		return NULL;
+	}
+	return place_make_in(root, project_root, hold, e);
 }

@@ -16,10 +16,17 @@
 unsigned long long scratch_estimate(unsigned long long bytes, size_t files);
 
 /* The parent directory for the temporary repository (malloc'd in *out);
- * *own: a directory made for it, which scratch_unplace() removes. */
-int scratch_place(const char *session_dir, unsigned long long need, char **out, bool *own,
-                  struct jail_err *e) WUR;
-void scratch_unplace(char *dir, bool own);
+ * *own: a directory made for it, which scratch_unplace() removes.  For a live
+ * read (live_root: the project's state dir) that finds no room in its place,
+ * the fallback in TMPDIR is a place of the project's there, held as *hold is
+ * (-1: none), so that one a killed read left goes with the next read too. */
+int scratch_place(const char *session_dir, const char *live_root, unsigned long long need,
+                  char **out, bool *own, int *hold, struct jail_err *e) WUR;
+void scratch_unplace(char *dir, bool own, int hold);
+/* Remove what an export of the session, killed, left in its TMPDIR dir, and
+ * the dir (the session is locked: `jail reset`, `rm`, an export with room
+ * beside the session). */
+void scratch_tmp_remove(const char *session_dir);
 
 /* A live read's own place (`jail status`/`jail diff` of a running session,
  * whose run exports into the session dir when it ends): `.live.XXXXXX` in the
@@ -28,7 +35,8 @@ void scratch_unplace(char *dir, bool own);
  * ^C) leaves its place behind, as large as the agent made its change: each new
  * one first removes the places no read holds.  NULL on error. */
 char *live_place_make(const char *project_root, int *hold, struct jail_err *e);
-/* Remove the live places no read holds (`jail rm` of a project's last session). */
+/* Remove the live places no read holds, in the project's state dir and in
+ * TMPDIR (`jail rm` of a project's last session). */
 void live_places_sweep(const char *project_root);
 
 /* Does `bytes` more fit below dir with the reserve kept?  (An unknown answer

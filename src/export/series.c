@@ -852,8 +852,8 @@ static void history_flags(struct series_ctx *z)
 static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 {
 	const struct series_opts *o = z->o;
-	if (scratch_create_another(&z->sr->raw, o->session_dir, e) < 0 ||
-	    scratch_create_another(&z->sr->sc, o->session_dir, e) < 0 ||
+	if (scratch_create_another(&z->sr->raw, o->scratch_dir, e) < 0 ||
+	    scratch_create_another(&z->sr->sc, o->scratch_dir, e) < 0 ||
 	    write_sc_alternates(z, g->host_objects, e) < 0)
 		return -1;
 	/* from the base: index-pack --strict wants every parent, also of commits

@@ -21,7 +21,9 @@
 
 struct series_opts {
 	const char *session;       /* the session's name */
-	const char *session_dir;
+	const char *session_dir;   /* the agent's git dir is read there */
+	const char *scratch_dir;   /* where the temporary repositories go: the session
+	                            * dir, or a live read's own place (scratchroom.h) */
 	const char *trailer;       /* "project/session", or NULL: no trailer */
 	const char *author;        /* "Name <email>": the user, for the uncommitted rest */
 	const char *repo_author;   /* the repository's own user.name/email, or NULL */

@@ -105,12 +105,16 @@ test_exec_ends_though_the_agent_holds_its_pty() {
 	probe_setup
 	mkdir -p "$T/sig"
 	"$JAIL" -q --no-export --ro "$T/bin" --rw "$T/sig" -D "$T/p" -- sh -c "
-		while [ ! -s '$T/sig/tty' ]; do sleep 0.05; done
+		touch '$T/sig/ready'
+		i=0; while [ ! -s '$T/sig/tty' ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
 		tty=\$(cat '$T/sig/tty')
 		(for i in \$(seq 100); do echo agent-still-here; sleep 0.05; done; sleep 600) >\"\$tty\" 2>/dev/null &
 		touch '$T/sig/held'
 		$(wait_go)" </dev/null >/dev/null 2>"$T/agent.err" &
 	local agent=$!
+	# jail exec before the jail runs is refused: the agent would wait on
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
+	[ -e "$T/sig/ready" ] || fail "the agent ended early: $(cat "$T/agent.err")"
 	cat >"$T/bin/joined.sh" <<EOF
 tty >'$T/sig/tty'
 while [ ! -e '$T/sig/held' ]; do sleep 0.05; done
