@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 struct rm_level {
 	char *name;   /* its name in the level above (the caller's parent for level 0) */
@@ -21,11 +23,26 @@ struct rm_level {
 	ino_t ino;
 };
 
+/* chmod of name in parent, never through a symlink: a directory the open
+ * below found without search permission may be a link by now (fchmodat2,
+ * Linux 6.6; else glibc's fchmodat, which goes through /proc/self/fd). */
+static int chmod_nofollow(int parent, const char *name, mode_t mode)
+{
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+	if (syscall(SYS_fchmodat2, parent, name, mode, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+	return fchmodat(parent, name, mode, AT_SYMLINK_NOFOLLOW);
+}
+
 /* Open name below parent as a directory we may empty. */
 static int rm_open_dir(int parent, const char *name, struct rm_level *lv)
 {
 	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == EACCES && fchmodat(parent, name, 0700, 0) == 0)
+	if (fd < 0 && errno == EACCES && chmod_nofollow(parent, name, 0700) == 0)
 		fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0 ||
