@@ -1,0 +1,59 @@
+# The escape suite: other ways to what the README promises stays out (threat 1
+# in DESIGN.md): host secrets that reach the jail through a layer the other
+# files do not try (procfs, the /etc pieces).
+source "$TESTS/security/helpers.bash"
+
+# key_add DESC: a "user" key of that description in the user keyring (the one
+# every process of the user may view), its id printed.
+key_add() {
+	python3 - "$1" <<'EOF'
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+r = libc.syscall(248, b"user", sys.argv[1].encode(), b"canary-key-value", 16, -4)  # add_key, @u
+sys.exit(1) if r < 0 else print(r)
+EOF
+}
+key_drop() { # ID: invalidate it (KEYCTL_INVALIDATE)
+	python3 -c 'import ctypes, sys; ctypes.CDLL(None).syscall(250, 21, int(sys.argv[1]))' "$1" || true
+}
+
+# /proc/keys lists every key its reader may view, and a key's owner may view
+# it from any user namespace: the jail would list the host's keys (the
+# login's keyrings, a Kerberos cache, fscrypt keys) by description and size.
+test_host_kernel_keys_not_listed() {
+	command -v python3 >/dev/null || skip "no python3 to add a key"
+	probe_setup
+	desc="jail-canary-key-$$-$RANDOM"
+	id=$(key_add "$desc") || skip "the kernel refuses add_key here"
+	grep -q "$desc" /proc/keys || { key_drop "$id"; skip "this kernel does not list the key in /proc/keys"; }
+	run_jail -q -D "$T/p" -- sh -c 'cat /proc/keys /proc/key-users; echo done'
+	key_drop "$id"
+	assert_eq "$rc" 0 "reading /proc/keys inside"
+	assert_contains "$out" done
+	assert_not_contains "$out" "$desc"
+	assert_not_contains "$out" "$(id -u):"
+	host_safe
+}
+
+# The CA store is a piece of /etc programs need; the host services' private
+# keys beside it (/etc/ssl/private, group ssl-cert) are not, and a user in that
+# group would read them inside.  The jail's directory there is not the host's.
+test_etc_private_key_directories_not_the_hosts() {
+	probe_setup
+	dirs=()
+	for d in /etc/ssl/private /etc/pki/tls/private /etc/pki/CA/private; do
+		[ -d "$d" ] && dirs+=("$d")
+	done
+	[ ${#dirs[@]} -gt 0 ] || skip "the host has no /etc/ssl/private"
+	for d in "${dirs[@]}"; do
+		run_jail -q -D "$T/p" -- sh -c "stat -c '%d:%i' $d; ls -A $d | wc -l; ls /etc/ssl/certs | grep -c ."
+		assert_eq "$rc" 0 "stat $d inside"
+		lines=($out)
+		assert_ne "${lines[0]}" "$(stat -c '%d:%i' "$d")" "$d inside is the host's"
+		assert_eq "${lines[1]}" 0 "entries of $d inside"
+		# positive control: the CA store beside it is there
+		[ ! -d /etc/ssl/certs ] || [ "${lines[2]}" -gt 0 ] || fail "/etc/ssl/certs is empty inside"
+	done
+	host_safe
+}
