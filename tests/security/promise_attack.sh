@@ -57,3 +57,29 @@ test_etc_private_key_directories_not_the_hosts() {
 	done
 	host_safe
 }
+
+# A secret-shaped name in another case (`SERVER.KEY`, `.ENV`, `Id_Rsa`) holds
+# the same secret, and is the same name where the project is also checked out
+# (macOS, Windows): hidden as the lower-case one, in a project without git and
+# below a shown ignored directory with hide_ignored = secrets.
+test_secret_names_hidden_in_any_case() {
+	probe_setup
+	names=".ENV .Env.local SERVER.KEY cert.PEM Id_Rsa .NETRC prod.TFSTATE .AWS"
+	mkdir -p "$T/ng/sub"
+	for n in $names; do printf 'canary-%s\n' "$n" >"$T/ng/sub/$n"; done
+	printf 'plain\n' >"$T/ng/sub/notes.txt"
+	run_jail -q -D "$T/ng" -- sh -c 'ls -A sub; cat sub/* 2>/dev/null'
+	assert_eq "$rc" 0 "listing the project without git"
+	assert_contains "$out" notes.txt # positive control
+	assert_not_contains "$out" canary-
+	for n in $names; do assert_not_contains "$out" "$n"; done
+
+	mkdir -p "$T/p/build"
+	for n in $names; do printf 'canary-%s\n' "$n" >"$T/p/build/$n"; done
+	BEFORE=$(tree_hash "$T/p") # the files just made are the host's
+	run_jail -q --hide-ignored=secrets -D "$T/p" -- sh -c 'ls -A build; cat build/* 2>/dev/null'
+	assert_eq "$rc" 0 "listing the shown ignored build/"
+	assert_contains "$out" out.o # positive control: build/ is shown
+	assert_not_contains "$out" canary-
+	host_safe
+}
