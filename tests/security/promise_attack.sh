@@ -83,3 +83,28 @@ test_secret_names_hidden_in_any_case() {
 	assert_not_contains "$out" canary-
 	host_safe
 }
+
+# --copy names a file of the host's home; a fifo there (or a device, or a
+# link, which a --rw bind above it would let the agent plant) held the start
+# in an open no signal ends.  Now it is refused at once, in one line.
+test_home_copy_refuses_what_is_not_a_regular_file() {
+	probe_setup
+	h="$T/hosthome"
+	mkdir -p "$h/dot"
+	mkfifo "$h/.fifo"
+	printf 'dot\n' >"$h/dot/rc"
+	ln -s dot/rc "$h/.linked"
+	printf 'copied-%s\n' ok >"$h/.plain"
+	for f in .fifo .linked; do
+		set +e
+		out=$(HOME="$h" timeout -k 5 60 "$JAIL" -q -D "$T/p" --copy "$h/$f" -- true 2>&1 </dev/null)
+		rc=$?
+		set -e
+		assert_eq "$rc" 125 "exit status with --copy ~/$f"
+		assert_eq "$(printf '%s\n' "$out" | grep -c .)" 1 "error lines with --copy ~/$f"
+		assert_contains "$out" "home copy"
+	done
+	HOME="$h" run_jail -q -D "$T/p" --copy "$h/.plain" -- cat "$h/.plain"
+	assert_eq "$out" copied-ok "positive control: a regular file is copied in"
+	no_stray
+}
