@@ -108,3 +108,18 @@ test_home_copy_refuses_what_is_not_a_regular_file() {
 	assert_eq "$out" copied-ok "positive control: a regular file is copied in"
 	no_stray
 }
+
+# -D of your home is refused: it holds the secrets the jail keeps out.  With
+# $HOME set elsewhere (HOME=/tmp/x in a wrapper or a CI step) the home of
+# your passwd entry still holds ~/.ssh, and is refused the same way.
+test_passwd_home_refused_as_project_whatever_home_says() {
+	probe_setup
+	real=$(getent passwd "$(id -u)" | cut -d: -f6)
+	[ -d "$real" ] && [ "$real" != / ] || skip "no home directory in the passwd entry"
+	mkdir -p "$T/otherhome"
+	HOME="$T/otherhome" expect_fail125 -q -D "$real" -- true
+	assert_contains "$err" "your home directory"
+	# positive control: a project beside it still runs with that HOME
+	HOME="$T/otherhome" run_jail -q -D "$T/p" -- true
+	assert_eq "$rc" 0 "a project run with HOME elsewhere"
+}
