@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <poll.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
@@ -99,11 +100,17 @@ static int project_check(const char *given, const char *real, struct jail_err *e
 		return jail_err_set(e, 0,
 		                    "-D %s: '%s' is a system directory, not a project; "
 		                    "name the project's own directory", gesc, resc);
-	char home_real[PATH_MAX];
-	if (realpath(home_dir(), home_real) && strcmp(home_real, real) == 0)
-		return jail_err_set(e, 0,
-		                    "-D %s: that is your home directory, not a project; "
-		                    "name the project's own directory", gesc);
+	/* $HOME, and the passwd entry's home when $HOME names another place
+	 * (HOME=/tmp/x leaves ~/.ssh where it was) */
+	struct passwd *pw = getpwuid(getuid());
+	const char *homes[] = {home_dir(), pw ? pw->pw_dir : NULL};
+	for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
+		char home_real[PATH_MAX];
+		if (homes[i] && realpath(homes[i], home_real) && strcmp(home_real, real) == 0)
+			return jail_err_set(e, 0,
+			                    "-D %s: that is your home directory, not a project; "
+			                    "name the project's own directory", gesc);
+	}
 	_cleanup_free_ char *root = state_root();
 	char root_real[PATH_MAX];
 	const char *r = realpath(root, root_real) ? root_real : root;

@@ -60,6 +60,8 @@ static int open_host_parent(int host_root, const char *path, const char **base)
 	return open_in_root(host_root, dir, O_PATH | O_DIRECTORY);
 }
 
+#define HOME_COPY_MAX (64 << 20)
+
 /* Copy one host file (under the host's home) into the fake home. */
 static int copy_in(const struct jail_plan *p, int dir, int host_root, const char *path,
                    struct jail_err *e)
@@ -73,9 +75,25 @@ static int copy_in(const struct jail_plan *p, int dir, int host_root, const char
 	_cleanup_close_ int from = open_host_parent(host_root, path, &name);
 	if (from < 0)
 		return errno == ENOENT ? 0 : jail_err_sys(e, "home copy '%s'", path);
+	/* Only a regular file, and not through a last link (with a --rw bind
+	 * above it, the agent could have put the link there): a fifo or a
+	 * device would hold the start, unkillable, in the open or the read. */
+	struct stat st;
+	if (fstatat(from, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : jail_err_sys(e, "home copy '%s'", path);
+	if (S_ISLNK(st.st_mode))
+		return jail_err_set(e, 0, "home copy '%s': a symbolic link; jail copies only a "
+		                          "file, not what a link leads to: drop it from copy",
+		                    path);
+	if (!S_ISREG(st.st_mode))
+		return jail_err_set(e, 0, "home copy '%s': not a regular file (a fifo, socket "
+		                          "or device); drop it from copy", path);
+	if (st.st_size > HOME_COPY_MAX)
+		return jail_err_set(e, 0, "home copy '%s': larger than %d MiB; drop it from copy "
+		                          "or bind it with --ro", path, HOME_COPY_MAX >> 20);
 	_cleanup_free_ char *data = NULL;
 	size_t n;
-	if (read_file_at(from, name, 64 << 20, &data, &n, e) < 0) {
+	if (read_file_at(from, name, HOME_COPY_MAX, &data, &n, e) < 0) {
 		if (e->errnum == ENOENT)
 			return 0; /* nothing to copy: the agent starts without it */
 		return jail_err_wrap(e, "home copy");

@@ -249,6 +249,7 @@ static int make_target(char **dst, bool dir, mode_t mode, int *fd, struct jail_e
 
 static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
                        struct jail_err *e);
+static int open_in_new(const char *path);
 
 /* A path that names what fd is (the magic link), for mount(2). */
 static char *fd_path(int fd)
@@ -435,6 +436,26 @@ static int bind_snapshot(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
+/* The host's TLS private keys live inside the /etc pieces programs need (the
+ * CA store /etc/ssl/certs beside /etc/ssl/private): a service's keys, which a
+ * user in its group (ssl-cert) may read on the host, and no program in the
+ * jail needs.  Each such directory gets an empty read-only tmpfs over it. */
+static int cover_etc_private(struct jail_err *e)
+{
+	static const char *const dirs[] = {"/etc/ssl/private", "/etc/pki/tls/private",
+	                                   "/etc/pki/CA/private"};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		_cleanup_close_ int fd = open_in_new(dirs[i]);
+		if (fd < 0)
+			continue;
+		_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
+		if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+		          "mode=0555,size=4k") < 0)
+			return jail_err_sys(e, "cover %s (the host's private keys)", dirs[i]);
+	}
+	return 0;
+}
+
 /* /etc: the host's snapshot of its pieces bound read-only (etcsnap.h), or
  * the pieces copied into the root's tmpfs; then the large pieces bound over. */
 static int build_etc(const struct jail_plan *p, struct jail_err *e)
@@ -467,7 +488,7 @@ static int build_etc(const struct jail_plan *p, struct jail_err *e)
 		r = bind_host(path, path, B_RO | B_OPTIONAL, p, e);
 	}
 	strv_free(&copied);
-	return r < 0 ? -1 : broker_trust_store(p, e);
+	return r < 0 || cover_etc_private(e) < 0 ? -1 : broker_trust_store(p, e);
 }
 
 /* The host's device nodes, each bound nosuid on an empty file made in the
@@ -537,8 +558,32 @@ static int build_dev(struct jail_err *e)
 	return 0;
 }
 
+/* The files of a new procfs that show more than the jail's own: keys and
+ * key-users list every kernel key the user may view, by description and size,
+ * wherever it was added (the login's session keyring, the user keyring, a
+ * Kerberos or fscrypt key: a key's owner may always view it, whatever user
+ * namespace asks).  Each gets an empty read-only file over it, as container
+ * runtimes mask /proc/keys. */
+static int mask_proc_files(struct jail_err *e)
+{
+	static const char *const masked[] = {"keys", "key-users"};
+	static const char empty[] = "/proc-masked";
+	_cleanup_close_ int fd = open(empty, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return jail_err_sys(e, "create the empty file that masks /proc files");
+	for (size_t i = 0; i < ARRAY_SIZE(masked); i++) {
+		_cleanup_free_ char *p = xasprintf(NEW "/proc/%s", masked[i]);
+		if (access(p, F_OK) < 0)
+			continue;
+		if (xmount(empty, p, NULL, MS_BIND, NULL, e) < 0 || make_readonly(p, B_RO, e) < 0)
+			return jail_err_wrap(e, "mask /proc/%s", masked[i]);
+	}
+	return 0;
+}
+
 /* A new procfs; the parts that can change the kernel are bound read-only over
- * themselves (the user namespace refuses most writes already).  Its sys/user
+ * themselves (the user namespace refuses most writes already), and the parts
+ * that show the host's are masked (mask_proc_files).  Its sys/user
  * is opened first, for the namespace counts set after GO: a directory of this
  * new procfs, not the host's, whose dentry cache holds the sysctl entries of
  * every user namespace the host ever made (each lookup there compares names
@@ -570,7 +615,7 @@ static int build_proc(int *sysuser, struct jail_err *e)
 		    make_readonly(p, B_RO, e) < 0)
 			return -1;
 	}
-	return 0;
+	return mask_proc_files(e);
 }
 
 static int tmpfs_at(const char *at, const char *opts, struct jail_err *e)

@@ -193,7 +193,10 @@ static bool unhide_stale(const struct session *s, int upper, const struct strv *
 
 /* A secret-shaped name: a pattern without '/' matches the last component
  * (a file or a directory of that name, anywhere), one with '/' the end of the
- * path (`.docker/config.json` in any directory); a trailing '/' is ignored. */
+ * path (`.docker/config.json` in any directory); a trailing '/' is ignored.
+ * In any ASCII case (jail keeps the C locale): `SERVER.KEY`, `.ENV`, `Id_Rsa`
+ * hold the same secrets, and are the same names where the project is also
+ * checked out (macOS, Windows). */
 static bool secret_match(const struct strv *patterns, const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -204,12 +207,12 @@ static bool secret_match(const struct strv *patterns, const char *path)
 		while (n > 1 && pat[n - 1] == '/')
 			pat[--n] = '\0';
 		if (!strchr(pat, '/')) {
-			if (fnmatch(pat, base, 0) == 0)
+			if (fnmatch(pat, base, FNM_CASEFOLD) == 0)
 				return true;
 			continue;
 		}
 		for (const char *c = path; c; c = strchr(c, '/') ? strchr(c, '/') + 1 : NULL)
-			if (fnmatch(pat, c, FNM_PATHNAME) == 0)
+			if (fnmatch(pat, c, FNM_PATHNAME | FNM_CASEFOLD) == 0)
 				return true;
 	}
 	return false;
