@@ -38,21 +38,7 @@ char *state_root(void)
 char *state_root_resolved(void)
 {
 	_cleanup_free_ char *root = state_root();
-	_cleanup_free_ char *head = xstrdup(root);
-	size_t n = strlen(head);
-	for (;;) {
-		char *real = realpath(head, NULL);
-		if (real) {
-			char *r = xasprintf("%s%s", strcmp(real, "/") ? real : "", root + n);
-			free(real);
-			return r;
-		}
-		char *slash = strrchr(head, '/');
-		if (!slash || slash == head)
-			return steal_ptr(&root);
-		*slash = '\0';
-		n = (size_t)(slash - head);
-	}
+	return realpath_existing(root);
 }
 
 int session_name_check(const char *name, struct jail_err *e)

@@ -433,6 +433,25 @@ void file_stamp(int dirfd, const char *path, char out[FILE_STAMP_MAX])
 		stat_stamp(&st, out);
 }
 
+char *realpath_existing(const char *path)
+{
+	_cleanup_free_ char *head = xstrdup(path);
+	size_t n = strlen(head);
+	for (;;) {
+		char *real = realpath(head, NULL);
+		if (real) {
+			char *r = xasprintf("%s%s", strcmp(real, "/") ? real : "", path + n);
+			free(real);
+			return r;
+		}
+		char *slash = strrchr(head, '/');
+		if (!slash || slash == head)
+			return xstrdup(path);
+		*slash = '\0';
+		n = (size_t)(slash - head);
+	}
+}
+
 bool path_at_or_below(const char *path, const char *dir)
 {
 	if (!path || !dir)

@@ -112,6 +112,9 @@ size_t invisible_char_len(const char *s, size_t n);
 
 /* "~" and "~/x" expanded with the caller's HOME. */
 char *expand_home(const char *path);
+/* An absolute path with the symlinks of its existing part resolved, the part
+ * not made yet appended as spelled. */
+char *realpath_existing(const char *path);
 /* path is dir or lies below it (lexically: both absolute and normalized). */
 bool path_at_or_below(const char *path, const char *dir);
 /* openat2 of path with root as "/": its links, absolute ones included, are

@@ -369,7 +369,7 @@ static bool mounts_below_etc(const struct jail_plan *p)
 			if (below_etc(lists[l]->v[i]))
 				return true;
 	const char *own[] = {p->home, p->home_real, p->state_root, p->state_root_named,
-	                     p->gitdir_lower};
+	                     p->config_root, p->config_root_named, p->gitdir_lower};
 	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
 		if (own[i] && below_etc(own[i]))
 			return true;

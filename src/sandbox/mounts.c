@@ -805,7 +805,7 @@ static int cover_at(const char *at, bool home, struct jail_err *e)
 	             : mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
 	                     "mode=0555,size=4k");
 	if (r < 0)
-		return jail_err_sys(e, "cover %s (%s)", esc, home ? "the real home" : "jail's state");
+		return jail_err_sys(e, "cover %s (%s)", esc, home ? "the real home" : "jail's own dir");
 	return 0;
 }
 
@@ -832,7 +832,9 @@ static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
 	const char *host = src[ol] ? src + ol : "/";
 	_cleanup_free_ char *home = cover_point(at, host, p->home_real);
 	_cleanup_free_ char *state = cover_point(at, host, p->state_root);
-	if ((home && cover_at(home, true, e) < 0) || (state && cover_at(state, false, e) < 0))
+	_cleanup_free_ char *conf = cover_point(at, host, p->config_root);
+	if ((home && cover_at(home, true, e) < 0) || (state && cover_at(state, false, e) < 0) ||
+	    (conf && cover_at(conf, false, e) < 0))
 		return -1;
 	return 0;
 }
@@ -1000,15 +1002,18 @@ static int enter_new_root(struct jail_err *e)
 	return 0;
 }
 
-/* jail's state directory, if a bind or copy-on-write dir shows it (--ro
- * ~/.local holds ~/.local/state/jail): an empty read-only tmpfs over it.  It
- * holds every session's work, persistent homes and running jails' exec
- * sockets, none of which is this agent's to see.  The path is walked from the
- * new root without following links (one the agent left is not the state
- * dir), and only what exists is covered: nothing is made. */
-static int mask_state_root(const char *state_root, struct jail_err *e)
+/* jail's state and config directories, if a bind or copy-on-write dir shows
+ * them (--ro ~/.local holds ~/.local/state/jail, --rw ~/.config holds
+ * ~/.config/jail): an empty read-only tmpfs over each.  The state dir holds
+ * every session's work, persistent homes and running jails' exec sockets; the
+ * config dir what the next start reads as policy (a `cmd:` secret there runs
+ * on the host) and the trust records; none of it is this agent's to see or
+ * write.  The path is walked from the new root without following links (one
+ * the agent left is not the dir), and only what exists is covered: nothing is
+ * made (plan.c makes the config dir first when a --rw bind holds it). */
+static int mask_own_dir(const char *dir, struct jail_err *e)
 {
-	return cover_at(state_root, false, e);
+	return cover_at(dir, false, e);
 }
 
 static bool any_at_or_under(const struct strv *paths, const char *dir)
@@ -1150,9 +1155,11 @@ static int build_tree(const struct jail_plan *p, struct strv *seal, int *sysuser
 		r = caps_drop_bounding(e);
 	if (stager_join(&st, r, e) < 0 || build_named(p, e) < 0)
 		return -1;
-	if ((p->state_root && mask_state_root(p->state_root, e) < 0) ||
-	    (p->state_root_named && mask_state_root(p->state_root_named, e) < 0))
-		return -1;
+	const char *own[] = {p->state_root, p->state_root_named, p->config_root,
+	                     p->config_root_named};
+	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+		if (own[i] && mask_own_dir(own[i], e) < 0)
+			return -1;
 	return seal_covers(seal, e);
 }
 

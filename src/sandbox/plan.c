@@ -9,6 +9,7 @@
 #include "gitcreds.h"
 #include "gitlink.h"
 #include "hints.h"
+#include "policy.h"
 #include "pty.h"
 #include "log.h"
 #include "secrets.h"
@@ -89,7 +90,29 @@ static int plan_worktree(struct jail_plan *p, const struct session *s, struct ja
 	return 0;
 }
 
-/* A --rw bind may not hold the real home or the state dir below a directory
+/* jail's config dir: what the next start reads as the user's policy, where a
+ * `cmd:` secret source runs on the host, and the trust records.  Covered
+ * inside like the state dir; a cover covers only what exists, so when a --rw
+ * bind holds its place it is made first: else the agent would make it. */
+static int plan_config_root(struct jail_plan *p, struct jail_err *e)
+{
+	_cleanup_free_ char *conf = policy_config_dir();
+	_cleanup_free_ char *at = realpath_existing(conf);
+	const struct strv *l = &p->cfg->rw_binds;
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *real = realpath(l->v[i], NULL);
+		if (real && path_at_or_below(at, real) && mkdir_p(conf, 0700, e) < 0)
+			return jail_err_wrap(e, "make jail's config dir, to cover it for --rw %s", l->v[i]);
+	}
+	p->config_root = realpath(conf, NULL);
+	if (!p->config_root)
+		p->config_root = steal_ptr(&at);
+	else if (strcmp(p->config_root, conf) != 0)
+		p->config_root_named = steal_ptr(&conf);
+	return 0;
+}
+
+/* A --rw bind may not hold the real home, the state or the config dir below a directory
  * the agent could rename (cover_movable): moved so, the next start would show
  * it uncovered (the home's keys; every session's work, persistent homes and
  * running jails' exec sockets). */
@@ -100,6 +123,7 @@ static int check_rw_covers(const struct jail_plan *p, struct jail_err *e)
 		_cleanup_free_ char *real = realpath(l->v[i], NULL);
 		const char *what = cover_movable(real, p->home_real) ? "your real home"
 		                   : cover_movable(real, p->state_root) ? "jail's state dir"
+		                   : cover_movable(real, p->config_root) ? "jail's config dir"
 		                   : NULL;
 		if (what) {
 			_cleanup_free_ char *esc = escape_name(l->v[i]);
@@ -145,7 +169,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	if (p->use_pty && !pty_host_winsize(p->tty_fds, &p->winsize))
 		memset(&p->winsize, 0, sizeof(p->winsize));
 	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
-	if (check_rw_covers(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
+	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
 	    secrets_plan(p, e) < 0)
 		return -1;
 	/* after the secrets: a brokered one's CA goes into /etc, never a snapshot */
@@ -163,6 +187,8 @@ void plan_free(struct jail_plan *p)
 	free(p->notfound_hint);
 	free(p->state_root);
 	free(p->state_root_named);
+	free(p->config_root);
+	free(p->config_root_named);
 	free(p->gitdir_lower);
 	free(p->gitdir_upper);
 	free(p->gitdir_work);

@@ -47,6 +47,9 @@ struct jail_plan {
 	                       * bind (--ro ~/.local) would show it */
 	char *state_root_named; /* the same as $HOME or $XDG_STATE_HOME spell it, when
 	                         * a symlink makes that another path in the jail */
+	char *config_root;    /* jail's config dir (jail.ini, policies, trust records),
+	                       * resolved: hidden inside like the state dir */
+	char *config_root_named; /* as $HOME or $XDG_CONFIG_HOME spell it, when other */
 	/* The project's filtered view under the overlay (hidefs.h); NULL with
 	 * fs.hide_start_only.  Set by the caller of plan_build. */
 	struct hidefs *hidefs;

@@ -1,0 +1,86 @@
+# The escape suite: the policy side attacked.  Two attackers: the agent, which
+# controls what it can write in its session (and in a --rw bind), and a
+# repository with a .jail.ini committed in it, run before or after `jail
+# trust`.  What either gets jail to read as policy on the host decides what the
+# next run may reach, and a `cmd:` secret source runs on the host.  A test of
+# a hole fails on the build before its fix; the others keep what held.
+source "$TESTS/security/helpers.bash"
+
+# proj_ini TEXT: the project's .jail.ini, printf-style escapes expanded.
+proj_ini() { printf "$1" >"$T/p/.jail.ini"; }
+
+# An untrusted .jail.ini is read by nothing that acts: no network, binds,
+# variables, secrets (a cmd: source would run on the host), home mode or
+# export allowance, for a run nor for status/export.
+test_untrusted_project_policy_grants_nothing() {
+	probe_setup
+	mkdir -p "$T/outside"
+	echo host-file >"$T/outside/f"
+	proj_ini '[net]\nmode = open\n[fs]\nrw = %s\nhide_ignored = none\n[env]\nset = LEAK=1\n[secrets]\nX = cmd:touch %s/pwned\n[home]\nmode = persistent\n' \
+		"$T/outside" "$T"
+	run_jail -q -D "$T/p" -- sh -c "echo \"leak=\${LEAK:-} x=\${X:-}\"; cat '$T/outside/f' 2>&1; cat .env 2>&1; tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '"
+	assert_eq "$rc" 0 "run with an untrusted .jail.ini"
+	assert_contains "$out" "leak= x="
+	assert_not_contains "$out" host-file
+	assert_not_contains "$out" canary-env
+	assert_eq "$(echo "$out" | tail -1)" lo "interfaces inside"
+	assert_contains "$err" "not trusted"
+	assert_no_file "$T/pwned"
+	run_jail status -D "$T/p"
+	assert_no_file "$T/pwned"
+	rm -f "$T/p/.jail.ini"
+}
+
+# The agent's own .jail.ini stays in its session: the next run reads the
+# host's (none), and `jail trust` finds nothing to trust.
+test_agent_written_project_policy_not_read() {
+	probe_setup
+	run_jail -q -D "$T/p" -- sh -c "printf '[secrets]\nX = cmd:touch $T/pwned\n' >.jail.ini"
+	assert_eq "$rc" 0 "the agent writes .jail.ini"
+	run_jail -q -D "$T/p" -- sh -c 'test -e .jail.ini && echo "x=${X:-}"'
+	assert_eq "$out" "x="
+	assert_no_file "$T/pwned"
+	expect_fail125 trust -D "$T/p"
+	assert_contains "$err" "no .jail.ini"
+	host_safe
+}
+
+# A --rw bind that holds jail's config dir (--rw ~/.config) showed the agent
+# the user's jail.ini, named policies and trust records, writable: a
+# `[secrets] X = cmd:...` written there ran on the host at the next start
+# (the same with the config dir not made yet: the agent made it).  The config
+# dir is covered like the state dir: an empty read-only tmpfs.
+test_rw_bind_cannot_plant_user_policy() {
+	probe_setup
+	local conf=$XDG_CONFIG_HOME
+	for exists in yes no; do
+		rm -rf "$conf/jail"
+		[ "$exists" = no ] || { mkdir -p "$conf/jail/trust"; echo '[net]' >"$conf/jail/jail.ini"; }
+		run_jail -q --rw "$conf" -D "$T/p" -- sh -c "
+			ls -A '$conf/jail' 2>&1
+			mkdir -p '$conf/jail/policies' 2>/dev/null
+			printf '[secrets]\nX = cmd:touch $T/pwned\n' >'$conf/jail/jail.ini' 2>/dev/null
+			printf '[secrets]\nX = cmd:touch $T/pwned\n' >'$conf/jail/policies/default.ini' 2>/dev/null
+			echo done"
+		assert_eq "$rc" 0 "run with --rw of the config dir's parent ($exists)"
+		assert_eq "$out" done "what the agent saw of jail's config dir ($exists)"
+		run_jail -q -D "$T/p" -- true
+		assert_no_file "$T/pwned"
+		[ "$exists" = no ] || assert_eq "$(cat "$conf/jail/jail.ini")" "[net]" "the user's jail.ini"
+	done
+	rm -rf "$conf/jail"
+	host_safe
+}
+
+# ... and a --rw bind may not hold it below a directory the agent could
+# rename (the cover is on the config dir by its name).
+test_rw_bind_holding_config_dir_deeper_refused() {
+	probe_setup
+	mkdir -p "$T/cfgtop/sub/jail"
+	local saved=$XDG_CONFIG_HOME
+	export XDG_CONFIG_HOME=$T/cfgtop/sub
+	expect_fail125 -q --rw "$T/cfgtop" -D "$T/p" -- true
+	export XDG_CONFIG_HOME=$saved
+	assert_contains "$err" "config dir"
+	host_safe
+}
