@@ -204,7 +204,7 @@ int cmd_trust(struct cli *c)
 	struct policy p;
 	policy_init(&p);
 	_cleanup_free_ char *name = xasprintf("%s/.jail.ini", project);
-	int rc = policy_load_text(&p, name, text, &e);
+	int rc = policy_load_buf(&p, name, text, len, &e);
 	policy_free(&p);
 	if (rc < 0 || trust_write(project, text, len, &e) < 0)
 		return fail(&e);

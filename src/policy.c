@@ -5,7 +5,8 @@
  * handler of the packaged inih gets none), can refuse a line inih would
  * truncate, and can reject unknown sections even when they are empty.  Leading
  * blanks are dropped before inih sees a line: an indented line is an ordinary
- * line, never the continuation of the previous value.
+ * line, never the continuation of the previous value.  A line must show as it
+ * reads (check_line_text): a project's file is trusted after a person read it.
  */
 #include "policy.h"
 #include "log.h"
@@ -27,6 +28,7 @@ struct parse {
 	struct policy *p;
 	const char *file;    /* name for errors and provenance */
 	const char *text;
+	size_t len;
 	size_t pos;
 	int line;
 	bool failed;
@@ -108,16 +110,37 @@ static void check_section_line(struct parse *ps, const char *l, size_t n)
 	}
 }
 
+/* Text that would not show to a person as jail reads it: a control character
+ * (a carriage return or an escape sequence draws one value over another in
+ * `cat`: "mode = open ;\rmode = none" shows "mode = none"; a NUL ended the
+ * file for jail), a C1 control, an invisible or bidirectional character (which
+ * reorders a line), bytes that are not UTF-8.  A tab is text. */
+static int check_line_text(struct parse *ps, const char *l, size_t n)
+{
+	if (!is_valid_utf8(l, n))
+		return parse_fail(ps, "bytes that are not UTF-8; write the file in UTF-8");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)l[i];
+		bool ctl = (c < 0x20 && c != '\t') || c == 0x7f ||
+		           (c == 0xc2 && i + 1 < n && (unsigned char)l[i + 1] < 0xa0);
+		if (ctl || invisible_char_len(l + i, n - i))
+			return parse_fail(ps, "a control, invisible or bidirectional character at column "
+			                  "%zu, which can hide text from a reader; remove it", i + 1);
+	}
+	return 1;
+}
+
 /* inih's reader: the next line, leading blanks dropped; NULL at the end or once
  * something is wrong (inih then stops). */
 static char *policy_reader(char *buf, int num, void *stream)
 {
 	struct parse *ps = stream;
-	if (ps->failed || !ps->text[ps->pos])
+	if (ps->failed || ps->pos >= ps->len)
 		return NULL;
 	const char *l = ps->text + ps->pos;
-	size_t n = strcspn(l, "\n");
-	ps->pos += n + (l[n] == '\n');
+	const char *nl = memchr(l, '\n', ps->len - ps->pos);
+	size_t n = nl ? (size_t)(nl - l) : ps->len - ps->pos;
+	ps->pos += n + (nl != NULL);
 	ps->line++;
 	if (ps->line == 1 && n >= 3 && memcmp(l, "\xef\xbb\xbf", 3) == 0)
 		l += 3, n -= 3;  /* a UTF-8 byte order mark, as some editors write */
@@ -125,7 +148,9 @@ static char *policy_reader(char *buf, int num, void *stream)
 		l++, n--;
 	if (n && l[n - 1] == '\r')
 		n--;
-	if (memchr(l, '\0', n) || (int)n > num - 3) {
+	if (!check_line_text(ps, l, n))
+		return NULL;
+	if ((int)n > num - 3) {
 		parse_fail(ps, "line longer than %d characters; split a list over several '+=' lines", num - 3);
 		return NULL;
 	}
@@ -348,9 +373,15 @@ static int on_value(void *user, const char *section, const char *name, const cha
 
 int policy_load_text(struct policy *p, const char *name, const char *text, struct jail_err *e)
 {
+	return policy_load_buf(p, name, text, strlen(text), e);
+}
+
+int policy_load_buf(struct policy *p, const char *name, const char *text, size_t len,
+                    struct jail_err *e)
+{
 	if (strv_contains(&p->done, name))
 		return 0;
-	struct parse ps = {.p = p, .file = name, .text = text, .e = e};
+	struct parse ps = {.p = p, .file = name, .text = text, .len = len, .e = e};
 	strv_push(&p->stack, name);
 	int rc = ini_parse_stream(policy_reader, &ps, on_value, &ps);
 	free(p->stack.v[--p->stack.n]);
@@ -437,13 +468,40 @@ char *policy_find(const char *name, struct jail_err *e)
 	return NULL;
 }
 
+/* Read a policy file below dir (not through a symlink at its name: the
+ * caller decides about links) that is a regular file of at most
+ * MAX_POLICY_SIZE: a fifo would block the start, a device never end. */
+static int read_policy_at(int dir, const char *name, const char *shown, char **text,
+                          size_t *len, struct jail_err *e)
+{
+	_cleanup_free_ char *esc = escape_name(shown);
+	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return jail_err_sys(e, "policy file '%s'", esc);
+	if (!S_ISREG(st.st_mode))
+		return jail_err_set(e, 0, "policy file '%s' is not a regular file (a symlink, fifo or "
+		                          "device?); remove it or make it one", esc);
+	if (st.st_size > MAX_POLICY_SIZE)
+		return jail_err_set(e, 0, "policy file '%s' is larger than %d KiB, which no policy "
+		                          "is; remove it", esc, MAX_POLICY_SIZE >> 10);
+	if (read_file_fd(fd, esc, MAX_POLICY_SIZE, text, len, e) < 0)
+		return e->errnum == EFBIG ? jail_err_set(e, 0, "policy file '%s' grew larger than "
+		                                         "%d KiB while read", esc, MAX_POLICY_SIZE >> 10)
+		                          : jail_err_wrap(e, "policy file '%s'", esc);
+	return 0;
+}
+
 /* Read a policy file (through symlinks: it is the user's own). */
-static int read_policy_file(const char *path, char **real, char **text, struct jail_err *e)
+static int read_policy_file(const char *path, char **real, char **text, size_t *len,
+                            struct jail_err *e)
 {
 	*real = realpath(path, NULL);
-	if (!*real)
-		return jail_err_sys(e, "policy file '%s'", path);
-	if (read_file_at(AT_FDCWD, *real, MAX_POLICY_SIZE, text, NULL, e) < 0) {
+	if (!*real) {
+		_cleanup_free_ char *esc = escape_name(path);
+		return jail_err_sys(e, "policy file '%s'", esc);
+	}
+	if (read_policy_at(AT_FDCWD, *real, *real, text, len, e) < 0) {
 		free(steal_ptr(real));
 		return -1;
 	}
@@ -458,11 +516,12 @@ int policy_load_named(struct policy *p, const char *name, struct jail_err *e)
 	if (!path)
 		return -1;
 	_cleanup_free_ char *real = NULL, *text = NULL;
-	if (read_policy_file(path, &real, &text, e) < 0)
+	size_t len = 0;
+	if (read_policy_file(path, &real, &text, &len, e) < 0)
 		return -1;
 	if (strv_contains(&p->stack, real))
 		return jail_err_set(e, 0, "policy '%s' includes itself", real);
-	return policy_load_text(p, real, text, e);
+	return policy_load_buf(p, real, text, len, e);
 }
 
 /* include = NAME[, NAME...]: read each at this point of the file. */
@@ -535,7 +594,8 @@ int policy_read_project(const char *project, char **text, size_t *len, struct ja
 	if (!S_ISREG(st.st_mode))
 		return jail_err_set(e, 0, "%s/.jail.ini is not a regular file (a symlink?); remove it or make it one",
 		                    project);
-	return read_file_at(dir, ".jail.ini", MAX_POLICY_SIZE, text, len, e);
+	_cleanup_free_ char *shown = xasprintf("%s/.jail.ini", project);
+	return read_policy_at(dir, ".jail.ini", shown, text, len, e);
 }
 
 static int load_user_file(struct policy *p, struct jail_err *e)
@@ -545,9 +605,10 @@ static int load_user_file(struct policy *p, struct jail_err *e)
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return 0;
 	_cleanup_free_ char *real = NULL, *text = NULL;
-	if (read_policy_file(path, &real, &text, e) < 0)
+	size_t len = 0;
+	if (read_policy_file(path, &real, &text, &len, e) < 0)
 		return -1;
-	return policy_load_text(p, real, text, e);
+	return policy_load_buf(p, real, text, len, e);
 }
 
 static int load_project_file(struct policy *p, const char *project, struct jail_err *e)
@@ -567,7 +628,7 @@ static int load_project_file(struct policy *p, const char *project, struct jail_
 		return 0;
 	}
 	_cleanup_free_ char *name = xasprintf("%s/.jail.ini", project);
-	return policy_load_text(p, name, text, e);
+	return policy_load_buf(p, name, text, len, e);
 }
 
 /* Flags come last: scalars replace, list items append. */

@@ -33,6 +33,9 @@ void policy_free(struct policy *p);
  * call it ("/home/u/.config/jail/jail.ini"). */
 int policy_load_text(struct policy *p, const char *name, const char *text,
                      struct jail_err *e) WUR;
+/* The same for text of len bytes, which may hold a NUL (an error). */
+int policy_load_buf(struct policy *p, const char *name, const char *text, size_t len,
+                    struct jail_err *e) WUR;
 /* A named policy (-p NAME, include = NAME) or, when it holds a '/', a file. */
 int policy_load_named(struct policy *p, const char *name, struct jail_err *e) WUR;
 /* Every layer, then the flags of *cli (copied, not moved). */

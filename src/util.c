@@ -209,6 +209,12 @@ int read_file_at(int dirfd, const char *path, size_t max, char **out, size_t *le
 	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return jail_err_sys(e, "open '%s'", path);
+	return read_file_fd(fd, path, max, out, len, e);
+}
+
+int read_file_fd(int fd, const char *path, size_t max, char **out, size_t *len,
+                struct jail_err *e)
+{
 	struct strbuf b = {0};
 	char chunk[65536];
 	for (;;) {

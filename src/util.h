@@ -84,6 +84,9 @@ int write_all(int fd, const void *buf, size_t n) WUR;
 /* Read up to max bytes of a file into a NUL-terminated malloc'd buffer. */
 int read_file_at(int dirfd, const char *path, size_t max, char **out, size_t *len,
                  struct jail_err *e) WUR;
+/* The same from an open fd (path names it in errors). */
+int read_file_fd(int fd, const char *path, size_t max, char **out, size_t *len,
+                struct jail_err *e) WUR;
 int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_t mode,
                   struct jail_err *e) WUR;
 /* Replace `path` whole: written to "path.tmp", then renamed over it, so a

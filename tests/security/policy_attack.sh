@@ -84,3 +84,46 @@ test_rw_bind_holding_config_dir_deeper_refused() {
 	assert_contains "$err" "config dir"
 	host_safe
 }
+
+# A project's .jail.ini is trusted after a person read it: what they read
+# must be what jail reads.  A carriage return or an escape sequence inside a
+# line drew one value over another in `cat` (`mode = open ;\rmode = none`
+# shows "mode = none", loads "open"), a bidi override reorders a line, and a
+# NUL byte ended the file for jail where the reader saw more.  Each is
+# refused with the file and line, by `jail trust` and by a run.
+test_policy_text_that_hides_from_a_reader_refused() {
+	probe_setup
+	local bad
+	for bad in '[net]\nmode = open ;\rmode = none     \n' \
+		'[net]\nmode = open ;\033[2K\033[1Gmode = none\n' \
+		'[fs]\nro = /tmp ;\342\200\256 enon = edom\n' \
+		'[fs]\nro = /usr\n\000[net]\nmode = open\n' \
+		'[fs]\nro = /usr ;\302\233 C1 CSI\n' \
+		'[fs]\nro = /caf\351\n'; do
+		proj_ini "$bad"
+		expect_fail125 trust -D "$T/p"
+		assert_contains "$err" "$T/p/.jail.ini:"
+		printf "$bad" >"$T/named.ini"
+		expect_fail125 -q -p "$T/named.ini" -D "$T/p" -- true
+		assert_contains "$err" "named.ini:"
+	done
+	# what editors write is no such text: CRLF line ends, a byte order mark,
+	# tabs, UTF-8 in comments
+	proj_ini '\357\273\277; caf\303\251\r\n[net]\r\nmode\t= none\r\n'
+	run_jail trust -D "$T/p"
+	assert_eq "$rc" 0 "trust a CRLF file with a BOM: $err"
+	run_jail -q -D "$T/p" -- true
+	assert_eq "$rc" 0 "run with it: $err"
+	run_jail trust --revoke -D "$T/p"
+	rm -f "$T/p/.jail.ini"
+	no_stray
+}
+
+# A policy file far larger than any policy: one line that says so.
+test_huge_policy_file_refused_in_one_line() {
+	probe_setup
+	head -c 2000000 /dev/zero | tr '\0' ';' >"$T/p/.jail.ini"
+	expect_fail125 trust -D "$T/p"
+	assert_contains "$err" "larger than"
+	rm -f "$T/p/.jail.ini"
+}

@@ -124,6 +124,30 @@ T(indented_line_is_not_a_continuation)
 	policy_free(&p);
 }
 
+/* What a reader of the file would not see as jail reads it is refused: a
+ * carriage return inside a line, an escape sequence, a C1 control, a bidi
+ * override, a NUL (which ended the file), bytes that are not UTF-8.  A CRLF
+ * line end, a BOM, a tab and UTF-8 text load. */
+T(text_that_hides_from_a_reader_refused)
+{
+	static const char *const bad[] = {
+		"[net]\nmode = open ;\rmode = none\n", "[net]\nmode = open ;\033[2Kmode = none\n",
+		"[fs]\nro = /usr ;\302\233x\n", "[fs]\nro = /usr ;\342\200\256x\n",
+		"[fs]\nro = /caf\351\n", "[fs]\nro = /usr\x7f\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		CHECK(strstr(error_of(bad[i]), "t.ini:2: ") == error_of(bad[i]));
+	CHECK_STR(error_of("[fs]\nro = /usr ;\033x\n"),
+	          "t.ini:2: a control, invisible or bidirectional character at column 12, which can hide text from a reader; remove it");
+	struct policy p;
+	policy_init(&p);
+	static const char nul[] = "[fs]\nro = /usr\n\0[net]\nmode = open\n";
+	CHECK_INT(policy_load_buf(&p, "n.ini", nul, sizeof(nul) - 1, &err), -1);
+	CHECK(strstr(err.msg, "n.ini:3: a control") == err.msg);
+	policy_free(&p);
+	CHECK_STR(error_of("\357\273\277; caf\303\251\r\n[net]\r\nmode\t= allow\r\n"), "");
+}
+
 T(errors_name_file_and_line)
 {
 	CHECK_STR(error_of("[fs]\nro = /usr\n[bogus]\n"),
@@ -162,8 +186,9 @@ T(errors_name_file_and_line)
 
 T(error_messages_escape_what_the_file_holds)
 {
+	/* refused by the line (which echoes none of it), before any key's check */
 	CHECK_STR(error_of("[fs]\nhide = \x1b[31m\n"),
-	          "t.ini:2: fs.hide: '\\x1b[31m': an empty pattern or control characters");
+	          "t.ini:2: a control, invisible or bidirectional character at column 8, which can hide text from a reader; remove it");
 }
 
 T(long_lines_are_refused_not_truncated)
