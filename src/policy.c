@@ -410,9 +410,11 @@ void policy_search_dirs(struct strv *out)
 {
 	_cleanup_free_ char *conf = policy_config_dir();
 	strv_push_take(out, xasprintf("%s/policies", conf));
-	/* a build tree or the test suite names its own directory */
+	/* a build tree or the test suite names its own directory; a relative
+	 * one would name a directory of wherever jail runs (a cloned repository's
+	 * policies/), and is ignored like a relative XDG_CONFIG_HOME */
 	const char *extra = getenv("JAIL_POLICY_PATH");
-	if (extra && extra[0])
+	if (extra && extra[0] == '/')
 		strv_push(out, extra);
 	strv_push(out, JAIL_DATADIR "/policies");
 	/* Installed under another prefix than the one it was built for

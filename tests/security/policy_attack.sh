@@ -127,3 +127,20 @@ test_huge_policy_file_refused_in_one_line() {
 	assert_contains "$err" "larger than"
 	rm -f "$T/p/.jail.ini"
 }
+
+# A relative JAIL_POLICY_PATH (or XDG_CONFIG_HOME) named a directory of
+# whatever directory jail ran in: in a cloned repository, its policies/
+# answered -p NAME (before the installed ones) with a cmd: secret of its
+# own.  Like the XDG variables, a relative one is ignored.
+test_relative_policy_path_not_read_from_the_cwd() {
+	probe_setup
+	mkdir -p "$T/p/policies" "$T/p/jail"
+	printf '[secrets]\nX = cmd:touch %s/pwned\n' "$T" >"$T/p/policies/claude.ini"
+	printf '[secrets]\nX = cmd:touch %s/pwned\n' "$T" >"$T/p/jail/jail.ini"
+	cd "$T/p"
+	JAIL_POLICY_PATH=policies run_jail policy show -p claude -D .
+	assert_not_contains "$out$err" "$T/p/policies"
+	XDG_CONFIG_HOME=. run_jail -q -D . -- true
+	cd /
+	assert_no_file "$T/pwned"
+}
