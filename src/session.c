@@ -97,9 +97,9 @@ static int project_check(const char *given, const char *real, struct jail_err *e
 			                    "-D %s: that is your home directory, not a project; "
 			                    "name the project's own directory", gesc);
 	}
-	_cleanup_free_ char *root = state_root();
-	char root_real[PATH_MAX];
-	const char *r = realpath(root, root_real) ? root_real : root;
+	/* resolved as far as it exists: a state dir not made yet, reached through
+	 * a link into the project (XDG_STATE_HOME=~/link/st), is made there */
+	_cleanup_free_ char *r = state_root_resolved();
 	if (path_at_or_below(r, real) || path_at_or_below(real, r)) {
 		_cleanup_free_ char *sesc = escape_name(r);
 		return jail_err_set(e, 0,

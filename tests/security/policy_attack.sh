@@ -144,3 +144,19 @@ test_relative_policy_path_not_read_from_the_cwd() {
 	cd /
 	assert_no_file "$T/pwned"
 }
+
+# A state dir in the project is refused, also when XDG_STATE_HOME reaches it
+# through a link and is not made yet: the check compared the name as spelled,
+# the first run made the state dir in the host's project tree and put the
+# overlay's upper dir inside its lower.
+test_state_dir_in_project_through_a_link_refused_on_first_run() {
+	probe_setup
+	ln -s "$T/p" "$T/plink"
+	local saved=$XDG_STATE_HOME
+	export XDG_STATE_HOME=$T/plink/st
+	expect_fail125 -q -D "$T/p" -- true
+	export XDG_STATE_HOME=$saved
+	assert_contains "$err" "overlaps jail's state directory '$T/p/st/jail'"
+	assert_no_file "$T/p/st"
+	host_safe
+}
