@@ -1,8 +1,10 @@
 /* secrets.c — resolve [secrets] on the host side.
  *
  * cmd: runs with the user's own environment (a password manager needs its agent
- * socket and PATH), unlike the hardened git runner of hide.c; its output is
- * wiped from memory once copied. */
+ * socket and PATH), unlike the hardened git runner of hide.c, but in the home
+ * directory: jail starts most often in the project, a repository that is not
+ * the user's to trust, and commands look in their cwd (`python3 -m keyring`
+ * imports ./keyring.py first).  Its output is wiped from memory once copied. */
 #include "secrets.h"
 #include "broker.h"
 #include "env.h"
@@ -43,7 +45,8 @@ static int read_pipe(int fd, size_t max, char **out, size_t *len, struct jail_er
 	return 0;
 }
 
-static int spawn_piped(char *const argv[], int out_fd, pid_t *pid, struct jail_err *e)
+static int spawn_piped(char *const argv[], const char *cwd, int out_fd, pid_t *pid,
+                       struct jail_err *e)
 {
 	posix_spawn_file_actions_t fa;
 	if (posix_spawn_file_actions_init(&fa) != 0)
@@ -51,6 +54,8 @@ static int spawn_piped(char *const argv[], int out_fd, pid_t *pid, struct jail_e
 	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	if (!rc)
 		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	if (!rc)
+		rc = posix_spawn_file_actions_addchdir_np(&fa, cwd);
 	if (!rc)
 		rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -66,7 +71,7 @@ static int run_capture(char *const argv[], size_t max, char **out, size_t *len, 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return jail_err_sys(e, "pipe");
 	pid_t pid;
-	int rc = spawn_piped(argv, p[1], &pid, e);
+	int rc = spawn_piped(argv, home_dir(), p[1], &pid, e);
 	close(p[1]);
 	if (rc < 0) {
 		close(p[0]);

@@ -160,3 +160,28 @@ test_state_dir_in_project_through_a_link_refused_on_first_run() {
 	assert_no_file "$T/p/st"
 	host_safe
 }
+
+# The user's own `cmd:` secret ran in whatever directory jail started in,
+# most often the project: a cloned repository's keyring.py answered
+# `cmd:python3 -m keyring get ...` (python -m looks in the cwd first) and ran
+# on the host before any jail.  A secret's command runs in the home.
+test_secret_command_does_not_run_in_the_project() {
+	probe_setup
+	mkdir -p "$XDG_CONFIG_HOME/jail"
+	printf '[secrets]\nWHERE = cmd:pwd\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	cd "$T/p"
+	run_jail -q -D . -- sh -c 'echo "where=$WHERE"'
+	cd /
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" "where=$(cd "$HOME" && pwd)"
+	command -v python3 >/dev/null || { rm -f "$XDG_CONFIG_HOME/jail/jail.ini"; return 0; }
+	printf '[secrets]\nK = cmd:python3 -m jailkeyring get svc user\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	printf 'open("%s/pwned", "w").write("x")\nprint("from-the-repo")\n' "$T" >"$T/p/jailkeyring.py"
+	cd "$T/p"
+	run_jail -q -D . -- sh -c 'echo "k=$K"'
+	cd /
+	rm -f "$XDG_CONFIG_HOME/jail/jail.ini" "$T/p/jailkeyring.py"
+	assert_no_file "$T/pwned"
+	assert_eq "$rc" 125 "the secret's command (no such module in the home) fails the start"
+	assert_contains "$err" "secret K"
+}
