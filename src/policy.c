@@ -180,6 +180,52 @@ static void list_add(struct policy *p, const struct policy_key *k, char *value, 
 	strv_push(&p->item_origin[key_index(k)], origin);
 }
 
+static void list_drop(struct policy *p, const struct policy_key *k, size_t i)
+{
+	struct strv *l = FIELD(p, k, struct strv), *o = &p->item_origin[key_index(k)];
+	free(l->v[i]);
+	free(o->v[i]);
+	memmove(&l->v[i], &l->v[i + 1], (l->n - i) * sizeof(char *));  /* with the NULL */
+	memmove(&o->v[i], &o->v[i + 1], (o->n - i) * sizeof(char *));
+	l->n--;
+	o->n--;
+}
+
+static bool is_bind_key(const struct policy_key *k)
+{
+	return strcmp(k->section, "fs") == 0 &&
+	       (strcmp(k->name, "ro") == 0 || strcmp(k->name, "rw") == 0 || strcmp(k->name, "cow") == 0);
+}
+
+/* fs.ro, fs.rw and fs.cow say how one host path is seen, one way only: a path
+ * named by a later layer leaves the other two lists (--ro X over a policy's
+ * rw = X is read-only; the rw bind used to win whatever the order).  Both
+ * ways on the command line is an error: the order of flags is not kept. */
+static int bind_claim(struct policy *p, const struct policy_key *k, const char *path,
+                      const char *origin, struct jail_err *e)
+{
+	if (!is_bind_key(k))
+		return 0;
+	for (size_t i = 0; i < policy_key_count(); i++) {
+		const struct policy_key *o = policy_key(i);
+		if (o == k || !is_bind_key(o))
+			continue;
+		const struct strv *l = CFIELD(p, o, struct strv);
+		for (size_t j = 0; j < l->n; j++) {
+			if (strcmp(l->v[j], path) != 0)
+				continue;
+			if (strcmp(origin, "command line") == 0 &&
+			    strcmp(p->item_origin[i].v[j], "command line") == 0) {
+				_cleanup_free_ char *esc = escape_name(path);
+				return jail_err_set(e, 0, "%s and %s both name '%s'; give the path once, "
+				                    "with the access you want", o->flag, k->flag, esc);
+			}
+			list_drop(p, o, j--);
+		}
+	}
+	return 0;
+}
+
 /* One item of a list value through the key's check. */
 static int add_item(struct parse *ps, const struct policy_key *k, const char *item)
 {
@@ -193,6 +239,11 @@ static int add_item(struct parse *ps, const struct policy_key *k, const char *it
 		return parse_fail(ps, "%s.%s: %s", k->section, k->name, m);
 	}
 	_cleanup_free_ char *o = origin_here(ps);
+	if (bind_claim(ps->p, k, norm, o, ps->e) < 0) {  /* (a file never fails here) */
+		free(norm);
+		ps->failed = true;
+		return 0;
+	}
 	list_add(ps->p, k, norm, o);
 	return 1;
 }
@@ -647,10 +698,14 @@ static int apply_flag(struct policy *p, const struct cli *cli, const struct poli
 			char *norm = NULL;
 			if (k->check(l->v[j], &norm, e) < 0)
 				return strncmp(e->msg, "--", 2) ? jail_err_wrap(e, "%s", flag) : -1;
-			if (k->type == K_SECRETS)
+			if (k->type == K_SECRETS) {
 				secret_put(p, k, norm, origin);
-			else
+			} else if (bind_claim(p, k, norm, origin, e) < 0) {
+				free(norm);
+				return -1;
+			} else {
 				list_add(p, k, norm, origin);
+			}
 		}
 		return 0;
 	}

@@ -71,7 +71,9 @@ static int run_capture(char *const argv[], size_t max, char **out, size_t *len, 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return jail_err_sys(e, "pipe");
 	pid_t pid;
-	int rc = spawn_piped(argv, home_dir(), p[1], &pid, e);
+	/* (a home that is not there: the root, never the cwd) */
+	const char *cwd = access(home_dir(), X_OK) == 0 ? home_dir() : "/";
+	int rc = spawn_piped(argv, cwd, p[1], &pid, e);
 	close(p[1]);
 	if (rc < 0) {
 		close(p[0]);

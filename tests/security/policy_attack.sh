@@ -185,3 +185,22 @@ test_secret_command_does_not_run_in_the_project() {
 	assert_eq "$rc" 125 "the secret's command (no such module in the home) fails the start"
 	assert_contains "$err" "secret K"
 }
+
+# --ro X on the command line over a policy's `rw = X` left X writable: the
+# lists added up and the rw bind won whatever the layer.  A path is bound one
+# way, the later layer's; both ways on the command line is refused.
+test_later_layer_decides_how_a_path_is_bound() {
+	probe_setup
+	mkdir -p "$T/shared"
+	printf '[fs]\nrw = %s\n' "$T/shared" >"$T/rw.ini"
+	run_jail -q -p "$T/rw.ini" --ro "$T/shared" -D "$T/p" -- sh -c "touch '$T/shared/x' 2>/dev/null; echo done"
+	assert_eq "$rc" 0 "$err"
+	assert_no_file "$T/shared/x"
+	printf '[fs]\nro = %s\n' "$T/shared" >"$T/ro.ini"
+	run_jail -q -p "$T/ro.ini" --rw "$T/shared" -D "$T/p" -- touch "$T/shared/y"
+	assert_eq "$rc" 0 "$err"
+	assert_file "$T/shared/y"
+	expect_fail125 -q --rw "$T/shared" --ro "$T/shared" -D "$T/p" -- true
+	assert_contains "$err" "both name"
+	no_stray
+}

@@ -148,6 +148,19 @@ T(text_that_hides_from_a_reader_refused)
 	CHECK_STR(error_of("\357\273\277; caf\303\251\r\n[net]\r\nmode\t= allow\r\n"), "");
 }
 
+/* A later layer's ro/rw/cow of a path replaces the earlier way. */
+T(later_layer_decides_how_a_path_is_bound)
+{
+	struct policy p;
+	CHECK_INT(load(&p, "[fs]\nrw = /srv/a, /srv/b\nro = /srv/a\ncow = /srv/b\n"), 0);
+	CHECK_INT(p.cfg.rw_binds.n, 0);
+	CHECK_INT(p.cfg.ro_binds.n, 1);
+	CHECK_STR(p.cfg.ro_binds.v[0], "/srv/a");
+	CHECK_INT(p.cfg.cow_binds.n, 1);
+	CHECK_STR(p.item_origin[0].v[0], "t.ini:3");
+	policy_free(&p);
+}
+
 T(errors_name_file_and_line)
 {
 	CHECK_STR(error_of("[fs]\nro = /usr\n[bogus]\n"),
