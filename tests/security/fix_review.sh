@@ -54,19 +54,6 @@ EOF
 	host_safe
 }
 
-# in_cwd NAME [JAIL ARGS...]: from the host's $T/p/NAME, a command that prints
-# where it runs (as the jail sees it) and "at-root" when that is the project's
-# root (the fallback for a directory that is gone or leads out).
-in_cwd() {
-	local name=$1
-	shift
-	cd "$T/p/$name"
-	run_jail "$@" -- sh -c \
-		'readlink /proc/self/cwd; [ "$(stat -c %d:%i .)" = "$(stat -c %d:%i "$1")" ] && echo at-root; true' \
-		sh "$T/p"
-	cd "$T"
-}
-
 # The working directory's other spellings an earlier run may leave where the
 # user stands: magic links other than /proc/N/fd (the starting process's own
 # cwd and root, through thread-self), a chain of links past the kernel's

@@ -61,3 +61,16 @@ in_pty() {
 # errno numbers the probe reports
 EPERM=1 ENOENT=2 ESRCH=3 EBADF=9 EAGAIN=11 ENOMEM=12 EACCES=13 EFAULT=14 ENOTTY=25
 EROFS=30 EMFILE=24 ENOSPC=28 EINVAL=22 ENODEV=19 ENOSYS=38 EAFNOSUPPORT=97 ECONNREFUSED=111 ENOKEY=126
+
+# in_cwd NAME [JAIL ARGS...]: from the host's $T/p/NAME, a command that prints
+# where it runs (as the jail sees it) and "at-root" when that is the project's
+# root (the fallback for a directory that is gone or leads out).
+in_cwd() {
+	local name=$1
+	shift
+	cd "$T/p/$name"
+	run_jail "$@" -- sh -c \
+		'readlink /proc/self/cwd; [ "$(stat -c %d:%i .)" = "$(stat -c %d:%i "$1")" ] && echo at-root; true' \
+		sh "$T/p"
+	cd "$T"
+}

@@ -38,26 +38,13 @@ links_setup() {
 	BEFORE=$(tree_hash "$T/p")
 }
 
-# in_cwd_check NAME [JAIL ARGS...]: from the host's $T/p/NAME, a command that
-# prints where it runs (as the jail sees it) and whether that is the project
-# root of the jail (the fallback when the directory is gone or leads out).
-in_cwd_check() {
-	local name=$1
-	shift
-	cd "$T/p/$name"
-	run_jail "$@" -- sh -c \
-		'readlink /proc/self/cwd; [ "$(stat -c %d:%i .)" = "$(stat -c %d:%i "$1")" ] && echo at-root; true' \
-		sh "$T/p"
-	cd "$T"
-}
-
 test_cwd_link_left_in_the_session_stays_in_the_jail() {
 	links_setup
 	run_jail -q --no-export --ro "$T/bin" -D "$T/p" -- sh -c "cd '$T/p' && . '$T/bin/links.sh'"
 	assert_eq "$rc" 0 "the agent's links: $err"
 	local name target
 	while read -r name target; do
-		in_cwd_check "$name" -q --no-export -D "$T/p"
+		in_cwd "$name" -q --no-export -D "$T/p"
 		assert_eq "$rc" 0 "run from $name ($target): $err"
 		assert_eq "$out" "$(printf '%s\nat-root' "$T/p")" "where a run from $name ($target) starts"
 	done < <(cwd_links)
@@ -77,12 +64,12 @@ test_cwd_link_does_not_lead_jail_exec_out() {
 	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
 	[ -e "$T/sig/ready" ] || fail "the agent ended early: $(cat "$T/agent.err")"
 	while read -r name target; do
-		in_cwd_check "$name" exec -D "$T/p"
+		in_cwd "$name" exec -D "$T/p"
 		assert_eq "$rc" 0 "jail exec from $name ($target): $err"
 		assert_eq "$out" "$(printf '%s\nat-root' "$T/p")" "where jail exec from $name ($target) starts"
 	done < <(cwd_links)
 	# positive control: a directory the agent left alone is entered
-	in_cwd_check real exec -D "$T/p"
+	in_cwd real exec -D "$T/p"
 	assert_eq "$out" "$T/p/real" "where jail exec from real starts"
 	touch "$T/sig/go"
 	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
@@ -91,7 +78,7 @@ test_cwd_link_does_not_lead_jail_exec_out() {
 
 test_cwd_positive_control_a_real_directory_is_entered() {
 	links_setup
-	in_cwd_check real -q --no-export -D "$T/p"
+	in_cwd real -q --no-export -D "$T/p"
 	assert_eq "$rc" 0 "$err"
 	assert_eq "$out" "$T/p/real" "the caller's directory"
 	host_safe
