@@ -28,8 +28,10 @@ void scrub_init(struct scrub *s, const struct broker_cred *creds, size_t n)
 	s->keys = n ? xcalloc(n, sizeof(*s->keys)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		size_t len = creds[i].real ? strlen(creds[i].real) : 0;
-		if (len && len <= BROKER_PH_MAX && strlen(creds[i].placeholder) == len)
+		if (len && len <= BROKER_PH_MAX && strlen(creds[i].placeholder) == len) {
 			key_init(&s->keys[s->n++], creds[i].real, creds[i].placeholder);
+			s->first[(unsigned char)creds[i].real[0]] = true;
+		}
 	}
 }
 
@@ -79,7 +81,15 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 	sb_append(out, in, len);
 	char *w = out->s + base;
 	size_t total = s->n_held + len;
-	for (size_t pos = s->n_held; pos < total; pos++)
+	for (size_t pos = s->n_held; pos < total; pos++) {
+		/* no value under way: on to a byte that may begin one */
+		if (!s->active) {
+			while (pos < total && !s->first[(unsigned char)w[pos]])
+				pos++;
+			if (pos == total)
+				break;
+		}
+		s->active = 0;
 		for (size_t i = 0; i < s->n; i++) {
 			struct scrub_key *k = &s->keys[i];
 			if (!key_step(k, w[pos]))
@@ -90,6 +100,9 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 			size_t from = k->len - (pos + 1 - start);
 			memcpy(w + start, k->ph + from, k->len - from);
 		}
+		for (size_t i = 0; i < s->n; i++)
+			s->active += s->keys[i].state;
+	}
 	size_t hold = must_hold(s);
 	if (hold > total)
 		hold = total;  /* the rest went out earlier, within a kept prefix */

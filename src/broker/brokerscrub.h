@@ -31,6 +31,8 @@ struct scrub {
 	size_t n;
 	char held[BROKER_PH_MAX];  /* the stream's last bytes, not yet passed on */
 	size_t n_held;
+	bool first[256];           /* the bytes a value begins with */
+	size_t active;             /* non-zero: some matcher is inside a value */
 };
 
 /* The real values of creds (those that have one) to watch for. */
