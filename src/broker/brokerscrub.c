@@ -71,7 +71,7 @@ static size_t must_hold(const struct scrub *s)
 
 void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 {
-	if (!s->n) {
+	if (!s->n || (!len && !s->n_held)) {
 		sb_append(out, in, len);
 		return;
 	}
@@ -109,7 +109,8 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 	memcpy(s->held, w + total - hold, hold);
 	s->n_held = hold;
 	out->len = base + total - hold;
-	explicit_bzero(out->s + out->len, hold);
+	if (hold)
+		explicit_bzero(out->s + out->len, hold);
 }
 
 /* The matchers keep their state: after a pause, a value that goes on is
