@@ -8,8 +8,9 @@
  * header, the rules on :method and :path, :authority this host's), with the
  * credential headers never indexed by HPACK.  DATA passes as it comes, in
  * both directions (SSE is never held back), watched for placeholders on the
- * way up, real values replaced by placeholders on the way down (per stream,
- * brokerscrub.h, headers and trailers too); trailers pass too.  Flow control bounds what waits here: the
+ * way up; on the way down every real value becomes its placeholder (per
+ * stream, brokerscrub.h; in headers and trailers too); trailers pass too.
+ * Flow control bounds what waits here: the
  * windows given to one side are opened again only as the other side takes
  * the bytes (automatic WINDOW_UPDATE off), so a slow reader slows its writer
  * and nothing grows without bound.  CONNECT, extended CONNECT and server push
