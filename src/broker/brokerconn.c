@@ -2,10 +2,12 @@
  * socket init made in the jail's netns; each connection gets a thread that
  * finishes the jail's TLS handshake, opens the verified upstream, and relays
  * with non-blocking sockets and one poll loop: requests through the rewriter
- * (brokerhttp.c), responses byte for byte as they arrive (SSE streams are
- * never held back).  A connection whose both ends chose HTTP/2 goes to
+ * (brokerhttp.c), responses as they arrive with any real value in them
+ * replaced by its placeholder (brokerscrub.h; SSE streams are never held
+ * back).  A connection whose both ends chose HTTP/2 goes to
  * brokerh2.c instead. */
 #include "brokerpriv.h"
+#include "brokerscrub.h"
 #include "log.h"
 
 #include <errno.h>
@@ -17,6 +19,7 @@
 #define HANDSHAKE_TIMEOUT_S 30
 #define BUF 16384
 #define LINGER_MS 2000
+#define SCRUB_WAIT_MS 200  /* how long held response bytes wait for more */
 
 /* ---- one TLS end, non-blocking ---- */
 
@@ -134,12 +137,27 @@ static int pump_request(struct conn *c, struct reqp *rq, char *buf)
 	return r < 0 ? -1 : 0;
 }
 
-static int pump_response(struct conn *c, char *buf)
+/* What the scrubber passes on (brokerscrub.h), to the jail. */
+static int write_scrubbed(struct conn *c, struct strbuf *out)
 {
+	int r = out->len ? end_write(&c->jail, out->s, out->len) : 0;
+	if (out->s)
+		explicit_bzero(out->s, out->cap);
+	sb_free(out);
+	return r;
+}
+
+/* The upstream's bytes, its real values replaced; at its end what was held. */
+static int pump_response(struct conn *c, struct scrub *sc, char *buf)
+{
+	struct strbuf out = {0};
 	ssize_t n = brokerconn_read(&c->up, buf, BUF);
-	if (n < 0)
-		return 1;
-	return n && end_write(&c->jail, buf, (size_t)n) < 0 ? -1 : 0;
+	if (n < 0) {
+		scrub_flush(sc, &out);
+		return write_scrubbed(c, &out) < 0 ? -1 : 1;
+	}
+	scrub_feed(sc, buf, (size_t)n, &out);
+	return write_scrubbed(c, &out);
 }
 
 static void relay(struct conn *c)
@@ -150,6 +168,8 @@ static void relay(struct conn *c)
 	rq.report = on_report;
 	rq.withhold = on_withhold;
 	rq.arg = c;
+	struct scrub sc;
+	scrub_init(&sc, creds, rq.n_creds);
 	char buf[BUF];
 	for (;;) {
 		/* decrypted bytes OpenSSL holds already: no poll would wake for them */
@@ -157,15 +177,25 @@ static void relay(struct conn *c)
 			/* fd -1: a closed jail side would report POLLHUP forever */
 			struct pollfd p[2] = {{c->jail.eof ? -1 : c->jail.fd, POLLIN, 0},
 			                      {c->up.fd, POLLIN, 0}};
-			if (poll(p, 2, -1) < 0 && errno != EINTR)
+			int pr = poll(p, 2, sc.n_held ? SCRUB_WAIT_MS : -1);
+			if (pr < 0 && errno != EINTR)
 				break;
+			/* a stream paused where a real value might begin (a WebSocket
+			 * message): what was held goes, so no exchange waits on it */
+			if (pr == 0) {
+				struct strbuf out = {0};
+				scrub_flush(&sc, &out);
+				if (write_scrubbed(c, &out) < 0)
+					break;
+				continue;
+			}
 		}
 		int r = c->jail.eof ? 0 : pump_request(c, &rq, buf);
 		if (r < 0)
 			break;
 		if (r > 0) /* the jail is done sending; the response may still come */
 			SSL_shutdown(c->up.ssl);
-		int w = pump_response(c, buf);
+		int w = pump_response(c, &sc, buf);
 		/* the upstream closed: so does the jail's side, cleanly, and after
 		 * what the client still sends (a pipelined request, dropped): closed
 		 * with it unread, the connection would be reset and the answer lost */
@@ -175,6 +205,7 @@ static void relay(struct conn *c)
 			break;
 	}
 	explicit_bzero(buf, sizeof(buf));
+	scrub_free(&sc);
 	reqp_free(&rq);
 }
 

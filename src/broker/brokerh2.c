@@ -8,13 +8,16 @@
  * header, the rules on :method and :path, :authority this host's), with the
  * credential headers never indexed by HPACK.  DATA passes as it comes, in
  * both directions (SSE is never held back), watched for placeholders on the
- * way up; trailers pass too.  Flow control bounds what waits here: the
+ * way up; on the way down every real value becomes its placeholder (per
+ * stream, brokerscrub.h; in headers and trailers too); trailers pass too.
+ * Flow control bounds what waits here: the
  * windows given to one side are opened again only as the other side takes
  * the bytes (automatic WINDOW_UPDATE off), so a slow reader slows its writer
  * and nothing grows without bound.  CONNECT, extended CONNECT and server push
  * are refused; RST_STREAM and GOAWAY cross over.  The upstream session's
  * memory is wiped when freed: its frames held a real value. */
 #include "brokerpriv.h"
+#include "brokerscrub.h"
 #include "h2lib.h"
 #include "log.h"
 
@@ -65,6 +68,7 @@ struct stream {
 	struct fields in_req, in_resp;     /* the block being received */
 	struct fields req_trailers, resp_trailers;
 	struct queue up_q, down_q;         /* request DATA to send up; response DATA down */
+	struct scrub sc;                   /* real values out of the response (brokerscrub.h) */
 	bool req_seen, req_end, resp_started, resp_end;
 	bool jail_closed, up_closed;
 	size_t held;                       /* request header bytes counted in h->held */
@@ -177,6 +181,7 @@ static void stream_free(struct stream *st)
 	fields_clear(&st->resp_trailers);
 	free(st->up_q.s);
 	free(st->down_q.s);
+	scrub_free(&st->sc);
 	reqp_free(&st->rq);
 	free(st);
 }
@@ -274,6 +279,26 @@ static ssize_t read_down(nghttp2_session *s, int32_t id, uint8_t *buf, size_t le
 	return read_queue(src->ptr, false, buf, length, flags);
 }
 
+/* Response bytes the scrubber passed on, queued for the jail. */
+static void down_put(struct stream *st, struct strbuf *out)
+{
+	if (out->len)
+		q_put(&st->down_q, (const uint8_t *)out->s, out->len);
+	if (out->s)
+		explicit_bzero(out->s, out->cap);
+	sb_free(out);
+	(void)nghttp2_session_resume_data(st->h->jail.s, st->jid);
+}
+
+/* The response's DATA is all in: what the scrubber held goes too. */
+static void down_end(struct stream *st)
+{
+	struct strbuf out = {0};
+	st->resp_end = true;
+	scrub_flush(&st->sc, &out);
+	down_put(st, &out);
+}
+
 static int on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t *data,
                    size_t len, void *u)
 {
@@ -293,8 +318,9 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t 
 		(void)nghttp2_session_consume(s, id, len);
 		return 0;
 	}
-	q_put(&st->down_q, data, len);
-	(void)nghttp2_session_resume_data(h->jail.s, st->jid);
+	struct strbuf out = {0};
+	scrub_feed(&st->sc, (const char *)data, len, &out);
+	down_put(st, &out);
 	return 0;
 }
 
@@ -317,6 +343,7 @@ static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *frame, void
 	st->jid = frame->hd.stream_id;
 	st->uid = -1;
 	reqp_init(&st->rq, h->c->host->name, h->creds, h->n_creds);
+	scrub_init(&st->sc, h->creds, h->n_creds);
 	st->rq.report = on_report;
 	st->rq.withhold = on_withhold;
 	st->rq.arg = h;
@@ -410,6 +437,8 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 {
 	nghttp2_nv nv[MAX_FIELDS];
+	for (size_t i = 0; i < st->in_resp.n; i++)  /* an echoed credential header */
+		scrub_value(&st->sc, st->in_resp.f[i].value, st->in_resp.f[i].vlen);
 	size_t n = fields_nv(&st->in_resp, nv);
 	if (st->jail_closed) {
 		fields_clear(&st->in_resp);
@@ -419,8 +448,7 @@ static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 		fields_clear(&st->resp_trailers);
 		st->resp_trailers = st->in_resp;
 		st->in_resp = (struct fields){0};
-		st->resp_end = true;
-		(void)nghttp2_session_resume_data(h->jail.s, st->jid);
+		down_end(st);
 		return;
 	}
 	bool informational = n && nv[0].valuelen == 3 && nv[0].value[0] == '1';
@@ -473,8 +501,7 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *frame, void *u)
 			st->req_end = true;
 			(void)nghttp2_session_resume_data(h->up.s, st->uid);
 		} else if (!from_jail) {
-			st->resp_end = true;
-			(void)nghttp2_session_resume_data(h->jail.s, st->jid);
+			down_end(st);
 		}
 		break;
 	case NGHTTP2_GOAWAY:  /* no new streams on the other side either */
@@ -509,10 +536,16 @@ static int on_close(nghttp2_session *s, int32_t id, uint32_t code, void *u)
 			(void)nghttp2_submit_rst_stream(h->up.s, NGHTTP2_FLAG_NONE, st->uid,
 			                                NGHTTP2_CANCEL);
 		if (st->uid >= 0 && !h->up_dead)  /* what waits for the jail is dropped */
-			(void)nghttp2_session_consume(h->up.s, st->uid, q_left(&st->down_q));
+			(void)nghttp2_session_consume(h->up.s, st->uid,
+			                              q_left(&st->down_q) + st->sc.n_held);
 		st->down_q.head = st->down_q.len = 0;
+		scrub_drop(&st->sc);
 	} else {
 		st->up_closed = true;
+		if (!st->resp_end && !h->up_dead) {  /* a response cut short: its held bytes too */
+			(void)nghttp2_session_consume(s, id, st->sc.n_held);
+			scrub_drop(&st->sc);
+		}
 		if (!st->jail_closed && (code != NGHTTP2_NO_ERROR || !st->resp_end))
 			(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid,
 			                                code != NGHTTP2_NO_ERROR ? code

@@ -14,7 +14,9 @@
  * upgrade the client's frames are unmasked to be watched (a copy; the bytes
  * sent are the client's), and the upgrade goes without
  * Sec-WebSocket-Extensions, so that no compression hides a placeholder in a
- * message.  The framing is parsed strictly (no CL with TE, no TE in HTTP/1.0,
+ * message; Accept-Encoding becomes "identity", so that none hides a real
+ * value in a response from brokerscrub.h.
+ * The framing is parsed strictly (no CL with TE, no TE in HTTP/1.0,
  * no body on GET or HEAD, no obs-fold, CRLF only, in chunk lines and trailers
  * too): a request the broker could frame differently from the
  * upstream is refused rather than guessed at.  So is a request meant for

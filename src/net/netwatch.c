@@ -63,14 +63,23 @@ static bool repeated(struct net_host *n, const char *line)
 	return false;
 }
 
-static void report_refused(struct net_host *n, const char *name)
+/* A refused question: a name off the list, or an allowed name asked in
+ * another class than IN (CHAOS, HESIOD), which nothing needs: the line says
+ * which, so an allowed name does not read as one off the list. */
+static void report_refused(struct net_host *n, const struct dns_question *q, bool allowed)
 {
 	n->refused++;
 	if (n->quiet)
 		return;
-	_cleanup_free_ char *esc = escape_name(name);
-	if (!repeated(n, esc))
-		log_info("dns: refused %s (not on the allowlist)", esc);
+	_cleanup_free_ char *esc = escape_name(q->name);
+	char line[sizeof(n->last_line)];
+	if (allowed)
+		snprintf(line, sizeof(line), "dns: refused %s (class %u, not IN)", esc,
+		         (unsigned)q->qclass);
+	else
+		snprintf(line, sizeof(line), "dns: refused %s (not on the allowlist)", esc);
+	if (!repeated(n, line))
+		log_info("%s", line);
 }
 
 static void report_blocked(const struct nflog_conn *c, void *arg)
@@ -277,7 +286,7 @@ static size_t decide(void *arg, const struct dns_question *q, const unsigned cha
 	if (allowed && q->qclass == DNS_C_IN)
 		return n->gate && allow_name_gated(&n->allow, q->name)
 		       ? local_answer(GATE_ADDR, qpkt, q, out, cap) : 0;
-	report_refused(n, q->name);
+	report_refused(n, q, allowed);
 	return dns_build_answer(qpkt, q, DNS_RCODE_NXDOMAIN, NULL, 0, out, cap);
 }
 

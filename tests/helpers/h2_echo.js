@@ -12,7 +12,8 @@
 // GET /big/N sends N MiB of the bytes 0..255 repeated, as fast as the client
 // reads (flow control); POST /upload answers "len=N sha256=HEX"; GET /sse
 // streams three events, one at a time, each after a request to /sse-next;
-// GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
+// GET /echo answers 400 with the request headers as its body (gzip when
+// asked) and x-api-key in x-echo, 7 bytes a write.  GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
 // then sends GOAWAY.  A stream reset by the client is logged as
 // "reset PATH code=N"; GET /resets lists those so far, one a line.  GET
 // /hang is never answered; each TLS connection is logged as "tls connection N
@@ -22,6 +23,7 @@
 const fs = require('fs');
 const http2 = require('http2');
 const crypto = require('crypto');
+const zlib = require('zlib');
 
 const [portfile, cert, key, log] = process.argv.slice(2);
 let count = 0;
@@ -112,6 +114,17 @@ server.on('request', (req, res) => {
     if (path === '/upload') {
       const sum = crypto.createHash('sha256').update(body).digest('hex');
       return res.end(`len=${body.length} sha256=${sum}\n`);
+    }
+    if (path === '/echo') {  // an upstream that quotes the request back, in pieces
+      let text = '';
+      for (const [k, v] of Object.entries(req.headers)) text += `${k}: ${v}\n`;
+      let out = Buffer.from(text);
+      const gz = (req.headers['accept-encoding'] || '').includes('gzip');
+      if (gz) out = zlib.gzipSync(out);
+      res.writeHead(400, { 'x-echo': req.headers['x-api-key'] || '-',
+        ...(gz ? { 'content-encoding': 'gzip' } : {}) });
+      for (let i = 0; i < out.length; i += 7) res.write(out.subarray(i, i + 7));
+      return res.end();
     }
     if (path === '/resets') return res.end(resets.join('\n') + '\n');
     if (path === '/paths') return res.end(paths.join('\n') + '\n');

@@ -5,10 +5,12 @@
 
 Listens on 127.0.0.1 at a free port (written to PORTFILE).  Every request is
 appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
-is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /sse streams three events, one at a time,
+is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /echo answers 400 with the request's headers as its body (gzip when
+asked) and x-api-key in X-Echo, written 7 bytes at a time.  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
+import gzip
 import http.server
 import sys
 import threading
@@ -57,6 +59,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if self.path == "/sse-next":
             NEXT.release()
+        if self.path == "/echo":  # an upstream that quotes the request back
+            text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            gz = "gzip" in self.headers.get("Accept-Encoding", "")
+            if gz:
+                text = gzip.compress(text)
+            self.send_response(400)
+            self.send_header("X-Echo", self.headers.get("x-api-key", "-"))
+            if gz:
+                self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            for i in range(0, len(text), 7):  # in small TLS records: values split
+                self.wfile.write(text[i:i + 7])
+                self.wfile.flush()
+            return
         if self.path.startswith("/big/"):
             size = int(self.path[5:]) << 20
             self.send_response(200)

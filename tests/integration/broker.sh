@@ -542,6 +542,43 @@ time.sleep(120)
 # One request of the upstream's log: the block that starts with "METHOD PATH".
 h2_req() { awk -v RS= -v p="$1" 'index($0, p) == 1' "$T/up.log"; }
 
+# An upstream that quotes the request back (an error message, a debugging
+# endpoint) would hand the agent the key: the broker puts the placeholder
+# back in every response, in headers and body, however the bytes are split,
+# and asks for uncompressed responses so that no encoding hides it.
+# echo_checks: $out is the response (headers and body) of GET /echo.
+echo_checks() {
+	assert_eq "$rc" 0 "curl through the broker (stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY" "the upstream got the key"
+	assert_not_contains "$out" "$REAL_KEY"
+	assert_not_contains "$out" "REALkey0123456789"
+	assert_contains "$out" "x-api-key: sk-ant-api03-"
+	assert_contains "$(tr A-Z a-z <<<"$out")" "x-echo: sk-ant-api03-"
+	assert_contains "$(tr A-Z a-z <"$T/up.log")" "accept-encoding: identity"
+	assert_not_contains "$(tr A-Z a-z <<<"$out")" "content-encoding: gzip"
+}
+
+test_broker_response_echo_gets_the_placeholder() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --compressed -D - -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/echo
+		printf "%s\n" "$ANTHROPIC_API_KEY"'
+	echo_checks
+	# the echo is the jail's own placeholder, byte for byte
+	local ph
+	ph=$(tail -n 1 <<<"$out")
+	assert_contains "$(head -n -1 <<<"$out")" "x-api-key: $ph"
+}
+
+test_broker_h2_response_echo_gets_the_placeholder() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --http2 --compressed -D - -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/echo'
+	echo_checks
+	assert_contains "$out" "HTTP/2 400"
+}
+
 test_broker_h2_real_key_in_the_header_only() {
 	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
 	UPSTREAM=h2_echo.js broker_world

@@ -982,3 +982,25 @@ T(broker_sni_cannot_change_after_the_upstream_is_chosen)
 	broker_stop(b, true);
 	broker_free(b);
 }
+
+/* Responses come uncompressed, for brokerscrub.c to read: Accept-Encoding
+ * goes as "identity", in a head and in a header list. */
+T(reqp_asks_for_uncompressed_responses)
+{
+	struct reqp r;
+	struct strbuf out = {0};
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\nAccept-Encoding: gzip, br\r\n"
+	                   "x-api-key: " PH "\r\n\r\n", 5, &out), 0);
+	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nAccept-Encoding: identity\r\n"
+	                 "x-api-key: " REAL "\r\nConnection: close\r\n\r\n");
+	reqp_free(&r);
+	sb_free(&out);
+	static const char *const req[] = {":method: GET", ":authority: api.example.com", ":path: /",
+	                                  "accept-encoding: gzip, deflate"};
+	setup(&r, true);
+	CHECK_INT(pairs(&r, req, ARRAY_SIZE(req), &out), 0);
+	CHECK(strstr(out.s, "accept-encoding=identity;") != NULL);
+	reqp_free(&r);
+	sb_free(&out);
+}

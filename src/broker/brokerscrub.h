@@ -1,0 +1,49 @@
+/* brokerscrub.h — the response side of a brokered connection: the real
+ * values never come back into the jail.  An upstream that echoes a request
+ * (an error quoting the header, a debugging endpoint) would hand the agent
+ * the key the broker put there; every occurrence of a real value in what the
+ * upstream sends is replaced by its placeholder, which has the same length,
+ * so framing (Content-Length, chunk sizes, HTTP/2 frames) stays as it was.
+ *
+ * The bytes are a stream read in pieces: a value split across reads is
+ * found by a matcher per secret (KMP) that runs over the whole stream.  The
+ * bytes of a possible value past the part its placeholder shares with it
+ * (the kept prefix: sk-ant-api03-) are held back until the value is whole or
+ * ruled out; the shared part may go at once, being the same in both.  So
+ * what is held is at most a value's length, and only while the stream's
+ * last bytes begin a real value beyond its public prefix.  Encodings are not
+ * seen through (compressed, base64): the broker asks for uncompressed
+ * responses (brokerhttp.c drops Accept-Encoding).  Pure code, no I/O. */
+#ifndef JAIL_BROKERSCRUB_H
+#define JAIL_BROKERSCRUB_H
+#include "brokerhttp.h"
+#include "util.h"
+
+struct scrub_key {
+	const char *real, *ph;
+	size_t len, keep;          /* its length; the prefix it shares with ph */
+	uint16_t fail[BROKER_PH_MAX + 1];
+	size_t state;              /* bytes of real matched at the stream's end */
+};
+
+struct scrub {
+	struct scrub_key *keys;
+	size_t n;
+	char held[BROKER_PH_MAX];  /* the stream's last bytes, not yet passed on */
+	size_t n_held;
+	bool first[256];           /* the bytes a value begins with */
+	size_t active;             /* non-zero: some matcher is inside a value */
+};
+
+/* The real values of creds (those that have one) to watch for. */
+void scrub_init(struct scrub *s, const struct broker_cred *creds, size_t n);
+void scrub_free(struct scrub *s);
+/* len bytes from the upstream: what may go to the jail now, to out. */
+void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out);
+/* The stream ended (or waits too long): what was held, to out. */
+void scrub_flush(struct scrub *s, struct strbuf *out);
+/* The stream was cut short: what was held goes nowhere. */
+void scrub_drop(struct scrub *s);
+/* One whole value (an HTTP/2 header's), in place. */
+void scrub_value(const struct scrub *s, char *v, size_t len);
+#endif

@@ -1,0 +1,164 @@
+/* Unit tests: brokerscrub.c (real values out of the upstream's responses). */
+#include "t.h"
+#include "brokerscrub.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define REAL "sk-ant-api03-REALvalue0123456789abcdef"
+#define PH "sk-ant-api03-PHldrvalu9876543210zyxwvu"
+#define REAL2 "ghp_SecondREALtoken0123456789AB"
+#define PH2 "ghp_SecondPHldrtoken987654321ZY"
+
+static struct broker_cred creds[] = {
+	{.name = "A", .placeholder = PH, .real = REAL},
+	{.name = "B", .placeholder = PH2, .real = REAL2},
+	{.name = "C", .placeholder = "sk-other-host-placeholder000", .real = NULL},
+};
+
+/* text fed in pieces cut at the given offsets, then flushed */
+static char *run(const char *text, const size_t *cuts, size_t ncuts)
+{
+	struct scrub s;
+	struct strbuf out = {0};
+	scrub_init(&s, creds, 3);
+	size_t at = 0, len = strlen(text);
+	for (size_t i = 0; i <= ncuts; i++) {
+		size_t to = i < ncuts ? cuts[i] : len;
+		scrub_feed(&s, text + at, to - at, &out);
+		at = to;
+	}
+	scrub_flush(&s, &out);
+	scrub_free(&s);
+	sb_append(&out, "", 1);
+	return out.s;
+}
+
+T(scrub_replaces_a_whole_value_in_one_read)
+{
+	char *o = run("{\"echo\":\"x-api-key: " REAL "\",\"b\":\"" REAL2 REAL "\"}", NULL, 0);
+	CHECK_STR(o, "{\"echo\":\"x-api-key: " PH "\",\"b\":\"" PH2 PH "\"}");
+	free(o);
+}
+
+T(scrub_finds_a_value_split_at_every_point)
+{
+	const char *text = "Bearer " REAL " and " REAL2 ".";
+	const char *want = "Bearer " PH " and " PH2 ".";
+	for (size_t a = 0; a <= strlen(text); a++)
+		for (size_t b = a; b <= strlen(text); b += 3) {
+			size_t cuts[] = {a, b};
+			char *o = run(text, cuts, 2);
+			CHECK_STR(o, want);
+			free(o);
+		}
+	/* one byte at a time */
+	size_t cuts[128];
+	for (size_t i = 0; i < strlen(text); i++)
+		cuts[i] = i + 1;
+	char *o = run(text, cuts, strlen(text) - 1);
+	CHECK_STR(o, want);
+	free(o);
+}
+
+T(scrub_holds_only_past_the_shared_prefix)
+{
+	struct scrub s;
+	struct strbuf out = {0};
+	scrub_init(&s, creds, 3);
+	/* the public prefix goes at once (it is the placeholder's too) */
+	scrub_feed(&s, "data: sk-ant-api03-", 19, &out);
+	CHECK_INT((int)out.len, 19);
+	CHECK_INT((int)s.n_held, 0);
+	/* secret characters after it wait (the prefix is out already) */
+	scrub_feed(&s, "REAL", 4, &out);
+	CHECK_INT((int)out.len, 19);
+	CHECK_INT((int)s.n_held, 4);
+	/* and goes once it cannot be a value */
+	scrub_feed(&s, "X\n\n", 3, &out);
+	CHECK_INT((int)s.n_held, 0);
+	sb_append(&out, "", 1);
+	CHECK_STR(out.s, "data: sk-ant-api03-REALX\n\n");
+	/* an SSE event's end never waits */
+	out.len = 0;
+	scrub_feed(&s, "data: {\"t\":\"sk\"}\n\n", 19, &out);
+	CHECK_INT((int)out.len, 19);
+	sb_free(&out);
+	scrub_free(&s);
+}
+
+T(scrub_keeps_matching_after_a_pause)
+{
+	/* a flush mid-value (the relay's pause) lets the held part go; what
+	 * follows is still replaced */
+	struct scrub s;
+	struct strbuf out = {0};
+	scrub_init(&s, creds, 3);
+	scrub_feed(&s, "sk-ant-api03-REALvalue", 22, &out);
+	scrub_flush(&s, &out);
+	scrub_feed(&s, "0123456789abcdef!", 17, &out);
+	scrub_flush(&s, &out);
+	sb_append(&out, "", 1);
+	CHECK_STR(out.s, "sk-ant-api03-REALvalue" "9876543210zyxwvu!");
+	sb_free(&out);
+	scrub_free(&s);
+}
+
+T(scrub_overlapping_starts_and_other_hosts)
+{
+	/* a false start that overlaps the real one, and a value of another host */
+	char *o = run("sk-ant-api03-sk-ant-api03-" REAL " sk-other-host-placeholder000", NULL, 0);
+	CHECK_STR(o, "sk-ant-api03-sk-ant-api03-" PH " sk-other-host-placeholder000");
+	free(o);
+	size_t cuts[] = {20, 30};
+	o = run("sk-ant-api03-sk-ant-api03-" REAL, cuts, 2);
+	CHECK_STR(o, "sk-ant-api03-sk-ant-api03-" PH);
+	free(o);
+}
+
+T(scrub_value_in_place)
+{
+	struct scrub s;
+	scrub_init(&s, creds, 3);
+	char v[] = "Bearer " REAL ", " REAL2;
+	scrub_value(&s, v, strlen(v));
+	CHECK_STR(v, "Bearer " PH ", " PH2);
+	scrub_free(&s);
+}
+
+T(scrub_random_streams_match_a_whole_replacement)
+{
+	unsigned seed = 7;
+	const char *parts[] = {REAL, REAL2, "sk-ant-api03-", "sk-ant-api03-REAL", "ghp_", "ghp_Sec",
+	                       "x", "\n\n", "data: ", "s", "g"};
+	for (int round = 0; round < 3000; round++) {
+		struct strbuf in = {0}, want = {0};
+		int n = 1 + rand_r(&seed) % 12;
+		for (int i = 0; i < n; i++) {
+			const char *p = parts[(size_t)rand_r(&seed) % (sizeof(parts) / sizeof(*parts))];
+			sb_puts(&in, p);
+		}
+		sb_append(&in, "", 1);
+		/* the whole text, replaced at once, as the reference */
+		sb_puts(&want, in.s);
+		sb_append(&want, "", 1);
+		struct scrub ref;
+		scrub_init(&ref, creds, 3);
+		scrub_value(&ref, want.s, strlen(want.s));
+		scrub_free(&ref);
+		size_t cuts[8], nc = (size_t)rand_r(&seed) % 8, len = strlen(in.s);
+		for (size_t i = 0; i < nc; i++)
+			cuts[i] = len ? (size_t)rand_r(&seed) % (len + 1) : 0;
+		for (size_t i = 1; i < nc; i++)  /* sorted */
+			for (size_t j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+				size_t t = cuts[j];
+				cuts[j] = cuts[j - 1];
+				cuts[j - 1] = t;
+			}
+		char *o = run(in.s, cuts, nc);
+		CHECK_STR(o, want.s);
+		free(o);
+		sb_free(&in);
+		sb_free(&want);
+	}
+}
