@@ -743,7 +743,8 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 	 * list), is hidden by the rules that will list it. */
 	if (export_path_hidden_now(x, c->path, c->old_type != FT_NONE))
 		return leave_out(c, xstrdup("hidden in the jail")), 0;
-	char *why = pathrules_denied(&x->rules, c->path, false);
+	char *why = c->new_type == FT_SYMLINK ? pathrules_denied_link(&x->rules, c->path)
+	                                      : pathrules_denied(&x->rules, c->path, false);
 	if (why)
 		return leave_out(c, why), 0;
 	if (c->new_type != FT_SYMLINK)
@@ -1025,7 +1026,7 @@ static void set_flags(struct change *c)
 		c->flags |= CF_EXEC_ADDED;
 	if (c->new_type == FT_SYMLINK)
 		c->flags |= CF_SYMLINK;
-	if (path_flag_reason(c->path))
+	if (path_flag_reason(c->path, c->new_type == FT_SYMLINK))
 		c->flags |= CF_REVIEW;
 }
 

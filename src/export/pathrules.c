@@ -181,9 +181,43 @@ bool pattern_match(const char *pattern, const char *path, bool is_dir)
 	return pattern_match_as(pattern, path, is_dir, 0);
 }
 
+/* Could a path below path (path a directory) match pattern?  A symlink there
+ * makes every path below it a name of what it leads to: `.claude -> cl` is
+ * .claude/settings.json for the tools that open it.  True when the pattern
+ * takes path as a directory ("node_modules/"), or when the components of
+ * path that end it match the pattern's leading ones (".claude" of
+ * ".claude/settings.json", ".github" of ".github/workflows/ci.yml"). */
+static bool pattern_match_below(const char *pattern, const char *path, int flags)
+{
+	char pat[4096];
+	size_t pl = strlen(pattern);
+	bool anchored = pattern[0] == '/';
+	if (pl && pattern[pl - 1] == '/' && pattern_match_as(pattern, path, true, flags))
+		return true;
+	if (anchored)
+		pattern++, pl--;
+	if (pl >= sizeof(pat))
+		return false;
+	memcpy(pat, pattern, pl + 1);
+	size_t n = strlen(path);
+	for (char *s = pat; (s = strchr(s, '/')) && s[1]; s++) {
+		*s = '\0';  /* the leading components */
+		for (size_t from = 0; from < n && !(anchored && from > 0); from++)
+			if ((from == 0 || path[from - 1] == '/') && match_span(pat, path, from, n, flags)) {
+				*s = '/';
+				return true;
+			}
+		*s = '/';
+	}
+	return false;
+}
+
 static char *fold_path(const char *path);
 
-char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
+/* The first rule that leaves path out: as it is (is_dir: a directory), or
+ * below: a rule that would leave out a path below it (pattern_match_below). */
+static const struct deny_rule *denied_by(const struct pathrules *r, const char *path,
+                                         bool is_dir, bool below)
 {
 	/* also as other file systems read the name: ".ENVRC" is direnv's .envrc
 	 * on macOS, ".vscode/tasks.json." the editor's tasks on Windows */
@@ -192,14 +226,36 @@ char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
 	 * locale fnmatch folds ASCII only): a pattern without any matches it
 	 * folded exactly when it does as it is, tried already */
 	bool as_is = strcmp(folded, path) == 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (pattern_match(r->rules[i].pattern, path, is_dir) ||
-		    ((!as_is || strpbrk(r->rules[i].pattern, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) &&
-		     pattern_match_as(r->rules[i].pattern, folded, is_dir, FNM_CASEFOLD))) {
-			_cleanup_free_ char *esc = escape_name(r->rules[i].pattern);
-			return xasprintf("matches '%s': %s", esc, r->rules[i].why);
-		}
+	for (size_t i = 0; i < r->n; i++) {
+		const char *pat = r->rules[i].pattern;
+		bool fold = !as_is || strpbrk(pat, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+		if (below ? pattern_match_below(pat, path, 0) ||
+		                (fold && pattern_match_below(pat, folded, FNM_CASEFOLD))
+		          : pattern_match(pat, path, is_dir) ||
+		                (fold && pattern_match_as(pat, folded, is_dir, FNM_CASEFOLD)))
+			return &r->rules[i];
+	}
 	return NULL;
+}
+
+char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
+{
+	const struct deny_rule *d = denied_by(r, path, is_dir, false);
+	if (!d)
+		return NULL;
+	_cleanup_free_ char *esc = escape_name(d->pattern);
+	return xasprintf("matches '%s': %s", esc, d->why);
+}
+
+char *pathrules_denied_link(const struct pathrules *r, const char *path)
+{
+	char *why = pathrules_denied(r, path, false);
+	const struct deny_rule *d = why ? NULL : denied_by(r, path, true, true);
+	if (!d)
+		return why;
+	_cleanup_free_ char *esc = escape_name(d->pattern);
+	return xasprintf("a symlink where a directory of '%s' would be (its files would "
+	                 "go in through it): %s", esc, d->why);
 }
 
 bool path_in_git_dir(const char *path)
@@ -339,7 +395,7 @@ static bool is_commit_hook_config(const char *base)
 	return false;
 }
 
-const char *path_flag_reason(const char *path)
+const char *path_flag_reason(const char *path, bool symlink)
 {
 	/* files that decide what the host's tools ignore, fetch, check out or run
 	 * on their own (on checkout, commit, push, entering the directory); the
@@ -379,6 +435,15 @@ const char *path_flag_reason(const char *path)
 		const char *at = strstr(folded, flagged_dirs[i].dir);
 		if (at && (at == folded || at[-1] == '/'))
 			return flagged_dirs[i].why;
+		/* a symlink named as the directory or one above it (".github ->
+		 * ci"): the files it leads to are the directory's */
+		size_t dl = strlen(flagged_dirs[i].dir);
+		for (const char *p = folded; symlink && p; p = strchr(p, '/'), p = p ? p + 1 : NULL) {
+			size_t l = strlen(p);
+			if (l < dl && strncmp(p, flagged_dirs[i].dir, l) == 0 &&
+			    flagged_dirs[i].dir[l] == '/')
+				return flagged_dirs[i].why;
+		}
 	}
 	return NULL;
 }

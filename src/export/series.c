@@ -544,7 +544,8 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 	const char *sub = submodule_of(&z->subs, c->path);
 	if (c->mode == 0160000 || (sub && strcmp(sub, c->path) != 0))
 		return xstrdup("a submodule's content: export it from the submodule");
-	char *why = pathrules_denied(rules, c->path, false);
+	char *why = c->mode == 0120000 ? pathrules_denied_link(rules, c->path)
+	                               : pathrules_denied(rules, c->path, false);
 	if (why || !c->mode)
 		return why;
 	if (!en->tracked && !en->base_mode && en->ignored)
@@ -839,7 +840,7 @@ static int find_head(struct series_ctx *z, struct agentgit *g, struct jail_err *
 static void history_flags(struct series_ctx *z)
 {
 	for (size_t i = 0; i < z->sr->touched.n; i++) {
-		const char *path = z->sr->touched.v[i], *why = path_flag_reason(path);
+		const char *path = z->sr->touched.v[i], *why = path_flag_reason(path, false);
 		bool in_result = false;
 		for (size_t k = 0; why && !in_result && k < z->cs->n; k++)
 			in_result = !z->cs->v[k].reason && (z->cs->v[k].flags & CF_REVIEW) &&

@@ -38,7 +38,9 @@ static bool line_is_special(const char *l, size_t n, bool first_body)
 	/* scissors ("-- >8 --") when the user's git am runs with --scissors */
 	if (memmem(l, n, ">8", 2) || memmem(l, n, "8<", 2))
 		return true;
-	static const char *const headers[] = {"from:", "date:", "subject:", "author:"};
+	/* mailinfo takes a first body line "[PATCH] TEXT" for the subject: git am
+	 * would land TEXT in place of the subject the summary showed */
+	static const char *const headers[] = {"from:", "date:", "subject:", "author:", "[patch]"};
 	for (size_t i = 0; first_body && i < ARRAY_SIZE(headers); i++)
 		if (n >= strlen(headers[i]) && strncasecmp(l, headers[i], strlen(headers[i])) == 0)
 			return true;

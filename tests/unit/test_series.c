@@ -49,6 +49,10 @@ T(message_lines_git_am_would_parse_are_indented)
 	CHECK_STR(s, "feat: x\n\n From: Evil <e@x>\nbody\n ---\n diff --git a/x b/x\n"
 	             " Index: y\n From 000 Mon Sep 17 00:00:00 2001\n -- >8 --\nok -- fine");
 	free(s);
+	/* mailinfo's in-body "[PATCH] subject": it would replace the subject */
+	s = seriesmsg_sanitize("feat: x\n\n[PATCH] typo\n[PATCH] later", 35);
+	CHECK_STR(s, "feat: x\n\n [PATCH] typo\n[PATCH] later");
+	free(s);
 	s = seriesmsg_sanitize("a\033[2Jb\xff\n\n\n", 9);
 	CHECK_STR(s, "a?[2Jb?");
 	free(s);
