@@ -1,0 +1,57 @@
+# The escape suite: what leaves the jail through jail export and jail apply,
+# attacked from the agent's side (its session's files and its own commits).
+# Each test lands the session in the project the way the user would and
+# checks what git am put there, not only what the summary says.
+
+# A symlink names every path below it: `.claude -> cl` makes cl/settings.json
+# the .claude/settings.json Claude Code runs hooks from, `.github -> ci` makes
+# ci/workflows/* the repository's CI.  Such a link is left out where the
+# directory it stands for would be, and flagged where it would be flagged.
+test_export_symlink_in_place_of_a_left_out_directory() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p cl nm; echo "{\"hooks\":{}}" > cl/settings.json
+		ln -s cl .claude; echo x > nm/index.js; ln -s nm node_modules
+		git config user.name A; git config user.email a@b
+		mkdir -p vs; echo "{}" > vs/tasks.json; ln -s vs .Vscode; git add vs .Vscode
+		git commit -qm "editor tasks"'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ".claude: a symlink where a directory of '.claude/settings.json'"
+	assert_contains "$err" "node_modules: a symlink where a directory of 'node_modules/'"
+	assert_no_file "$T/p/.claude"
+	assert_no_file "$T/p/node_modules"
+	assert_no_file "$T/p/.Vscode"
+	# positive control: what they lead to lands as the plain files it is
+	assert_eq "$(cat "$T/p/cl/settings.json")" '{"hooks":{}}' "cl/settings.json"
+	assert_eq "$(cat "$T/p/vs/tasks.json")" '{}' "vs/tasks.json"
+}
+
+test_export_symlink_in_place_of_a_flagged_directory() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p ci/workflows; echo "on: push" > ci/workflows/x.yml
+		ln -s ci .github; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
+	assert_contains "$err" ".github: changes what CI runs"
+	assert_no_file "$T/p/.github"
+	assert_eq "$(cat "$T/p/README")" "hello" "README after the refusal"
+	run_jail apply --accept-flagged -D "$T/p"
+	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
+	assert_eq "$(readlink "$T/p/.github")" "ci" "the link after the accepted apply"
+}
+
+# git am's mailinfo takes a first body line "[PATCH] TEXT" for the subject:
+# the summary would show one subject and git am land another.
+test_export_commit_message_cannot_replace_its_subject() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		echo more >> README; git commit -qam "Add telemetry upload" -m "[PATCH] Fix typo" -m body'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "Add telemetry upload"
+	assert_eq "$(git -C "$T/p" log -1 --format=%s)" "Add telemetry upload" "the landed subject"
+	assert_contains "$(git -C "$T/p" log -1 --format=%b)" "[PATCH] Fix typo"
+}
