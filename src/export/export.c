@@ -993,6 +993,26 @@ static void keep_none(struct changeset *cs, size_t *keep)
 	*keep = 0;
 }
 
+/* Is there a NUL past the probe?  git's own test looks at the first 8000
+ * bytes only: a script of 8000 text bytes with a payload after them would
+ * go out as a text patch of binary bytes. */
+static int nul_after(int fd, off_t off, bool *found)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = pread(fd, chunk, sizeof(chunk), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		if (memchr(chunk, '\0', (size_t)n)) {
+			*found = true;
+			return 0;
+		}
+		off += n;
+	}
+}
+
 static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, bool kept_any,
                           struct jail_err *e)
 {
@@ -1013,7 +1033,13 @@ static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, 
 		_cleanup_free_ char *esc = escape_name(c->path);
 		return jail_err_sys(e, "read '%s' in the session", esc);
 	}
-	if (content_is_binary(buf, (size_t)n))
+	bool binary = content_is_binary(buf, (size_t)n);
+	if (!binary && n == (ssize_t)sizeof(buf) && c->new_size > n &&
+	    nul_after(fd, (off_t)n, &binary) < 0) {
+		_cleanup_free_ char *esc = escape_name(c->path);
+		return jail_err_sys(e, "read '%s' in the session", esc);
+	}
+	if (binary)
 		leave_out(c, xstrdup("binary content (export it with --allow-binary)"));
 	else if (*keep && fd >= 0)
 		(*keep)--, c->kept_fd1 = steal_fd(&fd) + 1;

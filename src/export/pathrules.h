@@ -49,7 +49,8 @@ const char *path_name_problem(const char *path);
  * project (absolute, or more ".." than names)?  Where it leads in the tree is
  * linkcheck.c's question. */
 bool symlink_leaves_tree(const char *linkpath, const char *target);
-/* git's own test: a NUL byte in the first 8000 bytes. */
+/* git's own test: a NUL byte in the first 8000 bytes.  The export goes on
+ * looking past them (a NUL anywhere is binary): export.c, series.c. */
 bool content_is_binary(const char *buf, size_t n);
 #define BINARY_PROBE_LEN 8000
 /* Paths whose change is kept but flagged for review (they change how git or its

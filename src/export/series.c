@@ -443,7 +443,7 @@ static void blob_parse(struct series_ctx *z, const struct strbuf *out)
 		if (!bi)
 			continue;
 		bi->size = (long long)size;
-		bi->binary = content_is_binary(data, size < BINARY_PROBE_LEN ? size : BINARY_PROBE_LEN);
+		bi->binary = memchr(data, '\0', size) != NULL;  /* anywhere: as export.c */
 		bi->has_cr = memchr(data, '\r', size) != NULL;
 		if (!memchr(data, '\0', size))
 			bi->target = xasprintf("%.*s", (int)size, data);

@@ -55,3 +55,24 @@ test_export_commit_message_cannot_replace_its_subject() {
 	assert_eq "$(git -C "$T/p" log -1 --format=%s)" "Add telemetry upload" "the landed subject"
 	assert_contains "$(git -C "$T/p" log -1 --format=%b)" "[PATCH] Fix typo"
 }
+
+# git takes a file for binary by a NUL in its first 8000 bytes; a script of
+# 8000 text bytes and a payload after them is a text patch to git.  The rule
+# leaves binary content out wherever the NUL is, in a commit of the agent too.
+test_export_binary_payload_after_the_probe_is_left_out() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'mk() { head -c 9000 /dev/zero | tr "\0" "#" > "$1"
+			printf "\nexit 0\n\177ELF\0\0\0payload" >> "$1"; }
+		mk run.sh; git config user.name A; git config user.email a@b
+		mk inst.sh; git add inst.sh; git commit -qm installer; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export ($err)"
+	assert_contains "$err" "run.sh: binary content"
+	assert_contains "$err" "inst.sh: binary content"
+	assert_eq "$(grep -la 'payload' "$T"/out/*.patch | wc -l)" 0 "patches with the payload"
+	assert_contains "$(cat "$T"/out/*.patch)" "+more"  # positive control
+	run_jail export --allow-binary -D "$T/p" -o "$T/out2"
+	assert_eq "$rc" 0 "jail export --allow-binary ($err)"
+	assert_eq "$(grep -la 'payload' "$T"/out2/*.patch | wc -l)" 2 "patches with the payload"
+}
