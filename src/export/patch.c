@@ -1192,11 +1192,11 @@ void sanitize_for_terminal(const char *s, size_t n, struct strbuf *out)
 	}
 }
 
-void colorize_diff(const char *s, size_t n, struct strbuf *out)
+void colorize_diff(const char *s, size_t n, bool *header, struct strbuf *out)
 {
 	struct strbuf clean = {0};
 	sanitize_for_terminal(s, n, &clean);
-	bool in_header = false;
+	bool in_header = *header;
 	for (char *line = clean.s, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -1221,5 +1221,6 @@ void colorize_diff(const char *s, size_t n, struct strbuf *out)
 		if (nl)
 			sb_puts(out, "\n");
 	}
+	*header = in_header;
 	sb_free(&clean);
 }

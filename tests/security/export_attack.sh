@@ -76,3 +76,25 @@ test_export_binary_payload_after_the_probe_is_left_out() {
 	assert_eq "$rc" 0 "jail export --allow-binary ($err)"
 	assert_eq "$(grep -la 'payload' "$T"/out2/*.patch | wc -l)" 2 "patches with the payload"
 }
+
+# jail diff on a terminal shows the agent's bytes escaped and coloured, which
+# can take 14 times their size (a line "\r": "+\x0d" in green).  It is made a
+# piece at a time as it is written: its peak with colour stays that without.
+test_export_diff_on_a_terminal_is_escaped_a_piece_at_a_time() {
+	[ -x /usr/bin/time ] || skip "no /usr/bin/time to read the peak memory"
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'for i in 1 2 3 4 5 6; do
+		head -c 2500000 /dev/zero | tr "\0" "\r" | sed "s/\r/\r\n/g" > cr$i.txt; done'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/p"
+	assert_contains "$out" "6 files changed"
+	peak() { /usr/bin/time -f "peak %M" "$JAIL" diff "$@" -D "$T/p" 2>&1 >/dev/null </dev/null |
+		sed -n 's/^peak //p'; }
+	plain=$(peak --color=never)
+	colored=$(peak --color=always)
+	[ -n "$plain" ] && [ -n "$colored" ] || fail "no peak read: '$plain' '$colored'"
+	# positive control: the escaping is there
+	assert_contains "$("$JAIL" diff --color=always -D "$T/p" </dev/null | head -c 400)" '+\x0d'
+	[ "$colored" -lt $((plain * 3 / 2)) ] ||
+		fail "jail diff --color=always peaked at $colored KiB, without colour $plain KiB"
+}
