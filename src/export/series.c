@@ -5,6 +5,7 @@
 #include "agentgit.h"
 #include "applied.h"
 #include "git.h"
+#include "hostgit.h"
 #include "pathspec.h"
 #include "seriesmsg.h"
 #include "submodule.h"
@@ -34,6 +35,7 @@ struct entry {
 	unsigned base_mode, mode;    /* 0: absent */
 	char base_oid[65], oid[65];
 	bool tracked, ignored;
+	char *refused;               /* why host git will not look at it (hostgit.h) */
 	bool moved;                  /* some patch changes it */
 };
 
@@ -395,7 +397,7 @@ static void applied_entries(struct series_ctx *z)
 
 static int host_tracked_ignored(struct series_ctx *z, struct jail_err *e)
 {
-	struct strbuf out = {0}, cand = {0};
+	struct strbuf out = {0};
 	const char *head[] = {"ls-files", "-z", "--"};
 	int r = host_paths_run(z, head, ARRAY_SIZE(head), &out, NULL, e);
 	for (size_t i = 0; r == 0 && out.s && i < out.len;) {
@@ -405,24 +407,38 @@ static int host_tracked_ignored(struct series_ctx *z, struct jail_err *e)
 			en->tracked = true;
 	}
 	sb_free(&out);
-	for (size_t i = 0; i < z->nu; i++)
-		if (!z->u[i].tracked && !z->u[i].base_mode)
-			sb_append(&cand, z->u[i].path, strlen(z->u[i].path) + 1);
-	struct git g = {.cwd = z->x->project, .config = z->x->user_excludes};
-	int status = 0;
-	const char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
-	if (r == 0 && cand.len)
-		r = git_run(&g, args, cand.s, cand.len, &out, &status, e);
-	if (r == 0 && status > 1)
-		r = jail_err_set(e, 0, "git check-ignore failed (exit %d)", status);
-	for (size_t i = 0; r == 0 && out.s && i < out.len;) {
-		struct entry *en = entry_find(z, out.s + i);
-		i += strlen(out.s + i) + 1;
+	/* a path below a symlink of the host's tree (the agent's commit made a
+	 * directory of it) makes check-ignore die on the whole batch: such a path
+	 * is left out with the reason, as in the working tree's export */
+	struct strbuf memo = {0};
+	struct strv ignored = {0}, refused = {0};
+	char **cand = NULL;
+	size_t ncand = 0;
+	for (size_t i = 0; i < z->nu; i++) {
+		struct entry *en = &z->u[i];
+		if (en->tracked || en->base_mode)
+			continue;
+		if ((en->refused = host_path_refused(z->x->project_fd, en->path, &memo)))
+			continue;
+		cand = xrealloc(cand, ++ncand * sizeof(*cand));
+		cand[ncand - 1] = en->path;
+	}
+	if (r == 0)
+		r = host_check_ignore(z->x, cand, ncand, &ignored, &refused, e);
+	for (size_t i = 0; r == 0 && i < ignored.n; i++) {
+		struct entry *en = entry_find(z, ignored.v[i]);
 		if (en)
 			en->ignored = true;
 	}
-	sb_free(&out);
-	sb_free(&cand);
+	for (size_t i = 0; r == 0 && i < refused.n; i++) {
+		struct entry *en = entry_find(z, refused.v[i]);
+		if (en && !en->refused)
+			en->refused = xstrdup("host git refuses the path (git check-ignore exits 128 on it)");
+	}
+	sb_free(&memo);
+	strv_free(&ignored);
+	strv_free(&refused);
+	free(cand);
 	return r == 0 ? submodule_list(z->x, &z->subs, e) : -1;
 }
 
@@ -548,6 +564,8 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 	                               : pathrules_denied(rules, c->path, false);
 	if (why || !c->mode)
 		return why;
+	if (en->refused)
+		return xstrdup(en->refused);
 	if (!en->tracked && !en->base_mode && en->ignored)
 		return xstrdup("ignored by git on the host");
 	const struct blobinfo *bi = blob_find(z, c->oid);
@@ -920,8 +938,10 @@ static void ctx_free(struct series_ctx *z)
 	for (size_t i = 0; i < z->nch; i++)
 		free(z->ch[i].path);
 	free(z->ch);
-	for (size_t i = 0; i < z->nu; i++)
+	for (size_t i = 0; i < z->nu; i++) {
 		free(z->u[i].path);
+		free(z->u[i].refused);
+	}
 	free(z->u);
 	for (size_t i = 0; i < z->nb; i++)
 		free(z->b[i].target);

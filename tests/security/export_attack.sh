@@ -98,3 +98,21 @@ test_export_diff_on_a_terminal_is_escaped_a_piece_at_a_time() {
 	[ "$colored" -lt $((plain * 3 / 2)) ] ||
 		fail "jail diff --color=always peaked at $colored KiB, without colour $plain KiB"
 }
+
+# A path below a symlink of the host's tree makes git check-ignore die on the
+# whole batch.  In the working tree's export such a path was left out with the
+# reason; one in a commit of the agent's stopped every export and apply.
+test_export_commit_below_a_host_symlink_is_left_out() {
+	mkrepo "$T/p"
+	mkdir "$T/p/target" && ln -s target "$T/p/link"  # untracked, not ignored
+	before=$(tree_hash "$T/p")
+	run_jail -q -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		rm link; mkdir link; echo x > link/f; echo ok > ok.txt; git add -f link/f ok.txt
+		git commit -qm "below the link"'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export ($err)"
+	assert_contains "$err" "link/f: the host has a symlink at 'link'"
+	assert_contains "$(cat "$T"/out/*.patch)" "+ok"
+	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
+}
