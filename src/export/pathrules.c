@@ -12,6 +12,7 @@
 #define AGENT "an agent CLI loads it (hooks, servers, commands it runs)"
 #define HOOKS "git hooks run by a hooks manager"
 #define PKG "a package manager reads it (scripts, shells, registries)"
+#define CI "changes what CI runs with the repository's secrets"
 
 /* Files that a shell, an editor, a package manager or an agent CLI loads or runs
  * from a project directory without asking: a patch must not smuggle them in. */
@@ -409,7 +410,17 @@ const char *path_flag_reason(const char *path, bool symlink)
 		{".lfsconfig", "changes where git-lfs fetches and pushes objects"},
 		{".gitmodules", "changes which repositories git fetches"},
 		{".pre-commit-config.yaml", "changes the commands pre-commit runs"},
-		{".gitlab-ci.yml", "changes what CI runs with the repository's secrets"},
+		{".gitlab-ci.yml", CI},
+		/* the other CI services' files, read from the pushed tree the same way */
+		{".travis.yml", CI},
+		{".drone.yml", CI},
+		{".woodpecker.yml", CI},
+		{".cirrus.yml", CI},
+		{"appveyor.yml", CI},
+		{".appveyor.yml", CI},
+		{"azure-pipelines.yml", CI},
+		{"bitbucket-pipelines.yml", CI},
+		{"jenkinsfile", CI},  /* names are compared folded */
 		{".devcontainer.json", "changes what editors build and run in a dev container"},
 		{".mise.toml", "changes what mise runs on entering the directory"},
 		{"mise.toml", "changes what mise runs on entering the directory"},
@@ -418,7 +429,12 @@ const char *path_flag_reason(const char *path, bool symlink)
 	static const struct {
 		const char *dir, *why;  /* any file below a directory of this path */
 	} flagged_dirs[] = {
-		{".github/workflows/", "changes what CI runs with the repository's secrets"},
+		{".github/workflows/", CI},
+		{".gitea/workflows/", CI},
+		{".forgejo/workflows/", CI},
+		{".circleci/", CI},
+		{".buildkite/", CI},
+		{".woodpecker/", CI},
 		{".devcontainer/", "changes what editors build and run in a dev container"},
 	};
 	/* compared as other file systems read names: the repository is checked

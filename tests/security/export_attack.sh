@@ -116,3 +116,20 @@ test_export_commit_below_a_host_symlink_is_left_out() {
 	assert_contains "$(cat "$T"/out/*.patch)" "+ok"
 	assert_eq "$(tree_hash "$T/p")" "$before" "the project"
 }
+
+# CI of other services than GitHub's and GitLab's runs what the pushed tree
+# says with the repository's secrets too: flagged like .github/workflows/.
+test_export_other_ci_files_are_flagged() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p .circleci; echo "version: 2.1" > .circleci/config.yml
+		echo "pipeline {}" > Jenkinsfile; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
+	assert_contains "$err" ".circleci/config.yml: changes what CI runs"
+	assert_contains "$err" "Jenkinsfile: changes what CI runs"
+	assert_no_file "$T/p/Jenkinsfile"
+	run_jail apply --accept-flagged -D "$T/p"
+	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
+	assert_file "$T/p/.circleci/config.yml"
+}

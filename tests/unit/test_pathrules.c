@@ -257,3 +257,22 @@ T(symlink_where_a_left_out_directory_would_be)
 	CHECK(path_flag_reason("github", true) == NULL);
 	CHECK(path_flag_reason(".github/ISSUE_TEMPLATE", true) == NULL);
 }
+
+/* Every CI service reads its commands from the pushed tree and runs them with
+ * the repository's secrets, not GitHub's and GitLab's only. */
+T(flagged_ci_files_of_other_services)
+{
+	CHECK(path_flag_reason(".circleci/config.yml", false) != NULL);
+	CHECK(path_flag_reason("Jenkinsfile", false) != NULL);
+	CHECK(path_flag_reason(".travis.yml", false) != NULL);
+	CHECK(path_flag_reason("azure-pipelines.yml", false) != NULL);
+	CHECK(path_flag_reason("bitbucket-pipelines.yml", false) != NULL);
+	CHECK(path_flag_reason(".buildkite/pipeline.yml", false) != NULL);
+	CHECK(path_flag_reason(".gitea/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason(".forgejo/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason(".woodpecker/build.yml", false) != NULL);
+	CHECK(path_flag_reason(".drone.yml", false) != NULL);
+	CHECK(path_flag_reason(".circleci", true) != NULL);
+	CHECK(path_flag_reason("Jenkinsfile.md", false) == NULL);
+	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
+}
