@@ -133,3 +133,19 @@ test_export_other_ci_files_are_flagged() {
 	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
 	assert_file "$T/p/.circleci/config.yml"
 }
+
+# mailinfo strips "[...]" and "Re:" from the start of a subject: "[x] [y]"
+# alone landed as the next line git am found (the Jail-Session trailer).
+# The summary and the patch carry the subject as it lands.
+test_export_subject_as_git_am_lands_it() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		echo 1 >> README; git commit -qam "[x] [y]"; echo 2 >> README
+		git commit -qam "[wip] Re: add retry"'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ": (no message) (author"
+	assert_contains "$err" ": add retry (author"
+	assert_eq "$(git -C "$T/p" log -2 --format=%s | tr '\n' '|')" "add retry|(no message)|" "the landed subjects"
+}
