@@ -204,6 +204,14 @@ static char *parse_author(const char *line, size_t n)
 	return xasprintf("%s <%s> %lld %s", name, email, when, tz);
 }
 
+/* A commit message is text a person reads: past MESSAGE_MAX it is cut (a
+ * note says so).  The commits are read whole, and each message was held
+ * twice more (sanitised, then fast-import's input): the agent's commits may
+ * hold 1 GiB, and 8 of 60 MB made jail status peak at 1.5 GB.  Commits of
+ * more than COMMITS_MAX together go out as the single patch. */
+#define MESSAGE_MAX (64u << 10)
+#define COMMITS_MAX (64ull << 20)
+
 /* One raw commit: its author, parents and message. */
 static void parse_commit(struct series_ctx *z, size_t i, const char *data, size_t len)
 {
@@ -235,9 +243,35 @@ static void parse_commit(struct series_ctx *z, size_t i, const char *data, size_
 	if (!yours)
 		c->author = strndup(author, ident);
 	strv_push_take(&z->authors, author);
-	char *msg = body ? seriesmsg_sanitize(body + 2, len - hlen - 2) : xstrdup("(no message)");
+	size_t mlen = body ? len - hlen - 2 : 0;
+	char *msg = body ? seriesmsg_sanitize(body + 2, mlen < MESSAGE_MAX ? mlen : MESSAGE_MAX)
+	                 : xstrdup("(no message)");
+	if (mlen > MESSAGE_MAX) {
+		char *cut = xasprintf("%s\n\n(jail cut this message here: %zu bytes more are in the "
+		                      "agent's commit)", msg, mlen - MESSAGE_MAX);
+		free(msg);
+		msg = cut;
+	}
 	c->subject = xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
 	strv_push_take(&z->messages, msg);
+}
+
+/* The chain's commit objects together, before they are read whole: 1 when
+ * they hold more than COMMITS_MAX (their messages: what git's objects limit
+ * lets through is 1 GiB, held while parsed). */
+static int commits_too_large(struct series_ctx *z, struct jail_err *e)
+{
+	struct strbuf in = {0}, out = {0};
+	for (size_t i = 0; i < z->chain.n; i++)
+		sb_printf(&in, "%s\n", z->chain.v[i]);
+	const char *args[] = {"cat-file", "--batch-check=%(objectsize)", NULL};
+	int r = sgit(&z->sr->sc, args, in.s, in.len, &out, e);
+	unsigned long long all = 0;
+	for (const char *l = out.s; r == 0 && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+		all += strtoull(l, NULL, 10);
+	sb_free(&in);
+	sb_free(&out);
+	return r < 0 ? -1 : all > COMMITS_MAX;
 }
 
 static int parse_commits(struct series_ctx *z, struct jail_err *e)
@@ -264,6 +298,7 @@ static int parse_commits(struct series_ctx *z, struct jail_err *e)
 		parse_commit(z, i, nl + 1, (size_t)size);
 		off = (size_t)(nl + 1 - z->commits.s) + size + 1;
 	}
+	sb_free(&z->commits);  /* all that is needed of them is parsed */
 	return 0;
 }
 
@@ -892,6 +927,9 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 	if (on_host)
 		return fall_back(z, "the agent's commits stand on commits made on the host during the "
 		                    "session");
+	if ((r = commits_too_large(z, e)) != 0)
+		return r < 0 ? -1 : fall_back(z, "the agent's commit objects hold more than 64 MiB "
+		                                 "(their messages)");
 	if (parse_commits(z, e) < 0 || read_changes(z, e) < 0)
 		return -1;
 	if (z->nch > SERIES_MAX_CHANGES)

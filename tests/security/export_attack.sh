@@ -149,3 +149,29 @@ test_export_subject_as_git_am_lands_it() {
 	assert_contains "$err" ": add retry (author"
 	assert_eq "$(git -C "$T/p" log -2 --format=%s | tr '\n' '|')" "add retry|(no message)|" "the landed subjects"
 }
+
+# A commit message is read whole and held three times over: the agent's
+# commits may hold 1 GiB of them.  One past 64 KiB is cut (with a note), and
+# commits of more than 64 MiB together go out as the single patch.
+test_export_commit_messages_bounded() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		(echo long; echo; head -c 200000 /dev/zero | tr "\0" x | fold -w 100) > /tmp/m
+		echo 1 >> README; git commit -qa -F /tmp/m'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	msg=$(git -C "$T/p" log -1 --format=%B)
+	assert_contains "$msg" "jail cut this message here"
+	[ "${#msg}" -lt 70000 ] || fail "the landed message holds ${#msg} bytes"
+	assert_eq "$(git -C "$T/p" log -1 --format=%s)" "long" "the landed subject"
+	mkrepo "$T/q"
+	run_jail -q -D "$T/q" -- sh -c 'git config user.name A; git config user.email a@b
+		(echo huge; echo; head -c 40000000 /dev/zero | tr "\0" x | fold -w 100) > /tmp/m
+		for i in 1 2; do echo $i >> README; git commit -qa -F /tmp/m; done'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/q"
+	assert_eq "$rc" 0 "jail status ($err)"
+	assert_contains "$out$err" "commit objects hold more than 64 MiB"
+	assert_contains "$out" "M README"  # positive control: the work still goes out
+}
