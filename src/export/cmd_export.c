@@ -899,8 +899,18 @@ static int refuse_flagged(const struct cli *c, const struct collect *k, struct j
 	size_t n = k->built ? controlfiles_render(&k->cs, &lines) : 0;
 	n += series_flags_render(&k->sr, "", &lines);
 	for (size_t i = 0; i < k->n_subs; i++) {
-		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &lines) : 0;
-		n += series_flags_render(&k->subs[i].sr, "", &lines);
+		/* the submodule's paths are its own: ".gitignore" would read as the
+		 * superproject's */
+		struct strbuf sub = {0};
+		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &sub) : 0;
+		n += series_flags_render(&k->subs[i].sr, "", &sub);
+		_cleanup_free_ char *esc = escape_name(k->x.submodules.v[i]);
+		for (const char *l = sub.s, *nl; l && *l; l = nl + 1) {
+			if (!(nl = strchr(l, '\n')))
+				break;  /* each line ends with one */
+			sb_printf(&lines, "%s/%.*s\n", esc, (int)(nl - l), l);
+		}
+		sb_free(&sub);
 	}
 	if (n == 0 || c->accept_flagged) {
 		sb_free(&lines);

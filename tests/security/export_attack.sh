@@ -175,3 +175,24 @@ test_export_commit_messages_bounded() {
 	assert_contains "$out$err" "commit objects hold more than 64 MiB"
 	assert_contains "$out" "M README"  # positive control: the work still goes out
 }
+
+# A control file inside a submodule is flagged too, and named with the
+# submodule's path: ".gitignore" alone would read as the superproject's.
+test_export_flagged_file_in_a_submodule_named_by_its_path() {
+	git_init "$T/lib"
+	echo lib >"$T/lib/lib.c" && echo '*.o' >"$T/lib/.gitignore"
+	git -C "$T/lib" add . && git -C "$T/lib" commit -qm lib
+	mkrepo "$T/p"
+	git -C "$T/p" -c protocol.file.allow=always submodule -q add "$T/lib" sub
+	git -C "$T/p" commit -qm sub
+	git -C "$T/p/sub" config user.email t@example.com && git -C "$T/p/sub" config user.name Tester
+	run_jail -q -D "$T/p" -- sh -c 'echo "!secret" >> sub/.gitignore; echo x >> sub/lib.c'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
+	assert_contains "$err" "sub/.gitignore: changes which files git ignores"
+	assert_eq "$(cat "$T/p/sub/.gitignore")" "*.o" "the submodule's .gitignore after the refusal"
+	run_jail apply --accept-flagged -D "$T/p"
+	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
+	assert_contains "$(cat "$T/p/sub/.gitignore")" "!secret"
+}
