@@ -1052,7 +1052,7 @@ static void set_flags(struct change *c)
 		c->flags |= CF_EXEC_ADDED;
 	if (c->new_type == FT_SYMLINK)
 		c->flags |= CF_SYMLINK;
-	if (path_flag_reason(c->path, c->new_type == FT_SYMLINK))
+	if ((c->flag_why = path_flag_reason(c->path, c->new_type == FT_SYMLINK)))
 		c->flags |= CF_REVIEW;
 }
 

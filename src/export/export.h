@@ -39,6 +39,7 @@ struct change {
 	const char *special;     /* what kind of special file the new entry is */
 	char *reason;            /* why it is left out; NULL when it goes out */
 	unsigned flags;
+	const char *flag_why;    /* CF_REVIEW: why (a static string) */
 	long added, deleted;     /* from git's numstat; -1 for binary */
 	bool has_cr;             /* a side holds '\r': `git am` would strip it from text */
 	bool base_cr, base_cr_known;  /* PRE_BASE: the base blob holds '\r'; known

@@ -1078,8 +1078,7 @@ static void render_flags(const struct changeset *cs, const char *indent, struct 
 		if (c->flags & CF_SYMLINK)
 			sb_printf(b, "%s%s: symlink\n", indent, esc);
 		if (c->flags & CF_REVIEW)
-			sb_printf(b, "%s%s: %s\n", indent, esc,
-			          path_flag_reason(c->path, c->new_type == FT_SYMLINK));
+			sb_printf(b, "%s%s: %s\n", indent, esc, c->flag_why);
 		for (const char *l = c->note, *nl; l && *l; l = nl + 1) {  /* controlfiles.h */
 			if (!(nl = strchr(l, '\n')))
 				break;  /* each line ends with one */

@@ -378,19 +378,61 @@ bool content_is_binary(const char *buf, size_t n)
 	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
 }
 
+/* Files that decide what the host's tools ignore, fetch, check out or run on
+ * their own (on checkout, commit, push, entering the directory); the list and
+ * its reasons are in README "Security model". */
+static const struct {
+	const char *name, *why;
+} flagged[] = {
+	{".gitignore", "changes which files git ignores (and so which host files the "
+	               "jail hides and the export leaves out)"},
+	{".gitattributes", "changes how git filters, diffs and merges files"},
+	{".lfsconfig", "changes where git-lfs fetches and pushes objects"},
+	{".gitmodules", "changes which repositories git fetches"},
+	{".pre-commit-config.yaml", "changes the commands pre-commit runs"},
+	{".gitlab-ci.yml", CI},
+	/* the other CI services' files, read from the pushed tree the same way */
+	{".travis.yml", CI},
+	{".drone.yml", CI},
+	{".woodpecker.yml", CI},
+	{".cirrus.yml", CI},
+	{"appveyor.yml", CI},
+	{".appveyor.yml", CI},
+	{"azure-pipelines.yml", CI},
+	{"bitbucket-pipelines.yml", CI},
+	{"jenkinsfile", CI},  /* names are compared folded */
+	{".devcontainer.json", "changes what editors build and run in a dev container"},
+	{".mise.toml", "changes what mise runs on entering the directory"},
+	{"mise.toml", "changes what mise runs on entering the directory"},
+	{".jail.ini", "changes the project's jail policy"},
+};
+static const struct {
+	const char *dir, *why;  /* any file below a directory of this path */
+} flagged_dirs[] = {
+	{".github/workflows/", CI},
+	{".gitea/workflows/", CI},
+	{".forgejo/workflows/", CI},
+	{".circleci/", CI},
+	{".buildkite/", CI},
+	{".woodpecker/", CI},
+	{".devcontainer/", "changes what editors build and run in a dev container"},
+};
+
 /* The command lists of hooks managers other than pre-commit (lefthook,
  * overcommit, lint-staged behind husky): run on every commit once installed.
  * base is compared without one leading dot (lefthook reads both). */
+static const char *const hook_configs[] = {
+	"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
+	"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json",
+	"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
+	"lint-staged.config.*",
+};
+
 static bool is_commit_hook_config(const char *base)
 {
-	static const char *const pats[] = {
-		"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
-		"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json",
-		"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
-		"lint-staged.config.*",
-	};
+	const char *const *pats = hook_configs;
 	const char *b = base[0] == '.' ? base + 1 : base;
-	for (size_t i = 0; i < ARRAY_SIZE(pats); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(hook_configs); i++)
 		if (fnmatch(pats[i], b, FNM_PERIOD) == 0)
 			return true;
 	return false;
@@ -398,45 +440,6 @@ static bool is_commit_hook_config(const char *base)
 
 const char *path_flag_reason(const char *path, bool symlink)
 {
-	/* files that decide what the host's tools ignore, fetch, check out or run
-	 * on their own (on checkout, commit, push, entering the directory); the
-	 * list and its reasons are in README "Security model" */
-	static const struct {
-		const char *name, *why;
-	} flagged[] = {
-		{".gitignore", "changes which files git ignores (and so which host files the "
-		               "jail hides and the export leaves out)"},
-		{".gitattributes", "changes how git filters, diffs and merges files"},
-		{".lfsconfig", "changes where git-lfs fetches and pushes objects"},
-		{".gitmodules", "changes which repositories git fetches"},
-		{".pre-commit-config.yaml", "changes the commands pre-commit runs"},
-		{".gitlab-ci.yml", CI},
-		/* the other CI services' files, read from the pushed tree the same way */
-		{".travis.yml", CI},
-		{".drone.yml", CI},
-		{".woodpecker.yml", CI},
-		{".cirrus.yml", CI},
-		{"appveyor.yml", CI},
-		{".appveyor.yml", CI},
-		{"azure-pipelines.yml", CI},
-		{"bitbucket-pipelines.yml", CI},
-		{"jenkinsfile", CI},  /* names are compared folded */
-		{".devcontainer.json", "changes what editors build and run in a dev container"},
-		{".mise.toml", "changes what mise runs on entering the directory"},
-		{"mise.toml", "changes what mise runs on entering the directory"},
-		{".jail.ini", "changes the project's jail policy"},
-	};
-	static const struct {
-		const char *dir, *why;  /* any file below a directory of this path */
-	} flagged_dirs[] = {
-		{".github/workflows/", CI},
-		{".gitea/workflows/", CI},
-		{".forgejo/workflows/", CI},
-		{".circleci/", CI},
-		{".buildkite/", CI},
-		{".woodpecker/", CI},
-		{".devcontainer/", "changes what editors build and run in a dev container"},
-	};
 	/* compared as other file systems read names: the repository is checked
 	 * out on them too (by colleagues, by CI) */
 	_cleanup_free_ char *folded = fold_path(path);
@@ -462,4 +465,38 @@ const char *path_flag_reason(const char *path, bool symlink)
 		}
 	}
 	return NULL;
+}
+
+/* ":(glob,icase)**\/" + the first `comps` components of pat (0: all), or
+ * anchored at the root when pat starts with '/'. */
+static void push_spec(struct strv *out, const char *pat, size_t comps)
+{
+	bool anchored = pat[0] == '/';
+	pat += anchored;
+	size_t n = strlen(pat);
+	for (size_t i = 0, seen = 0; comps && i < n; i++)
+		if (pat[i] == '/' && ++seen == comps)
+			n = i;
+	while (n && pat[n - 1] == '/')
+		n--;
+	if (n)
+		strv_push_take(out, xasprintf(":(glob,icase)%s%.*s", anchored ? "" : "**/", (int)n, pat));
+}
+
+void pathrules_link_specs(const struct pathrules *r, struct strv *out)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(flagged); i++)
+		push_spec(out, flagged[i].name, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(hook_configs); i++) {
+		push_spec(out, hook_configs[i], 0);
+		_cleanup_free_ char *dotted = xasprintf(".%s", hook_configs[i]);
+		push_spec(out, dotted, 0);
+	}
+	/* a directory of the rule, or one above it: every leading part */
+	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++)
+		for (size_t k = 1; k <= 2; k++)
+			push_spec(out, flagged_dirs[i].dir, k);
+	for (size_t i = 0; r && i < r->n; i++)
+		for (size_t k = 0; k <= 3; k++)
+			push_spec(out, r->rules[i].pattern, k);
 }

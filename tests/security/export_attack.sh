@@ -196,3 +196,28 @@ test_export_flagged_file_in_a_submodule_named_by_its_path() {
 	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
 	assert_contains "$(cat "$T/p/sub/.gitignore")" "!secret"
 }
+
+# A host symlink at a control file's name gives the file it leads to that
+# name: `.pre-commit-config.yaml -> ci/hooks.yaml` (landed once, flagged, or
+# made by the user) is what pre-commit runs, `.claude -> tools/claude` where
+# Claude Code reads its settings.  A change to what they lead to is flagged.
+test_export_change_through_a_host_control_link_is_flagged() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/ci" "$T/p/tools/claude"
+	echo "repos: []" >"$T/p/ci/hooks.yaml" && ln -s ci/hooks.yaml "$T/p/.pre-commit-config.yaml"
+	echo "{}" >"$T/p/tools/claude/settings.json" && echo r >"$T/p/tools/claude/README"
+	ln -s tools/claude "$T/p/.claude"
+	git -C "$T/p" add -A . && git -C "$T/p" commit -qm links
+	run_jail -q -D "$T/p" -- sh -c 'echo "repos: [evil]" > ci/hooks.yaml
+		echo "{\"hooks\":1}" > tools/claude/settings.json; echo more >> tools/claude/README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
+	assert_contains "$err" "ci/hooks.yaml: read as .pre-commit-config.yaml through the host's symlink"
+	assert_contains "$err" "tools/claude/settings.json: read as .claude/settings.json"
+	assert_not_contains "$err" "tools/claude/README:"  # not a name any rule has
+	assert_eq "$(cat "$T/p/ci/hooks.yaml")" "repos: []" "ci/hooks.yaml after the refusal"
+	run_jail apply --accept-flagged -D "$T/p"
+	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
+	assert_eq "$(cat "$T/p/ci/hooks.yaml")" "repos: [evil]" "ci/hooks.yaml after the accepted apply"
+}
