@@ -124,7 +124,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	if (export_filter(&k->x, &k->cs, e) < 0)
 		return -1;
 	controlfiles_review(&k->x, &k->cs, work_dir(k, s));
-	linkflags_review(&k->x, &k->cs);
+	linkflags_review(&k->x, &k->cs, work_dir(k, s));
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);

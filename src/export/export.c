@@ -580,19 +580,22 @@ static int probe_repo(struct export_ctx *x, struct jail_err *e)
 	struct strbuf out = {0};
 	int status;
 	const char *args[] = {"rev-parse", "--is-inside-work-tree", "--show-prefix",
-	                      "--git-path", "objects", NULL};
+	                      "--git-path", "objects", "--git-path", "index", NULL};
 	if (git_run(&g, args, NULL, 0, &out, &status, e) < 0)
 		return -1;
 	x->is_repo = status == 0 && out.s && strncmp(out.s, "true\n", 5) == 0;
 	char *prefix = x->is_repo ? out.s + 5 : "";
 	char *objects = x->is_repo ? strchr(prefix, '\n') : NULL;
 	x->prefix = xasprintf("%.*s", (int)strcspn(prefix, "\n"), prefix);
-	/* "PREFIX\nOBJECTS\n", the objects relative to the project unless absolute */
-	if (objects && objects[1] && objects[strlen(objects) - 1] == '\n') {
-		objects[strlen(objects) - 1] = '\0';
+	/* "PREFIX\nOBJECTS\nINDEX\n", relative to the project unless absolute */
+	char *index = objects ? strchr(objects + 1, '\n') : NULL;
+	if (index && index[1] && index[strlen(index) - 1] == '\n') {
+		index[strlen(index) - 1] = '\0';
+		*index++ = '\0';
 		objects++;
 		x->objects = objects[0] == '/' ? xstrdup(objects)
 		                               : xasprintf("%s/%s", x->project, objects);
+		x->index = index[0] == '/' ? xstrdup(index) : xasprintf("%s/%s", x->project, index);
 	}
 	sb_free(&out);
 	return 0;
@@ -702,9 +705,10 @@ void export_ctx_close(struct export_ctx *x)
 	x->project_fd = x->upper_fd = -1;
 	free(x->prefix);
 	free(x->objects);
+	free(x->index);
 	free(x->user_excludes);
 	free(x->base);
-	x->prefix = x->objects = x->user_excludes = x->base = NULL;
+	x->prefix = x->objects = x->index = x->user_excludes = x->base = NULL;
 	strv_free(&x->hidden);
 	pathrules_free(&x->rules);
 	if (x->applied)

@@ -65,6 +65,7 @@ struct export_ctx {
 	bool is_repo;            /* the project is (inside) a git work tree */
 	char *prefix;            /* the project's path inside its repository, "" or "sub/" */
 	char *objects;           /* the repository's object directory (absolute), or NULL */
+	char *index;             /* its index file (absolute), or NULL */
 	char *user_excludes;     /* "core.excludesFile=PATH" of the user's own git, or NULL */
 	char *base;              /* the host commit the session started from, or NULL */
 	struct strv hidden;      /* sorted: paths the supervisor whited out at start */

@@ -12,6 +12,7 @@
 
 /* Flag (CF_REVIEW, c->flag_why, a note) the included changes of cs that a
  * tracked host symlink flagged or left out by its name leads to.  Best effort:
- * a link git cannot list or jail cannot read flags nothing. */
-void linkflags_review(struct export_ctx *x, struct changeset *cs);
+ * a link git cannot list or jail cannot read flags nothing.  The host's links
+ * are kept in dir (`control-links.HASH`) for the next export with the same index. */
+void linkflags_review(struct export_ctx *x, struct changeset *cs, const char *dir);
 #endif

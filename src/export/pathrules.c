@@ -466,37 +466,3 @@ const char *path_flag_reason(const char *path, bool symlink)
 	}
 	return NULL;
 }
-
-/* ":(glob,icase)**\/" + the first `comps` components of pat (0: all), or
- * anchored at the root when pat starts with '/'. */
-static void push_spec(struct strv *out, const char *pat, size_t comps)
-{
-	bool anchored = pat[0] == '/';
-	pat += anchored;
-	size_t n = strlen(pat);
-	for (size_t i = 0, seen = 0; comps && i < n; i++)
-		if (pat[i] == '/' && ++seen == comps)
-			n = i;
-	while (n && pat[n - 1] == '/')
-		n--;
-	if (n)
-		strv_push_take(out, xasprintf(":(glob,icase)%s%.*s", anchored ? "" : "**/", (int)n, pat));
-}
-
-void pathrules_link_specs(const struct pathrules *r, struct strv *out)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(flagged); i++)
-		push_spec(out, flagged[i].name, 0);
-	for (size_t i = 0; i < ARRAY_SIZE(hook_configs); i++) {
-		push_spec(out, hook_configs[i], 0);
-		_cleanup_free_ char *dotted = xasprintf(".%s", hook_configs[i]);
-		push_spec(out, dotted, 0);
-	}
-	/* a directory of the rule, or one above it: every leading part */
-	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++)
-		for (size_t k = 1; k <= 2; k++)
-			push_spec(out, flagged_dirs[i].dir, k);
-	for (size_t i = 0; r && i < r->n; i++)
-		for (size_t k = 0; k <= 3; k++)
-			push_spec(out, r->rules[i].pattern, k);
-}

@@ -58,11 +58,6 @@ bool content_is_binary(const char *buf, size_t n);
  * where it names a flagged directory or one above it (".github -> ci"). */
 const char *path_flag_reason(const char *path, bool symlink);
 
-/* Pathspecs (git's glob magic, any case) that match every path where a
- * symlink is flagged (path_flag_reason) or left out (pathrules_denied_link),
- * and more: what to ask git for to find the host's such links. */
-void pathrules_link_specs(const struct pathrules *r, struct strv *out);
-
 /* The built-in default patterns (for the summary, man page and tests). */
 extern const struct deny_rule pathrules_defaults[];
 extern const size_t pathrules_ndefaults;

@@ -204,13 +204,16 @@ test_export_flagged_file_in_a_submodule_named_by_its_path() {
 test_export_change_through_a_host_control_link_is_flagged() {
 	mkrepo "$T/p"
 	mkdir -p "$T/p/ci" "$T/p/tools/claude"
-	echo "repos: []" >"$T/p/ci/hooks.yaml" && ln -s ci/hooks.yaml "$T/p/.pre-commit-config.yaml"
+	echo "repos: []" >"$T/p/ci/hooks.yaml"
 	echo "{}" >"$T/p/tools/claude/settings.json" && echo r >"$T/p/tools/claude/README"
-	ln -s tools/claude "$T/p/.claude"
-	git -C "$T/p" add -A . && git -C "$T/p" commit -qm links
+	git -C "$T/p" add -A . && git -C "$T/p" commit -qm tools
 	run_jail -q -D "$T/p" -- sh -c 'echo "repos: [evil]" > ci/hooks.yaml
 		echo "{\"hooks\":1}" > tools/claude/settings.json; echo more >> tools/claude/README'
 	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/p"  # the host's links are remembered: none yet
+	assert_not_contains "$out" "through the host's symlink"
+	ln -s ci/hooks.yaml "$T/p/.pre-commit-config.yaml" && ln -s tools/claude "$T/p/.claude"
+	git -C "$T/p" add -A . && git -C "$T/p" commit -qm links
 	run_jail apply -D "$T/p"
 	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
 	assert_contains "$err" "ci/hooks.yaml: read as .pre-commit-config.yaml through the host's symlink"
