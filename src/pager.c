@@ -10,18 +10,12 @@
 
 extern char **environ;
 
-static int write_direct(const char *s, size_t n, struct jail_err *e)
+int pager_open(struct pager *p, bool empty, struct jail_err *e)
 {
-	if (n && write_all(STDOUT_FILENO, s, n) < 0)
-		return jail_err_sys(e, "write to standard output");
-	return 0;
-}
-
-int pager_write(const char *s, size_t n, struct jail_err *e)
-{
+	*p = (struct pager){.fd = STDOUT_FILENO, .pid = -1};
 	const char *pager = getenv("PAGER");
-	if (!isatty(STDOUT_FILENO) || !n || (pager && (!*pager || strcmp(pager, "cat") == 0)))
-		return write_direct(s, n, e);
+	if (!isatty(STDOUT_FILENO) || empty || (pager && (!*pager || strcmp(pager, "cat") == 0)))
+		return 0;
 	if (!pager)
 		pager = "less -R";
 	if (!getenv("LESS"))
@@ -39,18 +33,45 @@ int pager_write(const char *s, size_t n, struct jail_err *e)
 	int r = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[0]);
-	if (r != 0) {
+	if (r != 0) {  /* no pager: the text goes out directly */
 		close(pfd[1]);
-		return write_direct(s, n, e);
+		return 0;
 	}
+	p->fd = pfd[1];
+	p->pid = pid;
 	/* the user quitting the pager early is no error */
-	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-	if (write_all(pfd[1], s, n) < 0 && errno != EPIPE)
-		jail_err_sys(e, "write to the pager");
-	close(pfd[1]);
-	signal(SIGPIPE, old);
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-		;
+	p->old_sigpipe = signal(SIGPIPE, SIG_IGN);
 	return 0;
+}
+
+int pager_put(struct pager *p, const char *s, size_t n, struct jail_err *e)
+{
+	if (p->gone || !n || write_all(p->fd, s, n) == 0)
+		return 0;
+	if (p->pid < 0)
+		return jail_err_sys(e, "write to standard output");
+	p->gone = true;  /* quit early (EPIPE), or gone otherwise: nothing more to show */
+	return 0;
+}
+
+void pager_close(struct pager *p)
+{
+	if (p->pid < 0)
+		return;
+	close(p->fd);
+	signal(SIGPIPE, p->old_sigpipe);
+	int ws;
+	while (waitpid(p->pid, &ws, 0) < 0 && errno == EINTR)
+		;
+	p->pid = -1;
+}
+
+int pager_write(const char *s, size_t n, struct jail_err *e)
+{
+	struct pager p;
+	if (pager_open(&p, !n, e) < 0)
+		return -1;
+	int r = pager_put(&p, s, n, e);
+	pager_close(&p);
+	return r;
 }

@@ -385,7 +385,8 @@ int session_meta_set(const struct session *s, struct jail_err *e, ...)
 	return r;
 }
 
-/* What an export that crashed left: its temporary repositories and checks. */
+/* What an export that crashed left: its temporary repositories and checks;
+ * and what exports keep between them (the host's links, linkflags.h). */
 static int remove_scratch_dirs(int dfd, struct jail_err *e)
 {
 	DIR *d = opendir_at(dfd, ".");
@@ -394,7 +395,8 @@ static int remove_scratch_dirs(int dfd, struct jail_err *e)
 	int ret = 0;
 	struct dirent *de;
 	while (ret == 0 && (de = readdir(d)))
-		if (strncmp(de->d_name, ".export.", 8) == 0 || strncmp(de->d_name, ".flagcheck.", 11) == 0)
+		if (strncmp(de->d_name, ".export.", 8) == 0 || strncmp(de->d_name, ".flagcheck.", 11) == 0 ||
+		    strncmp(de->d_name, "control-links.", 14) == 0)  /* linkflags.h */
 			ret = rm_rf_at(dirfd(d), de->d_name, e);
 	closedir(d);
 	return ret;

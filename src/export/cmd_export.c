@@ -9,6 +9,7 @@
 
 #include "applied.h"
 #include "controlfiles.h"
+#include "linkflags.h"
 #include "hidefs.h"
 #include "scratchroom.h"
 #include "git.h"
@@ -123,6 +124,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 	if (export_filter(&k->x, &k->cs, e) < 0)
 		return -1;
 	controlfiles_review(&k->x, &k->cs, work_dir(k, s));
+	linkflags_review(&k->x, &k->cs, work_dir(k, s));
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);
@@ -681,6 +683,17 @@ static int write_stdout(const char *s, size_t n, struct jail_err *e)
 	return 0;
 }
 
+/* The length of the next piece of a diff to show: whole lines, about 1 MiB
+ * (a longer line whole). */
+static size_t diff_piece(const char *s, size_t n)
+{
+	const size_t want = 1u << 20;
+	if (n <= want)
+		return n;
+	const char *nl = memchr(s + want, '\n', n - want);
+	return nl ? (size_t)(nl + 1 - s) : n;
+}
+
 static int act_diff(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	const char *mode = c->stat ? "stat" : c->name_status ? "name-status" : "patch";
@@ -696,15 +709,27 @@ static int act_diff(struct cli *c, struct session *s, struct collect *k, struct 
 	const char *no_color = getenv("NO_COLOR");
 	bool color = c->color == COLOR_ALWAYS ||
 	             (c->color == COLOR_AUTO && tty && !(no_color && *no_color));
-	/* the agent chose these bytes: a terminal gets them escaped */
-	if (r == 0 && color && strcmp(mode, "patch") == 0)
-		colorize_diff(out.s ? out.s : "", out.len, &shown);
-	else if (r == 0 && (tty || color))
-		sanitize_for_terminal(out.s ? out.s : "", out.len, &shown);
-	else if (r == 0)
-		sb_append(&shown, out.s ? out.s : "", out.len);
+	struct pager pg = {.pid = -1};
 	if (r == 0)
-		r = pager_write(shown.s ? shown.s : "", shown.len, e);
+		r = pager_open(&pg, !out.len, e);
+	/* the agent chose these bytes: a terminal gets them escaped, a piece at a
+	 * time (escaped and coloured, a line of the agent's can take 14 times its
+	 * bytes: 256 MiB of lines "\r" would be 3.5 GiB held at once) */
+	bool in_header = false;
+	for (size_t off = 0, n; r == 0 && off < out.len; off += n) {
+		n = diff_piece(out.s + off, out.len - off);
+		shown.len = 0;
+		if (!tty && !color) {
+			r = pager_put(&pg, out.s + off, n, e);
+			continue;
+		}
+		if (color && strcmp(mode, "patch") == 0)
+			colorize_diff(out.s + off, n, &in_header, &shown);
+		else
+			sanitize_for_terminal(out.s + off, n, &shown);
+		r = pager_put(&pg, shown.s, shown.len, e);
+	}
+	pager_close(&pg);
 	sb_free(&out);
 	sb_free(&shown);
 	return r;
@@ -876,8 +901,18 @@ static int refuse_flagged(const struct cli *c, const struct collect *k, struct j
 	size_t n = k->built ? controlfiles_render(&k->cs, &lines) : 0;
 	n += series_flags_render(&k->sr, "", &lines);
 	for (size_t i = 0; i < k->n_subs; i++) {
-		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &lines) : 0;
-		n += series_flags_render(&k->subs[i].sr, "", &lines);
+		/* the submodule's paths are its own: ".gitignore" would read as the
+		 * superproject's */
+		struct strbuf sub = {0};
+		n += k->subs[i].built ? controlfiles_render(&k->subs[i].cs, &sub) : 0;
+		n += series_flags_render(&k->subs[i].sr, "", &sub);
+		_cleanup_free_ char *esc = escape_name(k->x.submodules.v[i]);
+		for (const char *l = sub.s, *nl; l && *l; l = nl + 1) {
+			if (!(nl = strchr(l, '\n')))
+				break;  /* each line ends with one */
+			sb_printf(&lines, "%s/%.*s\n", esc, (int)(nl - l), l);
+		}
+		sb_free(&sub);
 	}
 	if (n == 0 || c->accept_flagged) {
 		sb_free(&lines);

@@ -288,7 +288,7 @@ size_t controlfiles_render(const struct changeset *cs, struct strbuf *out)
 		if (c->reason || !(c->flags & CF_REVIEW))
 			continue;
 		_cleanup_free_ char *esc = escape_name(c->path);
-		sb_printf(out, "%s: %s\n", esc, path_flag_reason(c->path));
+		sb_printf(out, "%s: %s\n", esc, c->flag_why);
 		for (const char *l = c->note, *nl; l && *l; l = nl + 1) {
 			if (!(nl = strchr(l, '\n')))
 				break;  /* each line ends with one */

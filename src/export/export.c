@@ -580,19 +580,22 @@ static int probe_repo(struct export_ctx *x, struct jail_err *e)
 	struct strbuf out = {0};
 	int status;
 	const char *args[] = {"rev-parse", "--is-inside-work-tree", "--show-prefix",
-	                      "--git-path", "objects", NULL};
+	                      "--git-path", "objects", "--git-path", "index", NULL};
 	if (git_run(&g, args, NULL, 0, &out, &status, e) < 0)
 		return -1;
 	x->is_repo = status == 0 && out.s && strncmp(out.s, "true\n", 5) == 0;
 	char *prefix = x->is_repo ? out.s + 5 : "";
 	char *objects = x->is_repo ? strchr(prefix, '\n') : NULL;
 	x->prefix = xasprintf("%.*s", (int)strcspn(prefix, "\n"), prefix);
-	/* "PREFIX\nOBJECTS\n", the objects relative to the project unless absolute */
-	if (objects && objects[1] && objects[strlen(objects) - 1] == '\n') {
-		objects[strlen(objects) - 1] = '\0';
+	/* "PREFIX\nOBJECTS\nINDEX\n", relative to the project unless absolute */
+	char *index = objects ? strchr(objects + 1, '\n') : NULL;
+	if (index && index[1] && index[strlen(index) - 1] == '\n') {
+		index[strlen(index) - 1] = '\0';
+		*index++ = '\0';
 		objects++;
 		x->objects = objects[0] == '/' ? xstrdup(objects)
 		                               : xasprintf("%s/%s", x->project, objects);
+		x->index = index[0] == '/' ? xstrdup(index) : xasprintf("%s/%s", x->project, index);
 	}
 	sb_free(&out);
 	return 0;
@@ -702,9 +705,10 @@ void export_ctx_close(struct export_ctx *x)
 	x->project_fd = x->upper_fd = -1;
 	free(x->prefix);
 	free(x->objects);
+	free(x->index);
 	free(x->user_excludes);
 	free(x->base);
-	x->prefix = x->objects = x->user_excludes = x->base = NULL;
+	x->prefix = x->objects = x->index = x->user_excludes = x->base = NULL;
 	strv_free(&x->hidden);
 	pathrules_free(&x->rules);
 	if (x->applied)
@@ -743,7 +747,8 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 	 * list), is hidden by the rules that will list it. */
 	if (export_path_hidden_now(x, c->path, c->old_type != FT_NONE))
 		return leave_out(c, xstrdup("hidden in the jail")), 0;
-	char *why = pathrules_denied(&x->rules, c->path, false);
+	char *why = c->new_type == FT_SYMLINK ? pathrules_denied_link(&x->rules, c->path)
+	                                      : pathrules_denied(&x->rules, c->path, false);
 	if (why)
 		return leave_out(c, why), 0;
 	if (c->new_type != FT_SYMLINK)
@@ -992,6 +997,26 @@ static void keep_none(struct changeset *cs, size_t *keep)
 	*keep = 0;
 }
 
+/* Is there a NUL past the probe?  git's own test looks at the first 8000
+ * bytes only: a script of 8000 text bytes with a payload after them would
+ * go out as a text patch of binary bytes. */
+static int nul_after(int fd, off_t off, bool *found)
+{
+	char chunk[65536];
+	for (;;) {
+		ssize_t n = pread(fd, chunk, sizeof(chunk), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		if (memchr(chunk, '\0', (size_t)n)) {
+			*found = true;
+			return 0;
+		}
+		off += n;
+	}
+}
+
 static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, bool kept_any,
                           struct jail_err *e)
 {
@@ -1012,7 +1037,13 @@ static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, 
 		_cleanup_free_ char *esc = escape_name(c->path);
 		return jail_err_sys(e, "read '%s' in the session", esc);
 	}
-	if (content_is_binary(buf, (size_t)n))
+	bool binary = content_is_binary(buf, (size_t)n);
+	if (!binary && n == (ssize_t)sizeof(buf) && c->new_size > n &&
+	    nul_after(fd, (off_t)n, &binary) < 0) {
+		_cleanup_free_ char *esc = escape_name(c->path);
+		return jail_err_sys(e, "read '%s' in the session", esc);
+	}
+	if (binary)
 		leave_out(c, xstrdup("binary content (export it with --allow-binary)"));
 	else if (*keep && fd >= 0)
 		(*keep)--, c->kept_fd1 = steal_fd(&fd) + 1;
@@ -1025,7 +1056,7 @@ static void set_flags(struct change *c)
 		c->flags |= CF_EXEC_ADDED;
 	if (c->new_type == FT_SYMLINK)
 		c->flags |= CF_SYMLINK;
-	if (path_flag_reason(c->path))
+	if ((c->flag_why = path_flag_reason(c->path, c->new_type == FT_SYMLINK)))
 		c->flags |= CF_REVIEW;
 }
 

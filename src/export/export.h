@@ -39,6 +39,7 @@ struct change {
 	const char *special;     /* what kind of special file the new entry is */
 	char *reason;            /* why it is left out; NULL when it goes out */
 	unsigned flags;
+	const char *flag_why;    /* CF_REVIEW: why (a static string) */
 	long added, deleted;     /* from git's numstat; -1 for binary */
 	bool has_cr;             /* a side holds '\r': `git am` would strip it from text */
 	bool base_cr, base_cr_known;  /* PRE_BASE: the base blob holds '\r'; known
@@ -64,6 +65,7 @@ struct export_ctx {
 	bool is_repo;            /* the project is (inside) a git work tree */
 	char *prefix;            /* the project's path inside its repository, "" or "sub/" */
 	char *objects;           /* the repository's object directory (absolute), or NULL */
+	char *index;             /* its index file (absolute), or NULL */
 	char *user_excludes;     /* "core.excludesFile=PATH" of the user's own git, or NULL */
 	char *base;              /* the host commit the session started from, or NULL */
 	struct strv hidden;      /* sorted: paths the supervisor whited out at start */

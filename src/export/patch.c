@@ -1078,7 +1078,7 @@ static void render_flags(const struct changeset *cs, const char *indent, struct 
 		if (c->flags & CF_SYMLINK)
 			sb_printf(b, "%s%s: symlink\n", indent, esc);
 		if (c->flags & CF_REVIEW)
-			sb_printf(b, "%s%s: %s\n", indent, esc, path_flag_reason(c->path));
+			sb_printf(b, "%s%s: %s\n", indent, esc, c->flag_why);
 		for (const char *l = c->note, *nl; l && *l; l = nl + 1) {  /* controlfiles.h */
 			if (!(nl = strchr(l, '\n')))
 				break;  /* each line ends with one */
@@ -1191,11 +1191,11 @@ void sanitize_for_terminal(const char *s, size_t n, struct strbuf *out)
 	}
 }
 
-void colorize_diff(const char *s, size_t n, struct strbuf *out)
+void colorize_diff(const char *s, size_t n, bool *header, struct strbuf *out)
 {
 	struct strbuf clean = {0};
 	sanitize_for_terminal(s, n, &clean);
-	bool in_header = false;
+	bool in_header = *header;
 	for (char *line = clean.s, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
@@ -1220,5 +1220,6 @@ void colorize_diff(const char *s, size_t n, struct strbuf *out)
 		if (nl)
 			sb_puts(out, "\n");
 	}
+	*header = in_header;
 	sb_free(&clean);
 }

@@ -87,7 +87,8 @@ bool changeset_worth_telling(const struct changeset *cs);
 
 /* Escape control bytes of text for a terminal, keeping tabs and newlines. */
 void sanitize_for_terminal(const char *s, size_t n, struct strbuf *out);
-/* Colour a unified diff for a terminal (after sanitising it). */
-void colorize_diff(const char *s, size_t n, struct strbuf *out);
+/* Colour a unified diff for a terminal (after sanitising it), appended to out.
+ * Whole lines at a time: *in_header carries over from the lines before. */
+void colorize_diff(const char *s, size_t n, bool *in_header, struct strbuf *out);
 
 #endif

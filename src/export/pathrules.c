@@ -12,6 +12,7 @@
 #define AGENT "an agent CLI loads it (hooks, servers, commands it runs)"
 #define HOOKS "git hooks run by a hooks manager"
 #define PKG "a package manager reads it (scripts, shells, registries)"
+#define CI "changes what CI runs with the repository's secrets"
 
 /* Files that a shell, an editor, a package manager or an agent CLI loads or runs
  * from a project directory without asking: a patch must not smuggle them in. */
@@ -181,9 +182,43 @@ bool pattern_match(const char *pattern, const char *path, bool is_dir)
 	return pattern_match_as(pattern, path, is_dir, 0);
 }
 
+/* Could a path below path (path a directory) match pattern?  A symlink there
+ * makes every path below it a name of what it leads to: `.claude -> cl` is
+ * .claude/settings.json for the tools that open it.  True when the pattern
+ * takes path as a directory ("node_modules/"), or when the components of
+ * path that end it match the pattern's leading ones (".claude" of
+ * ".claude/settings.json", ".github" of ".github/workflows/ci.yml"). */
+static bool pattern_match_below(const char *pattern, const char *path, int flags)
+{
+	char pat[4096];
+	size_t pl = strlen(pattern);
+	bool anchored = pattern[0] == '/';
+	if (pl && pattern[pl - 1] == '/' && pattern_match_as(pattern, path, true, flags))
+		return true;
+	if (anchored)
+		pattern++, pl--;
+	if (pl >= sizeof(pat))
+		return false;
+	memcpy(pat, pattern, pl + 1);
+	size_t n = strlen(path);
+	for (char *s = pat; (s = strchr(s, '/')) && s[1]; s++) {
+		*s = '\0';  /* the leading components */
+		for (size_t from = 0; from < n && !(anchored && from > 0); from++)
+			if ((from == 0 || path[from - 1] == '/') && match_span(pat, path, from, n, flags)) {
+				*s = '/';
+				return true;
+			}
+		*s = '/';
+	}
+	return false;
+}
+
 static char *fold_path(const char *path);
 
-char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
+/* The first rule that leaves path out: as it is (is_dir: a directory), or
+ * below: a rule that would leave out a path below it (pattern_match_below). */
+static const struct deny_rule *denied_by(const struct pathrules *r, const char *path,
+                                         bool is_dir, bool below)
 {
 	/* also as other file systems read the name: ".ENVRC" is direnv's .envrc
 	 * on macOS, ".vscode/tasks.json." the editor's tasks on Windows */
@@ -192,14 +227,36 @@ char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
 	 * locale fnmatch folds ASCII only): a pattern without any matches it
 	 * folded exactly when it does as it is, tried already */
 	bool as_is = strcmp(folded, path) == 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (pattern_match(r->rules[i].pattern, path, is_dir) ||
-		    ((!as_is || strpbrk(r->rules[i].pattern, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) &&
-		     pattern_match_as(r->rules[i].pattern, folded, is_dir, FNM_CASEFOLD))) {
-			_cleanup_free_ char *esc = escape_name(r->rules[i].pattern);
-			return xasprintf("matches '%s': %s", esc, r->rules[i].why);
-		}
+	for (size_t i = 0; i < r->n; i++) {
+		const char *pat = r->rules[i].pattern;
+		bool fold = !as_is || strpbrk(pat, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+		if (below ? pattern_match_below(pat, path, 0) ||
+		                (fold && pattern_match_below(pat, folded, FNM_CASEFOLD))
+		          : pattern_match(pat, path, is_dir) ||
+		                (fold && pattern_match_as(pat, folded, is_dir, FNM_CASEFOLD)))
+			return &r->rules[i];
+	}
 	return NULL;
+}
+
+char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
+{
+	const struct deny_rule *d = denied_by(r, path, is_dir, false);
+	if (!d)
+		return NULL;
+	_cleanup_free_ char *esc = escape_name(d->pattern);
+	return xasprintf("matches '%s': %s", esc, d->why);
+}
+
+char *pathrules_denied_link(const struct pathrules *r, const char *path)
+{
+	char *why = pathrules_denied(r, path, false);
+	const struct deny_rule *d = why ? NULL : denied_by(r, path, true, true);
+	if (!d)
+		return why;
+	_cleanup_free_ char *esc = escape_name(d->pattern);
+	return xasprintf("a symlink where a directory of '%s' would be (its files would "
+	                 "go in through it): %s", esc, d->why);
 }
 
 bool path_in_git_dir(const char *path)
@@ -321,50 +378,68 @@ bool content_is_binary(const char *buf, size_t n)
 	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
 }
 
+/* Files that decide what the host's tools ignore, fetch, check out or run on
+ * their own (on checkout, commit, push, entering the directory); the list and
+ * its reasons are in README "Security model". */
+static const struct {
+	const char *name, *why;
+} flagged[] = {
+	{".gitignore", "changes which files git ignores (and so which host files the "
+	               "jail hides and the export leaves out)"},
+	{".gitattributes", "changes how git filters, diffs and merges files"},
+	{".lfsconfig", "changes where git-lfs fetches and pushes objects"},
+	{".gitmodules", "changes which repositories git fetches"},
+	{".pre-commit-config.yaml", "changes the commands pre-commit runs"},
+	{".gitlab-ci.yml", CI},
+	/* the other CI services' files, read from the pushed tree the same way */
+	{".travis.yml", CI},
+	{".drone.yml", CI},
+	{".woodpecker.yml", CI},
+	{".cirrus.yml", CI},
+	{"appveyor.yml", CI},
+	{".appveyor.yml", CI},
+	{"azure-pipelines.yml", CI},
+	{"bitbucket-pipelines.yml", CI},
+	{"jenkinsfile", CI},  /* names are compared folded */
+	{".devcontainer.json", "changes what editors build and run in a dev container"},
+	{".mise.toml", "changes what mise runs on entering the directory"},
+	{"mise.toml", "changes what mise runs on entering the directory"},
+	{".jail.ini", "changes the project's jail policy"},
+};
+static const struct {
+	const char *dir, *why;  /* any file below a directory of this path */
+} flagged_dirs[] = {
+	{".github/workflows/", CI},
+	{".gitea/workflows/", CI},
+	{".forgejo/workflows/", CI},
+	{".circleci/", CI},
+	{".buildkite/", CI},
+	{".woodpecker/", CI},
+	{".devcontainer/", "changes what editors build and run in a dev container"},
+};
+
 /* The command lists of hooks managers other than pre-commit (lefthook,
  * overcommit, lint-staged behind husky): run on every commit once installed.
  * base is compared without one leading dot (lefthook reads both). */
+static const char *const hook_configs[] = {
+	"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
+	"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json",
+	"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
+	"lint-staged.config.*",
+};
+
 static bool is_commit_hook_config(const char *base)
 {
-	static const char *const pats[] = {
-		"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
-		"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json",
-		"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
-		"lint-staged.config.*",
-	};
+	const char *const *pats = hook_configs;
 	const char *b = base[0] == '.' ? base + 1 : base;
-	for (size_t i = 0; i < ARRAY_SIZE(pats); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(hook_configs); i++)
 		if (fnmatch(pats[i], b, FNM_PERIOD) == 0)
 			return true;
 	return false;
 }
 
-const char *path_flag_reason(const char *path)
+const char *path_flag_reason(const char *path, bool symlink)
 {
-	/* files that decide what the host's tools ignore, fetch, check out or run
-	 * on their own (on checkout, commit, push, entering the directory); the
-	 * list and its reasons are in README "Security model" */
-	static const struct {
-		const char *name, *why;
-	} flagged[] = {
-		{".gitignore", "changes which files git ignores (and so which host files the "
-		               "jail hides and the export leaves out)"},
-		{".gitattributes", "changes how git filters, diffs and merges files"},
-		{".lfsconfig", "changes where git-lfs fetches and pushes objects"},
-		{".gitmodules", "changes which repositories git fetches"},
-		{".pre-commit-config.yaml", "changes the commands pre-commit runs"},
-		{".gitlab-ci.yml", "changes what CI runs with the repository's secrets"},
-		{".devcontainer.json", "changes what editors build and run in a dev container"},
-		{".mise.toml", "changes what mise runs on entering the directory"},
-		{"mise.toml", "changes what mise runs on entering the directory"},
-		{".jail.ini", "changes the project's jail policy"},
-	};
-	static const struct {
-		const char *dir, *why;  /* any file below a directory of this path */
-	} flagged_dirs[] = {
-		{".github/workflows/", "changes what CI runs with the repository's secrets"},
-		{".devcontainer/", "changes what editors build and run in a dev container"},
-	};
 	/* compared as other file systems read names: the repository is checked
 	 * out on them too (by colleagues, by CI) */
 	_cleanup_free_ char *folded = fold_path(path);
@@ -379,6 +454,15 @@ const char *path_flag_reason(const char *path)
 		const char *at = strstr(folded, flagged_dirs[i].dir);
 		if (at && (at == folded || at[-1] == '/'))
 			return flagged_dirs[i].why;
+		/* a symlink named as the directory or one above it (".github ->
+		 * ci"): the files it leads to are the directory's */
+		size_t dl = strlen(flagged_dirs[i].dir);
+		for (const char *p = folded; symlink && p; p = strchr(p, '/'), p = p ? p + 1 : NULL) {
+			size_t l = strlen(p);
+			if (l < dl && strncmp(p, flagged_dirs[i].dir, l) == 0 &&
+			    flagged_dirs[i].dir[l] == '/')
+				return flagged_dirs[i].why;
+		}
 	}
 	return NULL;
 }

@@ -32,6 +32,10 @@ void pathrules_free(struct pathrules *r);
 bool pattern_match(const char *pattern, const char *path, bool is_dir);
 /* The reason a deny rule leaves path out (malloc'd), or NULL. */
 char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir);
+/* The same for a symlink at path: also a rule that would leave out a path
+ * below it, since every path below it names what it leads to (`.claude -> cl`
+ * brings cl/settings.json in as .claude/settings.json). */
+char *pathrules_denied_link(const struct pathrules *r, const char *path);
 
 /* Is any component of path ".git"?  Git internals never leave the jail. */
 bool path_in_git_dir(const char *path);
@@ -45,12 +49,14 @@ const char *path_name_problem(const char *path);
  * project (absolute, or more ".." than names)?  Where it leads in the tree is
  * linkcheck.c's question. */
 bool symlink_leaves_tree(const char *linkpath, const char *target);
-/* git's own test: a NUL byte in the first 8000 bytes. */
+/* git's own test: a NUL byte in the first 8000 bytes.  The export goes on
+ * looking past them (a NUL anywhere is binary): export.c, series.c. */
 bool content_is_binary(const char *buf, size_t n);
 #define BINARY_PROBE_LEN 8000
 /* Paths whose change is kept but flagged for review (they change how git or its
- * tools treat the repository): the reason, or NULL. */
-const char *path_flag_reason(const char *path);
+ * tools treat the repository): the reason, or NULL.  A symlink is flagged also
+ * where it names a flagged directory or one above it (".github -> ci"). */
+const char *path_flag_reason(const char *path, bool symlink);
 
 /* The built-in default patterns (for the summary, man page and tests). */
 extern const struct deny_rule pathrules_defaults[];

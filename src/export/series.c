@@ -5,6 +5,7 @@
 #include "agentgit.h"
 #include "applied.h"
 #include "git.h"
+#include "hostgit.h"
 #include "pathspec.h"
 #include "seriesmsg.h"
 #include "submodule.h"
@@ -34,6 +35,7 @@ struct entry {
 	unsigned base_mode, mode;    /* 0: absent */
 	char base_oid[65], oid[65];
 	bool tracked, ignored;
+	char *refused;               /* why host git will not look at it (hostgit.h) */
 	bool moved;                  /* some patch changes it */
 };
 
@@ -202,6 +204,14 @@ static char *parse_author(const char *line, size_t n)
 	return xasprintf("%s <%s> %lld %s", name, email, when, tz);
 }
 
+/* A commit message is text a person reads: past MESSAGE_MAX it is cut (a
+ * note says so).  The commits are read whole, and each message was held
+ * twice more (sanitised, then fast-import's input): the agent's commits may
+ * hold 1 GiB, and 8 of 60 MB made jail status peak at 1.5 GB.  Commits of
+ * more than COMMITS_MAX together go out as the single patch. */
+#define MESSAGE_MAX (64u << 10)
+#define COMMITS_MAX (64ull << 20)
+
 /* One raw commit: its author, parents and message. */
 static void parse_commit(struct series_ctx *z, size_t i, const char *data, size_t len)
 {
@@ -233,9 +243,35 @@ static void parse_commit(struct series_ctx *z, size_t i, const char *data, size_
 	if (!yours)
 		c->author = strndup(author, ident);
 	strv_push_take(&z->authors, author);
-	char *msg = body ? seriesmsg_sanitize(body + 2, len - hlen - 2) : xstrdup("(no message)");
+	size_t mlen = body ? len - hlen - 2 : 0;
+	char *msg = body ? seriesmsg_sanitize(body + 2, mlen < MESSAGE_MAX ? mlen : MESSAGE_MAX)
+	                 : xstrdup("(no message)");
+	if (mlen > MESSAGE_MAX) {
+		char *cut = xasprintf("%s\n\n(jail cut this message here: %zu bytes more are in the "
+		                      "agent's commit)", msg, mlen - MESSAGE_MAX);
+		free(msg);
+		msg = cut;
+	}
 	c->subject = xasprintf("%.*s", (int)strcspn(msg, "\n"), msg);
 	strv_push_take(&z->messages, msg);
+}
+
+/* The chain's commit objects together, before they are read whole: 1 when
+ * they hold more than COMMITS_MAX (their messages: what git's objects limit
+ * lets through is 1 GiB, held while parsed). */
+static int commits_too_large(struct series_ctx *z, struct jail_err *e)
+{
+	struct strbuf in = {0}, out = {0};
+	for (size_t i = 0; i < z->chain.n; i++)
+		sb_printf(&in, "%s\n", z->chain.v[i]);
+	const char *args[] = {"cat-file", "--batch-check=%(objectsize)", NULL};
+	int r = sgit(&z->sr->sc, args, in.s, in.len, &out, e);
+	unsigned long long all = 0;
+	for (const char *l = out.s; r == 0 && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+		all += strtoull(l, NULL, 10);
+	sb_free(&in);
+	sb_free(&out);
+	return r < 0 ? -1 : all > COMMITS_MAX;
 }
 
 static int parse_commits(struct series_ctx *z, struct jail_err *e)
@@ -262,6 +298,7 @@ static int parse_commits(struct series_ctx *z, struct jail_err *e)
 		parse_commit(z, i, nl + 1, (size_t)size);
 		off = (size_t)(nl + 1 - z->commits.s) + size + 1;
 	}
+	sb_free(&z->commits);  /* all that is needed of them is parsed */
 	return 0;
 }
 
@@ -395,7 +432,7 @@ static void applied_entries(struct series_ctx *z)
 
 static int host_tracked_ignored(struct series_ctx *z, struct jail_err *e)
 {
-	struct strbuf out = {0}, cand = {0};
+	struct strbuf out = {0};
 	const char *head[] = {"ls-files", "-z", "--"};
 	int r = host_paths_run(z, head, ARRAY_SIZE(head), &out, NULL, e);
 	for (size_t i = 0; r == 0 && out.s && i < out.len;) {
@@ -405,24 +442,38 @@ static int host_tracked_ignored(struct series_ctx *z, struct jail_err *e)
 			en->tracked = true;
 	}
 	sb_free(&out);
-	for (size_t i = 0; i < z->nu; i++)
-		if (!z->u[i].tracked && !z->u[i].base_mode)
-			sb_append(&cand, z->u[i].path, strlen(z->u[i].path) + 1);
-	struct git g = {.cwd = z->x->project, .config = z->x->user_excludes};
-	int status = 0;
-	const char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
-	if (r == 0 && cand.len)
-		r = git_run(&g, args, cand.s, cand.len, &out, &status, e);
-	if (r == 0 && status > 1)
-		r = jail_err_set(e, 0, "git check-ignore failed (exit %d)", status);
-	for (size_t i = 0; r == 0 && out.s && i < out.len;) {
-		struct entry *en = entry_find(z, out.s + i);
-		i += strlen(out.s + i) + 1;
+	/* a path below a symlink of the host's tree (the agent's commit made a
+	 * directory of it) makes check-ignore die on the whole batch: such a path
+	 * is left out with the reason, as in the working tree's export */
+	struct strbuf memo = {0};
+	struct strv ignored = {0}, refused = {0};
+	char **cand = NULL;
+	size_t ncand = 0;
+	for (size_t i = 0; i < z->nu; i++) {
+		struct entry *en = &z->u[i];
+		if (en->tracked || en->base_mode)
+			continue;
+		if ((en->refused = host_path_refused(z->x->project_fd, en->path, &memo)))
+			continue;
+		cand = xrealloc(cand, ++ncand * sizeof(*cand));
+		cand[ncand - 1] = en->path;
+	}
+	if (r == 0)
+		r = host_check_ignore(z->x, cand, ncand, &ignored, &refused, e);
+	for (size_t i = 0; r == 0 && i < ignored.n; i++) {
+		struct entry *en = entry_find(z, ignored.v[i]);
 		if (en)
 			en->ignored = true;
 	}
-	sb_free(&out);
-	sb_free(&cand);
+	for (size_t i = 0; r == 0 && i < refused.n; i++) {
+		struct entry *en = entry_find(z, refused.v[i]);
+		if (en && !en->refused)
+			en->refused = xstrdup("host git refuses the path (git check-ignore exits 128 on it)");
+	}
+	sb_free(&memo);
+	strv_free(&ignored);
+	strv_free(&refused);
+	free(cand);
 	return r == 0 ? submodule_list(z->x, &z->subs, e) : -1;
 }
 
@@ -443,7 +494,7 @@ static void blob_parse(struct series_ctx *z, const struct strbuf *out)
 		if (!bi)
 			continue;
 		bi->size = (long long)size;
-		bi->binary = content_is_binary(data, size < BINARY_PROBE_LEN ? size : BINARY_PROBE_LEN);
+		bi->binary = memchr(data, '\0', size) != NULL;  /* anywhere: as export.c */
 		bi->has_cr = memchr(data, '\r', size) != NULL;
 		if (!memchr(data, '\0', size))
 			bi->target = xasprintf("%.*s", (int)size, data);
@@ -544,9 +595,12 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 	const char *sub = submodule_of(&z->subs, c->path);
 	if (c->mode == 0160000 || (sub && strcmp(sub, c->path) != 0))
 		return xstrdup("a submodule's content: export it from the submodule");
-	char *why = pathrules_denied(rules, c->path, false);
+	char *why = c->mode == 0120000 ? pathrules_denied_link(rules, c->path)
+	                               : pathrules_denied(rules, c->path, false);
 	if (why || !c->mode)
 		return why;
+	if (en->refused)
+		return xstrdup(en->refused);
 	if (!en->tracked && !en->base_mode && en->ignored)
 		return xstrdup("ignored by git on the host");
 	const struct blobinfo *bi = blob_find(z, c->oid);
@@ -839,7 +893,7 @@ static int find_head(struct series_ctx *z, struct agentgit *g, struct jail_err *
 static void history_flags(struct series_ctx *z)
 {
 	for (size_t i = 0; i < z->sr->touched.n; i++) {
-		const char *path = z->sr->touched.v[i], *why = path_flag_reason(path);
+		const char *path = z->sr->touched.v[i], *why = path_flag_reason(path, false);
 		bool in_result = false;
 		for (size_t k = 0; why && !in_result && k < z->cs->n; k++)
 			in_result = !z->cs->v[k].reason && (z->cs->v[k].flags & CF_REVIEW) &&
@@ -873,6 +927,9 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 	if (on_host)
 		return fall_back(z, "the agent's commits stand on commits made on the host during the "
 		                    "session");
+	if ((r = commits_too_large(z, e)) != 0)
+		return r < 0 ? -1 : fall_back(z, "the agent's commit objects hold more than 64 MiB "
+		                                 "(their messages)");
 	if (parse_commits(z, e) < 0 || read_changes(z, e) < 0)
 		return -1;
 	if (z->nch > SERIES_MAX_CHANGES)
@@ -919,8 +976,10 @@ static void ctx_free(struct series_ctx *z)
 	for (size_t i = 0; i < z->nch; i++)
 		free(z->ch[i].path);
 	free(z->ch);
-	for (size_t i = 0; i < z->nu; i++)
+	for (size_t i = 0; i < z->nu; i++) {
 		free(z->u[i].path);
+		free(z->u[i].refused);
+	}
 	free(z->u);
 	for (size_t i = 0; i < z->nb; i++)
 		free(z->b[i].target);

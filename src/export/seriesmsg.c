@@ -38,11 +38,36 @@ static bool line_is_special(const char *l, size_t n, bool first_body)
 	/* scissors ("-- >8 --") when the user's git am runs with --scissors */
 	if (memmem(l, n, ">8", 2) || memmem(l, n, "8<", 2))
 		return true;
-	static const char *const headers[] = {"from:", "date:", "subject:", "author:"};
+	/* mailinfo takes a first body line "[PATCH] TEXT" for the subject: git am
+	 * would land TEXT in place of the subject the summary showed */
+	static const char *const headers[] = {"from:", "date:", "subject:", "author:", "[patch]"};
 	for (size_t i = 0; first_body && i < ARRAY_SIZE(headers); i++)
 		if (n >= strlen(headers[i]) && strncasecmp(l, headers[i], strlen(headers[i])) == 0)
 			return true;
 	return false;
+}
+
+/* What git am's mailinfo strips from the start of a subject (without -k):
+ * blanks, ':', "re:" in any case and "[...]" groups, across the lines of the
+ * subject paragraph (format-patch joins them into one).  Its length. */
+static size_t subject_strip_len(const char *s, size_t n)
+{
+	size_t at = 0;
+	while (at < n) {
+		char c = s[at];
+		const char *close = c == '[' ? memchr(s + at, ']', n - at) : NULL;
+		const char *para = memmem(s + at, n - at, "\n\n", 2);
+		if (c == ' ' || c == '\t' || c == ':' || (c == '\n' && s + at != para))
+			at++;
+		else if ((c == 'r' || c == 'R') && at + 3 < n && (s[at + 1] | 0x20) == 'e' &&
+		         s[at + 2] == ':')
+			at += 3;
+		else if (close && (!para || close < para))
+			at = (size_t)(close - s) + 1;
+		else
+			break;
+	}
+	return at;
 }
 
 char *seriesmsg_sanitize(const char *msg, size_t len)
@@ -72,6 +97,20 @@ char *seriesmsg_sanitize(const char *msg, size_t len)
 			sb_puts(&out, "\n");
 	}
 	sb_free(&clean);
+	/* git am would land the subject without it ("[wip] x" as "x"; "[x]"
+	 * alone as the next line it finds): the summary shows what lands */
+	size_t strip = out.len ? subject_strip_len(out.s, out.len) : 0;
+	if (strip) {
+		memmove(out.s, out.s + strip, out.len - strip + 1);
+		out.len -= strip;
+		if (out.len && out.s[0] == '\n') {  /* the subject was all of that */
+			struct strbuf b = {0};
+			sb_puts(&b, "(no subject)");
+			sb_append(&b, out.s, out.len);
+			sb_free(&out);
+			out = b;
+		}
+	}
 	if (!out.len)
 		sb_puts(&out, "(no message)");
 	while (out.len && out.s[out.len - 1] == '\n')

@@ -265,7 +265,8 @@ T(terminal_output_is_escaped)
 	CHECK_STR(b.s, "ok\t\n\\x1b[2J\\xc2\\x9bcaf\xc3\xa9\\xff");
 	sb_free(&b);
 	const char *d = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\033]0;t\007\n";
-	colorize_diff(d, strlen(d), &b);
+	bool in_header = false;
+	colorize_diff(d, strlen(d), &in_header, &b);
 	CHECK(strstr(b.s, "\033[32m+new\\x1b]0;t\\x07\033[m") != NULL);
 	CHECK(strstr(b.s, "\033[31m-old\033[m") != NULL);
 	CHECK(strstr(b.s, "\033[1m+++ b/x\033[m") != NULL);

@@ -166,41 +166,41 @@ T(binary_is_a_nul_in_the_first_8000_bytes)
 
 T(flagged_files)
 {
-	CHECK(path_flag_reason(".gitattributes") != NULL);
-	CHECK(path_flag_reason("sub/.gitattributes") != NULL);
-	CHECK(path_flag_reason(".gitmodules") != NULL);
-	CHECK(path_flag_reason(".pre-commit-config.yaml") != NULL);
-	CHECK(path_flag_reason("README") == NULL);
-	CHECK(path_flag_reason(".gitignore") != NULL);
-	CHECK(path_flag_reason("deep/sub/.gitignore") != NULL);
-	CHECK(path_flag_reason(".lfsconfig") != NULL);
-	CHECK(path_flag_reason(".github/workflows/ci.yml") != NULL);
-	CHECK(path_flag_reason("sub/.github/workflows/ci.yml") != NULL);
-	CHECK(path_flag_reason("x.github/workflows/ci.yml") == NULL);
-	CHECK(path_flag_reason(".github/dependabot.yml") == NULL);
-	CHECK(path_flag_reason(".editorconfig") == NULL);
+	CHECK(path_flag_reason(".gitattributes", false) != NULL);
+	CHECK(path_flag_reason("sub/.gitattributes", false) != NULL);
+	CHECK(path_flag_reason(".gitmodules", false) != NULL);
+	CHECK(path_flag_reason(".pre-commit-config.yaml", false) != NULL);
+	CHECK(path_flag_reason("README", false) == NULL);
+	CHECK(path_flag_reason(".gitignore", false) != NULL);
+	CHECK(path_flag_reason("deep/sub/.gitignore", false) != NULL);
+	CHECK(path_flag_reason(".lfsconfig", false) != NULL);
+	CHECK(path_flag_reason(".github/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason("sub/.github/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason("x.github/workflows/ci.yml", false) == NULL);
+	CHECK(path_flag_reason(".github/dependabot.yml", false) == NULL);
+	CHECK(path_flag_reason(".editorconfig", false) == NULL);
 	/* other hook managers' command lists: they run on commit like pre-commit's */
-	CHECK(path_flag_reason("lefthook.yml") != NULL);
-	CHECK(path_flag_reason(".lefthook-local.yaml") != NULL);
-	CHECK(path_flag_reason(".overcommit.yml") != NULL);
-	CHECK(path_flag_reason(".lintstagedrc.json") != NULL);
-	CHECK(path_flag_reason("lint-staged.config.mjs") != NULL);
-	CHECK(path_flag_reason("lefthook.md") == NULL);
+	CHECK(path_flag_reason("lefthook.yml", false) != NULL);
+	CHECK(path_flag_reason(".lefthook-local.yaml", false) != NULL);
+	CHECK(path_flag_reason(".overcommit.yml", false) != NULL);
+	CHECK(path_flag_reason(".lintstagedrc.json", false) != NULL);
+	CHECK(path_flag_reason("lint-staged.config.mjs", false) != NULL);
+	CHECK(path_flag_reason("lefthook.md", false) == NULL);
 }
 
 T(flagged_files_as_other_file_systems_read_them)
 {
 	/* any case (macOS, Windows), NTFS trailing dots and spaces, a stream */
-	CHECK(path_flag_reason(".GitAttributes") != NULL);
-	CHECK(path_flag_reason("sub/.GITIGNORE") != NULL);
-	CHECK(path_flag_reason(".gitattributes. .") != NULL);
-	CHECK(path_flag_reason(".gitmodules::$DATA") != NULL);
-	CHECK(path_flag_reason(".LfsConfig") != NULL);
-	CHECK(path_flag_reason(".DevContainer/devcontainer.json") != NULL);
-	CHECK(path_flag_reason(".devcontainer. /x.json") != NULL);
-	CHECK(path_flag_reason(".gitattributes.txt") == NULL);
-	CHECK(path_flag_reason("gitattributes") == NULL);
-	CHECK(path_flag_reason("...") == NULL);
+	CHECK(path_flag_reason(".GitAttributes", false) != NULL);
+	CHECK(path_flag_reason("sub/.GITIGNORE", false) != NULL);
+	CHECK(path_flag_reason(".gitattributes. .", false) != NULL);
+	CHECK(path_flag_reason(".gitmodules::$DATA", false) != NULL);
+	CHECK(path_flag_reason(".LfsConfig", false) != NULL);
+	CHECK(path_flag_reason(".DevContainer/devcontainer.json", false) != NULL);
+	CHECK(path_flag_reason(".devcontainer. /x.json", false) != NULL);
+	CHECK(path_flag_reason(".gitattributes.txt", false) == NULL);
+	CHECK(path_flag_reason("gitattributes", false) == NULL);
+	CHECK(path_flag_reason("...", false) == NULL);
 	const char *why = path_git_refuses("sub/.GitModules.", true);
 	CHECK(why != NULL);
 	struct pathrules r = rules_with(NULL, NULL);
@@ -217,4 +217,62 @@ T(flagged_files_as_other_file_systems_read_them)
 	CHECK(denied(&r, "a/secrets/x.key"));  /* folding leaves it as it is */
 	CHECK(!denied(&r, "secret/x.key"));
 	pathrules_free(&r);
+}
+
+static bool link_denied(const struct pathrules *r, const char *path)
+{
+	char *why = pathrules_denied_link(r, path);
+	free(why);
+	return why != NULL;
+}
+
+/* A symlink names every path below it: `.claude -> cl` is where Claude Code
+ * reads .claude/settings.json, `node_modules -> nm` where node finds packages. */
+T(symlink_where_a_left_out_directory_would_be)
+{
+	struct pathrules r = rules_with(NULL, NULL);
+	CHECK(link_denied(&r, ".claude"));
+	CHECK(link_denied(&r, "sub/.claude"));
+	CHECK(link_denied(&r, ".vscode"));
+	CHECK(link_denied(&r, "node_modules"));
+	CHECK(link_denied(&r, "a/node_modules"));
+	CHECK(link_denied(&r, ".husky"));
+	CHECK(link_denied(&r, ".Claude"));
+	CHECK(link_denied(&r, ".envrc"));        /* the name itself, as before */
+	CHECK(!link_denied(&r, "claude"));
+	CHECK(!link_denied(&r, ".claude-notes"));
+	CHECK(!link_denied(&r, "docs"));
+	CHECK(!link_denied(&r, ".claude/agents"));  /* not a directory any rule names */
+	pathrules_free(&r);
+	r = rules_with(NULL, "/conf/secrets/*.key");  /* anchored: only at the root */
+	CHECK(link_denied(&r, "conf"));
+	CHECK(link_denied(&r, "conf/secrets"));
+	CHECK(!link_denied(&r, "a/conf"));
+	pathrules_free(&r);
+	CHECK(path_flag_reason(".github", true) != NULL);
+	CHECK(path_flag_reason(".github/workflows", true) != NULL);
+	CHECK(path_flag_reason("sub/.GitHub", true) != NULL);
+	CHECK(path_flag_reason(".devcontainer", true) != NULL);
+	CHECK(path_flag_reason(".github", false) == NULL);
+	CHECK(path_flag_reason("github", true) == NULL);
+	CHECK(path_flag_reason(".github/ISSUE_TEMPLATE", true) == NULL);
+}
+
+/* Every CI service reads its commands from the pushed tree and runs them with
+ * the repository's secrets, not GitHub's and GitLab's only. */
+T(flagged_ci_files_of_other_services)
+{
+	CHECK(path_flag_reason(".circleci/config.yml", false) != NULL);
+	CHECK(path_flag_reason("Jenkinsfile", false) != NULL);
+	CHECK(path_flag_reason(".travis.yml", false) != NULL);
+	CHECK(path_flag_reason("azure-pipelines.yml", false) != NULL);
+	CHECK(path_flag_reason("bitbucket-pipelines.yml", false) != NULL);
+	CHECK(path_flag_reason(".buildkite/pipeline.yml", false) != NULL);
+	CHECK(path_flag_reason(".gitea/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason(".forgejo/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason(".woodpecker/build.yml", false) != NULL);
+	CHECK(path_flag_reason(".drone.yml", false) != NULL);
+	CHECK(path_flag_reason(".circleci", true) != NULL);
+	CHECK(path_flag_reason("Jenkinsfile.md", false) == NULL);
+	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
 }

@@ -49,6 +49,26 @@ T(message_lines_git_am_would_parse_are_indented)
 	CHECK_STR(s, "feat: x\n\n From: Evil <e@x>\nbody\n ---\n diff --git a/x b/x\n"
 	             " Index: y\n From 000 Mon Sep 17 00:00:00 2001\n -- >8 --\nok -- fine");
 	free(s);
+	/* mailinfo's in-body "[PATCH] subject": it would replace the subject */
+	s = seriesmsg_sanitize("feat: x\n\n[PATCH] typo\n[PATCH] later", 35);
+	CHECK_STR(s, "feat: x\n\n [PATCH] typo\n[PATCH] later");
+	free(s);
+	/* what mailinfo strips from a subject: the summary shows what lands */
+	s = seriesmsg_sanitize("[wip] Re: fix\n\nbody", 19);
+	CHECK_STR(s, "fix\n\nbody");
+	free(s);
+	s = seriesmsg_sanitize("[x]\n[y] two lines\n\nbody", 23);
+	CHECK_STR(s, "two lines\n\nbody");
+	free(s);
+	s = seriesmsg_sanitize("[x] [y]\n\nbody", 13);
+	CHECK_STR(s, "(no subject)\n\nbody");
+	free(s);
+	s = seriesmsg_sanitize("[x]", 3);
+	CHECK_STR(s, "(no message)");
+	free(s);
+	s = seriesmsg_sanitize("read: me [x]", 12);
+	CHECK_STR(s, "read: me [x]");
+	free(s);
 	s = seriesmsg_sanitize("a\033[2Jb\xff\n\n\n", 9);
 	CHECK_STR(s, "a?[2Jb?");
 	free(s);
