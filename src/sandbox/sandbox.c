@@ -1,4 +1,4 @@
-/* sandbox.c — clone, id maps, the sync with init, and the wait. */
+/* sandbox.c — clone, the sync with init, and the wait. */
 #include "sandbox.h"
 
 #include "diskguard.h"
