@@ -250,6 +250,7 @@ static int make_target(char **dst, bool dir, mode_t mode, int *fd, struct jail_e
 static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
                        struct jail_err *e);
 static int open_in_new(const char *path);
+static int scratch_bind(const char *on, mode_t mode, const char *what, struct jail_err *e);
 
 /* A path that names what fd is (the magic link), for mount(2). */
 static char *fd_path(int fd)
@@ -543,7 +544,7 @@ static int build_dev(struct jail_err *e)
 		return jail_err_sys(e, "create /dev/pts, /dev/shm");
 	if (xmount("devpts", NEW "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
 	           "newinstance,ptmxmode=0666,mode=0620,max=256", e) < 0 ||
-	    xmount("tmpfs", NEW "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777", e) < 0)
+	    scratch_bind(NEW "/dev/shm", 01777, "/dev/shm", e) < 0)
 		return -1;
 	static const char *const links[][2] = {
 		{"pts/ptmx", "/dev/ptmx"}, {"/proc/self/fd", "/dev/fd"},
@@ -618,16 +619,46 @@ static int build_proc(int *sysuser, struct jail_err *e)
 	return mask_proc_files(e);
 }
 
-static int tmpfs_at(const char *at, const char *opts, struct jail_err *e)
+/* Every writable tmpfs of the jail (/tmp, /run, /dev/shm, a tmpfs home,
+ * /var/tmp of its own, --tmpfs) is a directory of one tmpfs, SCRATCH, bound
+ * in place: their pages are memory no process owns, so the OOM killer cannot
+ * free them by killing the agent, and one tmpfs each (half the RAM apiece by
+ * the kernel's default) would let the agent fill more than the host has and
+ * make the kernel kill host processes instead.  One tmpfs holds at most the
+ * kernel's default for one, or --memory's bytes when that is smaller. */
+#define SCRATCH "/scratch"
+
+static int mount_scratch(const struct jail_plan *p, struct jail_err *e)
+{
+	if (mkdir(SCRATCH, 0700) < 0)
+		return jail_err_sys(e, "create " SCRATCH);
+	_cleanup_free_ char *opts = p->cfg->memory > 0
+	                                ? xasprintf("mode=0700,size=%lld", p->cfg->memory)
+	                                : xasprintf("mode=0700");
+	return xmount("tmpfs", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, opts, e);
+}
+
+/* A new directory of SCRATCH, mode MODE, bound at ON (a path or an fd's). */
+static int scratch_bind(const char *on, mode_t mode, const char *what, struct jail_err *e)
+{
+	static unsigned next; /* init's main thread and its overlay thread both call */
+	unsigned n = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+	_cleanup_free_ char *dir = xasprintf(SCRATCH "/%u", n);
+	if (mkdir(dir, 0700) < 0 || chmod(dir, mode) < 0)
+		return jail_err_sys(e, "create %s for %s", dir, what);
+	if (mount(dir, on, NULL, MS_BIND, NULL) < 0)
+		return jail_err_sys(e, "mount tmpfs on '%s'", what);
+	return 0;
+}
+
+static int tmpfs_at(const char *at, mode_t mode, struct jail_err *e)
 {
 	_cleanup_free_ char *p = xasprintf(NEW "%s", at);
 	_cleanup_close_ int fd = -1;
 	if (make_target(&p, true, 0755, &fd, e) < 0)
 		return -1;
 	_cleanup_free_ char *on = fd_path(fd);
-	if (mount("tmpfs", on, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
-		return jail_err_sys(e, "mount tmpfs on '%s'", at);
-	return 0;
+	return scratch_bind(on, mode, at, e);
 }
 
 char *overlay_escape(const char *path)
@@ -738,8 +769,7 @@ static int stage_home(const struct jail_plan *p, struct jail_err *e)
 		if (xmount(src, HOME_STAGE, NULL, MS_BIND, NULL, e) < 0 ||
 		    make_readonly(HOME_STAGE, 0, e) < 0)
 			return -1;
-	} else if (xmount("tmpfs", HOME_STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700",
-	                  e) < 0) {
+	} else if (scratch_bind(HOME_STAGE, 0700, "the home", e) < 0) {
 		return -1;
 	}
 	_cleanup_close_ int host_root = open(OLD, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -1040,7 +1070,7 @@ static int build_var_tmp(const struct jail_plan *p, struct jail_err *e)
 	    path_at_or_below(p->gitdir_lower, dir) || any_at_or_under(&c->ro_binds, dir) ||
 	    any_at_or_under(&c->rw_binds, dir) || any_at_or_under(&c->cow_binds, dir) ||
 	    any_at_or_under(&c->tmpfs, dir))
-		return tmpfs_at(dir, "mode=1777", e);
+		return tmpfs_at(dir, 01777, e);
 	if (symlink("/tmp", NEW "/var/tmp") < 0)
 		return jail_err_sys(e, "create /var/tmp");
 	return 0;
@@ -1075,7 +1105,7 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 			return -1;
 	}
 	for (size_t i = 0; i < c->tmpfs.n; i++)
-		if (tmpfs_at(c->tmpfs.v[i], "mode=0755", e) < 0)
+		if (tmpfs_at(c->tmpfs.v[i], 0755, e) < 0)
 			return -1;
 	return 0;
 }
@@ -1133,7 +1163,7 @@ static int build_system(const struct jail_plan *p, struct strv *seal, int *sysus
 		return -1;
 	if (build_proc(sysuser, e) < 0 || build_dev(e) < 0)
 		return -1;
-	if (tmpfs_at("/tmp", "mode=1777", e) < 0 || tmpfs_at("/run", "mode=0755", e) < 0 ||
+	if (tmpfs_at("/tmp", 01777, e) < 0 || tmpfs_at("/run", 0755, e) < 0 ||
 	    build_var_tmp(p, e) < 0)
 		return -1;
 	return 0;
@@ -1143,7 +1173,7 @@ static int build_tree(const struct jail_plan *p, struct strv *seal, int *sysuser
                       struct jail_err *e)
 {
 	struct stager st = {0};
-	if (enter_scratch_root(e) < 0 || stager_start(&st, p, e) < 0)
+	if (enter_scratch_root(e) < 0 || mount_scratch(p, e) < 0 || stager_start(&st, p, e) < 0)
 		return -1;
 	int r = build_system(p, seal, sysuser, e);
 	/* made while the overlay's thread is still at work (netns.h) */
