@@ -214,6 +214,25 @@ static int add_personality(scmp_filter_ctx ctx, const struct jail_config *cfg,
 	return add(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &above, e);
 }
 
+/* SysV shared memory outlives every process that used it (until IPC_RMID or
+ * the IPC namespace's end): memory no process owns, like the jail's tmpfs
+ * (mounts.c), which the OOM killer cannot get back by killing the agent, so
+ * it kills host processes instead.  The jail's IPC namespace allows ~2^64
+ * bytes, and its shmmax/shmall are not the jail's to lower (they belong to
+ * the namespace's uid 0, which is not mapped).  So shmget of more than
+ * SHM_SEG_MAX gets EINVAL, as the kernel answers above shmmax: at most
+ * shmmni (4096) segments of it, 1 GiB in all, with or without cgroups
+ * (PostgreSQL asks for a few hundred bytes; a policy can allow shmget back). */
+#define SHM_SEG_MAX (256UL << 10)
+
+static int add_shm(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+{
+	if (is_allowed_back(cfg, "shmget"))
+		return 0;
+	struct scmp_arg_cmp above = SCMP_A1(SCMP_CMP_GT, (scmp_datum_t)SHM_SEG_MAX);
+	return add(ctx, SCMP_ACT_ERRNO(EINVAL), "shmget", 1, &above, e);
+}
+
 /* Every name the policy allows back must be a syscall: a typo would otherwise
  * pass silently. */
 int sysfilter_check_config(const struct jail_config *cfg, struct jail_err *e)
@@ -240,7 +259,7 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 		return jail_err_set(e, -rc, "seccomp: set no_new_privs");
 	if (add_refused(ctx, cfg, e) < 0 || add_namespaces(ctx, cfg, e) < 0 ||
 	    add_ioctls(ctx, cfg, e) < 0 || add_sockets(ctx, cfg, e) < 0 ||
-	    add_personality(ctx, cfg, e) < 0)
+	    add_personality(ctx, cfg, e) < 0 || add_shm(ctx, cfg, e) < 0)
 		return -1;
 	return 0;
 }

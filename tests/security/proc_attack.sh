@@ -26,3 +26,33 @@ test_writable_tmpfs_share_one_budget() {
 	assert_eq "$out" both-fit
 	host_safe
 }
+
+# SysV shared memory is the same kind of memory: a segment outlives every
+# process that used it, and a fresh IPC namespace allows ~2^64 bytes of it
+# (200 MiB went into a --memory 64M jail, detached, owned by nobody).  Large
+# segments are refused as above shmmax (EINVAL); small ones work.
+test_sysv_shm_segments_bounded() {
+	command -v python3 >/dev/null || skip "no python3"
+	probe_setup
+	run_jail -q --memory 64M -D "$T/p" -- python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+for size in (4096, 256 << 10, (256 << 10) + 1, 200 << 20):
+    i = libc.shmget(0, ctypes.c_size_t(size), 0o1600)
+    print(size, "ok" if i >= 0 else os.strerror(ctypes.get_errno()))
+    if i >= 0:
+        libc.shmctl(i, 0, None)  # IPC_RMID
+'
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" "4096 ok" # positive control: PostgreSQL's size
+	assert_contains "$out" "262144 ok"
+	assert_contains "$out" "262145 Invalid argument"
+	assert_contains "$out" "209715200 Invalid argument"
+	# a policy that allows shmget back gets the kernel's own limits
+	run_jail -q --allow-syscall shmget -D "$T/p" -- python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+i = libc.shmget(0, ctypes.c_size_t(1 << 20), 0o1600)
+print("ok" if i >= 0 else os.strerror(ctypes.get_errno())); libc.shmctl(i, 0, None)'
+	assert_eq "$out" ok
+}
