@@ -1,0 +1,48 @@
+# The escape suite: the project view (src/view) attacked with fresh eyes.
+# Paths the project's own ignore rules name stay hidden wherever git itself
+# would not look for them.
+source "$TESTS/security/helpers.bash"
+
+# A project whose .gitignore hides .env and *.key everywhere; $1 is a
+# directory in it for an inner repository.
+outer_repo() {
+	git_init "$T/p"
+	printf '.env\n*.key\ncache/\n' >"$T/p/.gitignore"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore README
+	git -C "$T/p" commit -q -m init
+}
+
+# A clone of a tool inside the project (not a submodule): git does not walk
+# into it, and its own rules do not name .env; the project's rules do.
+test_project_rules_hold_in_a_nested_repository() {
+	outer_repo
+	git_init "$T/p/vendor/tool"
+	printf 'tool\n' >"$T/p/vendor/tool/main.c"
+	printf 'SECRET=canary-nested\n' >"$T/p/vendor/tool/.env"
+	printf 'canary-nested-key\n' >"$T/p/vendor/tool/deploy.key"
+	mkdir -p "$T/p/vendor/tool/cache"
+	printf 'canary-nested-cache\n' >"$T/p/vendor/tool/cache/c.txt"
+	run_jail -q -D "$T/p" -- sh -c 'cat vendor/tool/main.c; ls -aR vendor;
+		cat vendor/tool/.env vendor/tool/deploy.key vendor/tool/cache/c.txt'
+	assert_contains "$out" tool # the positive control: the clone is there
+	assert_eq "$(grep -c -e canary -e '\.env' -e deploy.key -e '^cache' <<<"$out")" 0 \
+		"what the agent saw of the nested repository's ignored files"
+}
+
+# The same in an initialised submodule, whose files git leaves to the
+# submodule's rules.
+test_project_rules_hold_in_a_submodule() {
+	git_init "$T/sm"
+	printf 'x\n' >"$T/sm/f"
+	git -C "$T/sm" add f
+	git -C "$T/sm" commit -q -m init
+	outer_repo
+	git -C "$T/p" -c protocol.file.allow=always submodule add -q "$T/sm" sm >/dev/null 2>&1
+	git -C "$T/p" commit -q -m sub
+	printf 'SECRET=canary-submodule\n' >"$T/p/sm/.env"
+	run_jail -q -D "$T/p" -- sh -c 'cat sm/f; ls -a sm; cat sm/.env'
+	assert_contains "$out" x # the positive control: the submodule is there
+	assert_eq "$(grep -c -e canary -e '\.env' <<<"$out")" 0 \
+		"what the agent saw of the submodule's ignored .env"
+}
