@@ -157,9 +157,26 @@ static int in_work_tree(const char *project, int status, struct jail_err *e)
 		return -1;
 	bool repo = st == 0 && b.s && !strncmp(b.s, "true", 4);
 	sb_free(&b);
+	_cleanup_free_ char *esc = escape_name(project);
+	if (!repo && st != 0) {
+		/* git refuses a repository another user owns (safe.directory) with
+		 * the same exit as no repository at all: asked again past that check
+		 * (rev-parse only; its answer decides nothing but this refusal), a
+		 * repository it is, and its ignored files are not known */
+		g.config = "safe.directory=*";
+		if (git_run(&g, args, NULL, 0, &b, &st, e) < 0)
+			return -1;
+		repo = st == 0 && b.s && !strncmp(b.s, "true", 4);
+		sb_free(&b);
+		if (repo)
+			return jail_err_set(e, 0, "git refuses to read the repository of %s: it "
+			                          "belongs to another user (git's safe.directory "
+			                          "check), so what it ignores is not known; run jail "
+			                          "as the repository's owner",
+			                    esc);
+	}
 	if (!repo)
 		return 1;
-	_cleanup_free_ char *esc = escape_name(project);
 	return jail_err_set(e, 0, "git cannot list the ignored files of %s (git ls-files exited "
 	                          "with %d), so what to hide is not known; repair the repository "
 	                          "(git status says what is wrong)", esc, status);

@@ -46,3 +46,34 @@ test_project_rules_hold_in_a_submodule() {
 	assert_eq "$(grep -c -e canary -e '\.env' <<<"$out")" 0 \
 		"what the agent saw of the submodule's ignored .env"
 }
+
+# own_by_other DIR / own_back DIR: hand DIR to a uid of our subordinate range
+# (a user namespace maps it), so that it belongs to "another user", and back.
+own_by_other() {
+	local sub
+	sub=$(awk -F: -v u="$(id -un)" '$1 == u { print $2; exit }' /etc/subuid 2>/dev/null)
+	[ -n "$sub" ] || return 1
+	unshare --map-root-user --map-users="$sub,1,1" --map-groups="$sub,1,1" \
+		chown -R 1:1 "$1" 2>/dev/null
+}
+own_back() {
+	local sub
+	sub=$(awk -F: -v u="$(id -un)" '$1 == u { print $2; exit }' /etc/subuid)
+	unshare --map-root-user --map-users="$sub,1,1" --map-groups="$sub,1,1" \
+		chown -R 0:0 "$1"
+}
+
+# A repository another user owns (a shared checkout): git refuses it
+# (safe.directory) with the exit it gives outside any repository, and the
+# start took it for a project without ignore rules, showing local.conf.
+test_another_users_repository_is_not_taken_for_no_repository() {
+	git_init "$T/o"
+	printf 'local.conf\n' >"$T/o/.gitignore"
+	printf 'hello\n' >"$T/o/README"
+	printf 'canary-other-owner\n' >"$T/o/local.conf"
+	own_by_other "$T/o" || skip "no subordinate uid to own a repository as another user"
+	run_jail -q -D "$T/o" -- sh -c 'cat local.conf'
+	own_back "$T/o"
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the ignored local.conf"
+	assert_contains "$err" "belongs to another user"
+}
