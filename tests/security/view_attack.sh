@@ -77,3 +77,20 @@ test_another_users_repository_is_not_taken_for_no_repository() {
 	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the ignored local.conf"
 	assert_contains "$err" "belongs to another user"
 }
+
+# Secret-shaped names under other common spellings: an env file named for its
+# stage (docker compose's env_file: prod.env), a PostgreSQL password file, a
+# Vault token, a KeePass database.  In a project without git only the
+# secret-shaped names are hidden.
+test_secret_names_cover_common_spellings() {
+	mkdir -p "$T/n"
+	printf 'hello\n' >"$T/n/README"
+	local f
+	for f in prod.env .pgpass .vault-token vault.kdbx .s3cfg .boto; do
+		printf 'canary-%s\n' "$f" >"$T/n/$f"
+	done
+	run_jail -q -D "$T/n" -- sh -c 'cat README; ls -a; cat prod.env .pgpass .vault-token vault.kdbx .s3cfg .boto'
+	assert_contains "$out" hello
+	assert_eq "$(grep -c -e canary -e env -e pgpass -e vault -e s3cfg -e boto <<<"$out")" 0 \
+		"what the agent saw of the secret-shaped files"
+}
