@@ -80,17 +80,19 @@ test_another_users_repository_is_not_taken_for_no_repository() {
 
 # Secret-shaped names under other common spellings: an env file named for its
 # stage (docker compose's env_file: prod.env), a PostgreSQL password file, a
-# Vault token, a KeePass database.  In a project without git only the
-# secret-shaped names are hidden.
+# Vault token, a KeePass database, S3 and boto credentials, PuTTY, Apple (.p8)
+# and OpenVPN keys.  In a project without git only secret-shaped names are
+# hidden.
 test_secret_names_cover_common_spellings() {
 	mkdir -p "$T/n"
 	printf 'hello\n' >"$T/n/README"
-	local f
-	for f in prod.env .pgpass .vault-token vault.kdbx .s3cfg .boto; do
+	local f names="prod.env .pgpass .vault-token vault.kdbx .s3cfg .boto server.ppk
+		AuthKey_AB12.p8 office.ovpn"
+	for f in $names; do
 		printf 'canary-%s\n' "$f" >"$T/n/$f"
 	done
-	run_jail -q -D "$T/n" -- sh -c 'cat README; ls -a; cat prod.env .pgpass .vault-token vault.kdbx .s3cfg .boto'
+	run_jail -q -D "$T/n" -- sh -c 'cat README; ls -a; cat $1' sh "$names"
 	assert_contains "$out" hello
-	assert_eq "$(grep -c -e canary -e env -e pgpass -e vault -e s3cfg -e boto <<<"$out")" 0 \
+	assert_eq "$(grep -c -e canary -e env -e pgpass -e vault -e s3cfg -e boto -e ppk -e p8 -e ovpn <<<"$out")" 0 \
 		"what the agent saw of the secret-shaped files"
 }
