@@ -96,3 +96,19 @@ test_secret_names_cover_common_spellings() {
 	assert_eq "$(grep -c -e canary -e env -e pgpass -e vault -e s3cfg -e boto -e ppk -e p8 -e ovpn <<<"$out")" 0 \
 		"what the agent saw of the secret-shaped files"
 }
+
+# A git dir inside the project under another name than .git: the project's
+# own (git init --separate-git-dir, its .git a file that names it) and a bare
+# clone.  Their configs' credentials are withheld as a .git directory's are.
+test_credentials_withheld_in_git_dirs_of_other_names() {
+	mkdir -p "$T/s/meta"
+	git -C "$T/s" init -q -b main --separate-git-dir="$T/s/meta/gd"
+	git -C "$T/s" remote add origin https://user:ghp_canarySeparate@example.com/x/y
+	printf 'hello\n' >"$T/s/README"
+	git init -q --bare "$T/s/backup.git"
+	git -C "$T/s/backup.git" remote add origin https://user:ghp_canaryBare@example.com/x/z
+	run_jail -q -D "$T/s" -- sh -c 'cat README; cat meta/gd/config backup.git/config'
+	assert_contains "$out" hello
+	assert_contains "$out" "url = " # the positive control: the configs are there
+	assert_eq "$(grep -c canary <<<"$out")" 0 "credentials the agent read"
+}
