@@ -52,13 +52,26 @@ static void record_base(const struct session *s)
 }
 
 /* Repositories inside the project the view shows (a clone in vendor/, a
- * submodule whose .git directory is in its work tree) have configs of their
- * own, shown as they are: their credentials are withheld as the project's
- * are.  (With fs.hide_start_only there is no tree: the project's alone.)
+ * submodule whose .git directory is in its work tree, a git dir under another
+ * name: the project's own made with --separate-git-dir inside it, a bare
+ * clone) have configs of their own, shown as they are: their credentials are
+ * withheld as the project's are.  (With fs.hide_start_only there is no tree: the project's alone.)
  * This runs in the view's server while the jail starts, before the view
  * shows anything (hidefs.c): a copy written now may come too late for the
  * overlay (it may have looked for the directory in the upper layer already),
  * so the view itself shows those paths from the copies (`written`). */
+/* Whether `dir` looks like a git directory under another name than .git (a
+ * --separate-git-dir the project's .git file names, a bare clone): git's own
+ * test, HEAD, objects/ and refs/ side by side, with a config to withhold from. */
+static bool git_dir_shaped(const struct hide_node *dir)
+{
+	const struct hide_node *head = hidetree_find(dir, "HEAD");
+	const struct hide_node *objects = hidetree_find(dir, "objects");
+	const struct hide_node *refs = hidetree_find(dir, "refs");
+	return head && !head->dir && objects && objects->dir && refs && refs->dir &&
+	       hidetree_find(dir, "config");
+}
+
 static int withhold_nested(const struct session *s, const struct hide_node *n, int depth,
                            struct strv *written, struct jail_err *e)
 {
@@ -67,7 +80,7 @@ static int withhold_nested(const struct session *s, const struct hide_node *n, i
 		char path[PATH_MAX];
 		if (!kid->dir)
 			continue;
-		if (n->parent && !strcmp(kid->name, ".git")) {
+		if ((n->parent && !strcmp(kid->name, ".git")) || (!kid->live && git_dir_shaped(kid))) {
 			if (hidetree_path(kid, path, sizeof(path)) &&
 			    gitcreds_withhold(s->project, s->upper, path, written, e) < 0)
 				return -1;

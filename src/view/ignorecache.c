@@ -157,9 +157,26 @@ static int in_work_tree(const char *project, int status, struct jail_err *e)
 		return -1;
 	bool repo = st == 0 && b.s && !strncmp(b.s, "true", 4);
 	sb_free(&b);
+	_cleanup_free_ char *esc = escape_name(project);
+	if (!repo && st != 0) {
+		/* git refuses a repository another user owns (safe.directory) with
+		 * the same exit as no repository at all: asked again past that check
+		 * (rev-parse only; its answer decides nothing but this refusal), a
+		 * repository it is, and its ignored files are not known */
+		g.config = "safe.directory=*";
+		if (git_run(&g, args, NULL, 0, &b, &st, e) < 0)
+			return -1;
+		repo = st == 0 && b.s && !strncmp(b.s, "true", 4);
+		sb_free(&b);
+		if (repo)
+			return jail_err_set(e, 0, "git refuses to read the repository of %s: it "
+			                          "belongs to another user (git's safe.directory "
+			                          "check), so what it ignores is not known; run jail "
+			                          "as the repository's owner",
+			                    esc);
+	}
 	if (!repo)
 		return 1;
-	_cleanup_free_ char *esc = escape_name(project);
 	return jail_err_set(e, 0, "git cannot list the ignored files of %s (git ls-files exited "
 	                          "with %d), so what to hide is not known; repair the repository "
 	                          "(git status says what is wrong)", esc, status);
@@ -499,6 +516,64 @@ static int ask_nested(const struct session *s, const struct strv *nested, struct
 	return r;
 }
 
+/* Every path below `n` (whose path is `rel`), NUL-terminated, for
+ * check-ignore: not a .git (git's internals are never ignored). */
+static void list_below(const struct hide_node *n, const char *rel, int depth, struct strbuf *b)
+{
+	for (size_t i = 0; depth < WALK_DEPTH_MAX && i < n->n_kids; i++) {
+		const struct hide_node *kid = n->kids[i];
+		if (!strcmp(kid->name, ".git"))
+			continue;
+		_cleanup_free_ char *p = xasprintf("%s/%s", rel, kid->name);
+		sb_append(b, p, strlen(p) + 1);
+		if (kid->dir)
+			list_below(kid, p, depth + 1, b);
+	}
+}
+
+/* The project's own rules inside its submodules and nested repositories: git
+ * does not walk into another repository, so `.env` in the project's
+ * .gitignore leaves sub/.env untouched by both answers above (the inner
+ * repository's rules may not name it).  But the path is the project's, and
+ * its rules ignore it (git check-ignore says so): asked here, path by path,
+ * of the names the walk found in them (--no-index: a path in a submodule is
+ * answered, not refused).  A failing git fails the start. */
+static int ask_project_rules(const char *project, struct hide_node *tree,
+                             const struct strv *repos, struct strv *out, struct jail_err *e)
+{
+	struct strbuf in = {0};
+	for (size_t i = 0; tree && i < repos->n; i++) {
+		const struct hide_node *n = hidetree_lookup(tree, repos->v[i]);
+		if (n && !covered_by(out, repos->v[i]))
+			list_below(n, repos->v[i], 0, &in);
+	}
+	if (!in.len)
+		return 0;
+	_cleanup_free_ char *ex = git_excludes_file(project);
+	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
+	struct git g = {.cwd = project, .config = cfg};
+	const char *args[] = {"check-ignore", "--stdin", "-z", "--no-index", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	int r = git_run(&g, args, in.s, in.len, &b, &status, e);
+	sb_free(&in);
+	if (r == 0 && status != 0 && status != 1) {
+		_cleanup_free_ char *esc = escape_name(project);
+		r = jail_err_set(e, 0, "git check-ignore exited with %d in %s, so what its rules "
+		                       "hide in its nested repositories is not known; repair the "
+		                       "repository (git status says what is wrong)",
+		                 status, esc);
+	}
+	for (size_t i = 0; r == 0 && status == 0 && i < b.len;) {
+		const char *p = b.s + i;
+		i += strlen(p) + 1;
+		if (*p && !covered_by(out, p))
+			strv_push(out, p);
+	}
+	sb_free(&b);
+	return r;
+}
+
 int ignored_paths(const struct session *s, struct hide_node *tree,
                   struct ignore_prefetch *pre, struct strv *out, struct jail_err *e)
 {
@@ -560,6 +635,9 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 		sb_free(&inputs);
 	}
 	if (r == 0 && ask_nested(s, &nested, out, e) < 0)
+		r = -1;
+	if (r == 0 && (ask_project_rules(s->project, tree, &subs, out, e) < 0 ||
+	               ask_project_rules(s->project, tree, &nested, out, e) < 0))
 		r = -1;
 	strv_free(&subs);
 	strv_free(&nested);
