@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "discard.h"
+#include "hints.h"
 #include "live.h"
 #include "log.h"
 #include "scratchroom.h"
@@ -24,8 +25,9 @@ static int resolve_existing(struct cli *c, struct session *s, struct jail_err *e
 	struct stat st;
 	if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		_cleanup_free_ char *esc = escape_name(s->project);
-		return jail_err_set(e, 0, "no session '%s' for %s; jail list -D DIR shows its sessions",
-		                    s->name, esc);
+		_cleanup_free_ char *hint = hint_session_in_repo(s->project);
+		return jail_err_set(e, 0, "no session '%s' for %s; jail list -D DIR shows its "
+		                    "sessions%s", s->name, esc, hint);
 	}
 	return 0;
 }

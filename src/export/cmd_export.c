@@ -597,8 +597,9 @@ static int open_session(struct cli *c, struct session *s, struct jail_config *cf
 	struct stat st;
 	if (stat(s->dir, &st) < 0) {
 		_cleanup_free_ char *esc = escape_name(s->project);
+		_cleanup_free_ char *hint = hint_session_in_repo(s->project);
 		return jail_err_set(e, 0, "no session '%s' for %s; run a command in it first "
-		                          "(jail -D DIR -- COMMAND)", s->name, esc);
+		                          "(jail -D DIR -- COMMAND)%s", s->name, esc, hint);
 	}
 	bool may_live = *live;
 	*live = false;
@@ -763,8 +764,13 @@ static int act_status(struct cli *c, struct session *s, struct collect *k, struc
 static int act_export(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	const char *dir = c->output ? c->output : s->patches;
-	if (write_series(k, s, dir, c->output == NULL, e) < 0)
+	if (write_series(k, s, dir, c->output == NULL, e) < 0) {
+		if (c->output) { /* name the flag: the failing path may be a parent of DIR */
+			_cleanup_free_ char *esc = escape_name(c->output);
+			jail_err_wrap(e, "-o %s", esc);
+		}
 		return -1;
+	}
 	struct strbuf sum = {0}, paths = {0};
 	render_all(k, NULL, &sum);
 	if (sum.s)
