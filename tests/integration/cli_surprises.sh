@@ -1,0 +1,129 @@
+# cli_surprises.sh — what a careful new user tripped over: help that lists
+# options the subcommand refuses, a typo with no hint, a value taken for a
+# path, two options of which one was silently ignored, errors that do not say
+# what to do.  Each refusal is exit 125 and one line (expect_fail125).
+
+test_run_help_lists_only_what_a_run_takes() {
+	out=$("$JAIL" run --help)
+	assert_contains "$out" "usage: jail [run] [OPTIONS] [--] COMMAND"
+	assert_contains "$out" "--no-export"
+	assert_contains "$out" "--net MODE"
+	for f in --stat --name-status --output --three-way --revoke --timeout --accept-flagged; do
+		assert_not_contains "$out" "$f"
+	done
+	assert_eq "$("$JAIL" help run)" "$out"
+	# the overview still lists every subcommand and every option
+	all=$("$JAIL" --help)
+	assert_contains "$all" "subcommands:"
+	assert_contains "$all" "--stat"
+	assert_eq "$("$JAIL" help)" "$all"
+}
+
+test_unknown_option_names_the_near_one() {
+	mkrepo "$T/p"
+	cd "$T/p"
+	expect_fail125 diff --stats
+	assert_eq "$err" "jail: unknown option --stats (did you mean --stat?); see jail diff --help"
+	expect_fail125 --nett none -- true
+	assert_contains "$err" "did you mean --net?"
+	expect_fail125 --no-exprot -- true
+	assert_contains "$err" "did you mean --no-export?"
+	# only the options the subcommand takes are suggested
+	expect_fail125 status --stats
+	assert_not_contains "$err" "did you mean"
+	expect_fail125 --zzzzzz -- true
+	assert_not_contains "$err" "did you mean"
+	# a prefix that several options share: name them
+	expect_fail125 --no -- true
+	assert_contains "$err" "option --no is ambiguous (--no-export, --no-trailer)"
+	# a unique prefix still works
+	run_jail --no-exp -- true
+	assert_eq "$rc" 0 "$err"
+}
+
+test_diff_color_value_must_be_attached() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	expect_fail125 diff -D "$T/p" --color always
+	assert_contains "$err" "--color always: write --color=always"
+	run_jail diff -D "$T/p" --color=always
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" $'\e['
+	# a bare --color before a path is still "always"
+	run_jail diff -D "$T/p" --color README
+	assert_contains "$out" $'\e['
+}
+
+test_diff_stat_and_name_status_are_one_or_the_other() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	expect_fail125 diff -D "$T/p" --stat --name-status
+	assert_contains "$err" "--stat and --name-status: give one of them"
+	run_jail diff -D "$T/p" --name-status
+	assert_eq "$out" "$(printf 'M\tREADME')"
+}
+
+test_export_output_that_cannot_be_made_names_the_flag() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	: >"$T/afile"
+	expect_fail125 export -D "$T/p" -o "$T/afile/out"
+	assert_contains "$err" "jail: -o $T/afile/out: "
+	assert_no_file "$T/afile/out"
+}
+
+test_state_directory_that_cannot_be_made_names_xdg_state_home() {
+	mkrepo "$T/p"
+	mkdir -p "$T/rohome" && chmod 555 "$T/rohome"
+	set +e
+	out=$(cd "$T/p" && env -u XDG_STATE_HOME HOME="$T/rohome" "$JAIL" --no-export -- true 2>&1)
+	rc=$?
+	set -e
+	assert_eq "$rc" 125 "$out"
+	assert_eq "$(grep -c . <<<"$out")" 1 "one line: $out"
+	assert_contains "$out" "create directory '$T/rohome/.local': Permission denied"
+	assert_contains "$out" "set XDG_STATE_HOME to a directory you can write"
+}
+
+test_no_session_from_a_subdirectory_names_the_repository() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/sub/deep"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	assert_eq "$rc" 0 "$err"
+	cd "$T/p/sub/deep"
+	for sub in status diff export apply; do
+		expect_fail125 "$sub"
+		assert_contains "$err" "no session 'default' for $T/p/sub/deep"
+		assert_contains "$err" "subdirectory of the git repository $T/p: for its sessions add -D $T/p"
+	done
+	for sub in rm reset stop; do
+		expect_fail125 "$sub"
+		assert_contains "$err" "add -D $T/p"
+	done
+	expect_fail125 exec -- true
+	assert_contains "$err" "add -D $T/p"
+	# what it names works
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" "M README"
+	# no repository above: no hint
+	mkdir -p "$T/plain"
+	cd "$T/plain"
+	expect_fail125 status
+	assert_not_contains "$err" "git repository"
+}
+
+test_no_dir_given_names_the_current_directory() {
+	cd /
+	expect_fail125 -- true
+	assert_eq "$err" "jail: the current directory '/' is a system directory, not a project; cd into the project, or name it with -D DIR"
+	# typed, it is named as typed
+	expect_fail125 -D / -- true
+	assert_contains "$err" "-D /: '/' is a system directory"
+	mkdir -p "$T/h"
+	cd "$T/h"
+	HOME="$T/h" expect_fail125 -- true
+	assert_contains "$err" "the current directory '$T/h' is your home directory, not a project"
+	expect_fail125 -D '' -- true
+	assert_eq "$err" "jail: -D '': an empty path; name the project's directory"
+}
