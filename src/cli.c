@@ -179,7 +179,7 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	if (o->key && !strv_contains(&c->set_keys, o->key))
 		strv_push(&c->set_keys, o->key);
 	switch (o->lo.val) {
-	case 'D': free(g->project); g->project = xstrdup(arg); return 0;
+	case 'D': free(g->project); g->project = xstrdup(arg); c->dir_given = true; return 0;
 	case 's': free(g->session); g->session = xstrdup(arg); return 0;
 	case 'p': strv_push(&g->policies, arg); return 0;
 	case 'q': g->quiet = true; return 0;
@@ -226,7 +226,8 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_COPY: strv_push(&g->home_copy, arg); return 0;
 	case OPT_SECRET:
 		if (!strchr(arg, '=') || arg[0] == '=')
-			return jail_err_set(e, 0, "--secret: expected NAME=SOURCE (env:VAR, file:PATH or cmd:COMMAND)");
+			return jail_err_set(e, 0, "--secret %s: expected NAME=SOURCE (env:VAR, file:PATH, "
+			                    "cmd:COMMAND or broker:SOURCE for HOST)", arg);
 		strv_push(&g->secrets, arg);
 		return 0;
 	case OPT_MEMORY:
@@ -486,6 +487,9 @@ static int check_conflicts(const struct cli *out, struct jail_err *e)
 {
 	if (out->stat && out->name_status)
 		return jail_err_set(e, 0, "--stat and --name-status: give one of them");
+	if (out->cmd == CMD_LIST && out->all && out->dir_given)
+		return jail_err_set(e, 0, "jail list: --all lists every project, -D one; give one "
+		                    "of them");
 	return 0;
 }
 

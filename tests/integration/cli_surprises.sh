@@ -127,3 +127,36 @@ test_no_dir_given_names_the_current_directory() {
 	expect_fail125 -D '' -- true
 	assert_eq "$err" "jail: -D '': an empty path; name the project's directory"
 }
+
+test_list_all_with_a_dir_is_one_or_the_other() {
+	mkrepo "$T/p"
+	# -D was silently ignored: --all listed every project
+	expect_fail125 list --all -D "$T/p"
+	assert_contains "$err" "--all lists every project, -D one"
+	run_jail list --all
+	assert_eq "$rc" 0 "$err"
+}
+
+test_env_with_a_value_points_at_setenv() {
+	mkrepo "$T/p"
+	expect_fail125 -D "$T/p" -e FOO=bar -- true
+	assert_contains "$err" "set a value with --setenv NAME=VALUE"
+	expect_fail125 -D "$T/p" --secret TOKEN -- true
+	assert_contains "$err" "--secret TOKEN: expected NAME=SOURCE"
+	assert_contains "$err" "broker:SOURCE for HOST"
+}
+
+test_output_that_cannot_be_written_is_a_failure() {
+	[ -w /dev/full ] || skip "no /dev/full"
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- true
+	for args in "--help" "-V" "help status" "list -D $T/p" "list --all" "ps"; do
+		set +e
+		# shellcheck disable=SC2086 # words on purpose
+		err=$("$JAIL" $args 2>&1 >/dev/full)
+		rc=$?
+		set -e
+		assert_eq "$rc" 125 "jail $args >/dev/full"
+		assert_contains "$err" "jail: write to standard output: No space left on device"
+	done
+}
