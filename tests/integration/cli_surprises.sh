@@ -160,3 +160,18 @@ test_output_that_cannot_be_written_is_a_failure() {
 		assert_contains "$err" "jail: write to standard output: No space left on device"
 	done
 }
+
+test_completion_of_help_offers_the_subcommands() {
+	mkdir -p "$T/comp" "$T/share/policies" "$T/bin"
+	sed "s|@DATADIR@|$T/share|" "$TESTS/../completions/jail.bash" >"$T/comp/jail.bash"
+	ln -sf "$JAIL" "$T/bin/jail"
+	out=$(PATH="$T/bin:$PATH" bash --norc --noprofile -c 'source "$1" || exit 9
+		COMP_WORDS=(jail help st); COMP_CWORD=2; _jail
+		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' bash "$T/comp/jail.bash")
+	assert_eq "$out" "status stop "
+	command -v zsh >/dev/null || fail "zsh is not installed (scripts/setup installs it)"
+	sed "s|@DATADIR@|$T/share|" "$TESTS/../completions/_jail" >"$T/comp/_jail"
+	out=$(zsh_complete "jail help sto" "stop")
+	assert_contains "$out" "jail help stop"
+	assert_not_contains "$out" "_jail:"
+}
