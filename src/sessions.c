@@ -26,8 +26,9 @@ static int resolve_existing(struct cli *c, struct session *s, struct jail_err *e
 	if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		_cleanup_free_ char *esc = escape_name(s->project);
 		_cleanup_free_ char *hint = hint_session_in_repo(s->project);
-		return jail_err_set(e, 0, "no session '%s' for %s; jail list -D DIR shows its "
-		                    "sessions%s", s->name, esc, hint);
+		_cleanup_free_ char *line = hint_jail_line("list", s->project, NULL, "");
+		return jail_err_set(e, 0, "no session '%s' for %s; %s shows its sessions%s",
+		                    s->name, esc, line, hint);
 	}
 	return 0;
 }

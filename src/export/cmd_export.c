@@ -598,8 +598,9 @@ static int open_session(struct cli *c, struct session *s, struct jail_config *cf
 	if (stat(s->dir, &st) < 0) {
 		_cleanup_free_ char *esc = escape_name(s->project);
 		_cleanup_free_ char *hint = hint_session_in_repo(s->project);
+		_cleanup_free_ char *line = hint_jail_line(NULL, s->project, s->name, "-- COMMAND");
 		return jail_err_set(e, 0, "no session '%s' for %s; run a command in it first "
-		                          "(jail -D DIR -- COMMAND)%s", s->name, esc, hint);
+		                          "(%s)%s", s->name, esc, line, hint);
 	}
 	bool may_live = *live;
 	*live = false;

@@ -111,6 +111,12 @@ test_no_session_from_a_subdirectory_names_the_repository() {
 	cd "$T/plain"
 	expect_fail125 status
 	assert_not_contains "$err" "git repository"
+	# the line to run is one to paste, with the real project and session
+	assert_contains "$err" "run a command in it first (jail -D $T/plain -- COMMAND)"
+	expect_fail125 rm -s other
+	assert_contains "$err" "jail list -D $T/plain shows its sessions"
+	expect_fail125 exec -D "$T/p" -s other -- true
+	assert_contains "$err" "start a command in it with jail -D $T/p -s other -- COMMAND"
 }
 
 test_no_dir_given_names_the_current_directory() {
