@@ -181,3 +181,15 @@ test_completion_of_help_offers_the_subcommands() {
 	assert_contains "$out" "jail help stop"
 	assert_not_contains "$out" "_jail:"
 }
+
+test_revoke_of_nothing_says_so() {
+	mkrepo "$T/p"
+	run_jail trust -D "$T/p" --revoke
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" "$T/p/.jail.ini was not trusted; nothing to revoke"
+	printf '[net]\nmode = none\n' >"$T/p/.jail.ini"
+	run_jail trust -D "$T/p"
+	assert_eq "$rc" 0 "$err"
+	run_jail trust -D "$T/p" --revoke
+	assert_eq "$out" "$T/p/.jail.ini is no longer trusted"
+}
