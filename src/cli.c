@@ -505,6 +505,13 @@ static int check_args(struct cli *out, int sub, bool dashdash, struct jail_err *
 		if (!n)
 			return jail_err_set(e, 0, "no command given; usage: %s", u);
 		out->cfg.argv = out->args;
+		/* `jail -D DIR status`: the subcommand after the options would run a
+		 * program of that name (diff, ps and reset are on PATH), never the
+		 * subcommand; -- says a program is meant */
+		if (sub < 0 && !dashdash && find_subcmd(out->args[0]) >= 0)
+			return jail_err_set(e, 0, "'%s' is a jail subcommand, which comes first: jail %s "
+			                    "[OPTIONS]; for a program of that name write -- before it",
+			                    out->args[0], out->args[0]);
 		/* `jail stauts`: a typo of a subcommand, not a program to run */
 		const char *near = sub < 0 && !dashdash ? cli_suggest(out->args[0]) : NULL;
 		if (near && !on_path(out->args[0])) {

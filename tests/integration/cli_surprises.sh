@@ -193,3 +193,20 @@ test_revoke_of_nothing_says_so() {
 	run_jail trust -D "$T/p" --revoke
 	assert_eq "$out" "$T/p/.jail.ini is no longer trusted"
 }
+
+test_subcommand_after_options_is_refused_not_run_as_a_program() {
+	mkrepo "$T/p"
+	cd "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	# `diff` is /usr/bin/diff too: it ran in the jail ("diff: missing operand")
+	expect_fail125 -D "$T/p" diff --name-status
+	assert_contains "$err" "'diff' is a jail subcommand, which comes first: jail diff [OPTIONS]"
+	expect_fail125 -s other status
+	assert_contains "$err" "'status' is a jail subcommand, which comes first"
+	# first, it is the subcommand; after --, the program
+	run_jail diff -D "$T/p" --name-status
+	assert_eq "$out" "$(printf 'M\tREADME')"
+	run_jail -D "$T/p" --no-export -- diff --version
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$out" "diff"
+}
