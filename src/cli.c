@@ -179,11 +179,12 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	if (o->key && !strv_contains(&c->set_keys, o->key))
 		strv_push(&c->set_keys, o->key);
 	switch (o->lo.val) {
-	case 'D': free(g->project); g->project = xstrdup(arg); c->dir_given = true; return 0;
+	/* ~/ as --ro and the other paths take it: the shell leaves --dir=~/x as is */
+	case 'D': free(g->project); g->project = expand_home(arg); c->dir_given = true; return 0;
 	case 's': free(g->session); g->session = xstrdup(arg); return 0;
 	case 'p': strv_push(&g->policies, arg); return 0;
 	case 'q': g->quiet = true; return 0;
-	case 'o': free(c->output); c->output = xstrdup(arg); return 0;
+	case 'o': free(c->output); c->output = expand_home(arg); return 0;
 	case '3': c->three_way = true; return 0;
 	case 'm': free(c->message); c->message = xstrdup(arg); return 0;
 	case OPT_SQUASH: g->export_series = false; return 0;

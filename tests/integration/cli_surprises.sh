@@ -210,3 +210,15 @@ test_subcommand_after_options_is_refused_not_run_as_a_program() {
 	assert_eq "$rc" 0 "$err"
 	assert_contains "$out" "diff"
 }
+
+test_dir_and_output_take_a_tilde_as_the_other_paths_do() {
+	mkdir -p "$T/h"
+	mkrepo "$T/h/p"
+	# the shell leaves ~ alone after --dir=; --ro=~/x already expanded it
+	HOME="$T/h" run_jail --dir='~/p' --no-export -- sh -c 'pwd; echo more >>README'
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" "$T/h/p"
+	HOME="$T/h" run_jail export --dir='~/p' --output='~/out'
+	assert_eq "$rc" 0 "$err"
+	assert_file "$T/h/out/0001-jail-session-default.patch"
+}
