@@ -186,7 +186,14 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case 'q': g->quiet = true; return 0;
 	case 'o': free(c->output); c->output = expand_home(arg); return 0;
 	case '3': c->three_way = true; return 0;
-	case 'm': free(c->message); c->message = xstrdup(arg); return 0;
+	case 'm':
+		/* an empty subject would let the body's first line take its place */
+		if (!arg[strspn(arg, " \t\n")])
+			return jail_err_set(e, 0, "-m: the message is empty; give a subject, or leave -m "
+			                    "out for one that names what changed");
+		free(c->message);
+		c->message = xstrdup(arg);
+		return 0;
 	case OPT_SQUASH: g->export_series = false; return 0;
 	case OPT_NO_TRAILER: g->export_trailer = false; return 0;
 	case OPT_NET:

@@ -222,3 +222,15 @@ test_dir_and_output_take_a_tilde_as_the_other_paths_do() {
 	assert_eq "$rc" 0 "$err"
 	assert_file "$T/h/out/0001-jail-session-default.patch"
 }
+
+test_empty_message_is_refused() {
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --no-export -- sh -c 'echo more >>README'
+	# the body's first line became the subject
+	expect_fail125 export -D "$T/p" -o "$T/out" -m ''
+	assert_contains "$err" "-m: the message is empty"
+	expect_fail125 apply -D "$T/p" -m ' '
+	run_jail export -D "$T/p" -o "$T/out" -m 'Fix the README'
+	assert_eq "$rc" 0 "$err"
+	assert_contains "$(cat "$T"/out/0001-*.patch)" "Subject: [PATCH] Fix the README"
+}
