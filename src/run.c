@@ -264,6 +264,18 @@ static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
 	if (cli_sets(c, "net.allow") && cfg->net == NET_NONE)
 		return jail_err_set(e, 0, "--allow %s does nothing with --net none; add --net allow",
 		                    c->cfg.allow.v[0]);
+	/* --net open lets everything through: an --allow there is not a limit,
+	 * though it reads like one */
+	for (size_t j = 0; cfg->net == NET_OPEN && j < c->cfg.allow.n; j++)
+		if (strncmp(c->cfg.allow.v[j], "host:", 5) != 0) {
+			_cleanup_free_ char *esc = escape_name(c->cfg.allow.v[j]);
+			return jail_err_set(e, 0, "--allow %s limits nothing with --net open, which "
+			                    "lets every connection out; use --net allow to allow only "
+			                    "what --allow names", esc);
+		}
+	if (cli_sets(c, "net.dns_upstream") && cfg->net == NET_NONE)
+		return jail_err_set(e, 0, "--dns-upstream does nothing with --net none (the jail "
+		                    "resolves no name); add --net allow");
 	return 0;
 }
 

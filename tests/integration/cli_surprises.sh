@@ -234,3 +234,17 @@ test_empty_message_is_refused() {
 	assert_eq "$rc" 0 "$err"
 	assert_contains "$(cat "$T"/out/0001-*.patch)" "Subject: [PATCH] Fix the README"
 }
+
+test_network_flags_that_would_do_nothing_are_refused() {
+	mkrepo "$T/p"
+	# --net open lets everything out: the --allow read like a limit
+	expect_fail125 -D "$T/p" --net open --allow api.example.com:443 -- true
+	assert_contains "$err" "--allow api.example.com:443 limits nothing with --net open"
+	assert_contains "$err" "use --net allow"
+	expect_fail125 -D "$T/p" --dns-upstream 127.0.0.1 -- true
+	assert_contains "$err" "--dns-upstream does nothing with --net none"
+	# host:PORT opens the host's loopback with --net open too
+	command -v pasta >/dev/null || command -v slirp4netns >/dev/null || skip "no network helper"
+	run_jail -D "$T/p" --net open --allow "host:$(free_port)" --no-export -- true
+	assert_eq "$rc" 0 "$err"
+}
