@@ -248,3 +248,14 @@ test_network_flags_that_would_do_nothing_are_refused() {
 	run_jail -D "$T/p" --net open --allow "host:$(free_port)" --no-export -- true
 	assert_eq "$rc" 0 "$err"
 }
+
+test_tmpfs_over_a_bind_of_the_same_path_is_refused() {
+	mkrepo "$T/p"
+	mkdir -p "$T/d" && echo host >"$T/d/f"
+	# the empty tmpfs covered the bind, in either order, without a word
+	expect_fail125 -D "$T/p" --tmpfs "$T/d" --ro "$T/d/" -- true
+	assert_contains "$err" "--ro and --tmpfs both name '$T/d"
+	expect_fail125 -D "$T/p" --rw "$T/d" --tmpfs "$T/d" -- true
+	run_jail -D "$T/p" --ro "$T/d" --no-export -- cat "$T/d/f"
+	assert_eq "$out" "host"
+}
