@@ -278,6 +278,13 @@ static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
 				return jail_err_set(e, 0, "%s and --tmpfs both name '%s'; the tmpfs would "
 				                    "cover the bind: give the path once", paths[i].flag, esc);
 			}
+	/* --hide X --show X: hiding won, silently */
+	for (size_t j = 0; j < c->cfg.hide.n; j++)
+		if (strv_contains(&c->cfg.show_ignored, c->cfg.hide.v[j])) {
+			_cleanup_free_ char *esc = escape_name(c->cfg.hide.v[j]);
+			return jail_err_set(e, 0, "--hide %s and --show %s: the path would stay hidden; "
+			                    "give one of them", esc, esc);
+		}
 	for (size_t j = 0; j < c->cfg.env_pass.n; j++)
 		if (!getenv(c->cfg.env_pass.v[j])) {
 			_cleanup_free_ char *esc = escape_name(c->cfg.env_pass.v[j]);

@@ -259,3 +259,13 @@ test_tmpfs_over_a_bind_of_the_same_path_is_refused() {
 	run_jail -D "$T/p" --ro "$T/d" --no-export -- cat "$T/d/f"
 	assert_eq "$out" "host"
 }
+
+test_hide_and_show_of_one_pattern_is_refused() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/build" && echo out >"$T/p/build/a.o"
+	# hiding won without a word: the path the user asked to see stayed hidden
+	expect_fail125 -D "$T/p" --hide build --show build -- true
+	assert_contains "$err" "--hide build and --show build: the path would stay hidden"
+	run_jail -D "$T/p" --show build --no-export -- cat build/a.o
+	assert_eq "$out" "out"
+}
