@@ -26,6 +26,8 @@ static const struct {
 	{2026, 'l'}, /* synchronized output: the screen stops updating */
 	{2031, 'l'}, /* colour-scheme change reports */
 	{2048, 'l'}, /* in-band resize reports */
+	{12, 'l'},   /* the cursor blinks (terminfo's cnorm turns it off) */
+	{2027, 'l'}, /* grapheme clusters: how wide text is */
 	{47, 'l'}, {1047, 'l'}, {1049, 'l'}, /* the alternate screen */
 	{7, 'h'},    /* DECAWM: autowrap */
 	{8, 'h'},    /* DECARM: key auto-repeat */
@@ -69,6 +71,25 @@ void csi_parse(const char *s, size_t n, struct csi *c)
 		c->p[c->np++] = -1;  /* "1;" ends with an empty parameter */
 }
 
+bool term_modes_dec_known(int n)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (dec_modes[i].mode == n)
+			return true;
+	return n == 1048;
+}
+
+/* Is the alternate screen (maybe) shown?  The reset then undoes its state
+ * first, while it is still the current screen. */
+static bool on_alt(const struct term_modes *m)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if ((m->dec & (1u << i)) &&
+		    (dec_modes[i].mode == 47 || dec_modes[i].mode == 1047 || dec_modes[i].mode == 1049))
+			return true;
+	return false;
+}
+
 static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
 {
 	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++) {
@@ -95,18 +116,22 @@ static void modkeys(struct term_modes *m, const struct csi *c)
 		m->modkeys &= (uint8_t)~(1u << c->p[0]);
 }
 
+/* The kitty keyboard protocol acts on the current screen's stack (kitty,
+ * foot, ghostty keep one per screen): count there. */
 static void kitty(struct term_modes *m, const struct csi *c)
 {
 	int n = c->np ? c->p[0] : -1;
+	int s = on_alt(m);
+	uint8_t *pushes = &m->kitty_pushes[s];
 	if (c->prefix == '>') {
-		m->kitty_pushes += m->kitty_pushes < 255;
+		*pushes += *pushes < 255;
 	} else if (c->prefix == '=') {
-		m->kitty_set = true;
+		m->kitty_set[s] = true;
 	} else if (c->prefix == '<') {
 		n = n < 1 ? 1 : n;
-		if (n > m->kitty_pushes)
-			m->kitty_set = true;  /* it popped entries it did not push */
-		m->kitty_pushes = (uint8_t)(n > m->kitty_pushes ? 0 : m->kitty_pushes - n);
+		if (n > *pushes)
+			m->kitty_set[s] = true;  /* it popped entries it did not push */
+		*pushes = (uint8_t)(n > *pushes ? 0 : *pushes - n);
 	}
 }
 
@@ -206,13 +231,26 @@ static size_t put_csi(char *out, size_t at, char prefix, int num, char final)
 	return put_str(out, at, f);
 }
 
+/* Undo the kitty keyboard flags of screen s, which must be the current one. */
+static size_t put_kitty(const struct term_modes *m, int s, char *out, size_t n)
+{
+	if (m->kitty_set[s])
+		n = put_str(out, n, "\x1b[=0;1u");
+	if (m->kitty_pushes[s])
+		n = put_csi(out, n, '<', m->kitty_pushes[s], 'u');
+	return n;
+}
+
+static bool kitty_left(const struct term_modes *m, int s)
+{
+	return m->kitty_set[s] || m->kitty_pushes[s];
+}
+
 size_t term_modes_reset(const struct term_modes *m, char *out)
 {
 	size_t n = 0;
-	if (m->kitty_set)
-		n = put_str(out, n, "\x1b[=0;1u");
-	if (m->kitty_pushes)
-		n = put_csi(out, n, '<', m->kitty_pushes, 'u');
+	bool alt = on_alt(m);
+	n = put_kitty(m, alt, out, n); /* the screen shown now */
 	for (int i = 0; i < 8; i++)
 		if (m->modkeys & (1u << i))
 			n = put_csi(out, n, '>', i, 'm');
@@ -220,6 +258,16 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
 			if ((m->dec & (1u << i)) && (dec_modes[i].reset == 'h') == pass)
 				n = put_csi(out, n, '?', dec_modes[i].mode, dec_modes[i].reset);
+	if (alt) {
+		n = put_kitty(m, 0, out, n); /* back on the main screen */
+	} else if (kitty_left(m, 1)) {
+		/* flags left on the alternate screen's stack stay there for the
+		 * next program that uses it: visit it (1049 saves and restores
+		 * the cursor, the main screen is untouched) */
+		n = put_str(out, n, "\x1b[?1049h");
+		n = put_kitty(m, 1, out, n);
+		n = put_str(out, n, "\x1b[?1049l");
+	}
 	if (m->keypad)
 		n = put_str(out, n, "\x1b>");
 	if (m->ansi_irm)

@@ -92,7 +92,7 @@ T(osc_queries_and_unknown_osc_dropped)
 	expect("a\x1b]10;?\x1b\\b", "ab");
 	expect("a\x1b]1337;File=name=eA==:AAAA\ab", "ab");
 	expect("a\x1b]50;?\ab", "ab");
-	expect("a\x1b]0;ti\x1btle\ab", "a\x1btle\ab"); /* ESC ends it: the OSC is dropped */
+	expect("a\x1b]0;ti\x1btle\ab", "ale\ab"); /* ESC ends it: the OSC is dropped */
 	expect("a\x1b]0;t\xc2\x9b" "6n\ab", "ab"); /* encoded C1 inside the body */
 }
 
@@ -375,9 +375,9 @@ T(reset_undoes_modes_that_send_input)
 	             "\x1b[>6;1m\x1b[>7;1m\x1b[?1;5;9;66;1000;1001;1002;1003;1004;1005;1006h"
 	             "\x1b[?1007;1015;1016;2004;2031;2048;47;1047;1049h\x1b[?7;8;25l\x1b="
 	             "\x1b[4;20h\x1b[1m\x0e",
-	             "\x1b[=0;1u\x1b[<1u\x1b[>0m\x1b[>1m\x1b[>2m\x1b[>3m\x1b[>4m\x1b[>6m\x1b[>7m"
+	             "\x1b[>0m\x1b[>1m\x1b[>2m\x1b[>3m\x1b[>4m\x1b[>6m\x1b[>7m"
 	             "\x1b[?1l\x1b[?5l\x1b[?9l\x1b[?66l\x1b[?1000l\x1b[?1001l\x1b[?1002l"
 	             "\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1007l\x1b[?1015l"
 	             "\x1b[?1016l\x1b[?2004l\x1b[?2031l\x1b[?2048l\x1b[?47l\x1b[?1047l\x1b[?1049l"
-	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B");
+	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b[=0;1u\x1b[<1u\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B");
 }
