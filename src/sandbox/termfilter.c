@@ -187,12 +187,15 @@ static bool esc_inter_passes(const char *s, size_t n)
 	}
 }
 
-/* OSC numbers that only change what is shown: titles, cwd, hyperlinks,
+/* OSC numbers that only change what is shown: titles, hyperlinks,
  * notifications, colours, prompt marks (8, 9, 777 and the colours only so:
- * osc_command_ok).
- * 52 (clipboard), 50 (font), 1337 (iTerm2 file transfer) and every other
- * number are dropped. */
-static const int osc_allowed[] = {0, 1, 2, 4, 7, 8, 9, 10, 11, 12, 17, 19,
+ * osc_command_ok).  52 (clipboard), 50 (font), 1337 (iTerm2 file transfer)
+ * and every other number are dropped; so is 7, the working directory: a
+ * terminal opens its next tab or split there, with the host's shell, and a
+ * path the agent names can be its own files on the host (the session's
+ * upper dir), where a git-aware prompt runs the core.fsmonitor of a
+ * repository the agent made. */
+static const int osc_allowed[] = {0, 1, 2, 4, 8, 9, 10, 11, 12, 17, 19,
                                   104, 110, 111, 112, 117, 119, 133, 777};
 
 static bool osc_body_ok(const char *b, size_t n)
@@ -227,12 +230,14 @@ static bool field_is(const char *f, const char *fend, const char *word)
 }
 
 /* OSC 8's target (after its parameters), where a click takes the user: the
- * end of a link (empty), or a web page, a file or a manual page.  Other
- * schemes hand their text to whatever program claims them (vscode:, ssh:,
- * smb:, ms-msdt:, mailto: with an attachment), and a click is all it takes. */
+ * end of a link (empty), a web page or a manual page.  Other schemes hand
+ * their text to whatever program claims them (vscode:, ssh:, smb:, ms-msdt:,
+ * mailto: with an attachment), and a click is all it takes; file: names the
+ * jail's files, which on the host are other files or the agent's own (the
+ * upper dir), opened there by the host's handler (kitty runs scripts). */
 static bool link_target_ok(const char *u, const char *end)
 {
-	static const char *const schemes[] = {"http:", "https:", "file:", "man:"};
+	static const char *const schemes[] = {"http:", "https:", "man:"};
 	if (u == end)
 		return true;
 	for (size_t k = 0; k < ARRAY_SIZE(schemes); k++) {
@@ -247,8 +252,8 @@ static bool link_target_ok(const char *u, const char *end)
  * 9;N;... as its own (9;6 runs a GuiMacro, 9;7 a process, 9;5 waits for a
  * key), urxvt hands 777's text to the perl extension its first field names.
  * What passes: 9 with a text that is not such a number (iTerm2's, WezTerm's
- * notification), 9;4 (progress) and 9;9 (the working directory); 777's
- * notify, precmd and preexec (VTE, foot). */
+ * notification) and 9;4 (progress), not 9;9 (the working directory, as OSC 7
+ * above); 777's notify, precmd and preexec (VTE, foot). */
 static bool osc_command_ok(int num, const char *b, const char *end)
 {
 	const char *fend, *f = first_field(b, end, &fend);
@@ -256,7 +261,7 @@ static bool osc_command_ok(int num, const char *b, const char *end)
 		bool numeric = f < fend;
 		for (const char *p = f; p < fend; p++)
 			numeric = numeric && *p >= '0' && *p <= '9';
-		return !numeric || field_is(f, fend, "4") || field_is(f, fend, "9");
+		return !numeric || field_is(f, fend, "4");
 	}
 	if (num == 777)
 		return field_is(f, fend, "notify") || field_is(f, fend, "precmd") ||

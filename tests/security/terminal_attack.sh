@@ -93,12 +93,31 @@ test_chained_dynamic_colours_dropped() {
 
 # A hyperlink's target is opened by whatever claims its scheme, on a click:
 # vscode:, ssh:, smb: (an NTLM hash to a remote share), ms-msdt:, mailto:
-# with an attachment.  Web pages, files and manual pages pass.
+# with an attachment; file: names the jail's files, which on the host are
+# others or the agent's own (the upper dir).  Web and manual pages pass.
 test_hyperlink_schemes_allowlisted() {
 	show links 'a\033]8;;vscode://vscode.git/clone?url=x\007b\033]8;;\007c\033]8;;SMB://h/s\033\\d\033]8;;mailto:x?attach=/etc/passwd\007e\033]8;id=1;https://example.test/;x\007fEND\n'
 	assert_contains "$out" $'ab\e]8;;\acde' # the end of a link passes
+	assert_contains "$out" $'\e]8;id=1;https://example.test/;x\a' # positive control
 	for s in "vscode:" "SMB:" "mailto:"; do
 		assert_not_contains "$out" "$s"
 	done
-	assert_contains "$out" $'\e]8;id=1;https://example.test/;x\a' # positive control
+	show flink 'a\033]8;;file:///tmp/x.sh\007b\033]8;;\007END\n'
+	assert_contains "$out" $'ab\e]8;;\aEND'
+	assert_not_contains "$out" "file:"
+}
+
+# The working directory a program reports (OSC 7, ConEmu's and Windows
+# Terminal's OSC 9;9) is where the terminal opens its next tab or split, with
+# the host's shell.  The agent can name its own files on the host: the
+# session's upper dir, where a repository it made has a core.fsmonitor that a
+# git-aware prompt runs.  Neither passes.
+test_working_directory_reports_dropped() {
+	probe_setup
+	local upper
+	upper="$(session_dir "$T/p")/upper"
+	show cwd "a\033]7;file://host$upper/evil\007b\033]9;9;$upper/evil\033\\\\c\033]0;title\007END\n"
+	assert_contains "$out" "abc"
+	assert_not_contains "$out" "$upper"
+	assert_contains "$out" $'\e]0;title\a' # positive control: a title passes
 }
