@@ -381,3 +381,39 @@ T(reset_undoes_modes_that_send_input)
 	             "\x1b[?1016l\x1b[?2004l\x1b[?2031l\x1b[?2048l\x1b[?47l\x1b[?1047l\x1b[?1049l"
 	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b[=0;1u\x1b[<1u\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B");
 }
+
+/* What passes is an allowlist: other modes, control sequences and ESC finals
+ * are some terminal's own (terminal_attack.sh says which and why). */
+T(only_known_sequences_and_modes_pass)
+{
+	expect("a\x1b[?38hb\x1b[?46hc\x1b[?1041hd\x1b[?7727he\x1b[?1049;45hf", "abcdef");
+	expect("a\x1b[3hb\x1b[?hc\x1b[hd", "abcd");     /* CRM; no mode at all */
+	expect("a\x1b[5;6;7,~b\x1b[3 tc\x1b[2 }d\x1b[>1;1fe\x1b[>2pf", "abcdef");
+	expect("a\x1b[?2$!pb\x1b[2?1hc\x1b[1;2$$xd", "abcd"); /* not well formed */
+	expect("a\x1blb\x1bmc\x1bNd\x1b`e", "abcde");
+	expect("\x1b[?1;12;25;1048;1049;2026;2027h\x1b[4l\x1b[?1049s",
+	       "\x1b[?1;12;25;1048;1049;2026;2027h\x1b[4l\x1b[?1049s");
+	expect("\x1b[5 q\x1b[!p\x1b[\"q\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u",
+	       "\x1b[5 q\x1b[!p\x1b[\"q\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u");
+	expect("\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "H\x1b" "M\x1b" "c",
+	       "\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "H\x1b" "M\x1b" "c");
+}
+
+T(osc_links_colours_and_cwd)
+{
+	expect("a\x1b]8;;vscode://x\ab\x1b]8;;file:///x\ac\x1b]8;;SSH://h\x1b\\d", "abcd");
+	expect("\x1b]8;;HTTPS://x.test/\a\x1b]8;;man:ls(1)\a\x1b]8;;\a",
+	       "\x1b]8;;HTTPS://x.test/\a\x1b]8;;man:ls(1)\a\x1b]8;;\a");
+	expect("a\x1b]8;https://x.test/\ab", "ab"); /* no parameters field */
+	expect("a\x1b]10;red;blue\ab\x1b]11;a;b\x1b\\c", "abc");
+	expect("a\x1b]7;file://h/tmp\ab\x1b]9;9;/tmp\ac", "abc");
+}
+
+T(reset_kitty_keyboard_on_each_screen)
+{
+	expect_reset("\x1b[>1u\x1b[?1049h\x1b[>1u", "\x1b[<1u\x1b[?1049l\x1b[<1u");
+	expect_reset("\x1b[?1049h\x1b[=1;1u", "\x1b[=0;1u\x1b[?1049l");
+	expect_reset("\x1b[?1049h\x1b[>1u\x1b[?1049l", "\x1b[?1049h\x1b[<1u\x1b[?1049l");
+	expect_reset("\x1b[?1049h\x1b[>1u\x1b[<u\x1b[?1049l", "");
+	expect_reset("\x1b[?12h\x1b[?2027h", "\x1b[?12l\x1b[?2027l");
+}
