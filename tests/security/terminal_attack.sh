@@ -121,3 +121,31 @@ test_working_directory_reports_dropped() {
 	assert_not_contains "$out" "$upper"
 	assert_contains "$out" $'\e]0;title\a' # positive control: a title passes
 }
+
+# The supervisor killed outright (SIGKILL, as the OOM killer does; or a
+# signal whose default kills, which no handler catches): the keeper process
+# (termkeeper.h) still puts the terminal back, raw mode included.
+test_terminal_reset_when_the_supervisor_is_killed() {
+	probe_setup
+	printf 'A\033[?1000h\033[?2004h\033[>1uEND\n' >"$T/bin/modes"
+	local ready sig
+	ready="$(session_dir "$T/p")/upper/READY"
+	for sig in KILL ALRM; do
+		rm -f "$ready"
+		in_pty "stty -a | grep -q -- -icanon && echo RAW-BEFORE
+			$JAIL -q --ro $T/bin -D $T/p -- sh -c 'cat $T/bin/modes; touch READY; sleep 60' &
+			pid=\$!; for i in \$(seq 300); do [ -e $ready ] && break; sleep 0.1; done
+			kill -$sig \$pid; wait \$pid; echo rc=\$?
+			for i in \$(seq 300); do stty -a | grep -q -- -icanon || break; sleep 0.1; done
+			stty -a | grep -q -- -icanon && echo RAW-AFTER; echo checked"
+		assert_contains "$out" "checked"
+		assert_not_contains "$out" "RAW-BEFORE"
+		assert_not_contains "$out" "RAW-AFTER" # the keeper put the settings back
+		local tail=${out##*END}
+		[ "$tail" != "$out" ] || fail "SIG$sig: the payload's output is missing: $out"
+		for s in $'\e[?1000l' $'\e[?2004l' $'\e[<1u'; do
+			assert_contains "$tail" "$s" "SIG$sig"
+		done
+	done
+	host_safe
+}
