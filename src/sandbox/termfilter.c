@@ -87,25 +87,24 @@ static size_t intro_len(const struct term_filter *f)
  * is what terminfo and full-screen programs use: cursor motion, editing,
  * erasing, scrolling, tab stops, SGR, modes (mode_passes), margins, cursor
  * save and restore, the kitty keyboard stack (> < =), modifyOtherKeys (> m),
- * the cursor style (SP q), soft reset (! p), protection (" q), rectangle
- * editing ($ r t v x z {), SGR push and pop (# p q { }), column insert and
- * delete (' } ~) and DECSACE (* x). */
+ * the cursor style (SP q), soft reset (! p), rectangle editing
+ * ($ r t v x z {), SGR push and pop (# p q { }), column insert and delete
+ * (' } ~).  Not state the reset does not undo: tab stops (TBC, g; HTS is
+ * ESC H), character protection (" q), the rectangle extent (* x). */
 static const struct {
 	char prefix, inter;
 	const char *finals;
 } csi_allowed[] = {
-	{0, 0, "@ABCDEFGHIJKLMPSTXZ`abdefghlmrsu"},
+	{0, 0, "@ABCDEFGHIJKLMPSTXZ`abdefhlmrsu"},
 	{'?', 0, "hlrsJK"},
 	{'>', 0, "mu"},
 	{'<', 0, "u"},
 	{'=', 0, "u"},
 	{0, ' ', "@Aq"},
 	{0, '!', "p"},
-	{0, '"', "q"},
 	{0, '$', "rtvxz{"},
 	{0, '#', "pq{}"},
 	{0, '\'', "}~"},
-	{0, '*', "x"},
 };
 
 static bool csi_known(const struct csi *c)
@@ -309,7 +308,7 @@ static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
 	int num;
 	if (!f->overflow && !raw_intro(f) && f->held >= in + term_len &&
 	    osc_passes(f->hold + in, f->held - in - term_len, &num)) {
-		term_modes_osc(&f->modes, num);
+		term_modes_osc(&f->modes, num, f->hold + in, f->held - in - term_len);
 		emit_held(f, o);
 	} else {
 		drop_held(f);
@@ -455,12 +454,13 @@ static bool seq_common(struct term_filter *f, struct out *o, unsigned char c)
 }
 
 /* The ESC sequences without intermediates that pass: save and restore the
- * cursor (7 8), the keypad modes (= >), index, next line, tab set, reverse
- * index (D E H M) and full reset (c): what terminfo uses.  An allowlist:
+ * cursor (7 8), the keypad modes (= >), index, next line, reverse index
+ * (D E M) and full reset (c): what terminfo uses but for the tab stops (H),
+ * which would stay set after the jail.  An allowlist:
  * ESC Z (DECID) answers, ESC n o | } ~ lock G2 or G3 in (the screen turns
  * unreadable), xterm's ESC l locks the lines above the cursor, others are
  * some terminal's own. */
-#define ESC_FINALS "78=>DEHMc"
+#define ESC_FINALS "78=>DEMc"
 
 static void after_esc(struct term_filter *f, struct out *o, unsigned char c)
 {

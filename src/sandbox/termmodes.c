@@ -188,8 +188,27 @@ void term_modes_esc(struct term_modes *m, const char *s, size_t n)
 static const int osc_colors[][2] = {{4, 104},  {10, 110}, {11, 111},
                                     {12, 112}, {17, 117}, {19, 119}};
 
-void term_modes_osc(struct term_modes *m, int num)
+/* The n bytes of b after its k-th ';' (none: b + n). */
+static const char *after_field(const char *b, size_t n, int k, size_t *left)
 {
+	size_t i = 0;
+	for (; i < n && k > 0; i++)
+		k -= b[i] == ';';
+	*left = k > 0 ? 0 : n - i;
+	return b + (k > 0 ? n : i);
+}
+
+void term_modes_osc(struct term_modes *m, int num, const char *b, size_t n)
+{
+	size_t left;
+	if (num == 8) { /* 8;params;URI: an empty URI ends the link */
+		after_field(b, n, 2, &left);
+		m->link_open = left > 0;
+	}
+	if (num == 9 && n >= 4 && memcmp(b, "9;4;", 4) == 0) { /* 9;4;state[;value] */
+		const char *st = after_field(b, n, 2, &left);
+		m->progress = !(left == 0 || (st[0] == '0' && (left == 1 || st[1] == ';')));
+	}
 	for (size_t i = 0; i < sizeof(osc_colors) / sizeof(osc_colors[0]); i++)
 		if (osc_colors[i][0] == num)
 			m->colors |= (uint8_t)(1u << i);
@@ -284,6 +303,10 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 			n = put_num(out, n, osc_colors[i][1]);
 			n = put_str(out, n, "\x1b\\");
 		}
+	if (m->link_open)
+		n = put_str(out, n, "\x1b]8;;\x1b\\");
+	if (m->progress)
+		n = put_str(out, n, "\x1b]9;4;0\x1b\\");
 	if (m->sgr)
 		n = put_str(out, n, "\x1b[m");
 	if (m->charset)

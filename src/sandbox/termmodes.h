@@ -37,6 +37,8 @@ struct term_modes {
 	bool kitty_set[2];
 	uint8_t colors;    /* OSC 4 10 11 12 17 19 (bit per osc_colors[]) that were set */
 	bool keypad, ansi_irm, ansi_lnm, sgr, charset, cursor_style, margins;
+	bool link_open; /* an OSC 8 hyperlink not ended: what follows links there */
+	bool progress;  /* an OSC 9;4 progress indicator shows */
 };
 
 /* May DEC private mode n be set or reset (CSI ? n h/l)?  Only the modes this
@@ -51,8 +53,9 @@ bool term_modes_dec_known(int n);
 void term_modes_csi(struct term_modes *m, const struct csi *c);
 void term_modes_esc(struct term_modes *m, const char *s, size_t n);
 void term_modes_c0(struct term_modes *m, unsigned char c);
-/* An OSC that reaches the terminal, by its number. */
-void term_modes_osc(struct term_modes *m, int num);
+/* An OSC that reaches the terminal: its number, and its body (b, n bytes
+ * between introducer and terminator). */
+void term_modes_osc(struct term_modes *m, int num, const char *b, size_t n);
 
 /* The bytes that undo m, at most TERM_RESET_MAX; async-signal-safe (no
  * allocation, no stdio), for the supervisor's crash path too. */

@@ -393,10 +393,12 @@ T(only_known_sequences_and_modes_pass)
 	expect("a\x1blb\x1bmc\x1bNd\x1b`e", "abcde");
 	expect("\x1b[?1;12;25;1048;1049;2026;2027h\x1b[4l\x1b[?1049s",
 	       "\x1b[?1;12;25;1048;1049;2026;2027h\x1b[4l\x1b[?1049s");
-	expect("\x1b[5 q\x1b[!p\x1b[\"q\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u",
-	       "\x1b[5 q\x1b[!p\x1b[\"q\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u");
-	expect("\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "H\x1b" "M\x1b" "c",
-	       "\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "H\x1b" "M\x1b" "c");
+	expect("\x1b[5 q\x1b[!p\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u",
+	       "\x1b[5 q\x1b[!p\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u");
+	/* state the reset does not undo: tab stops, protection, DECSACE */
+	expect("a\x1b[3gb\x1b[gc\x1bHd\x1b[1\"qe\x1b[2*xf", "abcdef");
+	expect("\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "M\x1b" "c",
+	       "\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "M\x1b" "c");
 }
 
 T(osc_links_colours_and_cwd)
@@ -416,4 +418,15 @@ T(reset_kitty_keyboard_on_each_screen)
 	expect_reset("\x1b[?1049h\x1b[>1u\x1b[?1049l", "\x1b[?1049h\x1b[<1u\x1b[?1049l");
 	expect_reset("\x1b[?1049h\x1b[>1u\x1b[<u\x1b[?1049l", "");
 	expect_reset("\x1b[?12h\x1b[?2027h", "\x1b[?12l\x1b[?2027l");
+}
+
+/* A hyperlink left open makes everything printed after the jail a link; a
+ * progress indicator stays in the tab. */
+T(reset_ends_links_and_progress)
+{
+	expect_reset("\x1b]8;;https://x.test/\aclick", "\x1b]8;;\x1b\\");
+	expect_reset("\x1b]8;id=1;https://x.test/\ax\x1b]8;;\a", "");
+	expect_reset("\x1b]9;4;3\a", "\x1b]9;4;0\x1b\\");
+	expect_reset("\x1b]9;4;1;50\a\x1b]9;4;0\a", "");
+	expect_reset("\x1b]9;4;0;5\a\x1b]9;done\a", "");
 }
