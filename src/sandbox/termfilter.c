@@ -302,12 +302,28 @@ static bool osc_passes(const char *b, size_t n, int *nump)
 	return true;
 }
 
+/* Before the first title that passes: the terminal saves the user's titles
+ * on its title stack (XTWINOPS 22), and the reset takes them back (23).  It
+ * fits the output bound when the held title leaves room for it in hold. */
+#define TITLE_PUSH "\x1b[22;0t"
+
+static bool push_title(struct term_filter *f, struct out *o, int num)
+{
+	if (num > 2 || f->modes.title)
+		return true;
+	if (f->held + strlen(TITLE_PUSH) > sizeof(f->hold))
+		return false;
+	memcpy(o->p + o->n, TITLE_PUSH, strlen(TITLE_PUSH));
+	o->n += strlen(TITLE_PUSH);
+	return true;
+}
+
 static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
 {
 	size_t in = intro_len(f);
 	int num;
 	if (!f->overflow && !raw_intro(f) && f->held >= in + term_len &&
-	    osc_passes(f->hold + in, f->held - in - term_len, &num)) {
+	    osc_passes(f->hold + in, f->held - in - term_len, &num) && push_title(f, o, num)) {
 		term_modes_osc(&f->modes, num, f->hold + in, f->held - in - term_len);
 		emit_held(f, o);
 	} else {

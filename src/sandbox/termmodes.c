@@ -201,6 +201,8 @@ static const char *after_field(const char *b, size_t n, int k, size_t *left)
 void term_modes_osc(struct term_modes *m, int num, const char *b, size_t n)
 {
 	size_t left;
+	if (num <= 2)
+		m->title = true;
 	if (num == 8) { /* 8;params;URI: an empty URI ends the link */
 		after_field(b, n, 2, &left);
 		m->link_open = left > 0;
@@ -303,6 +305,8 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 			n = put_num(out, n, osc_colors[i][1]);
 			n = put_str(out, n, "\x1b\\");
 		}
+	if (m->title)
+		n = put_str(out, n, "\x1b[23;0t"); /* the user's titles, pushed before */
 	if (m->link_open)
 		n = put_str(out, n, "\x1b]8;;\x1b\\");
 	if (m->progress)

@@ -152,16 +152,18 @@ test_terminal_reset_when_the_supervisor_is_killed() {
 
 # State that outlives the jail in the terminal: a hyperlink never ended
 # makes everything the user's shell prints after it a link to the agent's
-# page; a progress indicator (OSC 9;4) stays in the tab; tab stops cleared
-# (TBC) or set (HTS) stay so.  The link and the progress are ended when the
-# jail ends; tab stops do not change.
+# page; a progress indicator (OSC 9;4) stays in the tab; a window title
+# ("sudo: password for you") stays up; tab stops cleared (TBC) or set (HTS)
+# stay so.  The link and the progress are ended, the user's titles pushed
+# before the first title and popped at the end; tab stops do not change.
 test_state_left_behind_is_undone() {
-	show left 'a\033]8;;https://evil.test/\007b\033]9;4;3\007c\033[3gd\033He\tEND\n'
-	assert_contains "$out" $'a\e]8;;https://evil.test/\ab\e]9;4;3\acde\tEND'
+	show left 'a\033]8;;https://evil.test/\007b\033]9;4;3\007c\033[3gd\033He\t\033]0;sudo\007END\n'
+	assert_contains "$out" $'a\e]8;;https://evil.test/\ab\e]9;4;3\acde\t\e[22;0t\e]0;sudo\aEND'
 	local tail
 	tail=$(after_end)
 	assert_contains "$tail" $'\e]8;;\e\\'
 	assert_contains "$tail" $'\e]9;4;0\e\\'
+	assert_contains "$tail" $'\e[23;0t'
 	# positive control: a link that was ended, and no progress, leave nothing
 	show ended 'a\033]8;;https://x.test/\007b\033]8;;\007END\n'
 	assert_not_contains "$(after_end)" $'\e]'

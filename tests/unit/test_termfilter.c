@@ -69,8 +69,9 @@ T(harmless_sequences_pass)
 	expect("\x1b[1;31mred\x1b[0m", "\x1b[1;31mred\x1b[0m");
 	expect("\x1b[2J\x1b[H\x1b[?25l\x1b[?1049h", "\x1b[2J\x1b[H\x1b[?25l\x1b[?1049h");
 	expect("\x1b" "7\x1b" "8\x1b(B\x1b=", "\x1b" "7\x1b" "8\x1b(B\x1b=");
-	expect("\x1b]0;my title\a", "\x1b]0;my title\a");
-	expect("\x1b]2;t\x1b\\", "\x1b]2;t\x1b\\");
+	/* a title: the user's are pushed first (the reset pops them) */
+	expect("\x1b]0;my title\a\x1b]2;t2\a", "\x1b[22;0t\x1b]0;my title\a\x1b]2;t2\a");
+	expect("\x1b]2;t\x1b\\", "\x1b[22;0t\x1b]2;t\x1b\\");
 	expect("\x1b]8;;https://x.test/?q=1\x1b\\link\x1b]8;;\x1b\\",
 	       "\x1b]8;;https://x.test/?q=1\x1b\\link\x1b]8;;\x1b\\");
 	expect("\x1b]11;#000000\a", "\x1b]11;#000000\a");
@@ -176,24 +177,34 @@ T(overlong_sequences_dropped_whole_and_bounded)
 	free(in);
 }
 
-T(output_bound_holds_byte_by_byte)
+/* A held sequence of len bytes (an OSC with introducer intro) completing in
+ * one-byte calls: what is written in all, and out <= 1 + hold in each call. */
+static size_t one_byte_calls(const char *intro, size_t len)
 {
-	/* a held sequence completing in a one-byte call: out <= 1 + hold */
 	struct term_filter *f = calloc(1, sizeof(*f));
 	char in[TERM_FILTER_HOLD + 8];
-	memcpy(in, "\x1b]0;", 4);
-	memset(in + 4, 'x', TERM_FILTER_HOLD - 5);
-	in[TERM_FILTER_HOLD - 1] = '\a';
+	memcpy(in, intro, strlen(intro));
+	memset(in + strlen(intro), 'x', len - strlen(intro) - 1);
+	in[len - 1] = '\a';
 	char out[TERM_FILTER_HOLD * 2];
 	size_t total = 0, max = 0;
-	for (size_t i = 0; i < TERM_FILTER_HOLD; i++) {
+	for (size_t i = 0; i < len; i++) {
 		size_t k = term_filter_run(f, in + i, 1, out);
 		total += k;
 		max = k > max ? k : max;
 	}
-	CHECK_INT(total, TERM_FILTER_HOLD);
 	CHECK(max <= 1 + TERM_FILTER_HOLD);
 	free(f);
+	return total;
+}
+
+T(output_bound_holds_byte_by_byte)
+{
+	CHECK_INT(one_byte_calls("\x1b]9;", TERM_FILTER_HOLD), TERM_FILTER_HOLD);
+	/* a title with the push before it: the push must fit too */
+	size_t push = strlen("\x1b[22;0t");
+	CHECK_INT(one_byte_calls("\x1b]0;", TERM_FILTER_HOLD - push), TERM_FILTER_HOLD);
+	CHECK_INT(one_byte_calls("\x1b]0;", TERM_FILTER_HOLD - push + 1), 0);
 }
 
 /* Random streams over the bytes that matter, in random chunks: the output
@@ -429,4 +440,6 @@ T(reset_ends_links_and_progress)
 	expect_reset("\x1b]9;4;3\a", "\x1b]9;4;0\x1b\\");
 	expect_reset("\x1b]9;4;1;50\a\x1b]9;4;0\a", "");
 	expect_reset("\x1b]9;4;0;5\a\x1b]9;done\a", "");
+	expect_reset("\x1b]0;sudo password\a", "\x1b[23;0t"); /* the user's titles back */
+	expect_reset("\x1b]2;a\a\x1b]1;b\a", "\x1b[23;0t");
 }
