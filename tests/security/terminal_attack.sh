@@ -168,3 +168,29 @@ test_state_left_behind_is_undone() {
 	show ended 'a\033]8;;https://x.test/\007b\033]8;;\007END\n'
 	assert_not_contains "$(after_end)" $'\e]'
 }
+
+# Reads split the stream anywhere (the pty hands over at most a few KiB at a
+# time, the relay reads 8 KiB): dangerous sequences placed across every
+# likely boundary, in each spelling (7-bit, UTF-8 encoded C1), never pass
+# whole, and the text around them all arrives.  (This angle held before the
+# allowlists: a regression test.)
+test_sequences_across_read_boundaries() {
+	probe_setup
+	local f="$T/bin/split" i pad
+	: >"$f"
+	for i in $(seq 1 40); do
+		pad=$((4096 - 7 + i % 9))
+		head -c "$pad" /dev/zero | tr '\0' 'x' >>"$f"
+		printf 'M%02d\033]52;c;Q0xJUA==\007\302\2336n\033P$qm\033\\' "$i" >>"$f"
+	done
+	printf 'END\n' >>"$f"
+	in_pty "$JAIL -q --ro $T/bin -D $T/p -- cat $f; echo rc=\$?"
+	assert_contains "$out" "rc=0"
+	for i in $(seq -w 1 40); do
+		assert_contains "$out" "M$i" "marker $i"
+	done
+	for s in "]52;" "Q0xJUA" $'\302\233' "[6n" 'P$q'; do
+		assert_not_contains "$out" "$s"
+	done
+	host_safe
+}
