@@ -85,7 +85,7 @@ static size_t intro_len(const struct term_filter *f)
  * (media copy: xterm writes screen dumps to files), switch how the stream is
  * read (DECSCL, VT52 mode) or keys are encoded, or play sounds.  What passes
  * is what terminfo and full-screen programs use: cursor motion, editing,
- * erasing, scrolling, tab stops, SGR, modes (mode_passes), margins, cursor
+ * erasing, scrolling, tabbing (I Z), SGR, modes (mode_passes), margins, cursor
  * save and restore, the kitty keyboard stack (> < =), modifyOtherKeys (> m),
  * the cursor style (SP q), soft reset (! p), rectangle editing
  * ($ r t v x z {), SGR push and pop (# p q { }), column insert and delete
