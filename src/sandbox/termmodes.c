@@ -153,6 +153,8 @@ void term_modes_csi(struct term_modes *m, const struct csi *c)
 {
 	if (c->inter == ' ' && c->final == 'q' && !c->prefix) /* DECSCUSR */
 		m->cursor_style = c->np && c->p[0] > 0;
+	if (c->inter == '!' && c->final == 'p' && !c->prefix) /* DECSTR: a VT510 turns */
+		dec_set(m, 7, 'l', true);                           /* autowrap off */
 	if (c->inter)
 		return;
 	if (c->prefix == 0 && c->final == 'r')
