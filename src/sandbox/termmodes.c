@@ -149,12 +149,55 @@ static void margins(struct term_modes *m, const struct csi *c)
 	m->margins = (c->np >= 1 && c->p[0] > 1) || (c->np >= 2 && c->p[1] > 0);
 }
 
+/* A cursor save (DECSC, SCOSC, entering 1048 or 1049) keeps the attributes
+ * and origin mode with it, and a restore (DECRC, SCORC, leaving them) brings
+ * them back, maybe after they were turned off: what any save kept counts as
+ * on again after a restore. */
+static bool is_origin(const struct term_modes *m)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (dec_modes[i].mode == 6)
+			return m->dec & (1u << i);
+	return false;
+}
+
+static void cursor_saved(struct term_modes *m)
+{
+	m->saved_sgr |= m->sgr;
+	m->saved_origin |= is_origin(m);
+}
+
+static void cursor_restored(struct term_modes *m)
+{
+	m->sgr |= m->saved_sgr;
+	if (m->saved_origin)
+		dec_set(m, 6, 'h', true);
+}
+
+/* 1 when c saves the cursor, -1 when it restores it, else 0. */
+static int cursor_save_restore(const struct csi *c)
+{
+	if (c->inter)
+		return 0;
+	if (c->prefix == 0 && (c->final == 's' || c->final == 'u'))
+		return c->final == 's' ? 1 : -1;
+	for (int i = 0; c->prefix == '?' && (c->final == 'h' || c->final == 'l') && i < c->np; i++)
+		if (c->p[i] == 1048 || c->p[i] == 1049)
+			return c->final == 'h' ? 1 : -1;
+	return 0;
+}
+
 void term_modes_csi(struct term_modes *m, const struct csi *c)
 {
+	int sr = cursor_save_restore(c);
+	if (sr > 0) /* before the modes change: 1049 saves, then switches */
+		cursor_saved(m);
 	if (c->inter == ' ' && c->final == 'q' && !c->prefix) /* DECSCUSR */
 		m->cursor_style = c->np && c->p[0] > 0;
 	if (c->inter == '!' && c->final == 'p' && !c->prefix) /* DECSTR: a VT510 turns */
 		dec_set(m, 7, 'l', true);                           /* autowrap off */
+	if (c->inter == '#' && (c->final == 'q' || c->final == '}')) /* XTPOPSGR */
+		m->sgr = true;
 	if (c->inter)
 		return;
 	if (c->prefix == 0 && c->final == 'r')
@@ -176,12 +219,18 @@ void term_modes_csi(struct term_modes *m, const struct csi *c)
 		modkeys(m, c);
 	else if (c->prefix == 0 && c->final == 'm')
 		sgr(m, c);
+	if (sr < 0)
+		cursor_restored(m);
 }
 
 void term_modes_esc(struct term_modes *m, const char *s, size_t n)
 {
 	if (n == 1 && (s[0] == '=' || s[0] == '>'))
 		m->keypad = s[0] == '=';
+	else if (n == 1 && s[0] == '7')
+		cursor_saved(m);
+	else if (n == 1 && s[0] == '8')
+		cursor_restored(m);
 	else if (n == 2 && (s[0] == '(' || s[0] == ')'))
 		m->charset = true;
 }

@@ -40,6 +40,7 @@ struct term_modes {
 	bool link_open; /* an OSC 8 hyperlink not ended: what follows links there */
 	bool progress;  /* an OSC 9;4 progress indicator shows */
 	bool title;     /* a title was set: the user's were pushed (termfilter.c) */
+	bool saved_sgr, saved_origin; /* kept by a cursor save (termmodes.c) */
 };
 
 /* May DEC private mode n be set or reset (CSI ? n h/l)?  Only the modes this

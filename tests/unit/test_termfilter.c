@@ -430,6 +430,12 @@ T(reset_kitty_keyboard_on_each_screen)
 	expect_reset("\x1b[?1049h\x1b[>1u\x1b[<u\x1b[?1049l", "");
 	expect_reset("\x1b[?12h\x1b[?2027h", "\x1b[?12l\x1b[?2027l");
 	expect_reset("\x1b[!p", "\x1b[?7h"); /* soft reset: autowrap off on a VT510 */
+	/* what a cursor restore or an SGR pop brings back counts as on */
+	expect_reset("\x1b[31m\x1b" "7\x1b[m\x1b" "8", "\x1b[m");
+	expect_reset("\x1b[31m\x1b[#{\x1b[m\x1b[#}", "\x1b[m");
+	expect_reset("\x1b[?1049h\x1b[?1049l", "");
+	expect_reset("\x1b[31m\x1b[?1049h\x1b[m\x1b[?1049l", "\x1b[m");
+	expect_reset("\x1b[?6h\x1b[s\x1b[?6l\x1b[u", "\x1b[?6l");
 }
 
 /* A hyperlink left open makes everything printed after the jail a link; a
