@@ -2,10 +2,10 @@
 #include "termkeeper.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +13,8 @@
 #define RELEASED 'r'
 
 /* The keeper: it runs only async-signal-safe calls (the supervisor has
- * threads).  fds 0-2 stay (the terminal), rfd is at 3 (term_keeper_start). */
+ * threads).  fds 0-2 stay (the terminal), its end of the socket pair is at
+ * 3 (term_keeper_start). */
 static _Noreturn void keeper_main(const struct term_filter *f, int out,
                                   const struct termios *saved)
 {
@@ -21,7 +22,8 @@ static _Noreturn void keeper_main(const struct term_filter *f, int out,
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL); /* the user's ^C and kill of the group
 	                                      * are the supervisor's to handle */
-	syscall(SYS_close_range, 4, ~0U, 0); /* the pty master, the jail's sockets */
+	if (syscall(SYS_close_range, 4, ~0U, 0) < 0) /* the pty master, the jail's */
+		_exit(1);                                 /* sockets: none held here */
 	prctl(PR_SET_NAME, "jail-termkeeper", 0, 0, 0);
 	char c;
 	ssize_t n;
@@ -49,14 +51,16 @@ int term_keeper_start(struct term_keeper *k, int out, const struct termios *save
 		k->filter = NULL;
 		return jail_err_sys(e, "map the terminal filter");
 	}
+	/* a socket pair, not a pipe: the supervisor's word must not raise
+	 * SIGPIPE when the keeper is gone (MSG_NOSIGNAL) */
 	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0) {
 		term_keeper_stop(k);
-		return jail_err_sys(e, "pipe for the terminal keeper");
+		return jail_err_sys(e, "socket pair for the terminal keeper");
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
-		/* no write end here, or the pipe would never end; the read end
+		/* not the supervisor's end, or the pair would never end; ours
 		 * onto 3, where keeper_main reads it */
 		close(p[1]);
 		if (p[0] != 3 && dup2(p[0], 3) < 0)
@@ -78,7 +82,7 @@ int term_keeper_start(struct term_keeper *k, int out, const struct termios *save
 void term_keeper_release(const struct term_keeper *k)
 {
 	char c = RELEASED;
-	if (k->fd >= 0 && write(k->fd, &c, 1) < 0)
+	if (k->fd >= 0 && send(k->fd, &c, 1, MSG_NOSIGNAL) < 0)
 		return; /* the keeper is gone: nothing to release */
 }
 

@@ -4,8 +4,8 @@
  *
  * The relay's filter lives in memory shared with a small child of the
  * supervisor, outside the jail (nothing in the jail can signal it), which
- * holds the terminal and the read end of a pipe.  When the supervisor is
- * done with the terminal it says so and the keeper exits; when the pipe
+ * holds the terminal and one end of a socket pair.  When the supervisor is
+ * done with the terminal it says so and the keeper exits; when the pair
  * ends without that word, the supervisor is gone, and the keeper writes the
  * filter's reset (termmodes.h) and the terminal settings saved before raw
  * mode. */
@@ -18,7 +18,7 @@
 
 struct term_keeper {
 	pid_t pid;                 /* 0: no keeper runs */
-	int fd;                    /* the pipe's write end, or -1 */
+	int fd;                    /* the supervisor's end of the pair, or -1 */
 	struct term_filter *filter; /* shared with the keeper (MAP_SHARED) */
 };
 
