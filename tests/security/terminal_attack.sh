@@ -194,3 +194,22 @@ test_sequences_across_read_boundaries() {
 	done
 	host_safe
 }
+
+# The keeper gone first (killed by hand): the supervisor's word to it must
+# not kill the supervisor (SIGPIPE), and it puts the terminal back itself.
+test_jail_ends_normally_without_its_keeper() {
+	probe_setup
+	printf 'A\033[?1000hEND\n' >"$T/bin/modes"
+	mkdir -p "$T/sig"
+	rm -f "$T/sig/"*
+	in_pty "$JAIL -q --ro $T/bin --rw $T/sig -D $T/p -- sh -c 'cat $T/bin/modes; touch $T/sig/ready
+			while [ ! -e $T/sig/go ]; do sleep 0.1; done' &
+		pid=\$!; for i in \$(seq 300); do [ -e $T/sig/ready ] && break; sleep 0.1; done
+		k=\$(pgrep -P \$pid -x jail-termkeeper); echo keeper=\$k; [ -n \"\$k\" ] && kill -KILL \$k
+		touch $T/sig/go; wait \$pid; echo rc=\$?"
+	assert_contains "$out" "keeper=" # positive control below: it was there
+	[[ "$out" =~ keeper=[0-9]+ ]] || fail "no keeper ran: $out"
+	assert_contains "$out" "rc=0"
+	assert_contains "${out##*END}" $'\e[?1000l'
+	host_safe
+}
