@@ -434,7 +434,9 @@ int session_remove(struct session *s, struct jail_err *e)
 	const char *names[] = {"upper", "work", "home", "patches", "meta", "hidden", "meta.tmp",
 	                       "git-upper", "git-work", "applied", "applied.tmp", "ignored.cache",
 	                       "ignored.cache.tmp", "tree.cache", "tree.cache.tmp", "cow",
-	                       "running", "running.tmp", "placeholders", "placeholders.tmp"};
+	                       "running", "running.tmp", "placeholders", "placeholders.tmp",
+	                       "landing", "landing.tmp", "applied.landing", "applied.landing.tmp",
+	                       "base-cr", "base-cr.tmp", "export.stamp", "export.stamp.tmp"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (rm_rf_at(dfd, names[i], e) < 0)
 			return jail_err_wrap(e, "reset session '%s'", s->name);

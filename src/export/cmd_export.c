@@ -8,6 +8,7 @@
 #include "commands.h"
 
 #include "applied.h"
+#include "landing.h"
 #include "controlfiles.h"
 #include "linkflags.h"
 #include "hidefs.h"
@@ -214,22 +215,6 @@ static char *series_head_key(const char *sub)
 	return xasprintf("series_head_%.16s", hex);
 }
 
-/* A submodule's series stands on its host HEAD (no base is recorded for it). */
-static char *host_head(const char *project)
-{
-	struct git g = {.cwd = project};
-	struct strbuf out = {0};
-	struct jail_err e;
-	int status = 1;
-	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
-	if (git_run(&g, args, NULL, 0, &out, &status, &e) < 0 || status != 0 || !out.s) {
-		sb_free(&out);
-		return NULL;
-	}
-	out.s[strcspn(out.s, "\n")] = '\0';
-	return sb_steal(&out);
-}
-
 /* The agent's commits as a series, when it made any (series.h); sub names a
  * submodule of super's project. */
 static int collect_series(struct collect *k, struct session *s, const struct jail_config *cfg,
@@ -239,7 +224,7 @@ static int collect_series(struct collect *k, struct session *s, const struct jai
 		return 0;
 	_cleanup_free_ char *key = series_head_key(sub);
 	_cleanup_free_ char *landed = session_meta_get(s, key);
-	_cleanup_free_ char *base = sub ? host_head(k->x.project) : NULL;
+	_cleanup_free_ char *base = sub ? landing_head(k->x.project) : NULL;
 	if (sub && !base)
 		return 0;
 	struct series_opts o = {
@@ -553,6 +538,10 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct hi
 		runstamp_free(&rs);
 		return 0;
 	}
+	if (landing_settle(s, e) < 0) {
+		runstamp_free(&rs);
+		return jail_err_wrap(e, "export");
+	}
 	session_sync(s);
 	/* what was hidden is the view server's selection: it may still be
 	 * building when the command ended early */
@@ -635,6 +624,9 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 	_cleanup_free_ char *scratch = NULL;
 	_cleanup_close_ int scratch_hold = -1;
 	int r = open_session(c, &s, &cfg, &live, &e);
+	/* what an interrupted jail apply landed is the session's before it is read */
+	if (r == 0 && !live)
+		r = landing_settle(&s, &e);
 	/* a running jail exports into its session dir when it ends: a live read
 	 * builds its scratch repository apart, and removes it */
 	if (r == 0 && live) {
@@ -873,31 +865,32 @@ static int refuse_dirty(const struct collect *k, struct jail_err *e)
 	                    dirty > 1 ? " and more files" : "");
 }
 
-/* Remember what landed: the applied versions (the next export starts there) and
- * the host commit it made. */
-static void mark_applied(const struct session *s, struct collect *k)
+/* Write down what the git am's about to run will land (landing.h): the
+ * applied versions (the next export starts there) and the agent's commits
+ * each series ends at.  It becomes the session's once the host's HEAD shows
+ * it landed. */
+static int plan_landing(const struct session *s, struct collect *k, struct landing *l,
+                        struct jail_err *e)
 {
-	struct strbuf tree = {0}, head = {0};
-	struct jail_err e;
-	if (k->built && (patch_post_tree(&k->sc, &tree, &e) < 0 ||
-	                 applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0))
-		log_warn("cannot record what was applied: %s", e.msg);
-	/* the agent's commits that landed: the next export starts after them */
-	_cleanup_free_ char *key = series_head_key(NULL);
-	if (k->sr.active && session_meta_set(s, &e, key, k->sr.head, NULL) < 0)
-		log_warn("%s", e.msg);
-	struct git g = {.cwd = s->project};
-	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
-	int status = 1;
-	char now[32];
-	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
-	if (git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 && head.s)
-		head.s[strcspn(head.s, "\n")] = '\0';
-	if (session_meta_set(s, &e, "applied", head.s && status == 0 ? head.s : "unknown",
-	                     "applied_time", now, NULL) < 0)
-		log_warn("%s", e.msg);
+	struct strbuf tree = {0};
+	_cleanup_free_ char *stale = xasprintf("%s/applied.landing", s->dir);
+	if (unlink(stale) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "remove '%s'", stale);
+	if (k->patch && k->built &&
+	    (patch_post_tree(&k->sc, &tree, e) < 0 ||
+	     applied_record(s->dir, "applied.landing", &k->cs, k->x.prefix, &tree, e) < 0))
+		log_warn("cannot record what is applied: %s", e->msg);
 	sb_free(&tree);
-	sb_free(&head);
+	_cleanup_free_ char *key = series_head_key(NULL);
+	if (k->patch)
+		landing_add(l, s->project, key, k->sr.active ? k->sr.head : NULL, true);
+	for (size_t i = 0; i < k->n_subs; i++) {
+		const struct collect *sk = &k->subs[i];
+		_cleanup_free_ char *skey = series_head_key(k->x.submodules.v[i]);
+		if (sk->patch)
+			landing_add(l, sk->x.project, skey, sk->sr.active ? sk->sr.head : NULL, false);
+	}
+	return landing_begin(s, l, e);
 }
 
 /* Changes to control files (controlfiles.h) land only when the user says so:
@@ -957,20 +950,19 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 		log_info("no changes to apply");
 		return 0;
 	}
-	if (k->patch) {
-		if (git_am(s->project, &k->paths, c->three_way, e) < 0)
-			return -1;
-		mark_applied(s, k);
-	}
-	for (size_t i = 0; i < k->n_subs; i++) {
+	struct landing l = {0};
+	int r = plan_landing(s, k, &l, e);
+	landing_free(&l);
+	if (r == 0 && k->patch)
+		r = git_am(s->project, &k->paths, c->three_way, e);
+	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
 		const struct collect *sk = &k->subs[i];
-		if (sk->patch && git_am(sk->x.project, &sk->paths, c->three_way, e) < 0)
-			return -1;
-		_cleanup_free_ char *key = series_head_key(k->x.submodules.v[i]);
-		struct jail_err we;
-		if (sk->sr.active && session_meta_set(s, &we, key, sk->sr.head, NULL) < 0)
-			log_warn("%s", we.msg);
+		if (sk->patch)
+			r = git_am(sk->x.project, &sk->paths, c->three_way, e);
 	}
+	/* a git am that stopped leaves the record for the command after it */
+	if (r < 0 || landing_settle(s, e) < 0)
+		return -1;
 	log_info("applied; the next export carries only what changes after this");
 	return 0;
 }

@@ -1,0 +1,142 @@
+/* landing.c — see landing.h. */
+#include "landing.h"
+
+#include "git.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define FIELDS 5
+
+char *landing_head(const char *repo)
+{
+	struct git g = {.cwd = repo};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) < 0 || status != 0 || !out.s) {
+		sb_free(&out);
+		return NULL;
+	}
+	out.s[strcspn(out.s, "\n")] = '\0';
+	return sb_steal(&out);
+}
+
+void landing_add(struct landing *l, const char *repo, const char *key, const char *value,
+                 bool project)
+{
+	_cleanup_free_ char *head = landing_head(repo);
+	strv_push(&l->rec, repo);
+	strv_push(&l->rec, head ? head : "");
+	strv_push(&l->rec, key && value ? key : "");
+	strv_push(&l->rec, key && value ? value : "");
+	strv_push(&l->rec, project ? "1" : "0");
+}
+
+int landing_begin(const struct session *s, const struct landing *l, struct jail_err *e)
+{
+	struct strbuf b = {0};
+	for (size_t i = 0; i < l->rec.n; i++)
+		sb_append(&b, l->rec.v[i], strlen(l->rec.v[i]) + 1);  /* with its NUL */
+	_cleanup_free_ char *path = xasprintf("%s/landing", s->dir);
+	int r = replace_file(path, b.s ? b.s : "", b.len, 0600, e);
+	sb_free(&b);
+	return r < 0 ? jail_err_wrap(e, "record what jail apply lands") : 0;
+}
+
+void landing_free(struct landing *l) { strv_free(&l->rec); }
+
+/* Is a `git am` stopped in repo (its rebase-apply directory)? */
+static bool am_in_progress(const char *repo)
+{
+	struct git g = {.cwd = repo};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	const char *args[] = {"rev-parse", "--git-path", "rebase-apply", NULL};
+	bool stopped = false;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		_cleanup_free_ char *path = out.s[0] == '/' ? xstrdup(out.s)
+		                                           : xasprintf("%s/%s", repo, out.s);
+		struct stat st;
+		stopped = lstat(path, &st) == 0;
+	}
+	sb_free(&out);
+	return stopped;
+}
+
+/* The recorded intent, as fields (FIELDS a repository); false when there is
+ * none, or it does not parse (then it is dropped). */
+static bool landing_read(const struct session *s, struct strv *f)
+{
+	_cleanup_free_ char *path = xasprintf("%s/landing", s->dir), *data = NULL;
+	size_t len = 0;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, &len, &e) < 0)
+		return false;
+	for (size_t i = 0; i < len;) {
+		size_t n = strnlen(data + i, len - i);
+		if (i + n == len)
+			break;  /* a last field without its NUL: cut short */
+		strv_push(f, data + i);
+		i += n + 1;
+	}
+	if (f->n && f->n % FIELDS == 0)
+		return true;
+	log_warn("dropped an unreadable record of an earlier jail apply (%s)", path);
+	strv_free(f);
+	return false;
+}
+
+/* What landed in the repository of record r becomes the session's. */
+static int landing_keep(const struct session *s, char *const *r, const char *head,
+                        struct jail_err *e)
+{
+	if (r[2][0] && session_meta_set(s, e, r[2], r[3], NULL) < 0)
+		return -1;
+	if (strcmp(r[4], "1") != 0)
+		return 0;
+	_cleanup_free_ char *from = xasprintf("%s/applied.landing", s->dir);
+	_cleanup_free_ char *to = xasprintf("%s/applied", s->dir);
+	if (rename(from, to) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "rename '%s'", from);
+	char now[32];
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	return session_meta_set(s, e, "applied", head, "applied_time", now, NULL);
+}
+
+int landing_settle(const struct session *s, struct jail_err *e)
+{
+	struct strv f = {0};
+	if (!landing_read(s, &f))
+		return 0;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < f.n; i += FIELDS)
+		if (am_in_progress(f.v[i])) {
+			_cleanup_free_ char *esc = escape_name(f.v[i]);
+			r = jail_err_set(e, 0, "a jail apply stopped while git am ran in %s: finish it "
+			                       "there (git am --continue) or undo it (git am --abort), "
+			                       "then run jail again", esc);
+			e->errnum = EBUSY;
+		}
+	for (size_t i = 0; r == 0 && i < f.n; i += FIELDS) {
+		_cleanup_free_ char *head = landing_head(f.v[i]);
+		if (strcmp(head ? head : "", f.v[i + 1]) != 0)
+			r = landing_keep(s, f.v + i, head ? head : "unknown", e);
+	}
+	if (r == 0) {
+		_cleanup_free_ char *applied = xasprintf("%s/applied.landing", s->dir);
+		_cleanup_free_ char *path = xasprintf("%s/landing", s->dir);
+		if ((unlink(applied) < 0 && errno != ENOENT) || (unlink(path) < 0 && errno != ENOENT))
+			r = jail_err_sys(e, "remove the record of what jail apply landed");
+	}
+	strv_free(&f);
+	return r;
+}

@@ -1,0 +1,106 @@
+# The escape suite: a session's life cycle and its crash paths.  jail
+# promises that nothing is lost (the host tree is never written, a session
+# survives any crash) and that nothing the agent leaves in its session hurts
+# the host side.  Here the session commands are killed at chosen points, run
+# out of room, and fed trees the agent shaped.  Each test fails on the build
+# before its fix.
+source "$TESTS/security/helpers.bash"
+
+# A project whose agent made two commits (c1 changes README, c2 adds n1).
+two_commits() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c '
+		git config user.email a@example.com && git config user.name Agent &&
+		echo more >>README && git commit -qam c1 &&
+		echo new >n1 && git add n1 && git commit -qm c2'
+	assert_eq "$rc" 0 "the agent's commits: $err"
+}
+
+# A git that kills the jail that started it as soon as its `git am` has
+# landed: the moment between the landing and jail's record of it.
+git_killing_jail_after_am() {
+	mkdir -p "$T/wrap"
+	cat >"$T/wrap/git" <<EOF
+#!/bin/bash
+$(command -v git) "\$@"
+rc=\$?
+[ "\$3" = am ] && kill -9 \$PPID
+exit \$rc
+EOF
+	chmod +x "$T/wrap/git"
+}
+
+# The host's subjects, newest first, on one line.
+host_log() { git -C "$T/p" log --format=%s | tr '\n' ' '; }
+
+test_apply_killed_after_git_am_keeps_the_session_consistent() {
+	two_commits
+	git_killing_jail_after_am
+	PATH="$T/wrap:$PATH" run_jail apply -D "$T/p"
+	assert_eq "$rc" 137 "jail apply killed after git am"
+	assert_eq "$(host_log)" "c2 c1 init " "what git am landed"
+	# the next commands know the series landed: nothing to carry again
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "status after the kill: $err"
+	assert_not_contains "$out" "c1"
+	assert_not_contains "$out" "0001-"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "apply again: $err"
+	assert_eq "$(host_log)" "c2 c1 init " "the host after applying again"
+	assert_no_file "$T/p/.git/rebase-apply"
+	assert_eq "$(git -C "$T/p" status --porcelain --untracked-files=no)" "" "host work tree"
+}
+
+# git am stopped on a conflict; the user resolves it and continues: the
+# series is the host's now, and is not carried again.
+test_apply_conflict_continued_by_hand_is_not_carried_again() {
+	two_commits
+	printf 'hello\nhost\n' >"$T/p/README"
+	git -C "$T/p" commit -qam host
+	run_jail apply -D "$T/p"
+	assert_ne "$rc" 0 "apply onto a conflicting host change"
+	assert_file "$T/p/.git/rebase-apply"
+	# while git am waits, the session says so instead of reading a half state
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 125 "status while git am waits"
+	assert_contains "$err" "git am --continue"
+	printf 'hello\nmore\n' >"$T/p/README"  # the agent's side
+	git -C "$T/p" add README
+	git -C "$T/p" am --continue >/dev/null
+	assert_eq "$(host_log)" "c2 c1 host init " "the host after git am --continue"
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "status after the user finished git am: $err"
+	assert_contains "$out" "no changes"
+}
+
+# git am stopped on a conflict; the user aborts: the series stays to apply.
+test_apply_conflict_aborted_keeps_the_series() {
+	two_commits
+	printf 'hello\nhost\n' >"$T/p/README"
+	git -C "$T/p" commit -qam host
+	run_jail apply -D "$T/p"
+	assert_ne "$rc" 0 "apply onto a conflicting host change"
+	git -C "$T/p" am --abort
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "status after git am --abort: $err"
+	assert_contains "$out" "0001-c1.patch"
+	assert_contains "$out" "0002-c2.patch"
+	git -C "$T/p" reset -q --hard HEAD~1  # the host drops its change: it lands
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "apply after the host dropped its change: $err"
+	assert_eq "$(host_log)" "c2 c1 init " "the host after jail apply"
+}
+
+# jail reset --all leaves no session behind (jail list shows none).
+test_reset_all_leaves_no_session_directory() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'echo more >>README'
+	assert_eq "$rc" 0 "run: $err"
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "export: $err"
+	run_jail reset --all -D "$T/p"
+	assert_eq "$rc" 0 "reset: $err"
+	assert_no_file "$(session_dir "$T/p")"
+	run_jail list -D "$T/p"
+	assert_not_contains "$out" "default"
+}
