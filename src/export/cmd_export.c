@@ -303,7 +303,8 @@ static int clear_patches(int dfd, struct jail_err *e)
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (fnmatch("[0-9][0-9][0-9][0-9]-*.patch", de->d_name, 0) == 0 ||
-		    strcmp(de->d_name, "summary") == 0)
+		    fnmatch("[0-9][0-9][0-9][0-9]-*.patch.tmp", de->d_name, 0) == 0 ||
+		    strcmp(de->d_name, "summary") == 0 || strcmp(de->d_name, "summary.tmp") == 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 	return 0;
@@ -351,7 +352,7 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 		k->patch = xstrdup(k->paths.v[0]);
 		series_summary(&k->sr, &summary);
 		summary_render(&k->cs, k->sr.active ? NULL : k->patch, &summary);
-		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
+		r = replace_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
 	sb_free(&summary);
 	return r;
@@ -369,14 +370,19 @@ static int write_series(struct collect *k, const struct session *s, const char *
 		return jail_err_sys(e, "open '%s'", dir);
 	if (clear && (clear_patches(dfd, e) < 0 || rm_rf_at(dfd, "submodules", e) < 0))
 		return -1;
-	if (write_one(k, s, dir, e) < 0)
-		return -1;
-	for (size_t i = 0; i < k->n_subs; i++) {
+	int r = write_one(k, s, dir, e);
+	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
 		_cleanup_free_ char *sub = xasprintf("%s/submodules/%s", dir, k->x.submodules.v[i]);
-		if (write_one(&k->subs[i], s, sub, e) < 0)
-			return -1;
+		r = write_one(&k->subs[i], s, sub, e);
 	}
-	return 0;
+	/* an export that failed half-way (a full disk) leaves none of its
+	 * patches: the first few of a series read as the whole change */
+	for (size_t i = 0; r < 0 && i <= k->n_subs; i++) {
+		const struct strv *p = i == 0 ? &k->paths : &k->subs[i - 1].paths;
+		for (size_t j = 0; j < p->n; j++)
+			unlink(p->v[j]);
+	}
+	return r;
 }
 
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since

@@ -104,3 +104,31 @@ test_reset_all_leaves_no_session_directory() {
 	run_jail list -D "$T/p"
 	assert_not_contains "$out" "default"
 }
+
+# export -o DIR on a filesystem that fills up half-way through the series: the
+# export fails, and leaves no patch of its own there (the first of a series,
+# or a patch cut short, reads as the whole change to git am).
+test_export_out_of_room_leaves_no_partial_series() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c '
+		git config user.email a@example.com && git config user.name Agent &&
+		echo small >s && git add s && git commit -qm small &&
+		seq 1 60000 | sed "s/^/line /" >big && git add big && git commit -qm big'
+	assert_eq "$rc" 0 "the agent's commits: $err"
+	mkdir -p "$T/out"
+	set +e
+	out=$(unshare -Urm bash -c 'mount -t tmpfs -o size=256k,mode=0700 none "$1" ||
+			{ echo mount-failed; exit 0; }
+		"$2" export -o "$1/x" -D "$3"; echo "export-rc=$?"
+		echo "left: $(ls -A "$1/x" | tr "\n" " ")"' sh "$T/out" "$JAIL" "$T/p" 2>&1)
+	set -e
+	[[ "$out" == *mount-failed* ]] && skip "cannot mount a tmpfs in a user namespace here"
+	assert_contains "$out" "export-rc=125"
+	assert_contains "$out" "No space left on device"
+	assert_contains "$out" "left: "
+	assert_not_contains "${out##*left: }" ".patch"
+	# with room, the same export is whole
+	run_jail export -o "$T/whole" -D "$T/p"
+	assert_eq "$rc" 0 "export with room: $err"
+	assert_file "$T/whole/0002-big.patch"
+}
