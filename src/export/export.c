@@ -506,6 +506,10 @@ static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, co
 static int walk_dir(struct walk *w, int ufd, int lfd, bool opaque, const char *rel)
 {
 	DIR *d = opendir_at(ufd, ".");
+	/* a directory the agent left readable but not searchable (chmod 600)
+	 * opens, and then cannot be listed: left out like one it cannot open */
+	if (!d && rel && unreadable(w, rel, FT_NONE, FT_DIR))
+		return 0;
 	if (!d)
 		return jail_err_sys(w->e, "read a session directory");
 	struct strv seen = {0};

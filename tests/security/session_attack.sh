@@ -132,3 +132,23 @@ test_export_out_of_room_leaves_no_partial_series() {
 	assert_eq "$rc" 0 "export with room: $err"
 	assert_file "$T/whole/0002-big.patch"
 }
+
+# A directory the agent leaves readable but not searchable (chmod 600) opens
+# and then cannot be listed: it is left out, and the rest still exports.
+test_directory_without_search_permission_is_left_out() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p nox/sub && echo b >nox/f && chmod 600 nox &&
+		echo changed >>README'
+	assert_eq "$rc" 0 "the run and its export: $err"
+	local cmd
+	for cmd in status "diff --stat" export; do
+		run_jail $cmd -D "$T/p"
+		assert_eq "$rc" 0 "jail $cmd: $err"
+	done
+	run_jail status -D "$T/p"
+	assert_contains "$out" "nox: cannot read it"
+	assert_contains "$out" "M README"
+	assert_contains "$(cat "$(session_dir "$T/p")"/patches/*.patch)" "+changed"
+	run_jail reset --all -D "$T/p"
+	assert_eq "$rc" 0 "reset: $err"
+}
