@@ -321,10 +321,18 @@ static int delete_lower(struct walk *w, int lfd, const char *name, const char *p
 
 static int same_content(int ufd, int lfd, const char *name, bool *same)
 {
-	_cleanup_close_ int a = openat(ufd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_close_ int b = openat(lfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (a < 0 || b < 0)
+	/* the walk saw two files; a live session may have put a fifo there since,
+	 * which must not make the open wait for a writer (open_beneath) */
+	const int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	_cleanup_close_ int a = openat(ufd, name, flags);
+	_cleanup_close_ int b = openat(lfd, name, flags);
+	struct stat sa, sb;
+	if (a < 0 || b < 0 || fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
 		return -1;
+	if (!S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode)) {
+		*same = false;  /* no longer a file: a change, which the filter reads again */
+		return 0;
+	}
 	static char ba[65536], bb[65536];
 	for (;;) {
 		ssize_t ra = read(a, ba, sizeof(ba));

@@ -152,3 +152,19 @@ test_directory_without_search_permission_is_left_out() {
 	run_jail reset --all -D "$T/p"
 	assert_eq "$rc" 0 "reset: $err"
 }
+
+# jail list shows the disk a session uses: a file the agent hard-links a
+# hundred times takes its blocks once, not a hundred times.
+test_list_counts_a_hard_link_farm_once() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'head -c 4000000 /dev/zero | tr "\0" x >big &&
+		for i in $(seq 100); do ln big h$i; done'
+	assert_eq "$rc" 0 "the agent's links: $err"
+	run_jail list -D "$T/p"
+	local size
+	size=$(awk '$1 == "default" { print $2 }' <<<"$out")
+	# about 4 MiB on disk (the links add directory entries only); 100 times
+	# that is 400 MiB
+	[[ "$size" =~ ^([0-9.]+)M$ ]] || fail "size of the session: '$size' in: $out"
+	[ "${BASH_REMATCH[1]%.*}" -lt 40 ] || fail "the farm counted per link: $size"
+}
