@@ -873,8 +873,8 @@ static int refuse_dirty(const struct collect *k, struct jail_err *e)
 
 /* Write down what the git am's about to run will land (landing.h): the
  * applied versions (the next export starts there) and the agent's commits
- * each series ends at.  It becomes the session's once the host's HEAD shows
- * it landed. */
+ * each series ends at, with the patches' ids.  It becomes the session's once
+ * the host shows it landed. */
 static int plan_landing(const struct session *s, struct collect *k, struct landing *l,
                         struct jail_err *e)
 {
@@ -888,13 +888,15 @@ static int plan_landing(const struct session *s, struct collect *k, struct landi
 		log_warn("cannot record what is applied: %s", e->msg);
 	sb_free(&tree);
 	_cleanup_free_ char *key = series_head_key(NULL);
-	if (k->patch)
-		landing_add(l, s->project, key, k->sr.active ? k->sr.head : NULL, true);
+	if (k->patch && landing_add(l, s->project, &k->paths, key,
+	                            k->sr.active ? k->sr.head : NULL, true, e) < 0)
+		return -1;
 	for (size_t i = 0; i < k->n_subs; i++) {
 		const struct collect *sk = &k->subs[i];
 		_cleanup_free_ char *skey = series_head_key(k->x.submodules.v[i]);
-		if (sk->patch)
-			landing_add(l, sk->x.project, skey, sk->sr.active ? sk->sr.head : NULL, false);
+		if (sk->patch && landing_add(l, sk->x.project, &sk->paths, skey,
+		                             sk->sr.active ? sk->sr.head : NULL, false, e) < 0)
+			return -1;
 	}
 	return landing_begin(s, l, e);
 }

@@ -11,7 +11,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define FIELDS 5
+#define FIELDS 6
+/* The host's commits after the HEAD before that are searched for a patch:
+ * git am makes one per patch, the user may have added some since. */
+#define LANDED_MAX_COMMITS "1000"
 
 char *landing_head(const char *repo)
 {
@@ -28,15 +31,47 @@ char *landing_head(const char *repo)
 	return sb_steal(&out);
 }
 
-void landing_add(struct landing *l, const char *repo, const char *key, const char *value,
-                 bool project)
+/* The `git patch-id --stable` of each patch in text (an mbox, or `git log
+ * -p`), space-separated, appended to ids. */
+static int patch_ids(const char *text, size_t len, struct strbuf *ids, struct jail_err *e)
 {
+	struct git g = {.cwd = "/"};
+	struct strbuf out = {0};
+	const char *args[] = {"patch-id", "--stable", NULL};
+	int r = git_run(&g, args, text, len, &out, NULL, e);
+	for (char *line = out.s, *nl; r == 0 && line && *line; line = nl + 1) {
+		size_t n = strcspn(line, " \n");
+		nl = strchr(line, '\n');
+		sb_printf(ids, "%s%.*s", ids->len ? " " : "", (int)n, line);
+		if (!nl)
+			break;
+	}
+	sb_free(&out);
+	return r;
+}
+
+int landing_add(struct landing *l, const char *repo, const struct strv *patches,
+                const char *key, const char *value, bool project, struct jail_err *e)
+{
+	struct strbuf ids = {0};
+	for (size_t i = 0; i < patches->n; i++) {
+		_cleanup_free_ char *data = NULL;
+		size_t len = 0;
+		if (read_file_at(AT_FDCWD, patches->v[i], 1ULL << 32, &data, &len, e) < 0 ||
+		    patch_ids(data, len, &ids, e) < 0) {
+			sb_free(&ids);
+			return jail_err_wrap(e, "read the patches jail apply lands");
+		}
+	}
 	_cleanup_free_ char *head = landing_head(repo);
 	strv_push(&l->rec, repo);
 	strv_push(&l->rec, head ? head : "");
 	strv_push(&l->rec, key && value ? key : "");
 	strv_push(&l->rec, key && value ? value : "");
 	strv_push(&l->rec, project ? "1" : "0");
+	strv_push(&l->rec, ids.s ? ids.s : "");
+	sb_free(&ids);
+	return 0;
 }
 
 int landing_begin(const struct session *s, const struct landing *l, struct jail_err *e)
@@ -112,6 +147,38 @@ static int landing_keep(const struct session *s, char *const *r, const char *hea
 	return session_meta_set(s, e, "applied", head, "applied_time", now, NULL);
 }
 
+/* Does a commit of repo after the HEAD it had (pre, "" for none) carry one
+ * of the patches (ids)?  An error answers no: the intent is dropped, and the
+ * next export carries the change again, as it would have without it. */
+static bool landed(const char *repo, const char *pre, const char *ids)
+{
+	_cleanup_free_ char *range = pre[0] ? xasprintf("%s..HEAD", pre) : xstrdup("HEAD");
+	struct git g = {.cwd = repo};
+	struct strbuf log = {0}, found = {0};
+	struct jail_err e;
+	/* as the patches were made: binary contents, renames */
+	const char *args[] = {"log", "-p", "--binary", "-M", "--no-color", "--no-ext-diff",
+	                      "--no-textconv", "--max-count=" LANDED_MAX_COMMITS, range, "--",
+	                      NULL};
+	bool yes = false;
+	if (git_run(&g, args, NULL, 0, &log, NULL, &e) == 0 && log.s &&
+	    patch_ids(log.s, log.len, &found, &e) == 0 && found.s) {
+		/* a word of ids found among the words of found */
+		for (const char *w = ids; *w && !yes; w += strspn(w, " ")) {
+			size_t n = strcspn(w, " ");
+			for (const char *f = found.s; *f && !yes; f += strspn(f, " ")) {
+				size_t m = strcspn(f, " ");
+				yes = m == n && strncmp(f, w, n) == 0;
+				f += m;
+			}
+			w += n;
+		}
+	}
+	sb_free(&log);
+	sb_free(&found);
+	return yes;
+}
+
 int landing_settle(const struct session *s, struct jail_err *e)
 {
 	struct strv f = {0};
@@ -128,8 +195,8 @@ int landing_settle(const struct session *s, struct jail_err *e)
 		}
 	for (size_t i = 0; r == 0 && i < f.n; i += FIELDS) {
 		_cleanup_free_ char *head = landing_head(f.v[i]);
-		if (strcmp(head ? head : "", f.v[i + 1]) != 0)
-			r = landing_keep(s, f.v + i, head ? head : "unknown", e);
+		if (head && strcmp(head, f.v[i + 1]) != 0 && landed(f.v[i], f.v[i + 1], f.v[i + 5]))
+			r = landing_keep(s, f.v + i, head, e);
 	}
 	if (r == 0) {
 		_cleanup_free_ char *applied = xasprintf("%s/applied.landing", s->dir);

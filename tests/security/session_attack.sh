@@ -16,12 +16,13 @@ two_commits() {
 	assert_eq "$rc" 0 "the agent's commits: $err"
 }
 
-# A git that kills the jail that started it as soon as its `git am` has
-# landed: the moment between the landing and jail's record of it.
-git_killing_jail_after_am() {
+# A git that kills the jail that started it when it is asked for `git am`:
+# after it landed (after), or before it ran (before).
+git_killing_jail_at_am() {
 	mkdir -p "$T/wrap"
 	cat >"$T/wrap/git" <<EOF
 #!/bin/bash
+[ "\$3" = am ] && [ $1 = before ] && kill -9 \$PPID && exit 1
 $(command -v git) "\$@"
 rc=\$?
 [ "\$3" = am ] && kill -9 \$PPID
@@ -35,7 +36,7 @@ host_log() { git -C "$T/p" log --format=%s | tr '\n' ' '; }
 
 test_apply_killed_after_git_am_keeps_the_session_consistent() {
 	two_commits
-	git_killing_jail_after_am
+	git_killing_jail_at_am after
 	PATH="$T/wrap:$PATH" run_jail apply -D "$T/p"
 	assert_eq "$rc" 137 "jail apply killed after git am"
 	assert_eq "$(host_log)" "c2 c1 init " "what git am landed"
@@ -49,6 +50,26 @@ test_apply_killed_after_git_am_keeps_the_session_consistent() {
 	assert_eq "$(host_log)" "c2 c1 init " "the host after applying again"
 	assert_no_file "$T/p/.git/rebase-apply"
 	assert_eq "$(git -C "$T/p" status --porcelain --untracked-files=no)" "" "host work tree"
+}
+
+# The jail dies before git am runs, and the user commits something else: the
+# series did not land, and stays to apply.
+test_apply_killed_before_git_am_then_other_commit_keeps_the_series() {
+	two_commits
+	git_killing_jail_at_am before
+	PATH="$T/wrap:$PATH" run_jail apply -D "$T/p"
+	assert_eq "$rc" 137 "jail apply killed before git am"
+	assert_eq "$(host_log)" "init " "the host after the kill"
+	echo other >"$T/p/other"
+	git -C "$T/p" add other
+	git -C "$T/p" commit -qm other
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "status: $err"
+	assert_contains "$out" "0001-c1.patch"
+	assert_contains "$out" "0002-c2.patch"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "apply: $err"
+	assert_eq "$(host_log)" "c2 c1 other init " "the host after jail apply"
 }
 
 # git am stopped on a conflict; the user resolves it and continues: the
