@@ -189,3 +189,39 @@ test_list_counts_a_hard_link_farm_once() {
 	[[ "$size" =~ ^([0-9.]+)M$ ]] || fail "size of the session: '$size' in: $out"
 	[ "${BASH_REMATCH[1]%.*}" -lt 40 ] || fail "the farm counted per link: $size"
 }
+
+# jail status of a running session while the agent replaces files all the
+# time (an editor's write-and-rename, a fifo swapped in): each read answers,
+# what changed under it left out with that reason, never an error or a wait.
+test_live_status_while_the_agent_renames_files() {
+	mkrepo "$T/p"
+	mkdir -p "$T/sig"
+	local i
+	for i in $(seq 20); do echo hello >"$T/p/f$i"; done
+	git -C "$T/p" add . && git -C "$T/p" commit -qm files
+	"$JAIL" -q --no-export --rw "$T/sig" -D "$T/p" -- python3 -c '
+import os, sys, time
+sig = sys.argv[1]
+for i in range(1, 21):
+    os.mkfifo("p%d" % i)
+    with open("g%d" % i, "w") as f:
+        f.write("hellx\n")
+    os.rename("g%d" % i, "f%d" % i)
+open(sig + "/ready", "w").close()
+end = time.time() + 110
+while time.time() < end and not os.path.exists(sig + "/go"):
+    for i in range(1, 21):
+        os.rename("f%d" % i, "t%d" % i); os.rename("p%d" % i, "f%d" % i)
+        os.rename("f%d" % i, "p%d" % i); os.rename("t%d" % i, "f%d" % i)
+' "$T/sig" </dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$! failed=0
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
+	[ -e "$T/sig/ready" ] || fail "the agent ended early: $(cat "$T/agent.err")"
+	for i in $(seq 10); do
+		run_jail status -D "$T/p"
+		[ "$rc" = 0 ] || { failed=$((failed + 1)); echo "status $i: $err" >&2; }
+	done
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	assert_eq "$failed" 0 "live reads that failed"
+}
