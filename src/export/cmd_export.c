@@ -544,7 +544,7 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct hi
 		runstamp_free(&rs);
 		return 0;
 	}
-	if (landing_settle(s, e) < 0) {
+	if (landing_settle(s, false, e) < 0) {
 		runstamp_free(&rs);
 		return jail_err_wrap(e, "export");
 	}
@@ -632,7 +632,7 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 	int r = open_session(c, &s, &cfg, &live, &e);
 	/* what an interrupted jail apply landed is the session's before it is read */
 	if (r == 0 && !live)
-		r = landing_settle(&s, &e);
+		r = landing_settle(&s, false, &e);
 	/* a running jail exports into its session dir when it ends: a live read
 	 * builds its scratch repository apart, and removes it */
 	if (r == 0 && live) {
@@ -969,7 +969,7 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 			r = git_am(sk->x.project, &sk->paths, c->three_way, e);
 	}
 	/* a git am that stopped leaves the record for the command after it */
-	if (r < 0 || landing_settle(s, e) < 0)
+	if (r < 0 || landing_settle(s, true, e) < 0)
 		return -1;
 	log_info("applied; the next export carries only what changes after this");
 	return 0;

@@ -179,7 +179,7 @@ static bool landed(const char *repo, const char *pre, const char *ids)
 	return yes;
 }
 
-int landing_settle(const struct session *s, struct jail_err *e)
+int landing_settle(const struct session *s, bool succeeded, struct jail_err *e)
 {
 	struct strv f = {0};
 	if (!landing_read(s, &f))
@@ -195,7 +195,8 @@ int landing_settle(const struct session *s, struct jail_err *e)
 		}
 	for (size_t i = 0; r == 0 && i < f.n; i += FIELDS) {
 		_cleanup_free_ char *head = landing_head(f.v[i]);
-		if (head && strcmp(head, f.v[i + 1]) != 0 && landed(f.v[i], f.v[i + 1], f.v[i + 5]))
+		if (head && strcmp(head, f.v[i + 1]) != 0 &&
+		    (succeeded || landed(f.v[i], f.v[i + 1], f.v[i + 5])))
 			r = landing_keep(s, f.v + i, head, e);
 	}
 	if (r == 0) {

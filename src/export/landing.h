@@ -42,8 +42,10 @@ int landing_add(struct landing *l, const char *repo, const struct strv *patches,
                 const char *key, const char *value, bool project, struct jail_err *e) WUR;
 /* Write the intent before the first git am. */
 int landing_begin(const struct session *s, const struct landing *l, struct jail_err *e) WUR;
-/* Settle an intent an earlier (or this) apply left; 0 when there was none. */
-int landing_settle(const struct session *s, struct jail_err *e) WUR;
+/* Settle an intent an earlier apply left; 0 when there was none.  succeeded:
+ * this apply's git am's all ended well, so what they made landed (a three-way
+ * merge may have changed a patch's id). */
+int landing_settle(const struct session *s, bool succeeded, struct jail_err *e) WUR;
 void landing_free(struct landing *l);
 
 #endif
