@@ -225,12 +225,35 @@ static int add_personality(scmp_filter_ctx ctx, const struct jail_config *cfg,
  * (PostgreSQL asks for a few hundred bytes; a policy can allow shmget back). */
 #define SHM_SEG_MAX (256UL << 10)
 
-static int add_shm(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+/* The other two kinds of SysV IPC hold kernel memory of the same sort, and
+ * the namespace's defaults are no smaller: 32,000 semaphore sets of 32,000
+ * semaphores, 64 bytes each (a --memory 64M jail held 2 GiB in 1,000 sets,
+ * and could hold 64 GiB), and 32,000 message queues of 16,384 empty
+ * messages, 80 bytes each (40 GiB).  So semget of more than SEM_SET_MAX
+ * semaphores gets EINVAL, as the kernel answers above semmsl: 64 MiB at
+ * most (PostgreSQL's sets, when it uses SysV semaphores, hold 17); and
+ * msgget is refused (a message queue's count has no argument to bound).
+ * Both can be allowed back. */
+#define SEM_SET_MAX 32
+
+static int add_sysv_ipc(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
 {
-	if (is_allowed_back(cfg, "shmget"))
-		return 0;
-	struct scmp_arg_cmp above = SCMP_A1(SCMP_CMP_GT, (scmp_datum_t)SHM_SEG_MAX);
-	return add(ctx, SCMP_ACT_ERRNO(EINVAL), "shmget", 1, &above, e);
+	if (!is_allowed_back(cfg, "shmget")) {
+		struct scmp_arg_cmp above = SCMP_A1(SCMP_CMP_GT, (scmp_datum_t)SHM_SEG_MAX);
+		if (add(ctx, SCMP_ACT_ERRNO(EINVAL), "shmget", 1, &above, e) < 0)
+			return -1;
+	}
+	/* (nsems is an int: a register the filter sees at most SEM_SET_MAX has
+	 * its low 32 bits at most that too) */
+	if (!is_allowed_back(cfg, "semget")) {
+		struct scmp_arg_cmp above = SCMP_A1(SCMP_CMP_GT, (scmp_datum_t)SEM_SET_MAX);
+		if (add(ctx, SCMP_ACT_ERRNO(EINVAL), "semget", 1, &above, e) < 0)
+			return -1;
+	}
+	if (!is_allowed_back(cfg, "msgget") &&
+	    add(ctx, SCMP_ACT_ERRNO(EPERM), "msgget", 0, NULL, e) < 0)
+		return -1;
+	return 0;
 }
 
 /* Every name the policy allows back must be a syscall: a typo would otherwise
@@ -259,7 +282,7 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 		return jail_err_set(e, -rc, "seccomp: set no_new_privs");
 	if (add_refused(ctx, cfg, e) < 0 || add_namespaces(ctx, cfg, e) < 0 ||
 	    add_ioctls(ctx, cfg, e) < 0 || add_sockets(ctx, cfg, e) < 0 ||
-	    add_personality(ctx, cfg, e) < 0 || add_shm(ctx, cfg, e) < 0)
+	    add_personality(ctx, cfg, e) < 0 || add_sysv_ipc(ctx, cfg, e) < 0)
 		return -1;
 	return 0;
 }
