@@ -527,6 +527,8 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 			return fail(r, 400, "a control character in the request line");
 	if (rules_decide(r, line, (size_t)(sp - line), target, end - 9) < 0)
 		return -1;
+	/* (in any case: a lenient server may take "head" so, and send no body) */
+	r->head_method = sp - line == 4 && strncasecmp(line, "HEAD", 4) == 0;
 	report_in(r, line, end, PL_URL, "the URL");
 	out_append(out, line, (size_t)(end - line));
 	out_append(out, "\r\n", 2);

@@ -59,3 +59,30 @@ if i >= 0:
 	assert_contains "$out" "msg ok"
 	host_safe
 }
+
+# The broker put the placeholder back wherever an upstream quoted the real
+# key, "however the bytes are split" into reads; but a chunked body splits
+# them with bytes of its own: a chunk that ends inside the key
+# ("...REALk\r\n10;n=48\r\ney0123...") showed the scrubber no whole value, and
+# curl, which drops the framing, printed the key.  The agent picks where the
+# echo falls by what it sends; the upstream's chunks end where its buffers
+# do.  The body's data is now scrubbed without the framing and leaves in
+# chunks of the broker's own; a HEAD's chunked head (no body) still ends.
+test_broker_chunked_echo_gets_the_placeholder() {
+	source "$TESTS/integration/broker_world.bash"
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		for n in 1 7 16 4096; do
+			curl -sS -m 20 -D - -H "x-api-key: $ANTHROPIC_API_KEY" \
+				https://api.anthropic.com/echo-chunked/$n
+		done
+		curl -sS -m 20 -I -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/echo-chunked/8
+		printf "%s\n" "$ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "curl through the broker (stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY" "the upstream got the key"
+	assert_not_contains "$out" "REALkey0123456789"
+	local ph
+	ph=$(tail -n 1 <<<"$out")
+	assert_eq "$(grep -c "^x-api-key: $ph\$" <<<"$out")" 4 "echoes with the placeholder"
+	assert_eq "$(grep -c "^HTTP/1.1 400" <<<"$out")" 5 "answers"
+}
