@@ -941,17 +941,6 @@ static int cover_home_in_project(const struct jail_plan *p, struct jail_err *e)
 	return at ? cover_at(at, true, e) : 0;
 }
 
-/* The binds of paths that hold the home or the project (early), or the others. */
-static int user_binds(const struct jail_plan *p, const struct strv *paths, unsigned how,
-                      bool early, struct jail_err *e)
-{
-	for (size_t i = 0; i < paths->n; i++)
-		if (holds_home_or_project(p, paths->v[i]) == early &&
-		    bind_user(p, paths->v[i], how, e) < 0)
-			return -1;
-	return 0;
-}
-
 /* A copy-on-write dir's lower, opened through the old root without following
  * a symlink: cow_prepare resolved its links on the host and checked what they
  * lead to, and a path swapped for a link since (by anything that can write
@@ -972,34 +961,127 @@ static int open_cow_lower(const char *path, struct jail_err *e)
 	return fd;
 }
 
-/* Host directories seen copy-on-write (cowdirs.h): an overlay each, over the
- * host directory read through the old root (the fd opened just now, so the
+/* A host directory seen copy-on-write (cowdirs.h): an overlay over the host
+ * directory read through the old root (the fd opened just now, so the
  * overlay reads what was checked), its layers in the session. */
-static int cow_mounts(const struct jail_plan *p, bool early, struct jail_err *e)
+static int cow_mount(const struct jail_plan *p, size_t i, struct jail_err *e)
 {
 	const struct strv *l = &p->cfg->cow_binds;
-	for (size_t i = 0; i < l->n; i++) {
-		if (holds_home_or_project(p, l->v[i]) != early)
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", l->v[i]);
+	_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
+	_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
+	_cleanup_free_ char *work = xasprintf("%s/work", dir);
+	_cleanup_close_ int at = -1;
+	if (make_target(&dst, true, 0755, &at, e) < 0)
+		return -1;
+	_cleanup_free_ char *on = fd_path(at);
+	const struct strv *lowers = &p->cfg->cow_lowers;
+	_cleanup_close_ int lower_fd = open_cow_lower(i < lowers->n ? lowers->v[i] : l->v[i], e);
+	if (lower_fd < 0)
+		return -1;
+	_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
+	if (overlay_at(on, lower, upper, work, true, false) < 0)
+		return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
+	return cover_shown(p, lower_fd, dst, e);
+}
+
+/* One path the user named: its list (fs.ro, fs.rw, fs.cow) and place there. */
+struct named {
+	const char *path;
+	size_t depth;  /* its components */
+	int kind;      /* 0 ro, 1 rw, 2 cow */
+	size_t i;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* A --ro or --cow path below a --rw dir: the agent could rename a directory
+ * between the two (`mv ~/w/a ~/w/z` for --ro ~/w/a/b), and the next start,
+ * finding no ~/w/a/b, would bind nothing there (a policy's ro path is
+ * optional) while ~/w/z/b stayed writable under --rw ~/w; the agent then
+ * wrote it and moved it back.  A mount point cannot be renamed or removed
+ * (EBUSY), so each of those directories is bound onto itself (with what is
+ * mounted below it: nothing changes but that). */
+static int pin_parents(const struct jail_plan *p, const char *path, struct strv *pinned,
+                       struct jail_err *e)
+{
+	const struct strv *rw = &p->cfg->rw_binds;
+	size_t root = 0;
+	for (size_t i = 0; i < rw->n; i++)
+		if (path_at_or_below(path, rw->v[i]) && strcmp(path, rw->v[i]) != 0 &&
+		    strlen(rw->v[i]) > root)
+			root = strlen(rw->v[i]);
+	if (!root)
+		return 0;
+	_cleanup_free_ char *dir = xstrdup(path);
+	for (char *slash = dir + root + 1; (slash = strchr(slash, '/')); *slash++ = '/') {
+		*slash = '\0';
+		if (strv_contains(pinned, dir))
 			continue;
-		_cleanup_free_ char *dst = xasprintf(NEW "%s", l->v[i]);
-		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
-		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
-		_cleanup_free_ char *work = xasprintf("%s/work", dir);
-		_cleanup_close_ int at = -1;
-		if (make_target(&dst, true, 0755, &at, e) < 0)
-			return -1;
-		_cleanup_free_ char *on = fd_path(at);
-		const struct strv *lowers = &p->cfg->cow_lowers;
-		_cleanup_close_ int lower_fd =
-			open_cow_lower(i < lowers->n ? lowers->v[i] : l->v[i], e);
-		if (lower_fd < 0)
-			return -1;
-		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
-		if (overlay_at(on, lower, upper, work, true, false) < 0)
-			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
-		if (cover_shown(p, lower_fd, dst, e) < 0)
-			return -1;
+		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		                       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
+		_cleanup_close_ int fd = (int)syscall(SYS_openat2, new_fd, dir + 1, &how, sizeof(how));
+		/* not there: nothing to bind below it; a link on the way: the bind's
+		 * own mount point refuses it (make_target) */
+		if (fd < 0)
+			return 0;
+		_cleanup_free_ char *at = fd_path(fd);
+		if (mount(at, at, NULL, MS_BIND | MS_REC, NULL) < 0) {
+			_cleanup_free_ char *esc = escape_name(dir);
+			return jail_err_sys(e, "bind '%s' onto itself, so that it cannot be moved", esc);
+		}
+		strv_push(pinned, dir);
 	}
+	return 0;
+}
+
+/* The --ro, --rw and --cow paths of one phase (early: those that hold the
+ * home or the project), a directory before what lies in it: a bind made
+ * later hides what lies below it, so `--rw ~/w --ro ~/w/keep` made keep
+ * first and bound ~/w over it, and keep was writable (each list took its
+ * turn, ro first). */
+static int named_binds(const struct jail_plan *p, bool early, struct jail_err *e)
+{
+	const struct strv *lists[] = {&p->cfg->ro_binds, &p->cfg->rw_binds, &p->cfg->cow_binds};
+	size_t n = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
+		n += lists[k]->n;
+	_cleanup_free_ struct named *v = xcalloc(n ? n : 1, sizeof(*v));
+	n = 0;
+	for (int k = 0; k < (int)ARRAY_SIZE(lists); k++)
+		for (size_t i = 0; i < lists[k]->n; i++) {
+			const char *path = lists[k]->v[i];
+			if (holds_home_or_project(p, path) != early)
+				continue;
+			size_t depth = 0;
+			for (const char *c = path; *c; c++)
+				depth += *c == '/' && c[1] && c[1] != '/';
+			v[n++] = (struct named){path, depth, k, i};
+		}
+	qsort(v, n, sizeof(*v), cmp_named);
+	struct strv pinned = {0};
+	for (size_t j = 0; j < n; j++) {
+		if (v[j].kind != 1 && pin_parents(p, v[j].path, &pinned, e) < 0) {
+			strv_free(&pinned);
+			return -1;
+		}
+		int r = v[j].kind == 2   ? cow_mount(p, v[j].i, e)
+		        : v[j].kind == 1 ? bind_user(p, v[j].path, B_RW, e)
+		                         : bind_user(p, v[j].path, B_RO | B_OPTIONAL, e);
+		if (r < 0) {
+			strv_free(&pinned);
+			return -1;
+		}
+	}
+	strv_free(&pinned);
 	return 0;
 }
 
@@ -1111,8 +1193,7 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct jail_config *c = p->cfg;
 	for (int early = 1; early >= 0; early--) {
-		if (user_binds(p, &c->ro_binds, B_RO | B_OPTIONAL, early, e) < 0 ||
-		    user_binds(p, &c->rw_binds, B_RW, early, e) < 0 || cow_mounts(p, early, e) < 0)
+		if (named_binds(p, early, e) < 0)
 			return -1;
 		if (early && (build_home(p, e) < 0 || move_project(p, e) < 0 ||
 		              mount_gitdir(p, e) < 0 || cover_home_in_project(p, e) < 0))

@@ -86,3 +86,31 @@ test_broker_chunked_echo_gets_the_placeholder() {
 	assert_eq "$(grep -c "^x-api-key: $ph\$" <<<"$out")" 4 "echoes with the placeholder"
 	assert_eq "$(grep -c "^HTTP/1.1 400" <<<"$out")" 5 "answers"
 }
+
+# A later layer decides how one path is bound (--ro X over a policy's rw = X);
+# but a path below another was bound by list, the --ro paths first, and a
+# --rw dir bound after them hid them: --rw d --ro d/keep left keep writable.
+# A directory is now bound before what lies in it.  And a directory between
+# the --rw dir and a --ro path could be renamed (mv d/a d/z): the next start
+# found no d/a/b to bind (a policy's ro path is optional), d/z/b was writable
+# under d, and the agent moved it back when done.  Those directories are
+# mount points now, which cannot be moved or removed.
+test_ro_below_rw_stays_read_only() {
+	probe_setup
+	mkdir -p "$T/d/keep" "$T/d/a/b"
+	echo orig >"$T/d/keep/f"
+	echo orig >"$T/d/a/b/f"
+	echo orig >"$T/d/file"
+	run_jail -q --rw "$T/d" --ro "$T/d/keep" --ro "$T/d/a/b" --ro "$T/d/file" -D "$T/p" -- sh -c "
+		echo x >>'$T/d/keep/f' && echo wrote-keep
+		echo x >>'$T/d/a/b/f' && echo wrote-b
+		echo x >>'$T/d/file' && echo wrote-file
+		echo new >'$T/d/a/new' && echo wrote-rw
+		mv '$T/d/a' '$T/d/z' && echo moved
+		true"
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" wrote-rw "what the jail could do"
+	assert_eq "$(cat "$T/d/keep/f" "$T/d/a/b/f" "$T/d/file")" "$(printf 'orig\norig\norig')"
+	assert_eq "$(cat "$T/d/a/new")" new
+	host_safe
+}
