@@ -442,6 +442,11 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 		h->upgrade = true;
 		h->websocket = value_is(v, vend, "websocket");
 	}
+	/* a transfer coding the client accepts (TE: gzip) would compress the
+	 * response's body past brokerscrub.c as Accept-Encoding would: only
+	 * "trailers" goes */
+	if (nlen == 2 && strncasecmp(line, "te", 2) == 0 && !value_is(v, vend, "trailers"))
+		return 0;
 	/* compressed messages (permessage-deflate) would hide a placeholder:
 	 * without this header the server uses none */
 	if (nlen == 24 && strncasecmp(line, "sec-websocket-extensions", 24) == 0)
