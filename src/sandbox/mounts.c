@@ -441,20 +441,41 @@ static int bind_snapshot(const struct jail_plan *p, struct jail_err *e)
  * CA store /etc/ssl/certs beside /etc/ssl/private): a service's keys, which a
  * user in its group (ssl-cert) may read on the host, and no program in the
  * jail needs.  Each such directory gets an empty read-only tmpfs over it. */
+static int cover_private_dir(const char *dir, struct jail_err *e)
+{
+	_cleanup_close_ int fd = open_in_new(dir);
+	if (fd < 0)
+		return 0;
+	_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
+	if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+	          "mode=0555,size=4k") < 0)
+		return jail_err_sys(e, "cover %s (the host's private keys)", dir);
+	return 0;
+}
+
+/* /etc/ssl/private, and every /etc/pki/NAME/private: tls and CA, and the
+ * services' own (nginx, dovecot, libvirt, ...), whatever their names. */
 static int cover_etc_private(struct jail_err *e)
 {
-	static const char *const dirs[] = {"/etc/ssl/private", "/etc/pki/tls/private",
-	                                   "/etc/pki/CA/private"};
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		_cleanup_close_ int fd = open_in_new(dirs[i]);
-		if (fd < 0)
-			continue;
-		_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
-		if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-		          "mode=0555,size=4k") < 0)
-			return jail_err_sys(e, "cover %s (the host's private keys)", dirs[i]);
+	if (cover_private_dir("/etc/ssl/private", e) < 0)
+		return -1;
+	_cleanup_close_ int pki = open_in_new("/etc/pki");
+	int dfd = pki < 0 ? -1 : openat(pki, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
 	}
-	return 0;
+	int r = 0;
+	for (struct dirent *de; r == 0 && (de = readdir(d));) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		_cleanup_free_ char *dir = xasprintf("/etc/pki/%s/private", de->d_name);
+		r = cover_private_dir(dir, e);
+	}
+	closedir(d);
+	return r;
 }
 
 /* /etc: the host's snapshot of its pieces bound read-only (etcsnap.h), or
