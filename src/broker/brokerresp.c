@@ -122,7 +122,9 @@ static size_t take_head(struct resp *r, const char *in, size_t len, struct strbu
 	}
 	scrub_feed(&r->sc, in, i, out);
 	if (whole) {
-		/* nothing is held here: no value holds a line end */
+		/* (nothing is held here, no value holding a line end; were it, it
+		 * would go before the framing of the broker's own) */
+		scrub_flush(&r->sc, out);
 		enum resp_state next = after_head(r);
 		r->line.len = 0;
 		r->st = next;
