@@ -1045,7 +1045,10 @@ static int pin_parents(const struct jail_plan *p, const char *path, struct strv 
 	_cleanup_free_ char *dir = xstrdup(path);
 	for (char *slash = dir + root + 1; (slash = strchr(slash, '/')); *slash++ = '/') {
 		*slash = '\0';
-		if (strv_contains(pinned, dir))
+		/* the project's and the home's own mounts: a rename there stays in
+		 * the session */
+		if (strv_contains(pinned, dir) || path_at_or_below(dir, p->session->project) ||
+		    path_at_or_below(dir, p->home) || path_at_or_below(dir, p->gitdir_lower))
 			continue;
 		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
 		                       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
