@@ -554,10 +554,16 @@ static int bind_dev_nodes(struct jail_err *e)
 	return 0;
 }
 
+/* /dev is a small tmpfs of its own, writable by the jail's user like the
+ * others (SCRATCH): its size bounds its bytes, and nr_inodes its files, whose
+ * inodes that size does not count (the kernel's default, one per two pages
+ * of RAM, let empty files in /dev hold gigabytes of kernel memory).  It holds
+ * some twenty nodes, links and directories. */
 static int build_dev(struct jail_err *e)
 {
 	if (mkdir(NEW "/dev", 0755) < 0 ||
-	    xmount("tmpfs", NEW "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k", e) < 0)
+	    xmount("tmpfs", NEW "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC,
+	           "mode=0755,size=64k,nr_inodes=128", e) < 0)
 		return e->msg[0] ? -1 : jail_err_sys(e, "create /dev");
 	if (bind_dev_nodes(e) < 0)
 		return -1;

@@ -22,6 +22,21 @@ test_scratch_tmpfs_files_bounded_by_memory() {
 	host_safe
 }
 
+# /dev is a tmpfs of its own (64 KiB), writable by the jail's user, and its
+# size bounded its bytes, not its files: empty files there took inodes by
+# the kernel's default (3 million on this machine), gigabytes of kernel
+# memory, --memory or not.  It takes 128 now, twenty of them its own.
+test_dev_tmpfs_files_bounded() {
+	probe_setup
+	run_jail -q -D "$T/p" -- sh -c \
+		'cd /dev && seq -f f%.0f 1 2000 | xargs touch 2>/dev/null; ls /dev | wc -l; echo x >/dev/null && echo null-ok'
+	assert_eq "$rc" 0 "$err"
+	local n=${out%%$'\n'*}
+	[ "$n" -lt 2000 ] || fail "2,000 files fit in the jail's /dev"
+	assert_contains "$out" null-ok
+	host_safe
+}
+
 # SysV shared memory segments over 256 KiB were refused (memory no process
 # owns, which killing the agent does not give back); the other two kinds of
 # SysV IPC are the same memory, with limits as high in a fresh namespace: a
