@@ -6,7 +6,10 @@
  * unfiltered), "From " would split the mbox into a second, forged patch, and
  * "From:"/"Date:"/"Subject:" at the top of the body override the headers.
  * Such lines are indented by one space; control characters and invalid UTF-8
- * become '?'. */
+ * become '?'.  Paragraphs are split where git splits them (a line of blanks
+ * ends the subject), the subject is one line as git am lands it, and a
+ * scissors mark ("-- >8 --", which git am --scissors cuts at) gets a space
+ * inside. */
 #ifndef JAIL_SERIESMSG_H
 #define JAIL_SERIESMSG_H
 #include "export.h"

@@ -47,7 +47,24 @@ T(message_lines_git_am_would_parse_are_indented)
 	                "Index: y\nFrom 000 Mon Sep 17 00:00:00 2001\n-- >8 --\nok -- fine\n";
 	char *s = seriesmsg_sanitize(m, strlen(m));
 	CHECK_STR(s, "feat: x\n\n From: Evil <e@x>\nbody\n ---\n diff --git a/x b/x\n"
-	             " Index: y\n From 000 Mon Sep 17 00:00:00 2001\n -- >8 --\nok -- fine");
+	             " Index: y\n From 000 Mon Sep 17 00:00:00 2001\n-- > 8 --\nok -- fine");
+	free(s);
+	/* git splits paragraphs at a line of blanks: the first body line is the
+	 * one after it, and mailinfo reads in-body headers there */
+	s = seriesmsg_sanitize("Fix typo\n \t\nFrom: Evil <e@x>\nSubject: other\n", 44);
+	CHECK_STR(s, "Fix typo\n\n From: Evil <e@x>\nSubject: other");
+	free(s);
+	s = seriesmsg_sanitize(" \nFix\n\n  \n\t\nDate: 1 Jan 2001\n \nbody\n\t\n", 38);
+	CHECK_STR(s, "Fix\n\n Date: 1 Jan 2001\n\nbody");
+	free(s);
+	/* the subject paragraph is one line as git am lands it */
+	s = seriesmsg_sanitize("Fix  typo\n\tand add telemetry \n\nbody", 35);
+	CHECK_STR(s, "Fix typo and add telemetry\n\nbody");
+	free(s);
+	/* every scissors mark, however indented, is broken: with --scissors
+	 * git am would drop what is above and read headers below */
+	s = seriesmsg_sanitize("x\n\nbody\n  --- %< ---\n-->8--8<-->%--%<\nFrom: E <e@x>", 51);
+	CHECK_STR(s, "x\n\nbody\n  --- % < ---\n--> 8--8 <--> %--% <\nFrom: E <e@x>");
 	free(s);
 	/* mailinfo's in-body "[PATCH] subject": it would replace the subject */
 	s = seriesmsg_sanitize("feat: x\n\n[PATCH] typo\n[PATCH] later", 35);
@@ -95,6 +112,10 @@ T(trailer_joins_an_existing_trailer_block)
 	strv_push(&notes, ".envrc: denied");
 	s = seriesmsg_finish("feat: x", &notes, NULL);
 	CHECK_STR(s, "feat: x\n\nLeft out by jail:\n  .envrc: denied");
+	free(s);
+	strv_push(&notes, "------->8-------: a name");
+	s = seriesmsg_finish("feat: x", &notes, NULL);
+	CHECK_STR(s, "feat: x\n\nLeft out by jail:\n  .envrc: denied\n  -------> 8-------: a name");
 	free(s);
 	strv_free(&notes);
 }
