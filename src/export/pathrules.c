@@ -2,6 +2,7 @@
  * binary content, flagged files. */
 #include "pathrules.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
 #include <string.h>
 #include <strings.h>
@@ -295,19 +296,10 @@ static char *fold_path(const char *path)
 	return out;
 }
 
-/* A component git takes for ".git" whatever the file system: any case, and as
- * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
- * short name "git~1").  Git refuses such a path anywhere in an index or a
- * patch (verify_path(), core.protectNTFS on by default). */
-static bool git_dir_alias(const char *p, size_t l)
+/* Does a name end at k as NTFS reads it: nothing more, or only dots and
+ * spaces (which it drops), or ':' and a stream? */
+static bool ntfs_name_ends(const char *p, size_t k, size_t l)
 {
-	size_t k;
-	if (l >= 4 && strncasecmp(p, ".git", 4) == 0)
-		k = 4;
-	else if (l >= 5 && strncasecmp(p, "git~1", 5) == 0)
-		k = 5;
-	else
-		return false;
 	for (; k < l; k++) {
 		if (p[k] == ':')
 			return true;
@@ -315,6 +307,38 @@ static bool git_dir_alias(const char *p, size_t l)
 			return false;
 	}
 	return true;
+}
+
+/* A component git takes for ".git" whatever the file system: any case, and as
+ * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
+ * short name "git~1").  Git refuses such a path anywhere in an index or a
+ * patch (verify_path(), core.protectNTFS on by default). */
+static bool git_dir_alias(const char *p, size_t l)
+{
+	if (l >= 4 && strncasecmp(p, ".git", 4) == 0)
+		return ntfs_name_ends(p, 4, l);
+	if (l >= 5 && strncasecmp(p, "git~1", 5) == 0)
+		return ntfs_name_ends(p, 5, l);
+	return false;
+}
+
+/* NTFS's short (8.3) names of ".gitmodules", which git refuses for a symlink
+ * as it refuses the long name: "gitmod~1" to "gitmod~4", and the form NTFS
+ * falls back to, a prefix of "gi7eba" then '~', a digit from 1 and more
+ * digits, eight characters in all.  Any case; then as ntfs_name_ends(). */
+static bool gitmodules_short_name(const char *p, size_t l)
+{
+	if (l >= 8 && strncasecmp(p, "gitmod~", 7) == 0 && p[7] >= '1' && p[7] <= '4')
+		return ntfs_name_ends(p, 8, l);
+	size_t t = 0;
+	while (t < 6 && t < l && tolower((unsigned char)p[t]) == "gi7eba"[t])
+		t++;
+	if (t + 1 >= l || p[t] != '~' || p[t + 1] < '1' || p[t + 1] > '9')
+		return false;
+	for (size_t k = t + 2; k < 8; k++)
+		if (k >= l || !isdigit((unsigned char)p[k]))
+			return false;
+	return ntfs_name_ends(p, 8, l);
 }
 
 const char *path_git_refuses(const char *path, bool symlink)
@@ -328,7 +352,7 @@ const char *path_git_refuses(const char *path, bool symlink)
 		p = p[l] ? p + l + 1 : NULL;
 	}
 	_cleanup_free_ char *folded = symlink ? fold_path(last) : NULL;
-	if (folded && strcmp(folded, ".gitmodules") == 0)
+	if (folded && (strcmp(folded, ".gitmodules") == 0 || gitmodules_short_name(last, strlen(last))))
 		return "a symlink named .gitmodules (git would refuse the whole patch)";
 	return NULL;
 }

@@ -119,6 +119,17 @@ T(names_git_takes_for_dot_git)
 	CHECK(path_git_refuses(".gitmodules", true) != NULL);
 	CHECK(path_git_refuses("sub/.GITMODULES", true) != NULL);
 	CHECK(path_git_refuses(".gitmodules/x", true) == NULL);
+	/* NTFS's short names of .gitmodules: git refuses a symlink under them too */
+	static const char *const shorts[] = {"gitmod~1", "GITMOD~4", "sub/gitmod~2. ", "gi7eba~1",
+	                                     "GI7EB~12", "gi~12345", "~1234567", "gitmod~1:x"};
+	for (size_t i = 0; i < sizeof(shorts) / sizeof(*shorts); i++) {
+		CHECK(path_git_refuses(shorts[i], true) != NULL);
+		CHECK(path_git_refuses(shorts[i], false) == NULL);
+	}
+	static const char *const not_shorts[] = {"gitmod~5", "gitmod~1x", "gi7eba~0", "gi7ebx~1",
+	                                         "gi7eba~1a", "gitmod", "~123456"};
+	for (size_t i = 0; i < sizeof(not_shorts) / sizeof(*not_shorts); i++)
+		CHECK(path_git_refuses(not_shorts[i], true) == NULL);
 }
 
 T(names_with_controls_or_bad_utf8)
