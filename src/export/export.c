@@ -1104,6 +1104,12 @@ static bool link_host_only(void *ctx, const char *path)
 	return false;
 }
 
+static bool link_hidden(void *ctx, const char *path)
+{
+	const struct link_ctx *lc = ctx;
+	return export_path_hidden_now(lc->x, path, true);
+}
+
 /* Each symlink that goes out must resolve inside the project in the tree after
  * landing.  Leaving one out puts the host's entry back at its path, which can
  * change where others lead: they are judged again until nothing more is left
@@ -1112,7 +1118,7 @@ static bool link_host_only(void *ctx, const char *path)
 static int filter_links(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	struct link_ctx lc = {x, cs, false};
-	struct link_view v = {x->upper_fd, x->project_fd, link_host_only, &lc};
+	struct link_view v = {x->upper_fd, x->project_fd, link_host_only, link_hidden, &lc};
 	_cleanup_free_ bool *again = cs->n ? xcalloc(cs->n, sizeof(bool)) : NULL;
 	_cleanup_free_ char **why = cs->n ? xcalloc(cs->n, sizeof(char *)) : NULL;
 	for (bool first = true, changed = true; changed; first = false) {

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* A project and an upper dir with links of both kinds, made once. */
 static struct link_view *tree(void)
 {
-	static struct link_view v = {-1, -1, NULL, NULL};
+	static struct link_view v = {-1, -1, NULL, NULL, NULL};
 	static char dir[] = "/tmp/jail-fuzz-links.XXXXXX";
 	if (v.lower_fd >= 0 || !mkdtemp(dir))
 		return &v;
