@@ -1,0 +1,109 @@
+# The escape suite: landing.  The agent's work leaves the jail as patches that
+# the user reads (jail status/diff, the patch in less) and lands with git am
+# or jail apply, with the user's own git and its config.  What lands must be
+# what the summary showed, and nothing the agent wrote may get a name on the
+# host that the jail's hiding or git's own checks do not cover.  Each test
+# lands the session and checks what git put in the project.
+
+# agent_commit DIR MSGFILE: in the jail, README gets a line and a commit whose
+# message is MSGFILE's bytes as they are (commit-tree: no cleanup by git).
+agent_commit() {
+	run_jail -q --ro "$2" -D "$1" -- sh -c "git config user.name A; git config user.email a@b
+		echo more >> README; git add README
+		c=\$(git commit-tree -p HEAD -F '$2' \$(git write-tree)) &&
+		git update-ref refs/heads/\$(git symbolic-ref --short HEAD) \$c"
+	assert_eq "$rc" 0 "the agent's commit ($err)"
+}
+
+# git splits a message into paragraphs at a line of blanks; the summary split
+# it at an empty line only.  A line of spaces after the subject made the next
+# lines the body's first to git am, where mailinfo reads in-body From:, Date:
+# and Subject: headers: another author, date and subject landed than the
+# summary showed.
+test_land_blank_line_cannot_forge_author_or_subject() {
+	mkrepo "$T/p"
+	printf 'Fix typo\n   \nFrom: Linus T <lt@example.org>\nDate: Mon, 1 Jan 2001 00:00:00 +0000\nSubject: Add telemetry upload\n\nbody\n' >"$T/msg"
+	agent_commit "$T/p" "$T/msg"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ": Fix typo (author: A <a@b>)"
+	assert_eq "$(git -C "$T/p" log -1 --format='%an <%ae>|%s')" "A <a@b>|Fix typo" "the landed author and subject"
+	assert_not_contains "$(git -C "$T/p" log -1 --format=%ad)" "2001"
+	assert_contains "$(git -C "$T/p" log -1 --format=%b)" "From: Linus T"  # kept, as text
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the change landed"
+}
+
+# git am --scissors, or mailinfo.scissors in the user's config, cuts the
+# message at a line like "-- >8 --" (or "%<") wherever it is indented: the text
+# above is dropped and in-body headers below it are honoured.
+test_land_scissors_line_with_the_users_mailinfo_scissors() {
+	mkrepo "$T/p"
+	git -C "$T/p" config mailinfo.scissors true
+	printf 'Fix typo\n\nsome text\n  -- >8 --\nFrom: Linus T <lt@example.org>\nSubject: Add telemetry upload\n\nbody\n' >"$T/msg"
+	agent_commit "$T/p" "$T/msg"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ": Fix typo (author: A <a@b>)"
+	assert_eq "$(git -C "$T/p" log -1 --format='%an <%ae>|%s')" "A <a@b>|Fix typo" "the landed author and subject"
+	assert_contains "$(git -C "$T/p" log -1 --format=%b)" "some text"
+	# the other marks mailinfo knows, by hand with the patch the export wrote
+	mkrepo "$T/q"
+	printf 'Fix typo\n\nsome text\n--- %%< ---\nSubject: Add telemetry upload\n' >"$T/msg2"
+	agent_commit "$T/q" "$T/msg2"
+	run_jail export -D "$T/q" -o "$T/out"
+	assert_eq "$rc" 0 "jail export ($err)"
+	git -C "$T/q" am -q --scissors "$T"/out/*.patch || fail "git am --scissors"
+	assert_eq "$(git -C "$T/q" log -1 --format='%s')" "Fix typo" "the subject git am --scissors landed"
+}
+
+# format-patch joins the subject paragraph into one Subject: line; the summary
+# showed its first line only, so more than the summary said landed as the
+# subject.  The subject is one line, the one that lands.
+test_land_subject_paragraph_shown_as_it_lands() {
+	mkrepo "$T/p"
+	printf 'Fix typo\nand upload telemetry  to evil.example\n\nbody\n' >"$T/msg"
+	agent_commit "$T/p" "$T/msg"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ": Fix typo and upload telemetry to evil.example (author"
+	assert_eq "$(git -C "$T/p" log -1 --format=%s)" "Fix typo and upload telemetry to evil.example" "the landed subject"
+}
+
+# NTFS's short names of .gitmodules ("gitmod~1", "gi7eba~1") are .gitmodules
+# to git (core.protectNTFS, on by default): a symlink under one made git am
+# refuse the whole patch, so none of the agent's work could land.  It is left
+# out like a symlink named .gitmodules.
+test_land_symlink_under_a_short_name_of_gitmodules_left_out() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'ln -s README gitmod~1; ln -s README GI7EBA~2; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "gitmod~1: a symlink named .gitmodules"
+	assert_contains "$err" "GI7EBA~2: a symlink named .gitmodules"
+	assert_no_file "$T/p/gitmod~1"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}
+
+# The jail hides what git ignores (.env, keys): the agent cannot read it.  A
+# symlink to it lands as a tracked file of the project, and gives the secret a
+# name no ignore rule covers: whatever the host publishes, packs or indexes
+# (a site's public/, an sdist, an editor's assistant) reads it there.
+test_land_symlink_to_a_hidden_file_left_out() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/keys" && printf 'KEY-canary\n' >"$T/p/keys/id" && printf 'keys/\n' >>"$T/p/.gitignore"
+	git -C "$T/p" commit -qam keys
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p public; ln -s ../.env public/robots.txt
+		ln -s keys/id key.txt; ln -s keys k; ln -s README readme.txt; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "public/robots.txt: symlink to '.env', which the jail hides"
+	assert_contains "$err" "key.txt: symlink to 'keys', which the jail hides"
+	assert_contains "$err" "k: symlink to 'keys', which the jail hides"
+	assert_no_file "$T/p/public/robots.txt"
+	assert_no_file "$T/p/key.txt"
+	assert_no_file "$T/p/k"
+	assert_eq "$(readlink "$T/p/readme.txt")" "README" "a link to a file the jail shows"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}
