@@ -179,12 +179,16 @@ char *seriesmsg_sanitize(const char *msg, size_t len)
 	return sb_steal(&b);
 }
 
-char *seriesmsg_ident_part(const char *s, size_t len)
+char *seriesmsg_ident_part(const char *s, size_t len, bool email)
 {
 	struct strbuf b = {0};
 	clean_text(&b, s, len, false);
+	/* mailinfo takes the From: line's first '@' for the address and ends it
+	 * at a blank or a comma: "ada@example.com <evil@x>" would land as
+	 * ada@example.com, "x@y (Ada)" as x@y, not as the summary showed */
+	const char *bad = email ? "<> \t,;()\"\\" : "<>@";
 	for (size_t i = 0; i < b.len; i++)
-		if (b.s[i] == '<' || b.s[i] == '>')
+		if (strchr(bad, b.s[i]))
 			b.s[i] = '?';
 	size_t start = 0;
 	while (start < b.len && b.s[start] == ' ')

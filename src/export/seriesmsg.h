@@ -16,9 +16,10 @@
 
 /* The agent's message made safe for an mbox (never empty). */
 char *seriesmsg_sanitize(const char *msg, size_t len);
-/* A person's name or email made safe for a commit header: control characters,
- * '<' and '>' and invalid UTF-8 become '?'; NULL when empty. */
-char *seriesmsg_ident_part(const char *s, size_t len);
+/* A person's name or email made safe for a commit header, and read by git am
+ * as it is: control characters, '<', '>', invalid UTF-8 and, in a name '@',
+ * in an email blanks and ",;()\"\\" become '?'; NULL when empty. */
+char *seriesmsg_ident_part(const char *s, size_t len, bool email);
 /* msg with a "Left out by jail:" block (notes: "path: reason" lines, may be
  * NULL) and, when trailer is set, "Jail-Session: TRAILER" added to the
  * message's trailer paragraph (a new one when it has none). */

@@ -107,3 +107,21 @@ test_land_symlink_to_a_hidden_file_left_out() {
 	assert_eq "$(readlink "$T/p/readme.txt")" "README" "a link to a file the jail shows"
 	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
 }
+
+# mailinfo takes the first '@' of the From: line for the address and ends it
+# at a blank: an author named "ada@example.com" landed with that address (the
+# user's own, say) while the summary showed the agent's, and an address
+# "x@y (Ada Lovelace)" landed as "x@y <x@y>".  The summary shows what lands.
+test_land_author_as_the_summary_shows_it() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'echo 1 >> README
+		git -c user.name=ada@example.com -c user.email=evil@x commit -qam one; echo 2 >> README
+		git -c user.name=Ada -c user.email="x@y (Ada Lovelace)" commit -qam two'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "one (author: ada?example.com <evil@x>)"
+	assert_contains "$err" "two (author: Ada <x@y??Ada?Lovelace?>)"
+	assert_eq "$(git -C "$T/p" log -2 --reverse --format='%an <%ae>' | tr '\n' '|')" \
+		"ada?example.com <evil@x>|Ada <x@y??Ada?Lovelace?>|" "the landed authors"
+}

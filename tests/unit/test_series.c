@@ -95,7 +95,7 @@ T(message_lines_git_am_would_parse_are_indented)
 	s = seriesmsg_sanitize("fix \xe2\x80\xae" "cod\xe2\x81\xa6" "e caf\xc3\xa9", 20);  /* RLO, LRI */
 	CHECK_STR(s, "fix ?cod?e caf\xc3\xa9");
 	free(s);
-	s = seriesmsg_ident_part("Ada\xe2\x80\x8b", 6);  /* ZWSP */
+	s = seriesmsg_ident_part("Ada\xe2\x80\x8b", 6, false);  /* ZWSP */
 	CHECK_STR(s, "Ada?");
 	free(s);
 }
@@ -140,8 +140,18 @@ T(default_subject_names_what_changed)
 
 T(ident_parts_cannot_break_a_header)
 {
-	char *s = seriesmsg_ident_part(" Ada <x>\n", 9);
+	char *s = seriesmsg_ident_part(" Ada <x>\n", 9, false);
 	CHECK_STR(s, "Ada ?x??");
 	free(s);
-	CHECK(seriesmsg_ident_part("   ", 3) == NULL);
+	CHECK(seriesmsg_ident_part("   ", 3, false) == NULL);
+	/* what git am would read as another address than the summary shows */
+	s = seriesmsg_ident_part("ada@example.com", 15, false);
+	CHECK_STR(s, "ada?example.com");
+	free(s);
+	s = seriesmsg_ident_part("x@y (Ada), \"a\\b\";c", 18, true);
+	CHECK_STR(s, "x@y??Ada????a?b??c");
+	free(s);
+	s = seriesmsg_ident_part("bob@x", 5, true);
+	CHECK_STR(s, "bob@x");
+	free(s);
 }
