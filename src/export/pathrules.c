@@ -14,6 +14,7 @@
 #define HOOKS "git hooks run by a hooks manager"
 #define PKG "a package manager reads it (scripts, shells, registries)"
 #define CI "changes what CI runs with the repository's secrets"
+#define MISE "changes what mise runs on entering the directory"
 
 /* Files that a shell, an editor, a package manager or an agent CLI loads or runs
  * from a project directory without asking: a patch must not smuggle them in. */
@@ -35,6 +36,12 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".exrc", (char *)VIMRC},
 	{(char *)".nvimrc", (char *)VIMRC},
 	{(char *)".nvim.lua", (char *)VIMRC},
+	/* vim's 'exrc' reads these too (the underscore names on Windows) */
+	{(char *)".vimrc", (char *)VIMRC},
+	{(char *)".gvimrc", (char *)VIMRC},
+	{(char *)"_vimrc", (char *)VIMRC},
+	{(char *)"_gvimrc", (char *)VIMRC},
+	{(char *)"_exrc", (char *)VIMRC},
 	{(char *)".claude/settings.json", (char *)AGENT},
 	{(char *)".claude/settings.local.json", (char *)AGENT},
 	{(char *)".mcp.json", (char *)AGENT},
@@ -51,6 +58,7 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".continue/", (char *)AGENT},
 	{(char *)".vscode/mcp.json", (char *)VSCODE},
 	{(char *)".zed/", (char *)"Zed loads it from the project (language and context servers, tasks)"},
+	{(char *)".helix/", (char *)"Helix loads it from the project (the language servers it starts)"},
 	{(char *)".husky/", (char *)HOOKS},
 	{(char *)".githooks/", (char *)HOOKS},
 	{(char *)".npmrc", (char *)PKG},
@@ -426,8 +434,6 @@ static const struct {
 	{"bitbucket-pipelines.yml", CI},
 	{"jenkinsfile", CI},  /* names are compared folded */
 	{".devcontainer.json", "changes what editors build and run in a dev container"},
-	{".mise.toml", "changes what mise runs on entering the directory"},
-	{"mise.toml", "changes what mise runs on entering the directory"},
 	{".jail.ini", "changes the project's jail policy"},
 };
 static const struct {
@@ -440,6 +446,8 @@ static const struct {
 	{".buildkite/", CI},
 	{".woodpecker/", CI},
 	{".devcontainer/", "changes what editors build and run in a dev container"},
+	{".mise/", MISE},
+	{".config/mise/", MISE},
 };
 
 /* The command lists of hooks managers other than pre-commit (lefthook,
@@ -451,6 +459,21 @@ static const char *const hook_configs[] = {
 	"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
 	"lint-staged.config.*",
 };
+
+/* mise's config files beside the ones in flagged_dirs: its hooks and env
+ * run on entering the directory (names folded, see fold_path()). */
+static bool is_mise_config(const char *folded, const char *base)
+{
+	static const char *const names[] = {"mise.toml", "mise.*.toml", ".mise.toml",
+	                                    ".mise.*.toml", ".rtx.toml", ".rtx.*.toml"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (fnmatch(names[i], base, 0) == 0)
+			return true;
+	/* mise/config.toml, mise/config.local.toml */
+	size_t dl = (size_t)(base - folded);
+	return fnmatch("config*.toml", base, 0) == 0 && dl >= 5 &&
+	       strncmp(base - 5, "mise/", 5) == 0 && (dl == 5 || base[-6] == '/');
+}
 
 static bool is_commit_hook_config(const char *base)
 {
@@ -474,6 +497,8 @@ const char *path_flag_reason(const char *path, bool symlink)
 			return flagged[i].why;
 	if (is_commit_hook_config(base))
 		return "changes the commands a hooks manager runs on commit";
+	if (is_mise_config(folded, base))
+		return MISE;
 	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++) {
 		const char *at = strstr(folded, flagged_dirs[i].dir);
 		if (at && (at == folded || at[-1] == '/'))

@@ -125,3 +125,27 @@ test_land_author_as_the_summary_shows_it() {
 	assert_eq "$(git -C "$T/p" log -2 --reverse --format='%an <%ae>' | tr '\n' '|')" \
 		"ada?example.com <evil@x>|Ada <x@y??Ada?Lovelace?>|" "the landed authors"
 }
+
+# Files that editors and shells run from the project on their own: vim's
+# 'exrc' reads .vimrc and .gvimrc (not only .exrc), Helix starts the language
+# servers .helix/languages.toml names, mise runs the hooks of mise.local.toml
+# and .config/mise/config.toml on entering the directory, like mise.toml's.
+test_land_files_editors_and_shells_run_are_left_out_or_flagged() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'echo "set makeprg=x" > .vimrc; mkdir -p .helix .config/mise
+		echo "[language-server.x]" > .helix/languages.toml; echo "[hooks]" > mise.local.toml
+		echo "[hooks]" > .config/mise/config.toml; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
+	assert_contains "$err" "mise.local.toml: changes what mise runs"
+	assert_contains "$err" ".config/mise/config.toml: changes what mise runs"
+	run_jail apply --accept-flagged -D "$T/p"
+	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
+	assert_contains "$err" ".vimrc: matches '.vimrc'"
+	assert_contains "$err" ".helix/: matches '.helix/'"
+	assert_no_file "$T/p/.vimrc"
+	assert_no_file "$T/p/.helix"
+	assert_file "$T/p/mise.local.toml"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}

@@ -63,7 +63,9 @@ T(defaults_leave_out_what_tools_run)
 	                     /* agent CLIs and editors that start commands from project config */
 	                     "opencode.json", "sub/opencode.jsonc", ".opencode/plugin/x.js",
 	                     ".vscode/mcp.json", ".zed/settings.json", ".kiro/settings/mcp.json",
-	                     ".continue/mcpServers/x.yaml", "crush.json", ".crush.json"};
+	                     ".continue/mcpServers/x.yaml", "crush.json", ".crush.json",
+	                     /* vim's exrc reads .vimrc too; Helix starts what .helix/ names */
+	                     ".vimrc", "sub/.gvimrc", "_vimrc", "_exrc", ".helix/languages.toml"};
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		if (!denied(&r, out[i]))
 			fprintf(stderr, "  not denied: %s\n", out[i]);
@@ -286,4 +288,23 @@ T(flagged_ci_files_of_other_services)
 	CHECK(path_flag_reason(".circleci", true) != NULL);
 	CHECK(path_flag_reason("Jenkinsfile.md", false) == NULL);
 	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
+}
+
+/* mise reads its config under several names and runs their hooks on cd. */
+T(flagged_mise_configs)
+{
+	const char *flag[] = {"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+	                      "mise.dev.toml", "sub/.rtx.toml", ".config/mise.toml",
+	                      ".config/mise/config.toml", ".config/mise/conf.d/x.toml",
+	                      ".mise/config.toml", "mise/config.toml", "a/mise/config.local.toml",
+	                      "MISE.LOCAL.TOML"};
+	for (size_t i = 0; i < ARRAY_SIZE(flag); i++) {
+		if (!path_flag_reason(flag[i], false))
+			fprintf(stderr, "  not flagged: %s\n", flag[i]);
+		CHECK(path_flag_reason(flag[i], false) != NULL);
+	}
+	const char *not[] = {"mise.md", "docs/mise.txt", "premise/config.toml", "mise/other.toml",
+	                     "config.toml", "amise.toml"};
+	for (size_t i = 0; i < ARRAY_SIZE(not); i++)
+		CHECK(path_flag_reason(not[i], false) == NULL);
 }
