@@ -149,3 +149,23 @@ test_land_files_editors_and_shells_run_are_left_out_or_flagged() {
 	assert_file "$T/p/mise.local.toml"
 	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
 }
+
+# jail export -o DIR leaves the directory's other files alone: the patches of
+# an earlier export (a series the user rejected) stayed beside the new ones,
+# and `git am DIR/*.patch` landed them first.  The export names them.
+test_land_earlier_patches_in_the_output_dir_are_named() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'git config user.name A; git config user.email a@b
+		echo rejected >> README; git commit -qam "feat: rejected idea"'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "the first export ($err)"
+	assert_not_contains "$err" "also holds"
+	run_jail reset --all -D "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'echo kept >> README'
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "the second export ($err)"
+	assert_contains "$err" "also holds 1 patch file this export did not write (0001-feat-rejected-idea.patch)"
+	assert_eq "$out" "$T/out/0001-jail-session-default.patch" "the patches of this export"
+	assert_file "$T/out/0001-feat-rejected-idea.patch"  # the directory is the user's
+}
