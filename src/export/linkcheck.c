@@ -207,8 +207,9 @@ static char *component(struct res *r, const char *name, bool more)
 		return cannot_read(r);
 	/* the jail kept it from the agent (.env, a key git ignores): on the host
 	 * a tracked link would give it a name that no ignore rule covers, for
-	 * every tool that publishes or indexes the project's files */
-	if (f.t != N_MISSING && r->v->hidden && r->v->hidden(r->v->ctx, r->path)) {
+	 * every tool that publishes or indexes the project's files (a hidden
+	 * link is judged by where it leads) */
+	if ((f.t == N_FILE || f.t == N_DIR) && r->v->hidden && r->v->hidden(r->v->ctx, r->path)) {
 		_cleanup_free_ char *esc = escape_name(r->path);
 		return xasprintf("symlink to '%s', which the jail hides (git ignores it on the "
 		                 "host)", esc);

@@ -232,6 +232,8 @@ T(links_to_hidden_paths_left_out)
 	expect("link", "src", NULL);                   /* above it is the user's tree */
 	hidden_path = "nothere";
 	expect("link", "nothere", NULL);
+	hidden_path = "sys";                           /* a hidden link: where it leads */
+	expect("link", "sys/passwd", OUT " (through 'sys' -> '/etc')");
 	hidden_path = NULL;
 	expect("pub/robots.txt", "../README", NULL);
 	struct jail_err e;
