@@ -414,28 +414,61 @@ void git_user_paths_free(struct git_user_paths *p)
 	free(p->xdg_ignore);
 }
 
-char *git_user_excludes_file(void)
+/* key as the user's own config files set it (~/.gitconfig wins over the XDG
+ * one, includes followed), or NULL. */
+static char *user_config_get(const char *key)
 {
 	struct git_user_paths u;
 	git_user_paths(&u);
-	const char *files[] = {u.home_config, u.xdg_config};  /* ~/.gitconfig wins */
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+	const char *files[] = {u.home_config, u.xdg_config};
+	char *value = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(files) && !value; i++) {
 		struct git g = {.cwd = "/"};
 		struct strbuf out = {0};
 		struct jail_err e;
 		int status = 1;
-		const char *args[] = {"config", "--file", files[i], "--includes", "--get",
-		                      "core.excludesFile", NULL};
+		const char *args[] = {"config", "--file", files[i], "--includes", "--get", key, NULL};
 		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
 		    status == 0 && out.s) {
 			out.s[strcspn(out.s, "\n")] = '\0';
-			char *path = expand_home(out.s);
-			sb_free(&out);
-			git_user_paths_free(&u);
-			return path;
+			value = xstrdup(out.s);
 		}
 		sb_free(&out);
 	}
+	git_user_paths_free(&u);
+	return value;
+}
+
+/* key as the repository's config sets it, else as the user's files do: the
+ * hardened environment reads no global or system config, so what the first
+ * finds is the repository's (includes and a worktree's config followed).
+ * local: the repository's file alone, without the hardening's own "-c"
+ * settings (core.hooksPath among them). */
+static char *project_config_get(const char *project, const char *key, bool local)
+{
+	struct git g = {.cwd = project};
+	const char *args[] = {"config", "--get", key, NULL};
+	const char *local_args[] = {"config", "--local", "--includes", "--get", key, NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	char *value = NULL;
+	if (git_run(&g, local ? local_args : args, NULL, 0, &out, &status, &e) == 0 && status == 0 &&
+	    out.s) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		value = xstrdup(out.s);
+	}
+	sb_free(&out);
+	return value ? value : user_config_get(key);
+}
+
+char *git_user_excludes_file(void)
+{
+	_cleanup_free_ char *value = user_config_get("core.excludesFile");
+	if (value)
+		return expand_home(value);
+	struct git_user_paths u;
+	git_user_paths(&u);
 	char *def = access(u.xdg_ignore, R_OK) == 0 ? xstrdup(u.xdg_ignore) : NULL;
 	git_user_paths_free(&u);
 	return def;
@@ -443,21 +476,14 @@ char *git_user_excludes_file(void)
 
 char *git_excludes_file(const char *project)
 {
-	/* the hardened environment reads no global or system config: what this
-	 * finds is the repository's (includes and a worktree's config followed) */
-	struct git g = {.cwd = project};
-	const char *args[] = {"config", "--get", "core.excludesFile", NULL};
-	struct strbuf out = {0};
-	struct jail_err e;
-	int status = 1;
-	char *path = NULL;
-	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
-		out.s[strcspn(out.s, "\n")] = '\0';
-		if (out.s[0])
-			path = expand_home(out.s);
-	}
-	sb_free(&out);
-	return path ? path : git_user_excludes_file();
+	_cleanup_free_ char *value = project_config_get(project, "core.excludesFile", false);
+	return value && *value ? expand_home(value) : git_user_excludes_file();
+}
+
+char *git_hooks_path(const char *project)
+{
+	_cleanup_free_ char *value = project_config_get(project, "core.hooksPath", true);
+	return value && *value ? expand_home(value) : NULL;
 }
 
 bool git_config_has_includes(const char *path)

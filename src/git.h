@@ -99,6 +99,10 @@ char *git_user_excludes_file(void);
  * repository's own config, which wins over the user's, else the user's (as
  * above); "~" expanded, a relative path left relative to the project. */
 char *git_excludes_file(const char *project);
+/* core.hooksPath as git in project reads it (the repository's config, then
+ * the user's; '~' expanded), as written: a relative one is taken from the
+ * work tree's top, where git runs hooks.  NULL when unset. */
+char *git_hooks_path(const char *project);
 /* Whether a config file includes others ([include], [includeIf ...]): what it
  * sets then depends on files a cache does not know of.  An unreadable file
  * counts as one that does. */

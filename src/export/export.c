@@ -633,6 +633,51 @@ static int upper_dir_usable(const char *upper)
 	return fchmodat(AT_FDCWD, upper, (st.st_mode & 07777) | 0700, 0);
 }
 
+/* path with "." and ".." components and repeated '/' taken out, as text. */
+static char *normalize_path(const char *path)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+	struct strbuf b = {0};
+	sb_append(&b, "", 0);
+	char *save = NULL;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			char *slash = strrchr(b.s, '/');
+			b.len = slash ? (size_t)(slash - b.s) : 0;
+			b.s[b.len] = '\0';
+			continue;
+		}
+		sb_printf(&b, "/%s", c);
+	}
+	return sb_steal(&b);
+}
+
+/* git runs the hooks of core.hooksPath (.githooks, tools/hooks): when that
+ * directory is in the project, a hook the agent writes there runs on the
+ * user's next commit, and `post-applypatch` while git am lands the patch
+ * that brings it.  Such a directory is left out like .git/hooks. */
+static void deny_hooks_dir(struct export_ctx *x)
+{
+	_cleanup_free_ char *hooks = git_hooks_path(x->project);
+	if (!hooks)
+		return;
+	/* relative: from the work tree's top (the project less its prefix) */
+	size_t pl = strlen(x->project), xl = strlen(x->prefix);
+	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl) : xstrdup(x->project);
+	_cleanup_free_ char *abs = hooks[0] == '/' ? xstrdup(hooks) : xasprintf("%s/%s", top, hooks);
+	_cleanup_free_ char *norm = normalize_path(abs);
+	char real[PATH_MAX];
+	const char *dir = realpath(norm, real) ? real : norm;  /* the host's links */
+	_cleanup_free_ char *proj = normalize_path(x->project);
+	size_t n = strlen(proj);
+	if (strncmp(dir, proj, n) != 0 || dir[n] != '/' || !dir[n + 1])
+		return;  /* outside the project (or its root: no directory to name) */
+	_cleanup_free_ char *pat = pathrules_dir_pattern(dir + n + 1);
+	pathrules_deny(&x->rules, pat, "git runs the hooks in it (core.hooksPath)");
+}
+
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
                     const struct jail_config *cfg, struct jail_err *e)
 {
@@ -660,6 +705,8 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	_cleanup_free_ char *ex = x->is_repo ? git_excludes_file(x->project) : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
+	if (x->is_repo)
+		deny_hooks_dir(x);
 	if (x->is_repo) {
 		x->base = read_base(session_dir);
 		x->applied = xcalloc(1, sizeof(struct applied));
@@ -693,6 +740,7 @@ int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, c
 		return -1;
 	if (!x->is_repo)
 		return jail_err_set(e, 0, "the submodule '%s' is not a git work tree", esc);
+	deny_hooks_dir(x);
 	if (parent->user_excludes)
 		x->user_excludes = xstrdup(parent->user_excludes);
 	return 0;

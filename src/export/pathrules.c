@@ -88,6 +88,24 @@ void pathrules_init(struct pathrules *r, const struct jail_config *cfg)
 	r->max_size = cfg->export_max_size;
 }
 
+void pathrules_deny(struct pathrules *r, const char *pattern, const char *why)
+{
+	add_rule(r, pattern, xstrdup(why));
+}
+
+char *pathrules_dir_pattern(const char *rel)
+{
+	struct strbuf b = {0};
+	sb_puts(&b, "/");
+	for (const char *p = rel; *p; p++) {
+		if (strchr("*?[\\", *p))
+			sb_puts(&b, "\\");
+		sb_append(&b, p, 1);
+	}
+	sb_puts(&b, "/");
+	return sb_steal(&b);
+}
+
 void pathrules_free(struct pathrules *r)
 {
 	for (size_t i = 0; i < r->n; i++) {

@@ -169,3 +169,40 @@ test_land_earlier_patches_in_the_output_dir_are_named() {
 	assert_eq "$out" "$T/out/0001-jail-session-default.patch" "the patches of this export"
 	assert_file "$T/out/0001-feat-rejected-idea.patch"  # the directory is the user's
 }
+
+# git runs the hooks of core.hooksPath, and a project often keeps them in its
+# tree (tools/hooks, .hooks).  A hook the agent wrote there landed, and git am
+# ran its post-applypatch while landing it: code of the agent's on the host at
+# landing, before anyone ran anything.  Such a directory is left out like
+# .git/hooks, in the working tree and in the agent's commits, wherever the
+# setting is (the repository's config, the user's).
+test_land_hooks_in_the_projects_core_hookspath_left_out() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/tools/hooks" && printf '#!/bin/sh\nexit 0\n' >"$T/p/tools/hooks/pre-commit"
+	chmod +x "$T/p/tools/hooks/pre-commit"
+	git -C "$T/p" add tools && git -C "$T/p" commit -qm hooks
+	git -C "$T/p" config core.hooksPath tools/hooks
+	run_jail -q -D "$T/p" -- sh -c "git config user.name A; git config user.email a@b
+		printf '#!/bin/sh\ntouch $T/PWNED\n' > tools/hooks/pre-commit; git commit -qam hook
+		printf '#!/bin/sh\ntouch $T/PWNED\n' > tools/hooks/post-applypatch
+		chmod +x tools/hooks/post-applypatch; echo more >> README"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "tools/hooks/: matches '/tools/hooks/': git runs the hooks in it (core.hooksPath)"
+	assert_no_file "$T/PWNED"
+	assert_no_file "$T/p/tools/hooks/post-applypatch"
+	assert_eq "$(tail -n 1 "$T/p/tools/hooks/pre-commit")" "exit 0" "the host's hook"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+	# the user's own config, a path relative to the work tree's top
+	mkrepo "$T/q"
+	mkdir -p "$XDG_CONFIG_HOME/git" && printf '[core]\n\thooksPath = .hooks\n' >>"$XDG_CONFIG_HOME/git/config"
+	run_jail -q -D "$T/q" -- sh -c "mkdir .hooks; printf '#!/bin/sh\ntouch $T/PWNED\n' > .hooks/post-applypatch
+		chmod +x .hooks/post-applypatch; echo more >> README"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/q"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ".hooks/: matches '/.hooks/'"
+	assert_no_file "$T/PWNED"
+	assert_no_file "$T/q/.hooks"
+}

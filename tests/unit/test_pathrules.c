@@ -290,6 +290,24 @@ T(flagged_ci_files_of_other_services)
 	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
 }
 
+/* The project's core.hooksPath directory, as it is named: anchored, and a
+ * name with fnmatch's characters matches itself only. */
+T(hooks_dir_rule_is_anchored_and_literal)
+{
+	struct pathrules r = rules_with(NULL, NULL);
+	char *pat = pathrules_dir_pattern("tools/h*oks");
+	CHECK_STR(pat, "/tools/h\\*oks/");
+	pathrules_deny(&r, pat, "git runs the hooks in it (core.hooksPath)");
+	free(pat);
+	CHECK(denied(&r, "tools/h*oks/post-applypatch"));
+	CHECK(!denied(&r, "tools/hooks/post-applypatch"));
+	CHECK(!denied(&r, "sub/tools/h*oks/pre-commit"));
+	char *why = pathrules_denied_link(&r, "tools");  /* a link in place of a directory above */
+	CHECK(why != NULL);
+	free(why);
+	pathrules_free(&r);
+}
+
 /* mise reads its config under several names and runs their hooks on cd. */
 T(flagged_mise_configs)
 {
