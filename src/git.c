@@ -486,6 +486,40 @@ char *git_hooks_path(const char *project)
 	return value && *value ? expand_home(value) : NULL;
 }
 
+int git_local_includes(const char *project, struct strv *out, struct jail_err *e)
+{
+	struct git g = {.cwd = project};
+	struct strbuf dir = {0}, list = {0};
+	const char *dir_args[] = {"rev-parse", "--path-format=absolute", "--git-common-dir", NULL};
+	const char *args[] = {"config", "--local", "-z", "--get-regexp",
+	                      "^include(if\\..*)?\\.path$", NULL};
+	int status = 1;
+	int r = git_run(&g, dir_args, NULL, 0, &dir, NULL, e);
+	if (r == 0 && !(dir.s && dir.s[0] == '/'))
+		r = jail_err_set(e, 0, "git rev-parse --git-common-dir: unexpected output");
+	if (r == 0)
+		r = git_run(&g, args, NULL, 0, &list, &status, e);
+	if (r == 0 && status > 1)
+		r = jail_err_set(e, 0, "git config --get-regexp failed (exit %d)", status);
+	if (r == 0 && dir.s)
+		dir.s[strcspn(dir.s, "\n")] = '\0';
+	/* records "KEY\nVALUE\0"; a relative value is from the config file's
+	 * directory, the common git dir */
+	for (size_t i = 0; r == 0 && status == 0 && list.s && i < list.len;) {
+		const char *rec = list.s + i, *nl = strchr(rec, '\n');
+		i += strlen(rec) + 1;
+		if (!nl || !nl[1])
+			continue;
+		if (nl[1] == '/' || nl[1] == '~')
+			strv_push_take(out, expand_home(nl + 1));
+		else
+			strv_push_take(out, xasprintf("%s/%s", dir.s, nl + 1));
+	}
+	sb_free(&dir);
+	sb_free(&list);
+	return r;
+}
+
 bool git_config_has_includes(const char *path)
 {
 	_cleanup_free_ char *data = NULL;

@@ -103,6 +103,11 @@ char *git_excludes_file(const char *project);
  * the user's; '~' expanded), as written: a relative one is taken from the
  * work tree's top, where git runs hooks.  NULL when unset. */
 char *git_hooks_path(const char *project);
+/* The files the repository's own config includes (include.path,
+ * includeIf.*.path), each absolute ('~' expanded, a relative one from the git
+ * dir), appended to out. */
+int git_local_includes(const char *project, struct strv *out, struct jail_err *e)
+    __attribute__((warn_unused_result));
 /* Whether a config file includes others ([include], [includeIf ...]): what it
  * sets then depends on files a cache does not know of.  An unreadable file
  * counts as one that does. */

@@ -654,28 +654,51 @@ static char *normalize_path(const char *path)
 	return sb_steal(&b);
 }
 
-/* git runs the hooks of core.hooksPath (.githooks, tools/hooks): when that
- * directory is in the project, a hook the agent writes there runs on the
- * user's next commit, and `post-applypatch` while git am lands the patch
- * that brings it.  Such a directory is left out like .git/hooks. */
-static void deny_hooks_dir(struct export_ctx *x)
+/* Leave out the path that abs (absolute, as the host's config names it) is
+ * in the project, for why: as written, "." and ".." taken as text, else
+ * through the host's links.  The project's root itself names no path. */
+static void deny_host_path(struct export_ctx *x, const char *abs, bool dir, const char *why)
+{
+	_cleanup_free_ char *norm = normalize_path(abs);
+	_cleanup_free_ char *proj = normalize_path(x->project);
+	char real[PATH_MAX];
+	const char *forms[] = {norm, realpath(norm, real) ? real : NULL};
+	size_t n = strlen(proj);
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		const char *p = forms[i];
+		if (!p || (i > 0 && strcmp(p, norm) == 0) || strncmp(p, proj, n) != 0 ||
+		    p[n] != '/' || !p[n + 1])
+			continue;
+		_cleanup_free_ char *pat = pathrules_path_pattern(p + n + 1, dir);
+		pathrules_deny(&x->rules, pat, why);
+	}
+}
+
+/* What the host's git reads from the project as its own settings and runs:
+ * the hooks of core.hooksPath when that directory is in the project
+ * (.githooks, tools/hooks: a hook the agent writes there runs on the user's
+ * next commit, and post-applypatch while git am lands the patch that brings
+ * it), and files the repository's config includes (include.path =
+ * ../.gitconfig shares settings through the tree: fsmonitor, aliases, filters
+ * run from there).  They are left out like .git/hooks and .git/config. */
+static int deny_host_git_settings(struct export_ctx *x, struct jail_err *e)
 {
 	_cleanup_free_ char *hooks = git_hooks_path(x->project);
-	if (!hooks)
-		return;
-	/* relative: from the work tree's top (the project less its prefix) */
-	size_t pl = strlen(x->project), xl = strlen(x->prefix);
-	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl) : xstrdup(x->project);
-	_cleanup_free_ char *abs = hooks[0] == '/' ? xstrdup(hooks) : xasprintf("%s/%s", top, hooks);
-	_cleanup_free_ char *norm = normalize_path(abs);
-	char real[PATH_MAX];
-	const char *dir = realpath(norm, real) ? real : norm;  /* the host's links */
-	_cleanup_free_ char *proj = normalize_path(x->project);
-	size_t n = strlen(proj);
-	if (strncmp(dir, proj, n) != 0 || dir[n] != '/' || !dir[n + 1])
-		return;  /* outside the project (or its root: no directory to name) */
-	_cleanup_free_ char *pat = pathrules_dir_pattern(dir + n + 1);
-	pathrules_deny(&x->rules, pat, "git runs the hooks in it (core.hooksPath)");
+	if (hooks) {
+		/* relative: from the work tree's top (the project less its prefix) */
+		size_t pl = strlen(x->project), xl = strlen(x->prefix);
+		_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl)
+		                                         : xstrdup(x->project);
+		_cleanup_free_ char *abs = hooks[0] == '/' ? xstrdup(hooks)
+		                                           : xasprintf("%s/%s", top, hooks);
+		deny_host_path(x, abs, true, "git runs the hooks in it (core.hooksPath)");
+	}
+	struct strv inc = {0};
+	int r = git_local_includes(x->project, &inc, e);
+	for (size_t i = 0; r == 0 && i < inc.n; i++)
+		deny_host_path(x, inc.v[i], false, "git reads it as the repository's config (include.path)");
+	strv_free(&inc);
+	return r;
 }
 
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
@@ -705,8 +728,8 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	_cleanup_free_ char *ex = x->is_repo ? git_excludes_file(x->project) : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
-	if (x->is_repo)
-		deny_hooks_dir(x);
+	if (x->is_repo && deny_host_git_settings(x, e) < 0)
+		return -1;
 	if (x->is_repo) {
 		x->base = read_base(session_dir);
 		x->applied = xcalloc(1, sizeof(struct applied));
@@ -740,7 +763,8 @@ int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, c
 		return -1;
 	if (!x->is_repo)
 		return jail_err_set(e, 0, "the submodule '%s' is not a git work tree", esc);
-	deny_hooks_dir(x);
+	if (deny_host_git_settings(x, e) < 0)
+		return -1;
 	if (parent->user_excludes)
 		x->user_excludes = xstrdup(parent->user_excludes);
 	return 0;

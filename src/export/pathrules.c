@@ -93,7 +93,7 @@ void pathrules_deny(struct pathrules *r, const char *pattern, const char *why)
 	add_rule(r, pattern, xstrdup(why));
 }
 
-char *pathrules_dir_pattern(const char *rel)
+char *pathrules_path_pattern(const char *rel, bool dir)
 {
 	struct strbuf b = {0};
 	sb_puts(&b, "/");
@@ -102,7 +102,8 @@ char *pathrules_dir_pattern(const char *rel)
 			sb_puts(&b, "\\");
 		sb_append(&b, p, 1);
 	}
-	sb_puts(&b, "/");
+	if (dir)
+		sb_puts(&b, "/");
 	return sb_steal(&b);
 }
 

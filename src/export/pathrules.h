@@ -29,9 +29,10 @@ void pathrules_init(struct pathrules *r, const struct jail_config *cfg);
 void pathrules_free(struct pathrules *r);
 /* One more rule: paths matching pattern are left out with reason why. */
 void pathrules_deny(struct pathrules *r, const char *pattern, const char *why);
-/* The anchored pattern for the directory rel (relative to the project, not
- * empty) as it is: fnmatch's special characters escaped. */
-char *pathrules_dir_pattern(const char *rel);
+/* The anchored pattern for rel (relative to the project, not empty) as it
+ * is, fnmatch's special characters escaped: a directory and what is below it
+ * when dir, else that path alone. */
+char *pathrules_path_pattern(const char *rel, bool dir);
 
 /* Does pattern match path (a file, or a directory when is_dir)? */
 bool pattern_match(const char *pattern, const char *path, bool is_dir);

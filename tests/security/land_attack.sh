@@ -206,3 +206,28 @@ test_land_hooks_in_the_projects_core_hookspath_left_out() {
 	assert_no_file "$T/PWNED"
 	assert_no_file "$T/q/.hooks"
 }
+
+# A repository's config may include a file of its tree (include.path =
+# ../.gitconfig, a way to share settings): the agent's change to it landed as
+# a plain file, and the host's git then read it as its own config, running
+# core.fsmonitor on every git status.  Such a file is left out like
+# .git/config.
+test_land_config_the_repository_includes_left_out() {
+	mkrepo "$T/p"
+	printf '[alias]\n\tst = status\n' >"$T/p/.gitconfig"
+	git -C "$T/p" add .gitconfig && git -C "$T/p" commit -qm "shared config"
+	git -C "$T/p" config include.path ../.gitconfig
+	git -C "$T/p" config includeIf.onbranch:main.path ../conf/main.cfg
+	run_jail -q -D "$T/p" -- sh -c "printf '[core]\n\tfsmonitor = touch $T/PWNED\n' >> .gitconfig
+		mkdir conf; printf '[core]\n\tfsmonitor = touch $T/PWNED\n' > conf/main.cfg; echo more >> README"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ".gitconfig: matches '/.gitconfig': git reads it as the repository's config"
+	assert_contains "$err" "conf/main.cfg: matches '/conf/main.cfg'"
+	git -C "$T/p" status >/dev/null
+	assert_no_file "$T/PWNED"
+	assert_not_contains "$(cat "$T/p/.gitconfig")" "fsmonitor"
+	assert_no_file "$T/p/conf/main.cfg"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}

@@ -295,7 +295,7 @@ T(flagged_ci_files_of_other_services)
 T(hooks_dir_rule_is_anchored_and_literal)
 {
 	struct pathrules r = rules_with(NULL, NULL);
-	char *pat = pathrules_dir_pattern("tools/h*oks");
+	char *pat = pathrules_path_pattern("tools/h*oks", true);
 	CHECK_STR(pat, "/tools/h\\*oks/");
 	pathrules_deny(&r, pat, "git runs the hooks in it (core.hooksPath)");
 	free(pat);
@@ -305,6 +305,12 @@ T(hooks_dir_rule_is_anchored_and_literal)
 	char *why = pathrules_denied_link(&r, "tools");  /* a link in place of a directory above */
 	CHECK(why != NULL);
 	free(why);
+	pat = pathrules_path_pattern(".gitconfig", false);  /* a file: that path alone */
+	CHECK_STR(pat, "/.gitconfig");
+	pathrules_deny(&r, pat, "git reads it as config (include.path)");
+	free(pat);
+	CHECK(denied(&r, ".gitconfig"));
+	CHECK(!denied(&r, "sub/.gitconfig"));
 	pathrules_free(&r);
 }
 
