@@ -454,11 +454,17 @@ static const struct {
 	{"jenkinsfile", CI},  /* names are compared folded */
 	{".devcontainer.json", "changes what editors build and run in a dev container"},
 	{".jail.ini", "changes the project's jail policy"},
+	/* who is shown and who must review: git log maps authors through it
+	 * (one of the agent's under the user's name), and a forge requires the
+	 * code owners' approval before a merge */
+	{".mailmap", "changes the names git log and blame show for authors"},
+	{"codeowners", "changes whose review the forge requires before a merge"},
 };
 static const struct {
 	const char *dir, *why;  /* any file below a directory of this path */
 } flagged_dirs[] = {
 	{".github/workflows/", CI},
+	{".github/actions/", CI},  /* local actions the workflows use ("uses: ./.github/actions/x") */
 	{".gitea/workflows/", CI},
 	{".forgejo/workflows/", CI},
 	{".circleci/", CI},

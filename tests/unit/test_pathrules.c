@@ -286,6 +286,11 @@ T(flagged_ci_files_of_other_services)
 	CHECK(path_flag_reason(".woodpecker/build.yml", false) != NULL);
 	CHECK(path_flag_reason(".drone.yml", false) != NULL);
 	CHECK(path_flag_reason(".circleci", true) != NULL);
+	CHECK(path_flag_reason(".github/actions/setup/action.yml", false) != NULL);
+	CHECK(path_flag_reason(".github/CODEOWNERS", false) != NULL);
+	CHECK(path_flag_reason("CODEOWNERS", false) != NULL);
+	CHECK(path_flag_reason(".mailmap", false) != NULL);
+	CHECK(path_flag_reason(".github/ISSUE_TEMPLATE/bug.md", false) == NULL);
 	CHECK(path_flag_reason("Jenkinsfile.md", false) == NULL);
 	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
 }
