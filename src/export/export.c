@@ -1071,8 +1071,10 @@ static void keep_none(struct changeset *cs, size_t *keep)
 
 /* Is there a NUL past the probe?  git's own test looks at the first 8000
  * bytes only: a script of 8000 text bytes with a payload after them would
- * go out as a text patch of binary bytes. */
-static int nul_after(int fd, off_t off, bool *found)
+ * go out as a text patch of binary bytes.  And terminal controls, read on
+ * the way (chunks overlap by a character: one cut at a chunk's end is seen
+ * whole in the next). */
+static int nul_after(int fd, off_t off, bool *found, bool *controls)
 {
 	char chunk[65536];
 	for (;;) {
@@ -1085,7 +1087,8 @@ static int nul_after(int fd, off_t off, bool *found)
 			*found = true;
 			return 0;
 		}
-		off += n;
+		*controls = *controls || content_drives_terminal(chunk, (size_t)n);
+		off += n > 2 && n == (ssize_t)sizeof(chunk) ? n - 2 : n;
 	}
 }
 
@@ -1110,14 +1113,17 @@ static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, 
 		return jail_err_sys(e, "read '%s' in the session", esc);
 	}
 	bool binary = content_is_binary(buf, (size_t)n);
+	bool controls = !binary && content_drives_terminal(buf, (size_t)n);
 	if (!binary && n == (ssize_t)sizeof(buf) && c->new_size > n &&
-	    nul_after(fd, (off_t)n, &binary) < 0) {
+	    nul_after(fd, (off_t)n - 2, &binary, &controls) < 0) {
 		_cleanup_free_ char *esc = escape_name(c->path);
 		return jail_err_sys(e, "read '%s' in the session", esc);
 	}
 	if (binary)
 		leave_out(c, xstrdup("binary content (export it with --allow-binary)"));
-	else if (*keep && fd >= 0)
+	else if (controls)
+		c->flags |= CF_CONTROLS;
+	if (!binary && *keep && fd >= 0)
 		(*keep)--, c->kept_fd1 = steal_fd(&fd) + 1;
 	return 0;
 }

@@ -429,6 +429,24 @@ bool content_is_binary(const char *buf, size_t n)
 	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
 }
 
+bool content_drives_terminal(const char *buf, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = p[i];
+		if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f)
+			return true;
+		if (b == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] < 0xA0)
+			return true;
+		/* U+202A..U+202E: E2 80 AA..AE; U+2066..U+2069: E2 81 A6..A9 */
+		if (b == 0xE2 && i + 2 < n &&
+		    ((p[i + 1] == 0x80 && p[i + 2] >= 0xAA && p[i + 2] <= 0xAE) ||
+		     (p[i + 1] == 0x81 && p[i + 2] >= 0xA6 && p[i + 2] <= 0xA9)))
+			return true;
+	}
+	return false;
+}
+
 /* Files that decide what the host's tools ignore, fetch, check out or run on
  * their own (on checkout, commit, push, entering the directory); the list and
  * its reasons are in README "Security model". */

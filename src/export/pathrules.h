@@ -58,6 +58,11 @@ bool symlink_leaves_tree(const char *linkpath, const char *target);
 /* git's own test: a NUL byte in the first 8000 bytes.  The export goes on
  * looking past them (a NUL anywhere is binary): export.c, series.c. */
 bool content_is_binary(const char *buf, size_t n);
+/* Does text hold bytes that drive a terminal or reorder what it shows: ESC
+ * and the other C0 controls but tab, newline, carriage return and form feed;
+ * DEL; C1 controls; the bidirectional embeddings, overrides and isolates
+ * (Trojan Source)?  A character cut at the end of buf counts for nothing. */
+bool content_drives_terminal(const char *buf, size_t n);
 #define BINARY_PROBE_LEN 8000
 /* Paths whose change is kept but flagged for review (they change how git or its
  * tools treat the repository): the reason, or NULL.  A symlink is flagged also

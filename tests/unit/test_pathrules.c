@@ -295,6 +295,21 @@ T(flagged_ci_files_of_other_services)
 	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
 }
 
+/* What drives a terminal or reorders what it shows is seen; what text
+ * holds everywhere (tabs, CRLF, form feeds, UTF-8, emoji joiners) is not. */
+T(terminal_controls_in_content)
+{
+	static const char *const yes[] = {"a\033[8mhidden", "\x07", "back\bspace", "del\x7f",
+	                                  "csi \xc2\x9b" "2J", "user\xe2\x80\xae", "x\xe2\x81\xa6y"};
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		CHECK(content_drives_terminal(yes[i], strlen(yes[i])));
+	static const char *const no[] = {"tab\tline\r\n\f", "caf\xc3\xa9 \xc2\xa0nbsp",
+	                                 "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9", "\xef\xbb\xbf" "bom",
+	                                 "cut \xe2\x80"};
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		CHECK(!content_drives_terminal(no[i], strlen(no[i])));
+}
+
 /* The project's core.hooksPath directory, as it is named: anchored, and a
  * name with fnmatch's characters matches itself only. */
 T(hooks_dir_rule_is_anchored_and_literal)
