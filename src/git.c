@@ -486,6 +486,12 @@ char *git_hooks_path(const char *project)
 	return value && *value ? expand_home(value) : NULL;
 }
 
+char *git_attributes_file(const char *project)
+{
+	_cleanup_free_ char *value = project_config_get(project, "core.attributesFile", true);
+	return value && *value ? expand_home(value) : NULL;
+}
+
 int git_local_includes(const char *project, struct strv *out, struct jail_err *e)
 {
 	struct git g = {.cwd = project};

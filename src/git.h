@@ -103,6 +103,8 @@ char *git_excludes_file(const char *project);
  * the user's; '~' expanded), as written: a relative one is taken from the
  * work tree's top, where git runs hooks.  NULL when unset. */
 char *git_hooks_path(const char *project);
+/* core.attributesFile, read the same way (the hardening sets its own). */
+char *git_attributes_file(const char *project);
 /* The files the repository's own config includes (include.path,
  * includeIf.*.path), each absolute ('~' expanded, a relative one from the git
  * dir), appended to out. */

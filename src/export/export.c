@@ -678,20 +678,35 @@ static void deny_host_path(struct export_ctx *x, const char *abs, bool dir, cons
  * the hooks of core.hooksPath when that directory is in the project
  * (.githooks, tools/hooks: a hook the agent writes there runs on the user's
  * next commit, and post-applypatch while git am lands the patch that brings
- * it), and files the repository's config includes (include.path =
- * ../.gitconfig shares settings through the tree: fsmonitor, aliases, filters
- * run from there).  They are left out like .git/hooks and .git/config. */
+ * it), the attributes and ignore files the config names when they are in
+ * the project (a filter= there runs a driver; an ignore rule dropped there
+ * un-hides a secret, as a .gitignore would), and files the repository's
+ * config includes (include.path = ../.gitconfig shares settings through the
+ * tree: fsmonitor, aliases, filters run from there).  They are left out like
+ * .git/hooks and .git/config. */
 static int deny_host_git_settings(struct export_ctx *x, struct jail_err *e)
 {
-	_cleanup_free_ char *hooks = git_hooks_path(x->project);
-	if (hooks) {
-		/* relative: from the work tree's top (the project less its prefix) */
-		size_t pl = strlen(x->project), xl = strlen(x->prefix);
-		_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl)
-		                                         : xstrdup(x->project);
-		_cleanup_free_ char *abs = hooks[0] == '/' ? xstrdup(hooks)
-		                                           : xasprintf("%s/%s", top, hooks);
-		deny_host_path(x, abs, true, "git runs the hooks in it (core.hooksPath)");
+	/* relative paths: from the work tree's top (the project less its
+	 * prefix), where git runs hooks and reads its files from */
+	size_t pl = strlen(x->project), xl = strlen(x->prefix);
+	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl) : xstrdup(x->project);
+	struct {
+		char *path;
+		bool dir;
+		const char *why;
+	} set[] = {
+		{git_hooks_path(x->project), true, "git runs the hooks in it (core.hooksPath)"},
+		{git_attributes_file(x->project), false,
+		 "git reads filters and drivers from it (core.attributesFile)"},
+		{git_excludes_file(x->project), false,
+		 "git reads ignore rules from it (core.excludesFile): the jail's hiding too"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(set); i++) {
+		const char *p = set[i].path;
+		_cleanup_free_ char *abs = !p ? NULL : p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", top, p);
+		if (abs)
+			deny_host_path(x, abs, set[i].dir, set[i].why);
+		free(set[i].path);
 	}
 	struct strv inc = {0};
 	int r = git_local_includes(x->project, &inc, e);

@@ -274,3 +274,24 @@ test_land_terminal_controls_in_the_text_are_flagged() {
 	assert_not_contains "$err" "d.txt: terminal controls"
 	assert_contains "$(cat "$T"/out/*.patch)" "a.sh: terminal controls"  # in the message
 }
+
+# The attributes and ignore files the config names (core.attributesFile,
+# core.excludesFile) may be files of the tree too: a filter= the agent added
+# there runs the user's driver on checkout, an ignore rule it dropped un-hides
+# a secret (from the next run's jail as well).  Left out like the include.
+test_land_attributes_and_excludes_files_in_the_tree_left_out() {
+	mkrepo "$T/p"
+	printf '*.key\n' >"$T/p/.ignore-extra" && : >"$T/p/attrs"
+	git -C "$T/p" add .ignore-extra attrs && git -C "$T/p" commit -qm "config files"
+	git -C "$T/p" config core.excludesFile .ignore-extra
+	git -C "$T/p" config core.attributesFile attrs
+	run_jail -q -D "$T/p" -- sh -c 'echo "!*.key" >> .ignore-extra; echo "* filter=x" > attrs
+		echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" ".ignore-extra: matches '/.ignore-extra': git reads ignore rules from it"
+	assert_contains "$err" "attrs: matches '/attrs': git reads filters and drivers from it"
+	assert_eq "$(cat "$T/p/.ignore-extra")" "*.key" "the host's ignore file"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}
