@@ -441,20 +441,16 @@ static char *user_config_get(const char *key)
 
 /* key as the repository's config sets it, else as the user's files do: the
  * hardened environment reads no global or system config, so what the first
- * finds is the repository's (includes and a worktree's config followed).
- * local: the repository's file alone, without the hardening's own "-c"
- * settings (core.hooksPath among them). */
-static char *project_config_get(const char *project, const char *key, bool local)
+ * finds is the repository's (includes and a worktree's config followed). */
+static char *project_config_get(const char *project, const char *key)
 {
 	struct git g = {.cwd = project};
 	const char *args[] = {"config", "--get", key, NULL};
-	const char *local_args[] = {"config", "--local", "--includes", "--get", key, NULL};
 	struct strbuf out = {0};
 	struct jail_err e;
 	int status = 1;
 	char *value = NULL;
-	if (git_run(&g, local ? local_args : args, NULL, 0, &out, &status, &e) == 0 && status == 0 &&
-	    out.s) {
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
 		out.s[strcspn(out.s, "\n")] = '\0';
 		value = xstrdup(out.s);
 	}
@@ -476,54 +472,108 @@ char *git_user_excludes_file(void)
 
 char *git_excludes_file(const char *project)
 {
-	_cleanup_free_ char *value = project_config_get(project, "core.excludesFile", false);
+	_cleanup_free_ char *value = project_config_get(project, "core.excludesFile");
 	return value && *value ? expand_home(value) : git_user_excludes_file();
 }
 
-char *git_hooks_path(const char *project)
+/* One "KEY\nVALUE" record of the settings asked for: into s.  origin: the
+ * file it came from, absolute (includes are read from its directory). */
+static void take_setting(struct git_settings *s, const char *rec, const char *origin)
 {
-	_cleanup_free_ char *value = project_config_get(project, "core.hooksPath", true);
-	return value && *value ? expand_home(value) : NULL;
+	const char *nl = strchr(rec, '\n');
+	if (!nl || !nl[1])
+		return;
+	const char *v = nl + 1;
+	size_t kl = (size_t)(nl - rec);
+	char **one = kl == 14 && strncmp(rec, "core.hookspath", kl) == 0          ? &s->hooks_path
+	             : kl == 19 && strncmp(rec, "core.attributesfile", kl) == 0 ? &s->attributes_file
+	                                                                        : NULL;
+	if (one) {  /* the last one wins, as git reads it */
+		free(*one);
+		*one = expand_home(v);
+	} else if (origin && (v[0] == '/' || v[0] == '~')) {
+		strv_push_take(&s->includes, expand_home(v));
+	} else if (origin) {
+		const char *slash = strrchr(origin, '/');
+		strv_push_take(&s->includes, xasprintf("%.*s/%s", (int)(slash - origin), origin, v));
+	}
 }
 
-char *git_attributes_file(const char *project)
+int git_tree_settings(const char *project, struct git_settings *s, struct jail_err *e)
 {
-	_cleanup_free_ char *value = project_config_get(project, "core.attributesFile", true);
-	return value && *value ? expand_home(value) : NULL;
-}
-
-int git_local_includes(const char *project, struct strv *out, struct jail_err *e)
-{
+	memset(s, 0, sizeof(*s));
+	/* the repository's file and what it includes (without the hardening's
+	 * own "-c core.hooksPath=/dev/null"), each record with its origin file,
+	 * named from the work tree's top: "file:ORIGIN\0KEY\nVALUE\0" */
 	struct git g = {.cwd = project};
-	struct strbuf dir = {0}, list = {0};
-	const char *dir_args[] = {"rev-parse", "--path-format=absolute", "--git-common-dir", NULL};
-	const char *args[] = {"config", "--local", "-z", "--get-regexp",
-	                      "^include(if\\..*)?\\.path$", NULL};
+	struct strbuf top = {0}, out = {0};
+	const char *top_args[] = {"rev-parse", "--show-toplevel", NULL};
+	const char *args[] = {"config", "--local", "--includes", "--show-origin", "-z",
+	                      "--get-regexp",
+	                      "^(core\\.(hookspath|attributesfile)|include(if\\..*)?\\.path)$", NULL};
 	int status = 1;
-	int r = git_run(&g, dir_args, NULL, 0, &dir, NULL, e);
-	if (r == 0 && !(dir.s && dir.s[0] == '/'))
-		r = jail_err_set(e, 0, "git rev-parse --git-common-dir: unexpected output");
-	if (r == 0)
-		r = git_run(&g, args, NULL, 0, &list, &status, e);
+	int r = git_run(&g, top_args, NULL, 0, &top, NULL, e);
+	if (r == 0 && !(top.s && top.s[0] == '/'))
+		r = jail_err_set(e, 0, "git rev-parse --show-toplevel: unexpected output");
+	if (r == 0) {
+		top.s[strcspn(top.s, "\n")] = '\0';
+		r = git_run(&g, args, NULL, 0, &out, &status, e);
+	}
 	if (r == 0 && status > 1)
 		r = jail_err_set(e, 0, "git config --get-regexp failed (exit %d)", status);
-	if (r == 0 && dir.s)
-		dir.s[strcspn(dir.s, "\n")] = '\0';
-	/* records "KEY\nVALUE\0"; a relative value is from the config file's
-	 * directory, the common git dir */
-	for (size_t i = 0; r == 0 && status == 0 && list.s && i < list.len;) {
-		const char *rec = list.s + i, *nl = strchr(rec, '\n');
+	for (size_t i = 0; r == 0 && status == 0 && out.s && i < out.len;) {
+		const char *origin = out.s + i;
+		i += strlen(origin) + 1;
+		if (i >= out.len)
+			break;
+		const char *rec = out.s + i;
 		i += strlen(rec) + 1;
-		if (!nl || !nl[1])
+		if (strncmp(origin, "file:", 5) != 0)
 			continue;
-		if (nl[1] == '/' || nl[1] == '~')
-			strv_push_take(out, expand_home(nl + 1));
-		else
-			strv_push_take(out, xasprintf("%s/%s", dir.s, nl + 1));
+		origin += 5;
+		_cleanup_free_ char *abs = origin[0] == '/' ? xstrdup(origin)
+		                                            : xasprintf("%s/%s", top.s, origin);
+		take_setting(s, rec, abs);
 	}
-	sb_free(&dir);
-	sb_free(&list);
-	return r;
+	sb_free(&top);
+	sb_free(&out);
+	bool local_hooks = s->hooks_path, local_attrs = s->attributes_file;
+	if (r < 0 || (local_hooks && local_attrs))
+		return r;
+	/* else the user's own files (~/.gitconfig wins over the XDG one) */
+	struct git_user_paths u;
+	git_user_paths(&u);
+	const char *files[] = {u.xdg_config, u.home_config};
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		struct git ug = {.cwd = "/"};
+		struct strbuf uo = {0};
+		struct jail_err ignored;
+		int st = 1;
+		const char *uargs[] = {"config", "--file", files[f], "--includes", "-z", "--get-regexp",
+		                       "^core\\.(hookspath|attributesfile)$", NULL};
+		struct git_settings mine = {0};
+		if (access(files[f], R_OK) == 0 && git_run(&ug, uargs, NULL, 0, &uo, &st, &ignored) == 0 &&
+		    st == 0 && uo.s)
+			for (size_t i = 0; i < uo.len; i += strlen(uo.s + i) + 1)
+				take_setting(&mine, uo.s + i, NULL);
+		sb_free(&uo);
+		/* the repository's setting wins over both, the later file over the earlier */
+		if (!local_hooks && mine.hooks_path)
+			free(s->hooks_path), s->hooks_path = steal_ptr(&mine.hooks_path);
+		if (!local_attrs && mine.attributes_file)
+			free(s->attributes_file), s->attributes_file = steal_ptr(&mine.attributes_file);
+		git_settings_free(&mine);
+	}
+	git_user_paths_free(&u);
+	return 0;
+}
+
+void git_settings_free(struct git_settings *s)
+{
+	free(s->hooks_path);
+	free(s->attributes_file);
+	strv_free(&s->includes);
+	memset(s, 0, sizeof(*s));
 }
 
 bool git_config_has_includes(const char *path)

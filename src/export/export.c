@@ -684,36 +684,37 @@ static void deny_host_path(struct export_ctx *x, const char *abs, bool dir, cons
  * config includes (include.path = ../.gitconfig shares settings through the
  * tree: fsmonitor, aliases, filters run from there).  They are left out like
  * .git/hooks and .git/config. */
-static int deny_host_git_settings(struct export_ctx *x, struct jail_err *e)
+static int deny_host_git_settings(struct export_ctx *x, const char *excludes, struct jail_err *e)
 {
+	struct git_settings gs;
+	if (git_tree_settings(x->project, &gs, e) < 0) {
+		git_settings_free(&gs);
+		return -1;
+	}
 	/* relative paths: from the work tree's top (the project less its
 	 * prefix), where git runs hooks and reads its files from */
 	size_t pl = strlen(x->project), xl = strlen(x->prefix);
 	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl) : xstrdup(x->project);
 	struct {
-		char *path;
+		const char *path;
 		bool dir;
 		const char *why;
 	} set[] = {
-		{git_hooks_path(x->project), true, "git runs the hooks in it (core.hooksPath)"},
-		{git_attributes_file(x->project), false,
-		 "git reads filters and drivers from it (core.attributesFile)"},
-		{git_excludes_file(x->project), false,
-		 "git reads ignore rules from it (core.excludesFile): the jail's hiding too"},
+		{gs.hooks_path, true, "git runs the hooks in it (core.hooksPath)"},
+		{gs.attributes_file, false, "git reads filters and drivers from it (core.attributesFile)"},
+		{excludes, false, "git reads ignore rules from it (core.excludesFile): the jail's hiding too"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(set); i++) {
 		const char *p = set[i].path;
 		_cleanup_free_ char *abs = !p ? NULL : p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", top, p);
 		if (abs)
 			deny_host_path(x, abs, set[i].dir, set[i].why);
-		free(set[i].path);
 	}
-	struct strv inc = {0};
-	int r = git_local_includes(x->project, &inc, e);
-	for (size_t i = 0; r == 0 && i < inc.n; i++)
-		deny_host_path(x, inc.v[i], false, "git reads it as the repository's config (include.path)");
-	strv_free(&inc);
-	return r;
+	for (size_t i = 0; i < gs.includes.n; i++)
+		deny_host_path(x, gs.includes.v[i], false,
+		               "git reads it as the repository's config (include.path)");
+	git_settings_free(&gs);
+	return 0;
 }
 
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
@@ -743,7 +744,7 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	_cleanup_free_ char *ex = x->is_repo ? git_excludes_file(x->project) : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
-	if (x->is_repo && deny_host_git_settings(x, e) < 0)
+	if (x->is_repo && deny_host_git_settings(x, ex, e) < 0)
 		return -1;
 	if (x->is_repo) {
 		x->base = read_base(session_dir);
@@ -778,7 +779,7 @@ int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, c
 		return -1;
 	if (!x->is_repo)
 		return jail_err_set(e, 0, "the submodule '%s' is not a git work tree", esc);
-	if (deny_host_git_settings(x, e) < 0)
+	if (deny_host_git_settings(x, NULL, e) < 0)  /* the superproject's excludes file: its rule */
 		return -1;
 	if (parent->user_excludes)
 		x->user_excludes = xstrdup(parent->user_excludes);

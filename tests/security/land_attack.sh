@@ -214,17 +214,20 @@ test_land_hooks_in_the_projects_core_hookspath_left_out() {
 # .git/config.
 test_land_config_the_repository_includes_left_out() {
 	mkrepo "$T/p"
-	printf '[alias]\n\tst = status\n' >"$T/p/.gitconfig"
+	printf '[alias]\n\tst = status\n[core]\n\thooksPath = tools/h\n' >"$T/p/.gitconfig"
 	git -C "$T/p" add .gitconfig && git -C "$T/p" commit -qm "shared config"
 	git -C "$T/p" config include.path ../.gitconfig
 	git -C "$T/p" config includeIf.onbranch:main.path ../conf/main.cfg
 	run_jail -q -D "$T/p" -- sh -c "printf '[core]\n\tfsmonitor = touch $T/PWNED\n' >> .gitconfig
-		mkdir conf; printf '[core]\n\tfsmonitor = touch $T/PWNED\n' > conf/main.cfg; echo more >> README"
+		mkdir conf; printf '[core]\n\tfsmonitor = touch $T/PWNED\n' > conf/main.cfg; echo more >> README
+		mkdir -p tools/h; printf '#!/bin/sh\ntouch $T/PWNED\n' > tools/h/post-applypatch
+		chmod +x tools/h/post-applypatch"
 	assert_eq "$rc" 0 "the run ($err)"
 	run_jail apply -D "$T/p"
 	assert_eq "$rc" 0 "jail apply ($err)"
 	assert_contains "$err" ".gitconfig: matches '/.gitconfig': git reads it as the repository's config"
 	assert_contains "$err" "conf/main.cfg: matches '/conf/main.cfg'"
+	assert_contains "$err" "tools/h/: matches '/tools/h/': git runs the hooks"  # set in the include
 	git -C "$T/p" status >/dev/null
 	assert_no_file "$T/PWNED"
 	assert_not_contains "$(cat "$T/p/.gitconfig")" "fsmonitor"
