@@ -439,10 +439,10 @@ static char *user_config_get(const char *key)
 	return value;
 }
 
-/* key as the repository's config sets it, else as the user's files do: the
- * hardened environment reads no global or system config, so what the first
- * finds is the repository's (includes and a worktree's config followed). */
-static char *project_config_get(const char *project, const char *key)
+/* key as the repository's config sets it: the hardened environment reads no
+ * global or system config, so what this finds is the repository's (includes
+ * and a worktree's config followed). */
+static char *repo_config_get(const char *project, const char *key)
 {
 	struct git g = {.cwd = project};
 	const char *args[] = {"config", "--get", key, NULL};
@@ -455,7 +455,7 @@ static char *project_config_get(const char *project, const char *key)
 		value = xstrdup(out.s);
 	}
 	sb_free(&out);
-	return value ? value : user_config_get(key);
+	return value;
 }
 
 char *git_user_excludes_file(void)
@@ -472,7 +472,7 @@ char *git_user_excludes_file(void)
 
 char *git_excludes_file(const char *project)
 {
-	_cleanup_free_ char *value = project_config_get(project, "core.excludesFile");
+	_cleanup_free_ char *value = repo_config_get(project, "core.excludesFile");
 	return value && *value ? expand_home(value) : git_user_excludes_file();
 }
 
@@ -499,26 +499,20 @@ static void take_setting(struct git_settings *s, const char *rec, const char *or
 	}
 }
 
-int git_tree_settings(const char *project, struct git_settings *s, struct jail_err *e)
+int git_tree_settings(const char *project, const char *top, struct git_settings *s,
+                      struct jail_err *e)
 {
 	memset(s, 0, sizeof(*s));
 	/* the repository's file and what it includes (without the hardening's
 	 * own "-c core.hooksPath=/dev/null"), each record with its origin file,
 	 * named from the work tree's top: "file:ORIGIN\0KEY\nVALUE\0" */
 	struct git g = {.cwd = project};
-	struct strbuf top = {0}, out = {0};
-	const char *top_args[] = {"rev-parse", "--show-toplevel", NULL};
+	struct strbuf out = {0};
 	const char *args[] = {"config", "--local", "--includes", "--show-origin", "-z",
 	                      "--get-regexp",
 	                      "^(core\\.(hookspath|attributesfile)|include(if\\..*)?\\.path)$", NULL};
 	int status = 1;
-	int r = git_run(&g, top_args, NULL, 0, &top, NULL, e);
-	if (r == 0 && !(top.s && top.s[0] == '/'))
-		r = jail_err_set(e, 0, "git rev-parse --show-toplevel: unexpected output");
-	if (r == 0) {
-		top.s[strcspn(top.s, "\n")] = '\0';
-		r = git_run(&g, args, NULL, 0, &out, &status, e);
-	}
+	int r = git_run(&g, args, NULL, 0, &out, &status, e);
 	if (r == 0 && status > 1)
 		r = jail_err_set(e, 0, "git config --get-regexp failed (exit %d)", status);
 	for (size_t i = 0; r == 0 && status == 0 && out.s && i < out.len;) {
@@ -532,10 +526,9 @@ int git_tree_settings(const char *project, struct git_settings *s, struct jail_e
 			continue;
 		origin += 5;
 		_cleanup_free_ char *abs = origin[0] == '/' ? xstrdup(origin)
-		                                            : xasprintf("%s/%s", top.s, origin);
+		                                            : xasprintf("%s/%s", top, origin);
 		take_setting(s, rec, abs);
 	}
-	sb_free(&top);
 	sb_free(&out);
 	bool local_hooks = s->hooks_path, local_attrs = s->attributes_file;
 	if (r < 0 || (local_hooks && local_attrs))

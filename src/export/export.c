@@ -686,15 +686,15 @@ static void deny_host_path(struct export_ctx *x, const char *abs, bool dir, cons
  * .git/hooks and .git/config. */
 static int deny_host_git_settings(struct export_ctx *x, const char *excludes, struct jail_err *e)
 {
-	struct git_settings gs;
-	if (git_tree_settings(x->project, &gs, e) < 0) {
-		git_settings_free(&gs);
-		return -1;
-	}
 	/* relative paths: from the work tree's top (the project less its
 	 * prefix), where git runs hooks and reads its files from */
 	size_t pl = strlen(x->project), xl = strlen(x->prefix);
 	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl) : xstrdup(x->project);
+	struct git_settings gs;
+	if (git_tree_settings(x->project, top, &gs, e) < 0) {
+		git_settings_free(&gs);
+		return -1;
+	}
 	struct {
 		const char *path;
 		bool dir;
