@@ -684,12 +684,14 @@ static void deny_host_path(struct export_ctx *x, const char *abs, bool dir, cons
  * config includes (include.path = ../.gitconfig shares settings through the
  * tree: fsmonitor, aliases, filters run from there).  They are left out like
  * .git/hooks and .git/config. */
-static int deny_host_git_settings(struct export_ctx *x, const char *excludes, struct jail_err *e)
+static int deny_host_git_settings(struct export_ctx *x, const char *excludes,
+                                  struct jail_err *e)
 {
 	/* relative paths: from the work tree's top (the project less its
 	 * prefix), where git runs hooks and reads its files from */
 	size_t pl = strlen(x->project), xl = strlen(x->prefix);
-	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl) : xstrdup(x->project);
+	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl)
+	                                         : xstrdup(x->project);
 	struct git_settings gs;
 	if (git_tree_settings(x->project, top, &gs, e) < 0) {
 		git_settings_free(&gs);
@@ -701,14 +703,17 @@ static int deny_host_git_settings(struct export_ctx *x, const char *excludes, st
 		const char *why;
 	} set[] = {
 		{gs.hooks_path, true, "git runs the hooks in it (core.hooksPath)"},
-		{gs.attributes_file, false, "git reads filters and drivers from it (core.attributesFile)"},
-		{excludes, false, "git reads ignore rules from it (core.excludesFile): the jail's hiding too"},
+		{gs.attributes_file, false,
+		 "git reads filters and drivers from it (core.attributesFile)"},
+		{excludes, false,
+		 "git reads ignore rules from it (core.excludesFile): the jail's hiding too"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(set); i++) {
 		const char *p = set[i].path;
-		_cleanup_free_ char *abs = !p ? NULL : p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", top, p);
-		if (abs)
-			deny_host_path(x, abs, set[i].dir, set[i].why);
+		if (!p)
+			continue;
+		_cleanup_free_ char *abs = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", top, p);
+		deny_host_path(x, abs, set[i].dir, set[i].why);
 	}
 	for (size_t i = 0; i < gs.includes.n; i++)
 		deny_host_path(x, gs.includes.v[i], false,
@@ -779,7 +784,8 @@ int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, c
 		return -1;
 	if (!x->is_repo)
 		return jail_err_set(e, 0, "the submodule '%s' is not a git work tree", esc);
-	if (deny_host_git_settings(x, NULL, e) < 0)  /* the superproject's excludes file: its rule */
+	/* (the superproject's excludes file: its own rules leave it out) */
+	if (deny_host_git_settings(x, NULL, e) < 0)
 		return -1;
 	if (parent->user_excludes)
 		x->user_excludes = xstrdup(parent->user_excludes);
