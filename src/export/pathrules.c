@@ -15,6 +15,7 @@
 #define PKG "a package manager reads it (scripts, shells, registries)"
 #define CI "changes what CI runs with the repository's secrets"
 #define MISE "changes what mise runs on entering the directory"
+#define WRAPPER "changes which build tool the wrapper downloads and runs (distributionUrl)"
 
 /* Files that a shell, an editor, a package manager or an agent CLI loads or runs
  * from a project directory without asking: a patch must not smuggle them in. */
@@ -477,6 +478,10 @@ static const struct {
 	 * code owners' approval before a merge */
 	{".mailmap", "changes the names git log and blame show for authors"},
 	{"codeowners", "changes whose review the forge requires before a merge"},
+	/* the wrapper scripts (gradlew, mvnw; IDEs run them on opening the
+	 * project) download and run what these name: a URL changed in a line */
+	{"gradle-wrapper.properties", WRAPPER},
+	{"maven-wrapper.properties", WRAPPER},
 };
 static const struct {
 	const char *dir, *why;  /* any file below a directory of this path */

