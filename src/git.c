@@ -414,28 +414,57 @@ void git_user_paths_free(struct git_user_paths *p)
 	free(p->xdg_ignore);
 }
 
-char *git_user_excludes_file(void)
+/* key as the user's own config files set it (~/.gitconfig wins over the XDG
+ * one, includes followed), or NULL. */
+static char *user_config_get(const char *key)
 {
 	struct git_user_paths u;
 	git_user_paths(&u);
-	const char *files[] = {u.home_config, u.xdg_config};  /* ~/.gitconfig wins */
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+	const char *files[] = {u.home_config, u.xdg_config};
+	char *value = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(files) && !value; i++) {
 		struct git g = {.cwd = "/"};
 		struct strbuf out = {0};
 		struct jail_err e;
 		int status = 1;
-		const char *args[] = {"config", "--file", files[i], "--includes", "--get",
-		                      "core.excludesFile", NULL};
+		const char *args[] = {"config", "--file", files[i], "--includes", "--get", key, NULL};
 		if (access(files[i], R_OK) == 0 && git_run(&g, args, NULL, 0, &out, &status, &e) == 0 &&
 		    status == 0 && out.s) {
 			out.s[strcspn(out.s, "\n")] = '\0';
-			char *path = expand_home(out.s);
-			sb_free(&out);
-			git_user_paths_free(&u);
-			return path;
+			value = xstrdup(out.s);
 		}
 		sb_free(&out);
 	}
+	git_user_paths_free(&u);
+	return value;
+}
+
+/* key as the repository's config sets it: the hardened environment reads no
+ * global or system config, so what this finds is the repository's (includes
+ * and a worktree's config followed). */
+static char *repo_config_get(const char *project, const char *key)
+{
+	struct git g = {.cwd = project};
+	const char *args[] = {"config", "--get", key, NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	char *value = NULL;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		value = xstrdup(out.s);
+	}
+	sb_free(&out);
+	return value;
+}
+
+char *git_user_excludes_file(void)
+{
+	_cleanup_free_ char *value = user_config_get("core.excludesFile");
+	if (value)
+		return expand_home(value);
+	struct git_user_paths u;
+	git_user_paths(&u);
 	char *def = access(u.xdg_ignore, R_OK) == 0 ? xstrdup(u.xdg_ignore) : NULL;
 	git_user_paths_free(&u);
 	return def;
@@ -443,21 +472,101 @@ char *git_user_excludes_file(void)
 
 char *git_excludes_file(const char *project)
 {
-	/* the hardened environment reads no global or system config: what this
-	 * finds is the repository's (includes and a worktree's config followed) */
+	_cleanup_free_ char *value = repo_config_get(project, "core.excludesFile");
+	return value && *value ? expand_home(value) : git_user_excludes_file();
+}
+
+/* One "KEY\nVALUE" record of the settings asked for: into s.  origin: the
+ * file it came from, absolute (includes are read from its directory). */
+static void take_setting(struct git_settings *s, const char *rec, const char *origin)
+{
+	const char *nl = strchr(rec, '\n');
+	if (!nl || !nl[1])
+		return;
+	const char *v = nl + 1;
+	size_t kl = (size_t)(nl - rec);
+	char **one = kl == 14 && strncmp(rec, "core.hookspath", kl) == 0          ? &s->hooks_path
+	             : kl == 19 && strncmp(rec, "core.attributesfile", kl) == 0 ? &s->attributes_file
+	                                                                        : NULL;
+	if (one) {  /* the last one wins, as git reads it */
+		free(*one);
+		*one = expand_home(v);
+	} else if (origin && (v[0] == '/' || v[0] == '~')) {
+		strv_push_take(&s->includes, expand_home(v));
+	} else if (origin) {
+		const char *slash = strrchr(origin, '/');
+		strv_push_take(&s->includes, xasprintf("%.*s/%s", (int)(slash - origin), origin, v));
+	}
+}
+
+int git_tree_settings(const char *project, const char *top, struct git_settings *s,
+                      struct jail_err *e)
+{
+	memset(s, 0, sizeof(*s));
+	/* the repository's file and what it includes (without the hardening's
+	 * own "-c core.hooksPath=/dev/null"), each record with its origin file,
+	 * named from the work tree's top: "file:ORIGIN\0KEY\nVALUE\0" */
 	struct git g = {.cwd = project};
-	const char *args[] = {"config", "--get", "core.excludesFile", NULL};
 	struct strbuf out = {0};
-	struct jail_err e;
+	const char *args[] = {"config", "--local", "--includes", "--show-origin", "-z",
+	                      "--get-regexp",
+	                      "^(core\\.(hookspath|attributesfile)|include(if\\..*)?\\.path)$", NULL};
 	int status = 1;
-	char *path = NULL;
-	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
-		out.s[strcspn(out.s, "\n")] = '\0';
-		if (out.s[0])
-			path = expand_home(out.s);
+	int r = git_run(&g, args, NULL, 0, &out, &status, e);
+	if (r == 0 && status > 1)
+		r = jail_err_set(e, 0, "git config --get-regexp failed (exit %d)", status);
+	for (size_t i = 0; r == 0 && status == 0 && out.s && i < out.len;) {
+		const char *origin = out.s + i;
+		i += strlen(origin) + 1;
+		if (i >= out.len)
+			break;
+		const char *rec = out.s + i;
+		i += strlen(rec) + 1;
+		if (strncmp(origin, "file:", 5) != 0)
+			continue;
+		origin += 5;
+		_cleanup_free_ char *abs = origin[0] == '/' ? xstrdup(origin)
+		                                            : xasprintf("%s/%s", top, origin);
+		take_setting(s, rec, abs);
 	}
 	sb_free(&out);
-	return path ? path : git_user_excludes_file();
+	bool local_hooks = s->hooks_path, local_attrs = s->attributes_file;
+	if (r < 0 || (local_hooks && local_attrs))
+		return r;
+	/* else the user's own files (~/.gitconfig wins over the XDG one) */
+	struct git_user_paths u;
+	git_user_paths(&u);
+	const char *files[] = {u.xdg_config, u.home_config};
+	for (size_t f = 0; f < ARRAY_SIZE(files); f++) {
+		struct git ug = {.cwd = "/"};
+		struct strbuf uo = {0};
+		struct jail_err ignored;
+		int st = 1;
+		const char *uargs[] = {"config", "--file", files[f], "--includes", "-z", "--get-regexp",
+		                       "^core\\.(hookspath|attributesfile)$", NULL};
+		struct git_settings mine = {0};
+		if (access(files[f], R_OK) == 0 && git_run(&ug, uargs, NULL, 0, &uo, &st, &ignored) == 0 &&
+		    st == 0 && uo.s)
+			for (size_t i = 0; i < uo.len; i += strlen(uo.s + i) + 1)
+				take_setting(&mine, uo.s + i, NULL);
+		sb_free(&uo);
+		/* the repository's setting wins over both, the later file over the earlier */
+		if (!local_hooks && mine.hooks_path)
+			free(s->hooks_path), s->hooks_path = steal_ptr(&mine.hooks_path);
+		if (!local_attrs && mine.attributes_file)
+			free(s->attributes_file), s->attributes_file = steal_ptr(&mine.attributes_file);
+		git_settings_free(&mine);
+	}
+	git_user_paths_free(&u);
+	return 0;
+}
+
+void git_settings_free(struct git_settings *s)
+{
+	free(s->hooks_path);
+	free(s->attributes_file);
+	strv_free(&s->includes);
+	memset(s, 0, sizeof(*s));
 }
 
 bool git_config_has_includes(const char *path)

@@ -99,6 +99,19 @@ char *git_user_excludes_file(void);
  * repository's own config, which wins over the user's, else the user's (as
  * above); "~" expanded, a relative path left relative to the project. */
 char *git_excludes_file(const char *project);
+/* What the host's git reads from files that may be in the project: the
+ * repository's config file and what it includes first, then the user's
+ * files; values as written ('~' expanded; a relative hooks or attributes path
+ * is from the work tree's top, where git runs), includes absolute.  top: the
+ * work tree's top, absolute. */
+struct git_settings {
+	char *hooks_path;       /* core.hooksPath, or NULL */
+	char *attributes_file;  /* core.attributesFile, or NULL */
+	struct strv includes;   /* include.path and includeIf.*.path of the repository's config */
+};
+int git_tree_settings(const char *project, const char *top, struct git_settings *s,
+                      struct jail_err *e) __attribute__((warn_unused_result));
+void git_settings_free(struct git_settings *s);
 /* Whether a config file includes others ([include], [includeIf ...]): what it
  * sets then depends on files a cache does not know of.  An unreadable file
  * counts as one that does. */

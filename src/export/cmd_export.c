@@ -358,6 +358,38 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 	return r;
 }
 
+/* A directory the user named (-o) is not cleared: its other files are the
+ * user's.  Patch files of an earlier export left there (another series, a
+ * rejected one) would land too with the glob everyone types
+ * ("git am DIR/0*.patch"): say so, naming them, now that they can be seen. */
+static void warn_other_patches(const char *dir, const struct strv *written)
+{
+	_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd >= 0 ? opendir_at(dfd, ".") : NULL;
+	if (!d)
+		return;
+	size_t n = 0;
+	_cleanup_free_ char *first = NULL;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (fnmatch("[0-9][0-9][0-9][0-9]-*.patch", de->d_name, 0) != 0)
+			continue;
+		_cleanup_free_ char *path = xasprintf("%s/%s", dir, de->d_name);
+		if (strv_contains(written, path))
+			continue;
+		if (n++ == 0)
+			first = escape_name(de->d_name);
+	}
+	closedir(d);
+	if (!n)
+		return;
+	_cleanup_free_ char *esc = escape_name(dir);
+	log_warn("%s also holds %zu patch file%s this export did not write (%s%s): git am "
+	         "%s/*.patch would land %s too; land the files listed on standard output",
+	         esc, n, n == 1 ? "" : "s", first, n > 1 ? ", ..." : "", esc,
+	         n == 1 ? "it" : "them");
+}
+
 /* The superproject's patch in dir; each submodule's series in
  * dir/submodules/<its path>/ (paths from the host's index). */
 static int write_series(struct collect *k, const struct session *s, const char *dir,
@@ -371,9 +403,13 @@ static int write_series(struct collect *k, const struct session *s, const char *
 	if (clear && (clear_patches(dfd, e) < 0 || rm_rf_at(dfd, "submodules", e) < 0))
 		return -1;
 	int r = write_one(k, s, dir, e);
+	if (r == 0 && !clear)
+		warn_other_patches(dir, &k->paths);
 	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
 		_cleanup_free_ char *sub = xasprintf("%s/submodules/%s", dir, k->x.submodules.v[i]);
 		r = write_one(&k->subs[i], s, sub, e);
+		if (r == 0 && !clear && k->subs[i].paths.n)
+			warn_other_patches(sub, &k->subs[i].paths);
 	}
 	/* an export that failed half-way (a full disk) leaves none of its
 	 * patches: the first few of a series read as the whole change */

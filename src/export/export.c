@@ -661,6 +661,95 @@ static int upper_dir_usable(const char *upper)
 	return fchmodat(AT_FDCWD, upper, (st.st_mode & 07777) | 0700, 0);
 }
 
+/* path with "." and ".." components and repeated '/' taken out, as text. */
+static char *normalize_path(const char *path)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+	struct strbuf b = {0};
+	sb_append(&b, "", 0);
+	char *save = NULL;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (strcmp(c, ".") == 0)
+			continue;
+		if (strcmp(c, "..") == 0) {
+			char *slash = strrchr(b.s, '/');
+			b.len = slash ? (size_t)(slash - b.s) : 0;
+			b.s[b.len] = '\0';
+			continue;
+		}
+		sb_printf(&b, "/%s", c);
+	}
+	return sb_steal(&b);
+}
+
+/* Leave out the path that abs (absolute, as the host's config names it) is
+ * in the project, for why: as written, "." and ".." taken as text, else
+ * through the host's links.  The project's root itself names no path. */
+static void deny_host_path(struct export_ctx *x, const char *abs, bool dir, const char *why)
+{
+	_cleanup_free_ char *norm = normalize_path(abs);
+	_cleanup_free_ char *proj = normalize_path(x->project);
+	char real[PATH_MAX];
+	const char *forms[] = {norm, realpath(norm, real) ? real : NULL};
+	size_t n = strlen(proj);
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		const char *p = forms[i];
+		if (!p || (i > 0 && strcmp(p, norm) == 0) || strncmp(p, proj, n) != 0 ||
+		    p[n] != '/' || !p[n + 1])
+			continue;
+		_cleanup_free_ char *pat = pathrules_path_pattern(p + n + 1, dir);
+		pathrules_deny(&x->rules, pat, why);
+	}
+}
+
+/* What the host's git reads from the project as its own settings and runs:
+ * the hooks of core.hooksPath when that directory is in the project
+ * (.githooks, tools/hooks: a hook the agent writes there runs on the user's
+ * next commit, and post-applypatch while git am lands the patch that brings
+ * it), the attributes and ignore files the config names when they are in
+ * the project (a filter= there runs a driver; an ignore rule dropped there
+ * un-hides a secret, as a .gitignore would), and files the repository's
+ * config includes (include.path = ../.gitconfig shares settings through the
+ * tree: fsmonitor, aliases, filters run from there).  They are left out like
+ * .git/hooks and .git/config. */
+static int deny_host_git_settings(struct export_ctx *x, const char *excludes,
+                                  struct jail_err *e)
+{
+	/* relative paths: from the work tree's top (the project less its
+	 * prefix), where git runs hooks and reads its files from */
+	size_t pl = strlen(x->project), xl = strlen(x->prefix);
+	_cleanup_free_ char *top = xl && pl > xl ? strndup(x->project, pl - xl)
+	                                         : xstrdup(x->project);
+	struct git_settings gs;
+	if (git_tree_settings(x->project, top, &gs, e) < 0) {
+		git_settings_free(&gs);
+		return -1;
+	}
+	struct {
+		const char *path;
+		bool dir;
+		const char *why;
+	} set[] = {
+		{gs.hooks_path, true, "git runs the hooks in it (core.hooksPath)"},
+		{gs.attributes_file, false,
+		 "git reads filters and drivers from it (core.attributesFile)"},
+		{excludes, false,
+		 "git reads ignore rules from it (core.excludesFile): the jail's hiding too"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(set); i++) {
+		const char *p = set[i].path;
+		if (!p)
+			continue;
+		_cleanup_free_ char *abs = p[0] == '/' ? xstrdup(p) : xasprintf("%s/%s", top, p);
+		deny_host_path(x, abs, set[i].dir, set[i].why);
+	}
+	for (size_t i = 0; i < gs.includes.n; i++)
+		deny_host_path(x, gs.includes.v[i], false,
+		               "git reads it as the repository's config (include.path)");
+	git_settings_free(&gs);
+	return 0;
+}
+
 int export_ctx_open(struct export_ctx *x, const char *project, const char *session_dir,
                     const struct jail_config *cfg, struct jail_err *e)
 {
@@ -688,6 +777,8 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	_cleanup_free_ char *ex = x->is_repo ? git_excludes_file(x->project) : NULL;
 	if (ex)
 		x->user_excludes = xasprintf("core.excludesFile=%s", ex);
+	if (x->is_repo && deny_host_git_settings(x, ex, e) < 0)
+		return -1;
 	if (x->is_repo) {
 		x->base = read_base(session_dir);
 		x->applied = xcalloc(1, sizeof(struct applied));
@@ -721,6 +812,9 @@ int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, c
 		return -1;
 	if (!x->is_repo)
 		return jail_err_set(e, 0, "the submodule '%s' is not a git work tree", esc);
+	/* (the superproject's excludes file: its own rules leave it out) */
+	if (deny_host_git_settings(x, NULL, e) < 0)
+		return -1;
 	if (parent->user_excludes)
 		x->user_excludes = xstrdup(parent->user_excludes);
 	return 0;
@@ -1027,8 +1121,10 @@ static void keep_none(struct changeset *cs, size_t *keep)
 
 /* Is there a NUL past the probe?  git's own test looks at the first 8000
  * bytes only: a script of 8000 text bytes with a payload after them would
- * go out as a text patch of binary bytes. */
-static int nul_after(int fd, off_t off, bool *found)
+ * go out as a text patch of binary bytes.  And terminal controls, read on
+ * the way (chunks overlap by a character: one cut at a chunk's end is seen
+ * whole in the next). */
+static int nul_after(int fd, off_t off, bool *found, bool *controls)
 {
 	char chunk[65536];
 	for (;;) {
@@ -1041,7 +1137,8 @@ static int nul_after(int fd, off_t off, bool *found)
 			*found = true;
 			return 0;
 		}
-		off += n;
+		*controls = *controls || content_drives_terminal(chunk, (size_t)n);
+		off += n > 2 && n == (ssize_t)sizeof(chunk) ? n - 2 : n;
 	}
 }
 
@@ -1072,14 +1169,17 @@ static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, 
 		return jail_err_sys(e, "read '%s' in the session", esc);
 	}
 	bool binary = content_is_binary(buf, (size_t)n);
+	bool controls = !binary && content_drives_terminal(buf, (size_t)n);
 	if (!binary && n == (ssize_t)sizeof(buf) && c->new_size > n &&
-	    nul_after(fd, (off_t)n, &binary) < 0) {
+	    nul_after(fd, (off_t)n - 2, &binary, &controls) < 0) {
 		_cleanup_free_ char *esc = escape_name(c->path);
 		return jail_err_sys(e, "read '%s' in the session", esc);
 	}
 	if (binary)
 		leave_out(c, xstrdup("binary content (export it with --allow-binary)"));
-	else if (*keep && fd >= 0)
+	else if (controls)
+		c->flags |= CF_CONTROLS;
+	if (!binary && *keep && fd >= 0)
 		(*keep)--, c->kept_fd1 = steal_fd(&fd) + 1;
 	return 0;
 }
@@ -1138,6 +1238,12 @@ static bool link_host_only(void *ctx, const char *path)
 	return false;
 }
 
+static bool link_hidden(void *ctx, const char *path)
+{
+	const struct link_ctx *lc = ctx;
+	return export_path_hidden_now(lc->x, path, true);
+}
+
 /* Each symlink that goes out must resolve inside the project in the tree after
  * landing.  Leaving one out puts the host's entry back at its path, which can
  * change where others lead: they are judged again until nothing more is left
@@ -1146,7 +1252,7 @@ static bool link_host_only(void *ctx, const char *path)
 static int filter_links(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 {
 	struct link_ctx lc = {x, cs, false};
-	struct link_view v = {x->upper_fd, x->project_fd, link_host_only, &lc};
+	struct link_view v = {x->upper_fd, x->project_fd, link_host_only, link_hidden, &lc};
 	_cleanup_free_ bool *again = cs->n ? xcalloc(cs->n, sizeof(bool)) : NULL;
 	_cleanup_free_ char **why = cs->n ? xcalloc(cs->n, sizeof(char *)) : NULL;
 	for (bool first = true, changed = true; changed; first = false) {

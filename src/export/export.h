@@ -25,6 +25,7 @@ enum change_flag {
 	CF_EXEC_ADDED = 1 << 0,  /* a file became executable (or is new and executable) */
 	CF_SYMLINK = 1 << 1,     /* a symlink was added or retargeted */
 	CF_REVIEW = 1 << 2,      /* .gitattributes and friends: see path_flag_reason() */
+	CF_CONTROLS = 1 << 3,    /* text with terminal controls: content_drives_terminal() */
 };
 
 struct change {

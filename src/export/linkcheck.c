@@ -205,6 +205,15 @@ static char *component(struct res *r, const char *name, bool more)
 	struct found f;
 	if (find(r, name, &f) < 0)
 		return cannot_read(r);
+	/* the jail kept it from the agent (.env, a key git ignores): on the host
+	 * a tracked link would give it a name that no ignore rule covers, for
+	 * every tool that publishes or indexes the project's files (a hidden
+	 * link is judged by where it leads) */
+	if ((f.t == N_FILE || f.t == N_DIR) && r->v->hidden && r->v->hidden(r->v->ctx, r->path)) {
+		_cleanup_free_ char *esc = escape_name(r->path);
+		return xasprintf("symlink to '%s', which the jail hides (git ignores it on the "
+		                 "host)", esc);
+	}
 	switch (f.t) {
 	case N_DIR:
 	case N_MISSING:

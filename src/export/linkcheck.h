@@ -24,6 +24,9 @@ struct link_view {
 	/* Is this path (relative to the project) looked up in the project only?
 	 * NULL: never. */
 	bool (*host_only)(void *ctx, const char *path);
+	/* Is this path one the jail hid from the agent (a file git ignores, a
+	 * --hide)?  A link must not give it a name of its own.  NULL: never. */
+	bool (*hidden)(void *ctx, const char *path);
 	void *ctx;
 };
 
@@ -31,7 +34,9 @@ struct link_view {
  * not leave the jail (malloc'd), or NULL when it resolves inside the project:
  * it leaves the project at some step (an absolute target, '..' above the
  * project root, a link on the way that does), it leads into a .git (a tool
- * writing through it would write hooks or config), it resolves to a directory that
+ * writing through it would write hooks or config), it leads to or through a path
+ * the jail hid that exists on the host (a name git does not ignore would read
+ * the secret there), it resolves to a directory that
  * holds it (the tree would contain itself), or it cannot be resolved safely (a
  * loop or more than LINK_MAX_FOLLOW links, a component that is not a directory,
  * too deep or too long, unreadable).  A path that does not exist is taken as a

@@ -1087,6 +1087,10 @@ static void render_flags(const struct changeset *cs, const char *indent, struct 
 			sb_printf(b, "%s%s: exec bit added\n", indent, esc);
 		if (c->flags & CF_SYMLINK)
 			sb_printf(b, "%s%s: symlink\n", indent, esc);
+		if (c->flags & CF_CONTROLS)
+			sb_printf(b, "%s%s: terminal controls or bidirectional overrides in the text "
+			             "(jail diff shows them escaped; cat, less -R and git's pager act "
+			             "on them)\n", indent, esc);
 		if (c->flags & CF_REVIEW)
 			sb_printf(b, "%s%s: %s\n", indent, esc, c->flag_why);
 		for (const char *l = c->note, *nl; l && *l; l = nl + 1) {  /* controlfiles.h */

@@ -2,6 +2,7 @@
  * binary content, flagged files. */
 #include "pathrules.h"
 
+#include <ctype.h>
 #include <fnmatch.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,8 @@
 #define HOOKS "git hooks run by a hooks manager"
 #define PKG "a package manager reads it (scripts, shells, registries)"
 #define CI "changes what CI runs with the repository's secrets"
+#define MISE "changes what mise runs on entering the directory"
+#define WRAPPER "changes which build tool the wrapper downloads and runs (distributionUrl)"
 
 /* Files that a shell, an editor, a package manager or an agent CLI loads or runs
  * from a project directory without asking: a patch must not smuggle them in. */
@@ -34,6 +37,12 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".exrc", (char *)VIMRC},
 	{(char *)".nvimrc", (char *)VIMRC},
 	{(char *)".nvim.lua", (char *)VIMRC},
+	/* vim's 'exrc' reads these too (the underscore names on Windows) */
+	{(char *)".vimrc", (char *)VIMRC},
+	{(char *)".gvimrc", (char *)VIMRC},
+	{(char *)"_vimrc", (char *)VIMRC},
+	{(char *)"_gvimrc", (char *)VIMRC},
+	{(char *)"_exrc", (char *)VIMRC},
 	{(char *)".claude/settings.json", (char *)AGENT},
 	{(char *)".claude/settings.local.json", (char *)AGENT},
 	{(char *)".mcp.json", (char *)AGENT},
@@ -50,6 +59,7 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".continue/", (char *)AGENT},
 	{(char *)".vscode/mcp.json", (char *)VSCODE},
 	{(char *)".zed/", (char *)"Zed loads it from the project (language and context servers, tasks)"},
+	{(char *)".helix/", (char *)"Helix loads it from the project (the language servers it starts)"},
 	{(char *)".husky/", (char *)HOOKS},
 	{(char *)".githooks/", (char *)HOOKS},
 	{(char *)".npmrc", (char *)PKG},
@@ -77,6 +87,25 @@ void pathrules_init(struct pathrules *r, const struct jail_config *cfg)
 		add_rule(r, cfg->export_deny.v[i], xstrdup("denied by the policy (export.deny)"));
 	r->binary_ok = cfg->export_binary;
 	r->max_size = cfg->export_max_size;
+}
+
+void pathrules_deny(struct pathrules *r, const char *pattern, const char *why)
+{
+	add_rule(r, pattern, xstrdup(why));
+}
+
+char *pathrules_path_pattern(const char *rel, bool dir)
+{
+	struct strbuf b = {0};
+	sb_puts(&b, "/");
+	for (const char *p = rel; *p; p++) {
+		if (strchr("*?[\\", *p))
+			sb_puts(&b, "\\");
+		sb_append(&b, p, 1);
+	}
+	if (dir)
+		sb_puts(&b, "/");
+	return sb_steal(&b);
 }
 
 void pathrules_free(struct pathrules *r)
@@ -295,19 +324,10 @@ static char *fold_path(const char *path)
 	return out;
 }
 
-/* A component git takes for ".git" whatever the file system: any case, and as
- * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
- * short name "git~1").  Git refuses such a path anywhere in an index or a
- * patch (verify_path(), core.protectNTFS on by default). */
-static bool git_dir_alias(const char *p, size_t l)
+/* Does a name end at k as NTFS reads it: nothing more, or only dots and
+ * spaces (which it drops), or ':' and a stream? */
+static bool ntfs_name_ends(const char *p, size_t k, size_t l)
 {
-	size_t k;
-	if (l >= 4 && strncasecmp(p, ".git", 4) == 0)
-		k = 4;
-	else if (l >= 5 && strncasecmp(p, "git~1", 5) == 0)
-		k = 5;
-	else
-		return false;
 	for (; k < l; k++) {
 		if (p[k] == ':')
 			return true;
@@ -315,6 +335,38 @@ static bool git_dir_alias(const char *p, size_t l)
 			return false;
 	}
 	return true;
+}
+
+/* A component git takes for ".git" whatever the file system: any case, and as
+ * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
+ * short name "git~1").  Git refuses such a path anywhere in an index or a
+ * patch (verify_path(), core.protectNTFS on by default). */
+static bool git_dir_alias(const char *p, size_t l)
+{
+	if (l >= 4 && strncasecmp(p, ".git", 4) == 0)
+		return ntfs_name_ends(p, 4, l);
+	if (l >= 5 && strncasecmp(p, "git~1", 5) == 0)
+		return ntfs_name_ends(p, 5, l);
+	return false;
+}
+
+/* NTFS's short (8.3) names of ".gitmodules", which git refuses for a symlink
+ * as it refuses the long name: "gitmod~1" to "gitmod~4", and the form NTFS
+ * falls back to, a prefix of "gi7eba" then '~', a digit from 1 and more
+ * digits, eight characters in all.  Any case; then as ntfs_name_ends(). */
+static bool gitmodules_short_name(const char *p, size_t l)
+{
+	if (l >= 8 && strncasecmp(p, "gitmod~", 7) == 0 && p[7] >= '1' && p[7] <= '4')
+		return ntfs_name_ends(p, 8, l);
+	size_t t = 0;
+	while (t < 6 && t < l && tolower((unsigned char)p[t]) == "gi7eba"[t])
+		t++;
+	if (t + 1 >= l || p[t] != '~' || p[t + 1] < '1' || p[t + 1] > '9')
+		return false;
+	for (size_t k = t + 2; k < 8; k++)
+		if (k >= l || !isdigit((unsigned char)p[k]))
+			return false;
+	return ntfs_name_ends(p, 8, l);
 }
 
 const char *path_git_refuses(const char *path, bool symlink)
@@ -328,7 +380,7 @@ const char *path_git_refuses(const char *path, bool symlink)
 		p = p[l] ? p + l + 1 : NULL;
 	}
 	_cleanup_free_ char *folded = symlink ? fold_path(last) : NULL;
-	if (folded && strcmp(folded, ".gitmodules") == 0)
+	if (folded && (strcmp(folded, ".gitmodules") == 0 || gitmodules_short_name(last, strlen(last))))
 		return "a symlink named .gitmodules (git would refuse the whole patch)";
 	return NULL;
 }
@@ -378,6 +430,24 @@ bool content_is_binary(const char *buf, size_t n)
 	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
 }
 
+bool content_drives_terminal(const char *buf, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char b = p[i];
+		if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f)
+			return true;
+		if (b == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] < 0xA0)
+			return true;
+		/* U+202A..U+202E: E2 80 AA..AE; U+2066..U+2069: E2 81 A6..A9 */
+		if (b == 0xE2 && i + 2 < n &&
+		    ((p[i + 1] == 0x80 && p[i + 2] >= 0xAA && p[i + 2] <= 0xAE) ||
+		     (p[i + 1] == 0x81 && p[i + 2] >= 0xA6 && p[i + 2] <= 0xA9)))
+			return true;
+	}
+	return false;
+}
+
 /* Files that decide what the host's tools ignore, fetch, check out or run on
  * their own (on checkout, commit, push, entering the directory); the list and
  * its reasons are in README "Security model". */
@@ -402,20 +472,30 @@ static const struct {
 	{"bitbucket-pipelines.yml", CI},
 	{"jenkinsfile", CI},  /* names are compared folded */
 	{".devcontainer.json", "changes what editors build and run in a dev container"},
-	{".mise.toml", "changes what mise runs on entering the directory"},
-	{"mise.toml", "changes what mise runs on entering the directory"},
 	{".jail.ini", "changes the project's jail policy"},
+	/* who is shown and who must review: git log maps authors through it
+	 * (one of the agent's under the user's name), and a forge requires the
+	 * code owners' approval before a merge */
+	{".mailmap", "changes the names git log and blame show for authors"},
+	{"codeowners", "changes whose review the forge requires before a merge"},
+	/* the wrapper scripts (gradlew, mvnw; IDEs run them on opening the
+	 * project) download and run what these name: a URL changed in a line */
+	{"gradle-wrapper.properties", WRAPPER},
+	{"maven-wrapper.properties", WRAPPER},
 };
 static const struct {
 	const char *dir, *why;  /* any file below a directory of this path */
 } flagged_dirs[] = {
 	{".github/workflows/", CI},
+	{".github/actions/", CI},  /* local actions the workflows use ("uses: ./.github/actions/x") */
 	{".gitea/workflows/", CI},
 	{".forgejo/workflows/", CI},
 	{".circleci/", CI},
 	{".buildkite/", CI},
 	{".woodpecker/", CI},
 	{".devcontainer/", "changes what editors build and run in a dev container"},
+	{".mise/", MISE},
+	{".config/mise/", MISE},
 };
 
 /* The command lists of hooks managers other than pre-commit (lefthook,
@@ -427,6 +507,21 @@ static const char *const hook_configs[] = {
 	"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
 	"lint-staged.config.*",
 };
+
+/* mise's config files beside the ones in flagged_dirs: its hooks and env
+ * run on entering the directory (names folded, see fold_path()). */
+static bool is_mise_config(const char *folded, const char *base)
+{
+	static const char *const names[] = {"mise.toml", "mise.*.toml", ".mise.toml",
+	                                    ".mise.*.toml", ".rtx.toml", ".rtx.*.toml"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (fnmatch(names[i], base, 0) == 0)
+			return true;
+	/* mise/config.toml, mise/config.local.toml */
+	size_t dl = (size_t)(base - folded);
+	return fnmatch("config*.toml", base, 0) == 0 && dl >= 5 &&
+	       strncmp(base - 5, "mise/", 5) == 0 && (dl == 5 || base[-6] == '/');
+}
 
 static bool is_commit_hook_config(const char *base)
 {
@@ -450,6 +545,8 @@ const char *path_flag_reason(const char *path, bool symlink)
 			return flagged[i].why;
 	if (is_commit_hook_config(base))
 		return "changes the commands a hooks manager runs on commit";
+	if (is_mise_config(folded, base))
+		return MISE;
 	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++) {
 		const char *at = strstr(folded, flagged_dirs[i].dir);
 		if (at && (at == folded || at[-1] == '/'))

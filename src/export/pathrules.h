@@ -27,6 +27,12 @@ struct pathrules {
 /* The default left-out patterns minus cfg->export_allow, plus cfg->export_deny. */
 void pathrules_init(struct pathrules *r, const struct jail_config *cfg);
 void pathrules_free(struct pathrules *r);
+/* One more rule: paths matching pattern are left out with reason why. */
+void pathrules_deny(struct pathrules *r, const char *pattern, const char *why);
+/* The anchored pattern for rel (relative to the project, not empty) as it
+ * is, fnmatch's special characters escaped: a directory and what is below it
+ * when dir, else that path alone. */
+char *pathrules_path_pattern(const char *rel, bool dir);
 
 /* Does pattern match path (a file, or a directory when is_dir)? */
 bool pattern_match(const char *pattern, const char *path, bool is_dir);
@@ -52,6 +58,11 @@ bool symlink_leaves_tree(const char *linkpath, const char *target);
 /* git's own test: a NUL byte in the first 8000 bytes.  The export goes on
  * looking past them (a NUL anywhere is binary): export.c, series.c. */
 bool content_is_binary(const char *buf, size_t n);
+/* Does text hold bytes that drive a terminal or reorder what it shows: ESC
+ * and the other C0 controls but tab, newline, carriage return and form feed;
+ * DEL; C1 controls; the bidirectional embeddings, overrides and isolates
+ * (Trojan Source)?  A character cut at the end of buf counts for nothing. */
+bool content_drives_terminal(const char *buf, size_t n);
 #define BINARY_PROBE_LEN 8000
 /* Paths whose change is kept but flagged for review (they change how git or its
  * tools treat the repository): the reason, or NULL.  A symlink is flagged also

@@ -197,8 +197,8 @@ static char *parse_author(const char *line, size_t n)
 	    when > (1LL << 34) ||
 	    strlen(tz) != 5 || (tz[0] != '+' && tz[0] != '-') || strspn(tz + 1, "0123456789") != 4)
 		return NULL;
-	_cleanup_free_ char *name = seriesmsg_ident_part(line, (size_t)(lt - line));
-	_cleanup_free_ char *email = seriesmsg_ident_part(lt + 1, (size_t)(gt - lt - 1));
+	_cleanup_free_ char *name = seriesmsg_ident_part(line, (size_t)(lt - line), false);
+	_cleanup_free_ char *email = seriesmsg_ident_part(lt + 1, (size_t)(gt - lt - 1), true);
 	if (!name || !email)
 		return NULL;
 	return xasprintf("%s <%s> %lld %s", name, email, when, tz);

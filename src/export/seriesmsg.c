@@ -35,9 +35,6 @@ static bool line_is_special(const char *l, size_t n, bool first_body)
 	for (size_t i = 0; i < ARRAY_SIZE(starts); i++)
 		if (n >= strlen(starts[i]) && strncmp(l, starts[i], strlen(starts[i])) == 0)
 			return true;
-	/* scissors ("-- >8 --") when the user's git am runs with --scissors */
-	if (memmem(l, n, ">8", 2) || memmem(l, n, "8<", 2))
-		return true;
 	/* mailinfo takes a first body line "[PATCH] TEXT" for the subject: git am
 	 * would land TEXT in place of the subject the summary showed */
 	static const char *const headers[] = {"from:", "date:", "subject:", "author:", "[patch]"};
@@ -47,22 +44,79 @@ static bool line_is_special(const char *l, size_t n, bool first_body)
 	return false;
 }
 
+/* A scissors mark of mailinfo: ">8", "8<", ">%" or "%<". */
+static bool scissors_mark(const char *p, size_t n)
+{
+	return n >= 2 && ((p[0] == '>' && (p[1] == '8' || p[1] == '%')) ||
+	                  ((p[0] == '8' || p[0] == '%') && p[1] == '<'));
+}
+
+/* The line with a space inside each scissors mark.  With --scissors (or
+ * mailinfo.scissors in the user's config) git am takes a line of dashes and
+ * such a mark for a cut wherever it is indented: the message above it is
+ * dropped and in-body "From:", "Subject:", "Date:" after it are honoured, so
+ * another author and subject would land than the summary showed.  "> 8" is
+ * text to it. */
+static void append_unscissored(struct strbuf *b, const char *l, size_t n)
+{
+	size_t from = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (scissors_mark(l + i, n - i)) {
+			sb_append(b, l + from, i + 1 - from);
+			sb_puts(b, " ");
+			from = i + 1;
+		}
+	sb_append(b, l + from, n - from);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Is [l, l+n) only blanks?  git takes such a line for an empty one where it
+ * splits a message into paragraphs (the subject ends there, and blank lines
+ * at the start of the body are skipped). */
+static bool line_is_blank(const char *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_blank(l[i]))
+			return false;
+	return true;
+}
+
+/* The subject paragraph as git am lands it: format-patch joins its lines,
+ * mailinfo makes each run of blanks one space and trims the ends. */
+static void append_subject_line(struct strbuf *subj, const char *l, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!is_blank(l[i])) {
+			sb_append(subj, l + i, 1);
+			continue;
+		}
+		while (i + 1 < n && is_blank(l[i + 1]))
+			i++;
+		if (subj->len && subj->s[subj->len - 1] != ' ')
+			sb_puts(subj, " ");
+	}
+	if (subj->len && subj->s[subj->len - 1] != ' ')
+		sb_puts(subj, " ");  /* the join; trimmed at the end */
+}
+
 /* What git am's mailinfo strips from the start of a subject (without -k):
- * blanks, ':', "re:" in any case and "[...]" groups, across the lines of the
- * subject paragraph (format-patch joins them into one).  Its length. */
+ * blanks, ':', "re:" in any case and "[...]" groups.  Its length. */
 static size_t subject_strip_len(const char *s, size_t n)
 {
 	size_t at = 0;
 	while (at < n) {
 		char c = s[at];
 		const char *close = c == '[' ? memchr(s + at, ']', n - at) : NULL;
-		const char *para = memmem(s + at, n - at, "\n\n", 2);
-		if (c == ' ' || c == '\t' || c == ':' || (c == '\n' && s + at != para))
+		if (c == ' ' || c == '\t' || c == ':')
 			at++;
 		else if ((c == 'r' || c == 'R') && at + 3 < n && (s[at + 1] | 0x20) == 'e' &&
 		         s[at + 2] == ':')
 			at += 3;
-		else if (close && (!para || close < para))
+		else if (close)
 			at = (size_t)(close - s) + 1;
 		else
 			break;
@@ -72,58 +126,69 @@ static size_t subject_strip_len(const char *s, size_t n)
 
 char *seriesmsg_sanitize(const char *msg, size_t len)
 {
-	struct strbuf clean = {0}, out = {0};
+	struct strbuf clean = {0}, subj = {0}, out = {0};
 	clean_text(&clean, msg, len, true);
 	const char *s = clean.s ? clean.s : "";
 	size_t n = clean.len;
-	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
-		n--;
-	while (n && *s == '\n')
-		s++, n--;
-	int state = 0;  /* 0: the subject paragraph, 1: before the body, 2: in the body */
+	/* the subject paragraph ends at the first blank line, as git reads it;
+	 * blank lines before it and at the start of the body count for nothing */
+	int state = 0;  /* 0: before the subject, 1: in it, 2: before the body, 3: in the body */
+	size_t blanks = 0;  /* blank lines in the body not written yet */
 	for (size_t i = 0; i < n;) {
 		const char *l = s + i, *nl = memchr(l, '\n', n - i);
 		size_t ln = nl ? (size_t)(nl - l) : n - i;
 		i += ln + 1;
-		if (state == 0 && ln == 0) {
-			state = 1;
-		} else if (state > 0 && ln) {
-			if (line_is_special(l, ln, state == 1))
-				sb_puts(&out, " ");
-			state = 2;
+		bool blank = line_is_blank(l, ln);
+		if (state <= 1) {
+			if (!blank)
+				append_subject_line(&subj, l, ln);
+			state = blank ? state * 2 : 1;
+			continue;
 		}
-		sb_append(&out, l, ln);
-		if (i <= n)
+		if (blank) {
+			blanks += state == 3;
+			continue;
+		}
+		for (; blanks; blanks--)
 			sb_puts(&out, "\n");
+		if (line_is_special(l, ln, state == 2))
+			sb_puts(&out, " ");
+		append_unscissored(&out, l, ln);
+		sb_puts(&out, "\n");
+		state = 3;
 	}
 	sb_free(&clean);
+	while (subj.len && subj.s[subj.len - 1] == ' ')
+		subj.s[--subj.len] = '\0';
 	/* git am would land the subject without it ("[wip] x" as "x"; "[x]"
 	 * alone as the next line it finds): the summary shows what lands */
-	size_t strip = out.len ? subject_strip_len(out.s, out.len) : 0;
-	if (strip) {
-		memmove(out.s, out.s + strip, out.len - strip + 1);
-		out.len -= strip;
-		if (out.len && out.s[0] == '\n') {  /* the subject was all of that */
-			struct strbuf b = {0};
-			sb_puts(&b, "(no subject)");
-			sb_append(&b, out.s, out.len);
-			sb_free(&out);
-			out = b;
-		}
+	size_t strip = subj.len ? subject_strip_len(subj.s, subj.len) : 0;
+	struct strbuf b = {0};
+	if (strip < subj.len)
+		sb_append(&b, subj.s + strip, subj.len - strip);
+	else if (out.len)
+		sb_puts(&b, "(no subject)");
+	else
+		sb_puts(&b, "(no message)");
+	if (out.len) {
+		sb_puts(&b, "\n\n");
+		sb_append(&b, out.s, out.len - 1);  /* without the last newline */
 	}
-	if (!out.len)
-		sb_puts(&out, "(no message)");
-	while (out.len && out.s[out.len - 1] == '\n')
-		out.s[--out.len] = '\0';
-	return sb_steal(&out);
+	sb_free(&subj);
+	sb_free(&out);
+	return sb_steal(&b);
 }
 
-char *seriesmsg_ident_part(const char *s, size_t len)
+char *seriesmsg_ident_part(const char *s, size_t len, bool email)
 {
 	struct strbuf b = {0};
 	clean_text(&b, s, len, false);
+	/* mailinfo takes the From: line's first '@' for the address and ends it
+	 * at a blank or a comma: "ada@example.com <evil@x>" would land as
+	 * ada@example.com, "x@y (Ada)" as x@y, not as the summary showed */
+	const char *bad = email ? "<> \t,;()\"\\" : "<>@";
 	for (size_t i = 0; i < b.len; i++)
-		if (b.s[i] == '<' || b.s[i] == '>')
+		if (strchr(bad, b.s[i]))
 			b.s[i] = '?';
 	size_t start = 0;
 	while (start < b.len && b.s[start] == ' ')
@@ -168,8 +233,10 @@ char *seriesmsg_finish(const char *msg, const struct strv *notes, const char *tr
 	sb_append(&b, msg, body);
 	if (notes && notes->n) {
 		sb_puts(&b, "\n\nLeft out by jail:");
-		for (size_t i = 0; i < notes->n; i++)
-			sb_printf(&b, "\n  %s", notes->v[i]);
+		for (size_t i = 0; i < notes->n; i++) {  /* a name the agent chose */
+			sb_puts(&b, "\n  ");
+			append_unscissored(&b, notes->v[i], strlen(notes->v[i]));
+		}
 	}
 	if (has_block || trailer)
 		sb_puts(&b, "\n\n");

@@ -6,16 +6,20 @@
  * unfiltered), "From " would split the mbox into a second, forged patch, and
  * "From:"/"Date:"/"Subject:" at the top of the body override the headers.
  * Such lines are indented by one space; control characters and invalid UTF-8
- * become '?'. */
+ * become '?'.  Paragraphs are split where git splits them (a line of blanks
+ * ends the subject), the subject is one line as git am lands it, and a
+ * scissors mark ("-- >8 --", which git am --scissors cuts at) gets a space
+ * inside. */
 #ifndef JAIL_SERIESMSG_H
 #define JAIL_SERIESMSG_H
 #include "export.h"
 
 /* The agent's message made safe for an mbox (never empty). */
 char *seriesmsg_sanitize(const char *msg, size_t len);
-/* A person's name or email made safe for a commit header: control characters,
- * '<' and '>' and invalid UTF-8 become '?'; NULL when empty. */
-char *seriesmsg_ident_part(const char *s, size_t len);
+/* A person's name or email made safe for a commit header, and read by git am
+ * as it is: control characters, '<', '>', invalid UTF-8 and, in a name '@',
+ * in an email blanks and ",;()\"\\" become '?'; NULL when empty. */
+char *seriesmsg_ident_part(const char *s, size_t len, bool email);
 /* msg with a "Left out by jail:" block (notes: "path: reason" lines, may be
  * NULL) and, when trailer is set, "Jail-Session: TRAILER" added to the
  * message's trailer paragraph (a new one when it has none). */

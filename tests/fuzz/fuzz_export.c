@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* A project and an upper dir with links of both kinds, made once. */
 static struct link_view *tree(void)
 {
-	static struct link_view v = {-1, -1, NULL, NULL};
+	static struct link_view v = {-1, -1, NULL, NULL, NULL};
 	static char dir[] = "/tmp/jail-fuzz-links.XXXXXX";
 	if (v.lower_fd >= 0 || !mkdtemp(dir))
 		return &v;
@@ -104,7 +104,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tree()->lower_fd >= 0)
 		free(link_check(tree(), path, target));
 	term_filter_check(data, size);
-	(void)path_flag_reason(path);
+	(void)path_flag_reason(path, size & 2);
+	(void)path_git_refuses(path, size & 2);
 	(void)content_is_binary((const char *)data, size);
 
 	static struct pathrules rules;
@@ -125,7 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((unsigned char)b.s[i] < 0x20 && b.s[i] != '\t' && b.s[i] != '\n')
 			__builtin_trap();
 	sb_free(&b);
-	colorize_diff((const char *)data, size, &b);
+	bool in_header = false;
+	colorize_diff((const char *)data, size, &in_header, &b);
 	sb_free(&b);
 	free(escape_name(path));
 	free(buf);

@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *f = seriesmsg_finish(m, NULL, "p/s");
 	free(f);
 	free(m);
-	free(seriesmsg_ident_part(s, size));
+	free(seriesmsg_ident_part(s, size, false));
+	free(seriesmsg_ident_part(s, size, true));
 	return 0;
 }

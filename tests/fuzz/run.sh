@@ -9,9 +9,9 @@ mkdir -p "$out/corpus"
 srcs=$(ls "$top"/src/*.c "$top"/src/*/*.c | grep -v '/src/main\.c$')
 incs=$(for d in "$top"/src "$top"/src/*/; do printf -- '-I%s ' "${d%/}"; done)
 clang -std=gnu11 -D_GNU_SOURCE -DJAIL_DATADIR='"/usr/local/share/jail"' -g -O1 -fsanitize=fuzzer,address,undefined \
-	$incs -I"$top/build" $(pkg-config --cflags libmnl libnftnl libseccomp libcap-ng inih openssl) \
+	$incs -I"$top/build" $(pkg-config --cflags libmnl libnftnl libseccomp libcap-ng inih fuse3 openssl libnghttp2) \
 	-o "$out/fuzz_export" "$top/tests/fuzz/fuzz_export.c" $srcs "$top/build/embedded_policy.c" \
-	$(pkg-config --libs libmnl libnftnl libseccomp libcap-ng inih openssl)
+	$(pkg-config --libs libmnl libnftnl libseccomp libcap-ng inih fuse3 openssl libnghttp2)
 if [ $# -gt 0 ] && [ -f "$1" ]; then
 	exec "$out/fuzz_export" "$@"
 fi

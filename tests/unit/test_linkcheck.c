@@ -13,6 +13,7 @@
 static char root[] = "/tmp/jail-unit-linkcheck.XXXXXX";
 static struct link_view view;
 static const char *host_only_path;  /* the one path host_only() names */
+static const char *hidden_path;     /* the one path hidden() names */
 
 static void mk(const char *rel)
 {
@@ -42,6 +43,12 @@ static bool host_only(void *ctx, const char *path)
 {
 	(void)ctx;
 	return host_only_path && strcmp(path, host_only_path) == 0;
+}
+
+static bool hidden(void *ctx, const char *path)
+{
+	(void)ctx;
+	return hidden_path && strcmp(path, hidden_path) == 0;
 }
 
 /* The verdict for a link at linkpath with target: NULL (inside) or the reason. */
@@ -89,6 +96,7 @@ static bool setup(void)
 	view.lower_fd = open(l, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	view.upper_fd = open(u, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	view.host_only = host_only;
+	view.hidden = hidden;
 	free(l);
 	free(u);
 	if (!opaque)
@@ -204,6 +212,30 @@ T(whiteouts_opaque_dirs_and_host_only_paths)
 	host_only_path = "ex";
 	expect("link", "ex/main.c", OUT " (through 'ex' -> '/etc')");
 	host_only_path = NULL;
+	struct jail_err e;
+	CHECK(rm_rf_at(AT_FDCWD, root, &e) == 0);
+}
+
+/* A path the jail hid (a file git ignores) gets no name of its own through a
+ * link, directly, through a directory or at the end of a chain; one that does
+ * not exist on the host has nothing to give. */
+T(links_to_hidden_paths_left_out)
+{
+	strcpy(root, "/tmp/jail-unit-linkcheck.XXXXXX");
+	CHECK(setup());
+	hidden_path = "README";
+	expect("pub/robots.txt", "../README", "symlink to 'README', which the jail hides");
+	expect("link", "src/root/README", "symlink to 'README'");
+	expect("link", "src/main.c", NULL);            /* positive control */
+	hidden_path = "src/lib";
+	expect("link", "libdir/util.c", "symlink to 'src/lib'");
+	expect("link", "src", NULL);                   /* above it is the user's tree */
+	hidden_path = "nothere";
+	expect("link", "nothere", NULL);
+	hidden_path = "sys";                           /* a hidden link: where it leads */
+	expect("link", "sys/passwd", OUT " (through 'sys' -> '/etc')");
+	hidden_path = NULL;
+	expect("pub/robots.txt", "../README", NULL);
 	struct jail_err e;
 	CHECK(rm_rf_at(AT_FDCWD, root, &e) == 0);
 }

@@ -63,7 +63,9 @@ T(defaults_leave_out_what_tools_run)
 	                     /* agent CLIs and editors that start commands from project config */
 	                     "opencode.json", "sub/opencode.jsonc", ".opencode/plugin/x.js",
 	                     ".vscode/mcp.json", ".zed/settings.json", ".kiro/settings/mcp.json",
-	                     ".continue/mcpServers/x.yaml", "crush.json", ".crush.json"};
+	                     ".continue/mcpServers/x.yaml", "crush.json", ".crush.json",
+	                     /* vim's exrc reads .vimrc too; Helix starts what .helix/ names */
+	                     ".vimrc", "sub/.gvimrc", "_vimrc", "_exrc", ".helix/languages.toml"};
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		if (!denied(&r, out[i]))
 			fprintf(stderr, "  not denied: %s\n", out[i]);
@@ -119,6 +121,17 @@ T(names_git_takes_for_dot_git)
 	CHECK(path_git_refuses(".gitmodules", true) != NULL);
 	CHECK(path_git_refuses("sub/.GITMODULES", true) != NULL);
 	CHECK(path_git_refuses(".gitmodules/x", true) == NULL);
+	/* NTFS's short names of .gitmodules: git refuses a symlink under them too */
+	static const char *const shorts[] = {"gitmod~1", "GITMOD~4", "sub/gitmod~2. ", "gi7eba~1",
+	                                     "GI7EB~12", "gi~12345", "~1234567", "gitmod~1:x"};
+	for (size_t i = 0; i < sizeof(shorts) / sizeof(*shorts); i++) {
+		CHECK(path_git_refuses(shorts[i], true) != NULL);
+		CHECK(path_git_refuses(shorts[i], false) == NULL);
+	}
+	static const char *const not_shorts[] = {"gitmod~5", "gitmod~1x", "gi7eba~0", "gi7ebx~1",
+	                                         "gi7eba~1a", "gitmod", "~123456"};
+	for (size_t i = 0; i < sizeof(not_shorts) / sizeof(*not_shorts); i++)
+		CHECK(path_git_refuses(not_shorts[i], true) == NULL);
 }
 
 T(names_with_controls_or_bad_utf8)
@@ -273,6 +286,72 @@ T(flagged_ci_files_of_other_services)
 	CHECK(path_flag_reason(".woodpecker/build.yml", false) != NULL);
 	CHECK(path_flag_reason(".drone.yml", false) != NULL);
 	CHECK(path_flag_reason(".circleci", true) != NULL);
+	CHECK(path_flag_reason(".github/actions/setup/action.yml", false) != NULL);
+	CHECK(path_flag_reason(".github/CODEOWNERS", false) != NULL);
+	CHECK(path_flag_reason("CODEOWNERS", false) != NULL);
+	CHECK(path_flag_reason(".mailmap", false) != NULL);
+	CHECK(path_flag_reason("gradle/wrapper/gradle-wrapper.properties", false) != NULL);
+	CHECK(path_flag_reason("sub/.mvn/wrapper/maven-wrapper.properties", false) != NULL);
+	CHECK(path_flag_reason("gradle.properties", false) == NULL);
+	CHECK(path_flag_reason(".github/ISSUE_TEMPLATE/bug.md", false) == NULL);
 	CHECK(path_flag_reason("Jenkinsfile.md", false) == NULL);
 	CHECK(path_flag_reason(".gitea/issue_template.md", false) == NULL);
+}
+
+/* What drives a terminal or reorders what it shows is seen; what text
+ * holds everywhere (tabs, CRLF, form feeds, UTF-8, emoji joiners) is not. */
+T(terminal_controls_in_content)
+{
+	static const char *const yes[] = {"a\033[8mhidden", "\x07", "back\bspace", "del\x7f",
+	                                  "csi \xc2\x9b" "2J", "user\xe2\x80\xae", "x\xe2\x81\xa6y"};
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++)
+		CHECK(content_drives_terminal(yes[i], strlen(yes[i])));
+	static const char *const no[] = {"tab\tline\r\n\f", "caf\xc3\xa9 \xc2\xa0nbsp",
+	                                 "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9", "\xef\xbb\xbf" "bom",
+	                                 "cut \xe2\x80"};
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		CHECK(!content_drives_terminal(no[i], strlen(no[i])));
+}
+
+/* The project's core.hooksPath directory, as it is named: anchored, and a
+ * name with fnmatch's characters matches itself only. */
+T(hooks_dir_rule_is_anchored_and_literal)
+{
+	struct pathrules r = rules_with(NULL, NULL);
+	char *pat = pathrules_path_pattern("tools/h*oks", true);
+	CHECK_STR(pat, "/tools/h\\*oks/");
+	pathrules_deny(&r, pat, "git runs the hooks in it (core.hooksPath)");
+	free(pat);
+	CHECK(denied(&r, "tools/h*oks/post-applypatch"));
+	CHECK(!denied(&r, "tools/hooks/post-applypatch"));
+	CHECK(!denied(&r, "sub/tools/h*oks/pre-commit"));
+	char *why = pathrules_denied_link(&r, "tools");  /* a link in place of a directory above */
+	CHECK(why != NULL);
+	free(why);
+	pat = pathrules_path_pattern(".gitconfig", false);  /* a file: that path alone */
+	CHECK_STR(pat, "/.gitconfig");
+	pathrules_deny(&r, pat, "git reads it as config (include.path)");
+	free(pat);
+	CHECK(denied(&r, ".gitconfig"));
+	CHECK(!denied(&r, "sub/.gitconfig"));
+	pathrules_free(&r);
+}
+
+/* mise reads its config under several names and runs their hooks on cd. */
+T(flagged_mise_configs)
+{
+	const char *flag[] = {"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+	                      "mise.dev.toml", "sub/.rtx.toml", ".config/mise.toml",
+	                      ".config/mise/config.toml", ".config/mise/conf.d/x.toml",
+	                      ".mise/config.toml", "mise/config.toml", "a/mise/config.local.toml",
+	                      "MISE.LOCAL.TOML"};
+	for (size_t i = 0; i < ARRAY_SIZE(flag); i++) {
+		if (!path_flag_reason(flag[i], false))
+			fprintf(stderr, "  not flagged: %s\n", flag[i]);
+		CHECK(path_flag_reason(flag[i], false) != NULL);
+	}
+	const char *not[] = {"mise.md", "docs/mise.txt", "premise/config.toml", "mise/other.toml",
+	                     "config.toml", "amise.toml"};
+	for (size_t i = 0; i < ARRAY_SIZE(not); i++)
+		CHECK(path_flag_reason(not[i], false) == NULL);
 }

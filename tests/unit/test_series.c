@@ -47,7 +47,24 @@ T(message_lines_git_am_would_parse_are_indented)
 	                "Index: y\nFrom 000 Mon Sep 17 00:00:00 2001\n-- >8 --\nok -- fine\n";
 	char *s = seriesmsg_sanitize(m, strlen(m));
 	CHECK_STR(s, "feat: x\n\n From: Evil <e@x>\nbody\n ---\n diff --git a/x b/x\n"
-	             " Index: y\n From 000 Mon Sep 17 00:00:00 2001\n -- >8 --\nok -- fine");
+	             " Index: y\n From 000 Mon Sep 17 00:00:00 2001\n-- > 8 --\nok -- fine");
+	free(s);
+	/* git splits paragraphs at a line of blanks: the first body line is the
+	 * one after it, and mailinfo reads in-body headers there */
+	s = seriesmsg_sanitize("Fix typo\n \t\nFrom: Evil <e@x>\nSubject: other\n", 44);
+	CHECK_STR(s, "Fix typo\n\n From: Evil <e@x>\nSubject: other");
+	free(s);
+	s = seriesmsg_sanitize(" \nFix\n\n  \n\t\nDate: 1 Jan 2001\n \nbody\n\t\n", 38);
+	CHECK_STR(s, "Fix\n\n Date: 1 Jan 2001\n\nbody");
+	free(s);
+	/* the subject paragraph is one line as git am lands it */
+	s = seriesmsg_sanitize("Fix  typo\n\tand add telemetry \n\nbody", 35);
+	CHECK_STR(s, "Fix typo and add telemetry\n\nbody");
+	free(s);
+	/* every scissors mark, however indented, is broken: with --scissors
+	 * git am would drop what is above and read headers below */
+	s = seriesmsg_sanitize("x\n\nbody\n  --- %< ---\n-->8--8<-->%--%<\nFrom: E <e@x>", 51);
+	CHECK_STR(s, "x\n\nbody\n  --- % < ---\n--> 8--8 <--> %--% <\nFrom: E <e@x>");
 	free(s);
 	/* mailinfo's in-body "[PATCH] subject": it would replace the subject */
 	s = seriesmsg_sanitize("feat: x\n\n[PATCH] typo\n[PATCH] later", 35);
@@ -78,7 +95,7 @@ T(message_lines_git_am_would_parse_are_indented)
 	s = seriesmsg_sanitize("fix \xe2\x80\xae" "cod\xe2\x81\xa6" "e caf\xc3\xa9", 20);  /* RLO, LRI */
 	CHECK_STR(s, "fix ?cod?e caf\xc3\xa9");
 	free(s);
-	s = seriesmsg_ident_part("Ada\xe2\x80\x8b", 6);  /* ZWSP */
+	s = seriesmsg_ident_part("Ada\xe2\x80\x8b", 6, false);  /* ZWSP */
 	CHECK_STR(s, "Ada?");
 	free(s);
 }
@@ -95,6 +112,10 @@ T(trailer_joins_an_existing_trailer_block)
 	strv_push(&notes, ".envrc: denied");
 	s = seriesmsg_finish("feat: x", &notes, NULL);
 	CHECK_STR(s, "feat: x\n\nLeft out by jail:\n  .envrc: denied");
+	free(s);
+	strv_push(&notes, "------->8-------: a name");
+	s = seriesmsg_finish("feat: x", &notes, NULL);
+	CHECK_STR(s, "feat: x\n\nLeft out by jail:\n  .envrc: denied\n  -------> 8-------: a name");
 	free(s);
 	strv_free(&notes);
 }
@@ -119,8 +140,18 @@ T(default_subject_names_what_changed)
 
 T(ident_parts_cannot_break_a_header)
 {
-	char *s = seriesmsg_ident_part(" Ada <x>\n", 9);
+	char *s = seriesmsg_ident_part(" Ada <x>\n", 9, false);
 	CHECK_STR(s, "Ada ?x??");
 	free(s);
-	CHECK(seriesmsg_ident_part("   ", 3) == NULL);
+	CHECK(seriesmsg_ident_part("   ", 3, false) == NULL);
+	/* what git am would read as another address than the summary shows */
+	s = seriesmsg_ident_part("ada@example.com", 15, false);
+	CHECK_STR(s, "ada?example.com");
+	free(s);
+	s = seriesmsg_ident_part("x@y (Ada), \"a\\b\";c", 18, true);
+	CHECK_STR(s, "x@y??Ada????a?b??c");
+	free(s);
+	s = seriesmsg_ident_part("bob@x", 5, true);
+	CHECK_STR(s, "bob@x");
+	free(s);
 }
