@@ -15,7 +15,11 @@
  * A hand-made prefix, as idfilter.c's and for the same reason: "neither of
  * these six values" is one compare each here, but a pile of masked rules in
  * libseccomp.  The kernel reads family, type and protocol as ints, so the
- * low 32 bits are what is compared. */
+ * low 32 bits are what is compared.
+ *
+ * socketpair(2) takes the same three arguments and makes its sockets the same
+ * way (the module loads, the protocol's create code runs) before the protocol
+ * says it has no pairs: the same rules hold for it. */
 #include "sockfilter.h"
 #include "sysfilter.h"
 
@@ -39,24 +43,36 @@
 	((struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (unsigned char)((t) - (at) - 1), \
 	                              (unsigned char)((f) - (at) - 1)))
 
+/* The syscalls that make a socket from family, type and protocol (args 0-2),
+ * each left out when the policy allows it back. */
+static const char *const makers[] = {"socket", "socketpair"};
+
 int sockfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, size_t cap)
 {
-	if (cfg && strv_contains(&cfg->syscalls_allow, "socket"))
-		return 0;
-	int nr = seccomp_syscall_resolve_name("socket");
-	if (nr < 0)
-		return 0;  /* not a syscall on this architecture */
+	int nrs[ARRAY_SIZE(makers)];
+	size_t n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(makers); i++) {
+		int nr = seccomp_syscall_resolve_name(makers[i]);
+		if (nr >= 0 && !(cfg && strv_contains(&cfg->syscalls_allow, makers[i])))
+			nrs[n++] = nr;
+	}
+	if (n == 0)
+		return 0;  /* both allowed back, or not syscalls on this architecture */
+	/* with one maker, its JEQ is there twice: the layout stays fixed */
+	if (n == 1)
+		nrs[1] = nrs[0];
 	static const uint32_t protos[] = {0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6,
 	                                  IPPROTO_MPTCP};
-	enum { TYPE = 7, PROTO = 11, DENY = PROTO + 1 + 6, END = DENY + 1 };
+	enum { FAMILY = 5, TYPE = 8, PROTO = 12, DENY = PROTO + 1 + 6, END = DENY + 1 };
 	struct sock_filter p[END] = {
 		[0] = LD(offsetof(struct seccomp_data, arch)),
 		[1] = JEQ(1, seccomp_arch_native(), 2, END),
 		[2] = LD(offsetof(struct seccomp_data, nr)),
-		[3] = JEQ(3, (uint32_t)nr, 4, END),
-		[4] = LD(seccomp_arg_low(0)),
-		[5] = JEQ(5, AF_INET, TYPE, 6),
-		[6] = JEQ(6, AF_INET6, TYPE, END),
+		[3] = JEQ(3, (uint32_t)nrs[0], FAMILY, 4),
+		[4] = JEQ(4, (uint32_t)nrs[1], FAMILY, END),
+		[FAMILY] = LD(seccomp_arg_low(0)),
+		[FAMILY + 1] = JEQ(FAMILY + 1, AF_INET, TYPE, FAMILY + 2),
+		[FAMILY + 2] = JEQ(FAMILY + 2, AF_INET6, TYPE, END),
 		[TYPE] = LD(seccomp_arg_low(1)),
 		[TYPE + 1] = BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SOCK_TYPE_MASK),
 		[TYPE + 2] = JEQ(TYPE + 2, SOCK_STREAM, PROTO, TYPE + 3),

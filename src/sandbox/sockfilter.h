@@ -8,10 +8,10 @@
 #include <stddef.h>
 
 /* Write into out[0..cap) a classic-BPF prefix for the syscall filter: for the
- * native ABI's socket(2) with family AF_INET or AF_INET6, a type (flags
+ * native ABI's socket(2) and socketpair(2) with family AF_INET or AF_INET6, a type (flags
  * masked off) other than SOCK_STREAM and SOCK_DGRAM, or a protocol other than
  * 0, TCP, UDP, ICMP, ICMPv6 and MPTCP, returns EPERM; every other syscall
- * falls through past the prefix.  Nothing when cfg allows socket back.
+ * falls through past the prefix.  Each call left out when cfg allows it back.
  * Returns the number of instructions, or -1 when cap is too small. */
 int sockfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, size_t cap) WUR;
 #endif

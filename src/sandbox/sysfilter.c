@@ -14,7 +14,7 @@
  * Before libseccomp's program run two small prefixes of our own: chown and
  * set*id to an id other than the caller's get EPERM, as on the host
  * (idfilter.c); internet sockets other than TCP, UDP, ICMP and MPTCP get
- * EPERM (sockfilter.c).
+ * EPERM, from socket(2) and socketpair(2) alike (sockfilter.c).
  */
 #include "sysfilter.h"
 
@@ -166,29 +166,38 @@ static int add_ioctls(scmp_filter_ctx ctx, const struct jail_config *cfg, struct
 	return 0;
 }
 
-/* socket(2): refuse every family that is not allowed (the filter allows by
- * default, so the refusals are the gaps between the allowed values and
- * everything above the largest; values with high bits set are above it). */
-static int add_sockets(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+/* socket(2) and socketpair(2), which makes its sockets the same way (the
+ * family's create code runs, a module loads on demand, before the family says
+ * it has no pairs): refuse every family that is not allowed (the filter
+ * allows by default, so the refusals are the gaps between the allowed values
+ * and everything above the largest; values with high bits set are above it). */
+static int add_socket_rules(scmp_filter_ctx ctx, const char *call, struct jail_err *e)
 {
-	if (is_allowed_back(cfg, "socket"))
-		return 0;
 	int max = AF_NETLINK;
 	for (int fam = 0; fam < max; fam++) {
 		bool ok = false;
 		for (size_t i = 0; i < ARRAY_SIZE(allowed_families); i++)
 			ok = ok || allowed_families[i] == fam;
 		struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam);
-		if (!ok && add(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &cmp, e) < 0)
+		if (!ok && add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1, &cmp, e) < 0)
 			return -1;
 	}
 	struct scmp_arg_cmp above = SCMP_A0(SCMP_CMP_GT, (scmp_datum_t)max);
-	if (add(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 1, &above, e) < 0)
+	if (add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1, &above, e) < 0)
 		return -1;
 	/* netlink: route only (audit, uevents, sock_diag and the rest are host-wide) */
 	struct scmp_arg_cmp nl[2] = {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
 	                             SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE)};
-	return add(ctx, SCMP_ACT_ERRNO(EPERM), "socket", 2, nl, e);
+	return add(ctx, SCMP_ACT_ERRNO(EPERM), call, 2, nl, e);
+}
+
+static int add_sockets(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+{
+	static const char *const calls[] = {"socket", "socketpair"};
+	for (size_t c = 0; c < ARRAY_SIZE(calls); c++)
+		if (!is_allowed_back(cfg, calls[c]) && add_socket_rules(ctx, calls[c], e) < 0)
+			return -1;
+	return 0;
 }
 
 /* personality(2): only the default (0) and the query (0xffffffff).  Flags such

@@ -218,6 +218,12 @@ static int do_socket(long fam, long type, long proto)
 	return err_or_ok(syscall(SYS_socket, fam, type | SOCK_CLOEXEC, proto));
 }
 
+static int do_socketpair(long fam, long type, long proto)
+{
+	int sv[2];
+	return err_or_ok(syscall(SYS_socketpair, fam, type | SOCK_CLOEXEC, proto, sv));
+}
+
 static socklen_t abstract_addr(struct sockaddr_un *a, const char *name)
 {
 	memset(a, 0, sizeof(*a));
@@ -454,6 +460,8 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "tiocsetd")) return do_tiocsetd(atoi(a));
 	if (!strcmp(c, "socket")) return do_socket(strtol(a, NULL, 0), strtol(b, NULL, 0),
 	                                            argc > 4 ? strtol(argv[4], NULL, 0) : 0);
+	if (!strcmp(c, "socketpair")) return do_socketpair(strtol(a, NULL, 0), strtol(b, NULL, 0),
+	                                                    argc > 4 ? strtol(argv[4], NULL, 0) : 0);
 	if (!strcmp(c, "connect-abstract")) return do_connect_unix(a, true);
 	if (!strcmp(c, "connect-unix")) return do_connect_unix(a, false);
 	if (!strcmp(c, "abstract-self")) return do_abstract_self(a);

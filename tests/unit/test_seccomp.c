@@ -160,6 +160,20 @@ static long do_dccp(void) { return do_inet(AF_INET, 6 /* SOCK_DCCP */, 0); }
 static long do_udplite_high(void) { return do_inet(AF_INET, SOCK_DGRAM, (1L << 32) | IPPROTO_UDPLITE); }
 static long do_inet_high(void) { return do_inet((1L << 32) | AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE); }
 
+/* socketpair makes its sockets as socket does: the same rules */
+static long do_pair(long fam, long type, long proto)
+{
+	int sv[2];
+	long r = syscall(SYS_socketpair, fam, type | SOCK_CLOEXEC, proto, sv);
+	return r < 0 ? -1 : 0;
+}
+static long do_pair_unix(void) { return do_pair(AF_UNIX, SOCK_STREAM, 0); }
+static long do_pair_vsock(void) { return do_pair(40 /* AF_VSOCK */, SOCK_STREAM, 0); }
+static long do_pair_alg(void) { return do_pair(AF_ALG, SOCK_SEQPACKET, 0); }
+static long do_pair_udplite(void) { return do_pair(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE); }
+static long do_pair_nl_audit(void) { return do_pair(AF_NETLINK, SOCK_DGRAM, NETLINK_AUDIT); }
+static long do_pair_high(void) { return do_pair((1L << 32) | 40, SOCK_STREAM, 0); }
+
 static long do_pers_query(void) { return syscall(SYS_personality, 0xffffffffUL); }
 static long do_pers_default(void) { return syscall(SYS_personality, 0UL); }
 static long do_pers_norand(void) { return syscall(SYS_personality, ADDR_NO_RANDOMIZE); }
@@ -241,6 +255,26 @@ T(inet_sockets_tcp_udp_icmp_mptcp_only)
 	CHECK_INT(run(do_inet_high), EPERM);
 	int mptcp = run(do_mptcp);
 	CHECK(mptcp != EPERM);  /* 0, or the kernel's own EPROTONOSUPPORT */
+}
+
+T(socketpair_families_as_socket)
+{
+	CHECK_INT(run(do_pair_unix), 0);
+	CHECK_INT(run(do_pair_vsock), EPERM);
+	CHECK_INT(run(do_pair_alg), EPERM);
+	CHECK_INT(run(do_pair_udplite), EPERM);
+	CHECK_INT(run(do_pair_nl_audit), EPERM);
+	CHECK_INT(run(do_pair_high), EPERM);
+	/* allowed back, socketpair alone: the kernel's own answer there, and
+	 * socket(2) keeps its rules */
+	struct jail_config cfg;
+	config_init(&cfg);
+	strv_push(&cfg.syscalls_allow, "socketpair");
+	int r = in_filter(&cfg, do_pair_vsock);
+	CHECK(r != EPERM && r != 254); /* EOPNOTSUPP, or EAFNOSUPPORT without vsock */
+	CHECK_INT(in_filter(&cfg, do_udplite), EPERM);
+	CHECK_INT(in_filter(&cfg, do_sock_alg), EPERM);
+	config_free(&cfg);
 }
 
 T(personality_default_only)

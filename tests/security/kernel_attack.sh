@@ -1,0 +1,26 @@
+# The escape suite: a fresh attacker's look at the kernel surface the syscall
+# filter, the capability drop, the namespaces and the /proc masks leave open
+# (threats 1 and 5 in DESIGN.md).  syscalls.sh has the refused calls one by
+# one; this file has the other spellings that reach the same places.
+source "$TESTS/security/helpers.bash"
+
+# socketpair(2) makes its sockets as socket(2) does: the family's and the
+# protocol's create code runs (a module loads on demand where the kernel has
+# modules) before the family says it has no pairs.  vsock and UDP-Lite were
+# made that way past the socket rules; the same rules hold for both calls now.
+test_socketpair_refuses_what_socket_refuses() {
+	local IPPROTO_UDPLITE=136
+	# positive control: let through, the kernel makes the sockets and answers
+	# for the pair itself (EOPNOTSUPP), or lacks the family (EAFNOSUPPORT)
+	jp --allow-syscall socketpair -- socketpair 40 1 0
+	assert_ne "$rc" "$EPERM" "AF_VSOCK socketpair allowed back: the kernel's answer"
+	for bad in "40 1 0" "38 5 0" "17 3 0" "2 2 $IPPROTO_UDPLITE" "10 1 132" "2 5 0" \
+		"16 2 9" "0x100000028 1 0" "2 2 0x100000088"; do
+		jp -- socketpair $bad
+		assert_eq "$rc" "$EPERM" "socketpair $bad"
+	done
+	jp -- socketpair 1 1 0
+	assert_eq "$rc" 0 "a unix socketpair"
+	jp -- socketpair 1 2 0
+	assert_eq "$rc" 0 "a unix datagram socketpair"
+}
