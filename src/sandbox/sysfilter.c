@@ -223,23 +223,47 @@ static int add_personality(scmp_filter_ctx ctx, const struct jail_config *cfg,
 	return add(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &above, e);
 }
 
-/* SysV shared memory outlives every process that used it (until IPC_RMID or
+/* SysV IPC objects outlive every process that used them (until IPC_RMID or
  * the IPC namespace's end): memory no process owns, like the jail's tmpfs
  * (mounts.c), which the OOM killer cannot get back by killing the agent, so
- * it kills host processes instead.  The jail's IPC namespace allows ~2^64
- * bytes, and its shmmax/shmall are not the jail's to lower (they belong to
- * the namespace's uid 0, which is not mapped).  So shmget of more than
- * SHM_SEG_MAX gets EINVAL, as the kernel answers above shmmax: at most
- * shmmni (4096) segments of it, 1 GiB in all, with or without cgroups
- * (PostgreSQL asks for a few hundred bytes; a policy can allow shmget back). */
+ * it kills host processes instead; without cgroups --memory does not count it
+ * either.  The jail's IPC namespace has the kernel's default limits, and they
+ * are not the jail's to lower (they belong to the namespace's uid 0, which is
+ * not mapped), so each kind is bounded here by what one call may ask for:
+ *
+ *   shmget of more than SHM_SEG_MAX gets EINVAL, as the kernel answers above
+ *   shmmax: at most shmmni (4096) segments of it, 1 GiB in all (PostgreSQL
+ *   asks for a few hundred bytes);
+ *
+ *   semget of more than SEM_SET_MAX semaphores gets EINVAL, as above semmsl:
+ *   a set costs 64 bytes a semaphore, and semmni (32000) sets of semmsl
+ *   (32000) would be 64 GiB; now at most 32000 sets of 4 KiB, 125 MiB
+ *   (PostgreSQL's SysV sets are 17);
+ *
+ *   msgget gets EPERM: a queue holds msgmnb (16 KiB) of text and as many
+ *   empty messages, 1 MiB of headers, and no argument bounds how many queues
+ *   (msgmni: 32000, 39 GiB of them filled); no coding tool uses them.
+ *
+ * A policy can allow each call back, with the kernel's own limits. */
 #define SHM_SEG_MAX (256UL << 10)
+#define SEM_SET_MAX 32UL
 
-static int add_shm(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+static int add_sysv_ipc(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
 {
-	if (is_allowed_back(cfg, "shmget"))
-		return 0;
-	struct scmp_arg_cmp above = SCMP_A1(SCMP_CMP_GT, (scmp_datum_t)SHM_SEG_MAX);
-	return add(ctx, SCMP_ACT_ERRNO(EINVAL), "shmget", 1, &above, e);
+	/* the kernel reads nsems as an int: with high bits set the value is
+	 * above the bound too, and refused */
+	struct scmp_arg_cmp shm = SCMP_A1(SCMP_CMP_GT, (scmp_datum_t)SHM_SEG_MAX);
+	struct scmp_arg_cmp sem = SCMP_A1(SCMP_CMP_GT, (scmp_datum_t)SEM_SET_MAX);
+	if (!is_allowed_back(cfg, "shmget") &&
+	    add(ctx, SCMP_ACT_ERRNO(EINVAL), "shmget", 1, &shm, e) < 0)
+		return -1;
+	if (!is_allowed_back(cfg, "semget") &&
+	    add(ctx, SCMP_ACT_ERRNO(EINVAL), "semget", 1, &sem, e) < 0)
+		return -1;
+	if (!is_allowed_back(cfg, "msgget") &&
+	    add(ctx, SCMP_ACT_ERRNO(EPERM), "msgget", 0, NULL, e) < 0)
+		return -1;
+	return 0;
 }
 
 /* Every name the policy allows back must be a syscall: a typo would otherwise
@@ -268,7 +292,7 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 		return jail_err_set(e, -rc, "seccomp: set no_new_privs");
 	if (add_refused(ctx, cfg, e) < 0 || add_namespaces(ctx, cfg, e) < 0 ||
 	    add_ioctls(ctx, cfg, e) < 0 || add_sockets(ctx, cfg, e) < 0 ||
-	    add_personality(ctx, cfg, e) < 0 || add_shm(ctx, cfg, e) < 0)
+	    add_personality(ctx, cfg, e) < 0 || add_sysv_ipc(ctx, cfg, e) < 0)
 		return -1;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -174,6 +175,14 @@ static long do_pair_udplite(void) { return do_pair(AF_INET, SOCK_DGRAM, IPPROTO_
 static long do_pair_nl_audit(void) { return do_pair(AF_NETLINK, SOCK_DGRAM, NETLINK_AUDIT); }
 static long do_pair_high(void) { return do_pair((1L << 32) | 40, SOCK_STREAM, 0); }
 
+/* SysV IPC: memory of the namespace, not of a process */
+static long do_semget(long n) { return syscall(SYS_semget, IPC_PRIVATE, n, 0600); }
+static long do_sem_32(void) { return do_semget(32); }
+static long do_sem_33(void) { return do_semget(33); }
+static long do_sem_high(void) { return do_semget((1L << 32) | 32000); }
+static long do_sem_max(void) { return do_semget(32000); }
+static long do_msgget(void) { return syscall(SYS_msgget, IPC_PRIVATE, 0600); }
+
 static long do_pers_query(void) { return syscall(SYS_personality, 0xffffffffUL); }
 static long do_pers_default(void) { return syscall(SYS_personality, 0UL); }
 static long do_pers_norand(void) { return syscall(SYS_personality, ADDR_NO_RANDOMIZE); }
@@ -274,6 +283,22 @@ T(socketpair_families_as_socket)
 	CHECK(r != EPERM && r != 254); /* EOPNOTSUPP, or EAFNOSUPPORT without vsock */
 	CHECK_INT(in_filter(&cfg, do_udplite), EPERM);
 	CHECK_INT(in_filter(&cfg, do_sock_alg), EPERM);
+	config_free(&cfg);
+}
+
+T(sysv_semaphore_sets_bounded_message_queues_refused)
+{
+	CHECK_INT(run(do_sem_32), 0);
+	CHECK_INT(run(do_sem_33), EINVAL);
+	CHECK_INT(run(do_sem_max), EINVAL);
+	CHECK_INT(run(do_sem_high), EINVAL);
+	CHECK_INT(run(do_msgget), EPERM);
+	struct jail_config cfg;
+	config_init(&cfg);
+	strv_push(&cfg.syscalls_allow, "semget");
+	strv_push(&cfg.syscalls_allow, "msgget");
+	CHECK_INT(in_filter(&cfg, do_sem_max), 0);
+	CHECK_INT(in_filter(&cfg, do_msgget), 0);
 	config_free(&cfg);
 }
 
