@@ -51,3 +51,58 @@ test_sysv_semaphores_and_message_queues_bounded() {
 	jp --allow-syscall msgget -- msgget
 	assert_eq "$rc" 0 "msgget allowed back"
 }
+
+# jail_in_keyring RING [JAIL ARGS...] -- PROBE ARGS: from a fresh session
+# keyring on the host holding the user key $KEY=$SECRET (in the session
+# keyring, RING s, or the user keyring, u), run the probe in a jail.
+jail_in_keyring() {
+	local ring=$1 opts=()
+	shift
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	probe_setup
+	set +e
+	out=$(hp key-exec "$KEY" "$SECRET" "$ring" "$JAIL" -q "${opts[@]}" --ro "$T/bin" \
+		-D "$T/p" -- "$T/bin/probe" "$@" 2>"$T/.stderr" </dev/null)
+	rc=$?
+	set -e
+	err=$(cat "$T/.stderr")
+	host_safe
+}
+
+# The jail's processes inherited the caller's session keyring: where a policy
+# allows keyctl back (for a tool that keeps its token there), the agent
+# possessed the login's keys and read them, password and Kerberos tickets
+# alike.  Only /proc/keys was masked.  The jail has a session keyring of its
+# own now, empty; the user keyring is the jail's user namespace's already.
+test_host_session_keyring_out_of_reach() {
+	probe_setup
+	KEY="jailtest-$$-$RANDOM" SECRET="hunter2-$RANDOM"
+	# positive control: the same keyring on the host gives the key up
+	set +e
+	out=$(hp key-exec "$KEY" "$SECRET" s "$T/host/probe" key-read "$KEY")
+	rc=$?
+	set -e
+	[ "$rc" != "$ENOSYS" ] || skip "no kernel keyrings here"
+	assert_eq "$rc" 0 "the host reads its own session key"
+	assert_eq "$out" "$SECRET"
+	jail_in_keyring s --allow-syscall keyctl -- key-read "$KEY"
+	assert_eq "$rc" "$ENOKEY" "keyctl search of the session keyring in the jail: $out $err"
+	assert_not_contains "$out" "$SECRET"
+	jail_in_keyring s --allow-syscall request_key --allow-syscall keyctl -- \
+		key-read "$KEY" request
+	assert_eq "$rc" "$ENOKEY" "request_key in the jail: $out $err"
+	assert_not_contains "$out" "$SECRET"
+	set +e
+	out=$(hp key-exec "$KEY" "$SECRET" u "$T/host/probe" key-read "$KEY" request)
+	rc=$?
+	set -e
+	assert_eq "$out" "$SECRET" "the host finds its user-keyring key: $rc"
+	jail_in_keyring u --allow-syscall request_key --allow-syscall keyctl -- \
+		key-read "$KEY" request
+	assert_eq "$rc" "$ENOKEY" "request_key of a user-keyring key in the jail: $out $err"
+	assert_not_contains "$out" "$SECRET"
+	# and by default keyctl is refused outright
+	jail_in_keyring s -- key-read "$KEY"
+	assert_eq "$rc" "$EPERM" "keyctl refused by default"
+}

@@ -224,6 +224,41 @@ static int do_socketpair(long fam, long type, long proto)
 	return err_or_ok(syscall(SYS_socketpair, fam, type | SOCK_CLOEXEC, proto, sv));
 }
 
+/* key-exec NAME VALUE KEYRING CMD...: on the host, a fresh session keyring
+ * (not the caller's) with the user keyring linked in, as a login's
+ * (pam_keyinit), the user key NAME=VALUE in it (KEYRING s) or in the user
+ * keyring (u), expiring in a minute either way, then exec CMD in it. */
+static int do_key_exec(int argc, char **argv)
+{
+	if (argc < 6)
+		return USAGE;
+	if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0 ||
+	    syscall(SYS_keyctl, 8 /* KEYCTL_LINK */, -4 /* @u */, -3 /* @s */) < 0)
+		return errno;
+	long ring = !strcmp(argv[4], "u") ? -4 /* @u */ : -3 /* @s */;
+	long key = syscall(SYS_add_key, "user", argv[2], argv[3], strlen(argv[3]), ring);
+	if (key < 0 || syscall(SYS_keyctl, 15 /* KEYCTL_SET_TIMEOUT */, key, 60) < 0)
+		return errno;
+	execvp(argv[5], argv + 5);
+	return errno;
+}
+
+/* key-read NAME [request]: the user key NAME as the agent's keyrings find it
+ * (keyctl search from the session keyring, or request_key), printed. */
+static int do_key_read(const char *name, bool request)
+{
+	long key = request ? syscall(SYS_request_key, "user", name, NULL, 0)
+	                   : syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, -3, "user", name, 0);
+	if (key < 0)
+		return errno;
+	char buf[256] = {0};
+	long n = syscall(SYS_keyctl, 11 /* KEYCTL_READ */, key, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return errno;
+	printf("%s\n", buf);
+	return 0;
+}
+
 static socklen_t abstract_addr(struct sockaddr_un *a, const char *name)
 {
 	memset(a, 0, sizeof(*a));
@@ -464,6 +499,8 @@ static int more(int argc, char **argv)
 	                                                    argc > 4 ? strtol(argv[4], NULL, 0) : 0);
 	if (!strcmp(c, "semget")) return err_or_ok(syscall(SYS_semget, IPC_PRIVATE, strtol(a, NULL, 0), 0600));
 	if (!strcmp(c, "msgget")) return err_or_ok(syscall(SYS_msgget, IPC_PRIVATE, 0600));
+	if (!strcmp(c, "key-exec")) return do_key_exec(argc, argv);
+	if (!strcmp(c, "key-read")) return do_key_read(a, !strcmp(b, "request"));
 	if (!strcmp(c, "connect-abstract")) return do_connect_unix(a, true);
 	if (!strcmp(c, "connect-unix")) return do_connect_unix(a, false);
 	if (!strcmp(c, "abstract-self")) return do_abstract_self(a);
