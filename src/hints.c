@@ -145,6 +145,25 @@ void hint_root(void)
 		         "itself); run jail as your own user");
 }
 
+/* The jail has a session keyring of its own (keyring.c), but a key's
+ * permissions are checked against the uid, which is yours inside as outside:
+ * your user keyring gives its owner everything (the kernel makes it so), and
+ * a key's serial is the only thing that names it.  With keyctl back, the agent
+ * finds the user keyring's serial by trying them all (2^31: minutes; the
+ * masked /proc/keys would have listed it), links it into its own keyring and
+ * reads, adds or clears its keys.  Nothing per namespace stops that, and a
+ * filter cannot tell the jail's serials from the host's. */
+void hint_keyring_allowed(const struct jail_config *cfg)
+{
+	static const char *const calls[] = {"keyctl", "add_key"};
+	for (size_t i = 0; i < ARRAY_SIZE(calls); i++)
+		if (strv_contains(&cfg->syscalls_allow, calls[i])) {
+			log_warn("%s is allowed back: the agent can read and change the keys of "
+			         "your user keyring (README, Limitations)", calls[i]);
+			return;
+		}
+}
+
 char *hint_shell_quote(const char *s)
 {
 	_cleanup_free_ char *esc = escape_name(s);
