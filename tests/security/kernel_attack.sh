@@ -112,7 +112,10 @@ test_host_session_keyring_out_of_reach() {
 # everything.  With keyctl back the agent tries serials until it finds that
 # keyring (2^31 of them: ~16 minutes at 2 million a second), links it into its
 # own and reads its keys; a filter cannot tell the jail's serials from the
-# host's.  So allowing keyctl or add_key back is said at start, every time.
+# host's.  And request_key of a missing key makes the kernel run the host's
+# /sbin/request-key as root, in the host's namespaces, with the agent's type,
+# description and callout (seen here with a stand-in helper that logged uid 0
+# and the host's netns).  So allowing any of the three back is said at start.
 test_keyring_calls_allowed_back_are_announced() {
 	probe_setup
 	run_jail -q --allow-syscall keyctl -D "$T/p" -- true
@@ -121,7 +124,7 @@ test_keyring_calls_allowed_back_are_announced() {
 	run_jail -q --allow-syscall add_key -D "$T/p" -- true
 	assert_contains "$err" "add_key is allowed back"
 	run_jail -q --allow-syscall request_key -D "$T/p" -- true
-	assert_eq "$err" "" "request_key searches only the jail's own keyrings"
+	assert_contains "$err" "request_key is allowed back: the agent makes the host run /sbin/request-key as root"
 	run_jail -q -D "$T/p" -- true
 	assert_eq "$err" "" "nothing to say by default"
 	host_safe
