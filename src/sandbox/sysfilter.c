@@ -62,12 +62,19 @@ static const char *const refused[] = {
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
 };
 
-/* Syscalls newer than the libseccomp we may be built against (x86_64 numbers). */
+/* The refused syscalls newer than some libseccomp we may be built against
+ * (x86_64 numbers): a distribution's older libseccomp (built with
+ * STATIC_LIBS=no) would not know them by name, and the filter would pass
+ * them on a kernel that has them.  Everything from Linux 5.1 on. */
 static const struct {
 	const char *name;
 	int nr;
 } newer_syscalls[] = {
 #if defined(__x86_64__)
+	{"io_uring_setup", 425}, {"io_uring_enter", 426}, {"io_uring_register", 427},
+	{"open_tree", 428},      {"move_mount", 429},     {"fsopen", 430},
+	{"fsconfig", 431},       {"fsmount", 432},        {"fspick", 433},
+	{"clone3", 435},         {"mount_setattr", 442},  {"quotactl_fd", 443},
 	{"open_tree_attr", 467},
 #endif
 	{NULL, 0},
