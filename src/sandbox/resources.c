@@ -8,6 +8,14 @@
  * It never reaches above its own cgroup: the parent belongs to whoever
  * delegated it (systemd's slices), even when its files are the user's.
  *
+ * The limits are set on DIR/jail-PID and the jail runs one level down, in
+ * DIR/jail-PID/run: with nested namespaces allowed back (a container runtime
+ * in the jail), the agent can make a cgroup namespace rooted where it is and
+ * mount cgroup2 there, and the files of that root are the user's, so
+ * writable to it unless the hierarchy is mounted nsdelegate (systemd's is,
+ * others need not be).  A limit on the root it sees could be lifted (pids.max
+ * went to max); the one above it cannot be seen.
+ *
  * Otherwise the limits fall back to rlimits, applied in init's child before
  * exec: RLIMIT_DATA per process for --memory (it counts private writable
  * memory, not address space reservations, so runtimes that reserve large
@@ -19,17 +27,22 @@
 
 #include "log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+/* The jail's processes' cgroup, below the one with the limits. */
+#define JAIL_LEAF "run"
+
 /* What attach changed, for limits_cgroup_cleanup (a void callback at exit, so
  * it lives here): the jail's cgroup, and, when the supervisor had to leave its
  * own cgroup to make room, where it went and which controllers it enabled. */
 static struct {
-	char *jail;       /* DIR/jail-PID: init and everything in the jail */
+	char *jail;       /* DIR/jail-PID: the limits; init and everything in the
+	                   * jail in its JAIL_LEAF, and what they make below */
 	char *parent;     /* DIR, the supervisor's own cgroup */
 	char *supervisor; /* DIR/jail-PID.supervisor, or NULL */
 	char *enabled;    /* "-memory -pids" to undo in DIR's subtree_control */
@@ -157,11 +170,11 @@ static int enable_controllers(int dfd, const struct jail_config *cfg, struct jai
  * take no process.  The supervisor's own cgroup holds the supervisor and init,
  * so when it is the delegated one (systemd-run --user --scope -p
  * Delegate=yes), both move down into leaves first: the supervisor into
- * DIR/jail-PID.supervisor, init into DIR/jail-PID.  Only when they are alone
- * there: a shell sharing the cgroup is not ours to move.  The root cgroup is
- * exempt from the rule and is left as it is. */
+ * DIR/jail-PID.supervisor, init into DIR/jail-PID/run (init_at).  Only when
+ * they are alone there: a shell sharing the cgroup is not ours to move.  The
+ * root cgroup is exempt from the rule and is left as it is. */
 static int make_room(int dfd, const char *dir, bool is_root, pid_t init_pid,
-                     const char *jail_name, struct jail_err *e)
+                     const char *jail_name, const char *init_at, struct jail_err *e)
 {
 	_cleanup_free_ char *procs = NULL;
 	if (read_file_at(dfd, "cgroup.procs", 1 << 20, &procs, NULL, e) < 0)
@@ -178,7 +191,7 @@ static int make_room(int dfd, const char *dir, bool is_root, pid_t init_pid,
 	if (mkdirat(dfd, sup, 0755) < 0 && errno != EEXIST)
 		return jail_err_sys(e, "create the cgroup %s/%s", dir, sup);
 	cg.supervisor = xasprintf("%s/%s", dir, sup);
-	if (move_pid(dfd, sup, getpid(), e) < 0 || move_pid(dfd, jail_name, init_pid, e) < 0)
+	if (move_pid(dfd, sup, getpid(), e) < 0 || move_pid(dfd, init_at, init_pid, e) < 0)
 		return jail_err_wrap(e, "move jail's processes down from %s", dir);
 	return 0;
 }
@@ -207,8 +220,8 @@ static int write_limits(int cfd, const struct jail_config *cfg, struct jail_err 
 	return 0;
 }
 
-/* Make DIR/jail-PID with the limits and move init_pid into it.  Init waits
- * for GO, so nothing of the jail runs before its limits are in force. */
+/* Make DIR/jail-PID with the limits and move init_pid into its leaf.  Init
+ * waits for GO, so nothing of the jail runs before its limits are in force. */
 static int attach_under(const char *dir, bool is_root, const struct jail_config *cfg,
                         pid_t init_pid, struct jail_err *e)
 {
@@ -223,13 +236,17 @@ static int attach_under(const char *dir, bool is_root, const struct jail_config 
 		return jail_err_sys(e, "create the cgroup %s/%s", dir, name);
 	cg.jail = xasprintf("%s/%s", dir, name);
 	cg.parent = xstrdup(dir);
-	if (make_room(dfd, dir, is_root, init_pid, name, e) < 0 ||
+	_cleanup_free_ char *leaf = xasprintf("%s/" JAIL_LEAF, name);
+	if (mkdirat(dfd, leaf, 0755) < 0 && errno != EEXIST)
+		return jail_err_sys(e, "create the cgroup %s/%s", dir, leaf);
+	if (make_room(dfd, dir, is_root, init_pid, name, leaf, e) < 0 ||
 	    enable_controllers(dfd, cfg, e) < 0)
 		return -1;
 	_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (cfd < 0)
 		return jail_err_sys(e, "open %s", cg.jail);
-	if (write_limits(cfd, cfg, e) < 0 || move_pid(dfd, name, init_pid, e) < 0)
+	/* the limits hold for the whole subtree, whatever its own files say */
+	if (write_limits(cfd, cfg, e) < 0 || move_pid(dfd, leaf, init_pid, e) < 0)
 		return -1;
 	return 0;
 }
@@ -352,6 +369,39 @@ static void rmdir_waiting(const char *path)
 	log_debug("limits: cannot remove the cgroup %s: %s", path, strerror(errno));
 }
 
+/* Remove the cgroup at path and every cgroup below it (the jail's leaf, and
+ * what a nested cgroup namespace made there), deepest first.  The names are
+ * the kernel's directories of cgroupfs, opened without following links. */
+static void rmdir_tree(int dfd, const char *name, int depth)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *de;
+	while (depth < 32 && (de = readdir(d)))
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rmdir_tree(dirfd(d), de->d_name, depth + 1);
+	int r = -1;
+	for (int i = 0; i < 100; i++) {
+		r = unlinkat(dfd, name, AT_REMOVEDIR);
+		if (r == 0 || errno != EBUSY)
+			break;
+		usleep(10000); /* the killed processes are still exiting */
+	}
+	if (r < 0 && depth == 0)
+		log_debug("limits: cannot remove the cgroup %s: %s", name, strerror(errno));
+	closedir(d);
+}
+
+static void remove_jail_cgroup(void)
+{
+	rmdir_tree(AT_FDCWD, cg.jail, 0);
+}
+
 /* Undo attach.  keep == 0: the run is over, kill what is left in the jail's
  * cgroup.  Otherwise attach failed half-way and the jail's init (keep) goes
  * back where it was, alive, for the rlimit fallback. */
@@ -363,7 +413,7 @@ static void cgroup_teardown(pid_t keep)
 		_cleanup_close_ int cfd = open(cg.jail, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (cfd >= 0)
 			(void)!write_str_at(cfd, "cgroup.kill", "1", &ignored);
-		rmdir_waiting(cg.jail);
+		remove_jail_cgroup();
 	}
 	/* leave the supervisor's cgroup as it was: controllers off (processes
 	 * may not move into it before), then back home */
@@ -372,7 +422,7 @@ static void cgroup_teardown(pid_t keep)
 		(void)!write_str_at(pfd, "cgroup.subtree_control", cg.enabled, &ignored);
 	if (pfd >= 0 && keep && cg.jail) {
 		(void)!move_pid(pfd, ".", keep, &ignored);
-		rmdir_waiting(cg.jail);
+		remove_jail_cgroup();
 	}
 	if (pfd >= 0 && cg.supervisor) {
 		(void)!move_pid(pfd, ".", getpid(), &ignored);

@@ -329,10 +329,11 @@ static int do_listen(const char *name, int seconds)
 	return 0;
 }
 
-static int do_forkbomb(void)
+/* forkbomb [MAX]: fork until refused (or MAX children); print how many. */
+static int do_forkbomb(int max)
 {
 	int n = 0, err = 0;
-	for (; n < 100000; n++) {
+	for (; n < max; n++) {
 		pid_t pid = fork();
 		if (pid == 0) {
 			pause();
@@ -508,7 +509,7 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "shm-make")) return err_or_ok(shmget((key_t)strtol(a, NULL, 0), 4096, IPC_CREAT | 0666));
 	if (!strcmp(c, "listen")) return do_listen(a, atoi(b));
 	if (!strcmp(c, "shm-self")) return err_or_ok(shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600));
-	if (!strcmp(c, "forkbomb")) return do_forkbomb();
+	if (!strcmp(c, "forkbomb")) return do_forkbomb(argc > 2 ? atoi(a) : 100000);
 	if (!strcmp(c, "memhog")) return do_memhog(atol(a));
 	if (!strcmp(c, "int80")) return do_int80();
 	if (!strcmp(c, "x32")) return err_or_ok(syscall(0x40000000L | 39));
