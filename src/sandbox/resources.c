@@ -30,6 +30,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -329,10 +330,31 @@ int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
 	return 0;
 }
 
+/* Half of the host's per-user limit in /proc/sys/fs/inotify/NAME (the
+ * initial namespace's, which this procfs shows too), at least 1; fallback
+ * when it cannot be read. */
+static long host_half(const char *name, long fallback)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/sys/fs/inotify/%s", name), *text = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64, &text, NULL, &ignored) < 0)
+		return fallback;
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || v <= 0)
+		return fallback;
+	return v / 2 > 0 ? v / 2 : 1;
+}
+
 /* Per-user-namespace counts (/proc/sys/user/, Linux 4.9+): a fresh user
- * namespace starts at INT_MAX.  Inotify instances are bounded like the host's
- * per-user default, and, unless the policy allowed namespace creation back,
- * no namespace of any kind can be created (a second wall behind seccomp). */
+ * namespace starts at INT_MAX.  The inotify counts are charged twice, to the
+ * jail's namespace and to your uid in the host's, where your own programs
+ * draw on them too: with the jail's at 128 instances, the host's per-user
+ * limit, an agent that took them all left your editor and file watchers none
+ * (EMFILE) while it ran.  The jail gets half of each host limit.  fanotify is
+ * not for the jail at all, and, unless the policy allowed namespace creation
+ * back, no namespace of any kind can be created (a second wall behind
+ * seccomp). */
 int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err *e)
 {
 	static const char *const ns_counts[] = {
@@ -340,7 +362,11 @@ int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err
 		"max_pid_namespaces", "max_ipc_namespaces", "max_uts_namespaces",
 		"max_cgroup_namespaces", "max_time_namespaces",
 	};
-	if (write_str_at(dfd, "max_inotify_instances", "128", e) < 0 ||
+	char inst[32], watches[32];
+	snprintf(inst, sizeof(inst), "%ld", host_half("max_user_instances", 64));
+	snprintf(watches, sizeof(watches), "%ld", host_half("max_user_watches", 4096));
+	if (write_str_at(dfd, "max_inotify_instances", inst, e) < 0 ||
+	    write_str_at(dfd, "max_inotify_watches", watches, e) < 0 ||
 	    write_str_at(dfd, "max_fanotify_groups", "0", e) < 0)
 		return jail_err_wrap(e, "bound the jail's inotify/fanotify counts");
 	if (strv_contains(&cfg->syscalls_allow, "unshare") ||

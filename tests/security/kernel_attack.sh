@@ -129,3 +129,40 @@ test_keyring_calls_allowed_back_are_announced() {
 	assert_eq "$err" "" "nothing to say by default"
 	host_safe
 }
+
+# The jail's inotify counts are charged to its user namespace and to your uid
+# in the host's, where your own programs draw on the same limit.  The jail's
+# bound was the host's per-user default (128 instances): an agent holding them
+# all left your editor, file manager and file watchers on the host none
+# (inotify_init: EMFILE) while it ran.  The jail gets half of each limit.
+test_inotify_leaves_the_host_user_its_share() {
+	command -v python3 >/dev/null || skip "no python3"
+	probe_setup
+	local limit held host_got
+	limit=$(cat /proc/sys/fs/inotify/max_user_instances)
+	"$JAIL" -q -D "$T/p" -- python3 -c '
+import ctypes, time
+libc = ctypes.CDLL(None)
+fds = []
+while len(fds) < 100000:
+    fd = libc.inotify_init1(0o2000000)
+    if fd < 0:
+        break
+    fds.append(fd)
+open("held", "w").write(str(len(fds)))
+time.sleep(60)' >/dev/null 2>&1 &
+	local jail=$!
+	wait_for test -s "$(session_dir "$T/p")/upper/held"
+	held=$(cat "$(session_dir "$T/p")/upper/held")
+	# the host user's own inotify_init, while the jail holds what it could
+	set +e
+	host_got=$(hp inotify-many)
+	set -e
+	run_jail stop -D "$T/p"
+	wait "$jail" || true
+	[ "$held" -gt 0 ] && [ "$held" -le $((limit / 2)) ] ||
+		fail "the jail held $held of the $limit inotify instances"
+	[ "$host_got" -ge $((limit / 2 - 8)) ] ||
+		fail "the host user could open $host_got inotify instances while the jail held $held"
+	host_safe
+}
