@@ -91,6 +91,10 @@ static long attack(const char *n)
 	if (!strcmp(n, "personality_default")) return syscall(SYS_personality, 0);
 	if (!strcmp(n, "personality_query")) return syscall(SYS_personality, 0xffffffffUL);
 	if (!strcmp(n, "getpid")) return syscall(SYS_getpid);
+	if (!strcmp(n, "io_setup")) {
+		unsigned long ctx = 0;
+		return syscall(SYS_io_setup, 1, &ctx);
+	}
 	errno = 0;
 	exit(USAGE);
 }
