@@ -93,6 +93,8 @@ _jail() {
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_jail_flags "${sub:-run}")" -- "$cur"))
+	elif [ "$sub" = help ] && [ "$COMP_CWORD" -eq 2 ]; then
+		COMPREPLY=($(compgen -W "$subcommands" -- "$cur"))
 	elif [ "$sub" = policy ] && [ "$COMP_CWORD" -eq 2 ]; then
 		COMPREPLY=($(compgen -W "show list" -- "$cur"))
 	elif [ -z "$sub" ] && [ "$COMP_CWORD" -eq 1 ]; then

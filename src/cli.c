@@ -149,11 +149,14 @@ void cli_usage_cmd(FILE *f, enum subcmd c)
 	for (size_t i = 0; i < ARRAY_SIZE(subcmds); i++) {
 		if (subcmds[i].cmd != c)
 			continue;
-		if (c == CMD_RUN || c == CMD_HELP) {
+		if (c == CMD_HELP) {
 			cli_usage(f);
 			return;
 		}
-		fprintf(f, "usage: jail %s [OPTIONS]%s%s\n  %s\n\noptions:\n", subcmds[i].name,
+		/* run is the default: its name is optional, and it lists only its own
+		 * options (jail --help lists every subcommand's) */
+		fprintf(f, "usage: jail %s [OPTIONS]%s%s\n  %s\n\noptions:\n",
+		        c == CMD_RUN ? "[run]" : subcmds[i].name,
 		        subcmds[i].args[0] ? " " : "", subcmds[i].args, subcmds[i].help);
 		usage_opts(f, M(c));
 		fprintf(f, "\nSee jail(1).\n");
@@ -176,13 +179,21 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	if (o->key && !strv_contains(&c->set_keys, o->key))
 		strv_push(&c->set_keys, o->key);
 	switch (o->lo.val) {
-	case 'D': free(g->project); g->project = xstrdup(arg); return 0;
+	/* ~/ as --ro and the other paths take it: the shell leaves --dir=~/x as is */
+	case 'D': free(g->project); g->project = expand_home(arg); c->dir_given = true; return 0;
 	case 's': free(g->session); g->session = xstrdup(arg); return 0;
 	case 'p': strv_push(&g->policies, arg); return 0;
 	case 'q': g->quiet = true; return 0;
-	case 'o': free(c->output); c->output = xstrdup(arg); return 0;
+	case 'o': free(c->output); c->output = expand_home(arg); return 0;
 	case '3': c->three_way = true; return 0;
-	case 'm': free(c->message); c->message = xstrdup(arg); return 0;
+	case 'm':
+		/* an empty subject would let the body's first line take its place */
+		if (!arg[strspn(arg, " \t\n")])
+			return jail_err_set(e, 0, "-m: the message is empty; give a subject, or leave -m "
+			                    "out for one that names what changed");
+		free(c->message);
+		c->message = xstrdup(arg);
+		return 0;
 	case OPT_SQUASH: g->export_series = false; return 0;
 	case OPT_NO_TRAILER: g->export_trailer = false; return 0;
 	case OPT_NET:
@@ -223,7 +234,8 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 	case OPT_COPY: strv_push(&g->home_copy, arg); return 0;
 	case OPT_SECRET:
 		if (!strchr(arg, '=') || arg[0] == '=')
-			return jail_err_set(e, 0, "--secret: expected NAME=SOURCE (env:VAR, file:PATH or cmd:COMMAND)");
+			return jail_err_set(e, 0, "--secret %s: expected NAME=SOURCE (env:VAR, file:PATH, "
+			                    "cmd:COMMAND or broker:SOURCE for HOST)", arg);
 		strv_push(&g->secrets, arg);
 		return 0;
 	case OPT_MEMORY:
@@ -345,6 +357,47 @@ const char *cli_suggest(const char *word)
 	return NULL;
 }
 
+/* The long option a mistyped one probably meant (--stats → --stat), among
+ * those the subcommand takes; NULL when none is close. */
+static const char *suggest_option(const char *typed, enum subcmd cmd)
+{
+	char name[32];
+	size_t n = strcspn(typed, "=");
+	if (n < 2 || n >= sizeof(name))
+		return NULL;
+	memcpy(name, typed, n);
+	name[n] = '\0';
+	const char *best = NULL;
+	size_t best_d = n >= 5 ? 2 : 1;
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+		if (!(opts[i].cmds & M(cmd)))
+			continue;
+		size_t d = edit_distance(name, opts[i].lo.name);
+		if (d < best_d || (d == best_d && !best)) {
+			best = opts[i].lo.name;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+/* getopt takes a unique prefix of a long option (--pub for --publish); one
+ * that several options share is refused: name them.  True when it was. */
+static bool ambiguous_option(const char *typed, struct jail_err *e)
+{
+	size_t n = strcspn(typed, "=");
+	struct strbuf b = {0};
+	int hits = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if (n && strncmp(opts[i].lo.name, typed, n) == 0)
+			sb_printf(&b, "%s--%s", hits++ ? ", " : "", opts[i].lo.name);
+	if (hits > 1)
+		jail_err_set(e, 0, "option --%.*s is ambiguous (%s); write the option in full",
+		             (int)n, typed, b.s);
+	sb_free(&b);
+	return hits > 1;
+}
+
 /* Is word a program in one of $PATH's directories? */
 static bool on_path(const char *word)
 {
@@ -405,6 +458,12 @@ static int take_option(struct cli *out, int ch, char *const *argv, struct jail_e
 		if (optopt)
 			return jail_err_set(e, 0, "unknown option -%c; see jail %s --help", optopt,
 			                    subcmd_name(out->cmd));
+		if (strncmp(bad, "--", 2) == 0 && ambiguous_option(bad + 2, e))
+			return -1;
+		const char *near = strncmp(bad, "--", 2) == 0 ? suggest_option(bad + 2, out->cmd) : NULL;
+		if (near)
+			return jail_err_set(e, 0, "unknown option %s (did you mean --%s?); see jail %s "
+			                    "--help", bad, near, subcmd_name(out->cmd));
 		return jail_err_set(e, 0, "unknown option %s; see jail %s --help", bad,
 		                    subcmd_name(out->cmd));
 	}
@@ -421,7 +480,25 @@ static int take_option(struct cli *out, int ch, char *const *argv, struct jail_e
 		                    o->lo.name, subcmd_name(out->cmd), subcmd_name(out->cmd));
 	if (check_value_word(o, optarg, argv, e) < 0)
 		return -1;
+	/* `--color always`: the value of an optional argument is attached, and
+	 * "always" would be taken for a PATH */
+	const char *next = argv[optind];
+	if (o->lo.has_arg == 2 && !optarg && next &&
+	    (!strcmp(next, "always") || !strcmp(next, "never") || !strcmp(next, "auto")))
+		return jail_err_set(e, 0, "--%s %s: write --%s=%s (the value is attached with '=')",
+		                    o->lo.name, next, o->lo.name, next);
 	return set_value(out, o, optarg, e);
+}
+
+/* Options that ask for two different things at once: one would be ignored. */
+static int check_conflicts(const struct cli *out, struct jail_err *e)
+{
+	if (out->stat && out->name_status)
+		return jail_err_set(e, 0, "--stat and --name-status: give one of them");
+	if (out->cmd == CMD_LIST && out->all && out->dir_given)
+		return jail_err_set(e, 0, "jail list: --all lists every project, -D one; give one "
+		                    "of them");
+	return 0;
 }
 
 /* The words after the options: a command, or a subcommand's arguments. */
@@ -436,6 +513,13 @@ static int check_args(struct cli *out, int sub, bool dashdash, struct jail_err *
 		if (!n)
 			return jail_err_set(e, 0, "no command given; usage: %s", u);
 		out->cfg.argv = out->args;
+		/* `jail -D DIR status`: the subcommand after the options would run a
+		 * program of that name (diff, ps and reset are on PATH), never the
+		 * subcommand; -- says a program is meant */
+		if (sub < 0 && !dashdash && find_subcmd(out->args[0]) >= 0)
+			return jail_err_set(e, 0, "'%s' is a jail subcommand, which comes first: jail %s "
+			                    "[OPTIONS]; for a program of that name write -- before it",
+			                    out->args[0], out->args[0]);
 		/* `jail stauts`: a typo of a subcommand, not a program to run */
 		const char *near = sub < 0 && !dashdash ? cli_suggest(out->args[0]) : NULL;
 		if (near && !on_path(out->args[0])) {
@@ -460,6 +544,7 @@ int cli_parse(int argc, char **argv, struct cli *out, struct jail_err *e)
 	memset(out, 0, sizeof(*out));
 	config_init(&out->cfg);
 	out->timeout = 10;
+	out->help_cmd = CMD_HELP; /* bare `jail help`: the whole usage */
 	int sub = argc > 1 && argv[1][0] != '-' ? find_subcmd(argv[1]) : -1;
 	int first = sub >= 0 ? 2 : 1;
 	out->cmd = sub >= 0 ? subcmds[sub].cmd : CMD_RUN;
@@ -479,11 +564,14 @@ int cli_parse(int argc, char **argv, struct cli *out, struct jail_err *e)
 		if (r < 0)
 			return -1;
 		if (r == 1) {
-			out->help_cmd = out->cmd;
+			/* jail --help: everything; jail SUBCOMMAND --help: its own */
+			out->help_cmd = sub >= 0 ? out->cmd : CMD_HELP;
 			out->cmd = ch == 'h' ? CMD_HELP : CMD_VERSION;
 			return 0;
 		}
 	}
+	if (check_conflicts(out, e) < 0)
+		return -1;
 	out->args = sub_argv + optind;
 	bool dashdash = optind > 1 && strcmp(sub_argv[optind - 1], "--") == 0;
 	if (check_args(out, sub, dashdash, e) < 0)

@@ -24,6 +24,7 @@ struct cli {
 	char *message;           /* export/apply -m: subject of the uncommitted changes */
 	bool revoke;             /* trust --revoke */
 	bool all;                /* list --all, reset --all */
+	bool dir_given;          /* -D on the line (list --all takes none) */
 	enum color_when color;   /* diff --color */
 	int timeout;             /* stop --timeout (seconds) */
 	enum subcmd help_cmd;    /* help: whose usage */

@@ -170,9 +170,15 @@ static int trust_revoke(const char *project)
 {
 	_cleanup_free_ char *rec = policy_trust_record(project);
 	_cleanup_free_ char *esc = escape_name(project);
-	if (unlink(rec) < 0 && errno != ENOENT) {
+	int r = unlink(rec);
+	if (r < 0 && errno != ENOENT) {
 		log_error("remove '%s': %s", rec, strerror(errno));
 		return EXIT_JAIL_FAIL;
+	}
+	/* not "no longer": a revoke of nothing must not suggest there was trust */
+	if (r < 0) {
+		printf("%s/.jail.ini was not trusted; nothing to revoke\n", esc);
+		return 0;
 	}
 	printf("%s/.jail.ini is no longer trusted\n", esc);
 	return 0;

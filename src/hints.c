@@ -126,6 +126,25 @@ void hint_project_in_repo(const char *project)
 	         "finds no repository; use -D %s to work on the whole repository", pe, re, re);
 }
 
+char *hint_jail_line(const char *sub, const char *project, const char *session,
+                     const char *rest)
+{
+	_cleanup_free_ char *q = hint_shell_quote(project);
+	bool named = session && strcmp(session, "default") != 0;
+	return xasprintf("jail %s%s-D %s%s%s%s%s", sub ? sub : "", sub ? " " : "", q,
+	                 named ? " -s " : "", named ? session : "", rest[0] ? " " : "", rest);
+}
+
+char *hint_session_in_repo(const char *project)
+{
+	_cleanup_free_ char *root = repo_above(project);
+	if (!root)
+		return xstrdup("");
+	_cleanup_free_ char *re = escape_name(root), *q = hint_shell_quote(root);
+	return xasprintf("; the project is a subdirectory of the git repository %s: "
+	                 "for its sessions add -D %s", re, q);
+}
+
 /* Root of the host, not uid 0 of a user namespace (unshare -r): the first
  * line of uid_map maps 0 to 0 over the whole range only in the initial one. */
 static bool host_root(void)

@@ -17,6 +17,14 @@ char *hint_command_on_host(const char *cmd);
 /* Warn when the project is a subdirectory of a git work tree (git inside the
  * jail would find no repository). */
 void hint_project_in_repo(const char *project);
+/* A command line to paste: "jail [SUB ]-D PROJECT[ -s SESSION][ REST]" (no -s
+ * for the default session; the project quoted for the shell). */
+char *hint_jail_line(const char *sub, const char *project, const char *session,
+                     const char *rest);
+/* For "no such session" lines: when the project (-D, by default the current
+ * directory) is a subdirectory of a git work tree, "; ... add -D ROOT",
+ * else "".  A run there warns; the session is most likely the root's. */
+char *hint_session_in_repo(const char *project);
 /* A warning per mount inside the project: the jail shows the directory under
  * it, not the mounted filesystem. */
 void hint_nested_mounts(const char *project);

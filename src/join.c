@@ -2,6 +2,7 @@
 #include "join.h"
 
 #include "commands.h"
+#include "hints.h"
 #include "init.h"
 #include "live.h"
 #include "log.h"
@@ -556,8 +557,10 @@ int cmd_exec(struct cli *c)
 	const char *where = cwd && strncmp(cwd, s.project, pl) == 0 &&
 	                    (cwd[pl] == '/' || !cwd[pl]) ? cwd : s.project;
 	if (!live_get(s.dir, &li)) {
+		_cleanup_free_ char *hint = hint_session_in_repo(s.project);
+		_cleanup_free_ char *line = hint_jail_line(NULL, s.project, s.name, "-- COMMAND");
 		log_error("session '%s' of %s is not running; start a command in it with "
-		          "jail -s %s -- COMMAND", s.name, pesc, s.name);
+		          "%s%s", s.name, pesc, line, hint);
 	} else {
 		_cleanup_close_ int conn = join_connect(&s, &e);
 		int r = conn < 0 ? -1 : join_talk(conn, c->cfg.argv, where, &e);

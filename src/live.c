@@ -2,6 +2,7 @@
 #include "live.h"
 
 #include "commands.h"
+#include "hints.h"
 #include "log.h"
 
 #include <dirent.h>
@@ -222,8 +223,9 @@ int cmd_stop(struct cli *c)
 	_cleanup_free_ char *pesc = escape_name(s.project);
 	int rc = 0;
 	if (!live_get(s.dir, &li)) {
-		log_error("session '%s' of %s is not running; jail ps lists the running ones",
-		          s.name, pesc);
+		_cleanup_free_ char *hint = hint_session_in_repo(s.project);
+		log_error("session '%s' of %s is not running; jail ps lists the running ones%s",
+		          s.name, pesc, hint);
 		rc = EXIT_JAIL_FAIL;
 	} else if (kill(li.supervisor, SIGTERM) < 0) {
 		log_error("stop jail pid %d: %s", (int)li.supervisor, strerror(errno));

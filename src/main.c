@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "log.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "version.h" /* made by the Makefile: git describe, or a tarball's VERSION */
@@ -35,6 +36,16 @@ int main(int argc, char **argv)
 	case CMD_VERSION: printf("jail %s\n", JAIL_VERSION); rc = 0; break;
 	case CMD_HELP:
 	default: cli_usage_cmd(stdout, c.help_cmd); rc = 0; break;
+	}
+	/* what jail itself printed (help, version, list, ps, ...) must have
+	 * reached standard output: `jail list >/dev/full` is no success.  A run's
+	 * and an exec's status is the command's, and their output is its own. */
+	if (c.cmd != CMD_RUN && c.cmd != CMD_EXEC && rc == 0) {
+		int err = fflush(stdout) != 0 ? errno : ferror(stdout) ? EIO : 0;
+		if (err) {
+			log_error("write to standard output: %s", strerror(err));
+			rc = EXIT_JAIL_FAIL;
+		}
 	}
 	cli_free(&c);
 	return rc;

@@ -197,6 +197,10 @@ static bool env_name_ok(const char *s, size_t n)
 
 int check_env_name(const char *in, char **out, struct jail_err *e)
 {
+	/* -e NAME=VALUE: the user meant to set it, which is another option */
+	if (strchr(in, '=') && env_name_ok(in, strcspn(in, "=")))
+		return jail_err_set(e, 0, "'%s' is not a variable name: this passes a host variable "
+		                    "by NAME; set a value with --setenv NAME=VALUE ([env] set)", in);
 	if (!env_name_ok(in, strlen(in)))
 		return jail_err_set(e, 0, "'%s' is not a variable name (letters, digits, '_')", in);
 	*out = xstrdup(in);

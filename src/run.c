@@ -235,6 +235,17 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	return r;
 }
 
+/* "/a/b/" and "/a/b" are one path (no resolving: the flags' own spelling). */
+static bool same_path(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
 /* What the command line asks for must exist: a policy file may name optional
  * paths and variables (skipped when absent, as documented), but `--ro PATH` typed
  * by hand with a typo would otherwise vanish without a word. */
@@ -254,6 +265,26 @@ static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
 				return jail_err_set(e, 0, "%s %s: %s; name an existing path",
 				                    paths[i].flag, esc, strerror(errno));
 		}
+	/* --tmpfs X with a bind of X: the empty tmpfs covered the bind, whatever
+	 * the order */
+	for (size_t i = 0; i < ARRAY_SIZE(paths) - 1; i++)
+		for (size_t j = 0; j < paths[i].l->n; j++)
+			for (size_t t = 0; t < c->cfg.tmpfs.n; t++) {
+				_cleanup_free_ char *a = expand_home(paths[i].l->v[j]);
+				_cleanup_free_ char *b = expand_home(c->cfg.tmpfs.v[t]);
+				if (!same_path(a, b))
+					continue;
+				_cleanup_free_ char *esc = escape_name(a);
+				return jail_err_set(e, 0, "%s and --tmpfs both name '%s'; the tmpfs would "
+				                    "cover the bind: give the path once", paths[i].flag, esc);
+			}
+	/* --hide X --show X: hiding won, silently */
+	for (size_t j = 0; j < c->cfg.hide.n; j++)
+		if (strv_contains(&c->cfg.show_ignored, c->cfg.hide.v[j])) {
+			_cleanup_free_ char *esc = escape_name(c->cfg.hide.v[j]);
+			return jail_err_set(e, 0, "--hide %s and --show %s: the path would stay hidden; "
+			                    "give one of them", esc, esc);
+		}
 	for (size_t j = 0; j < c->cfg.env_pass.n; j++)
 		if (!getenv(c->cfg.env_pass.v[j])) {
 			_cleanup_free_ char *esc = escape_name(c->cfg.env_pass.v[j]);
@@ -264,6 +295,18 @@ static int check_cli_values(const struct cli *c, const struct jail_config *cfg,
 	if (cli_sets(c, "net.allow") && cfg->net == NET_NONE)
 		return jail_err_set(e, 0, "--allow %s does nothing with --net none; add --net allow",
 		                    c->cfg.allow.v[0]);
+	/* --net open lets everything through: an --allow there is not a limit,
+	 * though it reads like one */
+	for (size_t j = 0; cfg->net == NET_OPEN && j < c->cfg.allow.n; j++)
+		if (strncmp(c->cfg.allow.v[j], "host:", 5) != 0) {
+			_cleanup_free_ char *esc = escape_name(c->cfg.allow.v[j]);
+			return jail_err_set(e, 0, "--allow %s limits nothing with --net open, which "
+			                    "lets every connection out; use --net allow to allow only "
+			                    "what --allow names", esc);
+		}
+	if (cli_sets(c, "net.dns_upstream") && cfg->net == NET_NONE)
+		return jail_err_set(e, 0, "--dns-upstream does nothing with --net none (the jail "
+		                    "resolves no name); add --net allow");
 	return 0;
 }
 

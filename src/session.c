@@ -82,6 +82,13 @@ static bool is_system_dir(const char *p)
 static int project_check(const char *given, const char *real, struct jail_err *e)
 {
 	_cleanup_free_ char *gesc = escape_name(given), *resc = escape_name(real);
+	/* no -D (or -D .): the user typed no path, so name the directory they are in */
+	bool cwd = strcmp(given, ".") == 0;
+	const char *fix = cwd ? "cd into the project, or name it with -D DIR"
+	                      : "name the project's own directory";
+	if (is_system_dir(real) && cwd)
+		return jail_err_set(e, 0, "the current directory '%s' is a system directory, not a "
+		                    "project; %s", resc, fix);
 	if (is_system_dir(real))
 		return jail_err_set(e, 0,
 		                    "-D %s: '%s' is a system directory, not a project; "
@@ -93,9 +100,10 @@ static int project_check(const char *given, const char *real, struct jail_err *e
 	for (size_t i = 0; i < ARRAY_SIZE(homes); i++) {
 		char home_real[PATH_MAX];
 		if (homes[i] && realpath(homes[i], home_real) && strcmp(home_real, real) == 0)
-			return jail_err_set(e, 0,
-			                    "-D %s: that is your home directory, not a project; "
-			                    "name the project's own directory", gesc);
+			return cwd ? jail_err_set(e, 0, "the current directory '%s' is your home "
+			                          "directory, not a project; %s", resc, fix)
+			           : jail_err_set(e, 0, "-D %s: that is your home directory, not a "
+			                          "project; %s", gesc, fix);
 	}
 	/* resolved as far as it exists: a state dir not made yet, reached through
 	 * a link into the project (XDG_STATE_HOME=~/link/st), is made there */
@@ -137,6 +145,8 @@ int session_resolve(struct session *s, const char *project, const char *name,
 	if (session_name_check(name, e) < 0)
 		return -1;
 	struct stat st;
+	if (!project[0])
+		return jail_err_set(e, 0, "-D '': an empty path; name the project's directory");
 	if (stat(project, &st) < 0) {
 		_cleanup_free_ char *esc = escape_name(project);
 		if (errno == ENOENT)
@@ -191,9 +201,23 @@ static int check_upper_fs(const char *dir, struct jail_err *e)
 	return 0;
 }
 
+/* The session's directory, made as needed.  Failing here is nearly always
+ * a home jail may not write ($HOME read-only, or another user's): say where
+ * else the state can go. */
+static int session_mkdir(const struct session *s, struct jail_err *e)
+{
+	if (mkdir_p(s->dir, 0700, e) == 0)
+		return 0;
+	size_t n = strlen(e->msg);
+	snprintf(e->msg + n, sizeof(e->msg) - n,
+	         "; sessions live in ${XDG_STATE_HOME:-~/.local/state}/jail: set XDG_STATE_HOME "
+	         "to a directory you can write");
+	return -1;
+}
+
 int session_create(struct session *s, struct jail_err *e)
 {
-	if (mkdir_p(s->dir, 0700, e) < 0)
+	if (session_mkdir(s, e) < 0)
 		return -1;
 	if (check_upper_fs(s->dir, e) < 0)
 		return -1;
@@ -291,7 +315,7 @@ void session_lock_note_server(const struct session *s, pid_t server)
 
 int session_lock(struct session *s, struct jail_err *e)
 {
-	if (mkdir_p(s->dir, 0700, e) < 0)
+	if (session_mkdir(s, e) < 0)
 		return -1;
 	_cleanup_free_ char *path = xasprintf("%s/lock", s->dir);
 	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -410,7 +434,9 @@ int session_remove(struct session *s, struct jail_err *e)
 	const char *names[] = {"upper", "work", "home", "patches", "meta", "hidden", "meta.tmp",
 	                       "git-upper", "git-work", "applied", "applied.tmp", "ignored.cache",
 	                       "ignored.cache.tmp", "tree.cache", "tree.cache.tmp", "cow",
-	                       "running", "running.tmp", "placeholders", "placeholders.tmp"};
+	                       "running", "running.tmp", "placeholders", "placeholders.tmp",
+	                       "landing", "landing.tmp", "applied.landing", "applied.landing.tmp",
+	                       "base-cr", "base-cr.tmp", "export.stamp", "export.stamp.tmp"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (rm_rf_at(dfd, names[i], e) < 0)
 			return jail_err_wrap(e, "reset session '%s'", s->name);

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "discard.h"
+#include "hints.h"
 #include "live.h"
 #include "log.h"
 #include "scratchroom.h"
@@ -24,8 +25,10 @@ static int resolve_existing(struct cli *c, struct session *s, struct jail_err *e
 	struct stat st;
 	if (lstat(s->dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		_cleanup_free_ char *esc = escape_name(s->project);
-		return jail_err_set(e, 0, "no session '%s' for %s; jail list -D DIR shows its sessions",
-		                    s->name, esc);
+		_cleanup_free_ char *hint = hint_session_in_repo(s->project);
+		_cleanup_free_ char *line = hint_jail_line("list", s->project, NULL, "");
+		return jail_err_set(e, 0, "no session '%s' for %s; %s shows its sessions%s",
+		                    s->name, esc, line, hint);
 	}
 	return 0;
 }
@@ -117,11 +120,56 @@ int cmd_rm(struct cli *c)
 #define USAGE_MAX_DEPTH 64
 #define USAGE_MAX_ENTRIES 2000000
 
+/* Inodes with more than one link are counted once: an agent's hard-link farm
+ * (one 100 MiB file linked 65,000 times) would read as 6 TiB.  The set of
+ * those seen is bounded; past it, the size is a lower bound. */
+#define USAGE_MAX_LINKED (1u << 20)
+
+struct inode_key {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct usage {
 	long long bytes;
 	long entries;
 	bool partial;
+	struct inode_key *linked;  /* open addressing; ino 0: a free slot */
+	size_t linked_n, linked_cap;
 };
+
+static size_t inode_slot(const struct inode_key *v, size_t cap, dev_t dev, ino_t ino)
+{
+	size_t i = (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) & (cap - 1);
+	while (v[i].ino && (v[i].ino != ino || v[i].dev != dev))
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Is this the first time the walk meets the inode?  False past the bound. */
+static bool first_link(struct usage *u, dev_t dev, ino_t ino)
+{
+	if (u->linked_n * 2 >= u->linked_cap) {
+		if (u->linked_n >= USAGE_MAX_LINKED) {
+			u->partial = true;
+			return false;
+		}
+		size_t cap = u->linked_cap ? u->linked_cap * 2 : 1024;
+		struct inode_key *v = xcalloc(cap, sizeof(*v));
+		for (size_t i = 0; i < u->linked_cap; i++)
+			if (u->linked[i].ino)
+				v[inode_slot(v, cap, u->linked[i].dev, u->linked[i].ino)] = u->linked[i];
+		free(u->linked);
+		u->linked = v;
+		u->linked_cap = cap;
+	}
+	size_t i = inode_slot(u->linked, u->linked_cap, dev, ino);
+	if (u->linked[i].ino)
+		return false;
+	u->linked[i] = (struct inode_key){dev, ino ? ino : 1};
+	u->linked_n++;
+	return true;
+}
 
 /* Disk space under a directory (st_blocks), never following a symlink. */
 static void disk_usage(int dfd, int depth, struct usage *u)
@@ -144,7 +192,8 @@ static void disk_usage(int dfd, int depth, struct usage *u)
 		}
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		u->bytes += (long long)st.st_blocks * 512;
+		if (S_ISDIR(st.st_mode) || st.st_nlink < 2 || first_link(u, st.st_dev, st.st_ino))
+			u->bytes += (long long)st.st_blocks * 512;
 		if (S_ISDIR(st.st_mode)) {
 			_cleanup_close_ int sub = openat(dirfd(d), de->d_name,
 			                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -184,6 +233,7 @@ static void print_session(const char *pdir, const char *name, const char *projec
 	struct usage us = {0};
 	if (fd >= 0)
 		disk_usage(fd, 0, &us);
+	free(us.linked);
 	human_size(&us, size, sizeof(size));
 	struct live_info li;
 	bool running = live_get(dir, &li);

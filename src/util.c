@@ -253,22 +253,29 @@ int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_
 
 int replace_file(const char *path, const char *data, size_t n, mode_t mode, struct jail_err *e)
 {
-	_cleanup_free_ char *tmp = xasprintf("%s.tmp", path);
+	return replace_file_at(AT_FDCWD, path, data, n, mode, e);
+}
+
+int replace_file_at(int dirfd, const char *name, const char *data, size_t n, mode_t mode,
+                    struct jail_err *e)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp", name);
 	/* a new inode every time: a name left at tmp (a crash's, or a hard link
 	 * to another file) is never written through */
-	if (unlink(tmp) < 0 && errno != ENOENT)
+	if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
 		return jail_err_sys(e, "remove '%s'", tmp);
-	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	_cleanup_close_ int fd =
+		openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return jail_err_sys(e, "open '%s' for writing", tmp);
 	if (write_all(fd, data, n) < 0) {
 		int r = jail_err_sys(e, "write '%s'", tmp);
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return r;
 	}
-	if (rename(tmp, path) < 0) {
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
 		int r = jail_err_sys(e, "rename '%s'", tmp);
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		return r;
 	}
 	return 0;

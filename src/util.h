@@ -93,6 +93,10 @@ int write_file_at(int dirfd, const char *path, const char *data, size_t n, mode_
  * reader (or a crash) never sees half a file. */
 int replace_file(const char *path, const char *data, size_t n, mode_t mode,
                  struct jail_err *e) WUR;
+/* The same for name in dirfd ("name.tmp" first; nothing is left of it when
+ * the write fails, a full disk's or a file size limit's). */
+int replace_file_at(int dirfd, const char *name, const char *data, size_t n, mode_t mode,
+                    struct jail_err *e) WUR;
 /* mkdir -p; existing directories are fine. */
 int mkdir_p(const char *path, mode_t mode, struct jail_err *e) WUR;
 /* The directory NAME below dirfd ("." for dirfd itself) opened for readdir,

@@ -3,11 +3,11 @@
  * finishes the jail's TLS handshake, opens the verified upstream, and relays
  * with non-blocking sockets and one poll loop: requests through the rewriter
  * (brokerhttp.c), responses as they arrive with any real value in them
- * replaced by its placeholder (brokerscrub.h; SSE streams are never held
- * back).  A connection whose both ends chose HTTP/2 goes to
+ * replaced by its placeholder (brokerscrub.h, through a chunked body's
+ * framing: brokerresp.h; SSE streams are never held back).  A connection whose both ends chose HTTP/2 goes to
  * brokerh2.c instead. */
 #include "brokerpriv.h"
-#include "brokerscrub.h"
+#include "brokerresp.h"
 #include "log.h"
 
 #include <errno.h>
@@ -148,15 +148,15 @@ static int write_scrubbed(struct conn *c, struct strbuf *out)
 }
 
 /* The upstream's bytes, its real values replaced; at its end what was held. */
-static int pump_response(struct conn *c, struct scrub *sc, char *buf)
+static int pump_response(struct conn *c, struct resp *rs, char *buf)
 {
 	struct strbuf out = {0};
 	ssize_t n = brokerconn_read(&c->up, buf, BUF);
 	if (n < 0) {
-		scrub_flush(sc, &out);
+		resp_flush(rs, &out);
 		return write_scrubbed(c, &out) < 0 ? -1 : 1;
 	}
-	scrub_feed(sc, buf, (size_t)n, &out);
+	resp_feed(rs, buf, (size_t)n, &out);
 	return write_scrubbed(c, &out);
 }
 
@@ -168,8 +168,8 @@ static void relay(struct conn *c)
 	rq.report = on_report;
 	rq.withhold = on_withhold;
 	rq.arg = c;
-	struct scrub sc;
-	scrub_init(&sc, creds, rq.n_creds);
+	struct resp rs;
+	resp_init(&rs, creds, rq.n_creds);
 	char buf[BUF];
 	for (;;) {
 		/* decrypted bytes OpenSSL holds already: no poll would wake for them */
@@ -177,14 +177,14 @@ static void relay(struct conn *c)
 			/* fd -1: a closed jail side would report POLLHUP forever */
 			struct pollfd p[2] = {{c->jail.eof ? -1 : c->jail.fd, POLLIN, 0},
 			                      {c->up.fd, POLLIN, 0}};
-			int pr = poll(p, 2, sc.n_held ? SCRUB_WAIT_MS : -1);
+			int pr = poll(p, 2, resp_held(&rs) ? SCRUB_WAIT_MS : -1);
 			if (pr < 0 && errno != EINTR)
 				break;
 			/* a stream paused where a real value might begin (a WebSocket
 			 * message): what was held goes, so no exchange waits on it */
 			if (pr == 0) {
 				struct strbuf out = {0};
-				scrub_flush(&sc, &out);
+				resp_flush(&rs, &out);
 				if (write_scrubbed(c, &out) < 0)
 					break;
 				continue;
@@ -195,7 +195,8 @@ static void relay(struct conn *c)
 			break;
 		if (r > 0) /* the jail is done sending; the response may still come */
 			SSL_shutdown(c->up.ssl);
-		int w = pump_response(c, &sc, buf);
+		rs.head_request = rq.head_method;
+		int w = pump_response(c, &rs, buf);
 		/* the upstream closed: so does the jail's side, cleanly, and after
 		 * what the client still sends (a pipelined request, dropped): closed
 		 * with it unread, the connection would be reset and the answer lost */
@@ -205,7 +206,7 @@ static void relay(struct conn *c)
 			break;
 	}
 	explicit_bzero(buf, sizeof(buf));
-	scrub_free(&sc);
+	resp_free(&rs);
 	reqp_free(&rq);
 }
 

@@ -442,6 +442,11 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 		h->upgrade = true;
 		h->websocket = value_is(v, vend, "websocket");
 	}
+	/* a transfer coding the client accepts (TE: gzip) would compress the
+	 * response's body past brokerscrub.c as Accept-Encoding would: only
+	 * "trailers" goes */
+	if (nlen == 2 && strncasecmp(line, "te", 2) == 0 && !value_is(v, vend, "trailers"))
+		return 0;
 	/* compressed messages (permessage-deflate) would hide a placeholder:
 	 * without this header the server uses none */
 	if (nlen == 24 && strncasecmp(line, "sec-websocket-extensions", 24) == 0)
@@ -527,6 +532,8 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 			return fail(r, 400, "a control character in the request line");
 	if (rules_decide(r, line, (size_t)(sp - line), target, end - 9) < 0)
 		return -1;
+	/* (in any case: a lenient server may take "head" so, and send no body) */
+	r->head_method = sp - line == 4 && strncasecmp(line, "HEAD", 4) == 0;
 	report_in(r, line, end, PL_URL, "the URL");
 	out_append(out, line, (size_t)(end - line));
 	out_append(out, "\r\n", 2);

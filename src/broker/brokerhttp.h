@@ -77,6 +77,7 @@ struct reqp {
 	size_t ncarry;
 	bool body_reported;
 	bool done;                 /* a request went out: nothing more on this connection */
+	bool head_method;          /* it was HEAD: its response has no body (brokerresp.h) */
 	uint32_t told[4];          /* per place (URL, header, body, trailer): secrets reported */
 	bool websocket;            /* RQ_RAW after a WebSocket upgrade: frames are read */
 	bool ruled;                /* a secret for this host has rules */

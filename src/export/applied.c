@@ -79,8 +79,8 @@ void applied_free(struct applied *a)
 	memset(a, 0, sizeof(*a));
 }
 
-int applied_record(const char *session_dir, const struct changeset *cs, const char *prefix,
-                   const struct strbuf *ls_tree, struct jail_err *e)
+int applied_record(const char *session_dir, const char *name, const struct changeset *cs,
+                   const char *prefix, const struct strbuf *ls_tree, struct jail_err *e)
 {
 	struct applied a, post = {0};
 	applied_load(session_dir, &a);
@@ -99,7 +99,7 @@ int applied_record(const char *session_dir, const struct changeset *cs, const ch
 		sb_printf(&b, "%o %s\t%s", a.v[i].mode, a.v[i].oid, a.v[i].path);
 		sb_append(&b, "", 1);
 	}
-	_cleanup_free_ char *path = xasprintf("%s/applied", session_dir);
+	_cleanup_free_ char *path = xasprintf("%s/%s", session_dir, name);
 	int r = replace_file(path, b.s ? b.s : "", b.len, 0600, e);
 	sb_free(&b);
 	applied_free(&a);

@@ -29,9 +29,11 @@ void applied_free(struct applied *a);
  * stripped. */
 void applied_parse(struct applied *a, const char *data, size_t len, const char *prefix);
 /* Merge the included changes of cs (their new versions: ls_tree is
- * `git ls-tree -r -z` of the patch's post commit) and write the file. */
-int applied_record(const char *session_dir, const struct changeset *cs, const char *prefix,
-                   const struct strbuf *ls_tree, struct jail_err *e) WUR;
+ * `git ls-tree -r -z` of the patch's post commit) into what <session_dir>/applied
+ * holds, and write the result to <session_dir>/<name> (landing.h: "applied"
+ * itself only once the patch is known to have landed). */
+int applied_record(const char *session_dir, const char *name, const struct changeset *cs,
+                   const char *prefix, const struct strbuf *ls_tree, struct jail_err *e) WUR;
 /* In export_filter: old sides from the applied versions; deletions already
  * applied drop out.  oid_present says whether the host still has a blob. */
 void applied_adjust(const struct applied *a, struct changeset *cs,

@@ -8,6 +8,7 @@
 #include "commands.h"
 
 #include "applied.h"
+#include "landing.h"
 #include "controlfiles.h"
 #include "linkflags.h"
 #include "hidefs.h"
@@ -214,22 +215,6 @@ static char *series_head_key(const char *sub)
 	return xasprintf("series_head_%.16s", hex);
 }
 
-/* A submodule's series stands on its host HEAD (no base is recorded for it). */
-static char *host_head(const char *project)
-{
-	struct git g = {.cwd = project};
-	struct strbuf out = {0};
-	struct jail_err e;
-	int status = 1;
-	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
-	if (git_run(&g, args, NULL, 0, &out, &status, &e) < 0 || status != 0 || !out.s) {
-		sb_free(&out);
-		return NULL;
-	}
-	out.s[strcspn(out.s, "\n")] = '\0';
-	return sb_steal(&out);
-}
-
 /* The agent's commits as a series, when it made any (series.h); sub names a
  * submodule of super's project. */
 static int collect_series(struct collect *k, struct session *s, const struct jail_config *cfg,
@@ -239,7 +224,7 @@ static int collect_series(struct collect *k, struct session *s, const struct jai
 		return 0;
 	_cleanup_free_ char *key = series_head_key(sub);
 	_cleanup_free_ char *landed = session_meta_get(s, key);
-	_cleanup_free_ char *base = sub ? host_head(k->x.project) : NULL;
+	_cleanup_free_ char *base = sub ? landing_head(k->x.project) : NULL;
 	if (sub && !base)
 		return 0;
 	struct series_opts o = {
@@ -318,7 +303,8 @@ static int clear_patches(int dfd, struct jail_err *e)
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (fnmatch("[0-9][0-9][0-9][0-9]-*.patch", de->d_name, 0) == 0 ||
-		    strcmp(de->d_name, "summary") == 0)
+		    fnmatch("[0-9][0-9][0-9][0-9]-*.patch.tmp", de->d_name, 0) == 0 ||
+		    strcmp(de->d_name, "summary") == 0 || strcmp(de->d_name, "summary.tmp") == 0)
 			unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 	return 0;
@@ -366,7 +352,7 @@ static int write_one(struct collect *k, const struct session *s, const char *dir
 		k->patch = xstrdup(k->paths.v[0]);
 		series_summary(&k->sr, &summary);
 		summary_render(&k->cs, k->sr.active ? NULL : k->patch, &summary);
-		r = write_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
+		r = replace_file_at(dfd, "summary", summary.s ? summary.s : "", summary.len, 0644, e);
 	}
 	sb_free(&summary);
 	return r;
@@ -384,14 +370,19 @@ static int write_series(struct collect *k, const struct session *s, const char *
 		return jail_err_sys(e, "open '%s'", dir);
 	if (clear && (clear_patches(dfd, e) < 0 || rm_rf_at(dfd, "submodules", e) < 0))
 		return -1;
-	if (write_one(k, s, dir, e) < 0)
-		return -1;
-	for (size_t i = 0; i < k->n_subs; i++) {
+	int r = write_one(k, s, dir, e);
+	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
 		_cleanup_free_ char *sub = xasprintf("%s/submodules/%s", dir, k->x.submodules.v[i]);
-		if (write_one(&k->subs[i], s, sub, e) < 0)
-			return -1;
+		r = write_one(&k->subs[i], s, sub, e);
 	}
-	return 0;
+	/* an export that failed half-way (a full disk) leaves none of its
+	 * patches: the first few of a series read as the whole change */
+	for (size_t i = 0; r < 0 && i <= k->n_subs; i++) {
+		const struct strv *p = i == 0 ? &k->paths : &k->subs[i - 1].paths;
+		for (size_t j = 0; j < p->n; j++)
+			unlink(p->v[j]);
+	}
+	return r;
 }
 
 /* How to land it: `git am`, or `git am -3` when the project's HEAD moved since
@@ -553,6 +544,10 @@ int export_after_run(struct session *s, const struct jail_config *cfg, struct hi
 		runstamp_free(&rs);
 		return 0;
 	}
+	if (landing_settle(s, false, e) < 0) {
+		runstamp_free(&rs);
+		return jail_err_wrap(e, "export");
+	}
 	session_sync(s);
 	/* what was hidden is the view server's selection: it may still be
 	 * building when the command ended early */
@@ -597,8 +592,10 @@ static int open_session(struct cli *c, struct session *s, struct jail_config *cf
 	struct stat st;
 	if (stat(s->dir, &st) < 0) {
 		_cleanup_free_ char *esc = escape_name(s->project);
+		_cleanup_free_ char *hint = hint_session_in_repo(s->project);
+		_cleanup_free_ char *line = hint_jail_line(NULL, s->project, s->name, "-- COMMAND");
 		return jail_err_set(e, 0, "no session '%s' for %s; run a command in it first "
-		                          "(jail -D DIR -- COMMAND)", s->name, esc);
+		                          "(%s)%s", s->name, esc, line, hint);
 	}
 	bool may_live = *live;
 	*live = false;
@@ -633,6 +630,9 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 	_cleanup_free_ char *scratch = NULL;
 	_cleanup_close_ int scratch_hold = -1;
 	int r = open_session(c, &s, &cfg, &live, &e);
+	/* what an interrupted jail apply landed is the session's before it is read */
+	if (r == 0 && !live)
+		r = landing_settle(&s, false, &e);
 	/* a running jail exports into its session dir when it ends: a live read
 	 * builds its scratch repository apart, and removes it */
 	if (r == 0 && live) {
@@ -763,8 +763,13 @@ static int act_status(struct cli *c, struct session *s, struct collect *k, struc
 static int act_export(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	const char *dir = c->output ? c->output : s->patches;
-	if (write_series(k, s, dir, c->output == NULL, e) < 0)
+	if (write_series(k, s, dir, c->output == NULL, e) < 0) {
+		if (c->output) { /* name the flag: the failing path may be a parent of DIR */
+			_cleanup_free_ char *esc = escape_name(c->output);
+			jail_err_wrap(e, "-o %s", esc);
+		}
 		return -1;
+	}
 	struct strbuf sum = {0}, paths = {0};
 	render_all(k, NULL, &sum);
 	if (sum.s)
@@ -866,31 +871,34 @@ static int refuse_dirty(const struct collect *k, struct jail_err *e)
 	                    dirty > 1 ? " and more files" : "");
 }
 
-/* Remember what landed: the applied versions (the next export starts there) and
- * the host commit it made. */
-static void mark_applied(const struct session *s, struct collect *k)
+/* Write down what the git am's about to run will land (landing.h): the
+ * applied versions (the next export starts there) and the agent's commits
+ * each series ends at, with the patches' ids.  It becomes the session's once
+ * the host shows it landed. */
+static int plan_landing(const struct session *s, struct collect *k, struct landing *l,
+                        struct jail_err *e)
 {
-	struct strbuf tree = {0}, head = {0};
-	struct jail_err e;
-	if (k->built && (patch_post_tree(&k->sc, &tree, &e) < 0 ||
-	                 applied_record(s->dir, &k->cs, k->x.prefix, &tree, &e) < 0))
-		log_warn("cannot record what was applied: %s", e.msg);
-	/* the agent's commits that landed: the next export starts after them */
-	_cleanup_free_ char *key = series_head_key(NULL);
-	if (k->sr.active && session_meta_set(s, &e, key, k->sr.head, NULL) < 0)
-		log_warn("%s", e.msg);
-	struct git g = {.cwd = s->project};
-	const char *args[] = {"rev-parse", "-q", "--verify", "HEAD", NULL};
-	int status = 1;
-	char now[32];
-	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
-	if (git_run(&g, args, NULL, 0, &head, &status, &e) == 0 && status == 0 && head.s)
-		head.s[strcspn(head.s, "\n")] = '\0';
-	if (session_meta_set(s, &e, "applied", head.s && status == 0 ? head.s : "unknown",
-	                     "applied_time", now, NULL) < 0)
-		log_warn("%s", e.msg);
+	struct strbuf tree = {0};
+	_cleanup_free_ char *stale = xasprintf("%s/applied.landing", s->dir);
+	if (unlink(stale) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "remove '%s'", stale);
+	if (k->patch && k->built &&
+	    (patch_post_tree(&k->sc, &tree, e) < 0 ||
+	     applied_record(s->dir, "applied.landing", &k->cs, k->x.prefix, &tree, e) < 0))
+		log_warn("cannot record what is applied: %s", e->msg);
 	sb_free(&tree);
-	sb_free(&head);
+	_cleanup_free_ char *key = series_head_key(NULL);
+	if (k->patch && landing_add(l, s->project, &k->paths, key,
+	                            k->sr.active ? k->sr.head : NULL, true, e) < 0)
+		return -1;
+	for (size_t i = 0; i < k->n_subs; i++) {
+		const struct collect *sk = &k->subs[i];
+		_cleanup_free_ char *skey = series_head_key(k->x.submodules.v[i]);
+		if (sk->patch && landing_add(l, sk->x.project, &sk->paths, skey,
+		                             sk->sr.active ? sk->sr.head : NULL, false, e) < 0)
+			return -1;
+	}
+	return landing_begin(s, l, e);
 }
 
 /* Changes to control files (controlfiles.h) land only when the user says so:
@@ -950,20 +958,19 @@ static int act_apply(struct cli *c, struct session *s, struct collect *k, struct
 		log_info("no changes to apply");
 		return 0;
 	}
-	if (k->patch) {
-		if (git_am(s->project, &k->paths, c->three_way, e) < 0)
-			return -1;
-		mark_applied(s, k);
-	}
-	for (size_t i = 0; i < k->n_subs; i++) {
+	struct landing l = {0};
+	int r = plan_landing(s, k, &l, e);
+	landing_free(&l);
+	if (r == 0 && k->patch)
+		r = git_am(s->project, &k->paths, c->three_way, e);
+	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
 		const struct collect *sk = &k->subs[i];
-		if (sk->patch && git_am(sk->x.project, &sk->paths, c->three_way, e) < 0)
-			return -1;
-		_cleanup_free_ char *key = series_head_key(k->x.submodules.v[i]);
-		struct jail_err we;
-		if (sk->sr.active && session_meta_set(s, &we, key, sk->sr.head, NULL) < 0)
-			log_warn("%s", we.msg);
+		if (sk->patch)
+			r = git_am(sk->x.project, &sk->paths, c->three_way, e);
 	}
+	/* a git am that stopped leaves the record for the command after it */
+	if (r < 0 || landing_settle(s, true, e) < 0)
+		return -1;
 	log_info("applied; the next export carries only what changes after this");
 	return 0;
 }

@@ -274,6 +274,20 @@ static int unreadable(struct walk *w, const char *path, enum ftype old_t, enum f
 	return 1;
 }
 
+/* A live read (`jail status`, `jail diff` of a running session) lists a
+ * directory, then opens what it listed: the agent may have removed or
+ * replaced it in between (an editor's write-and-rename).  Such a path is left
+ * out with that reason, as of this read; an export of the ended session never
+ * meets one.  Returns 1 when errno says so (and records it). */
+static int changed_while_read(struct walk *w, const char *path, const struct stat *lst)
+{
+	if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP && errno != ENXIO)
+		return 0;
+	change_add(w->cs, path, lst ? ftype_of(lst) : FT_NONE, FT_NONE)->reason =
+		xstrdup("it changed while it was read (the session is running): read it again");
+	return 1;
+}
+
 /* Every file and symlink below the lower directory name is deleted. */
 static int delete_lower_tree(struct walk *w, int lfd, const char *name, const char *path)
 {
@@ -321,10 +335,18 @@ static int delete_lower(struct walk *w, int lfd, const char *name, const char *p
 
 static int same_content(int ufd, int lfd, const char *name, bool *same)
 {
-	_cleanup_close_ int a = openat(ufd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_close_ int b = openat(lfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (a < 0 || b < 0)
+	/* the walk saw two files; a live session may have put a fifo there since,
+	 * which must not make the open wait for a writer (open_beneath) */
+	const int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	_cleanup_close_ int a = openat(ufd, name, flags);
+	_cleanup_close_ int b = openat(lfd, name, flags);
+	struct stat sa, sb;
+	if (a < 0 || b < 0 || fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
 		return -1;
+	if (!S_ISREG(sa.st_mode) || !S_ISREG(sb.st_mode)) {
+		*same = false;  /* no longer a file: a change, which the filter reads again */
+		return 0;
+	}
 	static char ba[65536], bb[65536];
 	for (;;) {
 		ssize_t ra = read(a, ba, sizeof(ba));
@@ -374,7 +396,7 @@ static int classify_leaf(struct walk *w, int ufd, int lfd, const char *name, con
 			r = same_content(ufd, lfd, name, &same);
 		else if (nt == FT_SYMLINK)
 			r = same_link(ufd, lfd, name, &same);
-		if (r < 0 && unreadable(w, path, ot, nt))
+		if (r < 0 && (unreadable(w, path, ot, nt) || changed_while_read(w, path, lst)))
 			return 0;
 		if (r < 0) {
 			_cleanup_free_ char *esc = escape_name(path);
@@ -397,7 +419,7 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
                         const struct stat *lst, bool opaque)
 {
 	_cleanup_close_ int sub = openat(ufd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (sub < 0 && unreadable(w, path, FT_NONE, FT_DIR))
+	if (sub < 0 && (unreadable(w, path, FT_NONE, FT_DIR) || changed_while_read(w, path, lst)))
 		return 0;
 	if (sub < 0) {
 		_cleanup_free_ char *esc = escape_name(path);
@@ -450,6 +472,8 @@ static int walk_entry(struct walk *w, int ufd, int lfd, const char *name, const 
 	}
 	struct stat st, lstb, *lst = NULL;
 	if (fstatat(ufd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 0;  /* gone since the listing: a live read of a running session */
 		_cleanup_free_ char *esc = escape_name(path);
 		return jail_err_sys(w->e, "stat '%s' in the session", esc);
 	}
@@ -506,6 +530,10 @@ static int opaque_deletions(struct walk *w, int lfd, const struct strv *seen, co
 static int walk_dir(struct walk *w, int ufd, int lfd, bool opaque, const char *rel)
 {
 	DIR *d = opendir_at(ufd, ".");
+	/* a directory the agent left readable but not searchable (chmod 600)
+	 * opens, and then cannot be listed: left out like one it cannot open */
+	if (!d && rel && unreadable(w, rel, FT_NONE, FT_DIR))
+		return 0;
 	if (!d)
 		return jail_err_sys(w->e, "read a session directory");
 	struct strv seen = {0};
@@ -1033,6 +1061,12 @@ static int filter_content(struct export_ctx *x, struct change *c, size_t *keep, 
 	ssize_t n = fd < 0 ? -1 : pread(fd, buf, x->rules.binary_ok ? 0 : sizeof(buf), 0);
 	if (n < 0 && (errno == EACCES || errno == EPERM))
 		return leave_out(c, xasprintf("cannot read it: %s", strerror(errno))), 0;
+	/* gone or no longer a file since the walk (a live read: see
+	 * changed_while_read) */
+	if (n < 0 && (errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == ENXIO ||
+	              errno == ESPIPE || errno == EISDIR))
+		return leave_out(c, xstrdup("it changed while it was read (the session is running): "
+		                            "read it again")), 0;
 	if (n < 0) {
 		_cleanup_free_ char *esc = escape_name(c->path);
 		return jail_err_sys(e, "read '%s' in the session", esc);

@@ -912,11 +912,21 @@ int patch_mbox_place(struct scratch *s, int dfd, const char *name, struct jail_e
 		return 0;
 	if (errno != EXDEV)
 		return jail_err_sys(e, "move the patch to '%s'", name);
-	_cleanup_close_ int to = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	/* copied under another name, renamed once whole: a full disk leaves no
+	 * half patch that git am would take for the change */
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp", name);
+	if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "remove '%s'", tmp);
+	_cleanup_close_ int to = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
 	                                O_NOFOLLOW, 0644);
 	if (to < 0)
-		return jail_err_sys(e, "open '%s' for writing", name);
-	return copy_mbox(from, to, e);
+		return jail_err_sys(e, "open '%s' for writing", tmp);
+	int r = copy_mbox(from, to, e);
+	if (r == 0 && renameat(dfd, tmp, dfd, name) < 0)
+		r = jail_err_sys(e, "rename '%s'", tmp);
+	if (r < 0)
+		unlinkat(dfd, tmp, 0);
+	return r;
 }
 
 int patch_post_tree(struct scratch *s, struct strbuf *out, struct jail_err *e)

@@ -31,13 +31,17 @@ static void put_path(struct strbuf *b, const char *rel, const char *name)
  * 120 bytes an entry; an agent can leave millions). */
 #define STAMP_MAX_ENTRIES 400000
 
-/* One line per entry into the arena, its start offset into offs. */
+/* One line per entry into the arena, its start offset into offs.  *partial:
+ * a directory was not read (no permission, too deep), so what changed in it
+ * is not seen. */
 static void stamp_dir(int dfd, const char *rel, struct strbuf *arena, struct strbuf *offs,
-                      int depth)
+                      int depth, bool *partial)
 {
 	DIR *d = depth > 256 ? NULL : opendir_at(dfd, ".");
-	if (!d)
+	if (!d) {
+		*partial = true;
 		return;
+	}
 	struct dirent *de;
 	while (offs->len / sizeof(size_t) < STAMP_MAX_ENTRIES && (de = readdir(d))) {
 		struct stat st;
@@ -63,7 +67,9 @@ static void stamp_dir(int dfd, const char *rel, struct strbuf *arena, struct str
 		                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		_cleanup_free_ char *srel = xasprintf("%s%s/", rel, de->d_name);
 		if (sub >= 0)
-			stamp_dir(sub, srel, arena, offs, depth + 1);
+			stamp_dir(sub, srel, arena, offs, depth + 1, partial);
+		else
+			*partial = true;
 	}
 	closedir(d);
 }
@@ -147,7 +153,8 @@ int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail
 	if (fd < 0)
 		return jail_err_sys(e, "open '%s'", upper);
 	struct strbuf offs = {0};
-	stamp_dir(fd, "", &r->arena, &offs, 0);
+	bool partial = false;
+	stamp_dir(fd, "", &r->arena, &offs, 0, &partial);
 	r->n = offs.len / sizeof(size_t);
 	r->truncated = r->n >= STAMP_MAX_ENTRIES;
 	r->lines = xcalloc(r->n + 1, sizeof(char *));
@@ -166,7 +173,10 @@ int runstamp_take(struct runstamp *r, const char *session_dir, const struct jail
 	r->had_previous = prev_settings != NULL;
 	if (r->had_previous && !r->truncated) {
 		diff_paths(r->lines, r->n, prev, np, &r->touched);
-		r->unchanged = r->touched.n == 0 && strcmp(prev_settings, r->settings) == 0;
+		/* a directory the walk could not read may hold this run's change:
+		 * exported and synced (session_sync) every time, as a change */
+		r->unchanged = r->touched.n == 0 && !partial &&
+		               strcmp(prev_settings, r->settings) == 0;
 	}
 	return 0;
 }

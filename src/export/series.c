@@ -1017,7 +1017,7 @@ int series_write(const struct series *sr, int dfd, const char *dir, struct strv 
 		_cleanup_free_ char *data = NULL;
 		size_t len = 0;
 		if (read_file_at(AT_FDCWD, sr->files.v[i], 1ULL << 32, &data, &len, e) < 0 ||
-		    write_file_at(dfd, name, data, len, 0644, e) < 0)
+		    replace_file_at(dfd, name, data, len, 0644, e) < 0)
 			return -1;
 		strv_push_take(paths, xasprintf("%s/%s", dir, name));
 	}

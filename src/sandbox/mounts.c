@@ -441,20 +441,41 @@ static int bind_snapshot(const struct jail_plan *p, struct jail_err *e)
  * CA store /etc/ssl/certs beside /etc/ssl/private): a service's keys, which a
  * user in its group (ssl-cert) may read on the host, and no program in the
  * jail needs.  Each such directory gets an empty read-only tmpfs over it. */
+static int cover_private_dir(const char *dir, struct jail_err *e)
+{
+	_cleanup_close_ int fd = open_in_new(dir);
+	if (fd < 0)
+		return 0;
+	_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
+	if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+	          "mode=0555,size=4k") < 0)
+		return jail_err_sys(e, "cover %s (the host's private keys)", dir);
+	return 0;
+}
+
+/* /etc/ssl/private, and every /etc/pki/NAME/private: tls and CA, and the
+ * services' own (nginx, dovecot, libvirt, ...), whatever their names. */
 static int cover_etc_private(struct jail_err *e)
 {
-	static const char *const dirs[] = {"/etc/ssl/private", "/etc/pki/tls/private",
-	                                   "/etc/pki/CA/private"};
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		_cleanup_close_ int fd = open_in_new(dirs[i]);
-		if (fd < 0)
-			continue;
-		_cleanup_free_ char *dst = xasprintf(OLD "/proc/self/fd/%d", fd);
-		if (mount("tmpfs", dst, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-		          "mode=0555,size=4k") < 0)
-			return jail_err_sys(e, "cover %s (the host's private keys)", dirs[i]);
+	if (cover_private_dir("/etc/ssl/private", e) < 0)
+		return -1;
+	_cleanup_close_ int pki = open_in_new("/etc/pki");
+	int dfd = pki < 0 ? -1 : openat(pki, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
 	}
-	return 0;
+	int r = 0;
+	for (struct dirent *de; r == 0 && (de = readdir(d));) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		_cleanup_free_ char *dir = xasprintf("/etc/pki/%s/private", de->d_name);
+		r = cover_private_dir(dir, e);
+	}
+	closedir(d);
+	return r;
 }
 
 /* /etc: the host's snapshot of its pieces bound read-only (etcsnap.h), or
@@ -533,10 +554,16 @@ static int bind_dev_nodes(struct jail_err *e)
 	return 0;
 }
 
+/* /dev is a small tmpfs of its own, writable by the jail's user like the
+ * others (SCRATCH): its size bounds its bytes, and nr_inodes its files, whose
+ * inodes that size does not count (the kernel's default, one per two pages
+ * of RAM, let empty files in /dev hold gigabytes of kernel memory).  It holds
+ * some twenty nodes, links and directories. */
 static int build_dev(struct jail_err *e)
 {
 	if (mkdir(NEW "/dev", 0755) < 0 ||
-	    xmount("tmpfs", NEW "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k", e) < 0)
+	    xmount("tmpfs", NEW "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC,
+	           "mode=0755,size=64k,nr_inodes=128", e) < 0)
 		return e->msg[0] ? -1 : jail_err_sys(e, "create /dev");
 	if (bind_dev_nodes(e) < 0)
 		return -1;
@@ -625,16 +652,30 @@ static int build_proc(int *sysuser, struct jail_err *e)
  * free them by killing the agent, and one tmpfs each (half the RAM apiece by
  * the kernel's default) would let the agent fill more than the host has and
  * make the kernel kill host processes instead.  One tmpfs holds at most the
- * kernel's default for one, or --memory's bytes when that is smaller. */
+ * kernel's default for one, or --memory's bytes when that is smaller.
+ *
+ * Its files count too: an inode and its dentry are about 1 KiB of kernel
+ * memory that its size does not bound, and the kernel's default allows one
+ * per two pages of RAM (3 million on 24 GiB: a --memory 64M jail held
+ * 1.3 GiB of slab in a million empty files).  With --memory, one file per
+ * SCRATCH_FILE_BYTES of it (at least SCRATCH_FILES_MIN, for what the
+ * jail's start puts there): their memory is then about a quarter of
+ * --memory's. */
 #define SCRATCH "/scratch"
+#define SCRATCH_FILE_BYTES 4096LL
+#define SCRATCH_FILES_MIN 4096LL
 
 static int mount_scratch(const struct jail_plan *p, struct jail_err *e)
 {
 	if (mkdir(SCRATCH, 0700) < 0)
 		return jail_err_sys(e, "create " SCRATCH);
-	_cleanup_free_ char *opts = p->cfg->memory > 0
-	                                ? xasprintf("mode=0700,size=%lld", p->cfg->memory)
-	                                : xasprintf("mode=0700");
+	long long files = p->cfg->memory / SCRATCH_FILE_BYTES;
+	if (files < SCRATCH_FILES_MIN)
+		files = SCRATCH_FILES_MIN;
+	_cleanup_free_ char *opts =
+		p->cfg->memory > 0
+			? xasprintf("mode=0700,size=%lld,nr_inodes=%lld", p->cfg->memory, files)
+			: xasprintf("mode=0700");
 	return xmount("tmpfs", SCRATCH, "tmpfs", MS_NOSUID | MS_NODEV, opts, e);
 }
 
@@ -927,17 +968,6 @@ static int cover_home_in_project(const struct jail_plan *p, struct jail_err *e)
 	return at ? cover_at(at, true, e) : 0;
 }
 
-/* The binds of paths that hold the home or the project (early), or the others. */
-static int user_binds(const struct jail_plan *p, const struct strv *paths, unsigned how,
-                      bool early, struct jail_err *e)
-{
-	for (size_t i = 0; i < paths->n; i++)
-		if (holds_home_or_project(p, paths->v[i]) == early &&
-		    bind_user(p, paths->v[i], how, e) < 0)
-			return -1;
-	return 0;
-}
-
 /* A copy-on-write dir's lower, opened through the old root without following
  * a symlink: cow_prepare resolved its links on the host and checked what they
  * lead to, and a path swapped for a link since (by anything that can write
@@ -958,34 +988,130 @@ static int open_cow_lower(const char *path, struct jail_err *e)
 	return fd;
 }
 
-/* Host directories seen copy-on-write (cowdirs.h): an overlay each, over the
- * host directory read through the old root (the fd opened just now, so the
+/* A host directory seen copy-on-write (cowdirs.h): an overlay over the host
+ * directory read through the old root (the fd opened just now, so the
  * overlay reads what was checked), its layers in the session. */
-static int cow_mounts(const struct jail_plan *p, bool early, struct jail_err *e)
+static int cow_mount(const struct jail_plan *p, size_t i, struct jail_err *e)
 {
 	const struct strv *l = &p->cfg->cow_binds;
-	for (size_t i = 0; i < l->n; i++) {
-		if (holds_home_or_project(p, l->v[i]) != early)
+	_cleanup_free_ char *dst = xasprintf(NEW "%s", l->v[i]);
+	_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
+	_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
+	_cleanup_free_ char *work = xasprintf("%s/work", dir);
+	_cleanup_close_ int at = -1;
+	if (make_target(&dst, true, 0755, &at, e) < 0)
+		return -1;
+	_cleanup_free_ char *on = fd_path(at);
+	const struct strv *lowers = &p->cfg->cow_lowers;
+	_cleanup_close_ int lower_fd = open_cow_lower(i < lowers->n ? lowers->v[i] : l->v[i], e);
+	if (lower_fd < 0)
+		return -1;
+	_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
+	if (overlay_at(on, lower, upper, work, true, false) < 0)
+		return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
+	return cover_shown(p, lower_fd, dst, e);
+}
+
+/* One path the user named: its list (fs.ro, fs.rw, fs.cow) and place there. */
+struct named {
+	const char *path;
+	size_t depth;  /* its components */
+	int kind;      /* 0 ro, 1 rw, 2 cow */
+	size_t i;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* A --ro or --cow path below a --rw dir: the agent could rename a directory
+ * between the two (`mv ~/w/a ~/w/z` for --ro ~/w/a/b), and the next start,
+ * finding no ~/w/a/b, would bind nothing there (a policy's ro path is
+ * optional) while ~/w/z/b stayed writable under --rw ~/w; the agent then
+ * wrote it and moved it back.  A mount point cannot be renamed or removed
+ * (EBUSY), so each of those directories is bound onto itself (with what is
+ * mounted below it: nothing changes but that). */
+static int pin_parents(const struct jail_plan *p, const char *path, struct strv *pinned,
+                       struct jail_err *e)
+{
+	const struct strv *rw = &p->cfg->rw_binds;
+	size_t root = 0;
+	for (size_t i = 0; i < rw->n; i++)
+		if (path_at_or_below(path, rw->v[i]) && strcmp(path, rw->v[i]) != 0 &&
+		    strlen(rw->v[i]) > root)
+			root = strlen(rw->v[i]);
+	if (!root)
+		return 0;
+	_cleanup_free_ char *dir = xstrdup(path);
+	for (char *slash = dir + root + 1; (slash = strchr(slash, '/')); *slash++ = '/') {
+		*slash = '\0';
+		/* the project's and the home's own mounts: a rename there stays in
+		 * the session */
+		if (strv_contains(pinned, dir) || path_at_or_below(dir, p->session->project) ||
+		    path_at_or_below(dir, p->home) || path_at_or_below(dir, p->gitdir_lower))
 			continue;
-		_cleanup_free_ char *dst = xasprintf(NEW "%s", l->v[i]);
-		_cleanup_free_ char *dir = cow_layer_dir(p->session, l->v[i]);
-		_cleanup_free_ char *upper = xasprintf("%s/upper", dir);
-		_cleanup_free_ char *work = xasprintf("%s/work", dir);
-		_cleanup_close_ int at = -1;
-		if (make_target(&dst, true, 0755, &at, e) < 0)
-			return -1;
-		_cleanup_free_ char *on = fd_path(at);
-		const struct strv *lowers = &p->cfg->cow_lowers;
-		_cleanup_close_ int lower_fd =
-			open_cow_lower(i < lowers->n ? lowers->v[i] : l->v[i], e);
-		if (lower_fd < 0)
-			return -1;
-		_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
-		if (overlay_at(on, lower, upper, work, true, false) < 0)
-			return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
-		if (cover_shown(p, lower_fd, dst, e) < 0)
-			return -1;
+		struct open_how how = {.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		                       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS};
+		_cleanup_close_ int fd = (int)syscall(SYS_openat2, new_fd, dir + 1, &how, sizeof(how));
+		/* not there: nothing to bind below it; a link on the way: the bind's
+		 * own mount point refuses it (make_target) */
+		if (fd < 0)
+			return 0;
+		_cleanup_free_ char *at = fd_path(fd);
+		if (mount(at, at, NULL, MS_BIND | MS_REC, NULL) < 0) {
+			_cleanup_free_ char *esc = escape_name(dir);
+			return jail_err_sys(e, "bind '%s' onto itself, so that it cannot be moved", esc);
+		}
+		strv_push(pinned, dir);
 	}
+	return 0;
+}
+
+/* The --ro, --rw and --cow paths of one phase (early: those that hold the
+ * home or the project), a directory before what lies in it: a bind made
+ * later hides what lies below it, so `--rw ~/w --ro ~/w/keep` made keep
+ * first and bound ~/w over it, and keep was writable (each list took its
+ * turn, ro first). */
+static int named_binds(const struct jail_plan *p, bool early, struct jail_err *e)
+{
+	const struct strv *lists[] = {&p->cfg->ro_binds, &p->cfg->rw_binds, &p->cfg->cow_binds};
+	size_t n = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
+		n += lists[k]->n;
+	_cleanup_free_ struct named *v = xcalloc(n ? n : 1, sizeof(*v));
+	n = 0;
+	for (int k = 0; k < (int)ARRAY_SIZE(lists); k++)
+		for (size_t i = 0; i < lists[k]->n; i++) {
+			const char *path = lists[k]->v[i];
+			if (holds_home_or_project(p, path) != early)
+				continue;
+			size_t depth = 0;
+			for (const char *c = path; *c; c++)
+				depth += *c == '/' && c[1] && c[1] != '/';
+			v[n++] = (struct named){path, depth, k, i};
+		}
+	qsort(v, n, sizeof(*v), cmp_named);
+	struct strv pinned = {0};
+	for (size_t j = 0; j < n; j++) {
+		if (v[j].kind != 1 && pin_parents(p, v[j].path, &pinned, e) < 0) {
+			strv_free(&pinned);
+			return -1;
+		}
+		int r = v[j].kind == 2   ? cow_mount(p, v[j].i, e)
+		        : v[j].kind == 1 ? bind_user(p, v[j].path, B_RW, e)
+		                         : bind_user(p, v[j].path, B_RO | B_OPTIONAL, e);
+		if (r < 0) {
+			strv_free(&pinned);
+			return -1;
+		}
+	}
+	strv_free(&pinned);
 	return 0;
 }
 
@@ -1097,8 +1223,7 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct jail_config *c = p->cfg;
 	for (int early = 1; early >= 0; early--) {
-		if (user_binds(p, &c->ro_binds, B_RO | B_OPTIONAL, early, e) < 0 ||
-		    user_binds(p, &c->rw_binds, B_RW, early, e) < 0 || cow_mounts(p, early, e) < 0)
+		if (named_binds(p, early, e) < 0)
 			return -1;
 		if (early && (build_home(p, e) < 0 || move_project(p, e) < 0 ||
 		              mount_gitdir(p, e) < 0 || cover_home_in_project(p, e) < 0))

@@ -5,14 +5,16 @@
  * term_filter_run before it reaches the host terminal.  Input waits in a bounded
  * buffer: when the command does not read, the relay stops reading the host.
  * When the jail ends, the modes its output turned on are turned off again
- * (term_filter_reset): after the agent exits or is killed, and from a handler
- * when the supervisor itself crashes.  Only SIGKILL of the supervisor leaves
- * them on. */
+ * (term_filter_reset): after the agent exits or is killed, from a handler
+ * when the supervisor itself crashes, and from a keeper process
+ * (termkeeper.h) when the supervisor is killed outright (SIGKILL, the OOM
+ * killer). */
 #include "pty.h"
 
 #include "log.h"
 #include "sync.h"
 #include "termfilter.h"
+#include "termkeeper.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -33,15 +35,16 @@ struct relay {
 	int master;
 	char pending[4096];
 	size_t npending;
-	struct term_filter filter;
+	struct term_filter *filter; /* the keeper's shared one, or &own */
+	struct term_filter own;      /* when no keeper could start */
+	struct term_keeper keeper;
 	bool init_done, master_done;
 };
 
 static struct termios saved_termios;
 static bool termios_saved;
-/* For the crash handler: the filter of the running relay and where it writes. */
-static const struct term_filter *crash_filter;
-static int crash_fd = -1;
+/* For the crash handler: the running relay (its filter, where it writes). */
+static const struct relay *crash_relay;
 
 /* Write what puts the host terminal back: async-signal-safe. */
 static void write_reset(int fd, const struct term_filter *f)
@@ -54,10 +57,12 @@ static void write_reset(int fd, const struct term_filter *f)
 
 static void on_crash(int sig)
 {
-	if (crash_filter)
-		write_reset(crash_fd, crash_filter);
+	if (crash_relay)
+		write_reset(crash_relay->out, crash_relay->filter);
 	if (termios_saved)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+	if (crash_relay)
+		term_keeper_release(&crash_relay->keeper); /* done here: once is enough */
 	raise(sig); /* SA_RESETHAND: the default action, once the handler returns */
 }
 
@@ -66,17 +71,9 @@ static void catch_crashes(const struct relay *r)
 	static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 	struct sigaction sa = {.sa_handler = on_crash, .sa_flags = (int)SA_RESETHAND};
 	sigemptyset(&sa.sa_mask);
-	crash_filter = &r->filter;
-	crash_fd = r->out;
+	crash_relay = r;
 	for (size_t i = 0; i < ARRAY_SIZE(fatal); i++)
 		sigaction(fatal[i], &sa, NULL);
-}
-
-/* The relay ends: put the terminal back, and leave the crash path. */
-static void end_relay(const struct relay *r)
-{
-	write_reset(r->out, &r->filter);
-	crash_filter = NULL;
 }
 
 /* Is the host terminal not in UTF-8?  The user's locale tells (LC_ALL, else
@@ -113,6 +110,29 @@ static int raw_mode(struct jail_err *e)
 	return 0;
 }
 
+/* The relay starts: its filter is shared with a keeper when one can start
+ * (after raw mode: the keeper puts the saved settings back). */
+static void start_keeper(struct relay *r, bool eight_bit)
+{
+	struct jail_err e;
+	r->filter = &r->own;
+	if (term_keeper_start(&r->keeper, r->out, termios_saved ? &saved_termios : NULL, &e) < 0)
+		log_debug("no terminal keeper: %s", e.msg);
+	else
+		r->filter = r->keeper.filter;
+	r->filter->eight_bit = eight_bit;
+}
+
+/* The relay ends: put the terminal back, and leave the crash path. */
+static void end_relay(struct relay *r)
+{
+	write_reset(r->out, r->filter);
+	restore_terminal();
+	crash_relay = NULL;
+	r->filter = &r->own; /* the keeper's goes with it */
+	term_keeper_stop(&r->keeper);
+}
+
 static bool read_winsize(int from, struct winsize *ws)
 {
 	if (ioctl(from, TIOCGWINSZ, ws) < 0)
@@ -140,13 +160,13 @@ static void copy_winsize(const struct relay *r)
 /* Read what the jail printed and show it, filtered.  Returns false at EOF/EIO. */
 static bool pump_output(struct relay *r)
 {
-	char buf[8192], out[8192 + sizeof(r->filter.hold)];
+	char buf[8192], out[8192 + sizeof(r->filter->hold)];
 	ssize_t n = read(r->master, buf, sizeof(buf));
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return true;
 	if (n <= 0)
 		return false; /* EIO: every slave fd is closed */
-	size_t m = term_filter_run(&r->filter, buf, (size_t)n, out);
+	size_t m = term_filter_run(r->filter, buf, (size_t)n, out);
 	if (write_all(r->out, out, m) < 0)
 		return false;
 	return true;
@@ -225,12 +245,12 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 {
 	struct relay r = {.in = p->tty_fds[0] ? STDIN_FILENO : -1, .master = master};
 	r.out = p->tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
-	r.filter.eight_bit = host_eight_bit();
 	if (fcntl(master, F_SETFL, O_NONBLOCK) < 0)
 		return jail_err_sys(e, "make the pty master non-blocking");
 	copy_winsize(&r);
 	if (r.in >= 0 && raw_mode(e) < 0)
 		return -1;
+	start_keeper(&r, host_eight_bit());
 	catch_crashes(&r);
 	bool done = false;
 	while (!done) {
@@ -241,9 +261,9 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 			{sock, POLLIN, 0},
 		};
 		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
+			int err = errno;
 			end_relay(&r);
-			restore_terminal();
-			return jail_err_sys(e, "poll the terminal");
+			return jail_err_set(e, err, "poll the terminal");
 		}
 		if (fds[0].revents & POLLIN)
 			done = handle_signal(&r, init_pid, sigfd, end);
@@ -253,7 +273,6 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 	}
 	drain_output(&r);
 	end_relay(&r);
-	restore_terminal();
 	return 0;
 }
 
@@ -304,8 +323,6 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 {
 	struct relay r = {.in = tty_fds[0] ? STDIN_FILENO : -1, .master = master};
 	r.out = tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
-	/* the agent can write to this pty too: the same filter as the jail's own */
-	r.filter.eight_bit = host_eight_bit();
 	sigset_t mask;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGWINCH);
@@ -320,6 +337,8 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 	copy_winsize(&r);
 	int ret = r.in >= 0 ? raw_mode(e) : 0;
 	bool done = ret < 0;
+	/* the agent can write to this pty too: the same filter as the jail's own */
+	start_keeper(&r, host_eight_bit());
 	catch_crashes(&r);
 	while (!done) {
 		struct pollfd fds[4] = {
@@ -341,7 +360,6 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 	}
 	drain_joined(&r);
 	end_relay(&r);
-	restore_terminal();
 	close(sigfd);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include "termfilter.h"
 
 #include <string.h>
+#include <strings.h>
 
 enum {
 	S_GROUND = 0,
@@ -78,75 +79,93 @@ static size_t intro_len(const struct term_filter *f)
 	return c == ESC || c == 0xc2 ? 2 : 1;
 }
 
-/* Does a complete CSI make the terminal answer, or move and resize the window?
- * Device attributes (c), status reports (n), DECREQTPARM (x), window ops and
- * title reports (t), mode and presentation reports ($p $w $u), the rectangle
- * checksum (*y, which reads the screen back), XTVERSION (>q), the kitty
- * keyboard and graphics queries (?u ?S), XTREPORTSGR (#|), XTQMODKEYS (?m),
- * the palette stack report (#R), DECRQUPSS (&u), DECRQDE ("v), DECSR (+p),
- * the locator (its reports and its queries: 'w 'z '{ '|). */
-static bool csi_answers(const struct csi *c)
+/* The control sequences that pass, by prefix, intermediate and final byte:
+ * an allowlist, since each terminal adds its own, and an unknown one may
+ * answer (device, status, mode and window reports), resize the window, print
+ * (media copy: xterm writes screen dumps to files), switch how the stream is
+ * read (DECSCL, VT52 mode) or keys are encoded, or play sounds.  What passes
+ * is what terminfo and full-screen programs use: cursor motion, editing,
+ * erasing, scrolling, tabbing (I Z), SGR, modes (mode_passes), margins, cursor
+ * save and restore, the kitty keyboard stack (> < =), modifyOtherKeys (> m),
+ * the cursor style (SP q), soft reset (! p), rectangle editing
+ * ($ r t v x z {), SGR push and pop (# p q { }), column insert and delete
+ * (' } ~).  Not state the reset does not undo: tab stops (TBC, g; HTS is
+ * ESC H), character protection (" q), the rectangle extent (* x). */
+static const struct {
+	char prefix, inter;
+	const char *finals;
+} csi_allowed[] = {
+	{0, 0, "@ABCDEFGHIJKLMPSTXZ`abdefhlmrsu"},
+	{'?', 0, "hlrsJK"},
+	{'>', 0, "mu"},
+	{'<', 0, "u"},
+	{'=', 0, "u"},
+	{0, ' ', "@Aq"},
+	{0, '!', "p"},
+	{0, '$', "rtvxz{"},
+	{0, '#', "pq{}"},
+	{0, '\'', "}~"},
+};
+
+static bool csi_known(const struct csi *c)
 {
-	char inter = c->inter, final = c->final, prefix = c->prefix;
-	if (!inter && strchr("ncxt", final))
-		return true;
-	if (inter == '$' && strchr("pwu", final))
-		return true;
-	if ((inter == '*' && final == 'y') || (inter == '#' && strchr("|R", final)))
-		return true;
-	if ((inter == '&' && final == 'u') || (inter == '"' && final == 'v') ||
-	    (inter == '+' && final == 'p') || (inter == '\'' && strchr("wz{|", final)))
-		return true;
-	if ((prefix == '>' && final == 'q') || (prefix == '?' && strchr("uSm", final)))
-		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(csi_allowed); i++)
+		if (csi_allowed[i].prefix == c->prefix && csi_allowed[i].inter == c->inter)
+			return c->final && strchr(csi_allowed[i].finals, c->final) != NULL;
 	return false;
 }
 
-/* Modes that change how the terminal reads the stream or encodes keys, whose
- * default the user chose: VT52 mode (DECANM 2), 132 columns (3, 40), what
- * Backspace sends (DECBKM 67), Meta, Alt, Delete and function-key encodings
- * (1034-1037, 1039, 1050-1053, 1060, 1061). */
-static const int dec_dropped[] = {2,    3,    40,   67,   1034, 1035, 1036, 1037,
-                                  1039, 1050, 1051, 1052, 1053, 1060, 1061};
-
-static bool mode_dropped(const struct csi *c)
+/* The bytes after CSI in the one shape every terminal reads alike: a private
+ * prefix only first, then digits, ';' and ':', then at most one intermediate,
+ * then the final.  Terminals differ on anything else (a second
+ * intermediate, a prefix in the middle), so it does not pass. */
+static bool csi_well_formed(const char *s, size_t n)
 {
-	if (c->inter || (c->final != 'h' && c->final != 'l' && c->final != 'r'))
-		return false;
+	size_t i = n > 1 && strchr("<=>?", s[0]) ? 1 : 0;
+	while (i + 1 < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == ';' || s[i] == ':'))
+		i++;
+	if (i + 1 < n && s[i] >= 0x20 && s[i] <= 0x2f)
+		i++;
+	return i + 1 == n;
+}
+
+/* h, l and r (XTRESTORE) with '?': the DEC private modes whose reset
+ * termmodes.c knows (term_modes_dec_known); without a prefix, the ANSI
+ * modes IRM (4) and LNM (20), which it resets too.  Every other mode changes
+ * how the terminal reads the stream or encodes keys: KAM (2) locks the
+ * keyboard, SRM (12) echoes, DECANM (?2) is VT52 mode, ?38 Tektronix mode,
+ * ?46 logs to a file, ?1041 copies the selection to the clipboard, ?1036,
+ * ?67 and mintty's ?7727 change what keys send. */
+static bool mode_passes(const struct csi *c)
+{
+	bool set = c->final == 'h' || c->final == 'l';
+	if (c->inter || !(set || (c->prefix == '?' && c->final == 'r')))
+		return true;
 	for (int i = 0; i < c->np; i++) {
-		if (c->prefix == 0 && c->final != 'r' && (c->p[i] == 2 || c->p[i] == 12))
-			return true; /* KAM locks the keyboard, SRM turns local echo on */
-		for (size_t k = 0; c->prefix == '?' && k < ARRAY_SIZE(dec_dropped); k++)
-			if (c->p[i] == dec_dropped[k])
-				return true;
+		bool ok = c->prefix == '?' ? term_modes_dec_known(c->p[i])
+		                           : c->p[i] == 4 || c->p[i] == 20;
+		if (!ok)
+			return false;
 	}
-	return false;
+	return c->np > 0;
 }
 
 /* Does a complete CSI (after its introducer) stay out of the host terminal?
- * Besides the answers: DECSCL ("p), which can switch 8-bit controls on, page
- * and status-line layout ($| *| $} $~), DECTST (y), media copy (i, ?i: the
- * terminal pipes the screen or what follows to its printer command, or
- * xterm writes an HTML or SVG dump of the screen into a file on the host),
- * the modes above, more parameters than are read, and numbers above 65535. */
+ * All but the allowlisted ones above, with a known mode; also more
+ * parameters than are read (but for SGR: true colours make long ones), and
+ * numbers above 65535 (a terminal could wrap one around to a dropped mode). */
 static bool csi_dropped(const char *s, size_t n, struct csi *c)
 {
 	csi_parse(s, n, c);
-	/* a long SGR (true colours, attributes) is common; elsewhere a
-	 * parameter that was not read could be a dropped mode */
+	if (!csi_well_formed(s, n) || !csi_known(c) || !mode_passes(c))
+		return true;
 	bool sgr = !c->prefix && !c->inter && c->final == 'm';
-	if ((c->too_many && !sgr) || csi_answers(c) || mode_dropped(c))
+	if (c->too_many && !sgr)
 		return true;
 	for (int i = 0; i < c->np; i++)
 		if (c->p[i] > 65535)
-			return true; /* a terminal could wrap it around to a dropped mode */
-	if (c->inter == '"' && c->final == 'p')
-		return true;
-	if ((c->inter == '$' && strchr("|}~", c->final)) || (c->inter == '*' && c->final == '|'))
-		return true;
-	if (!c->inter && c->final == 'i')
-		return true;
-	return !c->inter && !c->prefix && c->final == 'y';
+			return true;
+	return false;
 }
 
 /* A complete ESC sequence with intermediates (s: the bytes after ESC): only
@@ -167,11 +186,15 @@ static bool esc_inter_passes(const char *s, size_t n)
 	}
 }
 
-/* OSC numbers that only change what is shown: titles, cwd, hyperlinks,
- * notifications, colours, prompt marks (9 and 777 only so: osc_command_ok).
- * 52 (clipboard), 50 (font), 1337 (iTerm2 file transfer) and every other
- * number are dropped. */
-static const int osc_allowed[] = {0, 1, 2, 4, 7, 8, 9, 10, 11, 12, 17, 19,
+/* OSC numbers that only change what is shown: titles, hyperlinks,
+ * notifications, colours, prompt marks (8, 9, 777 and the colours only so:
+ * osc_command_ok).  52 (clipboard), 50 (font), 1337 (iTerm2 file transfer)
+ * and every other number are dropped; so is 7, the working directory: a
+ * terminal opens its next tab or split there, with the host's shell, and a
+ * path the agent names can be its own files on the host (the session's
+ * upper dir), where a git-aware prompt runs the core.fsmonitor of a
+ * repository the agent made. */
+static const int osc_allowed[] = {0, 1, 2, 4, 8, 9, 10, 11, 12, 17, 19,
                                   104, 110, 111, 112, 117, 119, 133, 777};
 
 static bool osc_body_ok(const char *b, size_t n)
@@ -205,12 +228,31 @@ static bool field_is(const char *f, const char *fend, const char *word)
 	return (size_t)(fend - f) == strlen(word) && memcmp(f, word, strlen(word)) == 0;
 }
 
+/* OSC 8's target (after its parameters), where a click takes the user: the
+ * end of a link (empty), a web page or a manual page.  Other schemes hand
+ * their text to whatever program claims them (vscode:, ssh:, smb:, ms-msdt:,
+ * mailto: with an attachment), and a click is all it takes; file: names the
+ * jail's files, which on the host are other files or the agent's own (the
+ * upper dir), opened there by the host's handler (kitty runs scripts). */
+static bool link_target_ok(const char *u, const char *end)
+{
+	static const char *const schemes[] = {"http:", "https:", "man:"};
+	if (u == end)
+		return true;
+	for (size_t k = 0; k < ARRAY_SIZE(schemes); k++) {
+		size_t l = strlen(schemes[k]);
+		if ((size_t)(end - u) >= l && strncasecmp(u, schemes[k], l) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* OSC 9 and 777 carry commands behind the notifications: ConEmu reads
  * 9;N;... as its own (9;6 runs a GuiMacro, 9;7 a process, 9;5 waits for a
  * key), urxvt hands 777's text to the perl extension its first field names.
  * What passes: 9 with a text that is not such a number (iTerm2's, WezTerm's
- * notification), 9;4 (progress) and 9;9 (the working directory); 777's
- * notify, precmd and preexec (VTE, foot). */
+ * notification) and 9;4 (progress), not 9;9 (the working directory, as OSC 7
+ * above); 777's notify, precmd and preexec (VTE, foot). */
 static bool osc_command_ok(int num, const char *b, const char *end)
 {
 	const char *fend, *f = first_field(b, end, &fend);
@@ -218,11 +260,15 @@ static bool osc_command_ok(int num, const char *b, const char *end)
 		bool numeric = f < fend;
 		for (const char *p = f; p < fend; p++)
 			numeric = numeric && *p >= '0' && *p <= '9';
-		return !numeric || field_is(f, fend, "4") || field_is(f, fend, "9");
+		return !numeric || field_is(f, fend, "4");
 	}
 	if (num == 777)
 		return field_is(f, fend, "notify") || field_is(f, fend, "precmd") ||
 		       field_is(f, fend, "preexec");
+	if (num == 8)
+		return fend < end && link_target_ok(fend + 1, end);
+	if (num >= 10 && num <= 19)
+		return fend == end; /* more values set the next colours, untracked */
 	return true;
 }
 
@@ -256,13 +302,29 @@ static bool osc_passes(const char *b, size_t n, int *nump)
 	return true;
 }
 
+/* Before the first title that passes: the terminal saves the user's titles
+ * on its title stack (XTWINOPS 22), and the reset takes them back (23).  It
+ * fits the output bound when the held title leaves room for it in hold. */
+#define TITLE_PUSH "\x1b[22;0t"
+
+static bool push_title(struct term_filter *f, struct out *o, int num)
+{
+	if (num > 2 || f->modes.title)
+		return true;
+	if (f->held + strlen(TITLE_PUSH) > sizeof(f->hold))
+		return false;
+	memcpy(o->p + o->n, TITLE_PUSH, strlen(TITLE_PUSH));
+	o->n += strlen(TITLE_PUSH);
+	return true;
+}
+
 static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
 {
 	size_t in = intro_len(f);
 	int num;
 	if (!f->overflow && !raw_intro(f) && f->held >= in + term_len &&
-	    osc_passes(f->hold + in, f->held - in - term_len, &num)) {
-		term_modes_osc(&f->modes, num);
+	    osc_passes(f->hold + in, f->held - in - term_len, &num) && push_title(f, o, num)) {
+		term_modes_osc(&f->modes, num, f->hold + in, f->held - in - term_len);
 		emit_held(f, o);
 	} else {
 		drop_held(f);
@@ -407,6 +469,15 @@ static bool seq_common(struct term_filter *f, struct out *o, unsigned char c)
 	return false;
 }
 
+/* The ESC sequences without intermediates that pass: save and restore the
+ * cursor (7 8), the keypad modes (= >), index, next line, reverse index
+ * (D E M) and full reset (c): what terminfo uses but for the tab stops (H),
+ * which would stay set after the jail.  An allowlist:
+ * ESC Z (DECID) answers, ESC n o | } ~ lock G2 or G3 in (the screen turns
+ * unreadable), xterm's ESC l locks the lines above the cursor, others are
+ * some terminal's own. */
+#define ESC_FINALS "78=>DEMc"
+
 static void after_esc(struct term_filter *f, struct out *o, unsigned char c)
 {
 	if (seq_common(f, o, c))
@@ -429,11 +500,9 @@ static void after_esc(struct term_filter *f, struct out *o, unsigned char c)
 		f->state = S_STR;
 		return;
 	}
-	/* ESC Z (DECID) answers like device attributes; a lone ST means nothing;
-	 * ESC n, o, |, }, ~ lock G2 or G3 in: the screen turns unreadable */
 	bool drop = f->overflow || (f->state == S_ESC_INTER
 	                                ? !esc_inter_passes(f->hold + 1, f->held - 1)
-	                                : strchr("Z\\no|}~", c) != NULL);
+	                                : strchr(ESC_FINALS, c) == NULL);
 	if (drop) {
 		drop_held(f);
 	} else {

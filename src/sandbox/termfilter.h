@@ -1,10 +1,14 @@
 /* termfilter.h — what the pty relay lets through to the host terminal.
  *
- * The jail's output is untrusted: escape sequences that write the clipboard
- * (OSC 52), make the terminal answer (status, device and mode reports, title
- * reports, colour and clipboard queries, DECRQSS and every other DCS string),
- * resize or move the window, or make the terminal save files (iTerm2 OSC 1337)
- * are dropped.  So are those that would make the terminal read the stream
+ * The jail's output is untrusted.  What passes is an allowlist: the control
+ * sequences, modes, ESC sequences and OSC commands that terminfo and
+ * full-screen programs use, of which every mode is one termmodes.c resets.
+ * So escape sequences that write the clipboard (OSC 52), make the terminal
+ * answer (status, device and mode reports, title reports, colour and
+ * clipboard queries, DECRQSS and every other DCS string), resize or move the
+ * window, make the terminal save files (iTerm2 OSC 1337, xterm's logging and
+ * screen dumps), name a working directory for its next tab (OSC 7, 9;9) or
+ * link to anything but web and manual pages (OSC 8) are dropped.  So are those that would make the terminal read the stream
  * otherwise than the filter does: leaving UTF-8 (ESC % but ESC % G), 8-bit
  * controls (S8C1T, DECSCL), VT52 mode, character sets beyond ASCII, line
  * drawing and UK in G0/G1, locking shifts, and key-encoding modes.  A byte

@@ -26,6 +26,8 @@ static const struct {
 	{2026, 'l'}, /* synchronized output: the screen stops updating */
 	{2031, 'l'}, /* colour-scheme change reports */
 	{2048, 'l'}, /* in-band resize reports */
+	{12, 'l'},   /* the cursor blinks (terminfo's cnorm turns it off) */
+	{2027, 'l'}, /* grapheme clusters: how wide text is */
 	{47, 'l'}, {1047, 'l'}, {1049, 'l'}, /* the alternate screen */
 	{7, 'h'},    /* DECAWM: autowrap */
 	{8, 'h'},    /* DECARM: key auto-repeat */
@@ -69,6 +71,25 @@ void csi_parse(const char *s, size_t n, struct csi *c)
 		c->p[c->np++] = -1;  /* "1;" ends with an empty parameter */
 }
 
+bool term_modes_dec_known(int n)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (dec_modes[i].mode == n)
+			return true;
+	return n == 1048;
+}
+
+/* Is the alternate screen (maybe) shown?  The reset then undoes its state
+ * first, while it is still the current screen. */
+static bool on_alt(const struct term_modes *m)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if ((m->dec & (1u << i)) &&
+		    (dec_modes[i].mode == 47 || dec_modes[i].mode == 1047 || dec_modes[i].mode == 1049))
+			return true;
+	return false;
+}
+
 static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
 {
 	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++) {
@@ -95,18 +116,22 @@ static void modkeys(struct term_modes *m, const struct csi *c)
 		m->modkeys &= (uint8_t)~(1u << c->p[0]);
 }
 
+/* The kitty keyboard protocol acts on the current screen's stack (kitty,
+ * foot, ghostty keep one per screen): count there. */
 static void kitty(struct term_modes *m, const struct csi *c)
 {
 	int n = c->np ? c->p[0] : -1;
+	int s = on_alt(m);
+	uint8_t *pushes = &m->kitty_pushes[s];
 	if (c->prefix == '>') {
-		m->kitty_pushes += m->kitty_pushes < 255;
+		*pushes += *pushes < 255;
 	} else if (c->prefix == '=') {
-		m->kitty_set = true;
+		m->kitty_set[s] = true;
 	} else if (c->prefix == '<') {
 		n = n < 1 ? 1 : n;
-		if (n > m->kitty_pushes)
-			m->kitty_set = true;  /* it popped entries it did not push */
-		m->kitty_pushes = (uint8_t)(n > m->kitty_pushes ? 0 : m->kitty_pushes - n);
+		if (n > *pushes)
+			m->kitty_set[s] = true;  /* it popped entries it did not push */
+		*pushes = (uint8_t)(n > *pushes ? 0 : *pushes - n);
 	}
 }
 
@@ -124,10 +149,55 @@ static void margins(struct term_modes *m, const struct csi *c)
 	m->margins = (c->np >= 1 && c->p[0] > 1) || (c->np >= 2 && c->p[1] > 0);
 }
 
+/* A cursor save (DECSC, SCOSC, entering 1048 or 1049) keeps the attributes
+ * and origin mode with it, and a restore (DECRC, SCORC, leaving them) brings
+ * them back, maybe after they were turned off: what any save kept counts as
+ * on again after a restore. */
+static bool is_origin(const struct term_modes *m)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (dec_modes[i].mode == 6)
+			return m->dec & (1u << i);
+	return false;
+}
+
+static void cursor_saved(struct term_modes *m)
+{
+	m->saved_sgr |= m->sgr;
+	m->saved_origin |= is_origin(m);
+}
+
+static void cursor_restored(struct term_modes *m)
+{
+	m->sgr |= m->saved_sgr;
+	if (m->saved_origin)
+		dec_set(m, 6, 'h', true);
+}
+
+/* 1 when c saves the cursor, -1 when it restores it, else 0. */
+static int cursor_save_restore(const struct csi *c)
+{
+	if (c->inter)
+		return 0;
+	if (c->prefix == 0 && (c->final == 's' || c->final == 'u'))
+		return c->final == 's' ? 1 : -1;
+	for (int i = 0; c->prefix == '?' && (c->final == 'h' || c->final == 'l') && i < c->np; i++)
+		if (c->p[i] == 1048 || c->p[i] == 1049)
+			return c->final == 'h' ? 1 : -1;
+	return 0;
+}
+
 void term_modes_csi(struct term_modes *m, const struct csi *c)
 {
+	int sr = cursor_save_restore(c);
+	if (sr > 0) /* before the modes change: 1049 saves, then switches */
+		cursor_saved(m);
 	if (c->inter == ' ' && c->final == 'q' && !c->prefix) /* DECSCUSR */
 		m->cursor_style = c->np && c->p[0] > 0;
+	if (c->inter == '!' && c->final == 'p' && !c->prefix) /* DECSTR: a VT510 turns */
+		dec_set(m, 7, 'l', true);                           /* autowrap off */
+	if (c->inter == '#' && (c->final == 'q' || c->final == '}')) /* XTPOPSGR */
+		m->sgr = true;
 	if (c->inter)
 		return;
 	if (c->prefix == 0 && c->final == 'r')
@@ -149,12 +219,18 @@ void term_modes_csi(struct term_modes *m, const struct csi *c)
 		modkeys(m, c);
 	else if (c->prefix == 0 && c->final == 'm')
 		sgr(m, c);
+	if (sr < 0)
+		cursor_restored(m);
 }
 
 void term_modes_esc(struct term_modes *m, const char *s, size_t n)
 {
 	if (n == 1 && (s[0] == '=' || s[0] == '>'))
 		m->keypad = s[0] == '=';
+	else if (n == 1 && s[0] == '7')
+		cursor_saved(m);
+	else if (n == 1 && s[0] == '8')
+		cursor_restored(m);
 	else if (n == 2 && (s[0] == '(' || s[0] == ')'))
 		m->charset = true;
 }
@@ -163,8 +239,29 @@ void term_modes_esc(struct term_modes *m, const char *s, size_t n)
 static const int osc_colors[][2] = {{4, 104},  {10, 110}, {11, 111},
                                     {12, 112}, {17, 117}, {19, 119}};
 
-void term_modes_osc(struct term_modes *m, int num)
+/* The n bytes of b after its k-th ';' (none: b + n). */
+static const char *after_field(const char *b, size_t n, int k, size_t *left)
 {
+	size_t i = 0;
+	for (; i < n && k > 0; i++)
+		k -= b[i] == ';';
+	*left = k > 0 ? 0 : n - i;
+	return b + (k > 0 ? n : i);
+}
+
+void term_modes_osc(struct term_modes *m, int num, const char *b, size_t n)
+{
+	size_t left;
+	if (num <= 2)
+		m->title = true;
+	if (num == 8) { /* 8;params;URI: an empty URI ends the link */
+		after_field(b, n, 2, &left);
+		m->link_open = left > 0;
+	}
+	if (num == 9 && n >= 4 && memcmp(b, "9;4;", 4) == 0) { /* 9;4;state[;value] */
+		const char *st = after_field(b, n, 2, &left);
+		m->progress = !(left == 0 || (st[0] == '0' && (left == 1 || st[1] == ';')));
+	}
 	for (size_t i = 0; i < sizeof(osc_colors) / sizeof(osc_colors[0]); i++)
 		if (osc_colors[i][0] == num)
 			m->colors |= (uint8_t)(1u << i);
@@ -206,13 +303,26 @@ static size_t put_csi(char *out, size_t at, char prefix, int num, char final)
 	return put_str(out, at, f);
 }
 
+/* Undo the kitty keyboard flags of screen s, which must be the current one. */
+static size_t put_kitty(const struct term_modes *m, int s, char *out, size_t n)
+{
+	if (m->kitty_set[s])
+		n = put_str(out, n, "\x1b[=0;1u");
+	if (m->kitty_pushes[s])
+		n = put_csi(out, n, '<', m->kitty_pushes[s], 'u');
+	return n;
+}
+
+static bool kitty_left(const struct term_modes *m, int s)
+{
+	return m->kitty_set[s] || m->kitty_pushes[s];
+}
+
 size_t term_modes_reset(const struct term_modes *m, char *out)
 {
 	size_t n = 0;
-	if (m->kitty_set)
-		n = put_str(out, n, "\x1b[=0;1u");
-	if (m->kitty_pushes)
-		n = put_csi(out, n, '<', m->kitty_pushes, 'u');
+	bool alt = on_alt(m);
+	n = put_kitty(m, alt, out, n); /* the screen shown now */
 	for (int i = 0; i < 8; i++)
 		if (m->modkeys & (1u << i))
 			n = put_csi(out, n, '>', i, 'm');
@@ -220,6 +330,16 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
 			if ((m->dec & (1u << i)) && (dec_modes[i].reset == 'h') == pass)
 				n = put_csi(out, n, '?', dec_modes[i].mode, dec_modes[i].reset);
+	if (alt) {
+		n = put_kitty(m, 0, out, n); /* back on the main screen */
+	} else if (kitty_left(m, 1)) {
+		/* flags left on the alternate screen's stack stay there for the
+		 * next program that uses it: visit it (1049 saves and restores
+		 * the cursor, the main screen is untouched) */
+		n = put_str(out, n, "\x1b[?1049h");
+		n = put_kitty(m, 1, out, n);
+		n = put_str(out, n, "\x1b[?1049l");
+	}
 	if (m->keypad)
 		n = put_str(out, n, "\x1b>");
 	if (m->ansi_irm)
@@ -236,6 +356,12 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 			n = put_num(out, n, osc_colors[i][1]);
 			n = put_str(out, n, "\x1b\\");
 		}
+	if (m->title)
+		n = put_str(out, n, "\x1b[23;0t"); /* the user's titles, pushed before */
+	if (m->link_open)
+		n = put_str(out, n, "\x1b]8;;\x1b\\");
+	if (m->progress)
+		n = put_str(out, n, "\x1b]9;4;0\x1b\\");
 	if (m->sgr)
 		n = put_str(out, n, "\x1b[m");
 	if (m->charset)

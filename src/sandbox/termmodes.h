@@ -31,18 +31,33 @@ void csi_parse(const char *s, size_t n, struct csi *c);
 struct term_modes {
 	uint32_t dec;      /* bit i: dec_modes[i] (termmodes.c) is away from its default */
 	uint8_t modkeys;   /* XTMODKEYS resources (CSI > Pp ; Pv m) that were set */
-	uint8_t kitty_pushes;
+	/* the kitty keyboard protocol keeps a stack per screen: [0] the main
+	 * screen's, [1] the alternate screen's */
+	uint8_t kitty_pushes[2];
+	bool kitty_set[2];
 	uint8_t colors;    /* OSC 4 10 11 12 17 19 (bit per osc_colors[]) that were set */
-	bool kitty_set, keypad, ansi_irm, ansi_lnm, sgr, charset, cursor_style, margins;
+	bool keypad, ansi_irm, ansi_lnm, sgr, charset, cursor_style, margins;
+	bool link_open; /* an OSC 8 hyperlink not ended: what follows links there */
+	bool progress;  /* an OSC 9;4 progress indicator shows */
+	bool title;     /* a title was set: the user's were pushed (termfilter.c) */
+	bool saved_sgr, saved_origin; /* kept by a cursor save (termmodes.c) */
 };
+
+/* May DEC private mode n be set or reset (CSI ? n h/l)?  Only the modes this
+ * module tracks, which the reset puts back, and 1048 (save the cursor): an
+ * allowlist, since every other number is some terminal's switch of how it
+ * parses the stream (Tektronix mode, 38), writes files (logging, 46), puts
+ * the selection in the clipboard (1041) or encodes keys (mintty's 7727). */
+bool term_modes_dec_known(int n);
 
 /* A sequence that reaches the terminal: CSI, or ESC with its intermediates and
  * final (s after the ESC), or a C0 control. */
 void term_modes_csi(struct term_modes *m, const struct csi *c);
 void term_modes_esc(struct term_modes *m, const char *s, size_t n);
 void term_modes_c0(struct term_modes *m, unsigned char c);
-/* An OSC that reaches the terminal, by its number. */
-void term_modes_osc(struct term_modes *m, int num);
+/* An OSC that reaches the terminal: its number, and its body (b, n bytes
+ * between introducer and terminator). */
+void term_modes_osc(struct term_modes *m, int num, const char *b, size_t n);
 
 /* The bytes that undo m, at most TERM_RESET_MAX; async-signal-safe (no
  * allocation, no stdio), for the supervisor's crash path too. */

@@ -6,7 +6,9 @@
 Listens on 127.0.0.1 at a free port (written to PORTFILE).  Every request is
 appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
 is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /echo answers 400 with the request's headers as its body (gzip when
-asked) and x-api-key in X-Echo, written 7 bytes at a time.  GET /sse streams three events, one at a time,
+asked) and x-api-key in X-Echo, written 7 bytes at a time; GET
+/echo-chunked/N the same body in chunks of N bytes each (an extension on
+every size line), and HEAD of it the head alone.  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
@@ -74,6 +76,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.write(text[i:i + 7])
                 self.wfile.flush()
             return
+        if self.path.startswith("/echo-chunked/"):  # framing inside the key
+            step = int(self.path.split("/")[2])
+            text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            self.send_response(400)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            if self.command == "HEAD":
+                return
+            for i in range(0, len(text), step):
+                part = text[i:i + step]
+                self.wfile.write(b"%x;n=%d\r\n%s\r\n" % (len(part), i, part))
+            self.wfile.write(b"0\r\nX-Trailer: done\r\n\r\n")
+            return
         if self.path.startswith("/big/"):
             size = int(self.path[5:]) << 20
             self.send_response(200)
@@ -89,7 +104,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    do_GET = do_POST = do_PUT = answer
+    do_GET = do_POST = do_PUT = do_HEAD = answer
 
 
 def main():

@@ -521,7 +521,7 @@ assert_no_host_keys() {
 test_export_leaves_out_a_host_key_added_after_the_run() {
 	nogit_agent_over_host_keys
 	assert_no_host_keys "$("$JAIL" diff -D "$T/p" 2>&1)" "jail diff"
-	"$JAIL" -q export -D "$T/p" >/dev/null 2>&1 || true
+	"$JAIL" export -D "$T/p" >/dev/null 2>&1 || true
 	assert_no_host_keys "$(cat "$(session_dir "$T/p")"/patches/*.patch)" "the patch"
 }
 

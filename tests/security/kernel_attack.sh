@@ -25,33 +25,6 @@ test_socketpair_refuses_what_socket_refuses() {
 	assert_eq "$rc" 0 "a unix datagram socketpair"
 }
 
-# SysV semaphores and message queues are kernel memory that belongs to the IPC
-# namespace, not to a process, as shared memory segments are (proc_attack.sh):
-# the OOM killer cannot get it back by killing the agent, and without cgroups
-# --memory does not count it.  A --memory 64M jail held 400 MiB in 200 arrays
-# of 32000 semaphores (up to 32000 arrays: 64 GiB), and 245 MiB in 200 queues
-# of empty messages (up to 32000 queues: 39 GiB).  Semaphore sets are bounded
-# (more than 32 gets EINVAL, as above semmsl), message queues refused.
-test_sysv_semaphores_and_message_queues_bounded() {
-	jp -- semget 32000
-	assert_eq "$rc" "$EINVAL" "32000 semaphores in one set"
-	jp -- semget 33
-	assert_eq "$rc" "$EINVAL" "33 semaphores in one set"
-	jp -- semget 0x100007d00
-	assert_eq "$rc" "$EINVAL" "32000 semaphores with high bits set (the kernel reads an int)"
-	jp -- semget 32
-	assert_eq "$rc" 0 "a set of 32 (PostgreSQL asks for 17)"
-	jp -- semget 1
-	assert_eq "$rc" 0 "a single semaphore"
-	jp -- msgget
-	assert_eq "$rc" "$EPERM" "a message queue"
-	# positive controls: allowed back, the kernel's own limits
-	jp --allow-syscall semget -- semget 32000
-	assert_eq "$rc" 0 "semget allowed back"
-	jp --allow-syscall msgget -- msgget
-	assert_eq "$rc" 0 "msgget allowed back"
-}
-
 # jail_in_keyring RING [JAIL ARGS...] -- PROBE ARGS: from a fresh session
 # keyring on the host holding the user key $KEY=$SECRET (in the session
 # keyring, RING s, or the user keyring, u), run the probe in a jail.

@@ -502,8 +502,6 @@ static int more(int argc, char **argv)
 	                                            argc > 4 ? strtol(argv[4], NULL, 0) : 0);
 	if (!strcmp(c, "socketpair")) return do_socketpair(strtol(a, NULL, 0), strtol(b, NULL, 0),
 	                                                    argc > 4 ? strtol(argv[4], NULL, 0) : 0);
-	if (!strcmp(c, "semget")) return err_or_ok(syscall(SYS_semget, IPC_PRIVATE, strtol(a, NULL, 0), 0600));
-	if (!strcmp(c, "msgget")) return err_or_ok(syscall(SYS_msgget, IPC_PRIVATE, 0600));
 	if (!strcmp(c, "key-exec")) return do_key_exec(argc, argv);
 	if (!strcmp(c, "key-read")) return do_key_read(a, !strcmp(b, "request"));
 	if (!strcmp(c, "connect-abstract")) return do_connect_unix(a, true);

@@ -194,8 +194,9 @@ test_tiocsetd_refused() {
 
 # OSC 9 and 777 are notifications, but terminals also read commands there:
 # ConEmu runs a GuiMacro (9;6) or a process (9;7), urxvt hands 777's text to the
-# perl extension its first field names.  Only notifications, progress (9;4),
-# the working directory (9;9) and 777's notify/precmd/preexec pass.
+# perl extension its first field names.  Only notifications, progress (9;4)
+# and 777's notify/precmd/preexec pass (the working directory, 9;9, does not:
+# terminal_attack.sh).
 test_osc_commands_behind_notifications_dropped() {
 	probe_setup
 	printf 'a\033]9;7;"calc.exe"\007b\033]9;6;Shell("new_console","","calc")\033\\c' >"$T/bin/osc"

@@ -996,6 +996,14 @@ T(reqp_asks_for_uncompressed_responses)
 	                 "x-api-key: " REAL "\r\nConnection: close\r\n\r\n");
 	reqp_free(&r);
 	sb_free(&out);
+	/* nor a transfer coding (TE: gzip); "trailers" is no coding */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\nTE: gzip, chunked\r\n"
+	                   "te: trailers\r\nx-api-key: " PH "\r\n\r\n", 5, &out), 0);
+	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nte: trailers\r\n"
+	                 "x-api-key: " REAL "\r\nConnection: close\r\n\r\n");
+	reqp_free(&r);
+	sb_free(&out);
 	static const char *const req[] = {":method: GET", ":authority: api.example.com", ":path: /",
 	                                  "accept-encoding: gzip, deflate"};
 	setup(&r, true);

@@ -69,8 +69,9 @@ T(harmless_sequences_pass)
 	expect("\x1b[1;31mred\x1b[0m", "\x1b[1;31mred\x1b[0m");
 	expect("\x1b[2J\x1b[H\x1b[?25l\x1b[?1049h", "\x1b[2J\x1b[H\x1b[?25l\x1b[?1049h");
 	expect("\x1b" "7\x1b" "8\x1b(B\x1b=", "\x1b" "7\x1b" "8\x1b(B\x1b=");
-	expect("\x1b]0;my title\a", "\x1b]0;my title\a");
-	expect("\x1b]2;t\x1b\\", "\x1b]2;t\x1b\\");
+	/* a title: the user's are pushed first (the reset pops them) */
+	expect("\x1b]0;my title\a\x1b]2;t2\a", "\x1b[22;0t\x1b]0;my title\a\x1b]2;t2\a");
+	expect("\x1b]2;t\x1b\\", "\x1b[22;0t\x1b]2;t\x1b\\");
 	expect("\x1b]8;;https://x.test/?q=1\x1b\\link\x1b]8;;\x1b\\",
 	       "\x1b]8;;https://x.test/?q=1\x1b\\link\x1b]8;;\x1b\\");
 	expect("\x1b]11;#000000\a", "\x1b]11;#000000\a");
@@ -92,7 +93,7 @@ T(osc_queries_and_unknown_osc_dropped)
 	expect("a\x1b]10;?\x1b\\b", "ab");
 	expect("a\x1b]1337;File=name=eA==:AAAA\ab", "ab");
 	expect("a\x1b]50;?\ab", "ab");
-	expect("a\x1b]0;ti\x1btle\ab", "a\x1btle\ab"); /* ESC ends it: the OSC is dropped */
+	expect("a\x1b]0;ti\x1btle\ab", "ale\ab"); /* ESC ends it: the OSC is dropped */
 	expect("a\x1b]0;t\xc2\x9b" "6n\ab", "ab"); /* encoded C1 inside the body */
 }
 
@@ -106,7 +107,7 @@ T(osc_commands_behind_notifications_dropped)
 	expect("a\x1b]777;notifyx;t\ab", "ab");
 	expect("a\x1b]9;done\ab", "a\x1b]9;done\ab");
 	expect("a\x1b]9;4;1;50\ab", "a\x1b]9;4;1;50\ab");
-	expect("a\x1b]9;9;/tmp\ab", "a\x1b]9;9;/tmp\ab");
+	expect("a\x1b]9;9;/tmp\ab", "ab"); /* the working directory: not the host's */
 	expect("a\x1b]9;\ab", "a\x1b]9;\ab");
 	expect("a\x1b]777;notify;T;B\ab", "a\x1b]777;notify;T;B\ab");
 	expect("a\x1b]777;precmd\ab", "a\x1b]777;precmd\ab");
@@ -176,24 +177,34 @@ T(overlong_sequences_dropped_whole_and_bounded)
 	free(in);
 }
 
-T(output_bound_holds_byte_by_byte)
+/* A held sequence of len bytes (an OSC with introducer intro) completing in
+ * one-byte calls: what is written in all, and out <= 1 + hold in each call. */
+static size_t one_byte_calls(const char *intro, size_t len)
 {
-	/* a held sequence completing in a one-byte call: out <= 1 + hold */
 	struct term_filter *f = calloc(1, sizeof(*f));
 	char in[TERM_FILTER_HOLD + 8];
-	memcpy(in, "\x1b]0;", 4);
-	memset(in + 4, 'x', TERM_FILTER_HOLD - 5);
-	in[TERM_FILTER_HOLD - 1] = '\a';
+	memcpy(in, intro, strlen(intro));
+	memset(in + strlen(intro), 'x', len - strlen(intro) - 1);
+	in[len - 1] = '\a';
 	char out[TERM_FILTER_HOLD * 2];
 	size_t total = 0, max = 0;
-	for (size_t i = 0; i < TERM_FILTER_HOLD; i++) {
+	for (size_t i = 0; i < len; i++) {
 		size_t k = term_filter_run(f, in + i, 1, out);
 		total += k;
 		max = k > max ? k : max;
 	}
-	CHECK_INT(total, TERM_FILTER_HOLD);
 	CHECK(max <= 1 + TERM_FILTER_HOLD);
 	free(f);
+	return total;
+}
+
+T(output_bound_holds_byte_by_byte)
+{
+	CHECK_INT(one_byte_calls("\x1b]9;", TERM_FILTER_HOLD), TERM_FILTER_HOLD);
+	/* a title with the push before it: the push must fit too */
+	size_t push = strlen("\x1b[22;0t");
+	CHECK_INT(one_byte_calls("\x1b]0;", TERM_FILTER_HOLD - push), TERM_FILTER_HOLD);
+	CHECK_INT(one_byte_calls("\x1b]0;", TERM_FILTER_HOLD - push + 1), 0);
 }
 
 /* Random streams over the bytes that matter, in random chunks: the output
@@ -375,9 +386,67 @@ T(reset_undoes_modes_that_send_input)
 	             "\x1b[>6;1m\x1b[>7;1m\x1b[?1;5;9;66;1000;1001;1002;1003;1004;1005;1006h"
 	             "\x1b[?1007;1015;1016;2004;2031;2048;47;1047;1049h\x1b[?7;8;25l\x1b="
 	             "\x1b[4;20h\x1b[1m\x0e",
-	             "\x1b[=0;1u\x1b[<1u\x1b[>0m\x1b[>1m\x1b[>2m\x1b[>3m\x1b[>4m\x1b[>6m\x1b[>7m"
+	             "\x1b[>0m\x1b[>1m\x1b[>2m\x1b[>3m\x1b[>4m\x1b[>6m\x1b[>7m"
 	             "\x1b[?1l\x1b[?5l\x1b[?9l\x1b[?66l\x1b[?1000l\x1b[?1001l\x1b[?1002l"
 	             "\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1007l\x1b[?1015l"
 	             "\x1b[?1016l\x1b[?2004l\x1b[?2031l\x1b[?2048l\x1b[?47l\x1b[?1047l\x1b[?1049l"
-	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B");
+	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b[=0;1u\x1b[<1u\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B");
+}
+
+/* What passes is an allowlist: other modes, control sequences and ESC finals
+ * are some terminal's own (terminal_attack.sh says which and why). */
+T(only_known_sequences_and_modes_pass)
+{
+	expect("a\x1b[?38hb\x1b[?46hc\x1b[?1041hd\x1b[?7727he\x1b[?1049;45hf", "abcdef");
+	expect("a\x1b[3hb\x1b[?hc\x1b[hd", "abcd");     /* CRM; no mode at all */
+	expect("a\x1b[5;6;7,~b\x1b[3 tc\x1b[2 }d\x1b[>1;1fe\x1b[>2pf", "abcdef");
+	expect("a\x1b[?2$!pb\x1b[2?1hc\x1b[1;2$$xd", "abcd"); /* not well formed */
+	expect("a\x1blb\x1bmc\x1bNd\x1b`e", "abcde");
+	expect("\x1b[?1;12;25;1048;1049;2026;2027h\x1b[4l\x1b[?1049s",
+	       "\x1b[?1;12;25;1048;1049;2026;2027h\x1b[4l\x1b[?1049s");
+	expect("\x1b[5 q\x1b[!p\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u",
+	       "\x1b[5 q\x1b[!p\x1b[1;1;2;2$x\x1b[#p\x1b[#q\x1b[2'}\x1b[>4;2m\x1b[=1;1u");
+	/* state the reset does not undo: tab stops, protection, DECSACE */
+	expect("a\x1b[3gb\x1b[gc\x1bHd\x1b[1\"qe\x1b[2*xf", "abcdef");
+	expect("\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "M\x1b" "c",
+	       "\x1b" "7\x1b" "8\x1b=\x1b>\x1b" "D\x1b" "E\x1b" "M\x1b" "c");
+}
+
+T(osc_links_colours_and_cwd)
+{
+	expect("a\x1b]8;;vscode://x\ab\x1b]8;;file:///x\ac\x1b]8;;SSH://h\x1b\\d", "abcd");
+	expect("\x1b]8;;HTTPS://x.test/\a\x1b]8;;man:ls(1)\a\x1b]8;;\a",
+	       "\x1b]8;;HTTPS://x.test/\a\x1b]8;;man:ls(1)\a\x1b]8;;\a");
+	expect("a\x1b]8;https://x.test/\ab", "ab"); /* no parameters field */
+	expect("a\x1b]10;red;blue\ab\x1b]11;a;b\x1b\\c", "abc");
+	expect("a\x1b]7;file://h/tmp\ab\x1b]9;9;/tmp\ac", "abc");
+}
+
+T(reset_kitty_keyboard_on_each_screen)
+{
+	expect_reset("\x1b[>1u\x1b[?1049h\x1b[>1u", "\x1b[<1u\x1b[?1049l\x1b[<1u");
+	expect_reset("\x1b[?1049h\x1b[=1;1u", "\x1b[=0;1u\x1b[?1049l");
+	expect_reset("\x1b[?1049h\x1b[>1u\x1b[?1049l", "\x1b[?1049h\x1b[<1u\x1b[?1049l");
+	expect_reset("\x1b[?1049h\x1b[>1u\x1b[<u\x1b[?1049l", "");
+	expect_reset("\x1b[?12h\x1b[?2027h", "\x1b[?12l\x1b[?2027l");
+	expect_reset("\x1b[!p", "\x1b[?7h"); /* soft reset: autowrap off on a VT510 */
+	/* what a cursor restore or an SGR pop brings back counts as on */
+	expect_reset("\x1b[31m\x1b" "7\x1b[m\x1b" "8", "\x1b[m");
+	expect_reset("\x1b[31m\x1b[#{\x1b[m\x1b[#}", "\x1b[m");
+	expect_reset("\x1b[?1049h\x1b[?1049l", "");
+	expect_reset("\x1b[31m\x1b[?1049h\x1b[m\x1b[?1049l", "\x1b[m");
+	expect_reset("\x1b[?6h\x1b[s\x1b[?6l\x1b[u", "\x1b[?6l");
+}
+
+/* A hyperlink left open makes everything printed after the jail a link; a
+ * progress indicator stays in the tab. */
+T(reset_ends_links_and_progress)
+{
+	expect_reset("\x1b]8;;https://x.test/\aclick", "\x1b]8;;\x1b\\");
+	expect_reset("\x1b]8;id=1;https://x.test/\ax\x1b]8;;\a", "");
+	expect_reset("\x1b]9;4;3\a", "\x1b]9;4;0\x1b\\");
+	expect_reset("\x1b]9;4;1;50\a\x1b]9;4;0\a", "");
+	expect_reset("\x1b]9;4;0;5\a\x1b]9;done\a", "");
+	expect_reset("\x1b]0;sudo password\a", "\x1b[23;0t"); /* the user's titles back */
+	expect_reset("\x1b]2;a\a\x1b]1;b\a", "\x1b[23;0t");
 }

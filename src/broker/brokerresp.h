@@ -1,0 +1,51 @@
+/* brokerresp.h — the response of a brokered HTTP/1.1 connection, scrubbed
+ * through its framing.
+ *
+ * The scrubber (brokerscrub.h) finds a real value however the stream's bytes
+ * are split into reads; but a chunked body splits them with bytes of its
+ * own: an echo whose chunk ends inside the key ("...sk-ant-AB\r\n20\r\nCD...")
+ * showed no whole value to the scrubber, and the agent's HTTP client, which
+ * drops the framing, had the key.  The agent chooses where the echo falls
+ * (by the length of what it sends), and an upstream's chunk ends where its
+ * buffers do.  So the response is read as HTTP: its head (and any 1xx
+ * before it) goes through the scrubber as it is; a chunked body's data goes
+ * through it without the framing, and leaves in chunks of the broker's own
+ * (extensions dropped: the sizes are new), then the last chunk and the
+ * trailers.  Any other body is contiguous and goes as it is (Content-Length,
+ * or to the connection's end), as does everything after a 101 (a WebSocket's
+ * frames are not read: the broker does not see through them).  Bytes that
+ * do not parse go as they are, from there on, to the connection's end.
+ *
+ * One response per connection (brokerhttp.h: one request, "Connection:
+ * close"), after any number of 1xx.  Pure code, no I/O. */
+#ifndef JAIL_BROKERRESP_H
+#define JAIL_BROKERRESP_H
+#include "brokerscrub.h"
+
+enum resp_state {
+	RS_HEAD,        /* a status line and headers */
+	RS_CHUNK_SIZE,  /* a chunk-size line */
+	RS_CHUNK_DATA,  /* chunk data: `left` bytes to come */
+	RS_CHUNK_CRLF,  /* the line end after chunk data */
+	RS_TRAILER,     /* trailer lines, to the empty one */
+	RS_RAW,         /* everything else: as it comes, through the scrubber */
+};
+
+struct resp {
+	struct scrub sc;
+	enum resp_state st;
+	struct strbuf line;  /* the head so far, or the chunk-size line */
+	uint64_t left;
+	bool head_request;   /* the request was HEAD: no body follows its head */
+};
+
+void resp_init(struct resp *r, const struct broker_cred *creds, size_t n);
+void resp_free(struct resp *r);
+/* len bytes from the upstream: what may go to the jail now, to out. */
+void resp_feed(struct resp *r, const char *in, size_t len, struct strbuf *out);
+/* The stream paused or ended: what the scrubber held, to out (as a chunk
+ * inside a chunked body). */
+void resp_flush(struct resp *r, struct strbuf *out);
+/* Bytes the scrubber holds now. */
+static inline size_t resp_held(const struct resp *r) { return r->sc.n_held; }
+#endif
