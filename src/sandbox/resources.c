@@ -314,12 +314,46 @@ static int set_limit(int res, rlim_t v, const char *what, struct jail_err *e)
 	return 0;
 }
 
+/* A number from a /proc file; fallback when it cannot be read. */
+static long proc_number(const char *path, long fallback)
+{
+	_cleanup_free_ char *text = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64, &text, NULL, &ignored) < 0)
+		return fallback;
+	char *end;
+	long v = strtol(text, &end, 10);
+	return end == text || v <= 0 ? fallback : v;
+}
+
+/* Every process of the jail also takes a pid, and a thread, of the host's
+ * (kernel.pid_max and threads-max of the initial namespaces count every
+ * namespace's; the jail's own pid_max shows no such bound): a fork bomb with
+ * no --pids filled them, and no one on the host, root included, could start
+ * a process until it ended.  The user's own process limit counts the jail's
+ * processes with the host's.  So the jail gets half of the least of them. */
+unsigned long limits_default_nproc(void)
+{
+	long v = proc_number("/proc/sys/kernel/pid_max", 32768);
+	long t = proc_number("/proc/sys/kernel/threads-max", v);
+	if (t < v)
+		v = t;
+	struct rlimit own;
+	if (getrlimit(RLIMIT_NPROC, &own) == 0 && own.rlim_cur != RLIM_INFINITY &&
+	    own.rlim_cur < (rlim_t)v)
+		v = (long)own.rlim_cur;
+	return v / 2 > 0 ? (unsigned long)(v / 2) : 1;
+}
+
 int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
-                         struct jail_err *e)
+                         unsigned long default_nproc, struct jail_err *e)
 {
 	/* core dumps off: a dump of the agent would carry its secrets (API keys)
 	 * into files the user never asked for */
 	if (set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE", e) < 0)
+		return -1;
+	if (!cfg->pids && default_nproc &&
+	    set_limit(RLIMIT_NPROC, (rlim_t)default_nproc, "RLIMIT_NPROC", e) < 0)
 		return -1;
 	if (cgroup_in_force)
 		return 0;

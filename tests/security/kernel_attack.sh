@@ -152,3 +152,25 @@ test_aio_refused_as_absent() {
 	jp --allow-syscall io_setup -- sys io_setup
 	assert_eq "$rc" 0 "io_setup allowed back (positive control)"
 }
+
+# Every process of the jail takes a pid and a thread of the host's too
+# (kernel.pid_max, threads-max: the initial namespaces count every one), and
+# without --pids nothing bounded the jail's but the user's own process limit,
+# here three times pid_max: a fork bomb in a default jail left no one on the
+# host, root included, a process to start.  Without --pids the jail gets half
+# of the least of them.  (The jail's own pid_max, per pid namespace since
+# Linux 6.14, shows no such bound: the host's values are read on the host.)
+test_default_process_limit_leaves_the_host_half() {
+	probe_setup
+	local pid_max threads bound
+	pid_max=$(cat /proc/sys/kernel/pid_max)
+	threads=$(cat /proc/sys/kernel/threads-max)
+	bound=$((pid_max < threads ? pid_max : threads))
+	run_jail -q -D "$T/p" -- bash -c 'ulimit -Hu'
+	assert_eq "$rc" 0 "$err"
+	[ "$out" != unlimited ] && [ "$out" -le $((bound / 2)) ] ||
+		fail "the jail may run $out processes; the host holds $bound"
+	run_jail -q --pids 50 -D "$T/p" -- bash -c 'ulimit -Hu'
+	assert_eq "$out" 50 "--pids sets its own bound (positive control)"
+	host_safe
+}
