@@ -156,8 +156,9 @@ test_aio_refused_as_absent() {
 # Every process of the jail takes a pid and a thread of the host's too
 # (kernel.pid_max, threads-max: the initial namespaces count every one), and
 # without --pids nothing bounded the jail's but the user's own process limit,
-# here three times pid_max: a fork bomb in a default jail left no one on the
-# host, root included, a process to start.  Without --pids the jail gets half
+# here three times pid_max: a fork bomb in a default jail could leave no one
+# on the host, root included, a process to start (not run here: the machine
+# is shared; the bound is what is asserted).  Without --pids the jail gets half
 # of the least of them.  (The jail's own pid_max, per pid namespace since
 # Linux 6.14, shows no such bound: the host's values are read on the host.)
 test_default_process_limit_leaves_the_host_half() {
