@@ -345,6 +345,28 @@ unsigned long limits_default_nproc(void)
 	return v / 2 > 0 ? (unsigned long)(v / 2) : 1;
 }
 
+/* The per-user counts the kernel charges to the jail's user namespace and to
+ * the uid in the host's, against the limit the host gave the user: an agent
+ * that queued 96,365 signals to itself (RLIMIT_SIGPENDING) left every program
+ * of the user's on the host none (sigqueue, timer_create: EAGAIN), and POSIX
+ * message queues share RLIMIT_MSGQUEUE the same way.  The jail gets half of
+ * each, as of the inotify counts (limits_userns_counts). */
+static int halve_shared_limits(struct jail_err *e)
+{
+	static const struct {
+		int res;
+		const char *name;
+	} shared[] = {{RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING"}, {RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE"}};
+	for (size_t i = 0; i < ARRAY_SIZE(shared); i++) {
+		struct rlimit r;
+		if (getrlimit(shared[i].res, &r) < 0 || r.rlim_cur == RLIM_INFINITY)
+			continue;
+		if (set_limit(shared[i].res, r.rlim_cur / 2, shared[i].name, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
                          unsigned long default_nproc, struct jail_err *e)
 {
@@ -354,6 +376,8 @@ int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
 		return -1;
 	if (!cfg->pids && default_nproc &&
 	    set_limit(RLIMIT_NPROC, (rlim_t)default_nproc, "RLIMIT_NPROC", e) < 0)
+		return -1;
+	if (halve_shared_limits(e) < 0)
 		return -1;
 	if (cgroup_in_force)
 		return 0;

@@ -175,3 +175,30 @@ test_default_process_limit_leaves_the_host_half() {
 	assert_eq "$out" 50 "--pids sets its own bound (positive control)"
 	host_safe
 }
+
+# The user's pending signals (RLIMIT_SIGPENDING) are counted the same way, in
+# the jail's namespace and for the uid on the host: an agent that queued
+# 96,365 real-time signals to itself left the user's host programs none
+# (sigqueue and timer_create: EAGAIN) while it ran; POSIX message queues share
+# RLIMIT_MSGQUEUE so.  The jail gets half of each.
+test_pending_signals_leave_the_host_user_its_share() {
+	probe_setup
+	local limit held host_got
+	limit=$(bash -c 'ulimit -i')
+	[ "$limit" != unlimited ] || skip "no pending-signal limit here"
+	"$JAIL" -q --ro "$T/bin" -D "$T/p" -- sh -c "$T/bin/probe sigqueue-many 60 >held" \
+		>/dev/null 2>&1 &
+	local jail=$!
+	wait_for test -s "$(session_dir "$T/p")/upper/held"
+	held=$(cat "$(session_dir "$T/p")/upper/held")
+	set +e
+	host_got=$(hp sigqueue-many)
+	set -e
+	run_jail stop -D "$T/p"
+	wait "$jail" || true
+	[ "$held" -gt 0 ] && [ "$held" -le $((limit / 2)) ] ||
+		fail "the jail queued $held of the user's $limit pending signals"
+	[ "$host_got" -ge $((limit / 2 - 64)) ] ||
+		fail "the host user could queue $host_got signals while the jail held $held"
+	host_safe
+}

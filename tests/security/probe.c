@@ -228,6 +228,29 @@ static int do_socketpair(long fam, long type, long proto)
 	return err_or_ok(syscall(SYS_socketpair, fam, type | SOCK_CLOEXEC, proto, sv));
 }
 
+/* sigqueue-many [SECONDS]: queue a blocked real-time signal to ourselves
+ * until the kernel refuses; print how many (the user's pending-signal
+ * count), then hold them SECONDS. */
+static int do_sigqueue_many(int hold)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	union sigval v = {0};
+	int n = 0, err = 0;
+	for (; n < 10000000; n++)
+		if (sigqueue(getpid(), SIGRTMIN, v) < 0) {
+			err = errno;
+			break;
+		}
+	printf("%d\n", n);
+	fflush(stdout);
+	if (hold > 0)
+		sleep((unsigned)hold);
+	return err;
+}
+
 /* key-exec NAME VALUE KEYRING CMD...: on the host, a fresh session keyring
  * (not the caller's) with the user keyring linked in, as a login's
  * (pam_keyinit), the user key NAME=VALUE in it (KEYRING s) or in the user
@@ -503,6 +526,7 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "socketpair")) return do_socketpair(strtol(a, NULL, 0), strtol(b, NULL, 0),
 	                                                    argc > 4 ? strtol(argv[4], NULL, 0) : 0);
 	if (!strcmp(c, "key-exec")) return do_key_exec(argc, argv);
+	if (!strcmp(c, "sigqueue-many")) return do_sigqueue_many(atoi(a));
 	if (!strcmp(c, "key-read")) return do_key_read(a, !strcmp(b, "request"));
 	if (!strcmp(c, "connect-abstract")) return do_connect_unix(a, true);
 	if (!strcmp(c, "connect-unix")) return do_connect_unix(a, false);
