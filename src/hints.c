@@ -164,6 +164,34 @@ void hint_root(void)
 		         "itself); run jail as your own user");
 }
 
+/* What a keyring call allowed back reaches of the host's.  The jail has a
+ * session keyring of its own (keyring.c), but a key's permissions are checked
+ * against the uid, which is yours inside as outside: your user keyring gives
+ * its owner everything (the kernel makes it so), and a key's serial is the
+ * only thing that names it.  With keyctl back, the agent finds the user
+ * keyring's serial by trying them all (2^31: minutes; the masked /proc/keys
+ * would have listed it), links it into its own keyring and reads, adds or
+ * clears its keys; add_key alone adds keys there.  request_key of a key that
+ * does not exist makes the kernel run /sbin/request-key as root in the host's
+ * namespaces, with the agent's type, description and callout (keyutils maps
+ * dns_resolver keys to a DNS lookup from the host's network).  Nothing per
+ * namespace stops either, and a filter cannot tell the jail's serials from
+ * the host's. */
+void hint_keyring_allowed(const struct jail_config *cfg)
+{
+	static const struct {
+		const char *call, *reach;
+	} calls[] = {
+		{"keyctl", "can read and change the keys of your user keyring"},
+		{"add_key", "can add keys to your user keyring"},
+		{"request_key", "makes the host run /sbin/request-key as root with its words"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(calls); i++)
+		if (strv_contains(&cfg->syscalls_allow, calls[i].call))
+			log_warn("%s is allowed back: the agent %s (README, Limitations)",
+			         calls[i].call, calls[i].reach);
+}
+
 char *hint_shell_quote(const char *s)
 {
 	_cleanup_free_ char *esc = escape_name(s);

@@ -1,5 +1,6 @@
 /* hints.h — one line where users get stuck: a command that lives only on the
- * host, a project that is part of a bigger repository, running as root. */
+ * host, a project that is part of a bigger repository, running as root, a
+ * keyring call allowed back. */
 #ifndef JAIL_HINTS_H
 #define JAIL_HINTS_H
 #include "config.h"
@@ -29,6 +30,8 @@ char *hint_session_in_repo(const char *project);
 void hint_nested_mounts(const char *project);
 /* Running as root: say the jail is root inside too. */
 void hint_root(void);
+/* A keyring call allowed back: say what of the host's it reaches. */
+void hint_keyring_allowed(const struct jail_config *cfg);
 /* A path as the user can paste it into a shell: escaped (escape_name), and in
  * single quotes when it holds anything but [A-Za-z0-9_./:@%+=,-]. */
 char *hint_shell_quote(const char *s);

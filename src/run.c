@@ -328,6 +328,7 @@ int cmd_run(struct cli *c)
 	}
 	log_set_quiet(cfg.quiet);
 	hint_root();
+	hint_keyring_allowed(&cfg);
 	/* bad values are refused before anything is created or started */
 	if (check_cli_values(c, &cfg, &e) < 0 || sysfilter_check_config(&cfg, &e) < 0 ||
 	    net_validate(&cfg, &e) < 0 || (!cfg.hide_start_only && hidefs_usable(&e) < 0)) {

@@ -1,16 +1,17 @@
 /* init.c — PID 1 of the jail.
  *
  * The containment recipe, in order; each step fails closed:
- *   write the uid/gid maps → hostname → new root (mounts) → network → pty →
- *   READY/GO with the supervisor → not dumpable → fork the command, which drops
- *   capabilities, loads seccomp, sets rlimits, closes fds, enters its working
- *   directory, and execs.
+ *   write the uid/gid maps → a session keyring of its own → hostname → new
+ *   root (mounts) → network → pty → READY/GO with the supervisor → not
+ *   dumpable → fork the command, which drops capabilities, loads seccomp,
+ *   sets rlimits, closes fds, enters its working directory, and execs.
  * Then init reaps everything, forwards signals to the command and, when the
  * command exits, kills whatever it left behind and exits with its status. */
 #include "init.h"
 
 #include "caps.h"
 #include "join.h"
+#include "keyring.h"
 #include "log.h"
 #include "mounts.h"
 #include "net.h"
@@ -94,6 +95,8 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 	/* The hostname is cosmetic (the UTS namespace is the isolation): container
 	 * seccomp profiles (podman's, docker's) refuse sethostname without
 	 * CAP_SYS_ADMIN, and jail runs there with the container's name. */
+	if (keyring_detach(e) < 0)
+		return -1;
 	if (sethostname("jail", 4) < 0 && errno != EPERM)
 		return jail_err_sys(e, "set hostname");
 	/* The namespace counts are set after GO, once the network helper has made
@@ -192,7 +195,7 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
 	 * allocates, the capability drop and the filter load included) */
 	if (caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0 ||
 	    (joined && join_attach_filter(p->cfg, &e) < 0) ||
-	    limits_apply_rlimits(p->cfg, go->cgroup_limits, &e) < 0) {
+	    limits_apply_rlimits(p->cfg, go->cgroup_limits, p->default_nproc, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}

@@ -8,6 +8,14 @@
  * It never reaches above its own cgroup: the parent belongs to whoever
  * delegated it (systemd's slices), even when its files are the user's.
  *
+ * The limits are set on DIR/jail-PID and the jail runs one level down, in
+ * DIR/jail-PID/run: with nested namespaces allowed back (a container runtime
+ * in the jail), the agent can make a cgroup namespace rooted where it is and
+ * mount cgroup2 there, and the files of that root are the user's, so
+ * writable to it unless the hierarchy is mounted nsdelegate (systemd's is,
+ * others need not be).  A limit on the root it sees could be lifted (pids.max
+ * went to max); the one above it cannot be seen.
+ *
  * Otherwise the limits fall back to rlimits, applied in init's child before
  * exec: RLIMIT_DATA per process for --memory (it counts private writable
  * memory, not address space reservations, so runtimes that reserve large
@@ -19,17 +27,23 @@
 
 #include "log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+
+/* The jail's processes' cgroup, below the one with the limits. */
+#define JAIL_LEAF "run"
 
 /* What attach changed, for limits_cgroup_cleanup (a void callback at exit, so
  * it lives here): the jail's cgroup, and, when the supervisor had to leave its
  * own cgroup to make room, where it went and which controllers it enabled. */
 static struct {
-	char *jail;       /* DIR/jail-PID: init and everything in the jail */
+	char *jail;       /* DIR/jail-PID: the limits; init and everything in the
+	                   * jail in its JAIL_LEAF, and what they make below */
 	char *parent;     /* DIR, the supervisor's own cgroup */
 	char *supervisor; /* DIR/jail-PID.supervisor, or NULL */
 	char *enabled;    /* "-memory -pids" to undo in DIR's subtree_control */
@@ -157,11 +171,11 @@ static int enable_controllers(int dfd, const struct jail_config *cfg, struct jai
  * take no process.  The supervisor's own cgroup holds the supervisor and init,
  * so when it is the delegated one (systemd-run --user --scope -p
  * Delegate=yes), both move down into leaves first: the supervisor into
- * DIR/jail-PID.supervisor, init into DIR/jail-PID.  Only when they are alone
- * there: a shell sharing the cgroup is not ours to move.  The root cgroup is
- * exempt from the rule and is left as it is. */
+ * DIR/jail-PID.supervisor, init into DIR/jail-PID/run (init_at).  Only when
+ * they are alone there: a shell sharing the cgroup is not ours to move.  The
+ * root cgroup is exempt from the rule and is left as it is. */
 static int make_room(int dfd, const char *dir, bool is_root, pid_t init_pid,
-                     const char *jail_name, struct jail_err *e)
+                     const char *jail_name, const char *init_at, struct jail_err *e)
 {
 	_cleanup_free_ char *procs = NULL;
 	if (read_file_at(dfd, "cgroup.procs", 1 << 20, &procs, NULL, e) < 0)
@@ -178,7 +192,7 @@ static int make_room(int dfd, const char *dir, bool is_root, pid_t init_pid,
 	if (mkdirat(dfd, sup, 0755) < 0 && errno != EEXIST)
 		return jail_err_sys(e, "create the cgroup %s/%s", dir, sup);
 	cg.supervisor = xasprintf("%s/%s", dir, sup);
-	if (move_pid(dfd, sup, getpid(), e) < 0 || move_pid(dfd, jail_name, init_pid, e) < 0)
+	if (move_pid(dfd, sup, getpid(), e) < 0 || move_pid(dfd, init_at, init_pid, e) < 0)
 		return jail_err_wrap(e, "move jail's processes down from %s", dir);
 	return 0;
 }
@@ -207,8 +221,8 @@ static int write_limits(int cfd, const struct jail_config *cfg, struct jail_err 
 	return 0;
 }
 
-/* Make DIR/jail-PID with the limits and move init_pid into it.  Init waits
- * for GO, so nothing of the jail runs before its limits are in force. */
+/* Make DIR/jail-PID with the limits and move init_pid into its leaf.  Init
+ * waits for GO, so nothing of the jail runs before its limits are in force. */
 static int attach_under(const char *dir, bool is_root, const struct jail_config *cfg,
                         pid_t init_pid, struct jail_err *e)
 {
@@ -223,13 +237,17 @@ static int attach_under(const char *dir, bool is_root, const struct jail_config 
 		return jail_err_sys(e, "create the cgroup %s/%s", dir, name);
 	cg.jail = xasprintf("%s/%s", dir, name);
 	cg.parent = xstrdup(dir);
-	if (make_room(dfd, dir, is_root, init_pid, name, e) < 0 ||
+	_cleanup_free_ char *leaf = xasprintf("%s/" JAIL_LEAF, name);
+	if (mkdirat(dfd, leaf, 0755) < 0 && errno != EEXIST)
+		return jail_err_sys(e, "create the cgroup %s/%s", dir, leaf);
+	if (make_room(dfd, dir, is_root, init_pid, name, leaf, e) < 0 ||
 	    enable_controllers(dfd, cfg, e) < 0)
 		return -1;
 	_cleanup_close_ int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (cfd < 0)
 		return jail_err_sys(e, "open %s", cg.jail);
-	if (write_limits(cfd, cfg, e) < 0 || move_pid(dfd, name, init_pid, e) < 0)
+	/* the limits hold for the whole subtree, whatever its own files say */
+	if (write_limits(cfd, cfg, e) < 0 || move_pid(dfd, leaf, init_pid, e) < 0)
 		return -1;
 	return 0;
 }
@@ -296,12 +314,70 @@ static int set_limit(int res, rlim_t v, const char *what, struct jail_err *e)
 	return 0;
 }
 
+/* A number from a /proc file; fallback when it cannot be read. */
+static long proc_number(const char *path, long fallback)
+{
+	_cleanup_free_ char *text = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64, &text, NULL, &ignored) < 0)
+		return fallback;
+	char *end;
+	long v = strtol(text, &end, 10);
+	return end == text || v <= 0 ? fallback : v;
+}
+
+/* Every process of the jail also takes a pid, and a thread, of the host's
+ * (kernel.pid_max and threads-max of the initial namespaces count every
+ * namespace's; the jail's own pid_max shows no such bound): a fork bomb with
+ * no --pids filled them, and no one on the host, root included, could start
+ * a process until it ended.  The user's own process limit counts the jail's
+ * processes with the host's.  So the jail gets half of the least of them. */
+unsigned long limits_default_nproc(void)
+{
+	long v = proc_number("/proc/sys/kernel/pid_max", 32768);
+	long t = proc_number("/proc/sys/kernel/threads-max", v);
+	if (t < v)
+		v = t;
+	struct rlimit own;
+	if (getrlimit(RLIMIT_NPROC, &own) == 0 && own.rlim_cur != RLIM_INFINITY &&
+	    own.rlim_cur < (rlim_t)v)
+		v = (long)own.rlim_cur;
+	return v / 2 > 0 ? (unsigned long)(v / 2) : 1;
+}
+
+/* The per-user counts the kernel charges to the jail's user namespace and to
+ * the uid in the host's, against the limit the host gave the user: an agent
+ * that queued 96,365 signals to itself (RLIMIT_SIGPENDING) left every program
+ * of the user's on the host none (sigqueue, timer_create: EAGAIN), and POSIX
+ * message queues share RLIMIT_MSGQUEUE the same way.  The jail gets half of
+ * each, as of the inotify counts (limits_userns_counts). */
+static int halve_shared_limits(struct jail_err *e)
+{
+	static const struct {
+		int res;
+		const char *name;
+	} shared[] = {{RLIMIT_SIGPENDING, "RLIMIT_SIGPENDING"}, {RLIMIT_MSGQUEUE, "RLIMIT_MSGQUEUE"}};
+	for (size_t i = 0; i < ARRAY_SIZE(shared); i++) {
+		struct rlimit r;
+		if (getrlimit(shared[i].res, &r) < 0 || r.rlim_cur == RLIM_INFINITY)
+			continue;
+		if (set_limit(shared[i].res, r.rlim_cur / 2, shared[i].name, e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
-                         struct jail_err *e)
+                         unsigned long default_nproc, struct jail_err *e)
 {
 	/* core dumps off: a dump of the agent would carry its secrets (API keys)
 	 * into files the user never asked for */
 	if (set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE", e) < 0)
+		return -1;
+	if (!cfg->pids && default_nproc &&
+	    set_limit(RLIMIT_NPROC, (rlim_t)default_nproc, "RLIMIT_NPROC", e) < 0)
+		return -1;
+	if (halve_shared_limits(e) < 0)
 		return -1;
 	if (cgroup_in_force)
 		return 0;
@@ -312,10 +388,31 @@ int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
 	return 0;
 }
 
+/* Half of the host's per-user limit in /proc/sys/fs/inotify/NAME (the
+ * initial namespace's, which this procfs shows too), at least 1; fallback
+ * when it cannot be read. */
+static long host_half(const char *name, long fallback)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/sys/fs/inotify/%s", name), *text = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64, &text, NULL, &ignored) < 0)
+		return fallback;
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || v <= 0)
+		return fallback;
+	return v / 2 > 0 ? v / 2 : 1;
+}
+
 /* Per-user-namespace counts (/proc/sys/user/, Linux 4.9+): a fresh user
- * namespace starts at INT_MAX.  Inotify instances are bounded like the host's
- * per-user default, and, unless the policy allowed namespace creation back,
- * no namespace of any kind can be created (a second wall behind seccomp). */
+ * namespace starts at INT_MAX.  The inotify counts are charged twice, to the
+ * jail's namespace and to your uid in the host's, where your own programs
+ * draw on them too: with the jail's at 128 instances, the host's per-user
+ * limit, an agent that took them all left your editor and file watchers none
+ * (EMFILE) while it ran.  The jail gets half of each host limit.  fanotify is
+ * not for the jail at all, and, unless the policy allowed namespace creation
+ * back, no namespace of any kind can be created (a second wall behind
+ * seccomp). */
 int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err *e)
 {
 	static const char *const ns_counts[] = {
@@ -323,7 +420,11 @@ int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err
 		"max_pid_namespaces", "max_ipc_namespaces", "max_uts_namespaces",
 		"max_cgroup_namespaces", "max_time_namespaces",
 	};
-	if (write_str_at(dfd, "max_inotify_instances", "128", e) < 0 ||
+	char inst[32], watches[32];
+	snprintf(inst, sizeof(inst), "%ld", host_half("max_user_instances", 64));
+	snprintf(watches, sizeof(watches), "%ld", host_half("max_user_watches", 4096));
+	if (write_str_at(dfd, "max_inotify_instances", inst, e) < 0 ||
+	    write_str_at(dfd, "max_inotify_watches", watches, e) < 0 ||
 	    write_str_at(dfd, "max_fanotify_groups", "0", e) < 0)
 		return jail_err_wrap(e, "bound the jail's inotify/fanotify counts");
 	if (strv_contains(&cfg->syscalls_allow, "unshare") ||
@@ -352,6 +453,39 @@ static void rmdir_waiting(const char *path)
 	log_debug("limits: cannot remove the cgroup %s: %s", path, strerror(errno));
 }
 
+/* Remove the cgroup at path and every cgroup below it (the jail's leaf, and
+ * what a nested cgroup namespace made there), deepest first.  The names are
+ * the kernel's directories of cgroupfs, opened without following links. */
+static void rmdir_tree(int dfd, const char *name, int depth)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *de;
+	while (depth < 32 && (de = readdir(d)))
+		if (de->d_type == DT_DIR && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rmdir_tree(dirfd(d), de->d_name, depth + 1);
+	int r = -1;
+	for (int i = 0; i < 100; i++) {
+		r = unlinkat(dfd, name, AT_REMOVEDIR);
+		if (r == 0 || errno != EBUSY)
+			break;
+		usleep(10000); /* the killed processes are still exiting */
+	}
+	if (r < 0 && depth == 0)
+		log_debug("limits: cannot remove the cgroup %s: %s", name, strerror(errno));
+	closedir(d);
+}
+
+static void remove_jail_cgroup(void)
+{
+	rmdir_tree(AT_FDCWD, cg.jail, 0);
+}
+
 /* Undo attach.  keep == 0: the run is over, kill what is left in the jail's
  * cgroup.  Otherwise attach failed half-way and the jail's init (keep) goes
  * back where it was, alive, for the rlimit fallback. */
@@ -363,7 +497,7 @@ static void cgroup_teardown(pid_t keep)
 		_cleanup_close_ int cfd = open(cg.jail, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (cfd >= 0)
 			(void)!write_str_at(cfd, "cgroup.kill", "1", &ignored);
-		rmdir_waiting(cg.jail);
+		remove_jail_cgroup();
 	}
 	/* leave the supervisor's cgroup as it was: controllers off (processes
 	 * may not move into it before), then back home */
@@ -372,7 +506,7 @@ static void cgroup_teardown(pid_t keep)
 		(void)!write_str_at(pfd, "cgroup.subtree_control", cg.enabled, &ignored);
 	if (pfd >= 0 && keep && cg.jail) {
 		(void)!move_pid(pfd, ".", keep, &ignored);
-		rmdir_waiting(cg.jail);
+		remove_jail_cgroup();
 	}
 	if (pfd >= 0 && cg.supervisor) {
 		(void)!move_pid(pfd, ".", getpid(), &ignored);

@@ -9,9 +9,14 @@ bool limits_cgroup_wanted(const struct jail_config *cfg);
  * when a delegated cgroup v2 subtree is writable.  Returns 1 when cgroup limits
  * are in force, 0 when the rlimit fallback must do. */
 int limits_cgroup_attach(const struct jail_config *cfg, pid_t init_pid, struct jail_err *e) WUR;
-/* Init's child, before exec: rlimits (core dumps off, and the fallbacks). */
+/* Supervisor, on the host: the process limit for a command without --pids,
+ * half of what the host can hold (pid_max, threads-max, the user's own limit;
+ * the jail's processes count in all three). */
+unsigned long limits_default_nproc(void);
+/* Init's child, before exec: rlimits (core dumps off, the process limit
+ * without --pids: default_nproc, and the fallbacks). */
 int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
-                         struct jail_err *e) WUR;
+                         unsigned long default_nproc, struct jail_err *e) WUR;
 /* Init, in the jail's user namespace while it still holds capabilities there:
  * bound inotify, forbid fanotify and (unless a policy allowed unshare/clone back)
  * creating any namespace.  sysuser: /proc/sys/user, opened while /proc/sys was

@@ -62,12 +62,19 @@ static const char *const refused[] = {
 	"settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
 };
 
-/* Syscalls newer than the libseccomp we may be built against (x86_64 numbers). */
+/* The refused syscalls newer than some libseccomp we may be built against
+ * (x86_64 numbers): a distribution's older libseccomp (built with
+ * STATIC_LIBS=no) would not know them by name, and the filter would pass
+ * them on a kernel that has them.  Everything from Linux 5.1 on. */
 static const struct {
 	const char *name;
 	int nr;
 } newer_syscalls[] = {
 #if defined(__x86_64__)
+	{"io_uring_setup", 425}, {"io_uring_enter", 426}, {"io_uring_register", 427},
+	{"open_tree", 428},      {"move_mount", 429},     {"fsopen", 430},
+	{"fsconfig", 431},       {"fsmount", 432},        {"fspick", 433},
+	{"clone3", 435},         {"mount_setattr", 442},  {"quotactl_fd", 443},
 	{"open_tree_attr", 467},
 #endif
 	{NULL, 0},
@@ -266,6 +273,19 @@ static int add_sysv_ipc(scmp_filter_ctx ctx, const struct jail_config *cfg, stru
 	return 0;
 }
 
+/* Legacy AIO: the events of every io_setup on the machine count against one
+ * host-wide limit, fs.aio-max-nr (65536), in no namespace and for no user.
+ * Sixteen calls from the jail took it all, and until the agent let go every
+ * io_setup on the host failed (EAGAIN), root's too: the native AIO of
+ * databases and VMs.  ENOSYS, as from a kernel without AIO, sends libaio's
+ * users (InnoDB, qemu) to their fallback; a policy can allow it back. */
+static int add_aio(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
+{
+	if (is_allowed_back(cfg, "io_setup"))
+		return 0;
+	return add(ctx, SCMP_ACT_ERRNO(ENOSYS), "io_setup", 0, NULL, e);
+}
+
 /* Every name the policy allows back must be a syscall: a typo would otherwise
  * pass silently. */
 int sysfilter_check_config(const struct jail_config *cfg, struct jail_err *e)
@@ -292,7 +312,8 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 		return jail_err_set(e, -rc, "seccomp: set no_new_privs");
 	if (add_refused(ctx, cfg, e) < 0 || add_namespaces(ctx, cfg, e) < 0 ||
 	    add_ioctls(ctx, cfg, e) < 0 || add_sockets(ctx, cfg, e) < 0 ||
-	    add_personality(ctx, cfg, e) < 0 || add_sysv_ipc(ctx, cfg, e) < 0)
+	    add_personality(ctx, cfg, e) < 0 || add_sysv_ipc(ctx, cfg, e) < 0 ||
+	    add_aio(ctx, cfg, e) < 0)
 		return -1;
 	return 0;
 }

@@ -91,6 +91,10 @@ static long attack(const char *n)
 	if (!strcmp(n, "personality_default")) return syscall(SYS_personality, 0);
 	if (!strcmp(n, "personality_query")) return syscall(SYS_personality, 0xffffffffUL);
 	if (!strcmp(n, "getpid")) return syscall(SYS_getpid);
+	if (!strcmp(n, "io_setup")) {
+		unsigned long ctx = 0;
+		return syscall(SYS_io_setup, 1, &ctx);
+	}
 	errno = 0;
 	exit(USAGE);
 }
@@ -218,6 +222,70 @@ static int do_socket(long fam, long type, long proto)
 	return err_or_ok(syscall(SYS_socket, fam, type | SOCK_CLOEXEC, proto));
 }
 
+static int do_socketpair(long fam, long type, long proto)
+{
+	int sv[2];
+	return err_or_ok(syscall(SYS_socketpair, fam, type | SOCK_CLOEXEC, proto, sv));
+}
+
+/* sigqueue-many [SECONDS]: queue a blocked real-time signal to ourselves
+ * until the kernel refuses; print how many (the user's pending-signal
+ * count), then hold them SECONDS. */
+static int do_sigqueue_many(int hold)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	union sigval v = {0};
+	int n = 0, err = 0;
+	for (; n < 10000000; n++)
+		if (sigqueue(getpid(), SIGRTMIN, v) < 0) {
+			err = errno;
+			break;
+		}
+	printf("%d\n", n);
+	fflush(stdout);
+	if (hold > 0)
+		sleep((unsigned)hold);
+	return err;
+}
+
+/* key-exec NAME VALUE KEYRING CMD...: on the host, a fresh session keyring
+ * (not the caller's) with the user keyring linked in, as a login's
+ * (pam_keyinit), the user key NAME=VALUE in it (KEYRING s) or in the user
+ * keyring (u), expiring in a minute either way, then exec CMD in it. */
+static int do_key_exec(int argc, char **argv)
+{
+	if (argc < 6)
+		return USAGE;
+	if (syscall(SYS_keyctl, 1 /* KEYCTL_JOIN_SESSION_KEYRING */, NULL) < 0 ||
+	    syscall(SYS_keyctl, 8 /* KEYCTL_LINK */, -4 /* @u */, -3 /* @s */) < 0)
+		return errno;
+	long ring = !strcmp(argv[4], "u") ? -4 /* @u */ : -3 /* @s */;
+	long key = syscall(SYS_add_key, "user", argv[2], argv[3], strlen(argv[3]), ring);
+	if (key < 0 || syscall(SYS_keyctl, 15 /* KEYCTL_SET_TIMEOUT */, key, 60) < 0)
+		return errno;
+	execvp(argv[5], argv + 5);
+	return errno;
+}
+
+/* key-read NAME [request]: the user key NAME as the agent's keyrings find it
+ * (keyctl search from the session keyring, or request_key), printed. */
+static int do_key_read(const char *name, bool request)
+{
+	long key = request ? syscall(SYS_request_key, "user", name, NULL, 0)
+	                   : syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, -3, "user", name, 0);
+	if (key < 0)
+		return errno;
+	char buf[256] = {0};
+	long n = syscall(SYS_keyctl, 11 /* KEYCTL_READ */, key, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return errno;
+	printf("%s\n", buf);
+	return 0;
+}
+
 static socklen_t abstract_addr(struct sockaddr_un *a, const char *name)
 {
 	memset(a, 0, sizeof(*a));
@@ -288,10 +356,11 @@ static int do_listen(const char *name, int seconds)
 	return 0;
 }
 
-static int do_forkbomb(void)
+/* forkbomb [MAX]: fork until refused (or MAX children); print how many. */
+static int do_forkbomb(int max)
 {
 	int n = 0, err = 0;
-	for (; n < 100000; n++) {
+	for (; n < max; n++) {
 		pid_t pid = fork();
 		if (pid == 0) {
 			pause();
@@ -454,6 +523,11 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "tiocsetd")) return do_tiocsetd(atoi(a));
 	if (!strcmp(c, "socket")) return do_socket(strtol(a, NULL, 0), strtol(b, NULL, 0),
 	                                            argc > 4 ? strtol(argv[4], NULL, 0) : 0);
+	if (!strcmp(c, "socketpair")) return do_socketpair(strtol(a, NULL, 0), strtol(b, NULL, 0),
+	                                                    argc > 4 ? strtol(argv[4], NULL, 0) : 0);
+	if (!strcmp(c, "key-exec")) return do_key_exec(argc, argv);
+	if (!strcmp(c, "sigqueue-many")) return do_sigqueue_many(atoi(a));
+	if (!strcmp(c, "key-read")) return do_key_read(a, !strcmp(b, "request"));
 	if (!strcmp(c, "connect-abstract")) return do_connect_unix(a, true);
 	if (!strcmp(c, "connect-unix")) return do_connect_unix(a, false);
 	if (!strcmp(c, "abstract-self")) return do_abstract_self(a);
@@ -461,7 +535,7 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "shm-make")) return err_or_ok(shmget((key_t)strtol(a, NULL, 0), 4096, IPC_CREAT | 0666));
 	if (!strcmp(c, "listen")) return do_listen(a, atoi(b));
 	if (!strcmp(c, "shm-self")) return err_or_ok(shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600));
-	if (!strcmp(c, "forkbomb")) return do_forkbomb();
+	if (!strcmp(c, "forkbomb")) return do_forkbomb(argc > 2 ? atoi(a) : 100000);
 	if (!strcmp(c, "memhog")) return do_memhog(atol(a));
 	if (!strcmp(c, "int80")) return do_int80();
 	if (!strcmp(c, "x32")) return err_or_ok(syscall(0x40000000L | 39));

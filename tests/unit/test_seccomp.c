@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
 #include <sys/personality.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -160,6 +161,33 @@ static long do_dccp(void) { return do_inet(AF_INET, 6 /* SOCK_DCCP */, 0); }
 static long do_udplite_high(void) { return do_inet(AF_INET, SOCK_DGRAM, (1L << 32) | IPPROTO_UDPLITE); }
 static long do_inet_high(void) { return do_inet((1L << 32) | AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE); }
 
+/* socketpair makes its sockets as socket does: the same rules */
+static long do_pair(long fam, long type, long proto)
+{
+	int sv[2];
+	long r = syscall(SYS_socketpair, fam, type | SOCK_CLOEXEC, proto, sv);
+	return r < 0 ? -1 : 0;
+}
+static long do_pair_unix(void) { return do_pair(AF_UNIX, SOCK_STREAM, 0); }
+static long do_pair_vsock(void) { return do_pair(40 /* AF_VSOCK */, SOCK_STREAM, 0); }
+static long do_pair_alg(void) { return do_pair(AF_ALG, SOCK_SEQPACKET, 0); }
+static long do_pair_udplite(void) { return do_pair(AF_INET, SOCK_DGRAM, IPPROTO_UDPLITE); }
+static long do_pair_nl_audit(void) { return do_pair(AF_NETLINK, SOCK_DGRAM, NETLINK_AUDIT); }
+static long do_pair_high(void) { return do_pair((1L << 32) | 40, SOCK_STREAM, 0); }
+
+/* SysV IPC: memory of the namespace, not of a process */
+static long do_semget(long n) { return syscall(SYS_semget, IPC_PRIVATE, n, 0600); }
+static long do_sem_32(void) { return do_semget(32); }
+static long do_sem_33(void) { return do_semget(33); }
+static long do_sem_high(void) { return do_semget((1L << 32) | 32000); }
+static long do_sem_max(void) { return do_semget(32000); }
+static long do_msgget(void) { return syscall(SYS_msgget, IPC_PRIVATE, 0600); }
+static long do_io_setup(void)
+{
+	unsigned long ctx = 0;
+	return syscall(SYS_io_setup, 1, &ctx);
+}
+
 static long do_pers_query(void) { return syscall(SYS_personality, 0xffffffffUL); }
 static long do_pers_default(void) { return syscall(SYS_personality, 0UL); }
 static long do_pers_norand(void) { return syscall(SYS_personality, ADDR_NO_RANDOMIZE); }
@@ -241,6 +269,53 @@ T(inet_sockets_tcp_udp_icmp_mptcp_only)
 	CHECK_INT(run(do_inet_high), EPERM);
 	int mptcp = run(do_mptcp);
 	CHECK(mptcp != EPERM);  /* 0, or the kernel's own EPROTONOSUPPORT */
+}
+
+T(socketpair_families_as_socket)
+{
+	CHECK_INT(run(do_pair_unix), 0);
+	CHECK_INT(run(do_pair_vsock), EPERM);
+	CHECK_INT(run(do_pair_alg), EPERM);
+	CHECK_INT(run(do_pair_udplite), EPERM);
+	CHECK_INT(run(do_pair_nl_audit), EPERM);
+	CHECK_INT(run(do_pair_high), EPERM);
+	/* allowed back, socketpair alone: the kernel's own answer there, and
+	 * socket(2) keeps its rules */
+	struct jail_config cfg;
+	config_init(&cfg);
+	strv_push(&cfg.syscalls_allow, "socketpair");
+	int r = in_filter(&cfg, do_pair_vsock);
+	CHECK(r != EPERM && r != 254); /* EOPNOTSUPP, or EAFNOSUPPORT without vsock */
+	CHECK_INT(in_filter(&cfg, do_udplite), EPERM);
+	CHECK_INT(in_filter(&cfg, do_sock_alg), EPERM);
+	config_free(&cfg);
+}
+
+T(sysv_semaphore_sets_bounded_message_queues_refused)
+{
+	CHECK_INT(run(do_sem_32), 0);
+	CHECK_INT(run(do_sem_33), EINVAL);
+	CHECK_INT(run(do_sem_max), EINVAL);
+	CHECK_INT(run(do_sem_high), EINVAL);
+	CHECK_INT(run(do_msgget), EPERM);
+	struct jail_config cfg;
+	config_init(&cfg);
+	strv_push(&cfg.syscalls_allow, "semget");
+	strv_push(&cfg.syscalls_allow, "msgget");
+	CHECK_INT(in_filter(&cfg, do_sem_max), 0);
+	CHECK_INT(in_filter(&cfg, do_msgget), 0);
+	config_free(&cfg);
+}
+
+/* legacy AIO draws on one host-wide count: absent, as without CONFIG_AIO */
+T(aio_enosys)
+{
+	CHECK_INT(run(do_io_setup), ENOSYS);
+	struct jail_config cfg;
+	config_init(&cfg);
+	strv_push(&cfg.syscalls_allow, "io_setup");
+	CHECK_INT(in_filter(&cfg, do_io_setup), 0);
+	config_free(&cfg);
 }
 
 T(personality_default_only)

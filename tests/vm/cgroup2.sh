@@ -155,6 +155,34 @@ test_jail_cannot_raise_its_own_limits() {
 	[ "$out" -lt 31 ] || fail "forked $out processes with --pids 32"
 }
 
+# With nested namespaces allowed back (a container runtime in the jail), the
+# agent makes a user and a cgroup namespace of its own, rooted at its cgroup,
+# and mounts cgroup2 there.  The files of that root are the user's, and
+# without nsdelegate (this guest's mount; systemd's has it) writable to the
+# agent: it set pids.max to max and forked 48 with --pids 32.  The limits are
+# now one level above the jail's processes, out of what it can see.
+test_nested_cgroup_namespace_cannot_lift_the_limits() {
+	probe_setup
+	scoped_jail nest -q --pids 32 --allow-syscall unshare --allow-syscall mount \
+		--ro "$T/bin" -D "$T/p" -- sh -c '
+		unshare -Ur --mount --cgroup sh -c "mkdir -p /tmp/cg &&
+			mount -t cgroup2 none /tmp/cg && echo mounted && mkdir /tmp/cg/sub
+			echo +pids >/tmp/cg/cgroup.subtree_control
+			for f in /tmp/cg/*.max /tmp/cg/sub/*.max; do
+				[ -e \$f ] && echo max >\$f && echo raised \$f
+			done
+			cat /proc/self/cgroup" 2>&1
+		'"$T"'/bin/probe forkbomb 48 >/tmp/n; echo forked=$(cat /tmp/n)'
+	echo "$out" >&2
+	assert_contains "$out" mounted "the nested cgroup2 mount (positive control)"
+	assert_not_contains "$out" raised
+	local forked
+	forked=$(sed -n 's/^forked=//p' <<<"$out")
+	[ -n "$forked" ] && [ "$forked" -lt 31 ] || fail "forked '$forked' processes with --pids 32"
+	host_safe
+	scope_clean
+}
+
 test_nothing_outlives_the_jail() {
 	probe_setup
 	# a process that leaves its session and ignores SIGTERM/SIGHUP
