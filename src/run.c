@@ -9,6 +9,7 @@
 #include "ignorecache.h"
 #include "hidecache.h"
 #include "hidefs.h"
+#include "hideobj.h"
 #include "log.h"
 #include "net.h"
 #include "plan.h"
@@ -104,7 +105,7 @@ struct view_ctx {
  * git is asked during the walk, and its answer is taken only if no directory
  * changed meanwhile: ignorecache.h). */
 static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t *ignored,
-                      struct strv *from_upper, struct jail_err *e)
+                      struct strv *from_upper, struct strv *withheld, struct jail_err *e)
 {
 	const struct view_ctx *v = ctx;
 	size_t count = 0;
@@ -121,6 +122,8 @@ static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t
 		hide_set_free(&hidden);
 		return -1;
 	}
+	/* their content as git objects, found while the tree still holds them */
+	hideobj_collect(project_fd, v->cfg, *tree, &hidden.paths, withheld);
 	for (size_t i = 0; i < hidden.paths.n; i++)
 		hidetree_drop(*tree, hidden.paths.v[i]);
 	log_debug("view: ignored files dropped");

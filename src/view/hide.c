@@ -282,6 +282,11 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 	}
 }
 
+bool hide_secret_name(const struct jail_config *cfg, const char *path)
+{
+	return secret_match(&cfg->secret_names, path);
+}
+
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path)
 {
 	bool secrets = no_rules && cfg->hide_ignored != HIDE_NONE;

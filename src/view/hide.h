@@ -48,5 +48,7 @@ void hide_set_free(struct hide_set *set);
  * list is the last start's (the view's server rewrites it while the jail
  * starts), and a host file that appeared since is in no list yet. */
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path);
+/* Whether `path`'s name (or a step of it) is secret-shaped (cfg->secret_names). */
+bool hide_secret_name(const struct jail_config *cfg, const char *path);
 
 #endif

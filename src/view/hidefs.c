@@ -14,6 +14,7 @@
  * server: the jail's accesses to the project fail (ENOTCONN). */
 #define FUSE_USE_VERSION 314
 #include "hidefs.h"
+#include "hideobj.h"
 
 #include "log.h"
 #include "sync.h"
@@ -54,6 +55,7 @@ struct server {
 	bool final;             /* under final_lock */
 	struct strv from_upper; /* paths shown from the upper dir's copy, sorted */
 	int upper;              /* the session's upper dir, when from_upper has any */
+	struct strv withheld;   /* objects holding hidden content (hideobj.h), sorted */
 };
 
 static pthread_mutex_t final_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -140,6 +142,12 @@ static int node_stat(fuse_req_t req, const struct hide_node *n, struct stat *st)
 	return r;
 }
 
+/* A git object in a live directory that holds a hidden file's content. */
+static bool withheld(fuse_req_t req, const struct hide_node *dir, const char *name)
+{
+	return dir->live && hideobj_withheld(&srv(req)->withheld, dir, name);
+}
+
 static bool plain_name(const char *name)
 {
 	return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
@@ -151,7 +159,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct hide_node *n = plain_name(name) ? find_locked(dir, name) : NULL;
 	struct fuse_entry_param ep = {0};
 	struct stat st;
-	if (!n && dir->live && plain_name(name)) {
+	if (!n && dir->live && plain_name(name) && !withheld(req, dir, name)) {
 		_cleanup_free_ char *copy = xstrdup(name);
 		struct hide_node probe = {.name = copy, .parent = dir};
 		if (node_stat(req, &probe, &st) == 0)
@@ -284,7 +292,8 @@ static struct listing *list_dir(fuse_req_t req, struct hide_node *dir)
 	struct dirent *de;
 	while (l && (de = readdir(d))) {
 		bool dots = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
-		if (!dots && !dir->live && !find_locked(dir, de->d_name))
+		if (!dots && ((!dir->live && !find_locked(dir, de->d_name)) ||
+		              withheld(req, dir, de->d_name)))
 			continue;
 		if (l->n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -571,8 +580,8 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	struct hide_node *tree = NULL;
 	size_t ignored = 0;
 	struct jail_err e = {0};
-	struct strv up = {0};
-	int r = h->build(h->build_ctx, s->root, &tree, &ignored, &up, &e);
+	struct strv up = {0}, withheld = {0};
+	int r = h->build(h->build_ctx, s->root, &tree, &ignored, &up, &withheld, &e);
 	int upper = -1;
 	if (r == 0 && up.n) {
 		upper = open(h->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -595,6 +604,7 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	s->tree = tree;
 	s->from_upper = up;
 	s->upper = upper;
+	s->withheld = withheld;
 	s->final = true;
 	pthread_cond_broadcast(&final_cond);
 	pthread_mutex_unlock(&final_lock);

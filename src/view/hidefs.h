@@ -49,9 +49,11 @@
  * tree, in *ignored what the after-run hint counts, and in `from_upper` the
  * paths the view shows from the session's upper dir (h->upper) instead of
  * the project: redacted git configs written while the overlay was mounted
- * (the overlay may not see them); -1 with a message. */
+ * (the overlay may not see them), and in `withheld` the git objects that
+ * hold a hidden file's content (hideobj.h), sorted; -1 with a message. */
 typedef int hidefs_build_fn(void *ctx, int project_fd, struct hide_node **tree,
-                            size_t *ignored, struct strv *from_upper, struct jail_err *e);
+                            size_t *ignored, struct strv *from_upper, struct strv *withheld,
+                            struct jail_err *e);
 
 struct hidefs {
 	pid_t pid;              /* the server */

@@ -1,0 +1,33 @@
+/* hideobj.h — hidden files' content as git objects of the project.
+ *
+ * The project's .git directories are shown as they are (hidetree.h: "live"),
+ * object store included.  A hidden file whose content was ever handed to git
+ * (staged by mistake and unstaged, `git stash --all`, an old commit) is there
+ * as a blob, and `git cat-file` would print what the view hides.  So the view
+ * withholds the loose objects whose id is the blob id of a hidden file's
+ * content now: computed at start for the hidden files that are listed by
+ * name (and secret-shaped names inside hidden directories), both as SHA-1 and
+ * as SHA-256 (a repository of either format).  A packed object cannot be
+ * withheld one at a time (README says so). */
+#ifndef JAIL_HIDEOBJ_H
+#define JAIL_HIDEOBJ_H
+#include "config.h"
+#include "hidetree.h"
+
+/* Files larger than this are not hashed (secrets are small; build output
+ * need not cost the start a read). */
+#define HIDEOBJ_FILE_MAX (1u << 20)
+/* The start reads at most this much of hidden files in all. */
+#define HIDEOBJ_TOTAL_MAX (64u << 20)
+
+/* The object names ("ab/cdef…", relative to an objects/ directory) of the
+ * blobs that hold the content of the hidden `paths` (relative to the project
+ * open at `project_fd`, found in `tree` before they are dropped from it),
+ * appended to `out`, sorted.  Files are opened below project_fd without
+ * following a link; what cannot be read is skipped. */
+void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
+                     const struct strv *paths, struct strv *out);
+/* Whether `name` in the directory `dir` is such an object: dir is a two-hex
+ * fan-out directory below one named objects.  `ids` sorted. */
+bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name);
+#endif
