@@ -91,13 +91,13 @@ static void hash_file(struct hash_run *r, const char *rel)
 	explicit_bzero(buf, len);
 }
 
-/* The files at and below node n (path rel): n itself when `named` (a hidden
- * path listed by name), and secret-shaped names below it. */
-static void hash_below(struct hash_run *r, const struct hide_node *n, const char *rel, bool named,
-                       int depth)
+/* The files at and below node n (path rel) that are secrets: a
+ * secret-shaped name, or one fs.hide names.  (Not every ignored file: build
+ * output would cost every start a read of it.) */
+static void hash_below(struct hash_run *r, const struct hide_node *n, const char *rel, int depth)
 {
 	if (!n->dir) {
-		if (named || hide_secret_name(r->cfg, rel))
+		if (hide_secret_name(r->cfg, rel) || hide_by_rule(r->cfg, false, rel))
 			hash_file(r, rel);
 		return;
 	}
@@ -105,7 +105,7 @@ static void hash_below(struct hash_run *r, const struct hide_node *n, const char
 		return;
 	for (size_t i = 0; i < n->n_kids; i++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", rel, n->kids[i]->name);
-		hash_below(r, n->kids[i], p, false, depth + 1);
+		hash_below(r, n->kids[i], p, depth + 1);
 	}
 }
 
@@ -121,7 +121,7 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
 	for (size_t i = 0; tree && i < paths->n; i++) {
 		const struct hide_node *n = hidetree_lookup(tree, paths->v[i]);
 		if (n)
-			hash_below(&r, n, paths->v[i], true, 0);
+			hash_below(&r, n, paths->v[i], 0);
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(char *), cmp_str);

@@ -4,21 +4,21 @@
  * object store included.  A hidden file whose content was ever handed to git
  * (staged by mistake and unstaged, `git stash --all`, an old commit) is there
  * as a blob, and `git cat-file` would print what the view hides.  So the view
- * withholds the loose objects whose id is the blob id of a hidden file's
- * content now: computed at start for the hidden files that are listed by
- * name (and secret-shaped names inside hidden directories), both as SHA-1 and
- * as SHA-256 (a repository of either format).  A packed object cannot be
- * withheld one at a time (README says so). */
+ * withholds the loose objects whose id is the blob id of a hidden secret's
+ * content now: computed at start for the hidden files of a secret-shaped name
+ * ([fs] secret_names) or one fs.hide names, at or below the hidden paths,
+ * both as SHA-1 and as SHA-256 (a repository of either format).  Not every
+ * ignored file (build output would cost every start a read of it).  A packed
+ * object cannot be withheld one at a time (README says so). */
 #ifndef JAIL_HIDEOBJ_H
 #define JAIL_HIDEOBJ_H
 #include "config.h"
 #include "hidetree.h"
 
-/* Files larger than this are not hashed (secrets are small; build output
- * need not cost the start a read). */
-#define HIDEOBJ_FILE_MAX (1u << 20)
+/* Files larger than this are not hashed (secrets are small). */
+#define HIDEOBJ_FILE_MAX (64u << 10)
 /* The start reads at most this much of hidden files in all. */
-#define HIDEOBJ_TOTAL_MAX (64u << 20)
+#define HIDEOBJ_TOTAL_MAX (16u << 20)
 
 /* The object names ("ab/cdef…", relative to an objects/ directory) of the
  * blobs that hold the content of the hidden `paths` (relative to the project
