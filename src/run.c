@@ -124,6 +124,11 @@ static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t
 	}
 	/* their content as git objects, found while the tree still holds them */
 	hideobj_collect(project_fd, v->cfg, *tree, &hidden.paths, withheld);
+	_cleanup_free_ char *withheld_list = xasprintf("%s/withheld", v->s->dir);
+	if (hideobj_save(withheld_list, withheld, e) < 0) {
+		hide_set_free(&hidden);
+		return -1;
+	}
 	for (size_t i = 0; i < hidden.paths.n; i++)
 		hidetree_drop(*tree, hidden.paths.v[i]);
 	log_debug("view: ignored files dropped");

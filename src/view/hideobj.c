@@ -143,3 +143,37 @@ bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const
 	const char *k = key;
 	return bsearch(&k, ids->v, ids->n, sizeof(char *), cmp_str) != NULL;
 }
+
+int hideobj_save(const char *path, const struct strv *objs, struct jail_err *e)
+{
+	struct strbuf b = {0};
+	for (size_t i = 0; i < objs->n; i++) {
+		const char *o = objs->v[i];
+		sb_printf(&b, "%.2s%s\n", o, o + 3);  /* "ab/cdef" -> "abcdef" */
+	}
+	int r = replace_file(path, b.s ? b.s : "", b.len, 0600, e);
+	sb_free(&b);
+	return r;
+}
+
+void hideobj_load(const char *path, struct strv *ids)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64u << 20, &data, NULL, &ignored) < 0)
+		return;
+	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*line)
+			strv_push(ids, line);
+	}
+	if (ids->n)
+		qsort(ids->v, ids->n, sizeof(char *), cmp_str);
+}
+
+bool hideobj_has(const struct strv *ids, const char *id)
+{
+	return ids->n && bsearch(&id, ids->v, ids->n, sizeof(char *), cmp_str) != NULL;
+}

@@ -27,6 +27,15 @@
  * following a link; what cannot be read is skipped. */
 void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
                      const struct strv *paths, struct strv *out);
+/* The list kept in the session (<session>/withheld) for the export: the
+ * agent cannot read those objects, but it can name them in a tree of its
+ * own, and the export would take them from the host's store.  One full id
+ * a line; `objs` as hideobj_collect made it. */
+int hideobj_save(const char *path, const struct strv *objs, struct jail_err *e) WUR;
+/* The ids of a saved list, sorted (none when there is no list). */
+void hideobj_load(const char *path, struct strv *ids);
+/* Whether the full hex `id` is in `ids` (sorted, as hideobj_load made it). */
+bool hideobj_has(const struct strv *ids, const char *id);
 /* Whether `name` in the directory `dir` is such an object: dir is a two-hex
  * fan-out directory below one named objects.  `ids` sorted. */
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name);

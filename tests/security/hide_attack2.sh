@@ -39,3 +39,30 @@ test_hidden_content_not_readable_as_a_git_object() {
 	assert_eq "$(grep -c -e canary -e '\.env' -e deploy.key <<<"$out")" 0 \
 		"what the agent read of hidden files through git's objects"
 }
+
+# The agent cannot read a withheld object, but its id is in sight (the
+# stash's tree, or the host's hash of a file it guesses): a tree of its own
+# that names the id (git mktree --missing) and a commit on it would have the
+# export fill the blob in from the host's store, and the patch carry the
+# hidden content under a new name.  The series is refused instead.
+test_withheld_object_named_in_a_commit_is_not_exported() {
+	hide_repo
+	printf 'SECRET=canary-named\n' >"$T/p/.env"
+	git -C "$T/p" add -f .env
+	git -C "$T/p" rm -q --cached .env
+	local id sdir
+	id=$(git -C "$T/p" hash-object .env)
+	run_jail -q -D "$T/p" -- sh -c "git cat-file -p $id;
+		t=\$(printf '100644 blob %s\tleak.txt\n100644 blob %s\tREADME\n100644 blob %s\t.gitignore\n' \
+			$id \$(git rev-parse HEAD:README) \$(git rev-parse HEAD:.gitignore) |
+			git mktree --missing) &&
+		c=\$(git commit-tree -p HEAD -m leak \$t) && git update-ref HEAD \$c &&
+		echo agent-change >>README && git log --oneline"
+	assert_contains "$out" leak # the positive control: the commit was made
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the object"
+	"$JAIL" -q export -D "$T/p" >/dev/null 2>&1 || true
+	sdir=$(session_dir "$T/p")
+	assert_contains "$(cat "$sdir"/patches/*.patch)" agent-change # the export happened
+	assert_eq "$(cat "$sdir"/patches/*.patch | grep -c canary)" 0 \
+		"the hidden content in the exported patches"
+}
