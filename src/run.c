@@ -214,6 +214,7 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	hfs->lock_fd = s->lockfd;
 	hfs->build = build_view;
 	hfs->build_ctx = &view;
+	hfs->live_secret_names = cfg->hide_ignored != HIDE_NONE ? &cfg->secret_names : NULL;
 	hfs->upper = s->upper;
 	hfs->work = s->work;
 	if (r == 0) {

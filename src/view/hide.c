@@ -282,6 +282,11 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 	}
 }
 
+bool hide_names_match(const struct strv *patterns, const char *path)
+{
+	return secret_match(patterns, path);
+}
+
 bool hide_secret_name(const struct jail_config *cfg, const char *path)
 {
 	return secret_match(&cfg->secret_names, path);

@@ -50,5 +50,7 @@ void hide_set_free(struct hide_set *set);
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path);
 /* Whether `path`'s name (or a step of it) is secret-shaped (cfg->secret_names). */
 bool hide_secret_name(const struct jail_config *cfg, const char *path);
+/* The same against a list of such patterns. */
+bool hide_names_match(const struct strv *patterns, const char *path);
 
 #endif

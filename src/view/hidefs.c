@@ -14,6 +14,7 @@
  * server: the jail's accesses to the project fail (ENOTCONN). */
 #define FUSE_USE_VERSION 314
 #include "hidefs.h"
+#include "hide.h"
 #include "hideobj.h"
 
 #include "log.h"
@@ -56,6 +57,7 @@ struct server {
 	struct strv from_upper; /* paths shown from the upper dir's copy, sorted */
 	int upper;              /* the session's upper dir, when from_upper has any */
 	struct strv withheld;   /* objects holding hidden content (hideobj.h), sorted */
+	const struct strv *live_secret_names; /* hidefs.h */
 };
 
 static pthread_mutex_t final_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -148,6 +150,18 @@ static bool withheld(fuse_req_t req, const struct hide_node *dir, const char *na
 	return dir->live && hideobj_withheld(&srv(req)->withheld, dir, name);
 }
 
+/* A file of a secret-shaped name in a live directory (hidefs.h). */
+static bool live_secret(fuse_req_t req, const struct hide_node *dir, const char *name, bool is_dir)
+{
+	const struct strv *names = srv(req)->live_secret_names;
+	if (is_dir || !dir->live || !names || !names->n)
+		return false;
+	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
+		if (!strcmp(n->name, "refs") || !strcmp(n->name, "logs"))
+			return false;
+	return hide_names_match(names, name);
+}
+
 static bool plain_name(const char *name)
 {
 	return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
@@ -162,7 +176,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	if (!n && dir->live && plain_name(name) && !withheld(req, dir, name)) {
 		_cleanup_free_ char *copy = xstrdup(name);
 		struct hide_node probe = {.name = copy, .parent = dir};
-		if (node_stat(req, &probe, &st) == 0)
+		if (node_stat(req, &probe, &st) == 0 && !live_secret(req, dir, name, S_ISDIR(st.st_mode)))
 			n = add_locked(dir, name, S_ISDIR(st.st_mode));
 	} else if (n && node_stat(req, n, &st) < 0) {
 		if (errno != ENOENT) {
@@ -293,7 +307,8 @@ static struct listing *list_dir(fuse_req_t req, struct hide_node *dir)
 	while (l && (de = readdir(d))) {
 		bool dots = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
 		if (!dots && ((!dir->live && !find_locked(dir, de->d_name)) ||
-		              withheld(req, dir, de->d_name)))
+		              withheld(req, dir, de->d_name) ||
+		              live_secret(req, dir, de->d_name, de->d_type == DT_DIR)))
 			continue;
 		if (l->n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -682,7 +697,8 @@ static int server_main(pid_t supervisor, struct hidefs *h, int built)
 	if (syscall(SYS_close_range, 7, ~0U, 0) < 0)
 		return 1;
 	/* the session's lock is fd 6 (or a spare copy of `built` without one) */
-	struct server s = {.root = 3, .tree = hidetree_node(NULL, "", true), .upper = -1};
+	struct server s = {.root = 3, .tree = hidetree_node(NULL, "", true), .upper = -1,
+	                   .live_secret_names = h->live_secret_names};
 	h->project_fd = 3;
 	return build_and_serve(h, &s, 4, 5);
 }

@@ -67,6 +67,13 @@ struct hidefs {
 	                         * (workdir.h) the server removes once the overlay is
 	                         * gone, off the start's path */
 	void *build_ctx;
+	/* secret-shaped names ([fs] secret_names), or NULL: a git directory is
+	 * shown as the host has it ("live", hidetree.h), and no ignore rule
+	 * reaches in there, but a file of such a name in it (a per-repository
+	 * credential store, `store --file=.git/.git-credentials`) is not git's
+	 * own: it is not shown.  (Not below refs/ or logs/: a ref is named as
+	 * the user likes.) */
+	const struct strv *live_secret_names;
 	int built_fd;           /* the server says here when its tree is final */
 	int built;              /* 0 not yet known, 1 final, -1 failed (server gone) */
 	bool finish;            /* a server still building at the end finishes (cold caches) */

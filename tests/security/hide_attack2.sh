@@ -66,3 +66,23 @@ test_withheld_object_named_in_a_commit_is_not_exported() {
 	assert_eq "$(cat "$sdir"/patches/*.patch | grep -c canary)" 0 \
 		"the hidden content in the exported patches"
 }
+
+# A git directory is shown as the host has it, and no ignore rule reaches
+# in there; but a per-repository credential store (credential.helper
+# 'store --file=.git/.git-credentials', a common recipe) is not git's own:
+# a file of a secret-shaped name there is not shown, in the project's .git
+# and in a nested repository's, while git itself keeps working.
+test_credential_store_in_a_git_dir_not_readable() {
+	hide_repo
+	git -C "$T/p" config credential.helper 'store --file=.git/.git-credentials'
+	printf 'https://u:canary-store@example.com\n' >"$T/p/.git/.git-credentials"
+	git_init "$T/p/vendor/tool"
+	printf 'https://u:canary-nested@example.com\n' >"$T/p/vendor/tool/.git/.git-credentials"
+	git -C "$T/p" branch credentials-fix # a ref of a secret-shaped name: the user's
+	run_jail -q -D "$T/p" -- sh -c 'git log --format=%s; git branch; ls -a .git vendor/tool/.git;
+		cat .git/.git-credentials vendor/tool/.git/.git-credentials'
+	assert_contains "$out" init # the positive control: git works
+	assert_contains "$out" credentials-fix
+	assert_eq "$(grep -c -e canary -e git-credentials <<<"$out")" 0 \
+		"what the agent saw of the credential stores in git directories"
+}
