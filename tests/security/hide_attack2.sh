@@ -86,3 +86,22 @@ test_credential_store_in_a_git_dir_not_readable() {
 	assert_eq "$(grep -c -e canary -e git-credentials <<<"$out")" 0 \
 		"what the agent saw of the credential stores in git directories"
 }
+
+# A linked worktree's common git dir lies outside the project and is
+# overlaid as the host has it: the repository's credential store there is
+# not shown either (a whiteout in the session's layer over it).
+test_credential_store_in_a_worktrees_common_dir_not_readable() {
+	git_init "$T/main"
+	printf 'hello\n' >"$T/main/README"
+	git -C "$T/main" add README
+	git -C "$T/main" commit -q -m init
+	printf 'https://u:canary-common@example.com\n' >"$T/main/.git/.git-credentials"
+	git -C "$T/main" worktree add -q "$T/p" 2>/dev/null
+	run_jail -q -D "$T/p" -- sh -c "git log --format=%s; ls -a '$T/main/.git';
+		cat '$T/main/.git/.git-credentials'"
+	assert_contains "$out" init # the positive control: git works
+	assert_eq "$(grep -c -e canary -e git-credentials <<<"$out")" 0 \
+		"what the agent saw of the common dir's credential store"
+	assert_eq "$(cat "$T/main/.git/.git-credentials")" https://u:canary-common@example.com \
+		"the host's file"
+}
