@@ -157,7 +157,8 @@ static bool live_secret(fuse_req_t req, const struct hide_node *dir, const char 
 	if (is_dir || !dir->live || !names || !names->n)
 		return false;
 	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
-		if (!strcmp(n->name, "refs") || !strcmp(n->name, "logs"))
+		if (!strcmp(n->name, "refs") || !strcmp(n->name, "logs") ||
+		    !strcmp(n->name, "objects")) /* (object names are ids: not matched) */
 			return false;
 	return hide_names_match(names, name);
 }

@@ -72,7 +72,7 @@ struct hidefs {
 	 * reaches in there, but a file of such a name in it (a per-repository
 	 * credential store, `store --file=.git/.git-credentials`) is not git's
 	 * own: it is not shown.  (Not below refs/ or logs/: a ref is named as
-	 * the user likes.) */
+	 * the user likes; nor below objects/, whose names are ids.) */
 	const struct strv *live_secret_names;
 	int built_fd;           /* the server says here when its tree is final */
 	int built;              /* 0 not yet known, 1 final, -1 failed (server gone) */

@@ -18,6 +18,7 @@ struct hash_run {
 	int project_fd;
 	const struct jail_config *cfg;
 	size_t total;       /* bytes read so far */
+	size_t looked;      /* names below hidden directories looked at */
 	struct strv *out;
 };
 
@@ -103,7 +104,7 @@ static void hash_below(struct hash_run *r, const struct hide_node *n, const char
 	}
 	if (n->live || depth >= HIDETREE_DEPTH)
 		return;
-	for (size_t i = 0; i < n->n_kids; i++) {
+	for (size_t i = 0; i < n->n_kids && r->looked < HIDEOBJ_NAMES_MAX; i++, r->looked++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", rel, n->kids[i]->name);
 		hash_below(r, n->kids[i], p, depth + 1);
 	}

@@ -17,6 +17,9 @@
 
 /* Files larger than this are not hashed (secrets are small). */
 #define HIDEOBJ_FILE_MAX (64u << 10)
+/* Names below hidden directories looked at, in all: a hidden node_modules
+ * holds 100,000 (every name matched against secret_names cost 80 ms). */
+#define HIDEOBJ_NAMES_MAX 4096u
 /* The start reads at most this much of hidden files in all. */
 #define HIDEOBJ_TOTAL_MAX (16u << 20)
 
