@@ -93,12 +93,15 @@ static void hash_file(struct hash_run *r, const char *rel)
 }
 
 /* The files at and below node n (path rel) that are secrets: a
- * secret-shaped name, or one fs.hide names.  (Not every ignored file: build
- * output would cost every start a read of it.) */
-static void hash_below(struct hash_run *r, const struct hide_node *n, const char *rel, int depth)
+ * secret-shaped name or one in a directory of such a name (secrets/prod.json),
+ * or one fs.hide names.  (Not every ignored file: build output would cost
+ * every start a read of it.) */
+static void hash_below(struct hash_run *r, const struct hide_node *n, const char *rel,
+                       bool secret, int depth)
 {
+	secret = secret || hide_secret_name(r->cfg, rel) || hide_by_rule(r->cfg, false, rel);
 	if (!n->dir) {
-		if (hide_secret_name(r->cfg, rel) || hide_by_rule(r->cfg, false, rel))
+		if (secret)
 			hash_file(r, rel);
 		return;
 	}
@@ -106,7 +109,7 @@ static void hash_below(struct hash_run *r, const struct hide_node *n, const char
 		return;
 	for (size_t i = 0; i < n->n_kids && r->looked < HIDEOBJ_NAMES_MAX; i++, r->looked++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", rel, n->kids[i]->name);
-		hash_below(r, n->kids[i], p, depth + 1);
+		hash_below(r, n->kids[i], p, secret, depth + 1);
 	}
 }
 
@@ -122,7 +125,7 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
 	for (size_t i = 0; tree && i < paths->n; i++) {
 		const struct hide_node *n = hidetree_lookup(tree, paths->v[i]);
 		if (n)
-			hash_below(&r, n, paths->v[i], 0);
+			hash_below(&r, n, paths->v[i], false, 0);
 	}
 	if (out->n)
 		qsort(out->v, out->n, sizeof(char *), cmp_str);

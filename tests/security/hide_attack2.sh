@@ -6,7 +6,7 @@ source "$TESTS/security/helpers.bash"
 # A repository that ignores .env and *.key, with one commit.
 hide_repo() {
 	git_init "$T/p"
-	printf '.env\n*.key\n' >"$T/p/.gitignore"
+	printf '.env\n*.key\nsecrets/\n' >"$T/p/.gitignore"
 	printf 'hello\n' >"$T/p/README"
 	git -C "$T/p" add .gitignore README
 	git -C "$T/p" commit -q -m init
@@ -23,16 +23,19 @@ test_hidden_content_not_readable_as_a_git_object() {
 	git -C "$T/p" add -f .env
 	git -C "$T/p" rm -q --cached .env
 	printf 'canary-stashed-key\n' >"$T/p/deploy.key"
+	mkdir "$T/p/secrets"
+	printf '{"db": "canary-stashed-json"}\n' >"$T/p/secrets/prod.json"
 	git -C "$T/p" stash -q --all
 	git -C "$T/p" stash apply -q
 	printf 'changed\n' >"$T/p/README" # a visible change: the positive control
 	git -C "$T/p" add README
-	local staged stashed readme
+	local staged stashed json readme
 	staged=$(git -C "$T/p" hash-object .env)
 	stashed=$(git -C "$T/p" hash-object deploy.key)
+	json=$(git -C "$T/p" hash-object secrets/prod.json)
 	readme=$(git -C "$T/p" hash-object README)
 	run_jail -q -D "$T/p" -- sh -c "ls -a; git cat-file -p $readme;
-		git cat-file -p $staged; git cat-file -p $stashed;
+		git cat-file -p $staged; git cat-file -p $stashed; git cat-file -p $json;
 		git show 'stash@{0}^3' 2>&1; git fsck --unreachable --no-reflogs 2>&1 |
 		while read -r _ t o; do [ \"\$t\" = blob ] && git cat-file -p \$o; done"
 	assert_contains "$out" changed # the positive control: objects are readable
