@@ -2,6 +2,7 @@
  * (hideobj.h). */
 #include "hideobj.h"
 
+#include "git.h"
 #include "hide.h"
 #include "log.h"
 #include "sha1.h"
@@ -53,7 +54,8 @@ static void hash_file(struct hash_run *r, const char *rel)
 	_cleanup_close_ int pfd = (int)syscall(SYS_openat2, r->project_fd, rel, &path_how,
 	                                       sizeof(path_how));
 	struct stat st;
-	if (pfd < 0 || fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	/* (an empty file holds nothing: git's empty blob stays) */
+	if (pfd < 0 || fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
 	    (size_t)st.st_size > HIDEOBJ_FILE_MAX || r->total + (size_t)st.st_size > HIDEOBJ_TOTAL_MAX)
 		return;
 	_cleanup_close_ int fd = (int)syscall(SYS_openat2, r->project_fd, rel, &how, sizeof(how));
@@ -130,6 +132,63 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
 	if (out->n)
 		qsort(out->v, out->n, sizeof(char *), cmp_str);
 	log_debug("view: %zu object ids of hidden content (%zu bytes read)", out->n, r.total);
+}
+
+/* Is `path` or a directory above it in `paths`? */
+static bool below_any(const struct strv *paths, const char *path)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		size_t n = strlen(paths->v[i]);
+		if (!strncmp(path, paths->v[i], n) && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+void hideobj_drop_shown(const char *project, const struct strv *hidden, struct strv *objs)
+{
+	if (!objs->n)
+		return;
+	struct git g = {.cwd = project};
+	const char *args[] = {"ls-files", "-s", "-z", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	struct jail_err e;
+	if (git_run(&g, args, NULL, 0, &b, &status, &e) < 0 || status != 0) {
+		sb_free(&b);
+		return; /* withheld all the same: safe, if less convenient */
+	}
+	_cleanup_free_ bool *drop = calloc(objs->n, sizeof(bool));
+	/* "MODE ID STAGE\tPATH" NUL */
+	for (size_t i = 0; drop && b.s && i < b.len;) {
+		char *rec = b.s + i;
+		i += strlen(rec) + 1;
+		char *tab = strchr(rec, '\t'), *id = strchr(rec, ' ');
+		if (!tab || !id)
+			continue;
+		id++;
+		char *end = strchr(id, ' ');
+		if (!end || end - id < 3)
+			continue;
+		*end = '\0';
+		char key[80];
+		snprintf(key, sizeof(key), "%.2s/%s", id, id + 2);
+		const char *k = key;
+		char **hit = bsearch(&k, objs->v, objs->n, sizeof(char *), cmp_str);
+		/* (the few ids first: the hidden paths may be many) */
+		if (hit && !below_any(hidden, tab + 1))
+			drop[hit - objs->v] = true;
+	}
+	sb_free(&b);
+	size_t kept = 0;
+	for (size_t k = 0; drop && k < objs->n; k++) {
+		if (!drop[k])
+			objs->v[kept++] = objs->v[k];
+		else
+			free(objs->v[k]);
+	}
+	if (drop)
+		objs->n = kept; /* the order kept: still sorted */
 }
 
 static bool hex2(const char *s)

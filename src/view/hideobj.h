@@ -30,6 +30,12 @@
  * following a link; what cannot be read is skipped. */
 void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
                      const struct strv *paths, struct strv *out);
+/* Keep in `objs` only what the jail does not show anyway: a blob a shown
+ * tracked file has in the project's index (an .env.example the .env was
+ * copied from) is git's to read, and withholding it would break git on that
+ * file.  `hidden`: the hidden paths (a tracked file among them stays
+ * withheld).  On any failure of git's, all stay. */
+void hideobj_drop_shown(const char *project, const struct strv *hidden, struct strv *objs);
 /* The list kept in the session (<session>/withheld) for the export: the
  * agent cannot read those objects, but it can name them in a tree of its
  * own, and the export would take them from the host's store.  One full id

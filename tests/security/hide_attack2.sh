@@ -108,3 +108,22 @@ test_credential_store_in_a_worktrees_common_dir_not_readable() {
 	assert_eq "$(cat "$T/main/.git/.git-credentials")" https://u:canary-common@example.com \
 		"the host's file"
 }
+
+# What the jail shows anyway is not withheld: an .env copied from a tracked
+# .env.example, not edited yet, has the example's blob, which git inside
+# must still read (git show, git diff); an empty hidden file withholds
+# nothing (every empty file has git's empty blob).
+test_withheld_objects_spare_what_a_shown_file_holds() {
+	hide_repo
+	printf 'SECRET=changeme\n' >"$T/p/.env.example"
+	: >"$T/p/empty.txt"
+	git -C "$T/p" add .env.example empty.txt
+	git -C "$T/p" commit -q -m example
+	cp "$T/p/.env.example" "$T/p/.env"
+	: >"$T/p/empty.key"
+	run_jail -q -D "$T/p" -- sh -c 'git show HEAD:.env.example; git show HEAD:empty.txt &&
+		echo empty-ok; cat .env'
+	assert_contains "$out" SECRET=changeme
+	assert_contains "$out" empty-ok
+	assert_eq "$(printf '%s\n' "$out" | grep -c SECRET)" 1 "the example alone, not the .env"
+}
