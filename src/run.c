@@ -9,6 +9,7 @@
 #include "ignorecache.h"
 #include "hidecache.h"
 #include "hidefs.h"
+#include "hideobj.h"
 #include "log.h"
 #include "net.h"
 #include "plan.h"
@@ -104,7 +105,7 @@ struct view_ctx {
  * git is asked during the walk, and its answer is taken only if no directory
  * changed meanwhile: ignorecache.h). */
 static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t *ignored,
-                      struct strv *from_upper, struct jail_err *e)
+                      struct strv *from_upper, struct strv *withheld, struct jail_err *e)
 {
 	const struct view_ctx *v = ctx;
 	size_t count = 0;
@@ -118,6 +119,14 @@ static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t
 	struct hide_set hidden;
 	if (hide_select(v->s, v->cfg, *tree, pre, &hidden, e) < 0 ||
 	    hide_apply(v->s, &hidden, false, e) < 0) {
+		hide_set_free(&hidden);
+		return -1;
+	}
+	/* their content as git objects, found while the tree still holds them */
+	hideobj_collect(project_fd, v->cfg, *tree, &hidden.paths, withheld);
+	hideobj_drop_shown(v->s->project, &hidden.paths, withheld);
+	_cleanup_free_ char *withheld_list = xasprintf("%s/withheld", v->s->dir);
+	if (hideobj_save(withheld_list, withheld, e) < 0) {
 		hide_set_free(&hidden);
 		return -1;
 	}
@@ -206,6 +215,7 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 	hfs->lock_fd = s->lockfd;
 	hfs->build = build_view;
 	hfs->build_ctx = &view;
+	hfs->live_secret_names = cfg->hide_ignored != HIDE_NONE ? &cfg->secret_names : NULL;
 	hfs->upper = s->upper;
 	hfs->work = s->work;
 	if (r == 0) {

@@ -1,5 +1,6 @@
 /* agentgit.c — see agentgit.h. */
 #include "agentgit.h"
+#include "hideobj.h"
 
 #include "export.h"
 #include "git.h"
@@ -595,8 +596,45 @@ static int check_inflated_series(const char *raw_dir, const char *revs, struct j
 	return r;
 }
 
+/* Whether a file of the series (in any commit's change, against any
+ * parent: a tree of the agent's may name the id at any path, also one that
+ * base reaches) is an object the view withheld. */
+static int check_withheld(const char *raw_dir, const char *revs, const struct strv *withheld,
+                          struct jail_err *e)
+{
+	if (!withheld || !withheld->n)
+		return 0;
+	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
+	const char *args[] = {"log", "--stdin", "--raw", "--no-abbrev", "--no-renames", "-m",
+	                      "-r", "--format=", "-z", NULL};
+	struct strbuf out = {0};
+	int r = git_run(&raw, args, revs, strlen(revs), &out, NULL, e);
+	/* -z: ":MODE MODE OLD NEW STATUS" NUL path NUL, per file */
+	for (size_t i = 0; r == 0 && out.s && i < out.len;) {
+		char *rec = out.s + i;
+		i += strlen(rec) + 1;
+		if (rec[0] != ':')
+			continue;
+		char *save = NULL;
+		strtok_r(rec, " ", &save);  /* :old mode */
+		strtok_r(NULL, " ", &save); /* new mode */
+		const char *old_id = strtok_r(NULL, " ", &save);
+		const char *new_id = strtok_r(NULL, " ", &save);
+		const char *path = out.s + i;
+		i += strlen(path) + 1;
+		if ((old_id && hideobj_has(withheld, old_id)) || (new_id && hideobj_has(withheld, new_id))) {
+			_cleanup_free_ char *esc = escape_name(path);
+			r = jail_err_set(e, 0, "'%s' in a commit holds a hidden file's content, which "
+			                       "the jail withheld from the agent", esc);
+		}
+	}
+	sb_free(&out);
+	return r;
+}
+
 int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
-                    const char *head, const char *base, struct jail_err *e)
+                    const char *head, const char *base, const struct strv *withheld,
+                    struct jail_err *e)
 {
 	size_t hexlen = strlen(head);
 	_cleanup_free_ char *objects = xasprintf("%s/objects", raw_dir);
@@ -613,7 +651,8 @@ int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *d
 	                                          g->host_objects);
 	if (check_inflated_structure(raw_dir, host_dir, e) < 0 ||
 	    write_alternates(raw_dir, g->host_objects, e) < 0 ||
-	    check_inflated_series(raw_dir, revs, e) < 0)
+	    check_inflated_series(raw_dir, revs, e) < 0 ||
+	    check_withheld(raw_dir, revs, withheld, e) < 0)
 		return jail_err_wrap(e, "the agent's commits were refused");
 	struct strbuf pack = {0};
 	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};

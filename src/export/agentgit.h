@@ -41,9 +41,13 @@ int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **
 
 /* Bring the objects of base..head into the repository dst_gitdir (whose
  * alternates must name the host's objects: the caller writes them), through a
- * raw repository made in raw_dir.  Malformed, hostile or missing objects are an error. */
+ * raw repository made in raw_dir.  Malformed, hostile or missing objects are
+ * an error, and so is an object in `withheld` (sorted full ids, hideobj.h):
+ * the jail did not show it, so the agent could name it (a tree of its own
+ * that lists the id) but not know it, and the host's store would fill it in. */
 int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
-                    const char *head, const char *base, struct jail_err *e) WUR;
+                    const char *head, const char *base, const struct strv *withheld,
+                    struct jail_err *e) WUR;
 
 /* ---- pure parts (unit-tested) ---- */
 

@@ -4,6 +4,7 @@
 #include "applied.h"
 #include "git.h"
 #include "hide.h"
+#include "hideobj.h"
 #include "hostgit.h"
 #include "linkcheck.h"
 #include "submodule.h"
@@ -772,6 +773,8 @@ int export_ctx_open(struct export_ctx *x, const char *project, const char *sessi
 	if (x->upper_fd < 0 && errno != ENOENT)
 		return jail_err_sys(e, "open the session's upper dir '%s'", upper);
 	read_hidden(x, session_dir);
+	_cleanup_free_ char *withheld = xasprintf("%s/withheld", session_dir);
+	hideobj_load(withheld, &x->withheld);
 	if (probe_repo(x, e) < 0)
 		return -1;
 	_cleanup_free_ char *ex = x->is_repo ? git_excludes_file(x->project) : NULL;
@@ -808,6 +811,8 @@ int export_ctx_open_sub(struct export_ctx *x, const struct export_ctx *parent, c
 	for (size_t i = 0; i < parent->hidden.n; i++)  /* stays sorted */
 		if (strncmp(parent->hidden.v[i], sub, n) == 0 && parent->hidden.v[i][n] == '/')
 			strv_push(&x->hidden, parent->hidden.v[i] + n + 1);
+	for (size_t i = 0; i < parent->withheld.n; i++)  /* ids: the same in any repository */
+		strv_push(&x->withheld, parent->withheld.v[i]);
 	if (probe_repo(x, e) < 0)
 		return -1;
 	if (!x->is_repo)
@@ -832,6 +837,7 @@ void export_ctx_close(struct export_ctx *x)
 	free(x->base);
 	x->prefix = x->objects = x->index = x->user_excludes = x->base = NULL;
 	strv_free(&x->hidden);
+	strv_free(&x->withheld);
 	pathrules_free(&x->rules);
 	if (x->applied)
 		applied_free(x->applied);

@@ -70,6 +70,7 @@ struct export_ctx {
 	char *user_excludes;     /* "core.excludesFile=PATH" of the user's own git, or NULL */
 	char *base;              /* the host commit the session started from, or NULL */
 	struct strv hidden;      /* sorted: paths the supervisor whited out at start */
+	struct strv withheld;    /* sorted: ids of the objects the view withheld (hideobj.h) */
 	void *applied;           /* struct applied (applied.h): what `jail apply` landed */
 	struct strv submodules;  /* initialised submodules holding changes (submodule.h) */
 	char *owned_project;     /* export_ctx_open_sub(): the storage of project */

@@ -912,7 +912,7 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 		return -1;
 	/* from the base: index-pack --strict wants every parent, also of commits
 	 * landed before (the host holds its own copies of those, not these) */
-	if (agentgit_import(g, z->sr->raw.dir, z->sr->sc.dir, z->head, z->base, e) < 0)
+	if (agentgit_import(g, z->sr->raw.dir, z->sr->sc.dir, z->head, z->base, &z->x->withheld, e) < 0)
 		return fall_back(z, e->msg);
 	int r = read_chain(z, e);
 	if (r != 0)

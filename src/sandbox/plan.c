@@ -9,6 +9,7 @@
 #include "env.h"
 #include "gitcreds.h"
 #include "gitlink.h"
+#include "hide.h"
 #include "hints.h"
 #include "policy.h"
 #include "pty.h"
@@ -87,6 +88,7 @@ static int plan_worktree(struct jail_plan *p, const struct session *s, struct ja
 	if (mkdir_p(p->gitdir_upper, 0700, e) < 0 || mkdir_p(p->gitdir_work, 0700, e) < 0 ||
 	    gitcreds_withhold(p->gitdir_lower, p->gitdir_upper, "", NULL, e) < 0)
 		return -1;
+	hide_gitdir_secrets(p->gitdir_lower, p->gitdir_upper, p->cfg);
 	log_debug("linked worktree: %s overlaid too", esc);
 	return 0;
 }

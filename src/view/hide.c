@@ -282,6 +282,34 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 	}
 }
 
+void hide_gitdir_secrets(const char *lower, const char *upper, const struct jail_config *cfg)
+{
+	if (cfg->hide_ignored == HIDE_NONE || !cfg->secret_names.n)
+		return;
+	_cleanup_close_ int lo = open(lower, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int up = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = lo >= 0 && up >= 0 ? opendir_at(lo, ".") : NULL;
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		if (secret_match(&cfg->secret_names, de->d_name) &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+			whiteout(up, lo, de->d_name);
+	}
+	if (d)
+		closedir(d);
+}
+
+bool hide_names_match(const struct strv *patterns, const char *path)
+{
+	return secret_match(patterns, path);
+}
+
+bool hide_secret_name(const struct jail_config *cfg, const char *path)
+{
+	return secret_match(&cfg->secret_names, path);
+}
+
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path)
 {
 	bool secrets = no_rules && cfg->hide_ignored != HIDE_NONE;

@@ -14,6 +14,8 @@
  * server: the jail's accesses to the project fail (ENOTCONN). */
 #define FUSE_USE_VERSION 314
 #include "hidefs.h"
+#include "hide.h"
+#include "hideobj.h"
 
 #include "log.h"
 #include "sync.h"
@@ -54,6 +56,8 @@ struct server {
 	bool final;             /* under final_lock */
 	struct strv from_upper; /* paths shown from the upper dir's copy, sorted */
 	int upper;              /* the session's upper dir, when from_upper has any */
+	struct strv withheld;   /* objects holding hidden content (hideobj.h), sorted */
+	const struct strv *live_secret_names; /* hidefs.h */
 };
 
 static pthread_mutex_t final_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -140,6 +144,25 @@ static int node_stat(fuse_req_t req, const struct hide_node *n, struct stat *st)
 	return r;
 }
 
+/* A git object in a live directory that holds a hidden file's content. */
+static bool withheld(fuse_req_t req, const struct hide_node *dir, const char *name)
+{
+	return dir->live && hideobj_withheld(&srv(req)->withheld, dir, name);
+}
+
+/* A file of a secret-shaped name in a live directory (hidefs.h). */
+static bool live_secret(fuse_req_t req, const struct hide_node *dir, const char *name, bool is_dir)
+{
+	const struct strv *names = srv(req)->live_secret_names;
+	if (is_dir || !dir->live || !names || !names->n)
+		return false;
+	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
+		if (!strcmp(n->name, "refs") || !strcmp(n->name, "logs") ||
+		    !strcmp(n->name, "objects")) /* (object names are ids: not matched) */
+			return false;
+	return hide_names_match(names, name);
+}
+
 static bool plain_name(const char *name)
 {
 	return name[0] && strcmp(name, ".") && strcmp(name, "..") && !strchr(name, '/');
@@ -151,10 +174,10 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct hide_node *n = plain_name(name) ? find_locked(dir, name) : NULL;
 	struct fuse_entry_param ep = {0};
 	struct stat st;
-	if (!n && dir->live && plain_name(name)) {
+	if (!n && dir->live && plain_name(name) && !withheld(req, dir, name)) {
 		_cleanup_free_ char *copy = xstrdup(name);
 		struct hide_node probe = {.name = copy, .parent = dir};
-		if (node_stat(req, &probe, &st) == 0)
+		if (node_stat(req, &probe, &st) == 0 && !live_secret(req, dir, name, S_ISDIR(st.st_mode)))
 			n = add_locked(dir, name, S_ISDIR(st.st_mode));
 	} else if (n && node_stat(req, n, &st) < 0) {
 		if (errno != ENOENT) {
@@ -284,7 +307,9 @@ static struct listing *list_dir(fuse_req_t req, struct hide_node *dir)
 	struct dirent *de;
 	while (l && (de = readdir(d))) {
 		bool dots = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
-		if (!dots && !dir->live && !find_locked(dir, de->d_name))
+		if (!dots && ((!dir->live && !find_locked(dir, de->d_name)) ||
+		              withheld(req, dir, de->d_name) ||
+		              live_secret(req, dir, de->d_name, de->d_type == DT_DIR)))
 			continue;
 		if (l->n == cap) {
 			cap = cap ? cap * 2 : 32;
@@ -571,8 +596,8 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	struct hide_node *tree = NULL;
 	size_t ignored = 0;
 	struct jail_err e = {0};
-	struct strv up = {0};
-	int r = h->build(h->build_ctx, s->root, &tree, &ignored, &up, &e);
+	struct strv up = {0}, withheld = {0};
+	int r = h->build(h->build_ctx, s->root, &tree, &ignored, &up, &withheld, &e);
 	int upper = -1;
 	if (r == 0 && up.n) {
 		upper = open(h->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -595,6 +620,7 @@ static int build_and_serve(struct hidefs *h, struct server *s, int sock, int bui
 	s->tree = tree;
 	s->from_upper = up;
 	s->upper = upper;
+	s->withheld = withheld;
 	s->final = true;
 	pthread_cond_broadcast(&final_cond);
 	pthread_mutex_unlock(&final_lock);
@@ -672,7 +698,8 @@ static int server_main(pid_t supervisor, struct hidefs *h, int built)
 	if (syscall(SYS_close_range, 7, ~0U, 0) < 0)
 		return 1;
 	/* the session's lock is fd 6 (or a spare copy of `built` without one) */
-	struct server s = {.root = 3, .tree = hidetree_node(NULL, "", true), .upper = -1};
+	struct server s = {.root = 3, .tree = hidetree_node(NULL, "", true), .upper = -1,
+	                   .live_secret_names = h->live_secret_names};
 	h->project_fd = 3;
 	return build_and_serve(h, &s, 4, 5);
 }

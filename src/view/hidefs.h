@@ -49,9 +49,11 @@
  * tree, in *ignored what the after-run hint counts, and in `from_upper` the
  * paths the view shows from the session's upper dir (h->upper) instead of
  * the project: redacted git configs written while the overlay was mounted
- * (the overlay may not see them); -1 with a message. */
+ * (the overlay may not see them), and in `withheld` the git objects that
+ * hold a hidden file's content (hideobj.h), sorted; -1 with a message. */
 typedef int hidefs_build_fn(void *ctx, int project_fd, struct hide_node **tree,
-                            size_t *ignored, struct strv *from_upper, struct jail_err *e);
+                            size_t *ignored, struct strv *from_upper, struct strv *withheld,
+                            struct jail_err *e);
 
 struct hidefs {
 	pid_t pid;              /* the server */
@@ -65,6 +67,13 @@ struct hidefs {
 	                         * (workdir.h) the server removes once the overlay is
 	                         * gone, off the start's path */
 	void *build_ctx;
+	/* secret-shaped names ([fs] secret_names), or NULL: a git directory is
+	 * shown as the host has it ("live", hidetree.h), and no ignore rule
+	 * reaches in there, but a file of such a name in it (a per-repository
+	 * credential store, `store --file=.git/.git-credentials`) is not git's
+	 * own: it is not shown.  (Not below refs/ or logs/: a ref is named as
+	 * the user likes; nor below objects/, whose names are ids.) */
+	const struct strv *live_secret_names;
 	int built_fd;           /* the server says here when its tree is final */
 	int built;              /* 0 not yet known, 1 final, -1 failed (server gone) */
 	bool finish;            /* a server still building at the end finishes (cold caches) */

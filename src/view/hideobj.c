@@ -1,0 +1,242 @@
+/* hideobj.c — the loose git objects that hold a hidden file's content
+ * (hideobj.h). */
+#include "hideobj.h"
+
+#include "git.h"
+#include "hide.h"
+#include "log.h"
+#include "sha1.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+struct hash_run {
+	int project_fd;
+	const struct jail_config *cfg;
+	size_t total;       /* bytes read so far */
+	size_t looked;      /* names below hidden directories looked at */
+	struct strv *out;
+};
+
+static void hex(const unsigned char *d, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* "ab/cdef…" from a hex id */
+static void push_object(struct strv *out, const char *id)
+{
+	strv_push_take(out, xasprintf("%.2s/%s", id, id + 2));
+}
+
+/* The blob ids of one file's content, when it is a regular file small
+ * enough; opened below the project, through no link. */
+static void hash_file(struct hash_run *r, const char *rel)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+		           RESOLVE_NO_XDEV,
+	};
+	/* O_PATH first: a fifo or device the host put there is never opened */
+	struct open_how path_how = how;
+	path_how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+	_cleanup_close_ int pfd = (int)syscall(SYS_openat2, r->project_fd, rel, &path_how,
+	                                       sizeof(path_how));
+	struct stat st;
+	/* (an empty file holds nothing: git's empty blob stays) */
+	if (pfd < 0 || fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    (size_t)st.st_size > HIDEOBJ_FILE_MAX || r->total + (size_t)st.st_size > HIDEOBJ_TOTAL_MAX)
+		return;
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, r->project_fd, rel, &how, sizeof(how));
+	if (fd < 0)
+		return;
+	char head[40];
+	int hl = snprintf(head, sizeof(head), "blob %lld", (long long)st.st_size) + 1;
+	size_t cap = (size_t)hl + (size_t)st.st_size;
+	_cleanup_free_ char *buf = malloc(cap);
+	if (!buf)
+		return;
+	memcpy(buf, head, (size_t)hl);
+	size_t len = (size_t)hl;
+	while (len < cap) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len != cap)
+		return; /* it changed while read: what it held is not known */
+	r->total += (size_t)st.st_size;
+	/* the size in the header is the size read */
+	unsigned char d1[20];
+	char id[65];
+	struct sha1 c;
+	sha1_init(&c);
+	sha1_update(&c, buf, len);
+	sha1_final(&c, d1);
+	hex(d1, sizeof(d1), id);
+	push_object(r->out, id);
+	sha256_hex(buf, len, id);
+	push_object(r->out, id);
+	explicit_bzero(buf, len);
+}
+
+/* The files at and below node n (path rel) that are secrets: a
+ * secret-shaped name or one in a directory of such a name (secrets/prod.json),
+ * or one fs.hide names.  (Not every ignored file: build output would cost
+ * every start a read of it.) */
+static void hash_below(struct hash_run *r, const struct hide_node *n, const char *rel,
+                       bool secret, int depth)
+{
+	secret = secret || hide_secret_name(r->cfg, rel) || hide_by_rule(r->cfg, false, rel);
+	if (!n->dir) {
+		if (secret)
+			hash_file(r, rel);
+		return;
+	}
+	if (n->live || depth >= HIDETREE_DEPTH)
+		return;
+	for (size_t i = 0; i < n->n_kids && r->looked < HIDEOBJ_NAMES_MAX; i++, r->looked++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", rel, n->kids[i]->name);
+		hash_below(r, n->kids[i], p, secret, depth + 1);
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
+                     const struct strv *paths, struct strv *out)
+{
+	struct hash_run r = {.project_fd = project_fd, .cfg = cfg, .out = out};
+	for (size_t i = 0; tree && i < paths->n; i++) {
+		const struct hide_node *n = hidetree_lookup(tree, paths->v[i]);
+		if (n)
+			hash_below(&r, n, paths->v[i], false, 0);
+	}
+	if (out->n)
+		qsort(out->v, out->n, sizeof(char *), cmp_str);
+	log_debug("view: %zu object ids of hidden content (%zu bytes read)", out->n, r.total);
+}
+
+/* Is `path` or a directory above it in `paths`? */
+static bool below_any(const struct strv *paths, const char *path)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		size_t n = strlen(paths->v[i]);
+		if (!strncmp(path, paths->v[i], n) && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+void hideobj_drop_shown(const char *project, const struct strv *hidden, struct strv *objs)
+{
+	if (!objs->n)
+		return;
+	struct git g = {.cwd = project};
+	const char *args[] = {"ls-files", "-s", "-z", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	struct jail_err e;
+	if (git_run(&g, args, NULL, 0, &b, &status, &e) < 0 || status != 0) {
+		sb_free(&b);
+		return; /* withheld all the same: safe, if less convenient */
+	}
+	_cleanup_free_ bool *drop = calloc(objs->n, sizeof(bool));
+	/* "MODE ID STAGE\tPATH" NUL */
+	for (size_t i = 0; drop && b.s && i < b.len;) {
+		char *rec = b.s + i;
+		i += strlen(rec) + 1;
+		char *tab = strchr(rec, '\t'), *id = strchr(rec, ' ');
+		if (!tab || !id)
+			continue;
+		id++;
+		char *end = strchr(id, ' ');
+		if (!end || end - id < 3)
+			continue;
+		*end = '\0';
+		char key[80];
+		snprintf(key, sizeof(key), "%.2s/%s", id, id + 2);
+		const char *k = key;
+		char **hit = bsearch(&k, objs->v, objs->n, sizeof(char *), cmp_str);
+		/* (the few ids first: the hidden paths may be many) */
+		if (hit && !below_any(hidden, tab + 1))
+			drop[hit - objs->v] = true;
+	}
+	sb_free(&b);
+	size_t kept = 0;
+	for (size_t k = 0; drop && k < objs->n; k++) {
+		if (!drop[k])
+			objs->v[kept++] = objs->v[k];
+		else
+			free(objs->v[k]);
+	}
+	if (drop)
+		objs->n = kept; /* the order kept: still sorted */
+}
+
+static bool hex2(const char *s)
+{
+	return strlen(s) == 2 && strspn(s, "0123456789abcdef") == 2;
+}
+
+bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name)
+{
+	if (!ids->n || !dir->parent || !hex2(dir->name) || strcmp(dir->parent->name, "objects"))
+		return false;
+	char key[80];
+	if (snprintf(key, sizeof(key), "%s/%s", dir->name, name) >= (int)sizeof(key))
+		return false;
+	const char *k = key;
+	return bsearch(&k, ids->v, ids->n, sizeof(char *), cmp_str) != NULL;
+}
+
+int hideobj_save(const char *path, const struct strv *objs, struct jail_err *e)
+{
+	struct strbuf b = {0};
+	for (size_t i = 0; i < objs->n; i++) {
+		const char *o = objs->v[i];
+		sb_printf(&b, "%.2s%s\n", o, o + 3);  /* "ab/cdef" -> "abcdef" */
+	}
+	int r = replace_file(path, b.s ? b.s : "", b.len, 0600, e);
+	sb_free(&b);
+	return r;
+}
+
+void hideobj_load(const char *path, struct strv *ids)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	if (read_file_at(AT_FDCWD, path, 64u << 20, &data, NULL, &ignored) < 0)
+		return;
+	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		if (*line)
+			strv_push(ids, line);
+	}
+	if (ids->n)
+		qsort(ids->v, ids->n, sizeof(char *), cmp_str);
+}
+
+bool hideobj_has(const struct strv *ids, const char *id)
+{
+	return ids->n && bsearch(&id, ids->v, ids->n, sizeof(char *), cmp_str) != NULL;
+}

@@ -1,0 +1,51 @@
+/* hideobj.h — hidden files' content as git objects of the project.
+ *
+ * The project's .git directories are shown as they are (hidetree.h: "live"),
+ * object store included.  A hidden file whose content was ever handed to git
+ * (staged by mistake and unstaged, `git stash --all`, an old commit) is there
+ * as a blob, and `git cat-file` would print what the view hides.  So the view
+ * withholds the loose objects whose id is the blob id of a hidden secret's
+ * content now: computed at start for the hidden files of a secret-shaped name
+ * ([fs] secret_names) or one fs.hide names, at or below the hidden paths,
+ * both as SHA-1 and as SHA-256 (a repository of either format).  Not every
+ * ignored file (build output would cost every start a read of it).  A packed
+ * object cannot be withheld one at a time (README says so). */
+#ifndef JAIL_HIDEOBJ_H
+#define JAIL_HIDEOBJ_H
+#include "config.h"
+#include "hidetree.h"
+
+/* Files larger than this are not hashed (secrets are small). */
+#define HIDEOBJ_FILE_MAX (64u << 10)
+/* Names below hidden directories looked at, in all: a hidden node_modules
+ * holds 100,000 (every name matched against secret_names cost 80 ms). */
+#define HIDEOBJ_NAMES_MAX 4096u
+/* The start reads at most this much of hidden files in all. */
+#define HIDEOBJ_TOTAL_MAX (16u << 20)
+
+/* The object names ("ab/cdef…", relative to an objects/ directory) of the
+ * blobs that hold the content of the hidden `paths` (relative to the project
+ * open at `project_fd`, found in `tree` before they are dropped from it),
+ * appended to `out`, sorted.  Files are opened below project_fd without
+ * following a link; what cannot be read is skipped. */
+void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
+                     const struct strv *paths, struct strv *out);
+/* Keep in `objs` only what the jail does not show anyway: a blob a shown
+ * tracked file has in the project's index (an .env.example the .env was
+ * copied from) is git's to read, and withholding it would break git on that
+ * file.  `hidden`: the hidden paths (a tracked file among them stays
+ * withheld).  On any failure of git's, all stay. */
+void hideobj_drop_shown(const char *project, const struct strv *hidden, struct strv *objs);
+/* The list kept in the session (<session>/withheld) for the export: the
+ * agent cannot read those objects, but it can name them in a tree of its
+ * own, and the export would take them from the host's store.  One full id
+ * a line; `objs` as hideobj_collect made it. */
+int hideobj_save(const char *path, const struct strv *objs, struct jail_err *e) WUR;
+/* The ids of a saved list, sorted (none when there is no list). */
+void hideobj_load(const char *path, struct strv *ids);
+/* Whether the full hex `id` is in `ids` (sorted, as hideobj_load made it). */
+bool hideobj_has(const struct strv *ids, const char *id);
+/* Whether `name` in the directory `dir` is such an object: dir is a two-hex
+ * fan-out directory below one named objects.  `ids` sorted. */
+bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name);
+#endif

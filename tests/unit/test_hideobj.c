@@ -1,0 +1,67 @@
+/* test_hideobj.c — hidden files' content as git objects (hideobj.h). */
+#include "hideobj.h"
+#include "t.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[] = "/tmp/test_hideobj.XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", dir, rel);
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+T(collect_names_the_blobs_of_hidden_secrets_only)
+{
+	CHECK(mkdtemp(dir) != NULL);
+	char p[512];
+	snprintf(p, sizeof(p), "%s/build", dir);
+	CHECK(mkdir(p, 0755) == 0);
+	put(".env", "SECRET=1\n");      /* git hash-object: the id below */
+	put("build/out.o", "object\n"); /* hidden, not a secret: not read */
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct hide_node *root = NULL;
+	size_t count = 0;
+	struct jail_err e = {0};
+	CHECK(hidetree_build(fd, &root, &count, &e) == 0);
+	struct jail_config cfg = {0};
+	strv_push(&cfg.secret_names, ".env*");
+	struct strv hidden = {0}, objs = {0};
+	strv_push(&hidden, ".env");
+	strv_push(&hidden, "build");
+	hideobj_collect(fd, &cfg, root, &hidden, &objs);
+	CHECK(objs.n == 2); /* SHA-1 and SHA-256 of the one secret */
+	CHECK(strv_contains(&objs, "65/ec2679eeaac690801f2a00b7de9baebbef7a2d")); /* git hash-object */
+	/* the server's question: a name in a two-hex dir below objects/ */
+	struct hide_node *git = hidetree_add(root, ".git", true);
+	struct hide_node *o = hidetree_add(git, "objects", true);
+	char fan[3] = {objs.v[0][0], objs.v[0][1], '\0'};
+	struct hide_node *f = hidetree_add(o, fan, true);
+	CHECK(hideobj_withheld(&objs, f, objs.v[0] + 3));
+	CHECK(!hideobj_withheld(&objs, f, "0000000000000000000000000000000000000"));
+	CHECK(!hideobj_withheld(&objs, o, objs.v[0] + 3)); /* not a fan-out dir */
+	/* the session's list, as the export reads it back */
+	snprintf(p, sizeof(p), "%s/withheld", dir);
+	CHECK(hideobj_save(p, &objs, &e) == 0);
+	struct strv ids = {0};
+	hideobj_load(p, &ids);
+	CHECK(ids.n == 2);
+	char id[80];
+	snprintf(id, sizeof(id), "%.2s%s", objs.v[0], objs.v[0] + 3);
+	CHECK(hideobj_has(&ids, id));
+	CHECK(!hideobj_has(&ids, "65ec"));
+	close(fd);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
