@@ -124,7 +124,8 @@ static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t
 	}
 	/* their content as git objects, found while the tree still holds them */
 	hideobj_collect(project_fd, v->cfg, *tree, &hidden.paths, withheld);
-	hideobj_drop_shown(v->s->project, &hidden.paths, withheld);
+	_cleanup_free_ char *drop_cache = xasprintf("%s/withheld.cache", v->s->dir);
+	hideobj_drop_shown(v->s->project, drop_cache, &hidden.paths, withheld);
 	_cleanup_free_ char *withheld_list = xasprintf("%s/withheld", v->s->dir);
 	if (hideobj_save(withheld_list, withheld, e) < 0) {
 		hide_set_free(&hidden);

@@ -145,10 +145,10 @@ static bool below_any(const struct strv *paths, const char *path)
 	return false;
 }
 
-void hideobj_drop_shown(const char *project, const struct strv *hidden, struct strv *objs)
+/* What git's index says (one `git ls-files`, a few ms): the ids a shown
+ * tracked file has go. */
+static void drop_by_git(const char *project, const struct strv *hidden, struct strv *objs)
 {
-	if (!objs->n)
-		return;
 	struct git g = {.cwd = project};
 	const char *args[] = {"ls-files", "-s", "-z", NULL};
 	struct strbuf b = {0};
@@ -191,6 +191,80 @@ void hideobj_drop_shown(const char *project, const struct strv *hidden, struct s
 		objs->n = kept; /* the order kept: still sorted */
 }
 
+/* What a drop depends on: the index's stamp (all git ls-files reads), the
+ * ids looked for and the hidden paths, as one line; NULL when the git dir is
+ * not the project's .git directory (a worktree's .git file): no cache. */
+static char *drop_key(const char *project, const struct strv *hidden, const struct strv *objs)
+{
+	_cleanup_free_ char *gitdir = xasprintf("%s/.git", project);
+	_cleanup_close_ int gfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return NULL;
+	char index[FILE_STAMP_MAX];
+	file_stamp(gfd, "index", index);
+	struct strbuf b = {0};
+	sb_printf(&b, "%s", index);
+	/* each string with its NUL: no two lists read the same */
+	for (size_t i = 0; i < objs->n; i++)
+		sb_append(&b, objs->v[i], strlen(objs->v[i]) + 1);
+	sb_append(&b, "", 1);
+	for (size_t i = 0; i < hidden->n; i++)
+		sb_append(&b, hidden->v[i], strlen(hidden->v[i]) + 1);
+	char hex[65];
+	sha256_hex(b.s, b.len, hex);
+	sb_free(&b);
+	return xasprintf("withheld-key %s\n", hex);
+}
+
+/* The ids a drop with this key kept, from the cache; false when it holds
+ * another key.  The ids are checked as ids: the file is jail's own, but a
+ * damaged one must not withhold a path. */
+static bool drop_cached(const char *cache, const char *key, struct strv *objs)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	size_t kl = strlen(key);
+	if (read_file_at(AT_FDCWD, cache, 4u << 20, &data, NULL, &ignored) < 0 ||
+	    strncmp(data, key, kl) != 0)
+		return false;
+	struct strv kept = {0};
+	for (char *line = data + kl, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl || (nl - line != 41 && nl - line != 65) || line[2] != '/') {
+			strv_free(&kept);
+			return false;
+		}
+		*nl = '\0';
+		strv_push(&kept, line);
+	}
+	strv_free(objs);
+	*objs = kept;
+	return true;
+}
+
+void hideobj_drop_shown(const char *project, const char *cache, const struct strv *hidden,
+                        struct strv *objs)
+{
+	if (!objs->n)
+		return;
+	_cleanup_free_ char *key = cache ? drop_key(project, hidden, objs) : NULL;
+	if (key && drop_cached(cache, key, objs)) {
+		log_debug("view: object ids shown by git's index: as the last start found");
+		return;
+	}
+	drop_by_git(project, hidden, objs);
+	if (!key)
+		return;
+	struct strbuf b = {0};
+	sb_puts(&b, key);
+	for (size_t i = 0; i < objs->n; i++)
+		sb_printf(&b, "%s\n", objs->v[i]);
+	struct jail_err e = {0};
+	if (replace_file(cache, b.s, b.len, 0600, &e) < 0)
+		log_debug("keep the withheld ids: %s", e.msg);
+	sb_free(&b);
+}
+
 static bool hex2(const char *s)
 {
 	return strlen(s) == 2 && strspn(s, "0123456789abcdef") == 2;
@@ -214,7 +288,14 @@ int hideobj_save(const char *path, const struct strv *objs, struct jail_err *e)
 		const char *o = objs->v[i];
 		sb_printf(&b, "%.2s%s\n", o, o + 3);  /* "ab/cdef" -> "abcdef" */
 	}
-	int r = replace_file(path, b.s ? b.s : "", b.len, 0600, e);
+	/* rewritten only when it changed: a start writes nothing it need not */
+	_cleanup_free_ char *old = NULL;
+	size_t old_len = 0;
+	struct jail_err ignored;
+	int r = 0;
+	if (read_file_at(AT_FDCWD, path, b.len + 1, &old, &old_len, &ignored) < 0 ||
+	    old_len != b.len || (b.len && memcmp(old, b.s, b.len) != 0))
+		r = replace_file(path, b.s ? b.s : "", b.len, 0600, e);
 	sb_free(&b);
 	return r;
 }

@@ -34,8 +34,12 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
  * tracked file has in the project's index (an .env.example the .env was
  * copied from) is git's to read, and withholding it would break git on that
  * file.  `hidden`: the hidden paths (a tracked file among them stays
- * withheld).  On any failure of git's, all stay. */
-void hideobj_drop_shown(const char *project, const struct strv *hidden, struct strv *objs);
+ * withheld).  On any failure of git's, all stay.  `cache` (a file of the
+ * session's, or NULL): what the last start found, taken again while the
+ * index, the ids and the hidden paths are the same (git costs a start a few
+ * ms of the view server's, on the way to its tree). */
+void hideobj_drop_shown(const char *project, const char *cache, const struct strv *hidden,
+                        struct strv *objs);
 /* The list kept in the session (<session>/withheld) for the export: the
  * agent cannot read those objects, but it can name them in a tree of its
  * own, and the export would take them from the host's store.  One full id

@@ -127,3 +127,23 @@ test_withheld_objects_spare_what_a_shown_file_holds() {
 	assert_contains "$out" empty-ok
 	assert_eq "$(printf '%s\n' "$out" | grep -c SECRET)" 1 "the example alone, not the .env"
 }
+
+# What the last start found is taken again only while the index is the same:
+# once the tracked example holds other content, the .env's blob is no
+# longer one a shown file has, and it is withheld again.
+test_withheld_objects_follow_the_index_between_runs() {
+	hide_repo
+	printf 'SECRET=canary-example\n' >"$T/p/.env.example"
+	git -C "$T/p" add .env.example
+	git -C "$T/p" commit -q -m example
+	cp "$T/p/.env.example" "$T/p/.env"
+	local id
+	id=$(git -C "$T/p" hash-object .env)
+	run_jail -q -D "$T/p" -- git cat-file -p "$id"
+	assert_contains "$out" SECRET=canary-example "the example's blob, shown by the index"
+	printf 'SECRET=changeme\n' >"$T/p/.env.example"
+	git -C "$T/p" commit -q -am "another example"
+	run_jail -q -D "$T/p" -- sh -c "git cat-file -p $id 2>&1; echo done"
+	assert_contains "$out" done
+	assert_not_contains "$out" canary-example "the .env's blob once the index no longer has it"
+}
