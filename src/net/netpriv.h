@@ -87,6 +87,9 @@ const char *net_refusal(const struct net_host *n, const struct dns_addr *a);
 bool net_named_literally(const struct net_host *n, const struct dns_addr *a);
 /* Is this one of the network helper's addresses (its gateway, its DNS)? */
 bool net_helper_addr(const struct net_host *n, const struct dns_addr *a);
+/* Is this one of the host's own addresses (its interfaces', also spelled
+ * inside an IPv6 address)? */
+bool net_host_own_addr(const struct net_host *n, const struct dns_addr *a);
 int net_watch_start(struct net_host *n, struct jail_err *e) WUR;
 void net_watch_stop(struct net_host *n);
 

@@ -146,6 +146,11 @@ bool net_helper_addr(const struct net_host *n, const struct dns_addr *a)
 	return local_match(n, a, true) != NULL;
 }
 
+bool net_host_own_addr(const struct net_host *n, const struct dns_addr *a)
+{
+	return local_match(n, a, false) != NULL;
+}
+
 /* Named by address in the allowlist: the ruleset already opens it. */
 bool net_named_literally(const struct net_host *n, const struct dns_addr *a)
 {
