@@ -77,6 +77,19 @@ static int send_fd(int sock, enum net_fd_kind kind, int fd, struct jail_err *e)
 	return r;
 }
 
+/* Does this configuration load a ruleset?  --net allow always; --net open
+ * when host:PORT entries make the helper map its gateway to the host's
+ * loopback, which would otherwise open every port there. */
+static bool wants_ruleset(const struct jail_config *cfg)
+{
+	if (cfg->net == NET_ALLOW)
+		return true;
+	for (size_t i = 0; cfg->net == NET_OPEN && i < cfg->allow.n; i++)
+		if (strncmp(cfg->allow.v[i], "host:", 5) == 0)
+			return true;
+	return false;
+}
+
 /* The ruleset; *gate: may a name go through the SNI gate (its listener is
  * wanted)? */
 static int install_ruleset(const struct jail_config *cfg, bool *gate, struct jail_err *e)
@@ -84,9 +97,12 @@ static int install_ruleset(const struct jail_config *cfg, bool *gate, struct jai
 	struct allow_list allow;
 	if (allow_parse(&cfg->allow, &allow, e) < 0)
 		return -1;
-	*gate = allow_gate_wanted(&allow);
+	*gate = cfg->net == NET_ALLOW && allow_gate_wanted(&allow);
 	struct nft_plan plan;
-	nft_plan_build(&allow, &plan);
+	if (cfg->net == NET_ALLOW)
+		nft_plan_build(&allow, &plan);
+	else
+		nft_plan_build_open(&plan);
 	int r = nft_install(&plan, e);
 	nft_plan_free(&plan);
 	allow_free(&allow);
@@ -101,7 +117,7 @@ int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
 		return -1;
 	if (cfg->net == NET_NONE)
 		return 0;
-	if (cfg->net == NET_ALLOW) {
+	if (wants_ruleset(cfg)) {
 		if (install_ruleset(cfg, &gate, e) < 0)
 			return -1;
 		int nft = nft_netlink_socket(e);
@@ -185,15 +201,23 @@ static int upstream_setup(struct net_host *n, const struct jail_config *cfg,
 }
 
 /* host:PORT entries: the helper's host-loopback address(es) . PORT, for good,
- * TCP only (host4/host6: nft.c). */
+ * TCP only (host4/host6: nft.c); with --net open those addresses are closed
+ * but for that (helper4/helper6). */
 static int open_host_ports(struct net_host *n, struct jail_err *e)
 {
 	uint16_t ports[64];
 	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
-	if (n->mode != NET_ALLOW || np == 0 || n->n_host_addrs == 0)
+	if (n->mode == NET_NONE || np == 0 || n->n_host_addrs == 0)
 		return 0;
-	struct nft_elem els[2 * ARRAY_SIZE(ports)];
+	struct nft_elem els[3 * ARRAY_SIZE(ports)];
 	size_t ne = 0;
+	for (size_t i = 0; n->mode == NET_OPEN && i < n->n_host_addrs; i++) {
+		struct nft_elem *el = &els[ne++];
+		memset(el, 0, sizeof(*el));
+		el->family = n->host_addrs[i].family;
+		el->addr_only = true;
+		memcpy(el->addr, n->host_addrs[i].addr, sizeof(el->addr));
+	}
 	for (size_t i = 0; i < n->n_host_addrs; i++)
 		for (size_t j = 0; j < np; j++) {
 			struct nft_elem *el = &els[ne++];
@@ -280,7 +304,7 @@ int net_validate(const struct jail_config *cfg, struct jail_err *e)
 		return 0;
 	/* the filter's libraries, before the clone: init installs the ruleset with
 	 * them (nftlib.h) */
-	if (cfg->net == NET_ALLOW && nftlib_load(e) < 0)
+	if (wants_ruleset(cfg) && nftlib_load(e) < 0)
 		return -1;
 	if (allow_parse(&cfg->allow, &allow, e) < 0)
 		return -1;
@@ -311,7 +335,7 @@ int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t c
 		return -1;
 	if (recv_fds(n, sync_sock, e) < 0)
 		return jail_err_wrap(e, "set up the jail's network");
-	if ((cfg->net == NET_ALLOW && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0 ||
+	if ((wants_ruleset(cfg) && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0 ||
 	    (n->broker && n->broker_fd < 0) ||
 	    (cfg->net == NET_ALLOW && allow_gate_wanted(&n->allow) && n->gate_fd < 0))
 		return jail_err_set(e, EPROTO, "set up the jail's network: sockets missing");

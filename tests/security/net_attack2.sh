@@ -29,3 +29,60 @@ test_gate_never_connects_to_the_hosts_own_address_even_named() {
 	done
 	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
 }
+
+# ATTACK: --net open with a host:PORT entry.  The helper maps its gateway to
+# the host's loopback for the entry, and --net open has no ruleset: every
+# other port of the host's loopback answered there too (a dev database, a
+# docker socket over TCP), though host:PORT promises that port alone.
+# PROBE ADDR... : inside the jail, a TCP connect to each "addr,port" (an
+# IPv6 link-local one on the jail's interface); prints "ADDR PORT open" or
+# "ADDR PORT failed".
+PROBE='import socket, sys
+ifx = [n for _, n in socket.if_nameindex() if n != "lo"][0]
+for spec in sys.argv[1:]:
+    addr, port = spec.rsplit(",", 1)
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam)
+    s.settimeout(5)
+    scope = socket.if_nametoindex(ifx) if addr.startswith("fe80") else 0
+    try:
+        s.connect((addr, int(port)) if fam == socket.AF_INET else (addr, int(port), 0, scope))
+        print(addr, port, "open")
+    except OSError as e:
+        print(addr, port, "failed", e)'
+
+# ATTACK: --net open with a host:PORT entry.  The helper maps its gateway to
+# the host's loopback for the entry, and --net open had no ruleset: every
+# other port of the host's loopback answered there too (a dev database, a
+# docker socket over TCP), though host:PORT promises that port alone.
+test_net_open_host_port_opens_that_port_alone() {
+	net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" 127.0.0.1 "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	run_jail -D "$T/p" --net open --dns-upstream "127.0.0.1:$DNSP" --allow "host:$P3" -- \
+		python3 -c "$PROBE" "$GW4,$P3" "$GW4,$P7" "$GW6,$P6" "$GW6,$P7" "fe80::1,$P6" \
+		"fe80::1,$P3" "$PUB4,$P2"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$GW4 $P3 open"
+	assert_contains "$out" "$PUB4 $P2 open"
+	assert_not_contains "$out" "$GW4 $P7 open"
+	assert_not_contains "$out" "$GW6 $P6 open"
+	assert_not_contains "$out" "$GW6 $P7 open"
+	assert_not_contains "$out" "fe80::1 $P6 open"
+	assert_not_contains "$out" "fe80::1 $P3 open"
+	assert_contains "$err" "jail: blocked tcp $GW4:$P7"
+	assert_contains "$err" "jail: blocked tcp [$GW6]:$P6"
+	# and UDP to the entry's port is not the TCP server named either
+	run_jail -D "$T/p" --net open --dns-upstream "127.0.0.1:$DNSP" --allow "host:$P3" -- \
+		python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(b"x", (sys.argv[1], int(sys.argv[2])))
+    s.settimeout(3)
+    s.recv(10)
+except OSError as e:
+    print("udp failed", e)' "$GW4" "$P3"
+	assert_contains "$out" "udp failed"
+	assert_contains "$err" "jail: blocked udp $GW4:$P3"
+}
