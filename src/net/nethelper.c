@@ -12,6 +12,7 @@
  * Isolation: pasta isolates itself (namespaces, seccomp, no capabilities).
  * slirp4netns runs with --enable-seccomp only: its --enable-sandbox needs uid 0
  * mapped in the jail's user namespace, which maps only the caller's uid. */
+#include "addrclass.h"
 #include "log.h"
 #include "netpriv.h"
 
@@ -19,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -408,6 +411,60 @@ static void find_local_addrs(struct net_host *n)
 			          false);
 	}
 	freeifaddrs(ifs);
+}
+
+/* Does the kernel route family/addr (4 or 16 bytes) to this host itself
+ * ("local": an interface's address, or a "local" route such as AnyIP's
+ * "ip route add local 198.51.100.0/24 dev lo")?  -1 when it cannot ask. */
+static int route_is_local(int family, const unsigned char *addr)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
+	struct {
+		struct nlmsghdr h;
+		struct rtmsg r;
+		struct rtattr dst;
+		unsigned char addr[16];
+	} req;
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = (uint32_t)NLMSG_LENGTH(sizeof(req.r) + RTA_LENGTH(alen));
+	req.h.nlmsg_type = RTM_GETROUTE;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.r.rtm_family = (unsigned char)family;
+	req.r.rtm_dst_len = (unsigned char)(alen * 8);
+	req.dst.rta_type = RTA_DST;
+	req.dst.rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(req.addr, addr, alen);
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct timeval tv = {.tv_sec = 1};
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    send(fd, &req, req.h.nlmsg_len, 0) < 0)
+		return -1;
+	union {
+		struct nlmsghdr h;
+		char buf[4096];
+	} resp;
+	ssize_t n = recv(fd, &resp, sizeof(resp), 0);
+	if (n < (ssize_t)sizeof(struct nlmsghdr) || !NLMSG_OK(&resp.h, (size_t)n))
+		return -1;
+	if (resp.h.nlmsg_type == NLMSG_ERROR)
+		return 0;  /* no route there at all: not this host */
+	if (resp.h.nlmsg_type != RTM_NEWROUTE ||
+	    resp.h.nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+		return -1;
+	const struct rtmsg *r = NLMSG_DATA(&resp.h);
+	return r->rtm_type == RTN_LOCAL;
+}
+
+bool net_host_owns_now(const struct dns_addr *a)
+{
+	unsigned char v4[4];
+	int r = route_is_local(a->family, a->addr);
+	if (r == 0 && a->family == AF_INET6 && addr_embedded_v4(a->addr, v4))
+		r = route_is_local(AF_INET, v4);
+	if (r < 0)
+		log_warn("network: ask the kernel whether an address is the host's: %s",
+		         strerror(errno));
+	return r != 0;  /* unknown: refused */
 }
 
 static void remove_rundir(struct net_host *n)

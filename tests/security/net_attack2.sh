@@ -86,3 +86,54 @@ except OSError as e:
 	assert_contains "$out" "udp failed"
 	assert_contains "$err" "jail: blocked udp $GW4:$P3"
 }
+
+# ATTACK: DNS rebinding onto an address the host got after the jail started
+# (a DHCP lease, a VPN, an IPv6 temporary address).  The host's addresses
+# were listed once at start, so an allowed name answering the new one opened
+# it, and a server bound to 0.0.0.0 on the host answered the jail there.
+test_dns_never_opens_an_address_the_host_got_later() {
+	# W takes the address when the jail says it is running
+	W_SETUP="(while [ ! -e '$T/.addnow' ]; do sleep 0.05; done
+		ip addr add 12.34.56.78/32 dev v0 && echo ok >'$T/.added') &" \
+		net_servers "late.test=12.34.56.78"
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" 0.0.0.0 "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	mkfifo "$T/go"
+	exec 7<>"$T/go"
+	"$JAIL" "${NET[@]}" --allow "late.test:$P7" -- sh -c \
+		"echo ready; read x; curl -sS -m 10 http://late.test:$P7/ && echo LATE-OPEN" \
+		<"$T/go" >"$T/late.out" 2>"$T/late.err" &
+	local pid=$!
+	wait_for grep -q ready "$T/late.out"
+	touch "$T/.addnow"
+	wait_file "$T/.added"
+	echo go >&7
+	wait "$pid" || true
+	exec 7>&-
+	assert_not_contains "$(cat "$T/late.out")" LATE-OPEN
+	assert_contains "$(cat "$T/late.err")" \
+		"jail: dns: late.test answered 12.34.56.78 (the host); not opened"
+}
+
+# ATTACK: an address the host takes as its own by a "local" route (AnyIP:
+# "ip route add local 12.34.56.0/24 dev lo"), on no interface: the list of
+# interface addresses missed it, and 0.0.0.0 servers answer there.  The same
+# through the TLS gate, even when the address is named on 443.
+test_dns_and_gate_never_open_an_anyip_address_of_the_host() {
+	W_SETUP="ip route add local 12.34.56.0/24 dev lo" net_servers "any.test=12.34.56.78"
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" 0.0.0.0 "$T/www"
+	bg in_w python3 "$HELPERS/tls_hrr.py" server 0.0.0.0 443 "$T/port" "$T/host.log"
+	wait_file "$T/p7"
+	wait_file "$T/port"
+	P7=$(cat "$T/p7")
+	cp "$HELPERS/tls_hrr.py" "$T/p/tls_hrr.py"
+	run_jail "${NET[@]}" --allow "any.test:$P7" -- \
+		sh -c "curl -sS -m 10 http://any.test:$P7/ && echo ANY-OPEN"
+	assert_not_contains "$out" ANY-OPEN
+	assert_contains "$err" "jail: dns: any.test answered 12.34.56.78 (the host); not opened"
+	run_jail "${NET[@]}" --allow any.test:443 --allow 12.34.56.78:443 -- \
+		python3 tls_hrr.py client $GATE 443 retry any.test any.test
+	assert_contains "$err" "TLS gate: any.test: cannot connect (its address is the host)"
+	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
+}
