@@ -200,6 +200,31 @@ static int upstream_setup(struct net_host *n, const struct jail_config *cfg,
 	return 0;
 }
 
+/* An entry naming a host-loopback address of the helper's literally (its
+ * gateway): with host:PORT entries the helper maps it to the host's
+ * loopback, so the entry would open another port there than the user named
+ * as host:PORT, while it reads as the router's. */
+static int refuse_literal_host_addr(const struct net_host *n, struct jail_err *e)
+{
+	for (size_t i = 0; i < n->allow.n; i++) {
+		const struct allow_entry *a = &n->allow.v[i];
+		int family = a->kind == ALLOW_V4 ? AF_INET : a->kind == ALLOW_V6 ? AF_INET6 : 0;
+		for (size_t j = 0; family && j < n->n_host_addrs; j++) {
+			const struct dns_addr *h = &n->host_addrs[j];
+			if (h->family != family || memcmp(h->addr, a->addr, family == AF_INET ? 4 : 16))
+				continue;
+			char text[INET6_ADDRSTRLEN];
+			inet_ntop(family, a->addr, text, sizeof(text));
+			return jail_err_set(e, 0, "--allow %s%s%s:%u: with host:PORT entries %s maps %s "
+			                    "to the host's loopback, where this would open port %u; "
+			                    "write host:%u for that", family == AF_INET6 ? "[" : "",
+			                    text, family == AF_INET6 ? "]" : "", a->port,
+			                    n->helper_name, text, a->port, a->port);
+		}
+	}
+	return 0;
+}
+
 /* host:PORT entries: the helper's host-loopback address(es) . PORT, for good,
  * TCP only (host4/host6: nft.c); with --net open those addresses are closed
  * but for that (helper4/helper6). */
@@ -209,6 +234,8 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
 	if (n->mode == NET_NONE || np == 0 || n->n_host_addrs == 0)
 		return 0;
+	if (refuse_literal_host_addr(n, e) < 0)
+		return -1;
 	struct nft_elem els[3 * ARRAY_SIZE(ports)];
 	size_t ne = 0;
 	for (size_t i = 0; n->mode == NET_OPEN && i < n->n_host_addrs; i++) {

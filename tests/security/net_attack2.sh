@@ -137,3 +137,24 @@ test_dns_and_gate_never_open_an_anyip_address_of_the_host() {
 	assert_contains "$err" "TLS gate: any.test: cannot connect (its address is the host)"
 	assert_not_contains "$(cat "$T/host.log" 2>/dev/null)" "hello1"
 }
+
+# ATTACK: the gateway named literally beside a host:PORT entry.  The helper
+# maps its gateway to the host's loopback then, so "--allow GW:P7" (read as
+# the router's port) opened the host's loopback port P7, which host:PORT
+# did not name.  Refused at start with the way out.
+test_gateway_named_literally_beside_host_port_is_refused() {
+	net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" 127.0.0.1 "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	run_jail "${NET[@]}" --allow "$GW4:$P7" -- curl -sS -m 10 "http://$GW4:$P7/"
+	assert_eq "$rc" 125 "(out: $out)"
+	assert_not_contains "$out" hello-jail
+	assert_contains "$err" "--allow $GW4:$P7: with host:PORT entries pasta maps $GW4 to the host's loopback"
+	run_jail "${NET[@]}" --allow "[$GW6]:$P7" -- true
+	assert_eq "$rc" 125
+	assert_contains "$err" "--allow [$GW6]:$P7: with host:PORT entries"
+	# without a host:PORT entry the gateway is the router's, and named, open
+	run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$DNSP" --allow "$GW4:$P7" -- true
+	assert_eq "$rc" 0 "(stderr: $err)"
+}
