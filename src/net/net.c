@@ -232,6 +232,12 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 {
 	uint16_t ports[64];
 	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
+	/* --net open has no other limit: a gateway that cannot be found cannot
+	 * be closed, and the helper maps it all the same */
+	if (n->mode == NET_OPEN && np && n->n_host_addrs == 0)
+		return jail_err_set(e, 0, "--allow host:%u with --net open: the helper's gateway "
+		                    "(its door to the host's loopback) was not found, so it cannot "
+		                    "be limited to that port; use --net allow", ports[0]);
 	if (n->mode == NET_NONE || np == 0 || n->n_host_addrs == 0)
 		return 0;
 	if (refuse_literal_host_addr(n, e) < 0)
