@@ -242,7 +242,7 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 		return 0;
 	if (refuse_literal_host_addr(n, e) < 0)
 		return -1;
-	struct nft_elem els[3 * ARRAY_SIZE(ports)];
+	struct nft_elem els[3 * ARRAY_SIZE(ports) + 1];
 	size_t ne = 0;
 	for (size_t i = 0; n->mode == NET_OPEN && i < n->n_host_addrs; i++) {
 		struct nft_elem *el = &els[ne++];
@@ -250,6 +250,14 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 		el->family = n->host_addrs[i].family;
 		el->addr_only = true;
 		memcpy(el->addr, n->host_addrs[i].addr, sizeof(el->addr));
+	}
+	/* pasta's own link-local address, which it answers as a gateway too */
+	if (n->mode == NET_OPEN && strcmp(n->helper_name, "pasta") == 0) {
+		struct nft_elem *el = &els[ne++];
+		memset(el, 0, sizeof(*el));
+		el->family = AF_INET6;
+		el->addr_only = true;
+		inet_pton(AF_INET6, "fe80::1", el->addr);
 	}
 	for (size_t i = 0; i < n->n_host_addrs; i++)
 		for (size_t j = 0; j < np; j++) {

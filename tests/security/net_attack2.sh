@@ -73,6 +73,7 @@ test_net_open_host_port_opens_that_port_alone() {
 	assert_not_contains "$out" "fe80::1 $P3 open"
 	assert_contains "$err" "jail: blocked tcp $GW4:$P7"
 	assert_contains "$err" "jail: blocked tcp [$GW6]:$P6"
+	assert_contains "$err" "jail: blocked tcp [fe80::1]:$P6"
 	# and UDP to the entry's port is not the TCP server named either
 	run_jail -D "$T/p" --net open --dns-upstream "127.0.0.1:$DNSP" --allow "host:$P3" -- \
 		python3 -c 'import socket, sys
