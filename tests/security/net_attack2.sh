@@ -88,6 +88,20 @@ except OSError as e:
 	assert_contains "$err" "jail: blocked udp $GW4:$P3"
 }
 
+test_net_open_host_port_opens_that_port_alone_slirp4netns() {
+	net_servers slirp4netns
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" 127.0.0.1 "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	run_jail -D "$T/p" --net open --dns-upstream "127.0.0.1:$DNSP" --allow "host:$P3" -- \
+		python3 -c "$PROBE" "$HOST4,$P3" "$HOST4,$P7" "$PUB4,$P2"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$HOST4 $P3 open"
+	assert_contains "$out" "$PUB4 $P2 open"
+	assert_not_contains "$out" "$HOST4 $P7 open"
+	assert_contains "$err" "jail: blocked tcp $HOST4:$P7"
+}
+
 # ATTACK: DNS rebinding onto an address the host got after the jail started
 # (a DHCP lease, a VPN, an IPv6 temporary address).  The host's addresses
 # were listed once at start, so an allowed name answering the new one opened
