@@ -173,3 +173,25 @@ test_gateway_named_literally_beside_host_port_is_refused() {
 	run_jail -D "$T/p" --net allow --dns-upstream "127.0.0.1:$DNSP" --allow "$GW4:$P7" -- true
 	assert_eq "$rc" 0 "(stderr: $err)"
 }
+
+# ATTACK (held): more spellings of the host with a host:PORT entry, against a
+# host server bound to 0.0.0.0 on another port: the jail's own loopback and
+# "this host" (the jail's, not the host's), the host's address (pasta gives
+# it to the jail's interface: the jail's own too), the subnet's broadcast,
+# the gateway spelled as IPv4-compatible and 6to4, and the entry's port on
+# the gateway's IPv6 twin for a server on 127.0.0.1 only.
+test_more_spellings_of_the_host_reach_nothing_else() {
+	net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" 0.0.0.0 "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	run_jail "${NET[@]}" -- python3 -c "$PROBE" "$GW4,$P3" "127.0.0.2,$P7" "0.0.0.0,$P7" \
+		"::,$P7" "11.22.33.1,$P7" "11.22.33.255,$P7" "::$GW4,$P7" "2002:b16:21fe::,$P7" \
+		"$GW4,$P7" "$GW6,$P7"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$GW4 $P3 open"
+	assert_eq "$(grep -c ' open$' <<<"$out")" 1 "(out: $out)"
+	assert_contains "$err" "jail: blocked tcp $GW4:$P7"
+	assert_contains "$err" "jail: blocked tcp [$GW6]:$P7"
+	assert_contains "$err" "jail: blocked tcp [2002:b16:21fe::]:$P7"
+}
