@@ -82,12 +82,18 @@ static int send_fd(int sock, enum net_fd_kind kind, int fd, struct jail_err *e)
  * loopback, which would otherwise open every port there. */
 static bool wants_ruleset(const struct jail_config *cfg)
 {
-	if (cfg->net == NET_ALLOW)
-		return true;
-	for (size_t i = 0; cfg->net == NET_OPEN && i < cfg->allow.n; i++)
-		if (strncmp(cfg->allow.v[i], "host:", 5) == 0)
-			return true;
-	return false;
+	if (cfg->net != NET_OPEN)
+		return cfg->net == NET_ALLOW;
+	/* the helper's choice (nethelper.c) reads the entries as parsed: so
+	 * does this (host:, HOST:, host.jail.internal:) */
+	struct allow_list allow;
+	struct jail_err ignored;
+	uint16_t port;
+	if (allow_parse(&cfg->allow, &allow, &ignored) < 0)
+		return true;  /* refused later with its message; closed meanwhile */
+	bool host = allow_host_ports(&allow, &port, 1) > 0;
+	allow_free(&allow);
+	return host;
 }
 
 /* The ruleset; *gate: may a name go through the SNI gate (its listener is

@@ -74,6 +74,14 @@ test_net_open_host_port_opens_that_port_alone() {
 	assert_contains "$err" "jail: blocked tcp $GW4:$P7"
 	assert_contains "$err" "jail: blocked tcp [$GW6]:$P6"
 	assert_contains "$err" "jail: blocked tcp [fe80::1]:$P6"
+	# the entry in another spelling, from the user's config file
+	mkdir -p "$XDG_CONFIG_HOME/jail"
+	printf '[net]\nallow = HOST:%s\n' "$P3" >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -D "$T/p" --net open --dns-upstream "127.0.0.1:$DNSP" -- \
+		python3 -c "$PROBE" "$GW4,$P3" "$GW4,$P7"
+	rm "$XDG_CONFIG_HOME/jail/jail.ini"
+	assert_contains "$out" "$GW4 $P3 open"
+	assert_contains "$out" "$GW4 $P7 failed"
 	# and UDP to the entry's port is not the TCP server named either
 	run_jail -D "$T/p" --net open --dns-upstream "127.0.0.1:$DNSP" --allow "host:$P3" -- \
 		python3 -c 'import socket, sys
