@@ -305,10 +305,12 @@ static int start_slirp(struct net_host *n, const char *path, pid_t child, bool m
 	return slirp_wait(n, rd, e);
 }
 
-/* The default IPv4 gateway of the host (pasta gives the jail the host's). */
-static bool default_gw4(unsigned char out[4])
+/* The default IPv4 gateway in the routes of netdir ("/proc/net": the host's;
+ * "/proc/PID/net": the jail's, as pasta configured them from the host's). */
+static bool default_gw4(const char *netdir, unsigned char out[4])
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/net/route", "re");
+	_cleanup_free_ char *path = xasprintf("%s/route", netdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	char line[256];
 	while (f && fgets(line, sizeof(line), f)) {
 		char ifname[32];
@@ -322,9 +324,10 @@ static bool default_gw4(unsigned char out[4])
 	return false;
 }
 
-static bool default_gw6(unsigned char out[16])
+static bool default_gw6(const char *netdir, unsigned char out[16])
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/net/ipv6_route", "re");
+	_cleanup_free_ char *path = xasprintf("%s/ipv6_route", netdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	char line[512], dest[33], gw[33];
 	unsigned plen;
 	while (f && fgets(line, sizeof(line), f)) {
@@ -351,7 +354,9 @@ static void add_host_addr(struct net_host *n, int family, const void *addr, size
 	memcpy(a->addr, addr, len);
 }
 
-static void find_host_addrs(struct net_host *n)
+/* pasta maps the jail's gateway, the one it configured in the jail's netns
+ * (the host's, unless the host has several): read there, else the host's. */
+static void find_host_addrs(struct net_host *n, pid_t child)
 {
 	unsigned char a[16];
 	if (strcmp(n->helper_name, "slirp4netns") == 0) {
@@ -359,10 +364,12 @@ static void find_host_addrs(struct net_host *n)
 		add_host_addr(n, AF_INET, a, 4);
 		return;
 	}
-	if (default_gw4(a))
+	_cleanup_free_ char *jail = xasprintf("/proc/%d/net", (int)child);
+	if (default_gw4(jail, a) || default_gw4("/proc/net", a))
 		add_host_addr(n, AF_INET, a, 4);
-	if (default_gw6(a))
+	if (default_gw6(jail, a) || default_gw6("/proc/net", a))
 		add_host_addr(n, AF_INET6, a, 16);
+	log_debug("network: %zu host-loopback address(es) of the helper", n->n_host_addrs);
 }
 
 static void add_local(struct net_host *n, int family, const void *addr, bool helper)
@@ -381,7 +388,7 @@ static void add_local(struct net_host *n, int family, const void *addr, bool hel
  * loopback when host:PORT is allowed; slirp4netns' host, DNS forwarder and
  * their IPv6 forms) and every address of the host's, which pasta also gives
  * the jail's interface. */
-static void find_local_addrs(struct net_host *n)
+static void find_local_addrs(struct net_host *n, pid_t child)
 {
 	unsigned char a[16];
 	if (strcmp(n->helper_name, "slirp4netns") == 0) {
@@ -392,10 +399,14 @@ static void find_local_addrs(struct net_host *n)
 				add_local(n, family, a, true);
 		}
 	}
-	if (default_gw4(a))
-		add_local(n, AF_INET, a, true);
-	if (default_gw6(a))
-		add_local(n, AF_INET6, a, true);
+	_cleanup_free_ char *jail = xasprintf("/proc/%d/net", (int)child);
+	const char *const dirs[] = {"/proc/net", jail};  /* the host's, and pasta's copy */
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (default_gw4(dirs[i], a))
+			add_local(n, AF_INET, a, true);
+		if (default_gw6(dirs[i], a))
+			add_local(n, AF_INET6, a, true);
+	}
 	struct ifaddrs *ifs = NULL;
 	if (getifaddrs(&ifs) < 0) {
 		log_warn("network: list the host's addresses: %s", strerror(errno));
@@ -504,8 +515,8 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 	 * supervisor is killed later */
 	remove_rundir(n);
 	if (map_host)
-		find_host_addrs(n);
-	find_local_addrs(n);
+		find_host_addrs(n, child);
+	find_local_addrs(n, child);
 	log_debug("network: %s (pid %d) serves the jail", n->helper_name, (int)n->helper);
 	return 0;
 }
