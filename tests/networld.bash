@@ -32,7 +32,8 @@ cleanup_bg() { [ -f "$T/.pids" ] && kill $(cat "$T/.pids") 2>/dev/null; true; }
 wait_file() { wait_for test -s "$1" || fail "server did not start: $1"; }
 
 # net_world: the namespaces W and S (above); $W and $S are their holder pids,
-# in_w / in_s run a command there, and $JAIL becomes jail run in W.
+# in_w / in_s run a command there, and $JAIL becomes jail run in W.  W_SETUP:
+# shell commands run in W while it holds its capabilities (in_w has none).
 net_world() {
 	trap cleanup_bg EXIT
 	# no tun device at all (a container without it): the host cannot give a
@@ -59,6 +60,7 @@ net_world() {
 		ip route add default via '$GW4' dev v0
 		ip route add '$LAN4' via '$PUB4' dev v0
 		ip -6 route add default via 2a0b:1::fe dev v0
+		'"${W_SETUP:-}"'
 		echo $$ >'"$T"'/.w.tmp; mv '"$T"'/.w.tmp '"$T"'/.w
 		exec sleep 1000'
 	wait_file "$T/.w"

@@ -77,6 +77,25 @@ static int send_fd(int sock, enum net_fd_kind kind, int fd, struct jail_err *e)
 	return r;
 }
 
+/* Does this configuration load a ruleset?  --net allow always; --net open
+ * when host:PORT entries make the helper map its gateway to the host's
+ * loopback, which would otherwise open every port there. */
+static bool wants_ruleset(const struct jail_config *cfg)
+{
+	if (cfg->net != NET_OPEN)
+		return cfg->net == NET_ALLOW;
+	/* the helper's choice (nethelper.c) reads the entries as parsed: so
+	 * does this (host:, HOST:, host.jail.internal:) */
+	struct allow_list allow;
+	struct jail_err ignored;
+	uint16_t port;
+	if (allow_parse(&cfg->allow, &allow, &ignored) < 0)
+		return true;  /* refused later with its message; closed meanwhile */
+	bool host = allow_host_ports(&allow, &port, 1) > 0;
+	allow_free(&allow);
+	return host;
+}
+
 /* The ruleset; *gate: may a name go through the SNI gate (its listener is
  * wanted)? */
 static int install_ruleset(const struct jail_config *cfg, bool *gate, struct jail_err *e)
@@ -84,9 +103,12 @@ static int install_ruleset(const struct jail_config *cfg, bool *gate, struct jai
 	struct allow_list allow;
 	if (allow_parse(&cfg->allow, &allow, e) < 0)
 		return -1;
-	*gate = allow_gate_wanted(&allow);
+	*gate = cfg->net == NET_ALLOW && allow_gate_wanted(&allow);
 	struct nft_plan plan;
-	nft_plan_build(&allow, &plan);
+	if (cfg->net == NET_ALLOW)
+		nft_plan_build(&allow, &plan);
+	else
+		nft_plan_build_open(&plan);
 	int r = nft_install(&plan, e);
 	nft_plan_free(&plan);
 	allow_free(&allow);
@@ -101,7 +123,7 @@ int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
 		return -1;
 	if (cfg->net == NET_NONE)
 		return 0;
-	if (cfg->net == NET_ALLOW) {
+	if (wants_ruleset(cfg)) {
 		if (install_ruleset(cfg, &gate, e) < 0)
 			return -1;
 		int nft = nft_netlink_socket(e);
@@ -184,16 +206,65 @@ static int upstream_setup(struct net_host *n, const struct jail_config *cfg,
 	return 0;
 }
 
+/* An entry naming a host-loopback address of the helper's literally (its
+ * gateway): with host:PORT entries the helper maps it to the host's
+ * loopback, so the entry would open another port there than the user named
+ * as host:PORT, while it reads as the router's. */
+static int refuse_literal_host_addr(const struct net_host *n, struct jail_err *e)
+{
+	for (size_t i = 0; i < n->allow.n; i++) {
+		const struct allow_entry *a = &n->allow.v[i];
+		int family = a->kind == ALLOW_V4 ? AF_INET : a->kind == ALLOW_V6 ? AF_INET6 : 0;
+		for (size_t j = 0; family && j < n->n_host_addrs; j++) {
+			const struct dns_addr *h = &n->host_addrs[j];
+			if (h->family != family || memcmp(h->addr, a->addr, family == AF_INET ? 4 : 16))
+				continue;
+			char text[INET6_ADDRSTRLEN];
+			inet_ntop(family, a->addr, text, sizeof(text));
+			return jail_err_set(e, 0, "--allow %s%s%s:%u: with host:PORT entries %s maps %s "
+			                    "to the host's loopback, where this would open port %u; "
+			                    "write host:%u for that", family == AF_INET6 ? "[" : "",
+			                    text, family == AF_INET6 ? "]" : "", a->port,
+			                    n->helper_name, text, a->port, a->port);
+		}
+	}
+	return 0;
+}
+
 /* host:PORT entries: the helper's host-loopback address(es) . PORT, for good,
- * TCP only (host4/host6: nft.c). */
+ * TCP only (host4/host6: nft.c); with --net open those addresses are closed
+ * but for that (helper4/helper6). */
 static int open_host_ports(struct net_host *n, struct jail_err *e)
 {
 	uint16_t ports[64];
 	size_t np = allow_host_ports(&n->allow, ports, ARRAY_SIZE(ports));
-	if (n->mode != NET_ALLOW || np == 0 || n->n_host_addrs == 0)
+	/* --net open has no other limit: a gateway that cannot be found cannot
+	 * be closed, and the helper maps it all the same */
+	if (n->mode == NET_OPEN && np && n->n_host_addrs == 0)
+		return jail_err_set(e, 0, "--allow host:%u with --net open: the helper's gateway "
+		                    "(its door to the host's loopback) was not found, so it cannot "
+		                    "be limited to that port; use --net allow", ports[0]);
+	if (n->mode == NET_NONE || np == 0 || n->n_host_addrs == 0)
 		return 0;
-	struct nft_elem els[2 * ARRAY_SIZE(ports)];
+	if (refuse_literal_host_addr(n, e) < 0)
+		return -1;
+	struct nft_elem els[3 * ARRAY_SIZE(ports) + 1];
 	size_t ne = 0;
+	for (size_t i = 0; n->mode == NET_OPEN && i < n->n_host_addrs; i++) {
+		struct nft_elem *el = &els[ne++];
+		memset(el, 0, sizeof(*el));
+		el->family = n->host_addrs[i].family;
+		el->addr_only = true;
+		memcpy(el->addr, n->host_addrs[i].addr, sizeof(el->addr));
+	}
+	/* pasta's own link-local address, which it answers as a gateway too */
+	if (n->mode == NET_OPEN && strcmp(n->helper_name, "pasta") == 0) {
+		struct nft_elem *el = &els[ne++];
+		memset(el, 0, sizeof(*el));
+		el->family = AF_INET6;
+		el->addr_only = true;
+		inet_pton(AF_INET6, "fe80::1", el->addr);
+	}
 	for (size_t i = 0; i < n->n_host_addrs; i++)
 		for (size_t j = 0; j < np; j++) {
 			struct nft_elem *el = &els[ne++];
@@ -280,7 +351,7 @@ int net_validate(const struct jail_config *cfg, struct jail_err *e)
 		return 0;
 	/* the filter's libraries, before the clone: init installs the ruleset with
 	 * them (nftlib.h) */
-	if (cfg->net == NET_ALLOW && nftlib_load(e) < 0)
+	if (wants_ruleset(cfg) && nftlib_load(e) < 0)
 		return -1;
 	if (allow_parse(&cfg->allow, &allow, e) < 0)
 		return -1;
@@ -311,7 +382,7 @@ int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t c
 		return -1;
 	if (recv_fds(n, sync_sock, e) < 0)
 		return jail_err_wrap(e, "set up the jail's network");
-	if ((cfg->net == NET_ALLOW && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0 ||
+	if ((wants_ruleset(cfg) && (n->nft < 0 || n->nflog < 0)) || n->udp < 0 || n->tcp < 0 ||
 	    (n->broker && n->broker_fd < 0) ||
 	    (cfg->net == NET_ALLOW && allow_gate_wanted(&n->allow) && n->gate_fd < 0))
 		return jail_err_set(e, EPROTO, "set up the jail's network: sockets missing");

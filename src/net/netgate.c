@@ -81,13 +81,16 @@ static size_t exchange(const struct net_host *n, bool tcp, const unsigned char *
  * ruleset opens that port only).  Even so never one that is another place
  * from the host's network, where the gate connects, than from the jail's:
  * loopback and "this host" (0.0.0.0/8, ::, also spelled inside IPv6) are the
- * jail's own there and the host's here, and the helper's are its door to the
- * host's loopback. */
+ * jail's own there and the host's here, the helper's are its door to the
+ * host's loopback, and the host's own addresses are the jail's own interface
+ * there (pasta gives it the host's) and the host here, where a server bound
+ * to 0.0.0.0 answers on them. */
 static bool named_for_gate(const struct net_host *n, const struct dns_addr *a)
 {
 	enum addr_class c = addr_classify(a->family, a->addr);
 	if (c == ADDR_LOOPBACK || c == ADDR_UNSPECIFIED || c == ADDR_THIS_NETWORK ||
-	    c == ADDR_MAPPED || c == ADDR_COMPATIBLE || net_helper_addr(n, a))
+	    c == ADDR_MAPPED || c == ADDR_COMPATIBLE || net_helper_addr(n, a) ||
+	    net_host_own_addr(n, a))
 		return false;
 	for (size_t i = 0; i < n->allow.n; i++) {
 		const struct allow_entry *e = &n->allow.v[i];

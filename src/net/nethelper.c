@@ -12,6 +12,7 @@
  * Isolation: pasta isolates itself (namespaces, seccomp, no capabilities).
  * slirp4netns runs with --enable-seccomp only: its --enable-sandbox needs uid 0
  * mapped in the jail's user namespace, which maps only the caller's uid. */
+#include "addrclass.h"
 #include "log.h"
 #include "netpriv.h"
 
@@ -19,6 +20,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -302,10 +305,12 @@ static int start_slirp(struct net_host *n, const char *path, pid_t child, bool m
 	return slirp_wait(n, rd, e);
 }
 
-/* The default IPv4 gateway of the host (pasta gives the jail the host's). */
-static bool default_gw4(unsigned char out[4])
+/* The default IPv4 gateway in the routes of netdir ("/proc/net": the host's;
+ * "/proc/PID/net": the jail's, as pasta configured them from the host's). */
+static bool default_gw4(const char *netdir, unsigned char out[4])
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/net/route", "re");
+	_cleanup_free_ char *path = xasprintf("%s/route", netdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	char line[256];
 	while (f && fgets(line, sizeof(line), f)) {
 		char ifname[32];
@@ -319,9 +324,10 @@ static bool default_gw4(unsigned char out[4])
 	return false;
 }
 
-static bool default_gw6(unsigned char out[16])
+static bool default_gw6(const char *netdir, unsigned char out[16])
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/net/ipv6_route", "re");
+	_cleanup_free_ char *path = xasprintf("%s/ipv6_route", netdir);
+	_cleanup_fclose_ FILE *f = fopen(path, "re");
 	char line[512], dest[33], gw[33];
 	unsigned plen;
 	while (f && fgets(line, sizeof(line), f)) {
@@ -348,7 +354,9 @@ static void add_host_addr(struct net_host *n, int family, const void *addr, size
 	memcpy(a->addr, addr, len);
 }
 
-static void find_host_addrs(struct net_host *n)
+/* pasta maps the jail's gateway, the one it configured in the jail's netns
+ * (the host's, unless the host has several): read there, else the host's. */
+static void find_host_addrs(struct net_host *n, pid_t child)
 {
 	unsigned char a[16];
 	if (strcmp(n->helper_name, "slirp4netns") == 0) {
@@ -356,10 +364,12 @@ static void find_host_addrs(struct net_host *n)
 		add_host_addr(n, AF_INET, a, 4);
 		return;
 	}
-	if (default_gw4(a))
+	_cleanup_free_ char *jail = xasprintf("/proc/%d/net", (int)child);
+	if (default_gw4(jail, a) || default_gw4("/proc/net", a))
 		add_host_addr(n, AF_INET, a, 4);
-	if (default_gw6(a))
+	if (default_gw6(jail, a) || default_gw6("/proc/net", a))
 		add_host_addr(n, AF_INET6, a, 16);
+	log_debug("network: %zu host-loopback address(es) of the helper", n->n_host_addrs);
 }
 
 static void add_local(struct net_host *n, int family, const void *addr, bool helper)
@@ -378,7 +388,7 @@ static void add_local(struct net_host *n, int family, const void *addr, bool hel
  * loopback when host:PORT is allowed; slirp4netns' host, DNS forwarder and
  * their IPv6 forms) and every address of the host's, which pasta also gives
  * the jail's interface. */
-static void find_local_addrs(struct net_host *n)
+static void find_local_addrs(struct net_host *n, pid_t child)
 {
 	unsigned char a[16];
 	if (strcmp(n->helper_name, "slirp4netns") == 0) {
@@ -389,10 +399,14 @@ static void find_local_addrs(struct net_host *n)
 				add_local(n, family, a, true);
 		}
 	}
-	if (default_gw4(a))
-		add_local(n, AF_INET, a, true);
-	if (default_gw6(a))
-		add_local(n, AF_INET6, a, true);
+	_cleanup_free_ char *jail = xasprintf("/proc/%d/net", (int)child);
+	const char *const dirs[] = {"/proc/net", jail};  /* the host's, and pasta's copy */
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (default_gw4(dirs[i], a))
+			add_local(n, AF_INET, a, true);
+		if (default_gw6(dirs[i], a))
+			add_local(n, AF_INET6, a, true);
+	}
 	struct ifaddrs *ifs = NULL;
 	if (getifaddrs(&ifs) < 0) {
 		log_warn("network: list the host's addresses: %s", strerror(errno));
@@ -408,6 +422,60 @@ static void find_local_addrs(struct net_host *n)
 			          false);
 	}
 	freeifaddrs(ifs);
+}
+
+/* Does the kernel route family/addr (4 or 16 bytes) to this host itself
+ * ("local": an interface's address, or a "local" route such as AnyIP's
+ * "ip route add local 198.51.100.0/24 dev lo")?  -1 when it cannot ask. */
+static int route_is_local(int family, const unsigned char *addr)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
+	struct {
+		struct nlmsghdr h;
+		struct rtmsg r;
+		struct rtattr dst;
+		unsigned char addr[16];
+	} req;
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = (uint32_t)NLMSG_LENGTH(sizeof(req.r) + RTA_LENGTH(alen));
+	req.h.nlmsg_type = RTM_GETROUTE;
+	req.h.nlmsg_flags = NLM_F_REQUEST;
+	req.r.rtm_family = (unsigned char)family;
+	req.r.rtm_dst_len = (unsigned char)(alen * 8);
+	req.dst.rta_type = RTA_DST;
+	req.dst.rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(req.addr, addr, alen);
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct timeval tv = {.tv_sec = 1};
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    send(fd, &req, req.h.nlmsg_len, 0) < 0)
+		return -1;
+	union {
+		struct nlmsghdr h;
+		char buf[4096];
+	} resp;
+	ssize_t n = recv(fd, &resp, sizeof(resp), 0);
+	if (n < (ssize_t)sizeof(struct nlmsghdr) || !NLMSG_OK(&resp.h, (size_t)n))
+		return -1;
+	if (resp.h.nlmsg_type == NLMSG_ERROR)
+		return 0;  /* no route there at all: not this host */
+	if (resp.h.nlmsg_type != RTM_NEWROUTE ||
+	    resp.h.nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+		return -1;
+	const struct rtmsg *r = NLMSG_DATA(&resp.h);
+	return r->rtm_type == RTN_LOCAL;
+}
+
+bool net_host_owns_now(const struct dns_addr *a)
+{
+	unsigned char v4[4];
+	int r = route_is_local(a->family, a->addr);
+	if (r == 0 && a->family == AF_INET6 && addr_embedded_v4(a->addr, v4))
+		r = route_is_local(AF_INET, v4);
+	if (r < 0)
+		log_warn("network: ask the kernel whether an address is the host's: %s",
+		         strerror(errno));
+	return r != 0;  /* unknown: refused */
 }
 
 static void remove_rundir(struct net_host *n)
@@ -447,8 +515,8 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e)
 	 * supervisor is killed later */
 	remove_rundir(n);
 	if (map_host)
-		find_host_addrs(n);
-	find_local_addrs(n);
+		find_host_addrs(n, child);
+	find_local_addrs(n, child);
 	log_debug("network: %s (pid %d) serves the jail", n->helper_name, (int)n->helper);
 	return 0;
 }

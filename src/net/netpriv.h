@@ -78,6 +78,12 @@ struct net_host {
 /* nethelper.c */
 int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e) WUR;
 void net_helper_stop(struct net_host *n);
+/* Does the host's kernel take a as its own now (also the IPv4 address an
+ * IPv6 a spells)?  The list of addresses taken at start misses one the host
+ * gets later (a DHCP lease, a VPN, an IPv6 temporary address) and "local"
+ * routes (AnyIP), where a server bound to 0.0.0.0 answers too.  True when
+ * the kernel cannot be asked. */
+bool net_host_owns_now(const struct dns_addr *a);
 
 /* netwatch.c */
 /* Why a DNS answer may not open this address (the helper's, the host's, a
@@ -87,6 +93,9 @@ const char *net_refusal(const struct net_host *n, const struct dns_addr *a);
 bool net_named_literally(const struct net_host *n, const struct dns_addr *a);
 /* Is this one of the network helper's addresses (its gateway, its DNS)? */
 bool net_helper_addr(const struct net_host *n, const struct dns_addr *a);
+/* Is this one of the host's own addresses (its interfaces', also spelled
+ * inside an IPv6 address)? */
+bool net_host_own_addr(const struct net_host *n, const struct dns_addr *a);
 int net_watch_start(struct net_host *n, struct jail_err *e) WUR;
 void net_watch_stop(struct net_host *n);
 

@@ -131,19 +131,27 @@ static const char *local_match(const struct net_host *n, const struct dns_addr *
 
 /* Why a DNS answer may not open this address; NULL: it may.  The helper's
  * addresses (gateway, DNS forwarder) first, also spelled inside an IPv6
- * address, then the special-purpose ranges, then the host's own addresses. */
+ * address, then the special-purpose ranges, then the host's own addresses,
+ * those of the start and those it has now. */
 const char *net_refusal(const struct net_host *n, const struct dns_addr *a)
 {
 	const char *why = local_match(n, a, true);
 	if (why)
 		return why;
 	enum addr_class c = addr_classify(a->family, a->addr);
-	return c != ADDR_PUBLIC ? addr_class_name(c) : local_match(n, a, false);
+	if (c != ADDR_PUBLIC)
+		return addr_class_name(c);
+	return net_host_own_addr(n, a) ? "the host" : NULL;
 }
 
 bool net_helper_addr(const struct net_host *n, const struct dns_addr *a)
 {
 	return local_match(n, a, true) != NULL;
+}
+
+bool net_host_own_addr(const struct net_host *n, const struct dns_addr *a)
+{
+	return local_match(n, a, false) != NULL || net_host_owns_now(a);
 }
 
 /* Named by address in the allowlist: the ruleset already opens it. */

@@ -98,6 +98,34 @@ void nft_plan_build(const struct allow_list *allow, struct nft_plan *p)
 	plan_elems(allow, p);
 }
 
+/* Log and reject what matches m1 and m2 (the family and the set). */
+static void plan_reject(struct nft_plan *p, const struct nft_match *m1, const struct nft_match *m2)
+{
+	struct nft_rule *r[3] = {plan_rule(p, NV_LOG, NFT_LOG_GROUP),
+	                         plan_rule(p, NV_REJECT_TCP_RST, 0),
+	                         plan_rule(p, NV_REJECT_ICMPX, NFT_REJECT_ICMPX_ADMIN_PROHIBITED)};
+	for (size_t i = 0; i < ARRAY_SIZE(r); i++) {
+		rule_match(r[i], m1->type, m1->value, m1->str);
+		rule_match(r[i], m2->type, m2->value, m2->str);
+	}
+	rule_match(r[1], NM_L4PROTO, IPPROTO_TCP, NULL);
+}
+
+void nft_plan_build_open(struct nft_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->accept = true;
+	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
+	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
+	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+	plan_set_rules(p, NFPROTO_IPV4, NFT_HOST_SET4, true);
+	plan_set_rules(p, NFPROTO_IPV6, NFT_HOST_SET6, true);
+	plan_reject(p, &(struct nft_match){NM_NFPROTO, NFPROTO_IPV4, NULL},
+	            &(struct nft_match){NM_DADDR, 0, NFT_HELPER_SET4});
+	plan_reject(p, &(struct nft_match){NM_NFPROTO, NFPROTO_IPV6, NULL},
+	            &(struct nft_match){NM_DADDR, 0, NFT_HELPER_SET6});
+}
+
 void nft_plan_free(struct nft_plan *p)
 {
 	free(p->elems);
@@ -110,7 +138,10 @@ void nft_elem_format(const struct nft_elem *el, char *buf, size_t len)
 	char a[INET6_ADDRSTRLEN];
 	if (!inet_ntop(el->family, el->addr, a, sizeof(a)))
 		strcpy(a, "?");
-	snprintf(buf, len, "%s . %u", a, el->port);
+	if (el->addr_only)
+		snprintf(buf, len, "%s", a);
+	else
+		snprintf(buf, len, "%s . %u", a, el->port);
 }
 
 static const char *proto_name(uint32_t p)
@@ -137,6 +168,9 @@ static void format_match(struct strbuf *b, const struct nft_match *m, uint32_t n
 		sb_printf(b, "%s daddr . th dport @%s ", nfproto == NFPROTO_IPV4 ? "ip" : "ip6",
 		          m->str);
 		break;
+	case NM_DADDR:
+		sb_printf(b, "%s daddr @%s ", nfproto == NFPROTO_IPV4 ? "ip" : "ip6", m->str);
+		break;
 	default: sb_puts(b, "? "); break;
 	}
 }
@@ -160,13 +194,15 @@ static void format_rule(struct strbuf *b, const struct nft_rule *r)
 }
 
 static void format_set(struct strbuf *b, const struct nft_plan *p, const char *name,
-                       int family, bool tcp_only)
+                       int family, bool tcp_only, bool addr_only)
 {
-	sb_printf(b, "\tset %s {\n\t\ttype %s . inet_service\n\t\tflags timeout\n", name,
-	          family == AF_INET ? "ipv4_addr" : "ipv6_addr");
+	sb_printf(b, "\tset %s {\n\t\ttype %s%s\n\t\tflags timeout\n", name,
+	          family == AF_INET ? "ipv4_addr" : "ipv6_addr",
+	          addr_only ? "" : " . inet_service");
 	const char *sep = "\t\telements = { ";
 	for (size_t i = 0; i < p->n_elems; i++) {
-		if (p->elems[i].family != family || p->elems[i].tcp_only != tcp_only)
+		if (p->elems[i].family != family || p->elems[i].tcp_only != tcp_only ||
+		    p->elems[i].addr_only != addr_only)
 			continue;
 		char el[80];
 		nft_elem_format(&p->elems[i], el, sizeof(el));
@@ -182,12 +218,17 @@ char *nft_plan_format(const struct nft_plan *p)
 {
 	struct strbuf b = {0};
 	sb_puts(&b, "table inet " NFT_TABLE " {\n");
-	format_set(&b, p, NFT_SET4, AF_INET, false);
-	format_set(&b, p, NFT_SET6, AF_INET6, false);
-	format_set(&b, p, NFT_HOST_SET4, AF_INET, true);
-	format_set(&b, p, NFT_HOST_SET6, AF_INET6, true);
-	sb_puts(&b, "\tchain " NFT_CHAIN " {\n"
-	            "\t\ttype filter hook output priority 0; policy drop;\n");
+	format_set(&b, p, NFT_SET4, AF_INET, false, false);
+	format_set(&b, p, NFT_SET6, AF_INET6, false, false);
+	format_set(&b, p, NFT_HOST_SET4, AF_INET, true, false);
+	format_set(&b, p, NFT_HOST_SET6, AF_INET6, true, false);
+	if (p->accept) {
+		format_set(&b, p, NFT_HELPER_SET4, AF_INET, false, true);
+		format_set(&b, p, NFT_HELPER_SET6, AF_INET6, false, true);
+	}
+	sb_printf(&b, "\tchain " NFT_CHAIN " {\n"
+	              "\t\ttype filter hook output priority 0; policy %s;\n",
+	          p->accept ? "accept" : "drop");
 	for (size_t i = 0; i < p->n_rules; i++)
 		format_rule(&b, &p->rules[i]);
 	sb_puts(&b, "\t}\n}\n");

@@ -21,6 +21,10 @@
 /* host:PORT elements (the host's loopback through the helper): TCP only */
 #define NFT_HOST_SET4 "host4"
 #define NFT_HOST_SET6 "host6"
+/* --net open with host:PORT: the helper's addresses (its gateway, which it
+ * maps to the host's loopback), closed but for host4/host6 */
+#define NFT_HELPER_SET4 "helper4"
+#define NFT_HELPER_SET6 "helper6"
 #define NFT_LOG_GROUP 7
 
 enum nft_match_type {
@@ -30,6 +34,7 @@ enum nft_match_type {
 	NM_L4PROTO,      /* value: IPPROTO_* */
 	NM_ICMPV6_TYPE,  /* value: ICMPv6 type */
 	NM_DADDR_DPORT,  /* str: set of "daddr . dport" (family from a preceding NM_NFPROTO) */
+	NM_DADDR,        /* str: set of "daddr" (family from a preceding NM_NFPROTO) */
 };
 
 struct nft_match {
@@ -45,6 +50,9 @@ enum nft_verdict {
 	NV_REJECT_ICMPX,   /* arg: NFT_REJECT_ICMPX_* code */
 };
 
+/* The chain's policy: drop (--net allow), or accept (--net open, where only
+ * the helper's door to the host's loopback is closed). */
+
 #define NFT_MAX_MATCH 3
 #define NFT_MAX_RULES 18
 
@@ -55,10 +63,12 @@ struct nft_rule {
 	uint32_t arg;
 };
 
-/* One element of allow4/allow6, or of host4/host6 when tcp_only. */
+/* One element of allow4/allow6, of host4/host6 when tcp_only, of
+ * helper4/helper6 when addr_only. */
 struct nft_elem {
 	int family;                /* AF_INET or AF_INET6 */
 	bool tcp_only;             /* host:PORT: a TCP server on the host's loopback */
+	bool addr_only;            /* the helper's address, any port (port unused) */
 	unsigned char addr[16];
 	uint16_t port;             /* host order */
 	uint32_t timeout_s;        /* 0: no timeout */
@@ -67,12 +77,18 @@ struct nft_elem {
 struct nft_plan {
 	struct nft_rule rules[NFT_MAX_RULES];
 	size_t n_rules;
+	bool accept;               /* the chain's policy: accept, else drop */
 	struct nft_elem *elems;    /* the literal addresses of the allowlist */
 	size_t n_elems;
 };
 
 /* Pure: the ruleset for this allowlist. */
 void nft_plan_build(const struct allow_list *allow, struct nft_plan *out);
+/* Pure: the ruleset of --net open with host:PORT entries: everything passes
+ * but the helper's addresses (helper4/helper6), which pass only for the
+ * host4/host6 pairs.  Without it the helper's gateway would be a door to
+ * every port of the host's loopback. */
+void nft_plan_build_open(struct nft_plan *out);
 void nft_plan_free(struct nft_plan *p);
 /* The plan in nft(8) syntax, for tests, debugging and the man page. */
 char *nft_plan_format(const struct nft_plan *p);

@@ -31,6 +31,8 @@
 #define SET_ID6 2
 #define HOST_SET_ID4 3
 #define HOST_SET_ID6 4
+#define HELPER_SET_ID4 5
+#define HELPER_SET_ID6 6
 
 struct batch {
 	char *buf;
@@ -193,10 +195,12 @@ static void expr_ct_state(struct nftnl_rule *r, uint32_t bits)
 /* The batch's id of a set made in it (a rule names its set by both). */
 static uint32_t set_id(const char *name)
 {
-	return strcmp(name, NFT_SET4) == 0        ? SET_ID4
-	       : strcmp(name, NFT_SET6) == 0      ? SET_ID6
-	       : strcmp(name, NFT_HOST_SET4) == 0 ? HOST_SET_ID4
-	                                          : HOST_SET_ID6;
+	return strcmp(name, NFT_SET4) == 0          ? SET_ID4
+	       : strcmp(name, NFT_SET6) == 0        ? SET_ID6
+	       : strcmp(name, NFT_HOST_SET4) == 0   ? HOST_SET_ID4
+	       : strcmp(name, NFT_HOST_SET6) == 0   ? HOST_SET_ID6
+	       : strcmp(name, NFT_HELPER_SET4) == 0 ? HELPER_SET_ID4
+	                                            : HELPER_SET_ID6;
 }
 
 /* ip daddr . th dport @set: the address into the 32-bit registers from
@@ -207,6 +211,17 @@ static void expr_daddr_dport(struct nftnl_rule *r, uint32_t nfproto, const char 
 	uint32_t alen = v4 ? 4 : 16;
 	expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? 16 : 24, alen, NFT_REG32_00);
 	expr_payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_00 + alen / 4);
+	struct nftnl_expr *x = expr(r, "lookup");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
+	nftnl_expr_set_str(x, NFTNL_EXPR_LOOKUP_SET, set);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SET_ID, set_id(set));
+}
+
+/* ip daddr @set */
+static void expr_daddr(struct nftnl_rule *r, uint32_t nfproto, const char *set)
+{
+	bool v4 = nfproto == NFPROTO_IPV4;
+	expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? 16 : 24, v4 ? 4 : 16, NFT_REG32_00);
 	struct nftnl_expr *x = expr(r, "lookup");
 	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SREG, NFT_REG32_00);
 	nftnl_expr_set_str(x, NFTNL_EXPR_LOOKUP_SET, set);
@@ -237,6 +252,7 @@ static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint
 		expr_cmp(r, NFT_REG_1, &u8, 1);
 		break;
 	case NM_DADDR_DPORT: expr_daddr_dport(r, nfproto, m->str); break;
+	case NM_DADDR: expr_daddr(r, nfproto, m->str); break;
 	default: abort();
 	}
 }
@@ -282,7 +298,7 @@ static void add_table(struct batch *bt)
 	batch_next(bt);
 }
 
-static void add_chain(struct batch *bt)
+static void add_chain(struct batch *bt, bool accept)
 {
 	struct nftnl_chain *c = oom_check(nftnl_chain_alloc());
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE);
@@ -291,7 +307,7 @@ static void add_chain(struct batch *bt)
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
 	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, 0);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_DROP);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, accept ? NF_ACCEPT : NF_DROP);
 	nftnl_chain_nlmsg_build_payload(
 		batch_msg(bt, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, "add chain " NFT_CHAIN), c);
 	nftnl_chain_free(c);
@@ -300,16 +316,18 @@ static void add_chain(struct batch *bt)
 
 /* Key types as nft(8) numbers them: ipv4_addr 7, ipv6_addr 8, inet_service 13,
  * a concatenation is (a << 6) | b; each field is padded to 4 bytes. */
-static const char *set_name(int family, bool tcp_only)
+static const char *set_name(int family, bool tcp_only, bool addr_only)
 {
+	if (addr_only)
+		return family == AF_INET ? NFT_HELPER_SET4 : NFT_HELPER_SET6;
 	if (tcp_only)
 		return family == AF_INET ? NFT_HOST_SET4 : NFT_HOST_SET6;
 	return family == AF_INET ? NFT_SET4 : NFT_SET6;
 }
 
-static struct nftnl_set *set_of(int family, bool tcp_only)
+static struct nftnl_set *set_of(int family, bool tcp_only, bool addr_only)
 {
-	const char *name = set_name(family, tcp_only);
+	const char *name = set_name(family, tcp_only, addr_only);
 	struct nftnl_set *s = oom_check(nftnl_set_alloc());
 	nftnl_set_set_str(s, NFTNL_SET_TABLE, NFT_TABLE);
 	nftnl_set_set_str(s, NFTNL_SET_NAME, name);
@@ -318,11 +336,12 @@ static struct nftnl_set *set_of(int family, bool tcp_only)
 	return s;
 }
 
-static void add_set(struct batch *bt, int family, bool tcp_only)
+static void add_set(struct batch *bt, int family, bool tcp_only, bool addr_only)
 {
-	struct nftnl_set *s = set_of(family, tcp_only);
-	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, family == AF_INET ? (7 << 6) | 13 : (8 << 6) | 13);
-	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, family == AF_INET ? 8 : 20);
+	struct nftnl_set *s = set_of(family, tcp_only, addr_only);
+	uint32_t type = family == AF_INET ? 7 : 8, alen = family == AF_INET ? 4 : 16;
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_TYPE, addr_only ? type : (type << 6) | 13);
+	nftnl_set_set_u32(s, NFTNL_SET_KEY_LEN, addr_only ? alen : alen + 4);
 	nftnl_set_set_u32(s, NFTNL_SET_FLAGS, NFT_SET_TIMEOUT);
 	nftnl_set_nlmsg_build_payload(
 		batch_msg(bt, NFT_MSG_NEWSET, NLM_F_CREATE | NLM_F_EXCL, "add set"), s);
@@ -331,13 +350,14 @@ static void add_set(struct batch *bt, int family, bool tcp_only)
 }
 
 /* One NEWSETELEM (or DELSETELEM) message for the elements of one set. */
-static void add_set_elems(struct batch *bt, int family, bool tcp_only,
+static void add_set_elems(struct batch *bt, int family, bool tcp_only, bool addr_only,
                           const struct nft_elem *els, size_t n, uint16_t type)
 {
-	struct nftnl_set *s = set_of(family, tcp_only);
+	struct nftnl_set *s = set_of(family, tcp_only, addr_only);
 	size_t count = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (els[i].family != family || els[i].tcp_only != tcp_only)
+		if (els[i].family != family || els[i].tcp_only != tcp_only ||
+		    els[i].addr_only != addr_only)
 			continue;
 		unsigned char key[20] = {0};
 		size_t alen = family == AF_INET ? 4 : 16;
@@ -345,7 +365,7 @@ static void add_set_elems(struct batch *bt, int family, bool tcp_only,
 		key[alen] = (unsigned char)(els[i].port >> 8);
 		key[alen + 1] = (unsigned char)els[i].port;
 		struct nftnl_set_elem *el = oom_check(nftnl_set_elem_alloc());
-		nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, (uint32_t)alen + 4);
+		nftnl_set_elem_set(el, NFTNL_SET_ELEM_KEY, key, (uint32_t)alen + (addr_only ? 0 : 4));
 		if (els[i].timeout_s && type == NFT_MSG_NEWSETELEM)
 			nftnl_set_elem_set_u64(el, NFTNL_SET_ELEM_TIMEOUT, els[i].timeout_s * 1000ULL);
 		nftnl_set_elem_add(s, el);
@@ -364,10 +384,12 @@ static void add_set_elems(struct batch *bt, int family, bool tcp_only,
 /* The elements into the set each belongs to. */
 static void add_elems(struct batch *bt, const struct nft_elem *els, size_t n, uint16_t type)
 {
-	add_set_elems(bt, AF_INET, false, els, n, type);
-	add_set_elems(bt, AF_INET6, false, els, n, type);
-	add_set_elems(bt, AF_INET, true, els, n, type);
-	add_set_elems(bt, AF_INET6, true, els, n, type);
+	add_set_elems(bt, AF_INET, false, false, els, n, type);
+	add_set_elems(bt, AF_INET6, false, false, els, n, type);
+	add_set_elems(bt, AF_INET, true, false, els, n, type);
+	add_set_elems(bt, AF_INET6, true, false, els, n, type);
+	add_set_elems(bt, AF_INET, false, true, els, n, type);
+	add_set_elems(bt, AF_INET6, false, true, els, n, type);
 }
 
 static void add_rule(struct batch *bt, const struct nft_rule *pr)
@@ -414,12 +436,16 @@ int nft_install(const struct nft_plan *p, struct jail_err *e)
 	struct batch bt;
 	batch_start(&bt);
 	add_table(&bt);
-	add_set(&bt, AF_INET, false);
-	add_set(&bt, AF_INET6, false);
-	add_set(&bt, AF_INET, true);
-	add_set(&bt, AF_INET6, true);
+	add_set(&bt, AF_INET, false, false);
+	add_set(&bt, AF_INET6, false, false);
+	add_set(&bt, AF_INET, true, false);
+	add_set(&bt, AF_INET6, true, false);
+	if (p->accept) {
+		add_set(&bt, AF_INET, false, true);
+		add_set(&bt, AF_INET6, false, true);
+	}
 	add_elems(&bt, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
-	add_chain(&bt);
+	add_chain(&bt, p->accept);
 	for (size_t i = 0; i < p->n_rules; i++)
 		add_rule(&bt, &p->rules[i]);
 	int r = batch_send(fd, &bt, e);

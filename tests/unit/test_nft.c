@@ -191,6 +191,24 @@ T(plan_never_accepts_without_a_match)
 	nft_plan_free(&p);
 }
 
+/* --net open with host:PORT: everything passes but the helper's addresses,
+ * which only the host4/host6 pairs get through. */
+T(plan_for_net_open_closes_the_helper)
+{
+	struct nft_plan p;
+	nft_plan_build_open(&p);
+	char *text = nft_plan_format(&p);
+	CHECK(strstr(text, "policy accept;") != NULL);
+	CHECK(strstr(text, "set helper4 {\n\t\ttype ipv4_addr\n") != NULL);
+	const char *host = strstr(text, "ip daddr . th dport @host4 accept");
+	const char *reject = strstr(text, "meta nfproto ipv4 ip daddr @helper4 "
+	                                  "reject with icmpx admin-prohibited");
+	CHECK(host && reject && host < reject);
+	CHECK(strstr(text, "ip6 daddr @helper6 reject with icmpx") != NULL);
+	free(text);
+	nft_plan_free(&p);
+}
+
 /* In a child in a new user and network namespace: install the plan, then add
  * a resolved element; a second install must fail (the table exists). */
 static int install_in_new_netns(void)
