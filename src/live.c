@@ -13,13 +13,34 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+
+/* When a process started (clock ticks since boot: /proc/PID/stat's 22nd
+ * field), 0 if it is gone or unreadable.  With its pid it names one process
+ * for good; the pid alone names whichever process has it now. */
+static unsigned long long proc_start(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	_cleanup_free_ char *data = NULL;
+	struct jail_err e;
+	if (pid <= 0 || read_file_at(AT_FDCWD, path, 4096, &data, NULL, &e) < 0)
+		return 0;
+	/* the name (field 2) may hold spaces and parentheses: count from the
+	 * last ')'; the state is field 3, the start time field 22 */
+	char *p = strrchr(data, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : 0;
+}
 
 void live_register(const struct session *s, pid_t init, char *const *argv)
 {
 	struct strbuf b = {0};
-	sb_printf(&b, "supervisor=%d\ninit=%d\nstarted=%lld\ncommand=", (int)getpid(), (int)init,
-	          (long long)time(NULL));
+	sb_printf(&b, "supervisor=%d\ninit=%d\nstarted=%lld\nsupervisor_start=%llu\n"
+	          "init_start=%llu\ncommand=", (int)getpid(), (int)init, (long long)time(NULL),
+	          proc_start(getpid()), proc_start(init));
 	for (size_t i = 0; argv && argv[i] && b.len < 1024; i++) {
 		_cleanup_free_ char *esc = escape_name(argv[i]);
 		sb_printf(&b, "%s%s", i ? " " : "", esc);
@@ -75,13 +96,42 @@ bool live_get(const char *session_dir, struct live_info *out)
 	_cleanup_free_ char *sup = record_value(data, "supervisor");
 	_cleanup_free_ char *init = record_value(data, "init");
 	_cleanup_free_ char *started = record_value(data, "started");
+	_cleanup_free_ char *sup_start = record_value(data, "supervisor_start");
+	_cleanup_free_ char *init_start = record_value(data, "init_start");
 	out->supervisor = sup ? (pid_t)atoi(sup) : 0;
 	out->init = init ? (pid_t)atoi(init) : 0;
 	out->started = started ? atoll(started) : 0;
+	out->supervisor_start = sup_start ? strtoull(sup_start, NULL, 10) : 0;
+	out->init_start = init_start ? strtoull(init_start, NULL, 10) : 0;
 	out->command = record_value(data, "command");
 	if (!out->command)
 		out->command = xstrdup("?");
+	/* a record left by a killed supervisor, read while something else holds
+	 * the lock: its supervisor is gone (its pid perhaps another's) */
+	if (out->supervisor_start && proc_start(out->supervisor) != out->supervisor_start)
+		return false;
 	return out->supervisor > 1 && out->init > 1;
+}
+
+int live_pidfd(pid_t pid, unsigned long long start)
+{
+#ifdef SYS_pidfd_open
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	int fd = -1;
+	errno = ENOSYS;
+#endif
+	if (fd < 0)
+		return -1;
+	/* opened first, checked after: a process alive now with the record's
+	 * start time had the pid when the pidfd was opened (it started before
+	 * the record was written) */
+	if (start && proc_start(pid) != start) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
 }
 
 void live_info_free(struct live_info *i)
@@ -211,6 +261,19 @@ static bool wait_stopped(const char *dir, int ms)
 	}
 }
 
+/* Through the pidfd; without one (err: why live_pidfd gave none) by pid, as
+ * of now, only on a kernel without pidfds (before 5.3). */
+static int send_signal(int pidfd, int err, pid_t pid, int sig)
+{
+	if (pidfd >= 0)
+		return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0);
+	if (err != ENOSYS) {
+		errno = ESRCH;
+		return -1;
+	}
+	return kill(pid, sig);
+}
+
 int cmd_stop(struct cli *c)
 {
 	struct jail_err e = {0};
@@ -222,18 +285,31 @@ int cmd_stop(struct cli *c)
 	struct live_info li;
 	_cleanup_free_ char *pesc = escape_name(s.project);
 	int rc = 0;
-	if (!live_get(s.dir, &li)) {
+	/* pidfds, taken while the record is known true: signals sent later (init's
+	 * SIGKILL comes after the timeout) never reach a process that took one of
+	 * the pids once the jail's ended */
+	_cleanup_close_ int sup = -1, init = -1;
+	int sup_err = 0, init_err = 0;
+	bool running = live_get(s.dir, &li);
+	if (running) {
+		sup = live_pidfd(li.supervisor, li.supervisor_start);
+		sup_err = sup < 0 ? errno : 0;
+		init = live_pidfd(li.init, li.init_start);
+		init_err = init < 0 ? errno : 0;
+		running = sup >= 0 || sup_err == ENOSYS;
+	}
+	if (!running) {
 		_cleanup_free_ char *hint = hint_session_in_repo(s.project);
 		log_error("session '%s' of %s is not running; jail ps lists the running ones%s",
 		          s.name, pesc, hint);
 		rc = EXIT_JAIL_FAIL;
-	} else if (kill(li.supervisor, SIGTERM) < 0) {
+	} else if (send_signal(sup, sup_err, li.supervisor, SIGTERM) < 0 && errno != ESRCH) {
 		log_error("stop jail pid %d: %s", (int)li.supervisor, strerror(errno));
 		rc = EXIT_JAIL_FAIL;
 	} else if (!wait_stopped(s.dir, c->timeout * 1000)) {
 		/* init's death takes every process of the jail with it */
 		log_info("session '%s' did not stop within %ds: killing it", s.name, c->timeout);
-		if (kill(li.init, SIGKILL) < 0 && errno != ESRCH)
+		if (send_signal(init, init_err, li.init, SIGKILL) < 0 && errno != ESRCH)
 			log_warn("kill the jail's init %d: %s", (int)li.init, strerror(errno));
 		if (!wait_stopped(s.dir, 10000)) {
 			log_error("session '%s' is still running (jail pid %d)", s.name,

@@ -2,10 +2,16 @@
  * keeps in its session dir, and what `jail ps`, `jail stop` and the live reads
  * of `jail status`/`jail diff` learn from it.
  *
- *   <session>/running   supervisor=PID, init=PID, started=EPOCH, command=...
+ *   <session>/running   supervisor=PID, init=PID, started=EPOCH, command=...,
+ *                       supervisor_start=TICKS, init_start=TICKS
  *
- * The record is only believed while the session's lock is held: a supervisor
- * killed with SIGKILL leaves the file, but its lock goes with it. */
+ * The record is only believed while the session's lock is held and its
+ * supervisor is the process that wrote it.  A supervisor killed with SIGKILL
+ * leaves the file; its lock goes with it, but the next holder of the lock (an
+ * export, a reset, the next run until it writes its own record) does not
+ * make the file true again, and by then its pids may name other processes of
+ * the user's: a pid is only believed with the start time the record gives it
+ * (the two name one process for good), and is signalled through a pidfd. */
 #ifndef JAIL_LIVE_H
 #define JAIL_LIVE_H
 #include "session.h"
@@ -14,6 +20,7 @@
 
 struct live_info {
 	pid_t supervisor, init;
+	unsigned long long supervisor_start, init_start;  /* /proc/PID/stat ticks; 0: unknown */
 	long long started;   /* seconds since the epoch */
 	char *command;       /* escaped, for printing */
 };
@@ -25,6 +32,9 @@ void live_unregister(const struct session *s);
  * live_info_free). */
 bool live_get(const char *session_dir, struct live_info *out);
 void live_info_free(struct live_info *i);
+/* A pidfd for the record's process (pid, start) if it still runs, else -1
+ * with errno set (ESRCH: it ended, and the pid may be another's now). */
+int live_pidfd(pid_t pid, unsigned long long start);
 /* Files the session changed (what its upper dir holds, without .git and the
  * whiteouts that only hide ignored files), counted up to cap. */
 long live_changed_files(const char *session_dir, long cap);
