@@ -307,10 +307,26 @@ static char **parse_request(char *buf, size_t n, const struct join_req *h, char 
 	return argv;
 }
 
-/* In the forked child: the passed fds onto 0-2, then the command. */
+/* Signals init ignores are ignored since the jail started: its own caller's
+ * (`nohup jail ...`, a `&` in a script ignores SIGINT and SIGQUIT), which a
+ * joined command, another caller's, must not inherit.  A SIGHUP ignored would
+ * keep it running after its client went (join_init_events), ^C on its pty
+ * would not reach it. */
+static void default_signals(void)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);  /* EINVAL for the few the libc keeps */
+}
+
+/* In the forked child: default signals, the passed fds onto 0-2, then the
+ * command. */
 static void joined_child(const struct jail_plan *p, struct sync_go *go, char **argv,
                          const char *cwd, int slave, const int tty[3], const int *fds)
 {
+	default_signals();
 	size_t k = 0;
 	for (int fd = 0; fd < 3; fd++) {
 		if (tty[fd])

@@ -49,3 +49,36 @@ test_stop_spares_a_process_that_took_a_dead_jails_pid() {
 	assert_contains "$stop_err" "is not running"
 	no_stray
 }
+
+joined_gone() { ! "$JAIL" exec -D "$T/p" -- kill -0 "$1" </dev/null >/dev/null 2>&1; }
+
+# A jail started with SIGHUP ignored (`nohup jail ...`; a `&` in a script
+# ignores SIGINT and SIGQUIT) has an init that ignores them, and a joined
+# command, started for another caller, inherited that: the SIGHUP init sends
+# when its client goes away did nothing, so the command ran on in the jail
+# after the user's jail exec was gone (and ^C on its pty did nothing).
+test_exec_command_ends_with_its_client_under_a_nohup_jail() {
+	probe_setup
+	mkdir -p "$T/sig"
+	(trap '' HUP INT QUIT && exec "$JAIL" -q --no-export --rw "$T/sig" -D "$T/p" -- sh -c \
+		"touch '$T/sig/ready'; $(wait_go)") </dev/null >/dev/null 2>"$T/agent.err" &
+	local agent=$! client jpid
+	wait_for test -e "$T/sig/ready" -o ! -d "/proc/$agent"
+	[ -e "$T/sig/ready" ] || fail "the agent ended early: $(cat "$T/agent.err")"
+	"$JAIL" exec -D "$T/p" -- sh -c "grep SigIgn /proc/self/status >'$T/sig/ign'; echo \$\$ >'$T/sig/joined.pid'; exec sleep 600" \
+		</dev/null >/dev/null 2>&1 &
+	client=$!
+	wait_for test -s "$T/sig/joined.pid"
+	jpid=$(cat "$T/sig/joined.pid")
+	! joined_gone "$jpid" || fail "the joined command does not run (the premise)"
+	kill "$client"
+	wait "$client" 2>/dev/null || true
+	wait_for joined_gone "$jpid" || true
+	local ended=yes
+	joined_gone "$jpid" || ended=no
+	touch "$T/sig/go"
+	wait "$agent" || fail "agent: $(cat "$T/agent.err")"
+	assert_eq "$ended" yes "the joined command ended with its client"
+	assert_eq "$(awk '{print $2}' "$T/sig/ign")" 0000000000000000 "signals the joined command ignores"
+	no_stray
+}
