@@ -1,0 +1,61 @@
+# The broker attacked as the agent would (src/broker/): get the real key
+# back into the jail, or get the broker to send it elsewhere.  Each test of
+# a hole fails on the build before its fix; the others keep what held.
+# The world is broker.sh's: a TLS upstream on a namespace's loopback that
+# quotes requests back (GET /echo), reached through JAIL_TEST_BROKER_UPSTREAM.
+source "$TESTS/integration/broker_world.bash"
+
+# Every base64 spelling of the key in $1 (at each of the 3 offsets in a
+# 3-byte group), the characters the key alone decides.
+b64_spellings() {
+	local a enc pad
+	for a in 0 1 2; do
+		pad=$(head -c "$a" /dev/zero | tr '\0' x)
+		enc=$(printf '%s%s' "$pad" "$REAL_KEY" | base64 -w0)
+		# the first characters mix the pad in, the last ones what follows
+		printf '%s\n' "${enc:$(( (a * 4 + 2) / 3 + 1 )):40}"
+	done
+}
+
+# The broker puts the key inside a Basic credential's base64 (git's
+# user:token); an upstream quoting the Authorization header back quoted
+# base64(user:KEY), which the response scrubber did not look for: the agent
+# decoded the key.  Now the key's base64 spellings come back as the
+# placeholder's, for any user name (each offset in base64's 3-byte groups).
+test_broker_basic_echo_does_not_carry_the_key_in_base64() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		for u in x xy xyz; do
+			curl -sS -m 20 -u "$u:$ANTHROPIC_API_KEY" https://api.anthropic.com/echo
+		done'
+	assert_contains "$(cat "$T/up.log")" "$(printf 'x:%s' "$REAL_KEY" | base64 -w0)" \
+		"the upstream got the key (stderr: $err)"
+	assert_contains "$out" "Basic " "the echo came back (stderr: $err)"
+	local s b
+	while read -r s; do
+		assert_not_contains "$out" "$s" "a base64 spelling of the key came back"
+	done < <(b64_spellings)
+	for b in $(grep -o 'Basic [A-Za-z0-9+/=]*' <<<"$out" | cut -d' ' -f2); do
+		assert_not_contains "$(base64 -d <<<"$b" 2>/dev/null)" "REALkey" "decoded from the echo"
+	done
+}
+
+# The same over HTTP/2, where the echo comes back in header values as well.
+test_broker_h2_basic_echo_does_not_carry_the_key_in_base64() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		for u in x xy xyz; do
+			curl -sS -m 20 --http2 -D - -u "$u:$ANTHROPIC_API_KEY" https://api.anthropic.com/echo
+		done'
+	assert_contains "$(cat "$T/up.log")" "$(printf 'x:%s' "$REAL_KEY" | base64 -w0)" \
+		"the upstream got the key (stderr: $err)"
+	assert_contains "$out" "HTTP/2 400" "(stderr: $err)"
+	local s b
+	while read -r s; do
+		assert_not_contains "$out" "$s" "a base64 spelling of the key came back"
+	done < <(b64_spellings)
+	for b in $(grep -o 'Basic [A-Za-z0-9+/=]*' <<<"$out" | cut -d' ' -f2); do
+		assert_not_contains "$(base64 -d <<<"$b" 2>/dev/null)" "REALkey" "decoded from the echo"
+	done
+}
