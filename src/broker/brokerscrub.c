@@ -185,9 +185,24 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 }
 
 /* The matchers keep their state: after a pause, a value that goes on is
- * still replaced from where it stands. */
+ * still replaced from where it stands.  What was held is the beginning of a
+ * real value past its public prefix (must_hold): it goes as the
+ * placeholder's beginning, so a pause inside an echoed value (a TLS
+ * record's end, then the network's delay, or a window the agent let fill)
+ * hands out none of it, and a value that goes on stays the placeholder. */
 void scrub_flush(struct scrub *s, struct strbuf *out)
 {
+	for (size_t i = 0; i < s->n; i++) {
+		const struct scrub_key *k = &s->keys[i];
+		if (k->state <= k->keep)
+			continue;
+		/* held holds the value's last n_held bytes so far (any before
+		 * them went out within the kept prefix) */
+		size_t from = k->state - (k->state < s->n_held ? k->state : s->n_held);
+		if (from < k->keep)
+			from = k->keep;
+		memcpy(s->held + s->n_held - (k->state - from), k->ph + from, k->state - from);
+	}
 	sb_append(out, s->held, s->n_held);
 	explicit_bzero(s->held, s->n_held);
 	s->n_held = 0;
