@@ -408,6 +408,14 @@ static bool is_method_override(const char *name, size_t nlen)
 	return false;
 }
 
+/* A slice of a response (Range: a 206, as caches serve any answer) holds
+ * pieces of a real value the upstream echoes, each too short for
+ * brokerscrub.c, which sees whole values only: answers are asked for whole. */
+static bool is_range(const char *name, size_t nlen)
+{
+	return nlen == 5 && strncasecmp(name, "range", 5) == 0;
+}
+
 /* A compressed response would hide a real value the upstream echoes from
  * brokerscrub.c, which reads the responses: they are asked for as they are. */
 static bool is_accept_encoding(const char *name, size_t nlen)
@@ -450,6 +458,8 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 	/* compressed messages (permessage-deflate) would hide a placeholder:
 	 * without this header the server uses none */
 	if (nlen == 24 && strncasecmp(line, "sec-websocket-extensions", 24) == 0)
+		return 0;
+	if (is_range(line, nlen))
 		return 0;
 	if (nlen == 4 && strncasecmp(line, "host", 4) == 0) {
 		if (!is_our_authority(r, v, vend) || h->hosts++)
@@ -831,13 +841,17 @@ int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct st
 		const struct broker_pair *p = &in[i];
 		size_t carriers = h.n_carriers;
 		off[i] = out->len;
-		if (p->nlen && p->name[0] == ':')  /* checked above, never a credential */
+		len[i] = 0;
+		if (is_range(p->name, p->nlen))
+			len[i] = REQP_DROPPED;
+		else if (p->nlen && p->name[0] == ':')  /* checked above, never a credential */
 			out_append(out, p->value, p->vlen);
 		else if (is_accept_encoding(p->name, p->nlen))
 			out_append(out, "identity", 8);
 		else if (!rewrite_basic(r, p->name, p->nlen, p->value, p->value + p->vlen, out, &h))
 			rewrite_value(r, p->name, p->nlen, p->value, p->value + p->vlen, out, &h);
-		len[i] = out->len - off[i];
+		if (len[i] != REQP_DROPPED)
+			len[i] = out->len - off[i];
 		sensitive[i] = h.n_carriers > carriers;
 	}
 	if (carrier_alone(r, &h, pairs_count, &(struct pair_list){in, n}) < 0)

@@ -109,8 +109,10 @@ int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out) WU
  * and first).  :authority and Host must name this host, :scheme be https;
  * CONNECT and extended CONNECT, TRACE and TRACK are refused; the rules read
  * :method and :path; each other header is rewritten as an HTTP/1.1 one is.
- * Each value goes to *out, at off[i] for len[i] bytes; sensitive[i] marks
- * those given a real value (never to be indexed by HPACK).  -1 as reqp_feed. */
+ * Each value goes to *out, at off[i] for len[i] bytes, or the header goes
+ * nowhere (len[i] == REQP_DROPPED: Range); sensitive[i] marks those given a
+ * real value (never to be indexed by HPACK).  -1 as reqp_feed. */
+#define REQP_DROPPED ((size_t)-1)
 struct broker_pair {
 	const char *name, *value;
 	size_t nlen, vlen;

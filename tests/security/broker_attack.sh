@@ -86,3 +86,38 @@ test_broker_pause_inside_an_echoed_key_releases_no_real_bytes() {
 	local ph=${out##*ph=}
 	assert_contains "$out" "x-api-key: $ph" "the whole echo is the placeholder"
 }
+
+# The scrubber sees whole values only: an upstream that quotes the request
+# back and serves byte ranges of its answers (as caches do) handed out the
+# key in slices, each too short to be the key (Range: bytes=N-M past the
+# public prefix).  Requests to a brokered host now go without Range, so
+# every answer is whole.
+test_broker_range_of_an_echo_is_never_a_slice_of_the_key() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		# the whole echo, with a Range header of the same length as the next
+		full=$(curl -sS -m 20 -r 000-999 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/echo-range)
+		at=$(printf "%s" "$full" | grep -bo "x-api-key: " | cut -d: -f1)
+		from=$((at + 11 + 13))
+		range=$(printf %03d-%03d "$from" $((from + 30)))
+		curl -sS -m 20 -D - -r "$range" -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/echo-range'
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY" "the upstream got the key (stderr: $err)"
+	assert_not_contains "$out" "REALkey"
+	assert_not_contains "$out" "HTTP/1.1 206"
+	assert_not_contains "$(tr A-Z a-z <"$T/up.log")" "range:"
+}
+
+# The same over HTTP/2: the stream's Range goes nowhere, the rest as it was.
+test_broker_h2_range_goes_nowhere() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- sh -c '
+		curl -sS -m 20 --http2 -D - -r 100-130 -H "x-api-key: $ANTHROPIC_API_KEY" -H "x-after: yes" https://api.anthropic.com/echo'
+	assert_contains "$out" "HTTP/2 400" "(stderr: $err)"
+	local log
+	log=$(tr A-Z a-z <"$T/up.log")
+	assert_contains "$log" "x-api-key: $(tr A-Z a-z <<<"$REAL_KEY")" "the upstream got the key"
+	assert_contains "$log" "x-after: yes"
+	assert_not_contains "$log" "range"
+	assert_not_contains "$out" "REALkey"
+}
