@@ -24,6 +24,7 @@ void reqp_free(struct reqp *r)
 	if (r->line.s)
 		explicit_bzero(r->line.s, r->line.cap);
 	sb_free(&r->line);
+	sb_free(&r->pending);
 }
 
 static int fail(struct reqp *r, int status, const char *why)
@@ -610,12 +611,16 @@ static int head_done(struct reqp *r, struct strbuf *out)
 		return fail(r, 400, "a body on a GET or HEAD request");
 	if (h.hosts != 1)
 		return fail(r, 400, "no Host header");
+	/* its bytes after the head wait for the answer (RQ_UPGRADE): a body
+	 * would wait with them, and the upstream for it */
+	if (h.upgrade && (h.chunked || h.cl))
+		return fail(r, 400, "a body on an Upgrade request");
 	if (carrier_alone(r, &h, head_count, r) < 0)
 		return -1;
 	r->carried += h.carried;
 	r->body_reported = false;
 	r->ncarry = 0;
-	r->st = h.upgrade ? RQ_RAW : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
+	r->st = h.upgrade ? RQ_UPGRADE : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
 	r->websocket = h.upgrade && h.websocket;
 	r->left = h.cl;
 	r->done = true;
@@ -740,6 +745,11 @@ static ssize_t step(struct reqp *r, const char *in, size_t len, struct strbuf *o
 			r->st = RQ_CHUNK_SIZE;
 		}
 		break;
+	case RQ_UPGRADE:
+		if (r->pending.len + len > BROKER_HEAD_MAX)
+			return fail(r, 400, "over 64 KiB sent before an upgrade was answered");
+		sb_append(&r->pending, in, len);
+		return (ssize_t)len;
 	case RQ_RAW:
 	default:
 		if (r->websocket)
@@ -767,6 +777,21 @@ int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out)
 		len -= (size_t)used;
 	}
 	return 0;
+}
+
+void reqp_answered(struct reqp *r, bool switched, struct strbuf *out)
+{
+	if (r->st != RQ_UPGRADE)
+		return;
+	if (!switched) {
+		r->st = RQ_HEAD;  /* r->done: the rest is dropped */
+		sb_free(&r->pending);
+		return;
+	}
+	r->st = RQ_RAW;
+	int rc = r->pending.len ? reqp_feed(r, r->pending.s, r->pending.len, out) : 0;
+	(void)rc;  /* RQ_RAW takes any bytes */
+	sb_free(&r->pending);
 }
 
 /* ---- HTTP/2: a stream's header list, its DATA and trailers ---- */

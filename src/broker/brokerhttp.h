@@ -57,7 +57,10 @@ struct broker_cred {
 	const struct strv *rules;  /* NULL: any request; else only those they allow */
 };
 
-enum reqp_state { RQ_HEAD, RQ_BODY, RQ_CHUNK_SIZE, RQ_CHUNK_DATA, RQ_CHUNK_CRLF, RQ_TRAILER, RQ_RAW };
+/* RQ_UPGRADE: an Upgrade request went out; what the jail sends waits for the
+ * answer (reqp_answered): a 101 passes it on, anything else drops it. */
+enum reqp_state { RQ_HEAD, RQ_BODY, RQ_CHUNK_SIZE, RQ_CHUNK_DATA, RQ_CHUNK_CRLF, RQ_TRAILER, RQ_RAW,
+                  RQ_UPGRADE };
 
 struct reqp {
 	const char *host;          /* the brokered host this connection is for */
@@ -91,6 +94,7 @@ struct reqp {
 		uint64_t pos;          /* the payload's bytes so far: the place in the mask */
 		unsigned char mask[4];
 	} ws;
+	struct strbuf pending;     /* RQ_UPGRADE: the jail's bytes, until the answer */
 	unsigned long carried;     /* request heads that got a real value */
 	int status;                /* on error: the HTTP status to answer with */
 	char err[160];
@@ -102,6 +106,13 @@ void reqp_free(struct reqp *r);
  * hold a real value: wipe it after use).  -1: a request that may not pass
  * (r->status, r->err say why); the connection ends. */
 int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out) WUR;
+/* The upstream answered an Upgrade request (RQ_UPGRADE; else nothing to do):
+ * switched (101), what the jail sent since goes on to *out and the rest
+ * passes as it comes; not switched, that exchange was the connection's one
+ * request and anything more from the jail is dropped.  An upstream that
+ * kept the connection would otherwise read those bytes as requests the
+ * broker never checked (another site's Host, TRACE). */
+void reqp_answered(struct reqp *r, bool switched, struct strbuf *out);
 
 /* HTTP/2 (brokerh2.c): one reqp per stream, the same rules on its header
  * list, which nghttp2 has already checked for HTTP/2's own rules (lower-case

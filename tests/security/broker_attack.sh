@@ -121,3 +121,70 @@ test_broker_h2_range_goes_nowhere() {
 	assert_not_contains "$log" "range"
 	assert_not_contains "$out" "REALkey"
 }
+
+# An Upgrade request the upstream does not take (it answers 200 and keeps
+# the connection): the broker had switched to passing the jail's bytes as
+# they come right after the head, so a second request followed on the same
+# connection unread, naming another site (domain fronting past the allowlist
+# and the Host check) or a method the broker refuses.  Now the jail's bytes
+# after an Upgrade request wait for the upstream's answer: a 101 opens the
+# stream, anything else ends the exchange as for any request.
+test_broker_upgrade_not_taken_carries_no_second_request() {
+	broker_world
+	cat >"$T/p/pipe.py" <<'PY'
+import os, socket, ssl
+ctx = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+s = ctx.wrap_socket(socket.create_connection(("api.anthropic.com", 443)),
+                    server_hostname="api.anthropic.com")
+s.settimeout(20)
+s.sendall(b"GET /first HTTP/1.1\r\nHost: api.anthropic.com\r\nx-api-key: %s\r\n"
+          b"Upgrade: foo\r\nConnection: Upgrade\r\n\r\n" % os.environ["ANTHROPIC_API_KEY"].encode())
+data = b""
+while b"ok 1\n" not in data:
+    d = s.recv(4096)
+    if not d:
+        break
+    data += d
+print(data.decode(errors="replace"))
+try:
+    s.sendall(b"GET /second HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n")
+    print("second:", s.recv(4096).decode(errors="replace"))
+except OSError as e:
+    print("second:", e)
+PY
+	run_jail "${B[@]}" -- python3 pipe.py
+	assert_contains "$out" "ok 1" "the first request was answered (stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "GET /first"
+	assert_not_contains "$(cat "$T/up.log")" "/second"
+	assert_not_contains "$(cat "$T/up.log")" "other.example"
+	assert_not_contains "$out" "ok 2"
+}
+
+# An upgrade the upstream takes goes on as before: what the client sent
+# before the 101 (it waited) and after it both reach the upstream.
+test_broker_upgrade_taken_passes_the_stream() {
+	broker_world
+	cat >"$T/p/ws.py" <<'PY'
+import os, socket, ssl
+ctx = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+s = ctx.wrap_socket(socket.create_connection(("api.anthropic.com", 443)),
+                    server_hostname="api.anthropic.com")
+s.settimeout(20)
+s.sendall(b"GET /ws HTTP/1.1\r\nHost: api.anthropic.com\r\nx-api-key: %s\r\n"
+          b"Upgrade: websocket\r\nConnection: Upgrade\r\n\r\nearly-" % os.environ["ANTHROPIC_API_KEY"].encode())
+data = b""
+while b"\r\n\r\n" not in data:
+    data += s.recv(4096)
+s.sendall(b"late")
+while b"early-late" not in data:
+    d = s.recv(4096)
+    if not d:
+        break
+    data += d
+print(data.decode(errors="replace"))
+PY
+	run_jail "${B[@]}" -- python3 ws.py
+	assert_contains "$out" "HTTP/1.1 101" "(stderr: $err)"
+	assert_contains "$out" "early-late"
+	assert_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY"
+}

@@ -172,3 +172,26 @@ T(resp_without_secrets_is_untouched)
 	sb_free(&out);
 	resp_free(&r);
 }
+
+T(resp_status_is_the_final_answers)
+{
+	/* what an Upgrade request waits for (reqp_answered): not a 1xx */
+	struct resp r;
+	struct strbuf out = {0};
+	resp_init(&r, creds, 1);
+	const char *in = "HTTP/1.1 100 Continue\r\n\r\n";
+	resp_feed(&r, in, strlen(in), &out);
+	CHECK_INT((int)r.status, 0);
+	in = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n";
+	resp_feed(&r, in, strlen(in), &out);
+	CHECK_INT((int)r.status, 0);
+	resp_feed(&r, "\r\n", 2, &out);
+	CHECK_INT((int)r.status, 101);
+	resp_free(&r);
+	resp_init(&r, creds, 1);
+	in = "garbage\r\n\r\n";
+	resp_feed(&r, in, strlen(in), &out);
+	CHECK_INT((int)r.status, 1);
+	resp_free(&r);
+	sb_free(&out);
+}
