@@ -15,7 +15,8 @@
  * sent are the client's), and the upgrade goes without
  * Sec-WebSocket-Extensions, so that no compression hides a placeholder in a
  * message; Accept-Encoding becomes "identity", so that none hides a real
- * value in a response from brokerscrub.h.
+ * value in a response from brokerscrub.h, and Range goes nowhere, so that no
+ * answer is a slice of one, holding pieces of a real value too short for it.
  * The framing is parsed strictly (no CL with TE, no TE in HTTP/1.0,
  * no body on GET or HEAD, no obs-fold, CRLF only, in chunk lines and trailers
  * too): a request the broker could frame differently from the
@@ -37,7 +38,10 @@
  * its real value, ever follows a body on an upstream connection: a server
  * that misreads a body (takes it for a request, whose own Content-Length
  * then swallows what follows) finds nothing after it to swallow.  Clients
- * see the upstream's "Connection: close" and open a new connection.
+ * see the upstream's "Connection: close" and open a new connection.  After
+ * an Upgrade request (which takes no body) the jail's bytes wait for the
+ * upstream's answer (reqp_answered): a server that ignores the upgrade keeps
+ * the connection, and would read them as requests never checked here.
  * Pure code, no I/O. */
 #ifndef JAIL_BROKERHTTP_H
 #define JAIL_BROKERHTTP_H
