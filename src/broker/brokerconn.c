@@ -160,6 +160,17 @@ static int pump_response(struct conn *c, struct resp *rs, char *buf)
 	return write_scrubbed(c, &out);
 }
 
+/* The upstream answered the jail's Upgrade request: on to the new protocol
+ * (what the jail sent meanwhile, first) or to the connection's end. */
+static int forward_upgrade(struct conn *c, struct reqp *rq, const struct resp *rs)
+{
+	struct strbuf out = {0};
+	reqp_answered(rq, rs->status == 101, &out);
+	int r = out.len ? end_write(&c->up, out.s, out.len) : 0;
+	sb_free(&out);
+	return r;
+}
+
 static void relay(struct conn *c)
 {
 	struct broker_cred creds[BROKER_MAX_SECRETS];
@@ -197,6 +208,8 @@ static void relay(struct conn *c)
 			SSL_shutdown(c->up.ssl);
 		rs.head_request = rq.head_method;
 		int w = pump_response(c, &rs, buf);
+		if (w == 0 && rq.st == RQ_UPGRADE && rs.status && forward_upgrade(c, &rq, &rs) < 0)
+			break;
 		/* the upstream closed: so does the jail's side, cleanly, and after
 		 * what the client still sends (a pipelined request, dropped): closed
 		 * with it unread, the connection would be reset and the answer lost */

@@ -411,12 +411,14 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 		(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid,
 		                                NGHTTP2_REFUSED_STREAM);
 	} else {
+		size_t nnv = 0;
 		for (size_t i = 0; i < l->n; i++)
-			nv[i] = (nghttp2_nv){(uint8_t *)l->f[i].name, (uint8_t *)out.s + off[i],
-			                     l->f[i].nlen, len[i],
-			                     sens[i] ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE};
+			if (len[i] != REQP_DROPPED)
+				nv[nnv++] = (nghttp2_nv){(uint8_t *)l->f[i].name, (uint8_t *)out.s + off[i],
+				                         l->f[i].nlen, len[i],
+				                         sens[i] ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE};
 		nghttp2_data_provider prd = {{.ptr = st}, read_up};
-		int32_t id = nghttp2_submit_request(h->up.s, NULL, nv, l->n, end ? NULL : &prd, st);
+		int32_t id = nghttp2_submit_request(h->up.s, NULL, nv, nnv, end ? NULL : &prd, st);
 		if (id < 0)  /* the upstream said GOAWAY: the client may retry elsewhere */
 			(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid,
 			                                NGHTTP2_REFUSED_STREAM);

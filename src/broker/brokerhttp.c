@@ -24,6 +24,7 @@ void reqp_free(struct reqp *r)
 	if (r->line.s)
 		explicit_bzero(r->line.s, r->line.cap);
 	sb_free(&r->line);
+	sb_free(&r->pending);
 }
 
 static int fail(struct reqp *r, int status, const char *why)
@@ -408,6 +409,14 @@ static bool is_method_override(const char *name, size_t nlen)
 	return false;
 }
 
+/* A slice of a response (Range: a 206, as caches serve any answer) holds
+ * pieces of a real value the upstream echoes, each too short for
+ * brokerscrub.c, which sees whole values only: answers are asked for whole. */
+static bool is_range(const char *name, size_t nlen)
+{
+	return nlen == 5 && strncasecmp(name, "range", 5) == 0;
+}
+
 /* A compressed response would hide a real value the upstream echoes from
  * brokerscrub.c, which reads the responses: they are asked for as they are. */
 static bool is_accept_encoding(const char *name, size_t nlen)
@@ -450,6 +459,8 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 	/* compressed messages (permessage-deflate) would hide a placeholder:
 	 * without this header the server uses none */
 	if (nlen == 24 && strncasecmp(line, "sec-websocket-extensions", 24) == 0)
+		return 0;
+	if (is_range(line, nlen))
 		return 0;
 	if (nlen == 4 && strncasecmp(line, "host", 4) == 0) {
 		if (!is_our_authority(r, v, vend) || h->hosts++)
@@ -600,12 +611,16 @@ static int head_done(struct reqp *r, struct strbuf *out)
 		return fail(r, 400, "a body on a GET or HEAD request");
 	if (h.hosts != 1)
 		return fail(r, 400, "no Host header");
+	/* its bytes after the head wait for the answer (RQ_UPGRADE): a body
+	 * would wait with them, and the upstream for it */
+	if (h.upgrade && (h.chunked || h.cl))
+		return fail(r, 400, "a body on an Upgrade request");
 	if (carrier_alone(r, &h, head_count, r) < 0)
 		return -1;
 	r->carried += h.carried;
 	r->body_reported = false;
 	r->ncarry = 0;
-	r->st = h.upgrade ? RQ_RAW : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
+	r->st = h.upgrade ? RQ_UPGRADE : h.chunked ? RQ_CHUNK_SIZE : h.cl ? RQ_BODY : RQ_HEAD;
 	r->websocket = h.upgrade && h.websocket;
 	r->left = h.cl;
 	r->done = true;
@@ -730,6 +745,11 @@ static ssize_t step(struct reqp *r, const char *in, size_t len, struct strbuf *o
 			r->st = RQ_CHUNK_SIZE;
 		}
 		break;
+	case RQ_UPGRADE:
+		if (r->pending.len + len > BROKER_HEAD_MAX)
+			return fail(r, 400, "over 64 KiB sent before an upgrade was answered");
+		sb_append(&r->pending, in, len);
+		return (ssize_t)len;
 	case RQ_RAW:
 	default:
 		if (r->websocket)
@@ -757,6 +777,21 @@ int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out)
 		len -= (size_t)used;
 	}
 	return 0;
+}
+
+void reqp_answered(struct reqp *r, bool switched, struct strbuf *out)
+{
+	if (r->st != RQ_UPGRADE)
+		return;
+	if (!switched) {
+		r->st = RQ_HEAD;  /* r->done: the rest is dropped */
+		sb_free(&r->pending);
+		return;
+	}
+	r->st = RQ_RAW;
+	int rc = r->pending.len ? reqp_feed(r, r->pending.s, r->pending.len, out) : 0;
+	(void)rc;  /* RQ_RAW takes any bytes */
+	sb_free(&r->pending);
 }
 
 /* ---- HTTP/2: a stream's header list, its DATA and trailers ---- */
@@ -831,13 +866,17 @@ int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct st
 		const struct broker_pair *p = &in[i];
 		size_t carriers = h.n_carriers;
 		off[i] = out->len;
-		if (p->nlen && p->name[0] == ':')  /* checked above, never a credential */
+		len[i] = 0;
+		if (is_range(p->name, p->nlen))
+			len[i] = REQP_DROPPED;
+		else if (p->nlen && p->name[0] == ':')  /* checked above, never a credential */
 			out_append(out, p->value, p->vlen);
 		else if (is_accept_encoding(p->name, p->nlen))
 			out_append(out, "identity", 8);
 		else if (!rewrite_basic(r, p->name, p->nlen, p->value, p->value + p->vlen, out, &h))
 			rewrite_value(r, p->name, p->nlen, p->value, p->value + p->vlen, out, &h);
-		len[i] = out->len - off[i];
+		if (len[i] != REQP_DROPPED)
+			len[i] = out->len - off[i];
 		sensitive[i] = h.n_carriers > carriers;
 	}
 	if (carrier_alone(r, &h, pairs_count, &(struct pair_list){in, n}) < 0)

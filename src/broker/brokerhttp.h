@@ -15,7 +15,8 @@
  * sent are the client's), and the upgrade goes without
  * Sec-WebSocket-Extensions, so that no compression hides a placeholder in a
  * message; Accept-Encoding becomes "identity", so that none hides a real
- * value in a response from brokerscrub.h.
+ * value in a response from brokerscrub.h, and Range goes nowhere, so that no
+ * answer is a slice of one, holding pieces of a real value too short for it.
  * The framing is parsed strictly (no CL with TE, no TE in HTTP/1.0,
  * no body on GET or HEAD, no obs-fold, CRLF only, in chunk lines and trailers
  * too): a request the broker could frame differently from the
@@ -37,7 +38,10 @@
  * its real value, ever follows a body on an upstream connection: a server
  * that misreads a body (takes it for a request, whose own Content-Length
  * then swallows what follows) finds nothing after it to swallow.  Clients
- * see the upstream's "Connection: close" and open a new connection.
+ * see the upstream's "Connection: close" and open a new connection.  After
+ * an Upgrade request (which takes no body) the jail's bytes wait for the
+ * upstream's answer (reqp_answered): a server that ignores the upgrade keeps
+ * the connection, and would read them as requests never checked here.
  * Pure code, no I/O. */
 #ifndef JAIL_BROKERHTTP_H
 #define JAIL_BROKERHTTP_H
@@ -57,7 +61,10 @@ struct broker_cred {
 	const struct strv *rules;  /* NULL: any request; else only those they allow */
 };
 
-enum reqp_state { RQ_HEAD, RQ_BODY, RQ_CHUNK_SIZE, RQ_CHUNK_DATA, RQ_CHUNK_CRLF, RQ_TRAILER, RQ_RAW };
+/* RQ_UPGRADE: an Upgrade request went out; what the jail sends waits for the
+ * answer (reqp_answered): a 101 passes it on, anything else drops it. */
+enum reqp_state { RQ_HEAD, RQ_BODY, RQ_CHUNK_SIZE, RQ_CHUNK_DATA, RQ_CHUNK_CRLF, RQ_TRAILER, RQ_RAW,
+                  RQ_UPGRADE };
 
 struct reqp {
 	const char *host;          /* the brokered host this connection is for */
@@ -91,6 +98,7 @@ struct reqp {
 		uint64_t pos;          /* the payload's bytes so far: the place in the mask */
 		unsigned char mask[4];
 	} ws;
+	struct strbuf pending;     /* RQ_UPGRADE: the jail's bytes, until the answer */
 	unsigned long carried;     /* request heads that got a real value */
 	int status;                /* on error: the HTTP status to answer with */
 	char err[160];
@@ -102,6 +110,13 @@ void reqp_free(struct reqp *r);
  * hold a real value: wipe it after use).  -1: a request that may not pass
  * (r->status, r->err say why); the connection ends. */
 int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out) WUR;
+/* The upstream answered an Upgrade request (RQ_UPGRADE; else nothing to do):
+ * switched (101), what the jail sent since goes on to *out and the rest
+ * passes as it comes; not switched, that exchange was the connection's one
+ * request and anything more from the jail is dropped.  An upstream that
+ * kept the connection would otherwise read those bytes as requests the
+ * broker never checked (another site's Host, TRACE). */
+void reqp_answered(struct reqp *r, bool switched, struct strbuf *out);
 
 /* HTTP/2 (brokerh2.c): one reqp per stream, the same rules on its header
  * list, which nghttp2 has already checked for HTTP/2's own rules (lower-case
@@ -109,8 +124,10 @@ int reqp_feed(struct reqp *r, const char *in, size_t len, struct strbuf *out) WU
  * and first).  :authority and Host must name this host, :scheme be https;
  * CONNECT and extended CONNECT, TRACE and TRACK are refused; the rules read
  * :method and :path; each other header is rewritten as an HTTP/1.1 one is.
- * Each value goes to *out, at off[i] for len[i] bytes; sensitive[i] marks
- * those given a real value (never to be indexed by HPACK).  -1 as reqp_feed. */
+ * Each value goes to *out, at off[i] for len[i] bytes, or the header goes
+ * nowhere (len[i] == REQP_DROPPED: Range); sensitive[i] marks those given a
+ * real value (never to be indexed by HPACK).  -1 as reqp_feed. */
+#define REQP_DROPPED ((size_t)-1)
 struct broker_pair {
 	const char *name, *value;
 	size_t nlen, vlen;

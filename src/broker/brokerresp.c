@@ -126,11 +126,17 @@ static size_t take_head(struct resp *r, const char *in, size_t len, struct strbu
 		 * would go before the framing of the broker's own) */
 		scrub_flush(&r->sc, out);
 		enum resp_state next = after_head(r);
+		unsigned status = 0;
+		if (r->line.len < 12 || sscanf(r->line.s + 9, "%3u", &status) != 1 || status < 100)
+			status = 1;
+		if (next != RS_HEAD || status == 1)  /* not an interim answer */
+			r->status = status;
 		r->line.len = 0;
 		r->st = next;
 	} else if (r->line.len > BROKER_HEAD_MAX) {
 		r->line.len = 0;  /* passed on already */
 		r->st = RS_RAW;
+		r->status = 1;
 	}
 	return i;
 }

@@ -37,6 +37,8 @@ struct resp {
 	struct strbuf line;  /* the head so far, or the chunk-size line */
 	uint64_t left;
 	bool head_request;   /* the request was HEAD: no body follows its head */
+	unsigned status;     /* the final answer's status once its head is whole
+	                      * (1: not a readable one), else 0 */
 };
 
 void resp_init(struct resp *r, const struct broker_cred *creds, size_t n);

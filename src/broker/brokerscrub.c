@@ -3,12 +3,10 @@
 
 #include <string.h>
 
-static void key_init(struct scrub_key *k, const char *real, const char *ph)
+/* k's real and ph set, k->len long: its prefix and failure table. */
+static void key_tables(struct scrub_key *k)
 {
-	memset(k, 0, sizeof(*k));
-	k->real = real;
-	k->ph = ph;
-	k->len = strlen(real);
+	const char *real = k->real, *ph = k->ph;
 	while (k->keep < k->len && real[k->keep] == ph[k->keep])
 		k->keep++;
 	/* fail[i]: the longest proper border of real[0..i) */
@@ -22,15 +20,84 @@ static void key_init(struct scrub_key *k, const char *real, const char *ph)
 	}
 }
 
+static void key_init(struct scrub_key *k, const char *real, const char *ph)
+{
+	memset(k, 0, sizeof(*k));
+	k->real = real;
+	k->ph = ph;
+	k->len = strlen(real);
+	key_tables(k);
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* The base64 characters that v alone decides when it starts at byte a (0-2)
+ * of a 3-byte group, to out; with tail, also the last character of an
+ * encoding that ends with v (its missing bits zero, as before '=').
+ * Returns their number. */
+static size_t b64_spelling(const char *v, size_t len, size_t a, bool tail, char *out)
+{
+	size_t total = a + len, bits = total * 8, o = 0;
+	size_t first = (a * 8 + 5) / 6, last = bits / 6 + (tail && bits % 6 ? 1 : 0);
+	for (size_t c = first; c < last; c++) {
+		unsigned w = 0;
+		for (size_t b = c * 6; b < c * 6 + 6; b++) {
+			size_t byte = b / 8;
+			unsigned bit = byte >= a && byte < total ?
+			               ((unsigned char)v[byte - a] >> (7 - b % 8)) & 1 : 0;
+			w = w << 1 | bit;
+		}
+		out[o++] = b64[w];
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* The value's base64 spelling at offset a (with tail: as an encoding's end),
+ * a key of its own whose placeholder is the placeholder's same spelling. */
+static void key_init_b64(struct scrub_key *k, const char *real, const char *ph, size_t a,
+                         bool tail)
+{
+	size_t len = strlen(real);
+	memset(k, 0, sizeof(*k));
+	k->len = b64_spelling(real, len, a, tail, k->b64_real);
+	b64_spelling(ph, len, a, tail, k->b64_ph);
+	k->real = k->b64_real;
+	k->ph = k->b64_ph;
+	key_tables(k);
+}
+
+static void add_key(struct scrub *s, const char *real, const char *ph, int b64_at, bool tail)
+{
+	struct scrub_key *k = &s->keys[s->n];
+	if (b64_at < 0)
+		key_init(k, real, ph);
+	else
+		key_init_b64(k, real, ph, (size_t)b64_at, tail);
+	/* a spelling of a few characters would turn up in any long base64
+	 * body, each time mangled; a value that short is guessed anyway */
+	if (!k->len || (b64_at >= 0 && k->len < 8))
+		return;
+	s->first[(unsigned char)k->real[0]] = true;
+	s->n++;
+}
+
 void scrub_init(struct scrub *s, const struct broker_cred *creds, size_t n)
 {
 	memset(s, 0, sizeof(*s));
-	s->keys = n ? xcalloc(n, sizeof(*s->keys)) : NULL;
+	/* each value as it is, then its spellings at the 3 offsets, each
+	 * also as the end of an encoding (the password of user:password) */
+	s->keys = n ? xcalloc(n * 7, sizeof(*s->keys)) : NULL;
 	for (size_t i = 0; i < n; i++) {
-		size_t len = creds[i].real ? strlen(creds[i].real) : 0;
-		if (len && len <= BROKER_PH_MAX && strlen(creds[i].placeholder) == len) {
-			key_init(&s->keys[s->n++], creds[i].real, creds[i].placeholder);
-			s->first[(unsigned char)creds[i].real[0]] = true;
+		const char *real = creds[i].real, *ph = creds[i].placeholder;
+		size_t len = real ? strlen(real) : 0;
+		if (!len || len > BROKER_PH_MAX || strlen(ph) != len)
+			continue;
+		add_key(s, real, ph, -1, false);
+		for (int a = 0; a < 3; a++) {
+			add_key(s, real, ph, a, false);
+			if ((a + len) % 3)
+				add_key(s, real, ph, a, true);
 		}
 	}
 }
@@ -90,9 +157,13 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 				break;
 		}
 		s->active = 0;
+		/* every matcher reads the byte as it came: one value's replacement
+		 * must not hide a longer one that ends later (a base64 spelling
+		 * and the same spelling with the encoding's last character) */
+		char c = w[pos];
 		for (size_t i = 0; i < s->n; i++) {
 			struct scrub_key *k = &s->keys[i];
-			if (!key_step(k, w[pos]))
+			if (!key_step(k, c))
 				continue;
 			/* the value ends at pos; what of it went out already was within
 			 * its kept prefix (must_hold), the same in the placeholder */
@@ -114,9 +185,24 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 }
 
 /* The matchers keep their state: after a pause, a value that goes on is
- * still replaced from where it stands. */
+ * still replaced from where it stands.  What was held is the beginning of a
+ * real value past its public prefix (must_hold): it goes as the
+ * placeholder's beginning, so a pause inside an echoed value (a TLS
+ * record's end, then the network's delay, or a window the agent let fill)
+ * hands out none of it, and a value that goes on stays the placeholder. */
 void scrub_flush(struct scrub *s, struct strbuf *out)
 {
+	for (size_t i = 0; i < s->n; i++) {
+		const struct scrub_key *k = &s->keys[i];
+		if (k->state <= k->keep)
+			continue;
+		/* held holds the value's last n_held bytes so far (any before
+		 * them went out within the kept prefix) */
+		size_t from = k->state - (k->state < s->n_held ? k->state : s->n_held);
+		if (from < k->keep)
+			from = k->keep;
+		memcpy(s->held + s->n_held - (k->state - from), k->ph + from, k->state - from);
+	}
 	sb_append(out, s->held, s->n_held);
 	explicit_bzero(s->held, s->n_held);
 	s->n_held = 0;
@@ -124,7 +210,9 @@ void scrub_flush(struct scrub *s, struct strbuf *out)
 
 void scrub_value(const struct scrub *s, char *v, size_t len)
 {
-	for (size_t i = 0; i < s->n; i++) {
+	/* last first: a base64 spelling with its encoding's end comes after
+	 * the same spelling without, which would leave that end as it was */
+	for (size_t i = s->n; i-- > 0;) {
 		const struct scrub_key *k = &s->keys[i];
 		for (char *p = v; (p = memmem(p, len - (size_t)(p - v), k->real, k->len));
 		     p += k->len)

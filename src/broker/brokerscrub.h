@@ -13,29 +13,39 @@
  * what is held is at most a value's length, and only while the stream's
  * last bytes begin a real value beyond its public prefix.  Encodings are not
  * seen through (compressed, base64): the broker asks for uncompressed
- * responses (brokerhttp.c drops Accept-Encoding).  Pure code, no I/O. */
+ * responses (brokerhttp.c drops Accept-Encoding).  One is: the broker itself
+ * puts a value inside base64 (a Basic credential's user:password), so an
+ * upstream that quotes that header back quotes the value in base64; each of
+ * its three spellings (one per offset in base64's 3-byte groups) is watched
+ * as a value of its own and becomes the placeholder's spelling at that
+ * offset.  Pure code, no I/O. */
 #ifndef JAIL_BROKERSCRUB_H
 #define JAIL_BROKERSCRUB_H
 #include "brokerhttp.h"
 #include "util.h"
 
+/* the longest string watched for: a value's base64 spelling */
+#define SCRUB_MAX (BROKER_PH_MAX / 3 * 4 + 8)
+
 struct scrub_key {
 	const char *real, *ph;
 	size_t len, keep;          /* its length; the prefix it shares with ph */
-	uint16_t fail[BROKER_PH_MAX + 1];
+	uint16_t fail[SCRUB_MAX + 1];
+	char b64_real[SCRUB_MAX + 1], b64_ph[SCRUB_MAX + 1];  /* a base64 spelling's */
 	size_t state;              /* bytes of real matched at the stream's end */
 };
 
 struct scrub {
 	struct scrub_key *keys;
 	size_t n;
-	char held[BROKER_PH_MAX];  /* the stream's last bytes, not yet passed on */
+	char held[SCRUB_MAX];      /* the stream's last bytes, not yet passed on */
 	size_t n_held;
 	bool first[256];           /* the bytes a value begins with */
 	size_t active;             /* non-zero: some matcher is inside a value */
 };
 
-/* The real values of creds (those that have one) to watch for. */
+/* The real values of creds (those that have one) to watch for, as they are
+ * and in base64. */
 void scrub_init(struct scrub *s, const struct broker_cred *creds, size_t n);
 void scrub_free(struct scrub *s);
 /* len bytes from the upstream: what may go to the jail now, to out. */

@@ -8,7 +8,10 @@ appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
 is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /echo answers 400 with the request's headers as its body (gzip when
 asked) and x-api-key in X-Echo, written 7 bytes at a time; GET
 /echo-chunked/N the same body in chunks of N bytes each (an extension on
-every size line), and HEAD of it the head alone.  GET /sse streams three events, one at a time,
+every size line), and HEAD of it the head alone; GET /echo-pause the same
+body as /echo, stopping 20 bytes into x-api-key's value until GET /sse-next;
+GET /echo-range the same body (200), or the byte range a Range header asks (206);
+GET /ws with Upgrade answers 101 and echoes what follows.  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
@@ -75,6 +78,47 @@ class Handler(http.server.BaseHTTPRequestHandler):
             for i in range(0, len(text), 7):  # in small TLS records: values split
                 self.wfile.write(text[i:i + 7])
                 self.wfile.flush()
+            return
+        if self.path == "/ws" and self.headers.get("Upgrade"):  # switches, then echoes
+            self.send_response(101)
+            self.send_header("Upgrade", self.headers["Upgrade"])
+            self.send_header("Connection", "Upgrade")
+            self.end_headers()
+            self.wfile.flush()
+            while True:
+                d = self.rfile.read1(4096)
+                if not d:
+                    break
+                self.wfile.write(d)
+                self.wfile.flush()
+            self.close_connection = True
+            return
+        if self.path == "/echo-range":  # serves byte ranges of its echo (as caches do)
+            text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            rng = self.headers.get("Range", "")
+            if rng.startswith("bytes=") and "-" in rng:
+                a, b = rng[6:].split("-", 1)
+                a, b = int(a), min(int(b), len(text) - 1)
+                self.send_response(206)
+                self.send_header("Content-Range", "bytes %d-%d/%d" % (a, b, len(text)))
+                text = text[a:b + 1]
+            else:
+                self.send_response(200)
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+            return
+        if self.path == "/echo-pause":  # a pause (the network's) inside the key
+            text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            cut = text.find(b"x-api-key: ") + len(b"x-api-key: ") + 20
+            self.send_response(400)
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text[:cut])
+            self.wfile.flush()
+            NEXT.acquire(timeout=60)  # until GET /sse-next
+            self.wfile.write(text[cut:])
             return
         if self.path.startswith("/echo-chunked/"):  # framing inside the key
             step = int(self.path.split("/")[2])

@@ -517,12 +517,32 @@ T(reqp_one_request_per_connection)
 	CHECK(strstr(out.s, "GET /") == NULL);
 	reqp_free(&r);
 	sb_free(&out);
-	/* an upgrade keeps its Connection header (and gets no close) */
+	/* an upgrade keeps its Connection header (and gets no close); what
+	 * follows waits for the answer, and goes on after a 101 */
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
 	                   "Upgrade: websocket\r\n\r\nframes", 4096, &out), 0);
 	CHECK_STR(out.s, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
-	                 "Connection: Upgrade\r\n\r\nframes");
+	                 "Connection: Upgrade\r\n\r\n");
+	reqp_answered(&r, true, &out);
+	CHECK_INT(feed(&r, " more", 4096, &out), 0);
+	CHECK_STR(out.s, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
+	                 "Connection: Upgrade\r\n\r\nframes more");
+	reqp_free(&r);
+	sb_free(&out);
+	/* an upgrade not taken: what follows (another site's request) goes nowhere */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
+	                   "Upgrade: foo\r\n\r\nGET / HTTP/1.1\r\nHost: other.example\r\n", 4096, &out), 0);
+	reqp_answered(&r, false, &out);
+	CHECK_INT(feed(&r, "\r\n", 4096, &out), 0);
+	CHECK(strstr(out.s, "other.example") == NULL);
+	reqp_free(&r);
+	sb_free(&out);
+	/* nor does an Upgrade request take a body (it would wait with them) */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "POST /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
+	                   "Upgrade: foo\r\nContent-Length: 3\r\n\r\nabc", 4096, &out), -1);
 	reqp_free(&r);
 	sb_free(&out);
 }
@@ -575,6 +595,7 @@ T(reqp_websocket_messages_are_watched_unmasked)
 			size_t n = in.len - i < steps[s] ? in.len - i : steps[s];
 			CHECK_INT(reqp_feed(&r, in.s + i, n, &out), 0);
 		}
+		reqp_answered(&r, true, &out);  /* the upstream's 101 */
 		/* no compression asked for, the key in the head, the frames as sent */
 		CHECK(!strstr(out.s, "permessage-deflate"));
 		CHECK(strstr(out.s, "Authorization: Bearer " REAL "\r\n"));

@@ -152,9 +152,10 @@ T(resp_pause_inside_a_chunk_sends_a_chunk)
 	const char *in = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n20\r\nsk-ant-api03-REALval";
 	resp_feed(&r, in, strlen(in), &out);
 	CHECK(resp_held(&r) > 0);
-	resp_flush(&r, &out); /* the relay's pause: what was held goes, framed */
+	/* the relay's pause: what was held goes, framed, as the placeholder's */
+	resp_flush(&r, &out);
 	sb_append(&out, "", 1);
-	CHECK(strstr(out.s, "\r\n\r\n14\r\nsk-ant-api03-REALval\r\n") != NULL);
+	CHECK(strstr(out.s, "\r\n\r\n14\r\nsk-ant-api03-PHldrva\r\n") != NULL);
 	sb_free(&out);
 	resp_free(&r);
 }
@@ -170,4 +171,27 @@ T(resp_without_secrets_is_untouched)
 	CHECK_STR(out.s, in);
 	sb_free(&out);
 	resp_free(&r);
+}
+
+T(resp_status_is_the_final_answers)
+{
+	/* what an Upgrade request waits for (reqp_answered): not a 1xx */
+	struct resp r;
+	struct strbuf out = {0};
+	resp_init(&r, creds, 1);
+	const char *in = "HTTP/1.1 100 Continue\r\n\r\n";
+	resp_feed(&r, in, strlen(in), &out);
+	CHECK_INT((int)r.status, 0);
+	in = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n";
+	resp_feed(&r, in, strlen(in), &out);
+	CHECK_INT((int)r.status, 0);
+	resp_feed(&r, "\r\n", 2, &out);
+	CHECK_INT((int)r.status, 101);
+	resp_free(&r);
+	resp_init(&r, creds, 1);
+	in = "garbage\r\n\r\n";
+	resp_feed(&r, in, strlen(in), &out);
+	CHECK_INT((int)r.status, 1);
+	resp_free(&r);
+	sb_free(&out);
 }
