@@ -203,6 +203,18 @@ int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+char *line_next(char **at)
+{
+	char *line = *at;
+	if (!line || !*line)
+		return NULL;
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl++ = '\0';
+	*at = nl;
+	return line;
+}
+
 int read_file_at(int dirfd, const char *path, size_t max, char **out, size_t *len,
                  struct jail_err *e)
 {

@@ -79,6 +79,9 @@ void strv_push_take(struct strv *l, char *s);
 void strv_free(struct strv *l);
 bool strv_contains(const struct strv *l, const char *s);
 
+/* The next line of a NUL-terminated buffer, cut in place (its newline
+ * overwritten), advancing *at; NULL at the end.  An empty line is "". */
+char *line_next(char **at);
 /* Write all of buf, retrying on EINTR and short writes. */
 int write_all(int fd, const void *buf, size_t n) WUR;
 /* Read up to max bytes of a file into a NUL-terminated malloc'd buffer. */

@@ -585,10 +585,7 @@ static void read_hidden(struct export_ctx *x, const char *session_dir)
 	struct jail_err ignored;
 	if (read_file_at(AT_FDCWD, path, 64u << 20, &data, NULL, &ignored) < 0)
 		return;
-	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
+	for (char *at = data, *line; (line = line_next(&at));) {
 		size_t l = strlen(line);
 		while (l > 1 && line[l - 1] == '/')
 			line[--l] = '\0';
@@ -638,10 +635,7 @@ static char *read_base(const char *session_dir)
 	struct jail_err ignored;
 	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &ignored) < 0)
 		return NULL;
-	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
+	for (char *at = data, *line; (line = line_next(&at));) {
 		size_t n = strspn(line + 5, "0123456789abcdef");
 		if (strncmp(line, "base=", 5) == 0 && (n == 40 || n == 64) && line[5 + n] == '\0')
 			return xstrdup(line + 5);

@@ -306,10 +306,7 @@ void hideobj_load(const char *path, struct strv *ids)
 	struct jail_err ignored;
 	if (read_file_at(AT_FDCWD, path, 64u << 20, &data, NULL, &ignored) < 0)
 		return;
-	for (char *line = data, *nl; line && *line; line = nl ? nl + 1 : NULL) {
-		nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
+	for (char *at = data, *line; (line = line_next(&at));) {
 		if (*line)
 			strv_push(ids, line);
 	}
