@@ -26,3 +26,28 @@ test_go_build_cache_is_kept_between_runs() {
 	assert_eq "$rc" 0 "second go test: $out $err"
 	assert_contains "$out" "(cached)"
 }
+
+# `git submodule add` of a local repository inside: on the host git records
+# the submodule as one entry, never its files; the export leaves the new
+# repository's files out of the superproject's patch the same way, instead of
+# adding them to the project as if they were its own.
+test_submodule_added_inside_is_not_exported_as_project_files() {
+	git_init "$T/lib"
+	printf 'lib\n' >"$T/lib/lib.txt"
+	git -C "$T/lib" add . && git -C "$T/lib" commit -q -m lib
+	mkrepo "$T/p"
+	run_jail -D "$T/p" --ro "$T/lib" -- sh -c "cd '$T/p' &&
+		git -c protocol.file.allow=always submodule add -q '$T/lib' vendor/lib &&
+		git submodule status && printf 'more\n' >>README"
+	assert_eq "$rc" 0 "submodule add inside: $err"
+	assert_contains "$out" "vendor/lib"
+	local patches
+	patches=$(cat "$(session_dir "$T/p")"/patches/*.patch)
+	assert_contains "$patches" "+more"
+	assert_contains "$patches" "vendor/lib/: a git repository of its own"
+	assert_not_contains "$patches" "lib.txt"
+	assert_not_contains "$patches" "vendor/lib/.git"
+	git -C "$T/p" am -q "$(session_dir "$T/p")"/patches/*.patch
+	assert_no_file "$T/p/vendor/lib/lib.txt"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more"
+}
