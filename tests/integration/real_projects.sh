@@ -51,3 +51,21 @@ test_submodule_added_inside_is_not_exported_as_project_files() {
 	assert_no_file "$T/p/vendor/lib/lib.txt"
 	assert_eq "$(tail -n 1 "$T/p/README")" "more"
 }
+
+# A Debian-packaged project checks its build dependencies against the
+# package database (dpkg-buildpackage runs dpkg-checkbuilddeps first): the
+# database is there read-only, as on the host, so the check passes inside.
+test_debian_build_dependency_check_passes_inside() {
+	command -v dpkg-checkbuilddeps >/dev/null && dpkg-query -W dpkg >/dev/null 2>&1 ||
+		skip "no dpkg-dev and dpkg database (a Debian host)"
+	git_init "$T/p"
+	mkdir -p "$T/p/debian"
+	printf 'Source: demo\nMaintainer: T <t@example.com>\nBuild-Depends: dpkg (>= 1.0)\n\nPackage: demo\nArchitecture: all\nDescription: demo\n demo\n' \
+		>"$T/p/debian/control"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m deb
+	(cd "$T/p" && dpkg-checkbuilddeps) || fail "the check on the host"
+	run_jail -D "$T/p" --no-export -- sh -c 'dpkg-checkbuilddeps && echo deps-ok &&
+		touch /var/lib/dpkg/status 2>/dev/null || echo read-only'
+	assert_eq "$rc" 0 "inside: $err"
+	assert_eq "$out" "$(printf 'deps-ok\nread-only')"
+}
