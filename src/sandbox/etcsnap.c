@@ -230,8 +230,12 @@ void etc_generated(const struct jail_plan *p, struct strv *out)
 	strv_push_take(out, group);
 	strv_push(out, "hostname");
 	strv_push(out, "jail\n");
+	/* localhost is 127.0.0.1 only: a server told to listen on "localhost"
+	 * (Vite's default, python -m http.server --bind localhost) would take the
+	 * first address, ::1 with Debian's precedence, where --publish (host
+	 * 127.0.0.1 to the jail's 127.0.0.1) never reaches it */
 	strv_push(out, "hosts");
-	strv_push(out, "127.0.0.1\tlocalhost jail\n::1\tlocalhost ip6-localhost\n");
+	strv_push(out, "127.0.0.1\tlocalhost jail\n::1\tip6-localhost ip6-loopback\n");
 	strv_push(out, "resolv.conf");
 	strv_push(out, net_resolv_conf(p->cfg));
 }

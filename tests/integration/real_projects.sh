@@ -69,3 +69,25 @@ test_debian_build_dependency_check_passes_inside() {
 	assert_eq "$rc" 0 "inside: $err"
 	assert_eq "$out" "$(printf 'deps-ok\nread-only')"
 }
+
+# A dev server told to listen on "localhost" (Vite's default; here
+# python -m http.server --bind localhost) takes the first address the name
+# has inside: it must be 127.0.0.1, where --publish brings the host's
+# 127.0.0.1:PORT in, not ::1, where nothing from the host arrives.
+test_dev_server_on_localhost_is_reached_through_publish() {
+	command -v pasta >/dev/null || skip "no pasta (Debian package passt)"
+	local in_port=$((20000 + RANDOM % 10000)) host_port got=""
+	host_port=$(free_port)
+	mkdir -p "$T/p"
+	mkfifo "$T/in"
+	"$JAIL" -D "$T/p" --no-export --publish "$in_port:$host_port" -- sh -c "
+		mkdir /tmp/w && echo dev-server >/tmp/w/index.html && cd /tmp/w &&
+		{ python3 -m http.server $in_port --bind localhost >/dev/null 2>&1 & } &&
+		read -r _; kill \$!" <"$T/in" >/dev/null 2>"$T/e" &
+	exec 7>"$T/in"
+	fetch() { got=$(curl -s -m 2 "http://127.0.0.1:$host_port/index.html"); }
+	wait_for -t 20 fetch || true
+	exec 7>&-
+	wait || true
+	assert_eq "$got" dev-server "served on localhost inside, fetched from the host: $(cat "$T/e")"
+}
