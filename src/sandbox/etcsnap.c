@@ -37,7 +37,10 @@
  * credentials of system services, the host's git and shell config) stays out.
  * "maven" is Debian's system Maven configuration: mvn does not start without
  * its m2.conf; the user's settings (~/.m2/settings.xml, with its server
- * passwords) are another matter and stay out. */
+ * passwords) are another matter and stay out.  "xml" holds the XML catalogs
+ * that map a DTD's or a stylesheet's URL to its installed copy: without them
+ * `xmllint --nonet` and `xsltproc --nonet` (a project's docs and its policy
+ * file checks) fail offline. */
 static const char *const etc_keep[] = {
 	"alternatives", "bash.bashrc", "bash_completion", "bash_completion.d", "ca-certificates",
 	"ca-certificates.conf", "crypto-policies", "debian_version", "environment", "fonts",
@@ -47,6 +50,7 @@ static const char *const etc_keep[] = {
 	"nsswitch.conf", "os-release", "perl", "pki", "profile", "profile.d", "protocols",
 	"python3*", "rpc", "services", "shells", "ssl", "terminfo", "timezone", "vim",
 	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs", "maven",
+	"xml",
 };
 
 /* A small regular file of /etc is copied (into the root's tmpfs, which turns

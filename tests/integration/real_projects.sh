@@ -91,3 +91,27 @@ test_dev_server_on_localhost_is_reached_through_publish() {
 	wait || true
 	assert_eq "$got" dev-server "served on localhost inside, fetched from the host: $(cat "$T/e")"
 }
+
+# A project's check of an XML file against its DTD with the network off
+# (xmllint --nonet, as meson and make checks of polkit policies or DocBook
+# docs run it) resolves the DTD through the system's XML catalog in
+# /etc/xml, as on the host.
+test_xml_validation_offline_uses_the_system_catalog() {
+	local dtd=http://www.freedesktop.org/standards/PolicyKit/1.0/policyconfig.dtd
+	command -v xmllint >/dev/null && command -v xmlcatalog >/dev/null &&
+		xmlcatalog /etc/xml/catalog "$dtd" 2>/dev/null | grep -q '^file:' ||
+		skip "no xmllint or no polkit DTD in /etc/xml/catalog"
+	git_init "$T/p"
+	{
+		echo '<?xml version="1.0" encoding="UTF-8"?>'
+		echo '<!DOCTYPE policyconfig PUBLIC "-//freedesktop//DTD PolicyKit Policy Configuration 1.0//EN"'
+		echo " \"$dtd\">"
+		echo '<policyconfig><action id="org.example.demo.run"><description>Run</description>'
+		echo '<message>Run demo</message><defaults><allow_active>auth_admin</allow_active>'
+		echo '</defaults></action></policyconfig>'
+	} >"$T/p/demo.policy"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m policy
+	xmllint --nonet --noout --valid "$T/p/demo.policy" || fail "the check on the host"
+	run_jail -D "$T/p" --no-export -- xmllint --nonet --noout --valid demo.policy
+	assert_eq "$rc" 0 "xmllint inside: $err"
+}
