@@ -115,3 +115,19 @@ test_xml_validation_offline_uses_the_system_catalog() {
 	run_jail -D "$T/p" --no-export -- xmllint --nonet --noout --valid demo.policy
 	assert_eq "$rc" 0 "xmllint inside: $err"
 }
+
+# A project with a local dependency beside it (npm's file:../lib, a path
+# dependency): a second -D does not add ../lib, it is refused with the way
+# to show it (before, the last -D silently replaced the first); --ro shows it.
+test_second_project_dir_is_refused_and_ro_shows_a_sibling() {
+	git_init "$T/app"
+	mkdir -p "$T/lib"
+	printf 'lib-content\n' >"$T/lib/index.js"
+	printf 'app\n' >"$T/app/README" && git -C "$T/app" add . && git -C "$T/app" commit -q -m app
+	expect_fail125 -D "$T/lib" -D "$T/app" -- true
+	assert_contains "$err" "-D given twice"
+	assert_contains "$err" "--ro"
+	run_jail -D "$T/app" -D "$T/app" --no-export --ro "$T/lib" -- cat "$T/lib/index.js"
+	assert_eq "$rc" 0 "the same -D twice, and --ro for the sibling: $err"
+	assert_eq "$out" lib-content
+}
