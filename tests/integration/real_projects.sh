@@ -131,3 +131,18 @@ test_second_project_dir_is_refused_and_ro_shows_a_sibling() {
 	assert_eq "$rc" 0 "the same -D twice, and --ro for the sibling: $err"
 	assert_eq "$out" lib-content
 }
+
+# The locale's variables beyond LANG come in: a project whose tests expect
+# output in the host's locale (LC_ALL=C in a CI script, LC_COLLATE=C for a
+# sort order) counts and sorts inside as on the host.
+test_locale_variables_pass_as_on_the_host() {
+	mkdir -p "$T/p"
+	local count='printf "\303\251" | wc -m'
+	assert_eq "$(LANG=C.UTF-8 LC_ALL=C sh -c "$count")" 2 "bytes in the C locale on the host"
+	LANG=C.UTF-8 LC_ALL=C run_jail -D "$T/p" --no-export -- sh -c "$count"
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" 2 "LC_ALL=C inside"
+	LANG=C.UTF-8 LC_CTYPE=C LC_COLLATE=C run_jail -D "$T/p" --no-export -- sh -c \
+		'echo "$LC_CTYPE $LC_COLLATE"'
+	assert_eq "$out" "C C"
+}
