@@ -146,3 +146,27 @@ test_locale_variables_pass_as_on_the_host() {
 		'echo "$LC_CTYPE $LC_COLLATE"'
 	assert_eq "$out" "C C"
 }
+
+# A .venv made on the host with a Python that pyenv or uv installed in the
+# home links its interpreter there: with -p python that Python is there,
+# read-only, so the project's .venv runs its tests inside as on the host.
+test_venv_of_a_pyenv_or_uv_python_runs_with_policy_python() {
+	local h="$T/home" v
+	for v in .pyenv/versions/3.99.0 .local/share/uv/python/cpython-3.99.0-linux; do
+		mkdir -p "$h/$v/bin"
+		printf '#!/bin/sh\nexec python3 "$@"\n' >"$h/$v/bin/python3"
+		chmod +x "$h/$v/bin/python3"
+	done
+	git_init "$T/p"
+	printf '.venv/\nvenv/\n' >"$T/p/.gitignore"
+	git -C "$T/p" add . && git -C "$T/p" commit -q -m py
+	# the links `python -m venv` makes, to each interpreter
+	mkdir -p "$T/p/.venv/bin" "$T/p/venv/bin"
+	ln -s "$h/.pyenv/versions/3.99.0/bin/python3" "$T/p/.venv/bin/python"
+	ln -s "$h/.local/share/uv/python/cpython-3.99.0-linux/bin/python3" "$T/p/venv/bin/python"
+	HOME="$h" run_jail -D "$T/p" --no-export -p python -- sh -c \
+		'.venv/bin/python -c "print(6 * 7)" && venv/bin/python -c "print(7 * 6)" &&
+		{ touch ~/.pyenv/versions/x 2>/dev/null || echo read-only; }'
+	assert_eq "$rc" 0 "the venvs inside: $err"
+	assert_eq "$out" "$(printf '42\n42\nread-only')"
+}
