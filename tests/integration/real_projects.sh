@@ -170,3 +170,29 @@ test_venv_of_a_pyenv_or_uv_python_runs_with_policy_python() {
 	assert_eq "$rc" 0 "the venvs inside: $err"
 	assert_eq "$out" "$(printf '42\n42\nread-only')"
 }
+
+# The host's global ignore rules (~/.config/git/ignore, or the file
+# core.excludesFile names) hold for git inside: a .venv the agent makes,
+# ignored on the host only by them, is not listed by `git status` inside,
+# so `git add -A` does not commit it.  A link there is not followed.
+test_global_git_ignore_rules_hold_inside() {
+	local h="$T/home" xdg=${XDG_CONFIG_HOME:-$T/home/.config}
+	mkdir -p "$xdg/git" "$h"
+	printf '.venv/\n' >"$xdg/git/ignore"
+	git_init "$T/p"
+	printf 'a\n' >"$T/p/a" && git -C "$T/p" add a && git -C "$T/p" commit -q -m a
+	local probe='mkdir -p .venv && echo x >.venv/pyvenv.cfg && echo b >b && git status --porcelain'
+	HOME="$h" run_jail -D "$T/p" --no-export -- sh -c "$probe"
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" "?? b" "git status inside, global ignore file at git's default place"
+	# core.excludesFile naming another file: its rules, at the place git reads inside
+	mv "$xdg/git/ignore" "$h/.gitignore_global"
+	printf '[core]\n\texcludesFile = ~/.gitignore_global\n' >"$h/.gitconfig"
+	HOME="$h" run_jail -D "$T/p" --no-export -s two -- sh -c "$probe"
+	assert_eq "$out" "?? b" "git status inside, core.excludesFile"
+	# a link in its place is not followed: nothing of the file it names comes in
+	printf 'canary-secret\n' >"$h/secret"
+	ln -sf "$h/secret" "$h/.gitignore_global"
+	HOME="$h" run_jail -D "$T/p" --no-export -s three -- sh -c 'cat ~/.config/git/ignore 2>&1 || true'
+	assert_not_contains "$out" canary-secret
+}
