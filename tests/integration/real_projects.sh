@@ -196,3 +196,20 @@ test_global_git_ignore_rules_hold_inside() {
 	HOME="$h" run_jail -D "$T/p" --no-export -s three -- sh -c 'cat ~/.config/git/ignore 2>&1 || true'
 	assert_not_contains "$out" canary-secret
 }
+
+# A toolchain in the home (rustup's ~/.cargo/bin) is not in the jail without
+# its policy: the hint names the policy, which binds the toolchain with what
+# it needs besides (~/.rustup), not a bind of the one directory, and the tool
+# runs with it.
+test_command_of_a_home_toolchain_hints_its_policy() {
+	local h="$T/home"
+	mkdir -p "$h/.cargo/bin" "$T/p"
+	printf '#!/bin/sh\necho fake-cargo runs\n' >"$h/.cargo/bin/fake-cargo"
+	chmod +x "$h/.cargo/bin/fake-cargo"
+	HOME="$h" PATH="$h/.cargo/bin:$PATH" run_jail -D "$T/p" --no-export -- fake-cargo
+	assert_eq "$rc" 127 "$err"
+	assert_contains "$err" "on the host it is ~/.cargo/bin/fake-cargo: add -p rust"
+	HOME="$h" PATH="$h/.cargo/bin:$PATH" run_jail -D "$T/p" --no-export -p rust -- fake-cargo
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$out" "fake-cargo runs"
+}
