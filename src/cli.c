@@ -173,6 +173,23 @@ static const char *subcmd_name(enum subcmd c)
 	return "run";
 }
 
+/* One project a jail: a second -D naming another directory would silently
+ * replace the first (`jail -D ../lib -D . -- npm test` ran without ../lib). */
+static int set_project(struct cli *c, const char *arg, struct jail_err *e)
+{
+	_cleanup_free_ char *dir = expand_home(arg);
+	if (c->dir_given && strcmp(dir, c->cfg.project) != 0) {
+		_cleanup_free_ char *a = escape_name(c->cfg.project);
+		_cleanup_free_ char *b = escape_name(dir);
+		return jail_err_set(e, 0, "-D given twice ('%s', '%s'): a jail has one project; "
+		                    "show another directory with --ro or --rw", a, b);
+	}
+	free(c->cfg.project);
+	c->cfg.project = steal_ptr(&dir);
+	c->dir_given = true;
+	return 0;
+}
+
 static int set_value(struct cli *c, const struct opt *o, const char *arg, struct jail_err *e)
 {
 	struct jail_config *g = &c->cfg;
@@ -180,7 +197,7 @@ static int set_value(struct cli *c, const struct opt *o, const char *arg, struct
 		strv_push(&c->set_keys, o->key);
 	switch (o->lo.val) {
 	/* ~/ as --ro and the other paths take it: the shell leaves --dir=~/x as is */
-	case 'D': free(g->project); g->project = expand_home(arg); c->dir_given = true; return 0;
+	case 'D': return set_project(c, arg, e);
 	case 's': free(g->session); g->session = xstrdup(arg); return 0;
 	case 'p': strv_push(&g->policies, arg); return 0;
 	case 'q': g->quiet = true; return 0;

@@ -1,4 +1,5 @@
-/* gitidentity.c — the jail's ~/.gitconfig: the user's name and email only.
+/* gitidentity.c — the jail's ~/.gitconfig: the user's name and email only;
+ * and the user's global ignore rules, for ~/.config/git/ignore inside.
  *
  * The host's git config can hold credential helpers, aliases that run commands,
  * includes and url rewrites; the agent needs none of them, only an identity for
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* A name or address: one line of valid UTF-8 without control characters (the
  * trailing newline dropped here). */
@@ -143,4 +145,43 @@ char *gitidentity_author(void)
 	if (!name || !email || strpbrk(name, "<>") || strpbrk(email, "<>"))
 		return NULL;
 	return xasprintf("%s <%s>", name, email);
+}
+
+/* Does the config file's text name `word` (any case)?  A cheap look that
+ * spares the git run when the user's config sets no excludes file. */
+static bool config_mentions(const char *file, const char *word)
+{
+	_cleanup_free_ char *text = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, file, 1 << 20, &text, NULL, &e) < 0)
+		return false;
+	return strcasestr(text, word) != NULL;
+}
+
+#define USER_IGNORE_MAX (1 << 20)
+
+char *gitidentity_user_ignore(size_t *len)
+{
+	struct git_user_paths u;
+	git_user_paths(&u);
+	bool asks_git = config_mentions(u.home_config, "excludesfile") ||
+	                config_mentions(u.xdg_config, "excludesfile") ||
+	                git_config_has_includes(u.home_config) ||
+	                git_config_has_includes(u.xdg_config);
+	_cleanup_free_ char *path = asks_git ? git_user_excludes_file() : xstrdup(u.xdg_ignore);
+	git_user_paths_free(&u);
+	if (!path)
+		return NULL;
+	/* a regular file only, not through a last link and without waiting on
+	 * a fifo: with --rw over its directory the agent could have put either
+	 * there, to have another file of the user's copied in, or the start hang */
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > USER_IGNORE_MAX)
+		return NULL;
+	char *data = NULL;
+	struct jail_err e;
+	if (read_file_fd(fd, path, USER_IGNORE_MAX, &data, len, &e) < 0)
+		return NULL;
+	return data;
 }

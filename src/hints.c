@@ -54,6 +54,28 @@ static bool jail_searches(const char *dir)
 	return false;
 }
 
+/* A toolchain's own tree, which a shipped policy binds with all the tool
+ * needs besides (rustup's cargo wants ~/.rustup too): that policy is the
+ * hint, not a bind of the one directory.  As policies/NAME.ini bind them. */
+static const char *policy_for(const char *shown)
+{
+	static const struct {
+		const char *prefix, *policy;
+	} trees[] = {
+		{"~/.cargo/bin/", "rust"},
+		{"~/go/bin/", "go"},
+		{"/usr/local/go/bin/", "go"},
+		{"~/sdk/", "go"},
+		{"~/.nvm/versions/node/", "node"},
+		{"~/.nvm/current/", "node"},
+		{"~/.sdkman/candidates/", "java"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(trees); i++)
+		if (strncmp(shown, trees[i].prefix, strlen(trees[i].prefix)) == 0)
+			return trees[i].policy;
+	return NULL;
+}
+
 char *hint_command_on_host(const char *cmd)
 {
 	_cleanup_free_ char *host = find_on_host(cmd);
@@ -64,6 +86,10 @@ char *hint_command_on_host(const char *cmd)
 	if (!dir[0] || (!strchr(cmd, '/') && jail_searches(dir)))
 		return NULL;
 	_cleanup_free_ char *shown = tilde(host), *sdir = tilde(dir);
+	const char *policy = policy_for(shown);
+	if (policy)
+		return xasprintf("; on the host it is %s: add -p %s (the %s policy binds the "
+		                 "toolchain read-only and puts it on PATH)", shown, policy, policy);
 	struct strbuf b = {0};
 	sb_printf(&b, "; on the host it is %s: add --ro %s and run it by that path "
 	          "(in a policy: [fs] ro = %s)", shown, sdir, sdir);

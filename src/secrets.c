@@ -310,6 +310,23 @@ static int placeholders_save(const struct session *s, const struct broker *b,
 	return rc;
 }
 
+#define GIT_IGNORE_IN_HOME ".config/git/ignore"
+
+static bool has_secret_file(const struct jail_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->n_secret_files; i++)
+		if (strcmp(p->secret_files[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+/* A file jail writes into the fake home (content taken). */
+static void add_home_file(struct jail_plan *p, const char *path, char *content, size_t len)
+{
+	p->secret_files = xrealloc(p->secret_files, (p->n_secret_files + 1) * sizeof(*p->secret_files));
+	p->secret_files[p->n_secret_files++] = (struct secret_file){xstrdup(path), content, len};
+}
+
 int secrets_plan(struct jail_plan *p, struct jail_err *e)
 {
 	struct strv stored = {0};
@@ -322,13 +339,18 @@ int secrets_plan(struct jail_plan *p, struct jail_err *e)
 	strv_free(&stored);
 	if (rc < 0 || broker_plan(p, e) < 0)
 		return -1;
-	for (size_t i = 0; i < p->n_secret_files; i++)
-		if (strcmp(p->secret_files[i].path, ".gitconfig") == 0)
-			return 0;
-	char *git = gitidentity_gitconfig();
-	if (!git)
-		return 0;
-	p->secret_files = xrealloc(p->secret_files, (p->n_secret_files + 1) * sizeof(*p->secret_files));
-	p->secret_files[p->n_secret_files++] = (struct secret_file){xstrdup(".gitconfig"), git, strlen(git)};
+	if (!has_secret_file(p, ".gitconfig")) {
+		char *git = gitidentity_gitconfig();
+		if (git)
+			add_home_file(p, ".gitconfig", git, strlen(git));
+	}
+	/* the host's global ignore rules, where git inside reads them when no
+	 * core.excludesFile is set: without them `git status` inside lists what
+	 * git ignores on the host (a .venv the agent made), and `git add -A`
+	 * commits it */
+	size_t n = 0;
+	char *ignore = has_secret_file(p, GIT_IGNORE_IN_HOME) ? NULL : gitidentity_user_ignore(&n);
+	if (ignore)
+		add_home_file(p, GIT_IGNORE_IN_HOME, ignore, n);
 	return 0;
 }

@@ -33,5 +33,9 @@ void secret_files_free(struct secret_file *files, size_t n);
 char *gitidentity_gitconfig(void);
 /* The user's "Name <email>" from the host's git config, or NULL. */
 char *gitidentity_author(void);
+/* The content of the host's global git ignore file (core.excludesFile, or
+ * ~/.config/git/ignore), its length in *len; NULL when there is none, or it
+ * is not a regular file. */
+char *gitidentity_user_ignore(size_t *len);
 
 #endif

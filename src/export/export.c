@@ -415,6 +415,23 @@ static int classify_leaf(struct walk *w, int ufd, int lfd, const char *name, con
 
 static int walk_dir(struct walk *w, int ufd, int lfd, bool opaque, const char *rel);
 
+/* A directory new to the project that holds a .git of its own (the agent's
+ * `git submodule add`, `git clone`, `git worktree add` in the tree) is another
+ * repository: git on the host shows it as one entry and never adds its files
+ * to the superproject, so its files are left out as one, not exported as the
+ * project's own. */
+static bool own_repository(struct walk *w, int sub, const char *path, const struct stat *lst)
+{
+	struct stat st;
+	if (fstatat(sub, ".git", &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	_cleanup_free_ char *shown = xasprintf("%s/", path);  /* reads as a directory */
+	change_add(w->cs, shown, lst ? ftype_of(lst) : FT_NONE, FT_DIR)->reason =
+		xstrdup("a git repository of its own (submodule add, clone, worktree add): "
+		        "its files are not the project's");
+	return true;
+}
+
 /* A directory in the upper dir: recurse with the lower directory of that name. */
 static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, const char *path,
                         const struct stat *lst, bool opaque)
@@ -436,6 +453,8 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
 	} else if (lst && delete_lower(w, lfd, name, path, lst) < 0) {
 		return -1;
 	}
+	if (lsub < 0 && own_repository(w, sub, path, lst))
+		return 0;
 	/* below an opaque directory the lower is hidden, whether or not the
 	 * subdirectory carries the mark itself */
 	w->depth++;

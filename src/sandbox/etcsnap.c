@@ -37,7 +37,10 @@
  * credentials of system services, the host's git and shell config) stays out.
  * "maven" is Debian's system Maven configuration: mvn does not start without
  * its m2.conf; the user's settings (~/.m2/settings.xml, with its server
- * passwords) are another matter and stay out. */
+ * passwords) are another matter and stay out.  "xml" holds the XML catalogs
+ * that map a DTD's or a stylesheet's URL to its installed copy: without them
+ * `xmllint --nonet` and `xsltproc --nonet` (a project's docs and its policy
+ * file checks) fail offline. */
 static const char *const etc_keep[] = {
 	"alternatives", "bash.bashrc", "bash_completion", "bash_completion.d", "ca-certificates",
 	"ca-certificates.conf", "crypto-policies", "debian_version", "environment", "fonts",
@@ -47,6 +50,7 @@ static const char *const etc_keep[] = {
 	"nsswitch.conf", "os-release", "perl", "pki", "profile", "profile.d", "protocols",
 	"python3*", "rpc", "services", "shells", "ssl", "terminfo", "timezone", "vim",
 	"vimrc", "wgetrc", "xattr.conf", "zsh", "zshrc", "zshenv", "npmrc", "nodejs", "maven",
+	"xml",
 };
 
 /* A small regular file of /etc is copied (into the root's tmpfs, which turns
@@ -230,8 +234,12 @@ void etc_generated(const struct jail_plan *p, struct strv *out)
 	strv_push_take(out, group);
 	strv_push(out, "hostname");
 	strv_push(out, "jail\n");
+	/* localhost is 127.0.0.1 only: a server told to listen on "localhost"
+	 * (Vite's default, python -m http.server --bind localhost) would take the
+	 * first address, ::1 with Debian's precedence, where --publish (host
+	 * 127.0.0.1 to the jail's 127.0.0.1) never reaches it */
 	strv_push(out, "hosts");
-	strv_push(out, "127.0.0.1\tlocalhost jail\n::1\tlocalhost ip6-localhost\n");
+	strv_push(out, "127.0.0.1\tlocalhost jail\n::1\tip6-localhost ip6-loopback\n");
 	strv_push(out, "resolv.conf");
 	strv_push(out, net_resolv_conf(p->cfg));
 }

@@ -1202,6 +1202,19 @@ static int build_var_tmp(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
+/* The package manager's database of what is installed, read-only: build
+ * scripts ask it (dpkg-buildpackage's build-dependency check, `dpkg-query -W`,
+ * `rpm -q` in a configure script) and fail inside without it.  It holds the
+ * names and files of the system's packages, what /usr already shows. */
+static int bind_package_dbs(const struct jail_plan *p, struct jail_err *e)
+{
+	static const char *const dbs[] = {"/var/lib/dpkg", "/var/lib/rpm"};
+	for (size_t i = 0; i < ARRAY_SIZE(dbs); i++)
+		if (bind_host(dbs[i], dbs[i], B_RO | B_OPTIONAL, p, e) < 0)
+			return -1;
+	return 0;
+}
+
 /* The host's system directories, read-only, with no home showing in them. */
 static int bind_sys_dirs(const struct jail_plan *p, struct strv *seal, struct jail_err *e)
 {
@@ -1289,7 +1302,7 @@ static int build_system(const struct jail_plan *p, struct strv *seal, int *sysus
 	if (build_proc(sysuser, e) < 0 || build_dev(e) < 0)
 		return -1;
 	if (tmpfs_at("/tmp", 01777, e) < 0 || tmpfs_at("/run", 0755, e) < 0 ||
-	    build_var_tmp(p, e) < 0)
+	    build_var_tmp(p, e) < 0 || bind_package_dbs(p, e) < 0)
 		return -1;
 	return 0;
 }

@@ -228,7 +228,8 @@ test_left_out_paths() {
 	for f in $shown; do assert_contains "$agent_err" "  $f: matches"; done
 	assert_eq "$(printf '%s\n' "$agent_err" | grep -c ': matches ')" 30 "one line per default pattern"
 	assert_contains "$agent_err" ".git/: git internals"
-	assert_contains "$agent_err" "sub/.git/: git internals"
+	# a new directory with a .git of its own is another repository: left out whole
+	assert_contains "$agent_err" "sub/: a git repository of its own"
 	land "$T/p"
 	assert_eq "$(grep -c '^diff --git' "$patch")" 1 "only kept.txt goes out"
 	assert_contains "$(cat "$patch")" "b/kept.txt"
