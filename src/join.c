@@ -314,11 +314,14 @@ static char **parse_request(char *buf, size_t n, const struct join_req *h, char 
  * would not reach it. */
 static void default_signals(void)
 {
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-	sigemptyset(&dfl.sa_mask);
-	for (int sig = 1; sig < NSIG; sig++)
+	/* the system call, not sigaction(3): glibc refuses 32 and 33 (its own),
+	 * and a caller's ignore of them goes through exec like any other.
+	 * SIG_DFL with no flags and an empty mask is the kernel's struct all
+	 * zero, whatever its layout on this architecture. */
+	unsigned long dfl[4] = {0};
+	for (int sig = 1; sig < _NSIG; sig++)
 		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL);  /* EINVAL for the few the libc keeps */
+			syscall(SYS_rt_sigaction, sig, dfl, NULL, _NSIG / 8);
 }
 
 /* In the forked child: default signals, the passed fds onto 0-2, then the
