@@ -599,11 +599,12 @@ static int check_inflated_series(const char *raw_dir, const char *revs, struct j
 /* Whether a file of the series (in any commit's change, against any
  * parent: a tree of the agent's may name the id at any path, also one that
  * base reaches) is an object the view withheld. */
-static int check_withheld(const char *raw_dir, const char *revs, const struct strv *withheld,
-                          struct jail_err *e)
+static int check_withheld(const char *raw_dir, const char *revs,
+                          const struct withheld_ids *w, struct jail_err *e)
 {
-	if (!withheld || !withheld->n)
+	if (!w || !w->ids || !w->ids->n)
 		return 0;
+	const struct strv *withheld = w->ids;
 	struct git raw = {.cwd = raw_dir, .git_dir = raw_dir, .cpu_seconds = RAW_GIT_CPU_SECONDS};
 	const char *args[] = {"log", "--stdin", "--raw", "--no-abbrev", "--no-renames", "-m",
 	                      "-r", "--format=", "-z", NULL};
@@ -622,7 +623,9 @@ static int check_withheld(const char *raw_dir, const char *revs, const struct st
 		const char *new_id = strtok_r(NULL, " ", &save);
 		const char *path = out.s + i;
 		i += strlen(path) + 1;
-		if ((old_id && hideobj_has(withheld, old_id)) || (new_id && hideobj_has(withheld, new_id))) {
+		bool old_shown = old_id && hideobj_has(withheld, old_id) &&
+		                 !(w->hidden && w->hidden(w->ctx, path));
+		if (old_shown || (new_id && hideobj_has(withheld, new_id))) {
 			_cleanup_free_ char *esc = escape_name(path);
 			r = jail_err_set(e, 0, "'%s' in a commit holds a hidden file's content, which "
 			                       "the jail withheld from the agent", esc);
@@ -633,7 +636,7 @@ static int check_withheld(const char *raw_dir, const char *revs, const struct st
 }
 
 int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
-                    const char *head, const char *base, const struct strv *withheld,
+                    const char *head, const char *base, const struct withheld_ids *withheld,
                     struct jail_err *e)
 {
 	size_t hexlen = strlen(head);

@@ -44,9 +44,17 @@ int agentgit_head(const struct agentgit *g, size_t hexlen, char oid[65], char **
  * raw repository made in raw_dir.  Malformed, hostile or missing objects are
  * an error, and so is an object in `withheld` (sorted full ids, hideobj.h):
  * the jail did not show it, so the agent could name it (a tree of its own
- * that lists the id) but not know it, and the host's store would fill it in. */
+ * that lists the id) but not know it, and the host's store would fill it in.
+ * As a change's old side it is one only where the path is exported:
+ * hidden(ctx, path) says where it is not (a hidden file the agent deleted or
+ * changed is left out, its old content never in a patch). */
+struct withheld_ids {
+	const struct strv *ids;
+	bool (*hidden)(const void *ctx, const char *path);
+	const void *ctx;
+};
 int agentgit_import(const struct agentgit *g, const char *raw_dir, const char *dst_gitdir,
-                    const char *head, const char *base, const struct strv *withheld,
+                    const char *head, const char *base, const struct withheld_ids *withheld,
                     struct jail_err *e) WUR;
 
 /* ---- pure parts (unit-tested) ---- */

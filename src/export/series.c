@@ -903,6 +903,13 @@ static void history_flags(struct series_ctx *z)
 	}
 }
 
+/* A path the series leaves out as hidden (verdict): a hidden file the
+ * host holds, so its old content never reaches a patch. */
+static bool path_left_out_hidden(const void *ctx, const char *path)
+{
+	return export_path_hidden_now(ctx, path, true);
+}
+
 static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 {
 	const struct series_opts *o = z->o;
@@ -912,7 +919,9 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 		return -1;
 	/* from the base: index-pack --strict wants every parent, also of commits
 	 * landed before (the host holds its own copies of those, not these) */
-	if (agentgit_import(g, z->sr->raw.dir, z->sr->sc.dir, z->head, z->base, &z->x->withheld, e) < 0)
+	const struct withheld_ids w = {.ids = &z->x->withheld, .hidden = path_left_out_hidden,
+	                               .ctx = z->x};
+	if (agentgit_import(g, z->sr->raw.dir, z->sr->sc.dir, z->head, z->base, &w, e) < 0)
 		return fall_back(z, e->msg);
 	int r = read_chain(z, e);
 	if (r != 0)
