@@ -353,6 +353,14 @@ int cmd_run(struct cli *c)
 	if (run_jail(&cfg, &s, &exit_code, &hfs, &e) < 0) {
 		log_error("%s", e.msg);
 		exit_code = EXIT_JAIL_FAIL;
+	} else if (hfs.pid > 0 && hidefs_built(&hfs, false) < 0) {
+		/* the view failed (it said why): what the command read of the project
+		 * failed with it, so its own exit says nothing of its work.  (A
+		 * command that touched the project waited for the view: it is
+		 * known by now; one that did not lost nothing.) */
+		exit_code = EXIT_JAIL_FAIL;
+		if (!cfg.no_export && export_after_run(&s, &cfg, &hfs, &e) < 0)
+			log_error("%s", e.msg);
 	} else if (cfg.no_export) {
 		session_sync(&s);
 	} else if (export_after_run(&s, &cfg, &hfs, &e) < 0) {

@@ -72,10 +72,13 @@ test_another_users_repository_is_not_taken_for_no_repository() {
 	printf 'hello\n' >"$T/o/README"
 	printf 'canary-other-owner\n' >"$T/o/local.conf"
 	own_by_other "$T/o" || skip "no subordinate uid to own a repository as another user"
-	run_jail -q -D "$T/o" -- sh -c 'cat local.conf'
+	run_jail -q -D "$T/o" -- sh -c 'cat local.conf; true'
 	own_back "$T/o"
 	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the ignored local.conf"
 	assert_contains "$err" "belongs to another user"
+	# the command read the project and found nothing: its own exit (0 here)
+	# would say all went well
+	assert_eq "$rc" 125 "jail's exit when the project's view failed"
 }
 
 # Secret-shaped names under other common spellings: an env file named for its
