@@ -95,21 +95,20 @@ static char *identity_from_git(const char *home_cfg, const char *xdg_cfg)
 	return sb_steal(&b);
 }
 
-/* A config that includes other files is not cached: a change to an included file
- * would not change the stamps. */
-/* Reading the identity costs a git run (a quarter of jail's start-up), so the
- * answer is kept in the state root with the stamps of both config files. */
-char *gitidentity_gitconfig(void)
+/* A value of the user's git config that costs git runs (a quarter of jail's
+ * start-up each), kept in the state root (<name>.cache) with the stamps of
+ * both config files; not when either includes others: a change to an
+ * included file would not change the stamps.  NULL: none. */
+static char *config_cached(const char *name, char *(*read)(const struct git_user_paths *u))
 {
 	struct git_user_paths u;
 	git_user_paths(&u);
-	const char *home_cfg = u.home_config, *xdg_cfg = u.xdg_config;
 	char s1[FILE_STAMP_MAX], s2[FILE_STAMP_MAX];
-	file_stamp(AT_FDCWD, home_cfg, s1);
-	file_stamp(AT_FDCWD, xdg_cfg, s2);
-	_cleanup_free_ char *key = xasprintf("jail-identity-1 %s %s\n", s1, s2);
+	file_stamp(AT_FDCWD, u.home_config, s1);
+	file_stamp(AT_FDCWD, u.xdg_config, s2);
+	_cleanup_free_ char *key = xasprintf("jail-%s-1 %s %s\n", name, s1, s2);
 	_cleanup_free_ char *root = state_root();
-	_cleanup_free_ char *cache = xasprintf("%s/identity.cache", root);
+	_cleanup_free_ char *cache = xasprintf("%s/%s.cache", root, name);
 	_cleanup_free_ char *old = NULL;
 	struct jail_err e;
 	size_t kl = strlen(key);
@@ -118,17 +117,28 @@ char *gitidentity_gitconfig(void)
 		git_user_paths_free(&u);
 		return old[kl] ? xstrdup(old + kl) : NULL;
 	}
-	char *conf = identity_from_git(home_cfg, xdg_cfg);
-	bool includes = git_config_has_includes(home_cfg) || git_config_has_includes(xdg_cfg);
+	char *value = read(&u);
+	bool includes = git_config_has_includes(u.home_config) ||
+	                git_config_has_includes(u.xdg_config);
 	git_user_paths_free(&u);
 	if (includes)
-		return conf;
-	_cleanup_free_ char *data = xasprintf("%s%s", key, conf ? conf : "");
+		return value;
+	_cleanup_free_ char *data = xasprintf("%s%s", key, value ? value : "");
 	_cleanup_free_ char *tmp = xasprintf("%s.%d", cache, (int)getpid());
 	if (mkdir_p(root, 0700, &e) == 0 &&
 	    write_file_at(AT_FDCWD, tmp, data, strlen(data), 0600, &e) == 0 && rename(tmp, cache) < 0)
 		unlink(tmp);
-	return conf;
+	return value;
+}
+
+static char *identity_read(const struct git_user_paths *u)
+{
+	return identity_from_git(u->home_config, u->xdg_config);
+}
+
+char *gitidentity_gitconfig(void)
+{
+	return config_cached("identity", identity_read);
 }
 
 /* The user's "Name <email>" for the commits jail writes (the squashed patch,
@@ -160,6 +170,18 @@ static bool config_mentions(const char *file, const char *word)
 
 #define USER_IGNORE_MAX (1 << 20)
 
+/* core.excludesFile as the user's config sets it (git's default, the XDG
+ * ignore file, is the caller's: whether it exists is not the config's). */
+static char *excludes_read(const struct git_user_paths *u)
+{
+	char *path = git_user_excludes_file();
+	if (path && strcmp(path, u->xdg_ignore) == 0) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 char *gitidentity_user_ignore(size_t *len)
 {
 	struct git_user_paths u;
@@ -168,10 +190,9 @@ char *gitidentity_user_ignore(size_t *len)
 	                config_mentions(u.xdg_config, "excludesfile") ||
 	                git_config_has_includes(u.home_config) ||
 	                git_config_has_includes(u.xdg_config);
-	_cleanup_free_ char *path = asks_git ? git_user_excludes_file() : xstrdup(u.xdg_ignore);
+	char *set = asks_git ? config_cached("excludes", excludes_read) : NULL;
+	_cleanup_free_ char *path = set ? set : xstrdup(u.xdg_ignore);
 	git_user_paths_free(&u);
-	if (!path)
-		return NULL;
 	/* a regular file only, not through a last link and without waiting on
 	 * a fifo: with --rw over its directory the agent could have put either
 	 * there, to have another file of the user's copied in, or the start hang */
