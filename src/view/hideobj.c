@@ -21,7 +21,38 @@ struct hash_run {
 	size_t total;       /* bytes read so far */
 	size_t looked;      /* names below hidden directories looked at */
 	struct strv *out;
+	struct strv known;  /* the last start's files, sorted: "rel\0stamp\0id\0id" */
+	struct strv seen;   /* this start's, the same way */
+	bool missed;        /* a file was read: the list is written again */
 };
+
+/* One file's record: its path first, so strcmp orders and finds by path. */
+static char *record(const char *rel, const char *stamp, const char *sha1, const char *sha256,
+                    size_t *len)
+{
+	size_t a = strlen(rel) + 1, b = strlen(stamp) + 1, c = strlen(sha1) + 1, d = strlen(sha256) + 1;
+	char *rec = xmalloc(a + b + c + d);
+	memcpy(rec, rel, a);
+	memcpy(rec + a, stamp, b);
+	memcpy(rec + a + b, sha1, c);
+	memcpy(rec + a + b + c, sha256, d);
+	*len = a + b + c + d;
+	return rec;
+}
+
+/* A record's bytes: its four strings with their NULs. */
+static size_t record_len(const char *rec)
+{
+	size_t n = 0;
+	for (int i = 0; i < 4; i++)
+		n += strlen(rec + n) + 1;
+	return n;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void hex(const unsigned char *d, size_t n, char *out)
 {
@@ -37,6 +68,23 @@ static void hex(const unsigned char *d, size_t n, char *out)
 static void push_object(struct strv *out, const char *id)
 {
 	strv_push_take(out, xasprintf("%.2s/%s", id, id + 2));
+}
+
+/* The ids the last start hashed for rel, when the file's stamp is the same
+ * (ctime cannot be set back: a rewrite changes it). */
+static const char *known_ids(const struct hash_run *r, const char *rel, const char *stamp)
+{
+	char **hit = r->known.n ? bsearch(&rel, r->known.v, r->known.n, sizeof(char *), cmp_str)
+	                        : NULL;
+	if (!hit)
+		return NULL;
+	const char *st = *hit + strlen(*hit) + 1;
+	if (strcmp(st, stamp) != 0)
+		return NULL;
+	const char *sha1 = st + strlen(st) + 1;
+	push_object(r->out, sha1);
+	push_object(r->out, sha1 + strlen(sha1) + 1);
+	return *hit;
 }
 
 /* The blob ids of one file's content, when it is a regular file small
@@ -58,6 +106,17 @@ static void hash_file(struct hash_run *r, const char *rel)
 	if (pfd < 0 || fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
 	    (size_t)st.st_size > HIDEOBJ_FILE_MAX || r->total + (size_t)st.st_size > HIDEOBJ_TOTAL_MAX)
 		return;
+	char stamp[FILE_STAMP_MAX];
+	stat_stamp(&st, stamp);
+	const char *rec = known_ids(r, rel, stamp);
+	if (rec) {
+		r->total += (size_t)st.st_size;  /* the same budget as a read */
+		size_t n = record_len(rec);
+		char *copy = xmalloc(n);
+		memcpy(copy, rec, n);
+		strv_push_take(&r->seen, copy);
+		return;
+	}
 	_cleanup_close_ int fd = (int)syscall(SYS_openat2, r->project_fd, rel, &how, sizeof(how));
 	if (fd < 0)
 		return;
@@ -87,11 +146,15 @@ static void hash_file(struct hash_run *r, const char *rel)
 	sha1_init(&c);
 	sha1_update(&c, buf, len);
 	sha1_final(&c, d1);
-	hex(d1, sizeof(d1), id);
-	push_object(r->out, id);
+	char id1[41];
+	hex(d1, sizeof(d1), id1);
+	push_object(r->out, id1);
 	sha256_hex(buf, len, id);
 	push_object(r->out, id);
 	explicit_bzero(buf, len);
+	size_t n;
+	strv_push_take(&r->seen, record(rel, stamp, id1, id, &n));
+	r->missed = true;
 }
 
 /* The files at and below node n (path rel) that are secrets: a
@@ -115,23 +178,66 @@ static void hash_below(struct hash_run *r, const struct hide_node *n, const char
 	}
 }
 
-static int cmp_str(const void *a, const void *b)
+/* The last start's records (its file, jail's own: a record cut short ends
+ * the list), sorted by path. */
+static void load_known(const char *cache, struct strv *known)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	struct jail_err ignored;
+	if (!cache || read_file_at(AT_FDCWD, cache, 8u << 20, &data, &len, &ignored) < 0)
+		return;
+	for (size_t at = 0; at < len;) {
+		size_t n = 0;
+		int fields = 0;
+		while (fields < 4 && at + n < len) {
+			const char *nul = memchr(data + at + n, '\0', len - at - n);
+			if (!nul)
+				break;
+			n = (size_t)(nul - (data + at)) + 1;
+			fields++;
+		}
+		if (fields < 4)
+			break;
+		char *rec = xmalloc(n);
+		memcpy(rec, data + at, n);
+		strv_push_take(known, rec);
+		at += n;
+	}
+	if (known->n)
+		qsort(known->v, known->n, sizeof(char *), cmp_str);
+}
+
+static void save_seen(const char *cache, const struct hash_run *r)
+{
+	if (!cache || (!r->missed && r->seen.n == r->known.n))
+		return;
+	struct strbuf b = {0};
+	for (size_t i = 0; i < r->seen.n; i++)
+		sb_append(&b, r->seen.v[i], record_len(r->seen.v[i]));
+	struct jail_err e = {0};
+	if (replace_file(cache, b.s ? b.s : "", b.len, 0600, &e) < 0)
+		log_debug("keep the hidden files' ids: %s", e.msg);
+	sb_free(&b);
 }
 
 void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
-                     const struct strv *paths, struct strv *out)
+                     const struct strv *paths, const char *cache, struct strv *out)
 {
 	struct hash_run r = {.project_fd = project_fd, .cfg = cfg, .out = out};
+	load_known(cache, &r.known);
 	for (size_t i = 0; tree && i < paths->n; i++) {
 		const struct hide_node *n = hidetree_lookup(tree, paths->v[i]);
 		if (n)
 			hash_below(&r, n, paths->v[i], false, 0);
 	}
+	save_seen(cache, &r);
 	if (out->n)
 		qsort(out->v, out->n, sizeof(char *), cmp_str);
-	log_debug("view: %zu object ids of hidden content (%zu bytes read)", out->n, r.total);
+	log_debug("view: %zu object ids of hidden content (%zu bytes of it, %s)", out->n, r.total,
+	          r.missed ? "some hashed" : "as the last start found");
+	strv_free(&r.known);
+	strv_free(&r.seen);
 }
 
 /* Is `path` or a directory above it in `paths`? */

@@ -27,9 +27,11 @@
  * blobs that hold the content of the hidden `paths` (relative to the project
  * open at `project_fd`, found in `tree` before they are dropped from it),
  * appended to `out`, sorted.  Files are opened below project_fd without
- * following a link; what cannot be read is skipped. */
+ * following a link; what cannot be read is skipped.  `cache` (a file of the
+ * session's, or NULL): the ids the last start found, taken again for a file
+ * whose stamp is the same, so an unchanged secret is not read at each start. */
 void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
-                     const struct strv *paths, struct strv *out);
+                     const struct strv *paths, const char *cache, struct strv *out);
 /* Keep in `objs` only what the jail does not show anyway: a blob a shown
  * tracked file has in the project's index (an .env.example the .env was
  * copied from) is git's to read, and withholding it would break git on that
