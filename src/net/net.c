@@ -364,11 +364,16 @@ int net_validate(const struct jail_config *cfg, struct jail_err *e)
 	return 0;
 }
 
+bool net_host_wanted(const struct jail_config *cfg)
+{
+	return cfg->net != NET_NONE || cfg->publish.n > 0;
+}
+
 int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t child,
                    int sync_sock, struct net_host **out, struct jail_err *e)
 {
 	*out = NULL;
-	if (cfg->net == NET_NONE && cfg->publish.n == 0)
+	if (!net_host_wanted(cfg))
 		return 0;
 	struct net_host *n = net_host_new(cfg);
 	*out = n;  /* net_host_stop() cleans up whatever was started */

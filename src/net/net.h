@@ -19,6 +19,10 @@ int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
 
 struct net_host;
 struct broker;
+/* Whether the host's side has a network helper to start (not for net=none
+ * without published ports): it makes its own sandbox inside the jail's user
+ * namespace, so init bounds the namespace counts only after it (init.c). */
+bool net_host_wanted(const struct jail_config *cfg);
 /* supervisor: start pasta/slirp4netns on the child's netns, serve DNS, read the
  * denied-connection log, start the broker (NULL: none; DNS answers its hosts
  * with BROKER_ADDR).  *out is NULL for net=none. */

@@ -89,8 +89,8 @@ static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail
 	return sync_send(sock, SYNC_PTY, NULL, 0, master, e);
 }
 
-static int setup_jail(const struct jail_plan *p, int sock, int *slave,
-                      struct sync_go *go, struct jail_err *e)
+static int setup_jail(const struct jail_plan *p, struct netns_maker *net, int sock,
+                      int *slave, struct sync_go *go, struct jail_err *e)
 {
 	/* The hostname is cosmetic (the UTS namespace is the isolation): container
 	 * seccomp profiles (podman's, docker's) refuse sethostname without
@@ -101,9 +101,13 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 		return jail_err_sys(e, "set hostname");
 	/* The namespace counts are set after GO, once the network helper has made
 	 * its own sandbox inside our user namespace; /proc/sys is read-only by then,
-	 * so the directory is opened while the root is built. */
+	 * so the directory is opened while the root is built.  Without a helper
+	 * they are set there, while init waits for the project's overlay, and
+	 * the mount namespaces' once the root's binds are made (resources.h). */
 	_cleanup_close_ int sysuser = -1;
-	if (mounts_build_root(p, &sysuser, e) < 0)
+	if (mounts_build_root(p, net, &sysuser, e) < 0)
+		return -1;
+	if (!net_host_wanted(p->cfg) && limits_mnt_namespaces(p->cfg, sysuser, e) < 0)
 		return -1;
 	log_debug("init: root built");
 	if (net_jail_setup(p->cfg, p->broker != NULL, sock, e) < 0)
@@ -118,7 +122,8 @@ static int setup_jail(const struct jail_plan *p, int sock, int *slave,
 	if (len < offsetof(struct sync_go, filter.insns) || len != SYNC_GO_SIZE(go))
 		return jail_err_set(e, EPROTO, "the syscall filter arrived damaged");
 	log_debug("init: go");
-	if (limits_userns_counts(p->cfg, sysuser, e) < 0)
+	if (net_host_wanted(p->cfg) && (limits_userns_counts(p->cfg, sysuser, e) < 0 ||
+	                                limits_mnt_namespaces(p->cfg, sysuser, e) < 0))
 		return -1;
 	log_debug("init: namespace counts set");
 	/* From here on nothing in the jail may open /proc/1/{exe,mem,environ}. */
@@ -339,9 +344,16 @@ int init_main(const struct jail_plan *p, int sock)
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
+	/* the network namespace is made beside the root's build (netns.h);
+	 * any error ends init, its thread with it */
+	struct netns_maker net;
+	if (netns_start(&net, p->cfg, &e) < 0) {
+		sync_send_error(sock, &e);
+		return EXIT_JAIL_FAIL;
+	}
 	/* static: a few KiB, and init has one */
 	static struct sync_go go;
-	if (setup_jail(p, sock, &slave, &go, &e) < 0) {
+	if (setup_jail(p, &net, sock, &slave, &go, &e) < 0) {
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}

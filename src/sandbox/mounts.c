@@ -17,6 +17,7 @@
 #include "log.h"
 #include "net.h"
 #include "netns.h"
+#include "resources.h"
 #include "userns.h"
 
 #include <dirent.h>
@@ -1307,20 +1308,23 @@ static int build_system(const struct jail_plan *p, struct strv *seal, int *sysus
 	return 0;
 }
 
-static int build_tree(const struct jail_plan *p, struct strv *seal, int *sysuser,
-                      struct jail_err *e)
+static int build_tree(const struct jail_plan *p, struct netns_maker *net, struct strv *seal,
+                      int *sysuser, struct jail_err *e)
 {
 	struct stager st = {0};
 	if (enter_scratch_root(e) < 0 || mount_scratch(p, e) < 0 || stager_start(&st, p, e) < 0)
 		return -1;
 	int r = build_system(p, seal, sysuser, e);
-	/* made while the overlay's thread is still at work (netns.h) */
-	if (r == 0 && netns_late(p->cfg))
-		r = netns_make(e);
+	/* made by a thread of its own meanwhile (netns.h) */
+	if (r == 0)
+		r = netns_enter(net, e);
 	/* the same: init's bounding set (caps.c; this thread's, which the
 	 * command inherits) */
 	if (r == 0)
 		r = caps_drop_bounding(e);
+	/* and, with no network helper to come (init.c), the namespace counts */
+	if (r == 0 && !net_host_wanted(p->cfg))
+		r = limits_userns_counts(p->cfg, *sysuser, e);
 	if (stager_join(&st, r, e) < 0 || build_named(p, e) < 0)
 		return -1;
 	const char *own[] = {p->state_root, p->state_root_named, p->config_root,
@@ -1331,10 +1335,11 @@ static int build_tree(const struct jail_plan *p, struct strv *seal, int *sysuser
 	return seal_covers(seal, e);
 }
 
-int mounts_build_root(const struct jail_plan *p, int *sysuser, struct jail_err *e)
+int mounts_build_root(const struct jail_plan *p, struct netns_maker *net, int *sysuser,
+                      struct jail_err *e)
 {
 	struct strv seal = {0};
-	int r = build_tree(p, &seal, sysuser, e);
+	int r = build_tree(p, net, &seal, sysuser, e);
 	strv_free(&seal);
 	return r < 0 ? -1 : enter_new_root(e);
 }

@@ -1,6 +1,7 @@
 /* mounts.h — the jail's filesystem, built by init in its new mount namespace. */
 #ifndef JAIL_MOUNTS_H
 #define JAIL_MOUNTS_H
+#include "netns.h"
 #include "plan.h"
 
 /* Build the new root and pivot into it:
@@ -16,8 +17,10 @@
  *                            of homes (/usr/home): an empty tmpfs
  * Each step fails closed: an error leaves no half-built jail running.
  * *sysuser: the new procfs's sys/user directory, opened before /proc/sys turns
- * read-only (for limits_userns_counts); the caller closes it. */
-int mounts_build_root(const struct jail_plan *p, int *sysuser, struct jail_err *e) WUR;
+ * read-only (for limits_userns_counts); the caller closes it.  The network
+ * namespace `net` made meanwhile is entered once the system part is built. */
+int mounts_build_root(const struct jail_plan *p, struct netns_maker *net, int *sysuser,
+                      struct jail_err *e) WUR;
 
 /* Escape a path for an overlayfs option value (',' ':' '\\'). */
 char *overlay_escape(const char *path);

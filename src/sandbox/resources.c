@@ -404,6 +404,28 @@ static long host_half(const char *name, long fallback)
 	return v / 2 > 0 ? v / 2 : 1;
 }
 
+/* Whether the policy allowed namespace creation back (no count is bounded). */
+static bool namespaces_allowed(const struct jail_config *cfg)
+{
+	return strv_contains(&cfg->syscalls_allow, "unshare") ||
+	       strv_contains(&cfg->syscalls_allow, "clone") ||
+	       strv_contains(&cfg->syscalls_allow, "clone3");
+}
+
+/* opened without a look first: each lookup in /proc/sys walks a hash chain as
+ * long as the namespaces the host has made */
+static int forbid(int dfd, const char *const *counts, size_t n, struct jail_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (write_str_at(dfd, counts[i], "0", e) < 0) {
+			if (e->errnum == ENOENT)
+				continue; /* older kernel: no such count */
+			return jail_err_wrap(e, "forbid namespaces in the jail");
+		}
+	}
+	return 0;
+}
+
 /* Per-user-namespace counts (/proc/sys/user/, Linux 4.9+): a fresh user
  * namespace starts at INT_MAX.  The inotify counts are charged twice, to the
  * jail's namespace and to your uid in the host's, where your own programs
@@ -416,9 +438,9 @@ static long host_half(const char *name, long fallback)
 int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err *e)
 {
 	static const char *const ns_counts[] = {
-		"max_user_namespaces", "max_mnt_namespaces", "max_net_namespaces",
-		"max_pid_namespaces", "max_ipc_namespaces", "max_uts_namespaces",
-		"max_cgroup_namespaces", "max_time_namespaces",
+		"max_user_namespaces", "max_net_namespaces",    "max_pid_namespaces",
+		"max_ipc_namespaces",  "max_uts_namespaces",    "max_cgroup_namespaces",
+		"max_time_namespaces",
 	};
 	char inst[32], watches[32];
 	snprintf(inst, sizeof(inst), "%ld", host_half("max_user_instances", 64));
@@ -427,20 +449,15 @@ int limits_userns_counts(const struct jail_config *cfg, int dfd, struct jail_err
 	    write_str_at(dfd, "max_inotify_watches", watches, e) < 0 ||
 	    write_str_at(dfd, "max_fanotify_groups", "0", e) < 0)
 		return jail_err_wrap(e, "bound the jail's inotify/fanotify counts");
-	if (strv_contains(&cfg->syscalls_allow, "unshare") ||
-	    strv_contains(&cfg->syscalls_allow, "clone") ||
-	    strv_contains(&cfg->syscalls_allow, "clone3"))
+	if (namespaces_allowed(cfg))
 		return 0;
-	/* opened without a look first: each lookup in /proc/sys walks a hash
-	 * chain as long as the namespaces the host has made */
-	for (size_t i = 0; i < ARRAY_SIZE(ns_counts); i++) {
-		if (write_str_at(dfd, ns_counts[i], "0", e) < 0) {
-			if (e->errnum == ENOENT)
-				continue; /* older kernel: no such count */
-			return jail_err_wrap(e, "forbid namespaces in the jail");
-		}
-	}
-	return 0;
+	return forbid(dfd, ns_counts, ARRAY_SIZE(ns_counts), e);
+}
+
+int limits_mnt_namespaces(const struct jail_config *cfg, int dfd, struct jail_err *e)
+{
+	static const char *const mnt[] = {"max_mnt_namespaces"};
+	return namespaces_allowed(cfg) ? 0 : forbid(dfd, mnt, ARRAY_SIZE(mnt), e);
 }
 
 static void rmdir_waiting(const char *path)

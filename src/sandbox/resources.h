@@ -19,9 +19,13 @@ int limits_apply_rlimits(const struct jail_config *cfg, bool cgroup_in_force,
                          unsigned long default_nproc, struct jail_err *e) WUR;
 /* Init, in the jail's user namespace while it still holds capabilities there:
  * bound inotify, forbid fanotify and (unless a policy allowed unshare/clone back)
- * creating any namespace.  sysuser: /proc/sys/user, opened while /proc/sys was
+ * creating any namespace but a mount namespace.  sysuser: /proc/sys/user, opened while /proc/sys was
  * still writable. */
 int limits_userns_counts(const struct jail_config *cfg, int sysuser, struct jail_err *e) WUR;
+/* The mount namespace count, apart and once the root is built: init's own
+ * binds clone mount trees (open_tree), and each clone is an anonymous mount
+ * namespace that the count charges (ENOSPC at 0). */
+int limits_mnt_namespaces(const struct jail_config *cfg, int sysuser, struct jail_err *e) WUR;
 /* For jail doctor: has systemd delegated the memory, pids and cpu controllers
  * to the caller's user manager (so that systemd-run --user --scope -p
  * Delegate=yes gives jail cgroup limits)?  0 if so, else -1 and why. */
