@@ -16,6 +16,7 @@
 #include "hidefs.h"
 #include "hide.h"
 #include "hideobj.h"
+#include "hidepack.h"
 
 #include "log.h"
 #include "sync.h"
@@ -229,16 +230,20 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_readlink(req, target);
 }
 
-static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* A file the jail opened: the host's fd, and for a pack that holds
+ * withheld objects the bytes served as zeros (hidepack.h). */
+struct open_file {
+	int fd;
+	size_t n_blank;
+	struct hidepack_range *blank;
+};
+
+/* Only a regular file is opened: a device or fifo the host put there is
+ * never opened by the server (opening one can act).  The type is checked on
+ * an O_PATH fd, and that very inode is then reopened for reading. */
+static int open_regular(fuse_req_t req, const struct hide_node *n)
 {
-	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
-		fuse_reply_err(req, EROFS);
-		return;
-	}
-	/* Only a regular file is opened: a device or fifo the host put there is
-	 * never opened by the server (opening one can act).  The type is checked
-	 * on an O_PATH fd, and that very inode is then reopened for reading. */
-	int fd = -1, path_fd = node_open(req, node_of(req, ino), O_PATH);
+	int fd = -1, path_fd = node_open(req, n, O_PATH);
 	struct stat st;
 	if (path_fd >= 0) {
 		if (fstat(path_fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -252,34 +257,84 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		close(path_fd);
 		errno = err;
 	}
-	if (fd < 0) {
-		fuse_reply_err(req, errno);
+	return fd;
+}
+
+/* A file of a pack directory, while objects are withheld: a pack is
+ * served with them blanked (its .idx, opened next to it, says where); a
+ * file that cannot be so checked (a pack without a usable .idx, git's
+ * temporary pack files) is not served.  0, or -1 with errno. */
+static int check_pack(fuse_req_t req, const struct hide_node *n, struct open_file *f)
+{
+	const struct hide_node *dir = n->parent;
+	const struct strv *ids = &srv(req)->withheld;
+	if (!ids->n || !dir || !dir->live || strcmp(dir->name, "pack") || !hideobj_in_store(dir))
+		return 0;
+	enum hidepack_kind kind = hidepack_kind(n->name);
+	if (kind == HIDEPACK_PLAIN)
+		return 0;
+	errno = EACCES;
+	if (kind == HIDEPACK_OTHER)
+		return -1;
+	_cleanup_free_ char *idx_name = hidepack_idx_name(n->name);
+	struct hide_node probe = {.name = idx_name, .parent = n->parent};
+	_cleanup_close_ int idx = open_regular(req, &probe);
+	if (idx < 0 || hidepack_ranges(idx, f->fd, ids, &f->blank, &f->n_blank) < 0) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
-	fi->fh = (uint64_t)fd;
+	struct open_file *f = calloc(1, sizeof(*f));
+	const struct hide_node *n = node_of(req, ino);
+	if (!f || (f->fd = open_regular(req, n)) < 0 || check_pack(req, n, f) < 0) {
+		int err = f ? errno : ENOMEM;
+		if (f && f->fd >= 0)
+			close(f->fd);
+		free(f);
+		fuse_reply_err(req, err);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)f;
 	fi->keep_cache = 0; /* the page cache is dropped on open: host edits show */
-	if (fuse_reply_open(req, fi) != 0)
-		close(fd);
+	if (fuse_reply_open(req, fi) != 0) {
+		close(f->fd);
+		free(f->blank);
+		free(f);
+	}
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
 	(void)ino;
+	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
 	if (size > HIDEFS_MAX_READ)
 		size = HIDEFS_MAX_READ;
 	_cleanup_free_ char *buf = malloc(size ? size : 1);
-	ssize_t n = buf ? pread((int)fi->fh, buf, size, off) : -1;
-	if (n < 0)
+	ssize_t n = buf ? pread(f->fd, buf, size, off) : -1;
+	if (n < 0) {
 		fuse_reply_err(req, buf ? errno : ENOMEM);
-	else
-		fuse_reply_buf(req, buf, (size_t)n);
+		return;
+	}
+	hidepack_blank(f->blank, f->n_blank, buf, (size_t)n, (uint64_t)off);
+	fuse_reply_buf(req, buf, (size_t)n);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	close((int)fi->fh);
+	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
+	close(f->fd);
+	free(f->blank);
+	free(f);
 	fuse_reply_err(req, 0);
 }
 

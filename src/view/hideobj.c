@@ -376,10 +376,29 @@ static bool hex2(const char *s)
 	return strlen(s) == 2 && strspn(s, "0123456789abcdef") == 2;
 }
 
+bool hideobj_in_store(const struct hide_node *dir)
+{
+	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
+		if (!strcmp(n->name, "objects"))
+			return true;
+	return false;
+}
+
+/* A loose object's name below its fan-out directory: 38 or 62 hex digits. */
+static bool object_name(const char *name)
+{
+	size_t len = strlen(name);
+	return (len == 38 || len == 62) && strspn(name, "0123456789abcdef") == len;
+}
+
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name)
 {
-	if (!ids->n || !dir->parent || !hex2(dir->name) || strcmp(dir->parent->name, "objects"))
+	if (!ids->n || !dir->parent || !hex2(dir->name) || !hideobj_in_store(dir->parent))
 		return false;
+	/* git's temporary file of an object it is writing (tmp_obj_*): its
+	 * content has no name yet to be checked by */
+	if (!object_name(name))
+		return true;
 	char key[80];
 	if (snprintf(key, sizeof(key), "%s/%s", dir->name, name) >= (int)sizeof(key))
 		return false;

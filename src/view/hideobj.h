@@ -9,7 +9,7 @@
  * ([fs] secret_names) or one fs.hide names, at or below the hidden paths,
  * both as SHA-1 and as SHA-256 (a repository of either format).  Not every
  * ignored file (build output would cost every start a read of it).  A packed
- * object cannot be withheld one at a time (README says so). */
+ * object is blanked in its pack instead (hidepack.h). */
 #ifndef JAIL_HIDEOBJ_H
 #define JAIL_HIDEOBJ_H
 #include "config.h"
@@ -52,6 +52,12 @@ void hideobj_load(const char *path, struct strv *ids);
 /* Whether the full hex `id` is in `ids` (sorted, as hideobj_load made it). */
 bool hideobj_has(const struct strv *ids, const char *id);
 /* Whether `name` in the directory `dir` is such an object: dir is a two-hex
- * fan-out directory below one named objects.  `ids` sorted. */
+ * fan-out directory below one named objects (the store's own, or a
+ * quarantine's in it).  `ids` sorted.  While any id is withheld, a name
+ * there that is not an object id (git's tmp_obj_* of an object it is
+ * writing) is withheld too: its content has no id yet to be checked by. */
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name);
+/* Whether a live directory is in a git object store: it or one above it,
+ * within the .git directory, is named objects. */
+bool hideobj_in_store(const struct hide_node *dir);
 #endif
