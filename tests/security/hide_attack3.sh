@@ -56,3 +56,64 @@ test_hidden_content_not_readable_from_a_pack() {
 	assert_contains "$out" hello # the positive control: the pack reads
 	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of hidden files in a pack"
 }
+
+# While git writes an object or a pack, its content sits in a temporary
+# file: objects/ab/tmp_obj_*, objects/pack/tmp_pack_* (an interrupted
+# `git gc` or fetch leaves them behind), and a pack-*.pack whose .idx is
+# not written yet.  None has a name or an index to check it by, so while
+# anything is withheld the view serves none of them.
+test_git_temporary_files_with_hidden_content_not_readable() {
+	command -v python3 >/dev/null || skip "no python3"
+	hide_repo
+	printf 'SECRET=canary-in-flight\n' >"$T/p/.env"
+	git -C "$T/p" stash -q --all
+	git -C "$T/p" stash apply -q
+	local id pack objs=.git/objects reader
+	id=$(git -C "$T/p" hash-object .env)
+	cp "$T/p/$objs/${id:0:2}/${id:2}" "$T/p/$objs/${id:0:2}/tmp_obj_Xy12Ab"
+	git -C "$T/p" gc -q
+	pack=$(ls "$T/p/$objs"/pack/pack-*.pack)
+	cp "$pack" "$T/p/$objs/pack/tmp_pack_Qw34Er"
+	cp "$pack" "$T/p/$objs/pack/pack-0000000000000000000000000000000000000000.pack"
+	# each file, inflated at every offset: a line per file that holds a canary
+	reader="for f in $objs/${id:0:2}/tmp_obj_Xy12Ab $objs/pack/tmp_pack_Qw34Er \
+		$objs/pack/pack-0000000000000000000000000000000000000000.pack; do
+		python3 - \"\$f\" <<'PY'
+import sys, zlib
+b = open(sys.argv[1], 'rb').read()
+for i in range(len(b)):
+    try:
+        if b'canary' in zlib.decompressobj().decompress(b[i:i + 4096]):
+            print('leak in', sys.argv[1]); break
+    except Exception:
+        pass
+PY
+	done"
+	assert_eq "$(cd "$T/p" && sh -c "$reader" | grep -c leak)" 3 "files the reader finds the canary in on the host"
+	run_jail -q -D "$T/p" -- sh -c "ls $objs/pack; $reader; git cat-file -p HEAD:README"
+	assert_contains "$out" hello # the positive control: git reads the store
+	assert_contains "$out" tmp_pack_Qw34Er # the names are there, the content is not
+	assert_eq "$(grep leak <<<"$out")" "" "what the agent read of git's temporary files"
+}
+
+# `stat` of a directory told what its listing leaves out: the link count
+# is 2 + its subdirectories (a hidden secrets/ among them), the size grows
+# with the names in it (a block per so many on ext4, 20 bytes a name on
+# tmpfs, the names' lengths on btrfs).  The view's directories have the
+# same size and link count whatever the host hides in them.
+test_directory_attributes_do_not_count_hidden_entries() {
+	hide_repo
+	mkdir -p "$T/p/config"
+	printf 'x\n' >"$T/p/config/app.conf"
+	git -C "$T/p" add config
+	git -C "$T/p" commit -q -m config
+	local bare full
+	run_jail -q -D "$T/p" -- stat -c '%h %s %b' config
+	bare=$out
+	mkdir -p "$T/p/config/secrets/a" "$T/p/config/secrets/b"
+	for i in $(seq 300); do printf 'k\n' >"$T/p/config/a-long-name-of-a-hidden-deploy-key-$i.key"; done
+	run_jail -q -D "$T/p" -- sh -c 'ls -A config; stat -c "%h %s %b" config'
+	full=$(tail -n 1 <<<"$out")
+	assert_eq "$(head -n 1 <<<"$out")" app.conf "what the listing shows"
+	assert_eq "$full" "$bare" "a directory's link count, size and blocks with hidden entries in it"
+}
