@@ -240,6 +240,125 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
 	strv_free(&r.seen);
 }
 
+/* A path whose content the view withholds as a secret's: a secret-shaped
+ * name (or one below such a directory) while ignored files are hidden,
+ * or one fs.hide names. */
+static bool secret_path(const struct jail_config *cfg, const char *path)
+{
+	return (cfg->hide_ignored != HIDE_NONE && hide_secret_name(cfg, path)) ||
+	       hide_by_rule(cfg, false, path);
+}
+
+/* What the stash's ids depend on: its ref and reflog (and the packed refs,
+ * where `git pack-refs` may put it), by their stamps, as one line. */
+static char *stash_key(int gfd)
+{
+	static const char *const files[] = {"logs/refs/stash", "refs/stash", "packed-refs",
+	                                    "reftable/tables.list"};
+	struct strbuf b = {0};
+	sb_puts(&b, "stash-key");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char stamp[FILE_STAMP_MAX];
+		file_stamp(gfd, files[i], stamp);
+		sb_printf(&b, " %s", stamp);
+	}
+	sb_puts(&b, "\n");
+	return sb_steal(&b);
+}
+
+/* The ids below "key\n" in the cache, checked as ids; false if another key. */
+static bool stash_cached(const char *cache, const char *key, struct strv *ids)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	size_t kl = strlen(key);
+	if (read_file_at(AT_FDCWD, cache, 4u << 20, &data, NULL, &ignored) < 0 ||
+	    strncmp(data, key, kl) != 0)
+		return false;
+	for (char *line = data + kl, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl || (nl - line != 41 && nl - line != 65) || line[2] != '/') {
+			strv_free(ids);
+			return false;
+		}
+		*nl = '\0';
+		strv_push(ids, line);
+	}
+	return true;
+}
+
+/* git's answer: the untracked trees (the third parent) of every stash
+ * entry, then their objects with paths, those at secret paths kept. */
+static void stash_by_git(const char *project, const struct jail_config *cfg, struct strv *ids)
+{
+	struct git g = {.cwd = project};
+	const char *log[] = {"log", "-g", "--format=%P", "refs/stash", "--", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	struct jail_err e;
+	if (git_run(&g, log, NULL, 0, &b, &status, &e) < 0 || status != 0 || !b.s) {
+		sb_free(&b);
+		return; /* no stash */
+	}
+	struct strv args = {0};
+	const char *head[] = {"rev-list", "--objects", "--no-walk"};
+	for (size_t i = 0; i < 3; i++)
+		strv_push(&args, head[i]);
+	for (char *at = b.s, *line; (line = line_next(&at));) {
+		char *third = line;
+		for (int k = 0; k < 2 && third; k++)
+			third = strchr(third, ' ') ? strchr(third, ' ') + 1 : NULL;
+		if (third && *third)
+			strv_push(&args, third);
+	}
+	sb_free(&b);
+	if (args.n > 3) {
+		strv_push(&args, "--"); /* (a strv ends in NULL: an argv) */
+		if (git_run(&g, (const char *const *)args.v, NULL, 0, &b, &status, &e) == 0 &&
+		    status == 0 && b.s) {
+			/* "ID PATH" (a commit or the root tree: no path) */
+			for (char *at = b.s, *line; (line = line_next(&at));) {
+				char *sp = strchr(line, ' ');
+				if (sp && sp[1] && secret_path(cfg, sp + 1) && sp - line >= 40) {
+					*sp = '\0';
+					push_object(ids, line);
+				}
+			}
+		}
+		sb_free(&b);
+	}
+	strv_free(&args);
+}
+
+void hideobj_stash(const char *project, const struct jail_config *cfg, const char *cache,
+                   struct strv *out)
+{
+	_cleanup_free_ char *gitdir = xasprintf("%s/.git", project);
+	_cleanup_close_ int gfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return; /* no repository, or a linked worktree's (its store is not the view's) */
+	_cleanup_free_ char *key = stash_key(gfd);
+	struct strv ids = {0};
+	if (!cache || !stash_cached(cache, key, &ids)) {
+		stash_by_git(project, cfg, &ids);
+		struct strbuf b = {0};
+		sb_puts(&b, key);
+		for (size_t i = 0; i < ids.n; i++)
+			sb_printf(&b, "%s\n", ids.v[i]);
+		struct jail_err e = {0};
+		if (cache && replace_file(cache, b.s, b.len, 0600, &e) < 0)
+			log_debug("keep the stash's withheld ids: %s", e.msg);
+		sb_free(&b);
+	}
+	log_debug("view: %zu object ids at secret paths in the stash", ids.n);
+	for (size_t i = 0; i < ids.n; i++)
+		if (!strv_contains(out, ids.v[i]))
+			strv_push(out, ids.v[i]);
+	strv_free(&ids);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(char *), cmp_str);
+}
+
 /* Is `path` or a directory above it in `paths`? */
 static bool below_any(const struct strv *paths, const char *path)
 {

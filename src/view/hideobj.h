@@ -32,6 +32,15 @@
  * whose stamp is the same, so an unchanged secret is not read at each start. */
 void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
                      const struct strv *paths, const char *cache, struct strv *out);
+/* Older versions too: the objects at secret paths (as hideobj_collect
+ * chooses them: a blob, or the tree of a secret-shaped directory) in the
+ * untracked trees of every stash entry (`git stash -u`/`--all` keeps what
+ * .env held then, and later edits leave it there), added to `out`, sorted.
+ * Two git runs, only when the stash's ref or reflog changed since the
+ * last start (`cache`: a file of the session's, or NULL).  Nothing for a
+ * linked worktree (its object store is outside the view). */
+void hideobj_stash(const char *project, const struct jail_config *cfg, const char *cache,
+                   struct strv *out);
 /* Keep in `objs` only what the jail does not show anyway: a blob a shown
  * tracked file has in the project's index (an .env.example the .env was
  * copied from) is git's to read, and withholding it would break git on that

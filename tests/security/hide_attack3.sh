@@ -117,3 +117,33 @@ test_directory_attributes_do_not_count_hidden_entries() {
 	assert_eq "$(head -n 1 <<<"$out")" app.conf "what the listing shows"
 	assert_eq "$full" "$bare" "a directory's link count, size and blocks with hidden entries in it"
 }
+
+# The view withholds the objects of what a hidden file holds now; `git
+# stash -u`/`--all` keeps what it held then, in every stash entry, and
+# rotating the key afterwards leaves the old one there (stash@{1}^3:.env).
+# The objects at secret paths in every stash entry's untracked tree (the
+# third parent) are withheld too, the tree of a secret-shaped directory
+# with them, whatever the files hold now.
+test_older_versions_of_a_secret_in_the_stash_not_readable() {
+	hide_repo
+	printf 'SECRET=canary-old-one\n' >"$T/p/.env"
+	mkdir "$T/p/secrets"
+	printf 'canary-old-json\n' >"$T/p/secrets/prod.json"
+	git -C "$T/p" stash -q --all
+	printf 'SECRET=canary-old-two\n' >"$T/p/.env"
+	git -C "$T/p" stash -q --all
+	printf 'SECRET=rotated\n' >"$T/p/.env"
+	printf 'tracked\n' >"$T/p/README"
+	git -C "$T/p" stash -q # a stash without untracked files: its tree reads
+	local cmd='git stash list; git show "stash@{0}:README";
+		for s in 0 1 2; do git show "stash@{$s}^3:.env"; git show "stash@{$s}^3:secrets/prod.json";
+			git ls-tree "stash@{$s}^3:secrets"; done 2>/dev/null'
+	run_jail -q -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" tracked # the positive control: the stash reads
+	assert_eq "$(grep -c -e canary -e prod.json <<<"$out")" 0 "what the agent read of older secrets"
+	# packed, and on a second start (the cached ids)
+	git -C "$T/p" gc -q
+	run_jail -q -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" tracked
+	assert_eq "$(grep -c -e canary -e prod.json <<<"$out")" 0 "what the agent read of older secrets, packed"
+}
