@@ -9,7 +9,11 @@
  * ([fs] secret_names) or one fs.hide names, at or below the hidden paths,
  * both as SHA-1 and as SHA-256 (a repository of either format).  Not every
  * ignored file (build output would cost every start a read of it).  A packed
- * object is blanked in its pack instead (hidepack.h). */
+ * object is blanked in its pack instead (hidepack.h).  Two other copies of
+ * the content in a .git directory go by the same ids: git-lfs's store
+ * (lfs/objects/ab/cd/OID, OID the SHA-256 of the content alone; what
+ * lfs/tmp and lfs/incomplete hold is not served while anything is withheld)
+ * and what `git fsck --lost-found` wrote (lost-found/other/ID). */
 #ifndef JAIL_HIDEOBJ_H
 #define JAIL_HIDEOBJ_H
 #include "config.h"
@@ -23,7 +27,8 @@
 /* The start reads at most this much of hidden files in all. */
 #define HIDEOBJ_TOTAL_MAX (16u << 20)
 
-/* The object names ("ab/cdef…", relative to an objects/ directory) of the
+/* The object names ("ab/cdef…", relative to an objects/ directory; for
+ * git-lfs "ab/cd/OID", relative to lfs/objects) of the
  * blobs that hold the content of the hidden `paths` (relative to the project
  * open at `project_fd`, found in `tree` before they are dropped from it),
  * appended to `out`, sorted.  Files are opened below project_fd without

@@ -147,3 +147,34 @@ test_older_versions_of_a_secret_in_the_stash_not_readable() {
 	assert_contains "$out" tracked
 	assert_eq "$(grep -c -e canary -e prod.json <<<"$out")" 0 "what the agent read of older secrets, packed"
 }
+
+# Two more copies of a hidden file's content in .git, under other names:
+# git-lfs keeps a file its filter cleaned (a *.key the project's LFS
+# patterns cover, staged once or stashed) whole in lfs/objects/ab/cd/OID,
+# OID the SHA-256 of the content; `git fsck --lost-found` writes each
+# dangling blob (an .env staged once) to lost-found/other/ID.  Both are
+# withheld by those names, as the loose object is.
+test_hidden_content_not_readable_from_lfs_or_lost_found() {
+	hide_repo
+	printf 'canary-lfs-key\n' >"$T/p/deploy.key"
+	printf 'SECRET=canary-lost\n' >"$T/p/.env"
+	git -C "$T/p" add -f .env
+	git -C "$T/p" rm -q --cached .env
+	git -C "$T/p" fsck --lost-found >/dev/null 2>&1 || true
+	# what git-lfs's clean filter leaves (its layout; git-lfs need not be installed)
+	local oid
+	oid=$(sha256sum <"$T/p/deploy.key" | cut -c1-64)
+	mkdir -p "$T/p/.git/lfs/objects/${oid:0:2}/${oid:2:2}" "$T/p/.git/lfs/tmp"
+	cp "$T/p/deploy.key" "$T/p/.git/lfs/objects/${oid:0:2}/${oid:2:2}/$oid"
+	cp "$T/p/deploy.key" "$T/p/.git/lfs/tmp/$oid-123456"
+	printf 'shown lfs object\n' >"$T/p/readme.bin"
+	local shown
+	shown=$(sha256sum <"$T/p/readme.bin" | cut -c1-64)
+	mkdir -p "$T/p/.git/lfs/objects/${shown:0:2}/${shown:2:2}"
+	cp "$T/p/readme.bin" "$T/p/.git/lfs/objects/${shown:0:2}/${shown:2:2}/$shown"
+	[ -n "$(ls "$T/p/.git/lost-found/other")" ] || fail "git fsck wrote no lost-found"
+	run_jail -q -D "$T/p" -- sh -c 'cat .git/lost-found/other/* .git/lfs/tmp/* 2>&1;
+		find .git/lfs/objects -type f -exec cat {} +'
+	assert_contains "$out" "shown lfs object" # the positive control: the store reads
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of lost-found and git-lfs's store"
+}
