@@ -72,7 +72,10 @@ test_git_temporary_files_with_hidden_content_not_readable() {
 	id=$(git -C "$T/p" hash-object .env)
 	cp "$T/p/$objs/${id:0:2}/${id:2}" "$T/p/$objs/${id:0:2}/tmp_obj_Xy12Ab"
 	git -C "$T/p" gc -q
-	pack=$(ls "$T/p/$objs"/pack/pack-*.pack)
+	for pack in "$T/p/$objs"/pack/pack-*.idx; do # (gc may write a cruft pack too)
+		git show-index <"$pack" | grep -q "$id" && break
+	done
+	pack=${pack%.idx}.pack
 	cp "$pack" "$T/p/$objs/pack/tmp_pack_Qw34Er"
 	cp "$pack" "$T/p/$objs/pack/pack-0000000000000000000000000000000000000000.pack"
 	# each file, inflated at every offset: a line per file that holds a canary
