@@ -179,14 +179,22 @@ static void range_ends(const struct idx *x, uint64_t pack_size, struct hidepack_
 {
 	for (size_t k = 0; k < n; k++)
 		r[k].to = pack_size - x->hlen;
+	/* the large offsets (a pack over 2 GiB) read once, not one by one */
+	_cleanup_free_ unsigned char *large = x->n_large ? malloc(x->n_large * 8) : NULL;
+	if (x->n_large && (!large || !read_at(x->fd, large, x->n_large * 8, x->large)))
+		return; /* (to the trailer: more is blanked, never less) */
 	unsigned char buf[16384];
 	for (uint64_t i = 0; i < x->n;) {
 		uint64_t m = x->n - i < sizeof(buf) / 4 ? x->n - i : sizeof(buf) / 4;
 		if (!read_at(x->fd, buf, m * 4, x->offs + 4 * i))
-			return; /* (to the trailer: more is blanked, never less) */
+			return;
 		for (uint64_t j = 0; j < m; j++) {
 			uint32_t v = be32(buf + 4 * j);
-			uint64_t off = v & 0x80000000u ? idx_offset(x, i + j) : v;
+			uint64_t off = v;
+			if (v & 0x80000000u) {
+				v &= 0x7fffffffu;
+				off = v < x->n_large ? be64(large + 8 * (uint64_t)v) : 0;
+			}
 			for (size_t k = 0; k < n; k++)
 				if (off > r[k].from && off < r[k].to)
 					r[k].to = off;
