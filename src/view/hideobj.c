@@ -361,6 +361,8 @@ static void stash_by_git(const char *project, const struct jail_config *cfg, str
 void hideobj_stash(const char *project, const struct jail_config *cfg, const char *cache,
                    struct strv *out)
 {
+	if (cfg->hide_ignored == HIDE_NONE && !cfg->hide.n)
+		return; /* no path is a secret's */
 	_cleanup_free_ char *gitdir = xasprintf("%s/.git", project);
 	_cleanup_close_ int gfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0)
