@@ -125,6 +125,8 @@ static int build_view(void *ctx, int project_fd, struct hide_node **tree, size_t
 	/* their content as git objects, found while the tree still holds them */
 	_cleanup_free_ char *ids_cache = xasprintf("%s/withheld.ids", v->s->dir);
 	hideobj_collect(project_fd, v->cfg, *tree, &hidden.paths, ids_cache, withheld);
+	_cleanup_free_ char *stash_cache = xasprintf("%s/withheld.stash", v->s->dir);
+	hideobj_stash(v->s->project, v->cfg, stash_cache, withheld);
 	_cleanup_free_ char *drop_cache = xasprintf("%s/withheld.cache", v->s->dir);
 	hideobj_drop_shown(v->s->project, drop_cache, &hidden.paths, withheld);
 	_cleanup_free_ char *withheld_list = xasprintf("%s/withheld", v->s->dir);

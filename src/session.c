@@ -438,7 +438,7 @@ int session_remove(struct session *s, struct jail_err *e)
 	                       "landing", "landing.tmp", "applied.landing", "applied.landing.tmp",
 	                       "base-cr", "base-cr.tmp", "export.stamp", "export.stamp.tmp",
 	                       "withheld", "withheld.tmp", "withheld.cache", "withheld.cache.tmp",
-	                       "withheld.ids", "withheld.ids.tmp"};
+	                       "withheld.ids", "withheld.ids.tmp", "withheld.stash", "withheld.stash.tmp"};
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (rm_rf_at(dfd, names[i], e) < 0)
 			return jail_err_wrap(e, "reset session '%s'", s->name);

@@ -16,6 +16,7 @@
 #include "hidefs.h"
 #include "hide.h"
 #include "hideobj.h"
+#include "hidepack.h"
 
 #include "log.h"
 #include "sync.h"
@@ -134,6 +135,21 @@ static int node_open(fuse_req_t req, const struct hide_node *n, int flags)
 	return fd;
 }
 
+/* A directory's size and link count are the host's counts of its entries
+ * (a block per so many names on ext4, 20 bytes a name on tmpfs, the names'
+ * lengths on btrfs; 2 + its subdirectories), hidden ones included: `stat`
+ * would tell how many there are, and that a hidden directory is there.  The
+ * view gives every directory the same ones instead (1 link: "not counted",
+ * as btrfs and the overlay's merged directories say). */
+static void mask_dir(struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return;
+	st->st_nlink = 1;
+	st->st_size = 4096;
+	st->st_blocks = 8;
+}
+
 static int node_stat(fuse_req_t req, const struct hide_node *n, struct stat *st)
 {
 	int fd = node_open(req, n, O_PATH);
@@ -141,6 +157,8 @@ static int node_stat(fuse_req_t req, const struct hide_node *n, struct stat *st)
 		return -1;
 	int r = fstat(fd, st);
 	close(fd);
+	if (r == 0)
+		mask_dir(st);
 	return r;
 }
 
@@ -229,16 +247,20 @@ static void op_readlink(fuse_req_t req, fuse_ino_t ino)
 	fuse_reply_readlink(req, target);
 }
 
-static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+/* A file the jail opened: the host's fd, and for a pack that holds
+ * withheld objects the bytes served as zeros (hidepack.h). */
+struct open_file {
+	int fd;
+	size_t n_blank;
+	struct hidepack_range *blank;
+};
+
+/* Only a regular file is opened: a device or fifo the host put there is
+ * never opened by the server (opening one can act).  The type is checked on
+ * an O_PATH fd, and that very inode is then reopened for reading. */
+static int open_regular(fuse_req_t req, const struct hide_node *n)
 {
-	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
-		fuse_reply_err(req, EROFS);
-		return;
-	}
-	/* Only a regular file is opened: a device or fifo the host put there is
-	 * never opened by the server (opening one can act).  The type is checked
-	 * on an O_PATH fd, and that very inode is then reopened for reading. */
-	int fd = -1, path_fd = node_open(req, node_of(req, ino), O_PATH);
+	int fd = -1, path_fd = node_open(req, n, O_PATH);
 	struct stat st;
 	if (path_fd >= 0) {
 		if (fstat(path_fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -252,34 +274,144 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		close(path_fd);
 		errno = err;
 	}
-	if (fd < 0) {
-		fuse_reply_err(req, errno);
+	return fd;
+}
+
+/* The ranges found for a pack, by its node and its stamp: git opens each
+ * pack once a process, and a large .idx costs a read of 4 bytes an object
+ * to find where a withheld object ends (0.5 ms at 200,000 objects). */
+#define PACK_CACHE_MAX 64
+static struct pack_seen {
+	const struct hide_node *node;
+	struct stat st; /* the pack's: dev, ino, size and ctime compared */
+	size_t n;
+	struct hidepack_range *r;
+} pack_cache[PACK_CACHE_MAX];
+static size_t pack_cache_next;
+static pthread_mutex_t pack_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* A copy of what the cache holds for this pack; false when nothing. */
+static bool pack_cached(const struct hide_node *n, const struct stat *st, struct open_file *f)
+{
+	bool hit = false;
+	pthread_mutex_lock(&pack_lock);
+	for (size_t i = 0; i < PACK_CACHE_MAX && !hit; i++) {
+		struct pack_seen *c = &pack_cache[i];
+		if (c->node != n || !same_file(&c->st, st))
+			continue;
+		f->n_blank = c->n;
+		f->blank = c->n ? xmalloc(c->n * sizeof(*c->r)) : NULL;
+		if (c->n)
+			memcpy(f->blank, c->r, c->n * sizeof(*c->r));
+		hit = true;
+	}
+	pthread_mutex_unlock(&pack_lock);
+	return hit;
+}
+
+static void pack_remember(const struct hide_node *n, const struct stat *st,
+                          const struct open_file *f)
+{
+	pthread_mutex_lock(&pack_lock);
+	struct pack_seen *c = &pack_cache[pack_cache_next++ % PACK_CACHE_MAX];
+	free(c->r);
+	*c = (struct pack_seen){.node = n, .st = *st, .n = f->n_blank};
+	c->r = f->n_blank ? xmalloc(f->n_blank * sizeof(*c->r)) : NULL;
+	if (f->n_blank)
+		memcpy(c->r, f->blank, f->n_blank * sizeof(*c->r));
+	pthread_mutex_unlock(&pack_lock);
+}
+
+/* A file of a pack directory, while objects are withheld: a pack is
+ * served with them blanked (its .idx, opened next to it, says where); a
+ * file that cannot be so checked (a pack without a usable .idx, git's
+ * temporary pack files) is not served.  0, or -1 with errno. */
+static int check_pack(fuse_req_t req, const struct hide_node *n, struct open_file *f)
+{
+	const struct hide_node *dir = n->parent;
+	const struct strv *ids = &srv(req)->withheld;
+	if (!ids->n || !dir || !dir->live || strcmp(dir->name, "pack") || !hideobj_in_store(dir))
+		return 0;
+	enum hidepack_kind kind = hidepack_kind(n->name);
+	if (kind == HIDEPACK_PLAIN)
+		return 0;
+	errno = EACCES;
+	if (kind == HIDEPACK_OTHER)
+		return -1;
+	struct stat st;
+	if (fstat(f->fd, &st) < 0)
+		return -1;
+	/* (a pack's name is its checksum: the .idx is checked against it once) */
+	if (pack_cached(n, &st, f))
+		return 0;
+	_cleanup_free_ char *idx_name = hidepack_idx_name(n->name);
+	struct hide_node probe = {.name = idx_name, .parent = n->parent};
+	_cleanup_close_ int idx = open_regular(req, &probe);
+	if (idx < 0 || hidepack_ranges(idx, f->fd, ids, &f->blank, &f->n_blank) < 0) {
+		errno = EACCES;
+		return -1;
+	}
+	pack_remember(n, &st, f);
+	return 0;
+}
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if ((fi->flags & O_ACCMODE) != O_RDONLY) {
+		fuse_reply_err(req, EROFS);
 		return;
 	}
-	fi->fh = (uint64_t)fd;
+	struct open_file *f = calloc(1, sizeof(*f));
+	const struct hide_node *n = node_of(req, ino);
+	if (!f || (f->fd = open_regular(req, n)) < 0 || check_pack(req, n, f) < 0) {
+		int err = f ? errno : ENOMEM;
+		if (f && f->fd >= 0)
+			close(f->fd);
+		if (f)
+			free(f->blank);
+		free(f);
+		fuse_reply_err(req, err);
+		return;
+	}
+	fi->fh = (uint64_t)(uintptr_t)f;
 	fi->keep_cache = 0; /* the page cache is dropped on open: host edits show */
-	if (fuse_reply_open(req, fi) != 0)
-		close(fd);
+	if (fuse_reply_open(req, fi) != 0) {
+		close(f->fd);
+		free(f->blank);
+		free(f);
+	}
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
                     struct fuse_file_info *fi)
 {
 	(void)ino;
+	const struct open_file *f = (const struct open_file *)(uintptr_t)fi->fh;
 	if (size > HIDEFS_MAX_READ)
 		size = HIDEFS_MAX_READ;
 	_cleanup_free_ char *buf = malloc(size ? size : 1);
-	ssize_t n = buf ? pread((int)fi->fh, buf, size, off) : -1;
-	if (n < 0)
+	ssize_t n = buf ? pread(f->fd, buf, size, off) : -1;
+	if (n < 0) {
 		fuse_reply_err(req, buf ? errno : ENOMEM);
-	else
-		fuse_reply_buf(req, buf, (size_t)n);
+		return;
+	}
+	hidepack_blank(f->blank, f->n_blank, buf, (size_t)n, (uint64_t)off);
+	fuse_reply_buf(req, buf, (size_t)n);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	close((int)fi->fh);
+	struct open_file *f = (struct open_file *)(uintptr_t)fi->fh;
+	close(f->fd);
+	free(f->blank);
+	free(f);
 	fuse_reply_err(req, 0);
 }
 

@@ -26,25 +26,29 @@ struct hash_run {
 	bool missed;        /* a file was read: the list is written again */
 };
 
+/* The ids cache's first line: a cache of another layout is read as none. */
+#define IDS_CACHE_HEAD "withheld-ids 2\n"
+/* A record's strings: path, stamp, SHA-1 id, SHA-256 id, LFS object. */
+#define RECORD_FIELDS 5
+
 /* One file's record: its path first, so strcmp orders and finds by path. */
-static char *record(const char *rel, const char *stamp, const char *sha1, const char *sha256,
-                    size_t *len)
+static char *record(const char *const f[RECORD_FIELDS], size_t *len)
 {
-	size_t a = strlen(rel) + 1, b = strlen(stamp) + 1, c = strlen(sha1) + 1, d = strlen(sha256) + 1;
-	char *rec = xmalloc(a + b + c + d);
-	memcpy(rec, rel, a);
-	memcpy(rec + a, stamp, b);
-	memcpy(rec + a + b, sha1, c);
-	memcpy(rec + a + b + c, sha256, d);
-	*len = a + b + c + d;
+	size_t n = 0;
+	for (int i = 0; i < RECORD_FIELDS; i++)
+		n += strlen(f[i]) + 1;
+	char *rec = xmalloc(n), *at = rec;
+	for (int i = 0; i < RECORD_FIELDS; i++)
+		at = stpcpy(at, f[i]) + 1;
+	*len = n;
 	return rec;
 }
 
-/* A record's bytes: its four strings with their NULs. */
+/* A record's bytes: its strings with their NULs. */
 static size_t record_len(const char *rec)
 {
 	size_t n = 0;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < RECORD_FIELDS; i++)
 		n += strlen(rec + n) + 1;
 	return n;
 }
@@ -70,6 +74,20 @@ static void push_object(struct strv *out, const char *id)
 	strv_push_take(out, xasprintf("%.2s/%s", id, id + 2));
 }
 
+/* "ab/cd/abcdef…" (below lfs/objects) from the SHA-256 of the content */
+static void push_lfs(struct strv *out, const char *oid)
+{
+	strv_push_take(out, xasprintf("%.2s/%.2s/%s", oid, oid + 2, oid));
+}
+
+/* A line of the caches: "ab/cdef…" (a git id of either length) or
+ * "ab/cd/abcd…" (an LFS object). */
+static bool stored_id(const char *line, size_t len)
+{
+	return ((len == 41 || len == 65) && line[2] == '/') ||
+	       (len == 70 && line[2] == '/' && line[5] == '/');
+}
+
 /* The ids the last start hashed for rel, when the file's stamp is the same
  * (ctime cannot be set back: a rewrite changes it). */
 static const char *known_ids(const struct hash_run *r, const char *rel, const char *stamp)
@@ -81,9 +99,10 @@ static const char *known_ids(const struct hash_run *r, const char *rel, const ch
 	const char *st = *hit + strlen(*hit) + 1;
 	if (strcmp(st, stamp) != 0)
 		return NULL;
-	const char *sha1 = st + strlen(st) + 1;
+	const char *sha1 = st + strlen(st) + 1, *sha256 = sha1 + strlen(sha1) + 1;
 	push_object(r->out, sha1);
-	push_object(r->out, sha1 + strlen(sha1) + 1);
+	push_object(r->out, sha256);
+	push_lfs(r->out, sha256 + strlen(sha256) + 1);
 	return *hit;
 }
 
@@ -151,9 +170,15 @@ static void hash_file(struct hash_run *r, const char *rel)
 	push_object(r->out, id1);
 	sha256_hex(buf, len, id);
 	push_object(r->out, id);
+	/* git-lfs keeps a file it cleaned (staged once, stashed) whole, named
+	 * by the SHA-256 of the content alone */
+	char lfs[65];
+	sha256_hex(buf + hl, (size_t)st.st_size, lfs);
+	push_lfs(r->out, lfs);
 	explicit_bzero(buf, len);
 	size_t n;
-	strv_push_take(&r->seen, record(rel, stamp, id1, id, &n));
+	const char *f[RECORD_FIELDS] = {rel, stamp, id1, id, lfs};
+	strv_push_take(&r->seen, record(f, &n));
 	r->missed = true;
 }
 
@@ -185,19 +210,21 @@ static void load_known(const char *cache, struct strv *known)
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
 	struct jail_err ignored;
-	if (!cache || read_file_at(AT_FDCWD, cache, 8u << 20, &data, &len, &ignored) < 0)
+	size_t hl = strlen(IDS_CACHE_HEAD);
+	if (!cache || read_file_at(AT_FDCWD, cache, 8u << 20, &data, &len, &ignored) < 0 ||
+	    len < hl || memcmp(data, IDS_CACHE_HEAD, hl) != 0)
 		return;
-	for (size_t at = 0; at < len;) {
+	for (size_t at = hl; at < len;) {
 		size_t n = 0;
 		int fields = 0;
-		while (fields < 4 && at + n < len) {
+		while (fields < RECORD_FIELDS && at + n < len) {
 			const char *nul = memchr(data + at + n, '\0', len - at - n);
 			if (!nul)
 				break;
 			n = (size_t)(nul - (data + at)) + 1;
 			fields++;
 		}
-		if (fields < 4)
+		if (fields < RECORD_FIELDS)
 			break;
 		char *rec = xmalloc(n);
 		memcpy(rec, data + at, n);
@@ -213,6 +240,7 @@ static void save_seen(const char *cache, const struct hash_run *r)
 	if (!cache || (!r->missed && r->seen.n == r->known.n))
 		return;
 	struct strbuf b = {0};
+	sb_puts(&b, IDS_CACHE_HEAD);
 	for (size_t i = 0; i < r->seen.n; i++)
 		sb_append(&b, r->seen.v[i], record_len(r->seen.v[i]));
 	struct jail_err e = {0};
@@ -238,6 +266,127 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
 	          r.missed ? "some hashed" : "as the last start found");
 	strv_free(&r.known);
 	strv_free(&r.seen);
+}
+
+/* A path whose content the view withholds as a secret's: a secret-shaped
+ * name (or one below such a directory) while ignored files are hidden,
+ * or one fs.hide names. */
+static bool secret_path(const struct jail_config *cfg, const char *path)
+{
+	return (cfg->hide_ignored != HIDE_NONE && hide_secret_name(cfg, path)) ||
+	       hide_by_rule(cfg, false, path);
+}
+
+/* What the stash's ids depend on: its ref and reflog (and the packed refs,
+ * where `git pack-refs` may put it), by their stamps, as one line. */
+static char *stash_key(int gfd)
+{
+	static const char *const files[] = {"logs/refs/stash", "refs/stash", "packed-refs",
+	                                    "reftable/tables.list"};
+	struct strbuf b = {0};
+	sb_puts(&b, "stash-key");
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char stamp[FILE_STAMP_MAX];
+		file_stamp(gfd, files[i], stamp);
+		sb_printf(&b, " %s", stamp);
+	}
+	sb_puts(&b, "\n");
+	return sb_steal(&b);
+}
+
+/* The ids below "key\n" in the cache, checked as ids; false if another key. */
+static bool stash_cached(const char *cache, const char *key, struct strv *ids)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err ignored;
+	size_t kl = strlen(key);
+	if (read_file_at(AT_FDCWD, cache, 4u << 20, &data, NULL, &ignored) < 0 ||
+	    strncmp(data, key, kl) != 0)
+		return false;
+	for (char *line = data + kl, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl || !stored_id(line, (size_t)(nl - line))) {
+			strv_free(ids);
+			return false;
+		}
+		*nl = '\0';
+		strv_push(ids, line);
+	}
+	return true;
+}
+
+/* git's answer: the untracked trees (the third parent) of every stash
+ * entry, then their objects with paths, those at secret paths kept. */
+static void stash_by_git(const char *project, const struct jail_config *cfg, struct strv *ids)
+{
+	struct git g = {.cwd = project};
+	const char *log[] = {"log", "-g", "--format=%P", "refs/stash", "--", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	struct jail_err e;
+	if (git_run(&g, log, NULL, 0, &b, &status, &e) < 0 || status != 0 || !b.s) {
+		sb_free(&b);
+		return; /* no stash */
+	}
+	struct strv args = {0};
+	const char *head[] = {"rev-list", "--objects", "--no-walk"};
+	for (size_t i = 0; i < 3; i++)
+		strv_push(&args, head[i]);
+	for (char *at = b.s, *line; (line = line_next(&at));) {
+		char *third = line;
+		for (int k = 0; k < 2 && third; k++)
+			third = strchr(third, ' ') ? strchr(third, ' ') + 1 : NULL;
+		if (third && *third)
+			strv_push(&args, third);
+	}
+	sb_free(&b);
+	if (args.n > 3) {
+		strv_push(&args, "--"); /* (a strv ends in NULL: an argv) */
+		if (git_run(&g, (const char *const *)args.v, NULL, 0, &b, &status, &e) == 0 &&
+		    status == 0 && b.s) {
+			/* "ID PATH" (a commit or the root tree: no path) */
+			for (char *at = b.s, *line; (line = line_next(&at));) {
+				char *sp = strchr(line, ' ');
+				if (sp && sp[1] && secret_path(cfg, sp + 1) && sp - line >= 40) {
+					*sp = '\0';
+					push_object(ids, line);
+				}
+			}
+		}
+		sb_free(&b);
+	}
+	strv_free(&args);
+}
+
+void hideobj_stash(const char *project, const struct jail_config *cfg, const char *cache,
+                   struct strv *out)
+{
+	if (cfg->hide_ignored == HIDE_NONE && !cfg->hide.n)
+		return; /* no path is a secret's */
+	_cleanup_free_ char *gitdir = xasprintf("%s/.git", project);
+	_cleanup_close_ int gfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (gfd < 0)
+		return; /* no repository, or a linked worktree's (its store is not the view's) */
+	_cleanup_free_ char *key = stash_key(gfd);
+	struct strv ids = {0};
+	if (!cache || !stash_cached(cache, key, &ids)) {
+		stash_by_git(project, cfg, &ids);
+		struct strbuf b = {0};
+		sb_puts(&b, key);
+		for (size_t i = 0; i < ids.n; i++)
+			sb_printf(&b, "%s\n", ids.v[i]);
+		struct jail_err e = {0};
+		if (cache && replace_file(cache, b.s, b.len, 0600, &e) < 0)
+			log_debug("keep the stash's withheld ids: %s", e.msg);
+		sb_free(&b);
+	}
+	log_debug("view: %zu object ids at secret paths in the stash", ids.n);
+	for (size_t i = 0; i < ids.n; i++)
+		if (!strv_contains(out, ids.v[i]))
+			strv_push(out, ids.v[i]);
+	strv_free(&ids);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(char *), cmp_str);
 }
 
 /* Is `path` or a directory above it in `paths`? */
@@ -336,7 +485,7 @@ static bool drop_cached(const char *cache, const char *key, struct strv *objs)
 	struct strv kept = {0};
 	for (char *line = data + kl, *nl; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
-		if (!nl || (nl - line != 41 && nl - line != 65) || line[2] != '/') {
+		if (!nl || !stored_id(line, (size_t)(nl - line))) {
 			strv_free(&kept);
 			return false;
 		}
@@ -376,10 +525,70 @@ static bool hex2(const char *s)
 	return strlen(s) == 2 && strspn(s, "0123456789abcdef") == 2;
 }
 
+static bool named(const struct hide_node *n, const char *name)
+{
+	return n && !strcmp(n->name, name);
+}
+
+bool hideobj_in_store(const struct hide_node *dir)
+{
+	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
+		if (!strcmp(n->name, "objects") && !named(n->parent, "lfs")) /* (git-lfs's: below) */
+			return true;
+	return false;
+}
+
+/* A loose object's name below its fan-out directory: 38 or 62 hex digits. */
+static bool object_name(const char *name)
+{
+	size_t len = strlen(name);
+	return (len == 38 || len == 62) && strspn(name, "0123456789abcdef") == len;
+}
+
+static bool has_key(const struct strv *ids, const char *key)
+{
+	return bsearch(&key, ids->v, ids->n, sizeof(char *), cmp_str) != NULL;
+}
+
+/* git-lfs's store in a .git directory: lfs/objects/ab/cd/OID, and what it
+ * writes before it names it (lfs/tmp, lfs/incomplete). */
+static bool lfs_withheld(const struct strv *ids, const struct hide_node *dir, const char *name)
+{
+	const struct hide_node *p = dir->parent, *gp = p ? p->parent : NULL;
+	if ((named(dir, "tmp") || named(dir, "incomplete")) && named(p, "lfs"))
+		return true;
+	if (!hex2(dir->name) || !p || !hex2(p->name) || !named(gp, "objects") ||
+	    !named(gp->parent, "lfs"))
+		return false;
+	char key[160];
+	return snprintf(key, sizeof(key), "%s/%s/%s", p->name, dir->name, name) < (int)sizeof(key) &&
+	       has_key(ids, key);
+}
+
+/* `git fsck --lost-found` wrote each dangling object's content to
+ * lost-found/other/ID (a commit's to lost-found/commit/ID). */
+static bool lost_withheld(const struct strv *ids, const struct hide_node *dir, const char *name)
+{
+	if (!(named(dir, "other") || named(dir, "commit")) || !named(dir->parent, "lost-found"))
+		return false;
+	char key[160];
+	return strlen(name) > 2 &&
+	       snprintf(key, sizeof(key), "%.2s/%s", name, name + 2) < (int)sizeof(key) &&
+	       has_key(ids, key);
+}
+
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name)
 {
-	if (!ids->n || !dir->parent || !hex2(dir->name) || strcmp(dir->parent->name, "objects"))
+	if (!ids->n || !dir->parent)
 		return false;
+	if (lfs_withheld(ids, dir, name) || lost_withheld(ids, dir, name))
+		return true;
+	if (!hex2(dir->name) || !hideobj_in_store(dir->parent))
+		return false;
+	/* git's temporary file of an object it is writing (tmp_obj_*): its
+	 * content has no name yet to be checked by */
+	if (!object_name(name))
+		return true;
 	char key[80];
 	if (snprintf(key, sizeof(key), "%s/%s", dir->name, name) >= (int)sizeof(key))
 		return false;
@@ -392,7 +601,8 @@ int hideobj_save(const char *path, const struct strv *objs, struct jail_err *e)
 	struct strbuf b = {0};
 	for (size_t i = 0; i < objs->n; i++) {
 		const char *o = objs->v[i];
-		sb_printf(&b, "%.2s%s\n", o, o + 3);  /* "ab/cdef" -> "abcdef" */
+		if (o[5] != '/') /* (not an LFS object's: the export asks git's ids) */
+			sb_printf(&b, "%.2s%s\n", o, o + 3);  /* "ab/cdef" -> "abcdef" */
 	}
 	/* rewritten only when it changed: a start writes nothing it need not */
 	_cleanup_free_ char *old = NULL;

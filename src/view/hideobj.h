@@ -9,7 +9,11 @@
  * ([fs] secret_names) or one fs.hide names, at or below the hidden paths,
  * both as SHA-1 and as SHA-256 (a repository of either format).  Not every
  * ignored file (build output would cost every start a read of it).  A packed
- * object cannot be withheld one at a time (README says so). */
+ * object is blanked in its pack instead (hidepack.h).  Two other copies of
+ * the content in a .git directory go by the same ids: git-lfs's store
+ * (lfs/objects/ab/cd/OID, OID the SHA-256 of the content alone; what
+ * lfs/tmp and lfs/incomplete hold is not served while anything is withheld)
+ * and what `git fsck --lost-found` wrote (lost-found/other/ID). */
 #ifndef JAIL_HIDEOBJ_H
 #define JAIL_HIDEOBJ_H
 #include "config.h"
@@ -23,7 +27,8 @@
 /* The start reads at most this much of hidden files in all. */
 #define HIDEOBJ_TOTAL_MAX (16u << 20)
 
-/* The object names ("ab/cdef…", relative to an objects/ directory) of the
+/* The object names ("ab/cdef…", relative to an objects/ directory; for
+ * git-lfs "ab/cd/OID", relative to lfs/objects) of the
  * blobs that hold the content of the hidden `paths` (relative to the project
  * open at `project_fd`, found in `tree` before they are dropped from it),
  * appended to `out`, sorted.  Files are opened below project_fd without
@@ -32,6 +37,15 @@
  * whose stamp is the same, so an unchanged secret is not read at each start. */
 void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
                      const struct strv *paths, const char *cache, struct strv *out);
+/* Older versions too: the objects at secret paths (as hideobj_collect
+ * chooses them: a blob, or the tree of a secret-shaped directory) in the
+ * untracked trees of every stash entry (`git stash -u`/`--all` keeps what
+ * .env held then, and later edits leave it there), added to `out`, sorted.
+ * Two git runs, only when the stash's ref or reflog changed since the
+ * last start (`cache`: a file of the session's, or NULL).  Nothing for a
+ * linked worktree (its object store is outside the view). */
+void hideobj_stash(const char *project, const struct jail_config *cfg, const char *cache,
+                   struct strv *out);
 /* Keep in `objs` only what the jail does not show anyway: a blob a shown
  * tracked file has in the project's index (an .env.example the .env was
  * copied from) is git's to read, and withholding it would break git on that
@@ -52,6 +66,12 @@ void hideobj_load(const char *path, struct strv *ids);
 /* Whether the full hex `id` is in `ids` (sorted, as hideobj_load made it). */
 bool hideobj_has(const struct strv *ids, const char *id);
 /* Whether `name` in the directory `dir` is such an object: dir is a two-hex
- * fan-out directory below one named objects.  `ids` sorted. */
+ * fan-out directory below one named objects (the store's own, or a
+ * quarantine's in it).  `ids` sorted.  While any id is withheld, a name
+ * there that is not an object id (git's tmp_obj_* of an object it is
+ * writing) is withheld too: its content has no id yet to be checked by. */
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name);
+/* Whether a live directory is in a git object store: it or one above it,
+ * within the .git directory, is named objects. */
+bool hideobj_in_store(const struct hide_node *dir);
 #endif

@@ -40,25 +40,33 @@ T(collect_names_the_blobs_of_hidden_secrets_only)
 	strv_push(&hidden, ".env");
 	strv_push(&hidden, "build");
 	hideobj_collect(fd, &cfg, root, &hidden, NULL, &objs);
-	CHECK(objs.n == 2); /* SHA-1 and SHA-256 of the one secret */
+	CHECK(objs.n == 3); /* SHA-1 and SHA-256 of the one secret, and its LFS object */
 	CHECK(strv_contains(&objs, "65/ec2679eeaac690801f2a00b7de9baebbef7a2d")); /* git hash-object */
+	const char *lfs = "66/40/664049a85e2251d253ff78a9a7808b41ef4a9f14c8a1b998b6bffd40b2494808";
+	CHECK(strv_contains(&objs, lfs)); /* sha256sum of the content */
 	/* the server's question: a name in a two-hex dir below objects/ */
 	struct hide_node *git = hidetree_add(root, ".git", true);
 	struct hide_node *o = hidetree_add(git, "objects", true);
-	char fan[3] = {objs.v[0][0], objs.v[0][1], '\0'};
-	struct hide_node *f = hidetree_add(o, fan, true);
-	CHECK(hideobj_withheld(&objs, f, objs.v[0] + 3));
-	CHECK(!hideobj_withheld(&objs, f, "0000000000000000000000000000000000000"));
-	CHECK(!hideobj_withheld(&objs, o, objs.v[0] + 3)); /* not a fan-out dir */
+	struct hide_node *f = hidetree_add(o, "65", true);
+	CHECK(hideobj_withheld(&objs, f, "ec2679eeaac690801f2a00b7de9baebbef7a2d"));
+	CHECK(!hideobj_withheld(&objs, f, "00000000000000000000000000000000000000"));
+	CHECK(hideobj_withheld(&objs, f, "tmp_obj_Ab12Cd")); /* git writing an object */
+	CHECK(!hideobj_withheld(&objs, o, "ec2679eeaac690801f2a00b7de9baebbef7a2d")); /* not a fan-out dir */
+	/* git-lfs's store, and what git fsck --lost-found wrote */
+	struct hide_node *l = hidetree_add(hidetree_add(hidetree_add(hidetree_add(git, "lfs", true),
+	                                   "objects", true), "66", true), "40", true);
+	CHECK(hideobj_withheld(&objs, l, lfs + 6));
+	CHECK(!hideobj_withheld(&objs, l, "664049a85e2251d253ff78a9a7808b41ef4a9f14c8a1b998b6bffd40b2494809"));
+	struct hide_node *lf = hidetree_add(hidetree_add(git, "lost-found", true), "other", true);
+	CHECK(hideobj_withheld(&objs, lf, "65ec2679eeaac690801f2a00b7de9baebbef7a2d"));
+	CHECK(!hideobj_withheld(&objs, lf, "65ec2679eeaac690801f2a00b7de9baebbef7a2e"));
 	/* the session's list, as the export reads it back */
 	snprintf(p, sizeof(p), "%s/withheld", dir);
 	CHECK(hideobj_save(p, &objs, &e) == 0);
 	struct strv ids = {0};
 	hideobj_load(p, &ids);
-	CHECK(ids.n == 2);
-	char id[80];
-	snprintf(id, sizeof(id), "%.2s%s", objs.v[0], objs.v[0] + 3);
-	CHECK(hideobj_has(&ids, id));
+	CHECK(ids.n == 2); /* git's ids, not the LFS object */
+	CHECK(hideobj_has(&ids, "65ec2679eeaac690801f2a00b7de9baebbef7a2d"));
 	CHECK(!hideobj_has(&ids, "65ec"));
 	/* through the cache: the same ids while the file is the same, the new
 	 * content's once it is rewritten (a damaged cache is read as none) */
@@ -69,10 +77,10 @@ T(collect_names_the_blobs_of_hidden_secrets_only)
 		if (round == 2)
 			put(".env", "SECRET=2\n");
 		hideobj_collect(fd, &cfg, root, &hidden, cache, &again);
-		CHECK(again.n == 2);
+		CHECK(again.n == 3);
 		CHECK(strv_contains(&again, "65/ec2679eeaac690801f2a00b7de9baebbef7a2d") == (round < 2));
 		if (round < 2)
-			CHECK(strv_contains(&again, objs.v[1]));
+			CHECK(strv_contains(&again, lfs));
 		strv_free(&again);
 	}
 	int cf = open(cache, O_WRONLY | O_TRUNC);
@@ -80,7 +88,7 @@ T(collect_names_the_blobs_of_hidden_secrets_only)
 	close(cf);
 	struct strv damaged = {0};
 	hideobj_collect(fd, &cfg, root, &hidden, cache, &damaged);
-	CHECK(damaged.n == 2 && !strv_contains(&damaged, "65/ec2679eeaac690801f2a00b7de9baebbef7a2d"));
+	CHECK(damaged.n == 3 && !strv_contains(&damaged, "65/ec2679eeaac690801f2a00b7de9baebbef7a2d"));
 	strv_free(&damaged);
 	close(fd);
 	char cmd[600];

@@ -1,0 +1,247 @@
+/* hidepack.c — the bytes of git's packs that hold withheld objects
+ * (hidepack.h).  The index format is git's pack-format.txt, version 2:
+ *
+ *   "\377tOc" 2 | fan-out: 256 counts (4 bytes) | N ids (H bytes each,
+ *   sorted) | N CRCs (4) | N offsets (4; the top bit set: an index into)
+ *   | large offsets (8) | the pack's checksum (H) | the index's own (H)
+ *
+ * H is 20 (SHA-1) or 32 (SHA-256); the file's size tells which.  Read with
+ * pread, never mapped: a file the host truncates meanwhile is a short read
+ * (the pack is then not served), not a SIGBUS in the view's server. */
+#include "hidepack.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define IDX_HEAD (8 + 256 * 4)
+
+enum hidepack_kind hidepack_kind(const char *name)
+{
+	static const char *const plain[] = {".idx", ".rev", ".bitmap", ".keep", ".promisor", ".mtimes"};
+	if (!strncmp(name, "multi-pack-index", 16))
+		return HIDEPACK_PLAIN;
+	if (strncmp(name, "pack-", 5) != 0)
+		return HIDEPACK_OTHER;
+	size_t len = strlen(name);
+	if (len > 5 && !strcmp(name + len - 5, ".pack"))
+		return HIDEPACK_PACK;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		size_t n = strlen(plain[i]);
+		if (len > n && !strcmp(name + len - n, plain[i]))
+			return HIDEPACK_PLAIN;
+	}
+	return HIDEPACK_OTHER;
+}
+
+char *hidepack_idx_name(const char *pack_name)
+{
+	size_t len = strlen(pack_name);
+	return xasprintf("%.*s.idx", (int)(len - 5), pack_name);
+}
+
+static bool read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+struct idx {
+	int fd;
+	uint32_t fan[256];
+	uint64_t n, hlen, names, offs, large, n_large;
+};
+
+/* The hash length whose layout the file's size fits (the two never both
+ * fit: see the sizes in the comment at the top). */
+static bool idx_layout(struct idx *x, uint64_t size)
+{
+	for (uint64_t h = 20; h <= 32; h += 12) {
+		uint64_t fixed = IDX_HEAD + x->n * (h + 8) + 2 * h;
+		if (size < fixed || (size - fixed) % 8 || (size - fixed) / 8 > x->n)
+			continue;
+		x->hlen = h;
+		x->names = IDX_HEAD;
+		x->offs = IDX_HEAD + x->n * (h + 4);
+		x->large = x->offs + x->n * 4;
+		x->n_large = (size - fixed) / 8;
+		return true;
+	}
+	return false;
+}
+
+static bool idx_open(struct idx *x, int fd, int pack)
+{
+	unsigned char head[IDX_HEAD];
+	struct stat st, ps;
+	if (fstat(fd, &st) < 0 || fstat(pack, &ps) < 0 || !read_at(fd, head, sizeof(head), 0) ||
+	    memcmp(head, "\377tOc\0\0\0\2", 8) != 0)
+		return false;
+	x->fd = fd;
+	for (int i = 0; i < 256; i++) {
+		x->fan[i] = be32(head + 8 + 4 * i);
+		if (i && x->fan[i] < x->fan[i - 1])
+			return false;
+	}
+	x->n = x->fan[255];
+	if (!idx_layout(x, (uint64_t)st.st_size))
+		return false;
+	/* the pack's own checksum, which the .idx records: the two belong together */
+	unsigned char a[32], b[32];
+	return (uint64_t)ps.st_size >= 12 + x->hlen &&
+	       read_at(fd, a, x->hlen, (uint64_t)st.st_size - 2 * x->hlen) &&
+	       read_at(pack, b, x->hlen, (uint64_t)ps.st_size - x->hlen) && !memcmp(a, b, x->hlen);
+}
+
+/* The offset of entry i (0 when it cannot be read: never a withheld one's) */
+static uint64_t idx_offset(const struct idx *x, uint64_t i)
+{
+	unsigned char o[8];
+	if (!read_at(x->fd, o, 4, x->offs + 4 * i))
+		return 0;
+	uint32_t v = be32(o);
+	if (!(v & 0x80000000u))
+		return v;
+	v &= 0x7fffffffu;
+	return v < x->n_large && read_at(x->fd, o, 8, x->large + 8 * (uint64_t)v) ? be64(o) : 0;
+}
+
+static int unhex(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "ab/cdef…" to bytes; false unless it is an id of this length */
+static bool id_bytes(const char *obj, unsigned char *out, uint64_t hlen)
+{
+	if (strlen(obj) != 2 * hlen + 1 || obj[2] != '/')
+		return false;
+	char hex[65];
+	memcpy(hex, obj, 2);
+	memcpy(hex + 2, obj + 3, 2 * hlen - 2);
+	for (uint64_t i = 0; i < hlen; i++) {
+		int hi = unhex(hex[2 * i]), lo = unhex(hex[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return false;
+		out[i] = (unsigned char)(hi << 4 | lo);
+	}
+	return true;
+}
+
+/* The entry that holds `id`, by the fan-out and a binary search; -1 if none. */
+static int64_t idx_find(const struct idx *x, const unsigned char *id)
+{
+	uint64_t lo = id[0] ? x->fan[id[0] - 1] : 0, hi = x->fan[id[0]];
+	unsigned char name[32];
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (!read_at(x->fd, name, x->hlen, x->names + mid * x->hlen))
+			return -1;
+		int c = memcmp(name, id, x->hlen);
+		if (!c)
+			return (int64_t)mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct hidepack_range *x = a, *y = b;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Each range's end: the least offset of any object above its start, or the
+ * trailer.  One pass over the offsets (4 bytes an object), in blocks. */
+static void range_ends(const struct idx *x, uint64_t pack_size, struct hidepack_range *r, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		r[k].to = pack_size - x->hlen;
+	/* the large offsets (a pack over 2 GiB) read once, not one by one */
+	_cleanup_free_ unsigned char *large = x->n_large ? malloc(x->n_large * 8) : NULL;
+	if (x->n_large && (!large || !read_at(x->fd, large, x->n_large * 8, x->large)))
+		return; /* (to the trailer: more is blanked, never less) */
+	unsigned char buf[16384];
+	for (uint64_t i = 0; i < x->n;) {
+		uint64_t m = x->n - i < sizeof(buf) / 4 ? x->n - i : sizeof(buf) / 4;
+		if (!read_at(x->fd, buf, m * 4, x->offs + 4 * i))
+			return;
+		for (uint64_t j = 0; j < m; j++) {
+			uint32_t v = be32(buf + 4 * j);
+			uint64_t off = v;
+			if (v & 0x80000000u) {
+				v &= 0x7fffffffu;
+				off = v < x->n_large ? be64(large + 8 * (uint64_t)v) : 0;
+			}
+			for (size_t k = 0; k < n; k++)
+				if (off > r[k].from && off < r[k].to)
+					r[k].to = off;
+		}
+		i += m;
+	}
+}
+
+int hidepack_ranges(int idx, int pack, const struct strv *ids, struct hidepack_range **out,
+                    size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	struct idx x = {0};
+	struct stat ps;
+	if (!idx_open(&x, idx, pack) || fstat(pack, &ps) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct hidepack_range *r = NULL;
+	size_t cap = 0;
+	for (size_t i = 0; i < ids->n; i++) {
+		unsigned char id[32];
+		int64_t at = id_bytes(ids->v[i], id, x.hlen) ? idx_find(&x, id) : -1;
+		uint64_t off = at < 0 ? 0 : idx_offset(&x, (uint64_t)at);
+		if (off < 12 || off >= (uint64_t)ps.st_size - x.hlen)
+			continue; /* not in this pack (an offset past the data: none) */
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4;
+			r = xrealloc(r, cap * sizeof(*r));
+		}
+		r[(*n)++] = (struct hidepack_range){.from = off};
+	}
+	if (*n) {
+		range_ends(&x, (uint64_t)ps.st_size, r, *n);
+		qsort(r, *n, sizeof(*r), cmp_range);
+	}
+	*out = r;
+	return 0;
+}
+
+void hidepack_blank(const struct hidepack_range *r, size_t n, char *buf, size_t len, uint64_t off)
+{
+	for (size_t k = 0; k < n; k++) {
+		uint64_t from = r[k].from > off ? r[k].from : off;
+		uint64_t to = r[k].to < off + len ? r[k].to : off + len;
+		if (from < to)
+			memset(buf + (from - off), 0, (size_t)(to - from));
+	}
+}
