@@ -700,7 +700,11 @@ static void *serve_thread(void *arg)
 	if (v->work)
 		workdir_remove_aside(v->work);
 	atomic_store(&served, 1);
-	if (atomic_load(&abandon))
+	/* with the build done, nothing is left but the end, which frees the
+	 * session's lock the next run may wait for: it comes from here, not
+	 * from the build's thread, which is niced (on a busy machine it woke
+	 * milliseconds after this one ended) */
+	if (atomic_load(&abandon) || is_final(v->s))
 		_exit(v->r);
 	return NULL;
 }
