@@ -20,10 +20,14 @@ enum sync_type {
 	SYNC_DONE,        /* init → supervisor: the exit code (int), once all in the jail is reaped */
 };
 
-/* GO's payload: the syscall filter compiled in the supervisor, and whether
- * cgroup limits hold the jail (else init's child sets the rlimit fallbacks). */
+/* GO's payload: the syscall filter compiled in the supervisor, whether
+ * cgroup limits hold the jail (else init's child sets the rlimit fallbacks),
+ * and the command's process limit without --pids: half of what the host can
+ * hold, read on the host while init builds the root (limits_default_nproc,
+ * resources.h). */
 struct sync_go {
 	bool cgroup_limits;
+	unsigned long default_nproc;
 	struct sysfilter_prog filter;
 };
 #define SYNC_GO_SIZE(go) (offsetof(struct sync_go, filter.insns) + \

@@ -200,7 +200,7 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
 	 * allocates, the capability drop and the filter load included) */
 	if (caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0 ||
 	    (joined && join_attach_filter(p->cfg, &e) < 0) ||
-	    limits_apply_rlimits(p->cfg, go->cgroup_limits, p->default_nproc, &e) < 0) {
+	    limits_apply_rlimits(p->cfg, go->cgroup_limits, go->default_nproc, &e) < 0) {
 		log_error("%s", e.msg);
 		return EXIT_JAIL_FAIL;
 	}

@@ -65,9 +65,6 @@ struct jail_plan {
 	 * work/work is gone (workdir.h); a run that changed the session syncs it
 	 * after the export (run.c). */
 	bool overlay_volatile;
-	/* The command's process limit without --pids: half of what the host can
-	 * hold, read on the host (limits_default_nproc, resources.h). */
-	unsigned long default_nproc;
 };
 
 /* Fill the plan from the configuration, the session and the caller. */

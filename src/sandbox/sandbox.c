@@ -104,6 +104,7 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 	if (limits < 0)
 		return -1;
 	go.cgroup_limits = limits == 1;
+	go.default_nproc = limits_default_nproc();
 	if (start_view_server(p, e) < 0)
 		return -1;
 	/* compiled (or taken from the cache: filtercache.h) while init builds
