@@ -299,8 +299,37 @@ bool path_in_git_dir(const char *path)
 	return false;
 }
 
+/* The ASCII letter a file system of another OS may read a non-ASCII character
+ * as (0 if none), and the character's length in *len.  macOS stores and
+ * compares names normalised, where the Kelvin sign U+212A is 'K' (a canonical
+ * singleton); APFS, a casefold ext4 directory and NTFS compare by Unicode case
+ * mapping, where the long s U+017F is 's' and the dotless and dotted i
+ * (U+0131, U+0130) are 'i' to some of them.  ".huſky/pre-commit" is husky's
+ * hook there, ".gitattributeſ" git's attributes: these fold as ASCII does. */
+static char fold_non_ascii(const char *p, size_t n, size_t *len)
+{
+	static const struct {
+		const char *utf8;
+		char ascii;
+	} folds[] = {
+		{"\xe2\x84\xaa", 'k'}, /* U+212A KELVIN SIGN */
+		{"\xc5\xbf", 's'},      /* U+017F LATIN SMALL LETTER LONG S */
+		{"\xc4\xb0", 'i'},      /* U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE */
+		{"\xc4\xb1", 'i'},      /* U+0131 LATIN SMALL LETTER DOTLESS I */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(folds); i++) {
+		size_t l = strlen(folds[i].utf8);
+		if (l <= n && memcmp(p, folds[i].utf8, l) == 0) {
+			*len = l;
+			return folds[i].ascii;
+		}
+	}
+	return 0;
+}
+
 /* path with each component as a case-insensitive file system (macOS, Windows,
- * a casefold ext4 directory) and NTFS read it: ASCII lower case, cut at an
+ * a casefold ext4 directory) and NTFS read it: ASCII lower case (and the few
+ * other characters they take for ASCII letters, fold_non_ascii()), cut at an
  * NTFS stream (':'), trailing dots and spaces dropped.  ".GitAttributes",
  * ".gitattributes. " and ".gitattributes::$DATA" all name .gitattributes there. */
 static char *fold_path(const char *path)
@@ -314,8 +343,15 @@ static char *fold_path(const char *path)
 			k--;
 		if (k == 0)  /* ".", "..", " ": kept as they are */
 			k = l;
-		for (size_t i = 0; i < k; i++)
-			*o++ = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);
+		for (size_t i = 0, len; i < k; i++) {
+			char a = fold_non_ascii(p + i, k - i, &len);
+			if (a) {
+				*o++ = a;
+				i += len - 1;
+			} else {
+				*o++ = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);
+			}
+		}
 		p = p[l] ? p + l + 1 : NULL;
 		if (p)
 			*o++ = '/';
@@ -337,19 +373,6 @@ static bool ntfs_name_ends(const char *p, size_t k, size_t l)
 	return true;
 }
 
-/* A component git takes for ".git" whatever the file system: any case, and as
- * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
- * short name "git~1").  Git refuses such a path anywhere in an index or a
- * patch (verify_path(), core.protectNTFS on by default). */
-static bool git_dir_alias(const char *p, size_t l)
-{
-	if (l >= 4 && strncasecmp(p, ".git", 4) == 0)
-		return ntfs_name_ends(p, 4, l);
-	if (l >= 5 && strncasecmp(p, "git~1", 5) == 0)
-		return ntfs_name_ends(p, 5, l);
-	return false;
-}
-
 /* NTFS's short (8.3) names of ".gitmodules", which git refuses for a symlink
  * as it refuses the long name: "gitmod~1" to "gitmod~4", and the form NTFS
  * falls back to, a prefix of "gi7eba" then '~', a digit from 1 and more
@@ -369,18 +392,26 @@ static bool gitmodules_short_name(const char *p, size_t l)
 	return ntfs_name_ends(p, 8, l);
 }
 
+/* A component git takes for ".git" whatever the file system: any case, as
+ * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
+ * short name "git~1"), and with the characters other file systems take for
+ * ASCII (fold_path()).  Git refuses the ASCII ones anywhere in an index or a
+ * patch (verify_path(), core.protectNTFS on by default); ".g\u0131t" it lets
+ * through, to be .git where the i is dotted. */
 const char *path_git_refuses(const char *path, bool symlink)
 {
+	_cleanup_free_ char *folded = fold_path(path);
 	const char *last = path;
-	for (const char *p = path; p;) {
+	for (const char *p = folded; p;) {
 		size_t l = strcspn(p, "/");
-		if (git_dir_alias(p, l))
+		if ((l == 4 && memcmp(p, ".git", 4) == 0) || (l == 5 && memcmp(p, "git~1", 5) == 0))
 			return "a name git takes for .git (git would refuse the whole patch)";
-		last = p;
 		p = p[l] ? p + l + 1 : NULL;
 	}
-	_cleanup_free_ char *folded = symlink ? fold_path(last) : NULL;
-	if (folded && (strcmp(folded, ".gitmodules") == 0 || gitmodules_short_name(last, strlen(last))))
+	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
+		last = p + 1;
+	_cleanup_free_ char *base = symlink ? fold_path(last) : NULL;
+	if (base && (strcmp(base, ".gitmodules") == 0 || gitmodules_short_name(last, strlen(last))))
 		return "a symlink named .gitmodules (git would refuse the whole patch)";
 	return NULL;
 }

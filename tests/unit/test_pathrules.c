@@ -232,6 +232,30 @@ T(flagged_files_as_other_file_systems_read_them)
 	pathrules_free(&r);
 }
 
+/* Characters other file systems take for ASCII letters: the Kelvin sign is
+ * 'K' to macOS (normalised), the long s 's' to Unicode case folding (APFS,
+ * casefold ext4), the dotless and dotted i 'i' to some case mappings. */
+T(names_with_characters_other_file_systems_take_for_ascii)
+{
+	CHECK(path_flag_reason(".gitattribute\xc5\xbf", false) != NULL);
+	CHECK(path_flag_reason("lefthoo\xe2\x84\xaa.yml", false) != NULL);
+	CHECK(path_flag_reason(".github/wor\xe2\x84\xaa" "flows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason(".g\xc4\xb1tignore", false) != NULL);
+	CHECK(path_flag_reason("\xe2\x84\xaa" "elvin.txt", false) == NULL);
+	CHECK(path_git_refuses(".g\xc4\xb1t/hooks/pre-commit", false) != NULL);
+	CHECK(path_git_refuses("sub/.G\xc4\xb0T", false) != NULL);
+	CHECK(path_git_refuses(".gitmodule\xc5\xbf", true) != NULL);
+	CHECK(path_git_refuses(".gitmodule\xc5\xbf", false) == NULL);
+	CHECK(path_git_refuses(".g\xc4\xb1thub/x", false) == NULL);
+	struct pathrules r = rules_with(NULL, NULL);
+	CHECK(denied(&r, ".hu\xc5\xbfky/pre-commit"));
+	CHECK(denied(&r, ".vscode/ta\xc5\xbfks.json"));
+	CHECK(denied(&r, ".claude/\xc5\xbf" "ettings.json"));
+	CHECK(denied(&r, "node_module\xc5\xbf/x/index.js"));
+	CHECK(!denied(&r, "\xc5\xbfrc/main.c"));
+	pathrules_free(&r);
+}
+
 static bool link_denied(const struct pathrules *r, const char *path)
 {
 	char *why = pathrules_denied_link(r, path);
