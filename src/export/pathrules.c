@@ -299,24 +299,36 @@ bool path_in_git_dir(const char *path)
 	return false;
 }
 
-/* The ASCII letter a file system of another OS may read a non-ASCII character
- * as (0 if none), and the character's length in *len.  macOS stores and
- * compares names normalised, where the Kelvin sign U+212A is 'K' (a canonical
- * singleton); APFS, a casefold ext4 directory and NTFS compare by Unicode case
- * mapping, where the long s U+017F is 's' and the dotless and dotted i
- * (U+0131, U+0130) are 'i' to some of them.  ".huſky/pre-commit" is husky's
- * hook there, ".gitattributeſ" git's attributes: these fold as ASCII does. */
-static char fold_non_ascii(const char *p, size_t n, size_t *len)
+/* The ASCII letters a file system of another OS may read a non-ASCII
+ * character as (NULL if none), and the character's length in *len.  macOS
+ * stores and compares names normalised, where the Kelvin sign U+212A is 'K' (a
+ * canonical singleton); APFS, a casefold ext4 directory and NTFS compare by
+ * Unicode case mapping, where the long s U+017F is 's', the dotless and dotted
+ * i (U+0131, U+0130) are 'i' to some of them, and full case folding makes the
+ * sharp s "ss" and the Latin ligatures their letters (U+FB01 "fi").
+ * ".huſky/pre-commit" is husky's hook there, ".lfsconﬁg" git-lfs's config:
+ * these fold as ASCII does.  Never longer than the character. */
+static const char *fold_non_ascii(const char *p, size_t n, size_t *len)
 {
 	static const struct {
-		const char *utf8;
-		char ascii;
+		const char *utf8, *ascii;
 	} folds[] = {
-		{"\xe2\x84\xaa", 'k'}, /* U+212A KELVIN SIGN */
-		{"\xc5\xbf", 's'},      /* U+017F LATIN SMALL LETTER LONG S */
-		{"\xc4\xb0", 'i'},      /* U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE */
-		{"\xc4\xb1", 'i'},      /* U+0131 LATIN SMALL LETTER DOTLESS I */
+		{"\xe2\x84\xaa", "k"},  /* U+212A KELVIN SIGN */
+		{"\xc5\xbf", "s"},       /* U+017F LATIN SMALL LETTER LONG S */
+		{"\xc4\xb0", "i"},       /* U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE */
+		{"\xc4\xb1", "i"},       /* U+0131 LATIN SMALL LETTER DOTLESS I */
+		{"\xc3\x9f", "ss"},      /* U+00DF LATIN SMALL LETTER SHARP S */
+		{"\xe1\xba\x9e", "ss"}, /* U+1E9E LATIN CAPITAL LETTER SHARP S */
+		{"\xef\xac\x80", "ff"}, /* U+FB00..U+FB06 the Latin ligatures */
+		{"\xef\xac\x81", "fi"},
+		{"\xef\xac\x82", "fl"},
+		{"\xef\xac\x83", "ffi"},
+		{"\xef\xac\x84", "ffl"},
+		{"\xef\xac\x85", "st"},
+		{"\xef\xac\x86", "st"},
 	};
+	if ((unsigned char)*p < 0x80)
+		return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(folds); i++) {
 		size_t l = strlen(folds[i].utf8);
 		if (l <= n && memcmp(p, folds[i].utf8, l) == 0) {
@@ -324,7 +336,7 @@ static char fold_non_ascii(const char *p, size_t n, size_t *len)
 			return folds[i].ascii;
 		}
 	}
-	return 0;
+	return NULL;
 }
 
 /* path with each component as a case-insensitive file system (macOS, Windows,
@@ -344,9 +356,9 @@ static char *fold_path(const char *path)
 		if (k == 0)  /* ".", "..", " ": kept as they are */
 			k = l;
 		for (size_t i = 0, len; i < k; i++) {
-			char a = fold_non_ascii(p + i, k - i, &len);
+			const char *a = fold_non_ascii(p + i, k - i, &len);
 			if (a) {
-				*o++ = a;
+				o = stpcpy(o, a);
 				i += len - 1;
 			} else {
 				*o++ = (char)(p[i] >= 'A' && p[i] <= 'Z' ? p[i] - 'A' + 'a' : p[i]);

@@ -19,6 +19,7 @@ test_export3_names_other_file_systems_read_as_control_files() {
 		echo "curl x | sh" > ".g${i}t/hooks/post-checkout"
 		echo "* filter=x" > ".gitattribute${s}"
 		echo "pre-commit: {}" > "lefthoo${k}.yml"
+		echo "[lfs]" > ".lfscon$(printf "\357\254\201")g"
 		echo more >> README'
 	assert_eq "$rc" 0 "the run ($err)"
 	run_jail apply -D "$T/p"
@@ -26,6 +27,7 @@ test_export3_names_other_file_systems_read_as_control_files() {
 	assert_contains "$err" ".gitattribute"
 	assert_contains "$err" "changes how git filters, diffs and merges files"
 	assert_contains "$err" "changes the commands a hooks manager runs on commit"
+	assert_contains "$err" "changes where git-lfs fetches and pushes objects"
 	assert_eq "$(cat "$T/p/README")" "hello" "README after the refusal"
 	run_jail apply --accept-flagged -D "$T/p"
 	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"

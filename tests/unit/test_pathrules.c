@@ -247,6 +247,11 @@ T(names_with_characters_other_file_systems_take_for_ascii)
 	CHECK(path_git_refuses(".gitmodule\xc5\xbf", true) != NULL);
 	CHECK(path_git_refuses(".gitmodule\xc5\xbf", false) == NULL);
 	CHECK(path_git_refuses(".g\xc4\xb1thub/x", false) == NULL);
+	/* full case folding: the sharp s and the Latin ligatures */
+	CHECK(path_flag_reason(".lfscon\xef\xac\x81g", false) != NULL);
+	CHECK(path_flag_reason("lint-\xef\xac\x86" "aged.config.js", false) != NULL);
+	CHECK(path_flag_reason("Jenkins\xef\xac\x81le", false) != NULL);
+	CHECK(path_flag_reason("cla\xc3\x9f.txt", false) == NULL);
 	struct pathrules r = rules_with(NULL, NULL);
 	CHECK(denied(&r, ".hu\xc5\xbfky/pre-commit"));
 	CHECK(denied(&r, ".vscode/ta\xc5\xbfks.json"));
