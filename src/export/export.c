@@ -7,6 +7,7 @@
 #include "hideobj.h"
 #include "hostgit.h"
 #include "linkcheck.h"
+#include "repodir.h"
 #include "submodule.h"
 #include "log.h"
 
@@ -457,8 +458,15 @@ static int classify_dir(struct walk *w, int ufd, int lfd, const char *name, cons
 		return 0;
 	/* below an opaque directory the lower is hidden, whether or not the
 	 * subdirectory carries the mark itself */
+	opaque = opaque || overlay_is_opaque(sub);
+	if (repodir_merged(sub, lsub, opaque)) {
+		_cleanup_free_ char *shown = xasprintf("%s/", path);  /* reads as a directory */
+		change_add(w->cs, shown, lst ? ftype_of(lst) : FT_NONE, FT_DIR)->reason =
+			xstrdup(REPODIR_REASON);
+		return 0;
+	}
 	w->depth++;
-	int r = walk_dir(w, sub, lsub, opaque || overlay_is_opaque(sub), path);
+	int r = walk_dir(w, sub, lsub, opaque, path);
 	w->depth--;
 	return r;
 }
@@ -587,9 +595,17 @@ int export_scan(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
 	struct walk w = {x, cs, e, 0};
 	if (x->upper_fd < 0)
 		return 0;  /* the session never ran: nothing changed */
-	if (walk_dir(&w, x->upper_fd, x->project_fd, overlay_is_opaque(x->upper_fd), NULL) < 0 &&
-	    !cs->truncated)
+	bool opaque = overlay_is_opaque(x->upper_fd);
+	if (walk_dir(&w, x->upper_fd, x->project_fd, opaque, NULL) < 0 && !cs->truncated)
 		return -1;
+	/* a project in a subdirectory of its repository that the agent made
+	 * one (repodir.h): git run there would take it, so nothing goes */
+	bool repo = repodir_merged(x->upper_fd, x->project_fd, opaque);
+	for (size_t i = 0; repo && i < cs->n; i++)
+		if (!cs->v[i].reason)
+			cs->v[i].reason = xstrdup("in a project git takes for a repository (HEAD, "
+			                          "objects, refs at its top): git run there reads its "
+			                          "config and runs its hooks");
 	if (cs->n)
 		qsort(cs->v, cs->n, sizeof(*cs->v), cmp_change);
 	return 0;

@@ -242,7 +242,6 @@ static bool pattern_match_below(const char *pattern, const char *path, int flags
 	return false;
 }
 
-static char *fold_path(const char *path);
 
 /* The first rule that leaves path out: as it is (is_dir: a directory), or
  * below: a rule that would leave out a path below it (pattern_match_below). */
@@ -251,7 +250,7 @@ static const struct deny_rule *denied_by(const struct pathrules *r, const char *
 {
 	/* also as other file systems read the name: ".ENVRC" is direnv's .envrc
 	 * on macOS, ".vscode/tasks.json." the editor's tasks on Windows */
-	_cleanup_free_ char *folded = fold_path(path);
+	_cleanup_free_ char *folded = path_fold(path);
 	/* a path that folding leaves as it is has no upper case (in the C
 	 * locale fnmatch folds ASCII only): a pattern without any matches it
 	 * folded exactly when it does as it is, tried already */
@@ -344,7 +343,7 @@ static const char *fold_non_ascii(const char *p, size_t n, size_t *len)
  * other characters they take for ASCII letters, fold_non_ascii()), cut at an
  * NTFS stream (':'), trailing dots and spaces dropped.  ".GitAttributes",
  * ".gitattributes. " and ".gitattributes::$DATA" all name .gitattributes there. */
-static char *fold_path(const char *path)
+char *path_fold(const char *path)
 {
 	size_t n = strlen(path);
 	char *out = xmalloc(n + 1), *o = out;
@@ -407,12 +406,12 @@ static bool gitmodules_short_name(const char *p, size_t l)
 /* A component git takes for ".git" whatever the file system: any case, as
  * NTFS reads it (".git" then only spaces and dots, or ':' and a stream; the
  * short name "git~1"), and with the characters other file systems take for
- * ASCII (fold_path()).  Git refuses the ASCII ones anywhere in an index or a
+ * ASCII (path_fold()).  Git refuses the ASCII ones anywhere in an index or a
  * patch (verify_path(), core.protectNTFS on by default); ".g\u0131t" it lets
  * through, to be .git where the i is dotted. */
 const char *path_git_refuses(const char *path, bool symlink)
 {
-	_cleanup_free_ char *folded = fold_path(path);
+	_cleanup_free_ char *folded = path_fold(path);
 	const char *last = path;
 	for (const char *p = folded; p;) {
 		size_t l = strcspn(p, "/");
@@ -422,7 +421,7 @@ const char *path_git_refuses(const char *path, bool symlink)
 	}
 	for (const char *p = strchr(path, '/'); p; p = strchr(p + 1, '/'))
 		last = p + 1;
-	_cleanup_free_ char *base = symlink ? fold_path(last) : NULL;
+	_cleanup_free_ char *base = symlink ? path_fold(last) : NULL;
 	if (base && (strcmp(base, ".gitmodules") == 0 || gitmodules_short_name(last, strlen(last))))
 		return "a symlink named .gitmodules (git would refuse the whole patch)";
 	return NULL;
@@ -552,7 +551,7 @@ static const char *const hook_configs[] = {
 };
 
 /* mise's config files beside the ones in flagged_dirs: its hooks and env
- * run on entering the directory (names folded, see fold_path()). */
+ * run on entering the directory (names folded, see path_fold()). */
 static bool is_mise_config(const char *folded, const char *base)
 {
 	static const char *const names[] = {"mise.toml", "mise.*.toml", ".mise.toml",
@@ -580,7 +579,7 @@ const char *path_flag_reason(const char *path, bool symlink)
 {
 	/* compared as other file systems read names: the repository is checked
 	 * out on them too (by colleagues, by CI) */
-	_cleanup_free_ char *folded = fold_path(path);
+	_cleanup_free_ char *folded = path_fold(path);
 	const char *base = strrchr(folded, '/');
 	base = base ? base + 1 : folded;
 	for (size_t i = 0; i < ARRAY_SIZE(flagged); i++)

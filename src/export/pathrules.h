@@ -44,6 +44,11 @@ char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir)
 char *pathrules_denied_link(const struct pathrules *r, const char *path);
 
 /* Is any component of path ".git"?  Git internals never leave the jail. */
+/* path as a case-insensitive file system (macOS, Windows) and NTFS read it:
+ * each component in ASCII lower case (the few other characters such systems
+ * take for ASCII letters too: the Kelvin sign, the long s, ...), cut at an
+ * NTFS stream, trailing dots and spaces dropped.  Allocated. */
+char *path_fold(const char *path);
 bool path_in_git_dir(const char *path);
 /* Why git would refuse path in a patch (and with it every other change):
  * a component it takes for ".git" (".GIT", ".git.", "git~1"), or a symlink

@@ -7,6 +7,7 @@
 #include "git.h"
 #include "hostgit.h"
 #include "pathspec.h"
+#include "repodir.h"
 #include "seriesmsg.h"
 #include "submodule.h"
 
@@ -74,6 +75,8 @@ struct series_ctx {
 	size_t nb;
 	struct strv subs;            /* the host's submodules */
 	struct strv cr_paths;        /* paths with a '\r' side: binary patches */
+	struct strv present;         /* sorted: every path a commit adds (repodir.h) */
+	struct strv repo_cache;      /* repodir_above()'s */
 	bool started;                /* the first series commit was written */
 };
 
@@ -581,7 +584,7 @@ static char *link_verdict(const struct series_ctx *z, const char *path, const ch
 	return same ? NULL : xstrdup("symlink with another target than the final export's");
 }
 
-static char *verdict(const struct series_ctx *z, const struct cchange *c, const struct entry *en)
+static char *verdict(struct series_ctx *z, const struct cchange *c, const struct entry *en)
 {
 	const struct pathrules *rules = &z->x->rules;
 	const char *p = path_name_problem(c->path);
@@ -599,6 +602,13 @@ static char *verdict(const struct series_ctx *z, const struct cchange *c, const 
 	                               : pathrules_denied(rules, c->path, false);
 	if (why || !c->mode)
 		return why;
+	/* a deletion makes no repository: only what a commit adds is asked */
+	_cleanup_free_ char *repo = repodir_above(z->x->upper_fd, z->x->project_fd, c->path,
+	                                          &z->present, &z->repo_cache);
+	if (repo) {
+		_cleanup_free_ char *esc = escape_name(repo);
+		return xasprintf("below '%s', " REPODIR_REASON, esc);
+	}
 	if (en->refused)
 		return xstrdup(en->refused);
 	if (!en->tracked && !en->base_mode && en->ignored)
@@ -950,6 +960,11 @@ static int build(struct series_ctx *z, struct agentgit *g, struct jail_err *e)
 		return fall_back(z, "the agent's commits hold more than 256 MiB of files (what one "
 		                    "patch carries)");
 	applied_entries(z);
+	for (size_t i = 0; i < z->nch; i++)
+		if (z->ch[i].mode)  /* folded: names as other file systems read them */
+			strv_push_take(&z->present, path_fold(z->ch[i].path));
+	if (z->present.n)
+		qsort(z->present.v, z->present.n, sizeof(char *), cmp_str);
 	struct strbuf fi = {0};
 	fi_base(z, &fi);
 	series_commits(z, &fi);
@@ -995,6 +1010,8 @@ static void ctx_free(struct series_ctx *z)
 	free(z->b);
 	strv_free(&z->subs);
 	strv_free(&z->cr_paths);
+	strv_free(&z->present);
+	strv_free(&z->repo_cache);
 }
 
 int series_build(struct series *sr, struct export_ctx *x, const struct changeset *cs,
