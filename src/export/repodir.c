@@ -17,6 +17,10 @@ enum { M_HEAD = 1, M_OBJECTS = 2, M_REFS = 4, M_COMMONDIR = 8 };
 static unsigned marker_of(const char *name)
 {
 	static const char *const names[] = {"head", "objects", "refs", "commondir"};
+	/* no character that folds to ASCII folds to their first letters: most
+	 * names are passed over here, without the fold's allocation */
+	if (!strchr("hHoOrRcC", name[0]) || !name[0])
+		return 0;
 	_cleanup_free_ char *f = path_fold(name);
 	for (unsigned i = 0; i < ARRAY_SIZE(names); i++)
 		if (strcmp(f, names[i]) == 0)
@@ -29,6 +33,10 @@ static bool is_repo(unsigned m)
 	return (m & M_HEAD) && ((m & M_COMMONDIR) || ((m & M_OBJECTS) && (m & M_REFS)));
 }
 
+/* Past this many entries a listing stops: the export's walk stops at 100,000
+ * changed paths (and then refuses), so markers past it never go out unseen. */
+#define LISTING_MAX 200000
+
 /* The markers among a directory's entries.  The upper's whiteouts are not
  * entries, and hide the lower's of their name: hidden collects them. */
 static unsigned listing_markers(int dfd, bool upper, struct strv *hidden)
@@ -38,7 +46,7 @@ static unsigned listing_markers(int dfd, bool upper, struct strv *hidden)
 		return 0;
 	unsigned m = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	for (size_t n = 0; n < LISTING_MAX && (de = readdir(d)); n++) {
 		unsigned k = marker_of(de->d_name);
 		struct stat st;
 		if (!k)
