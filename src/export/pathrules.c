@@ -16,6 +16,7 @@
 #define CI "changes what CI runs with the repository's secrets"
 #define MISE "changes what mise runs on entering the directory"
 #define WRAPPER "changes which build tool the wrapper downloads and runs (distributionUrl)"
+#define PIN "changes which program runs as a tool here (a version manager's path: pin)"
 
 /* Files that a shell, an editor, a package manager or an agent CLI loads or runs
  * from a project directory without asking: a patch must not smuggle them in. */
@@ -524,6 +525,14 @@ static const struct {
 	 * project) download and run what these name: a URL changed in a line */
 	{"gradle-wrapper.properties", WRAPPER},
 	{"maven-wrapper.properties", WRAPPER},
+	/* version pins that can name a directory of programs: asdf's and mise's
+	 * "nodejs path:tools/n" makes their shim for node run tools/n/bin/node,
+	 * rustup's [toolchain] path its rustc; a prompt (starship) runs `node
+	 * --version` on entering the directory.  Pins of a version name only
+	 * (.nvmrc, .python-version) choose among what you installed. */
+	{".tool-versions", PIN},
+	{"rust-toolchain", PIN},
+	{"rust-toolchain.toml", PIN},
 };
 static const struct {
 	const char *dir, *why;  /* any file below a directory of this path */

@@ -134,3 +134,25 @@ test_export3_project_made_a_repository_exports_nothing() {
 	run_jail status -D "$T/q/sub"
 	assert_contains "$out" "M s.txt"
 }
+
+# asdf's and mise's .tool-versions take "path:DIR" for a tool's version: their
+# shim for node then runs DIR/bin/node, which a prompt (starship) runs as
+# `node --version` on entering the directory; rustup's toolchain file takes a
+# path too.  They went out as plain files.
+test_export3_version_pins_that_name_programs_are_flagged() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p tools/n/bin; printf "#!/bin/sh\necho v20\n" > tools/n/bin/node
+		echo "nodejs path:tools/n" > .tool-versions
+		printf "[toolchain]\npath = \"tools/r\"\n" > rust-toolchain.toml
+		echo 20 > .nvmrc'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
+	assert_contains "$err" ".tool-versions: changes which program runs as a tool here"
+	assert_contains "$err" "rust-toolchain.toml: changes which program runs as a tool here"
+	assert_not_contains "$err" ".nvmrc: changes"
+	assert_no_file "$T/p/.tool-versions"
+	run_jail apply --accept-flagged -D "$T/p"
+	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
+	assert_eq "$(cat "$T/p/.tool-versions")" "nodejs path:tools/n" ".tool-versions landed"
+}

@@ -199,6 +199,12 @@ T(flagged_files)
 	CHECK(path_flag_reason(".lintstagedrc.json", false) != NULL);
 	CHECK(path_flag_reason("lint-staged.config.mjs", false) != NULL);
 	CHECK(path_flag_reason("lefthook.md", false) == NULL);
+	/* version pins that can name a directory of programs (path:) */
+	CHECK(path_flag_reason(".tool-versions", false) != NULL);
+	CHECK(path_flag_reason("sub/rust-toolchain.toml", false) != NULL);
+	CHECK(path_flag_reason("rust-toolchain", false) != NULL);
+	CHECK(path_flag_reason(".nvmrc", false) == NULL);
+	CHECK(path_flag_reason(".python-version", false) == NULL);
 }
 
 T(flagged_files_as_other_file_systems_read_them)
