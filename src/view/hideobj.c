@@ -294,8 +294,10 @@ static char *stash_key(int gfd)
 	return sb_steal(&b);
 }
 
-/* The ids below "key\n" in the cache, checked as ids; false if another key. */
-static bool stash_cached(const char *cache, const char *key, struct strv *ids)
+/* The ids below "key\n" in a cache file of ours, into *out (empty), each
+ * checked as an id: the file is jail's own, but a damaged one must not
+ * withhold a path.  False, *out empty, when it holds another key. */
+static bool cached_ids(const char *cache, const char *key, struct strv *out)
 {
 	_cleanup_free_ char *data = NULL;
 	struct jail_err ignored;
@@ -306,11 +308,11 @@ static bool stash_cached(const char *cache, const char *key, struct strv *ids)
 	for (char *line = data + kl, *nl; *line; line = nl + 1) {
 		nl = strchr(line, '\n');
 		if (!nl || !stored_id(line, (size_t)(nl - line))) {
-			strv_free(ids);
+			strv_free(out);
 			return false;
 		}
 		*nl = '\0';
-		strv_push(ids, line);
+		strv_push(out, line);
 	}
 	return true;
 }
@@ -369,7 +371,7 @@ void hideobj_stash(const char *project, const struct jail_config *cfg, const cha
 		return; /* no repository, or a linked worktree's (its store is not the view's) */
 	_cleanup_free_ char *key = stash_key(gfd);
 	struct strv ids = {0};
-	if (!cache || !stash_cached(cache, key, &ids)) {
+	if (!cache || !cached_ids(cache, key, &ids)) {
 		stash_by_git(project, cfg, &ids);
 		struct strbuf b = {0};
 		sb_puts(&b, key);
@@ -471,27 +473,13 @@ static char *drop_key(const char *project, const struct strv *hidden, const stru
 	return xasprintf("withheld-key %s\n", hex);
 }
 
-/* The ids a drop with this key kept, from the cache; false when it holds
- * another key.  The ids are checked as ids: the file is jail's own, but a
- * damaged one must not withhold a path. */
+/* The ids a drop with this key kept, from the cache, in place of *objs;
+ * false when it holds another key. */
 static bool drop_cached(const char *cache, const char *key, struct strv *objs)
 {
-	_cleanup_free_ char *data = NULL;
-	struct jail_err ignored;
-	size_t kl = strlen(key);
-	if (read_file_at(AT_FDCWD, cache, 4u << 20, &data, NULL, &ignored) < 0 ||
-	    strncmp(data, key, kl) != 0)
-		return false;
 	struct strv kept = {0};
-	for (char *line = data + kl, *nl; *line; line = nl + 1) {
-		nl = strchr(line, '\n');
-		if (!nl || !stored_id(line, (size_t)(nl - line))) {
-			strv_free(&kept);
-			return false;
-		}
-		*nl = '\0';
-		strv_push(&kept, line);
-	}
+	if (!cached_ids(cache, key, &kept))
+		return false;
 	strv_free(objs);
 	*objs = kept;
 	return true;
