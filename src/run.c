@@ -1,5 +1,6 @@
 /* run.c — `jail [run]`: policy → session → plan → sandbox → export. */
 #include "commands.h"
+#include "bindcover.h"
 #include "cowdirs.h"
 #include "etcsnap.h"
 #include "gitcreds.h"
@@ -174,6 +175,8 @@ static int prepare(struct jail_config *cfg, struct session *s, struct hidefs *h,
 	expand_paths(&cfg->cow_binds);
 	expand_paths(&cfg->tmpfs);
 	expand_paths(&cfg->home_copy);
+	if (bindcover_check(cfg, s->project, e) < 0)
+		return -1;
 	if (session_lock(s, e) < 0 || session_create(s, e) < 0)
 		return -1;
 	if (cfg->home == HOME_PERSISTENT && mkdir_p(s->home, 0700, e) < 0)

@@ -9,6 +9,7 @@
 #include "broker.h"
 
 #include "caps.h"
+#include "bindcover.h"
 #include "cover.h"
 #include "cowdirs.h"
 #include "etcsnap.h"
@@ -29,7 +30,9 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <linux/magic.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
@@ -175,6 +178,8 @@ static const char *own_link(int dir, const char *name, dev_t root_dev, char *buf
  * device tells the jail's own links from the agent's (own_link). */
 static int new_fd = -1;
 static dev_t new_dev;
+/* What the covers of binds in the project looked at so far (bindcover.h). */
+static struct bindcover_count bindcover_seen;
 
 /* Walk names from NEW, making each; 1 with names changed when a link of the
  * jail's own root stands in the way (follow it: start again), 0 when made. */
@@ -250,6 +255,8 @@ static int make_target(char **dst, bool dir, mode_t mode, int *fd, struct jail_e
 
 static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
                        struct jail_err *e);
+static int cover_project_shown(const struct jail_plan *p, int fd, const char *dst,
+                               const char *what, struct jail_err *e);
 static int open_in_new(const char *path);
 static int scratch_bind(const char *on, mode_t mode, const char *what, struct jail_err *e);
 
@@ -328,7 +335,11 @@ static int bind_fd(int fd, const char *src, const char *host, const char *at, un
 	if (make_target(&dst, S_ISDIR(st.st_mode), 0755, &point, e) < 0 ||
 	    bind_tree(fd, src, point, dst, how, e) < 0)
 		return -1;
-	return S_ISDIR(st.st_mode) ? cover_shown(cover, fd, dst, e) : 0;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	_cleanup_free_ char *what = xasprintf("%s %s", how & B_RW ? "--rw" : "--ro", host);
+	return cover_shown(cover, fd, dst, e) < 0 ||
+	       cover_project_shown(cover, fd, dst, what, e) < 0 ? -1 : 0;
 }
 
 /* Bind a system path of the host (/usr, /etc's parts, /dev's nodes: no
@@ -885,23 +896,37 @@ static int cover_at(const char *at, bool home, struct jail_err *e)
  * and jail's state dir (cover.h): the home gets the fake one over it, the
  * state dir (every session's work, persistent homes, exec sockets) an empty
  * tmpfs.  The host path is the fd's, what was bound, not the name given. */
+/* The host path a bind of fd shows (what was bound, not the name given):
+ * in src, the returned pointer into it. */
+static const char *bound_host_path(int fd, const char *at, char src[PATH_MAX],
+                                   struct jail_err *e)
+{
+	_cleanup_free_ char *link = xasprintf(OLD "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, src, PATH_MAX - 1);
+	_cleanup_free_ char *esc = escape_name(at);
+	if (n < 0) {
+		jail_err_sys(e, "what %s shows of the host", esc);
+		return NULL;
+	}
+	src[n] = '\0';
+	size_t ol = strlen(OLD);
+	if (strncmp(src, OLD, ol) != 0 || (src[ol] != '\0' && src[ol] != '/')) {
+		jail_err_set(e, 0, "%s shows no path of the host's tree", esc);
+		return NULL;
+	}
+	return src[ol] ? src + ol : "/";
+}
+
 static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
                        struct jail_err *e)
 {
 	if (!p)
 		return 0;
-	_cleanup_free_ char *link = xasprintf(OLD "/proc/self/fd/%d", fd);
 	char src[PATH_MAX];
-	ssize_t n = readlink(link, src, sizeof(src) - 1);
 	const char *at = dst + strlen(NEW);
-	_cleanup_free_ char *esc = escape_name(at);
-	if (n < 0)
-		return jail_err_sys(e, "what %s shows of the host", esc);
-	src[n] = '\0';
-	size_t ol = strlen(OLD);
-	if (strncmp(src, OLD, ol) != 0 || (src[ol] != '\0' && src[ol] != '/'))
-		return jail_err_set(e, 0, "%s shows no path of the host's tree", esc);
-	const char *host = src[ol] ? src + ol : "/";
+	const char *host = bound_host_path(fd, at, src, e);
+	if (!host)
+		return -1;
 	_cleanup_free_ char *home = cover_point(at, host, p->home_real);
 	_cleanup_free_ char *state = cover_point(at, host, p->state_root);
 	_cleanup_free_ char *conf = cover_point(at, host, p->config_root);
@@ -909,6 +934,56 @@ static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
 	    (conf && cover_at(conf, false, e) < 0))
 		return -1;
 	return 0;
+}
+
+/* Show the project's own overlay at `at` (a bind shows the project's host
+ * directory there, at another path than the project's: --ro /d/link/src
+ * with link -> . and the project /d/src/p), so it hides there what it
+ * hides; an empty read-only tmpfs if the overlay is not in place. */
+static int show_view_at(const struct jail_plan *p, const char *at, struct jail_err *e)
+{
+	_cleanup_close_ int to = open_in_new(at);
+	_cleanup_close_ int from = open_in_new(p->session->project);
+	struct statfs sf;
+	if (to < 0)
+		return 0;
+	_cleanup_free_ char *esc = escape_name(at);
+	if (from < 0 || fstatfs(from, &sf) < 0 || sf.f_type != OVERLAYFS_SUPER_MAGIC)
+		return cover_at(at, false, e);
+	_cleanup_free_ char *src = fd_path(from);
+	_cleanup_free_ char *dst = fd_path(to);
+	if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return jail_err_sys(e, "show the project's view at %s", esc);
+	return 0;
+}
+
+/* A bind of a host directory in the project (--rw node_modules) shows it as
+ * it is: its hidden secrets are covered (bindcover.h).  One that holds the
+ * project and shows it elsewhere than at its path gets the view there. */
+static int cover_project_shown(const struct jail_plan *p, int fd, const char *dst,
+                               const char *what, struct jail_err *e)
+{
+	if (!p)
+		return 0;
+	char src[PATH_MAX];
+	const char *at = dst + strlen(NEW);
+	const char *host = bound_host_path(fd, at, src, e);
+	const char *project = p->session->project;
+	if (!host)
+		return -1;
+	if (path_at_or_below(host, project)) {
+		struct stat bound, here;
+		_cleanup_close_ int top = open_in_new(at);
+		if (top < 0 || fstat(top, &here) < 0 || fstat(fd, &bound) < 0 ||
+		    here.st_dev != bound.st_dev || here.st_ino != bound.st_ino)
+			return jail_err_set(e, 0, "%s: the bind is not at its place to cover "
+			                          "its secret-shaped names; run again", what);
+		const char *rel = host + strlen(project);
+		return bindcover_walk(p->cfg, top, *rel ? rel + 1 : rel, what,
+		                      &bindcover_seen, e);
+	}
+	_cleanup_free_ char *view = cover_point(at, host, project);
+	return view && strcmp(view, project) != 0 ? show_view_at(p, view, e) : 0;
 }
 
 /* A system bind (/usr) never brings homes in: with the real home below it
@@ -1010,7 +1085,10 @@ static int cow_mount(const struct jail_plan *p, size_t i, struct jail_err *e)
 	_cleanup_free_ char *lower = xasprintf(OLD "/proc/self/fd/%d", lower_fd);
 	if (overlay_at(on, lower, upper, work, true, false) < 0)
 		return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
-	return cover_shown(p, lower_fd, dst, e);
+	_cleanup_free_ char *esc = escape_name(l->v[i]);
+	_cleanup_free_ char *what = xasprintf("--cow %s", esc);
+	return cover_shown(p, lower_fd, dst, e) < 0 ||
+	       cover_project_shown(p, lower_fd, dst, what, e) < 0 ? -1 : 0;
 }
 
 /* One path the user named: its list (fs.ro, fs.rw, fs.cow) and place there. */

@@ -1,0 +1,231 @@
+/* bindcover.c — covers over the hidden files a bind inside the project
+ * shows (bindcover.h). */
+#include "bindcover.h"
+
+#include "log.h"
+#include "namematch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+/* ---- the supervisor ---- */
+
+/* One line for a bind of `real` inside the project: what the user gets. */
+static void say_bind(const struct jail_config *cfg, const char *flag, const char *path,
+                     bool rw)
+{
+	_cleanup_free_ char *esc = escape_name(path);
+	bool covered = cfg->hide_ignored != HIDE_NONE && cfg->secret_names.n;
+	log_info("%s %s shows the host's directory as it is: the ignored files in it are "
+	         "readable%s%s", flag, esc, rw ? " and written on the host" : "",
+	         covered ? "; secret-shaped names in it are covered (--show PATH lets one in)"
+	                 : "");
+}
+
+int bindcover_check(const struct jail_config *cfg, const char *project, struct jail_err *e)
+{
+	const struct { const struct strv *l; const char *flag; } lists[] = {
+		{&cfg->ro_binds, "--ro"}, {&cfg->rw_binds, "--rw"},
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
+		for (size_t i = 0; i < lists[k].l->n; i++) {
+			const char *path = lists[k].l->v[i];
+			_cleanup_free_ char *real = realpath(path, NULL);
+			struct stat st;
+			/* absent: a policy's optional path, bound as nothing */
+			if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+				continue;
+			if (strcmp(real, project) == 0) {
+				_cleanup_free_ char *esc = escape_name(path);
+				return jail_err_set(e, 0, "%s %s is the project itself, which the jail "
+				                    "shows through its own overlay (ignored files "
+				                    "hidden, changes kept for review); drop it, or name "
+				                    "a directory inside the project", lists[k].flag, esc);
+			}
+			if (path_at_or_below(real, project))
+				say_bind(cfg, lists[k].flag, path, k == 1);
+		}
+	return 0;
+}
+
+/* ---- init ---- */
+
+/* The empty file and directory mounted over what is covered: made once in
+ * the scratch root (init's cwd; detached with it at the pivot, the mounts of
+ * them stay) and bound onto themselves read-only, so each cover, a bind of
+ * one of them, is read-only too (a bind takes the flags of its source's
+ * mount) with one mount(2) each. */
+#define COVERS "/bindcover"
+#define COVER_FILE COVERS "/file"
+#define COVER_DIR COVERS "/dir"
+
+static int covers_ready(struct jail_err *e)
+{
+	static bool ready;
+	if (ready)
+		return 0;
+	if (mkdir(COVERS, 0755) < 0 || mkdir(COVER_DIR, 0555) < 0)
+		return jail_err_sys(e, "create " COVERS);
+	int fd = open(COVER_FILE, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return jail_err_sys(e, "create " COVER_FILE);
+	close(fd);
+	if (mount(COVERS, COVERS, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, COVERS, NULL,
+	          MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return jail_err_sys(e, "make " COVERS " read-only");
+	ready = true;
+	return 0;
+}
+
+struct walk {
+	const struct namematch *m;
+	const char *what;
+	struct bindcover_count *count;
+	char rel[PATH_MAX];
+	struct jail_err *e;
+};
+
+static int too_many(struct walk *w, const char *which, unsigned max)
+{
+	return jail_err_set(w->e, 0, "%s holds more than %u %s to cover its secret-shaped "
+	                    "names (at %s); bind a smaller directory, or --show the path to "
+	                    "show all of it as on the host", w->what, max, which, w->rel);
+}
+
+/* Mount the empty file or directory over `name` in dir (not a link: one
+ * resolves in the jail, to the view or a cover), by its fd: a name swapped
+ * since does not move the mount. */
+static int cover(struct walk *w, int dir, const char *name)
+{
+	struct stat st;
+	_cleanup_close_ int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		_cleanup_free_ char *esc = escape_name(w->rel);
+		return jail_err_sys(w->e, "%s: open %s to cover it", w->what, esc);
+	}
+	if (S_ISLNK(st.st_mode))
+		return 0;
+	if (++w->count->covers > BINDCOVER_COVERS_MAX)
+		return too_many(w, "secret-shaped names", BINDCOVER_COVERS_MAX);
+	_cleanup_free_ char *on = xasprintf("/oldroot/proc/self/fd/%d", fd);
+	if (mount(S_ISDIR(st.st_mode) ? COVER_DIR : COVER_FILE, on, NULL, MS_BIND, NULL) < 0) {
+		_cleanup_free_ char *esc = escape_name(w->rel);
+		return jail_err_sys(w->e, "%s: cover %s", w->what, esc);
+	}
+	return 0;
+}
+
+static bool is_dir(int dir, const struct dirent *de)
+{
+	struct stat st;
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int walk_dir(struct walk *w, int fd, int depth);
+
+/* One entry of the directory at `fd`; w->rel is its path. */
+static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth)
+{
+	if (++w->count->entries > BINDCOVER_ENTRIES_MAX)
+		return too_many(w, "entries", BINDCOVER_ENTRIES_MAX);
+	enum name_verdict v = namematch_judge(w->m, w->rel);
+	if (v == NAME_COVER)
+		return cover(w, fd, de->d_name);
+	if (v == NAME_SHOWN || !is_dir(fd, de))
+		return 0;
+	if (depth >= BINDCOVER_DEPTH_MAX)
+		return too_many(w, "levels of directories", BINDCOVER_DEPTH_MAX);
+	int sub = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0) {
+		/* no more readable to the agent, which has init's rights here, or
+		 * fewer: what neither can list, neither reads below */
+		if (errno == EACCES || errno == EPERM)
+			return 0;
+		_cleanup_free_ char *esc = escape_name(w->rel);
+		return jail_err_sys(w->e, "%s: open %s", w->what, esc);
+	}
+	return walk_dir(w, sub, depth + 1);
+}
+
+/* Walk the directory at `fd` (taken), whose path is w->rel. */
+static int walk_dir(struct walk *w, int fd, int depth)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return jail_err_sys(w->e, "%s: read a directory", w->what);
+	}
+	size_t len = strlen(w->rel);
+	int r = 0;
+	struct dirent *de;
+	errno = 0;
+	while (r == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		int n = snprintf(w->rel + len, sizeof(w->rel) - len, "%s%s", len ? "/" : "",
+		                 de->d_name);
+		if (n < 0 || (size_t)n >= sizeof(w->rel) - len)
+			r = too_many(w, "bytes in a path", PATH_MAX);
+		else
+			r = walk_entry(w, dirfd(d), de, depth);
+		w->rel[len] = '\0';
+		errno = 0;
+	}
+	if (r == 0 && errno != 0)
+		r = jail_err_sys(w->e, "%s: read a directory", w->what);
+	closedir(d);
+	return r;
+}
+
+/* --show names the top or a directory above it: all of it is shown. */
+static bool shown_whole(const struct namematch *m, const char *rel)
+{
+	_cleanup_free_ char *p = xstrdup(rel);
+	for (char *slash = p; *p;) {
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		if (namematch_judge(m, p) == NAME_SHOWN)
+			return true;
+		if (!slash)
+			return false;
+		*slash++ = '/';
+	}
+	return false;
+}
+
+int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, const char *what,
+                   struct bindcover_count *count, struct jail_err *e)
+{
+	struct namematch *m = namematch_new(cfg);
+	struct walk w = {.m = m, .what = what, .count = count, .e = e};
+	int r = 0;
+	if (shown_whole(m, rel) || (!cfg->hide.n && cfg->hide_ignored == HIDE_NONE) ||
+	    (!cfg->hide.n && !cfg->secret_names.n))
+		goto out;
+	if (strlen(rel) >= sizeof(w.rel)) {
+		r = jail_err_set(e, ENAMETOOLONG, "%s: path too long", what);
+		goto out;
+	}
+	strcpy(w.rel, rel);
+	r = covers_ready(e);
+	int fd = r < 0 ? -1 : openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r == 0 && fd < 0)
+		r = jail_err_sys(e, "%s: read it to cover its secret-shaped names", what);
+	if (r == 0)
+		r = walk_dir(&w, fd, 0);
+	log_debug("init: %s: %zu entries looked at below binds in the project, %zu covered",
+	          what, count->entries, count->covers);
+out:
+	namematch_free(m);
+	return r;
+}
