@@ -203,21 +203,31 @@ static bool shown_whole(const struct namematch *m, const char *rel)
 	return false;
 }
 
+/* Nothing to cover below `rel`: no rule hides anything, or --show names
+ * it or a directory above it. */
+static bool nothing_hidden(const struct jail_config *cfg, const struct namematch *m,
+                           const char *rel)
+{
+	bool secrets = cfg->hide_ignored != HIDE_NONE && cfg->secret_names.n;
+	return (!secrets && !cfg->hide.n) || shown_whole(m, rel);
+}
+
 int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, const char *what,
                    struct bindcover_count *count, struct jail_err *e)
 {
 	struct namematch *m = namematch_new(cfg);
 	struct walk w = {.m = m, .what = what, .count = count, .e = e};
 	int r = 0;
-	if (shown_whole(m, rel) || (!cfg->hide.n && cfg->hide_ignored == HIDE_NONE) ||
-	    (!cfg->hide.n && !cfg->secret_names.n))
-		goto out;
-	if (strlen(rel) >= sizeof(w.rel)) {
-		r = jail_err_set(e, ENAMETOOLONG, "%s: path too long", what);
-		goto out;
+	if (nothing_hidden(cfg, m, rel)) {
+		namematch_free(m);
+		return 0;
 	}
-	strcpy(w.rel, rel);
-	r = covers_ready(e);
+	if (strlen(rel) >= sizeof(w.rel))
+		r = jail_err_set(e, ENAMETOOLONG, "%s: path too long", what);
+	else
+		strcpy(w.rel, rel);
+	if (r == 0)
+		r = covers_ready(e);
 	int fd = r < 0 ? -1 : openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r == 0 && fd < 0)
 		r = jail_err_sys(e, "%s: read it to cover its secret-shaped names", what);
@@ -225,7 +235,6 @@ int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, cons
 		r = walk_dir(&w, fd, 0);
 	log_debug("init: %s: %zu entries looked at below binds in the project, %zu covered",
 	          what, count->entries, count->covers);
-out:
 	namematch_free(m);
 	return r;
 }

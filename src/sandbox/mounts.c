@@ -253,10 +253,8 @@ static int make_target(char **dst, bool dir, mode_t mode, int *fd, struct jail_e
 	return r;
 }
 
-static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
+static int cover_shown(const struct jail_plan *p, int fd, const char *dst, const char *what,
                        struct jail_err *e);
-static int cover_project_shown(const struct jail_plan *p, int fd, const char *dst,
-                               const char *what, struct jail_err *e);
 static int open_in_new(const char *path);
 static int scratch_bind(const char *on, mode_t mode, const char *what, struct jail_err *e);
 
@@ -338,8 +336,7 @@ static int bind_fd(int fd, const char *src, const char *host, const char *at, un
 	if (!S_ISDIR(st.st_mode))
 		return 0;
 	_cleanup_free_ char *what = xasprintf("%s %s", how & B_RW ? "--rw" : "--ro", host);
-	return cover_shown(cover, fd, dst, e) < 0 ||
-	       cover_project_shown(cover, fd, dst, what, e) < 0 ? -1 : 0;
+	return cover_shown(cover, fd, dst, what, e);
 }
 
 /* Bind a system path of the host (/usr, /etc's parts, /dev's nodes: no
@@ -892,10 +889,6 @@ static int cover_at(const char *at, bool home, struct jail_err *e)
 	return 0;
 }
 
-/* What a bind of host directory fd, mounted at dst, shows of the real home
- * and jail's state dir (cover.h): the home gets the fake one over it, the
- * state dir (every session's work, persistent homes, exec sockets) an empty
- * tmpfs.  The host path is the fd's, what was bound, not the name given. */
 /* The host path a bind of fd shows (what was bound, not the name given):
  * in src, the returned pointer into it. */
 static const char *bound_host_path(int fd, const char *at, char src[PATH_MAX],
@@ -915,25 +908,6 @@ static const char *bound_host_path(int fd, const char *at, char src[PATH_MAX],
 		return NULL;
 	}
 	return src[ol] ? src + ol : "/";
-}
-
-static int cover_shown(const struct jail_plan *p, int fd, const char *dst,
-                       struct jail_err *e)
-{
-	if (!p)
-		return 0;
-	char src[PATH_MAX];
-	const char *at = dst + strlen(NEW);
-	const char *host = bound_host_path(fd, at, src, e);
-	if (!host)
-		return -1;
-	_cleanup_free_ char *home = cover_point(at, host, p->home_real);
-	_cleanup_free_ char *state = cover_point(at, host, p->state_root);
-	_cleanup_free_ char *conf = cover_point(at, host, p->config_root);
-	if ((home && cover_at(home, true, e) < 0) || (state && cover_at(state, false, e) < 0) ||
-	    (conf && cover_at(conf, false, e) < 0))
-		return -1;
-	return 0;
 }
 
 /* Show the project's own overlay at `at` (a bind shows the project's host
@@ -957,20 +931,14 @@ static int show_view_at(const struct jail_plan *p, const char *at, struct jail_e
 	return 0;
 }
 
-/* A bind of a host directory in the project (--rw node_modules) shows it as
- * it is: its hidden secrets are covered (bindcover.h).  One that holds the
- * project and shows it elsewhere than at its path gets the view there. */
-static int cover_project_shown(const struct jail_plan *p, int fd, const char *dst,
-                               const char *what, struct jail_err *e)
+/* A bind of host directory `host` in the project (--rw node_modules) shows
+ * it as it is, at `at`: its hidden secrets are covered (bindcover.h).  One
+ * that holds the project and shows it elsewhere than at its path gets the
+ * project's view there. */
+static int cover_project_shown(const struct jail_plan *p, int fd, const char *at,
+                               const char *host, const char *what, struct jail_err *e)
 {
-	if (!p)
-		return 0;
-	char src[PATH_MAX];
-	const char *at = dst + strlen(NEW);
-	const char *host = bound_host_path(fd, at, src, e);
 	const char *project = p->session->project;
-	if (!host)
-		return -1;
 	if (path_at_or_below(host, project)) {
 		struct stat bound, here;
 		_cleanup_close_ int top = open_in_new(at);
@@ -984,6 +952,32 @@ static int cover_project_shown(const struct jail_plan *p, int fd, const char *ds
 	}
 	_cleanup_free_ char *view = cover_point(at, host, project);
 	return view && strcmp(view, project) != 0 ? show_view_at(p, view, e) : 0;
+}
+
+/* What a bind of host directory fd, mounted at dst, shows of the real home,
+ * jail's state and config dirs and the project (cover.h): the home gets the
+ * fake one over it, the state and config dirs (every session's work,
+ * persistent homes, exec sockets; the next start's policy) an empty tmpfs,
+ * the project's hidden secrets covers (cover_project_shown).  The host path
+ * is the fd's, what was bound, not the name given.  `what`: the flag and
+ * path, for messages. */
+static int cover_shown(const struct jail_plan *p, int fd, const char *dst, const char *what,
+                       struct jail_err *e)
+{
+	if (!p)
+		return 0;
+	char src[PATH_MAX];
+	const char *at = dst + strlen(NEW);
+	const char *host = bound_host_path(fd, at, src, e);
+	if (!host)
+		return -1;
+	_cleanup_free_ char *home = cover_point(at, host, p->home_real);
+	_cleanup_free_ char *state = cover_point(at, host, p->state_root);
+	_cleanup_free_ char *conf = cover_point(at, host, p->config_root);
+	if ((home && cover_at(home, true, e) < 0) || (state && cover_at(state, false, e) < 0) ||
+	    (conf && cover_at(conf, false, e) < 0))
+		return -1;
+	return cover_project_shown(p, fd, at, host, what, e);
 }
 
 /* A system bind (/usr) never brings homes in: with the real home below it
@@ -1087,8 +1081,7 @@ static int cow_mount(const struct jail_plan *p, size_t i, struct jail_err *e)
 		return jail_err_sys(e, "mount overlay (copy-on-write) on %s", l->v[i]);
 	_cleanup_free_ char *esc = escape_name(l->v[i]);
 	_cleanup_free_ char *what = xasprintf("--cow %s", esc);
-	return cover_shown(p, lower_fd, dst, e) < 0 ||
-	       cover_project_shown(p, lower_fd, dst, what, e) < 0 ? -1 : 0;
+	return cover_shown(p, lower_fd, dst, what, e);
 }
 
 /* One path the user named: its list (fs.ro, fs.rw, fs.cow) and place there. */
