@@ -2,6 +2,7 @@
  * shows (bindcover.h). */
 #include "bindcover.h"
 
+#include "gitcreds.h"
 #include "log.h"
 #include "namematch.h"
 
@@ -122,6 +123,43 @@ static int cover(struct walk *w, int dir, const char *name)
 	return 0;
 }
 
+/* A git directory below the bind (a clone in vendor/, the project's own
+ * .git) shows its config as the host has it, where the view withholds the
+ * credentials in it (gitcreds.h): one that holds any gets a copy without
+ * them bound over it, read-only; one too large to read, the empty file. */
+#define GITCFG COVERS "-git"
+#define GITCFG_MAX (4u << 20)
+
+static int cover_git_config(struct walk *w, int gitdir)
+{
+	static unsigned next;
+	struct stat st;
+	_cleanup_close_ int fd =
+		openat(gitdir, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	_cleanup_free_ char *text = NULL, *clean = NULL;
+	size_t len = 0;
+	unsigned withheld = 0;
+	struct jail_err ignored;
+	bool whole = read_file_fd(fd, "config", GITCFG_MAX, &text, &len, &ignored) == 0;
+	if (whole && !(clean = gitcreds_redact(text, len, &withheld)))
+		return 0;
+	_cleanup_free_ char *copy = xasprintf(GITCFG "/%u", next++);
+	if (whole && ((mkdir(GITCFG, 0700) < 0 && errno != EEXIST) ||
+	              write_file_at(AT_FDCWD, copy, clean, strlen(clean), 0444, w->e) < 0 ||
+	              mount(copy, copy, NULL, MS_BIND, NULL) < 0 ||
+	              mount(NULL, copy, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
+	                    MS_NODEV | MS_NOEXEC, NULL) < 0))
+		return jail_err_sys(w->e, "%s: a copy of %s/config without its credentials",
+		                    w->what, w->rel);
+	_cleanup_free_ char *on = xasprintf("/oldroot/proc/self/fd/%d", fd);
+	if (mount(whole ? copy : COVER_FILE, on, NULL, MS_BIND, NULL) < 0)
+		return jail_err_sys(w->e, "%s: cover %s/config", w->what, w->rel);
+	w->count->covers++;
+	return 0;
+}
+
 static bool is_dir(int dir, const struct dirent *de)
 {
 	struct stat st;
@@ -152,6 +190,10 @@ static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth
 			return 0;
 		_cleanup_free_ char *esc = escape_name(w->rel);
 		return jail_err_sys(w->e, "%s: open %s", w->what, esc);
+	}
+	if (strcmp(de->d_name, ".git") == 0 && cover_git_config(w, sub) < 0) {
+		close(sub);
+		return -1;
 	}
 	return walk_dir(w, sub, depth + 1);
 }
@@ -231,8 +273,13 @@ int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, cons
 	int fd = r < 0 ? -1 : openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r == 0 && fd < 0)
 		r = jail_err_sys(e, "%s: read it to cover its secret-shaped names", what);
+	const char *base = strrchr(rel, '/');
+	if (r == 0 && strcmp(base ? base + 1 : rel, ".git") == 0)
+		r = cover_git_config(&w, fd);
 	if (r == 0)
 		r = walk_dir(&w, fd, 0);
+	else if (fd >= 0)
+		close(fd);
 	log_debug("init: %s: %zu entries looked at below binds in the project, %zu covered",
 	          what, count->entries, count->covers);
 	namematch_free(m);

@@ -156,3 +156,16 @@ test_a_bind_too_deep_to_look_through_is_refused() {
 	assert_contains "$err" "levels of directories"
 	assert_not_contains "$out" canary
 }
+
+# A repository inside the bound directory (a clone in vendor/) shows its
+# config as the host has it, where the view withholds the credentials in
+# it: under the bind too, git reads a copy without them.
+test_git_credentials_under_a_bind_are_withheld() {
+	bind_repo
+	git_init "$T/p/sub/build/lib"
+	git -C "$T/p/sub/build/lib" remote add origin "https://u:canaryBIND55@example.com/lib.git"
+	run_jail -q --rw "$T/p/sub/build" -D "$T/p" -- sh -c \
+		'cd sub/build/lib && git remote -v; cat .git/config; git config --get remote.origin.url; true'
+	assert_contains "$out" example.com/lib.git # the positive control: the remote is there
+	assert_not_contains "$out" canaryBIND55
+}
