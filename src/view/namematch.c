@@ -86,13 +86,18 @@ void namematch_free(struct namematch *m)
 static bool name_matches(const struct name_pat *p, const char *name, const char *low,
                          size_t len)
 {
+	/* the first byte compared apart: most names differ there, and a call
+	 * of memcmp for each of 40 patterns and 100,000 names shows */
 	switch (p->kind) {
 	case K_EXACT:
-		return len == p->len && memcmp(low, p->lit, len) == 0;
+		return len == p->len && (!len || low[0] == p->lit[0]) &&
+		       memcmp(low, p->lit, len) == 0;
 	case K_PREFIX:
-		return len >= p->len && memcmp(low, p->lit, p->len) == 0;
+		return len >= p->len && (!p->len || low[0] == p->lit[0]) &&
+		       memcmp(low, p->lit, p->len) == 0;
 	case K_SUFFIX:
-		return len >= p->len && memcmp(low + len - p->len, p->lit, p->len) == 0;
+		return len >= p->len && (!p->len || low[len - 1] == p->lit[p->len - 1]) &&
+		       memcmp(low + len - p->len, p->lit, p->len) == 0;
 	case K_INFIX:
 		return memmem(low, len, p->lit, p->len) != NULL;
 	case K_GLOB:
