@@ -95,9 +95,10 @@ struct walk {
 
 static int too_many(struct walk *w, const char *which, unsigned max)
 {
+	_cleanup_free_ char *esc = escape_name(w->rel);
 	return jail_err_set(w->e, 0, "%s holds more than %u %s to cover its secret-shaped "
 	                    "names (at %s); bind a smaller directory, or --show the path to "
-	                    "show all of it as on the host", w->what, max, which, w->rel);
+	                    "show all of it as on the host", w->what, max, which, esc);
 }
 
 /* Mount the empty file or directory over `name` in dir (not a link: one
@@ -146,16 +147,17 @@ static int cover_git_config(struct walk *w, int gitdir)
 	if (whole && !(clean = gitcreds_redact(text, len, &withheld)))
 		return 0;
 	_cleanup_free_ char *copy = xasprintf(GITCFG "/%u", next++);
+	_cleanup_free_ char *esc = escape_name(w->rel);
 	if (whole && ((mkdir(GITCFG, 0700) < 0 && errno != EEXIST) ||
 	              write_file_at(AT_FDCWD, copy, clean, strlen(clean), 0444, w->e) < 0 ||
 	              mount(copy, copy, NULL, MS_BIND, NULL) < 0 ||
 	              mount(NULL, copy, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID |
 	                    MS_NODEV | MS_NOEXEC, NULL) < 0))
 		return jail_err_sys(w->e, "%s: a copy of %s/config without its credentials",
-		                    w->what, w->rel);
+		                    w->what, esc);
 	_cleanup_free_ char *on = xasprintf("/oldroot/proc/self/fd/%d", fd);
 	if (mount(whole ? copy : COVER_FILE, on, NULL, MS_BIND, NULL) < 0)
-		return jail_err_sys(w->e, "%s: cover %s/config", w->what, w->rel);
+		return jail_err_sys(w->e, "%s: cover %s/config", w->what, esc);
 	w->count->covers++;
 	return 0;
 }

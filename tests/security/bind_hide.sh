@@ -169,3 +169,14 @@ test_git_credentials_under_a_bind_are_withheld() {
 	assert_contains "$out" example.com/lib.git # the positive control: the remote is there
 	assert_not_contains "$out" canaryBIND55
 }
+
+# What --hide names (tracked or not) is covered under a bind too.
+test_hide_patterns_hold_under_a_bind() {
+	bind_repo
+	printf 'canary-hidden-notes\n' >"$T/p/sub/notes.txt"
+	run_jail -q --ro "$T/p/sub" --hide sub/notes.txt --hide a.txt -D "$T/p" -- sh -c \
+		'cat sub/notes.txt sub/a.txt sub/build/out.o; true'
+	assert_contains "$out" obj
+	assert_not_contains "$out" canary-hidden-notes
+	assert_not_contains "$out" hello # a.txt, tracked, hidden by its name
+}
