@@ -170,13 +170,26 @@ static bool is_dir(int dir, const struct dirent *de)
 	return fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int walk_dir(struct walk *w, int fd, int depth);
+static int walk_dir(struct walk *w, int fd, int depth, bool git_top);
 
-/* One entry of the directory at `fd`; w->rel is its path. */
-static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth)
+/* In a git directory, as the view has it (hidefs.h): the names below
+ * objects/, refs/ and logs/ are ids and refs, not secrets (a branch may be
+ * named secrets/x), and git's own. */
+static bool gits_own(const struct dirent *de)
+{
+	return !strcmp(de->d_name, "objects") || !strcmp(de->d_name, "refs") ||
+	       !strcmp(de->d_name, "logs");
+}
+
+/* One entry of the directory at `fd`; w->rel is its path; git_top: that
+ * directory is a .git. */
+static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth,
+                      bool git_top)
 {
 	if (++w->count->entries > BINDCOVER_ENTRIES_MAX)
 		return too_many(w, "entries", BINDCOVER_ENTRIES_MAX);
+	if (git_top && gits_own(de) && is_dir(fd, de))
+		return 0;
 	enum name_verdict v = namematch_judge(w->m, w->rel);
 	if (v == NAME_COVER)
 		return cover(w, fd, de->d_name);
@@ -193,15 +206,16 @@ static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth
 		_cleanup_free_ char *esc = escape_name(w->rel);
 		return jail_err_sys(w->e, "%s: open %s", w->what, esc);
 	}
-	if (strcmp(de->d_name, ".git") == 0 && cover_git_config(w, sub) < 0) {
+	bool git = strcmp(de->d_name, ".git") == 0;
+	if (git && cover_git_config(w, sub) < 0) {
 		close(sub);
 		return -1;
 	}
-	return walk_dir(w, sub, depth + 1);
+	return walk_dir(w, sub, depth + 1, git);
 }
 
 /* Walk the directory at `fd` (taken), whose path is w->rel. */
-static int walk_dir(struct walk *w, int fd, int depth)
+static int walk_dir(struct walk *w, int fd, int depth, bool git_top)
 {
 	DIR *d = fdopendir(fd);
 	if (!d) {
@@ -220,7 +234,7 @@ static int walk_dir(struct walk *w, int fd, int depth)
 		if (n < 0 || (size_t)n >= sizeof(w->rel) - len)
 			r = too_many(w, "bytes in a path", PATH_MAX);
 		else
-			r = walk_entry(w, dirfd(d), de, depth);
+			r = walk_entry(w, dirfd(d), de, depth, git_top);
 		w->rel[len] = '\0';
 		errno = 0;
 	}
@@ -276,10 +290,11 @@ int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, cons
 	if (r == 0 && fd < 0)
 		r = jail_err_sys(e, "%s: read it to cover its secret-shaped names", what);
 	const char *base = strrchr(rel, '/');
-	if (r == 0 && strcmp(base ? base + 1 : rel, ".git") == 0)
+	bool git = strcmp(base ? base + 1 : rel, ".git") == 0;
+	if (r == 0 && git)
 		r = cover_git_config(&w, fd);
 	if (r == 0)
-		r = walk_dir(&w, fd, 0);
+		r = walk_dir(&w, fd, 0, git);
 	else if (fd >= 0)
 		close(fd);
 	log_debug("init: %s: %zu entries looked at below binds in the project, %zu covered",

@@ -164,10 +164,15 @@ test_git_credentials_under_a_bind_are_withheld() {
 	bind_repo
 	git_init "$T/p/sub/build/lib"
 	git -C "$T/p/sub/build/lib" remote add origin "https://u:canaryBIND55@example.com/lib.git"
+	git -C "$T/p/sub/build/lib" commit -q --allow-empty -m first
+	git -C "$T/p/sub/build/lib" branch secrets/x # git's own names are not covered
 	run_jail -q --rw "$T/p/sub/build" -D "$T/p" -- sh -c \
-		'cd sub/build/lib && git remote -v; cat .git/config; git config --get remote.origin.url; true'
+		'cd sub/build/lib && git remote -v; cat .git/config; git config --get remote.origin.url
+		git branch --list "secrets/*"; git log --format=%s secrets/x; true'
 	assert_contains "$out" example.com/lib.git # the positive control: the remote is there
 	assert_not_contains "$out" canaryBIND55
+	assert_contains "$out" "secrets/x"
+	assert_contains "$out" first
 }
 
 # What --hide names (tracked or not) is covered under a bind too.
