@@ -48,13 +48,15 @@ test_rw_inside_the_project_covers_and_keeps_the_covers() {
 		echo x >.env || echo write-refused
 		rm -f .env || echo rm-refused
 		mv .env moved || echo mv-refused
-		echo y >secrets/t2 || echo dir-refused'
+		echo y >secrets/t2 || echo dir-refused
+		chmod 644 .env 2>&1 | grep -q "Read-only file system" && echo cover-read-only'
 	assert_contains "$out" obj
 	assert_eq "$(grep -c canary <<<"$out")" 0 "secrets read under --rw sub"
 	assert_contains "$out" write-refused
 	assert_contains "$out" rm-refused
 	assert_contains "$out" mv-refused
 	assert_contains "$out" dir-refused
+	assert_contains "$out" cover-read-only # not only its mode: chmod would undo that
 	assert_eq "$(cat "$T/p/sub/build/new.o")" new "what --rw wrote on the host"
 	assert_eq "$(cat "$T/p/sub/.env")" SECRET=canary-sub-env "the host's .env"
 	assert_no_file "$T/p/sub/secrets/t2"
