@@ -17,7 +17,7 @@
 
 /* ---- the supervisor ---- */
 
-/* One line for a bind of `real` inside the project: what the user gets. */
+/* One line for a bind of a directory inside the project: what it shows. */
 static void say_bind(const struct jail_config *cfg, const char *flag, const char *path,
                      bool rw)
 {
@@ -29,7 +29,38 @@ static void say_bind(const struct jail_config *cfg, const char *flag, const char
 	                 : "");
 }
 
-int bindcover_check(const struct jail_config *cfg, const char *project, struct jail_err *e)
+/* A bind inside the project, as the host resolves it. */
+struct inside {
+	const char *flag, *path; /* as named */
+	char *rel;               /* relative to the project, "" for the project */
+	bool dir;
+};
+
+/* Another bind inside `outer`'s directory, in a directory below it that the
+ * outer bind covers (--ro sub --rw sub/secrets/keep): its mount point could
+ * not be made in the cover.  The name of that directory, or NULL. */
+static char *covered_between(const struct namematch *m, const char *outer,
+                             const char *inner)
+{
+	if (strcmp(outer, inner) == 0 || !path_at_or_below(inner, outer))
+		return NULL;
+	_cleanup_free_ char *p = xstrdup(inner);
+	/* each directory strictly between: outer's next name to inner's parent */
+	for (char *slash = p + strlen(outer) + 1; (slash = strchr(slash, '/')); *slash++ = '/') {
+		*slash = '\0';
+		enum name_verdict v = namematch_judge(m, p);
+		if (v == NAME_SHOWN)
+			return NULL;
+		if (v == NAME_COVER)
+			return xstrdup(p);
+	}
+	return NULL;
+}
+
+/* The binds inside the project (`in`, filled); one of the project itself
+ * is an error. */
+static int find_inside(const struct jail_config *cfg, const char *project, struct inside *in,
+                       size_t *n, struct jail_err *e)
 {
 	const struct { const struct strv *l; const char *flag; } lists[] = {
 		{&cfg->ro_binds, "--ro"}, {&cfg->rw_binds, "--rw"},
@@ -40,19 +71,49 @@ int bindcover_check(const struct jail_config *cfg, const char *project, struct j
 			_cleanup_free_ char *real = realpath(path, NULL);
 			struct stat st;
 			/* absent: a policy's optional path, bound as nothing */
-			if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+			if (!real || stat(real, &st) < 0 || !path_at_or_below(real, project))
 				continue;
-			if (strcmp(real, project) == 0) {
-				_cleanup_free_ char *esc = escape_name(path);
+			_cleanup_free_ char *esc = escape_name(path);
+			if (strcmp(real, project) == 0)
 				return jail_err_set(e, 0, "%s %s is the project itself, which the jail "
 				                    "shows through its own overlay (ignored files "
 				                    "hidden, changes kept for review); drop it, or name "
 				                    "a directory inside the project", lists[k].flag, esc);
-			}
-			if (path_at_or_below(real, project))
-				say_bind(cfg, lists[k].flag, path, k == 1);
+			in[(*n)++] = (struct inside){lists[k].flag, path,
+			                             xstrdup(real + strlen(project) + 1),
+			                             S_ISDIR(st.st_mode)};
 		}
 	return 0;
+}
+
+int bindcover_check(const struct jail_config *cfg, const char *project, struct jail_err *e)
+{
+	size_t total = cfg->ro_binds.n + cfg->rw_binds.n, n = 0;
+	struct inside *in = xcalloc(total ? total : 1, sizeof(*in));
+	struct namematch *m = namematch_new(cfg);
+	int r = find_inside(cfg, project, in, &n, e);
+	for (size_t i = 0; r == 0 && i < n; i++)
+		for (size_t j = 0; r == 0 && j < n; j++) {
+			_cleanup_free_ char *dir = in[i].dir ? covered_between(m, in[i].rel, in[j].rel)
+			                                     : NULL;
+			if (!dir)
+				continue;
+			_cleanup_free_ char *esc_in = escape_name(in[j].path);
+			_cleanup_free_ char *esc_out = escape_name(in[i].path);
+			_cleanup_free_ char *esc_dir = escape_name(dir);
+			r = jail_err_set(e, 0, "%s %s lies in %s, which %s %s covers (a secret-shaped "
+			                 "name); --show %s to show it, or drop one of the two",
+			                 in[j].flag, esc_in, esc_dir, in[i].flag, esc_out, esc_dir);
+		}
+	/* said once all is well: a refusal is one line */
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (in[i].dir)
+			say_bind(cfg, in[i].flag, in[i].path, strcmp(in[i].flag, "--rw") == 0);
+	for (size_t i = 0; i < n; i++)
+		free(in[i].rel);
+	free(in);
+	namematch_free(m);
+	return r;
 }
 
 /* ---- init ---- */

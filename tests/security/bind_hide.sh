@@ -187,3 +187,16 @@ test_hide_patterns_hold_under_a_bind() {
 	assert_not_contains "$out" canary-hidden-notes
 	assert_not_contains "$out" hello # a.txt, tracked, hidden by its name
 }
+
+# A bind inside a directory another bind covers (a secret-shaped name on
+# the way) could not get its mount point there: one line says which and how.
+test_a_bind_inside_a_covered_directory_is_refused_clearly() {
+	bind_repo
+	mkdir -p "$T/p/sub/secrets/keep"
+	printf 'kept\n' >"$T/p/sub/secrets/keep/k.txt"
+	expect_fail125 --ro "$T/p/sub" --rw "$T/p/sub/secrets/keep" -D "$T/p" -- cat sub/secrets/keep/k.txt
+	assert_contains "$err" "lies in sub/secrets, which --ro $T/p/sub covers"
+	run_jail -q --ro "$T/p/sub" --rw "$T/p/sub/secrets/keep" --show sub/secrets -D "$T/p" -- \
+		cat sub/secrets/keep/k.txt
+	assert_eq "$out" kept "with --show, as the message says"
+}
