@@ -119,20 +119,23 @@ test_every_namespace_flag_refused() {
 	local calls="unshare_newtime unshare_newcgroup unshare_newipc unshare_newuts unshare_newpid
 		clone_newuts clone_newipc clone_newpid clone_newcgroup clone_newnet clone_newns clone_newuser
 		sethostname setdomainname" n
+	local host_name
+	host_name=$(cat /proc/sys/kernel/hostname /proc/sys/kernel/domainname)
 	syscall_answers "$calls"
 	for n in $calls; do
 		assert_contains "$out" "$n $EPERM"
 	done
-	# the host's name is not the jail's, and is unchanged by the attempts
+	# the jail's uts names are its own; the host's are unchanged by the attempts
 	run_jail -q --ro "$T/bin" -D "$T/p" -- sh -c 'hostname; cat /proc/sys/kernel/domainname'
 	assert_eq "$out" "jail
 (none)" "the jail's uts names"
-	[ "$(hostname)" != jail ] || skip "the host itself is named jail"
+	assert_eq "$(cat /proc/sys/kernel/hostname /proc/sys/kernel/domainname)" "$host_name" "the host's uts names"
 }
 
 # Capabilities and no_new_privs hold against prctl: no_new_privs cannot be
 # cleared, no securebits change, no ambient capability raised, no mm fields
-# set, and the core-size limit (0, for core dumps off) cannot be raised.
+# set, the core-size limit (0, for core dumps off) cannot be raised, and the
+# OOM score cannot be lowered below the host's.
 test_prctl_and_rlimits_cannot_undo_the_drop() {
 	write_syscalls_py
 	local calls="prctl_set_mm prctl_securebits prctl_ambient_raise prctl_nnp_off raise_core_limit"
@@ -142,6 +145,9 @@ prctl_securebits $EPERM
 prctl_ambient_raise $EPERM
 prctl_nnp_off $EINVAL
 raise_core_limit $EPERM" "prctl and setrlimit inside"
+	# nor can it make itself the OOM killer's last choice (a host process dies first)
+	run_jail -q -D "$T/p" -- sh -c 'echo -1 >/proc/self/oom_score_adj 2>/dev/null && echo LOWERED; echo 5 >/proc/self/oom_score_adj && cat /proc/self/oom_score_adj'
+	assert_eq "$out" 5 "oom_score_adj: lowering refused, raising (the positive control) works"
 	run_jail -q -D "$T/p" -- sh -c 'grep -E "^(NoNewPrivs|CapEff|CapPrm|CapBnd|CapAmb|CapInh)" /proc/self/status | tr -s "\t" " "; ulimit -c; ulimit -Hc'
 	assert_eq "$out" "CapInh: 0000000000000000
 CapPrm: 0000000000000000
@@ -391,4 +397,35 @@ test_read_only_bind_in_every_spelling() {
 	assert_contains "$out" "W3"
 	assert_contains "$out" "W4"
 	assert_eq "$(cat "$T/w/new3")" c "positive control: the --rw bind was written"
+}
+
+# The same for a named FIFO the host reads commands from: the jail's open for
+# writing finds no reader (ENXIO: the project's and a --cow dir's FIFO is the
+# overlay's own pipe), where the host's own open finds its reader.
+test_host_fifo_in_the_project_not_live() {
+	probe_setup
+	cat >"$T/bin/fifo.py" <<'PY'
+import os, sys
+try:
+    os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))
+    print(0)
+except OSError as e:
+    print(e.errno)
+PY
+	mkdir -p "$T/cowdir"
+	local f rpid mode
+	for f in "$T/p/cmd.fifo" "$T/cowdir/cmd.fifo"; do
+		mkfifo "$f"
+		sleep 600 <>"$f" &  # a reader (and writer: it never sees EOF)
+		rpid=$!
+		BEFORE=$(tree_hash "$T/p")
+		for mode in "" "--hide-start-only"; do
+			# shellcheck disable=SC2086 # the mode is words
+			jpy $mode --cow "$T/cowdir" -- fifo.py "$f"
+			assert_eq "$out" 6 "open of the host's $f for writing (${mode:-default}): errno (ENXIO: no reader)"
+		done
+		assert_eq "$(python3 "$T/bin/fifo.py" "$f")" 0 "positive control: the host's open finds the reader"
+		kill "$rpid"
+		wait "$rpid" 2>/dev/null || true
+	done
 }
