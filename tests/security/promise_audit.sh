@@ -69,6 +69,7 @@ CASES = {
     "prctl_ambient_raise": lambda: call(157, 47, 2, 21, 0, 0),
     "prctl_nnp_off": lambda: call(157, 38, 0, 0, 0, 0),
     "raise_core_limit": lambda: call(160, 4, (ctypes.c_ulong * 2)(1 << 20, 1 << 20)),
+    "fanotify_init": lambda: call(300, 0x200, 0),  # FAN_REPORT_FID: unprivileged since 5.13
 }
 for c in CLONE:
     CASES["clone_" + c] = (lambda f: lambda: clone(f))(c)
@@ -428,4 +429,33 @@ PY
 		kill "$rpid"
 		wait "$rpid" 2>/dev/null || true
 	done
+}
+
+# "In new user, mount, pid, network, ipc, uts and cgroup namespaces": each of
+# the jail's namespaces is another than the host's (nsfs inode numbers are
+# unique machine-wide); the cgroup namespace is rooted at the jail's cgroup, so its path shows as "/".
+test_every_namespace_is_the_jails_own() {
+	probe_setup
+	local kinds="user mnt pid net ipc uts cgroup" k host=()
+	for k in $kinds; do host+=("$k=$(readlink "/proc/self/ns/$k")"); done
+	run_jail -q -D "$T/p" -- sh -c 'for k in '"$kinds"'; do echo "$k=$(readlink /proc/self/ns/$k)"; done
+		cut -d: -f3 /proc/self/cgroup | sort -u'
+	assert_eq "$rc" 0 "$err"
+	assert_eq "$(grep -c '=' <<<"$out")" 7 "namespaces read inside: $out"
+	for k in "${host[@]}"; do
+		assert_contains "$k" ":["  # the host's own reading worked
+		assert_not_contains "$out" "$k"
+	done
+	assert_eq "$(grep -v = <<<"$out")" "/" "the jail's cgroup paths"
+}
+
+# "fanotify is unavailable": a fanotify group watches a whole filesystem (the
+# host's, under a bind) and counts against your per-user limit; the jail's
+# user namespace allows none.  Positive control: the host makes one.
+test_fanotify_unavailable() {
+	write_syscalls_py
+	[ "$(python3 "$T/bin/syscalls.py" fanotify_init)" = "fanotify_init 0" ] ||
+		skip "the host's kernel gives an unprivileged user no fanotify group"
+	syscall_answers fanotify_init
+	assert_eq "$out" "fanotify_init $EMFILE" "fanotify_init inside"
 }
