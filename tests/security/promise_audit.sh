@@ -462,3 +462,20 @@ test_fanotify_unavailable() {
 	syscall_answers fanotify_init
 	assert_eq "$out" "fanotify_init $EMFILE" "fanotify_init inside"
 }
+
+# "Only fds 0, 1 and 2 reach the agent", in every network mode too: init makes
+# the sockets that live in the jail's network namespace (the resolver's, the
+# ruleset's netlink socket) and hands them out; none stays open for the agent.
+test_only_stdio_in_every_network_mode() {
+	probe_setup
+	command -v pasta >/dev/null || command -v slirp4netns >/dev/null ||
+		skip "no pasta or slirp4netns for a network mode"
+	local mode modes=("--net allow --allow 192.0.2.1:443" "--net open")
+	command -v pasta >/dev/null && modes+=("--publish $(free_port)")  # pasta only
+	for mode in "${modes[@]}"; do
+		# shellcheck disable=SC2086 # the mode is words
+		jp $mode -- fds
+		assert_eq "$rc" 0 "$mode: $err"
+		assert_eq "$(printf '%s\n' "$out" | tr '\n' ' ')" "0 1 2 " "fds inside with $mode"
+	done
+}
