@@ -70,6 +70,8 @@ CASES = {
     "prctl_nnp_off": lambda: call(157, 38, 0, 0, 0, 0),
     "raise_core_limit": lambda: call(160, 4, (ctypes.c_ulong * 2)(1 << 20, 1 << 20)),
     "fanotify_init": lambda: call(300, 0x200, 0),  # FAN_REPORT_FID: unprivileged since 5.13
+    "sched_fifo": lambda: call(144, 0, 1, ctypes.byref(ctypes.c_int(1))),
+    "nice_below_zero": lambda: call(141, 0, 0, -5),
 }
 for c in CLONE:
     CASES["clone_" + c] = (lambda f: lambda: clone(f))(c)
@@ -135,17 +137,22 @@ test_every_namespace_flag_refused() {
 
 # Capabilities and no_new_privs hold against prctl: no_new_privs cannot be
 # cleared, no securebits change, no ambient capability raised, no mm fields
-# set, the core-size limit (0, for core dumps off) cannot be raised, and the
-# OOM score cannot be lowered below the host's.
+# set, the core-size limit (0, for core dumps off) cannot be raised, no
+# real-time scheduling or negative nice value takes the host's CPU first, and
+# the OOM score cannot be lowered below the host's.
 test_prctl_and_rlimits_cannot_undo_the_drop() {
 	write_syscalls_py
-	local calls="prctl_set_mm prctl_securebits prctl_ambient_raise prctl_nnp_off raise_core_limit"
+	local calls="prctl_set_mm prctl_securebits prctl_ambient_raise prctl_nnp_off raise_core_limit
+		sched_fifo nice_below_zero" sched
+	# scheduling: what your own rlimits (RTPRIO, NICE) give you on the host, no more
+	sched=$(python3 "$T/bin/syscalls.py" sched_fifo nice_below_zero)
 	syscall_answers "$calls"
 	assert_eq "$out" "prctl_set_mm $EPERM
 prctl_securebits $EPERM
 prctl_ambient_raise $EPERM
 prctl_nnp_off $EINVAL
-raise_core_limit $EPERM" "prctl and setrlimit inside"
+raise_core_limit $EPERM
+$sched" "prctl, setrlimit and scheduling inside"
 	# nor can it make itself the OOM killer's last choice (a host process dies first)
 	run_jail -q -D "$T/p" -- sh -c 'echo -1 >/proc/self/oom_score_adj 2>/dev/null && echo LOWERED; echo 5 >/proc/self/oom_score_adj && cat /proc/self/oom_score_adj'
 	assert_eq "$out" 5 "oom_score_adj: lowering refused, raising (the positive control) works"
