@@ -489,3 +489,57 @@ test_only_stdio_in_every_network_mode() {
 		assert_eq "$(printf '%s\n' "$out" | tr '\n' ' ')" "0 1 2 " "fds inside with $mode"
 	done
 }
+
+# A host socket below a --ro or --rw bind is live (README "Limitations": a
+# read-only mount does not stop a connect): jail cannot close it, so it says so
+# at start, naming the socket, for the bind by its own name or through a link;
+# --cow shows the directory with the socket dead (the overlay's own inode) and
+# no warning.
+test_live_socket_in_a_bind_is_named_at_start() {
+	probe_setup
+	mkdir -p "$T/gnupg"
+	ln -s gnupg "$T/gnupg-link"
+	local log="$T/agent.log" lpid
+	"$T/host/probe" listen "$T/gnupg/S.gpg-agent" 600 >"$log" &
+	lpid=$!
+	wait_for grep -q listening "$log"
+	for bind in "--ro $T/gnupg" "--rw $T/gnupg" "--ro $T/gnupg-link" "--ro $T"; do
+		# shellcheck disable=SC2086 # the option and its path are words
+		jp $bind -- connect-unix "$T/gnupg/S.gpg-agent"
+		assert_contains "$err" "jail: warning: ${bind% *} ${bind#* } shows a live socket of the host's, $T/gnupg/S.gpg-agent"
+		assert_eq "$(grep -c 'live socket' <<<"$err")" 1 "warnings for $bind"
+	done
+	jp --cow "$T/gnupg" -- connect-unix "$T/gnupg/S.gpg-agent"
+	assert_eq "$rc" "$ECONNREFUSED" "the socket through --cow"
+	assert_not_contains "$err" "live socket"
+	kill "$lpid"
+	wait "$lpid" 2>/dev/null || true
+	# nothing listens: nothing to say (the socket file is left, dead)
+	jp --ro "$T/gnupg" -- connect-unix "$T/gnupg/S.gpg-agent"
+	assert_not_contains "$err" "live socket"
+	# a listener that named its directory through a link is the same socket
+	rm -f "$T/gnupg/S.gpg-agent"
+	"$T/host/probe" listen "$T/gnupg-link/S.gpg-agent" 600 >"$log" &
+	lpid=$!
+	wait_for grep -q listening "$log"
+	jp --ro "$T/gnupg" -- connect-unix "$T/gnupg/S.gpg-agent"
+	assert_contains "$err" "jail: warning: --ro $T/gnupg shows a live socket of the host's, $T/gnupg/S.gpg-agent"
+	kill "$lpid"
+	wait "$lpid" 2>/dev/null || true
+	# what the jail covers is not shown: a socket in jail's state dir (another
+	# jail's exec.sock) below a bind that holds it says nothing; one beside it does
+	mkdir -p "$XDG_STATE_HOME/jail"
+	"$T/host/probe" listen "$XDG_STATE_HOME/jail/exec.sock" 600 >"$log" &
+	lpid=$!
+	wait_for grep -q listening "$log"
+	jp --ro "$XDG_STATE_HOME" -- connect-unix "$XDG_STATE_HOME/jail/exec.sock"
+	assert_eq "$rc" "$ENOENT" "the state dir's socket, covered"
+	assert_not_contains "$err" "live socket"
+	"$T/host/probe" listen "$XDG_STATE_HOME/beside.sock" 600 >"$T/beside.log" &
+	local bpid=$!
+	wait_for grep -q listening "$T/beside.log"
+	jp --ro "$XDG_STATE_HOME" -- connect-unix "$XDG_STATE_HOME/beside.sock"
+	assert_contains "$err" "shows a live socket of the host's, $XDG_STATE_HOME/beside.sock:"
+	kill "$lpid" "$bpid"
+	wait "$lpid" "$bpid" 2>/dev/null || true
+}
