@@ -543,3 +543,42 @@ test_live_socket_in_a_bind_is_named_at_start() {
 	kill "$lpid" "$bpid"
 	wait "$lpid" "$bpid" 2>/dev/null || true
 }
+
+# "Under an init that ... forwards SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH,
+# SIGUSR1 and SIGUSR2": each one sent to jail reaches the command (which
+# handles it: no signal kills it on the way), in turn, and the command's own
+# exit status comes back.  Signals a background caller ignored (INT, QUIT) are
+# set back to their defaults for jail first, as an interactive shell has them.
+test_every_forwarded_signal_reaches_the_command() {
+	probe_setup
+	cat >"$T/bin/sigs.py" <<'PY'
+import signal, sys
+names = sys.argv[1:]
+got = []
+def on(n, frame):
+    got.append(n)
+    print("got-" + signal.Signals(n).name, flush=True)
+for name in names:
+    signal.signal(getattr(signal, name), on)
+print("ready", flush=True)
+while len(got) < len(names):
+    signal.pause()
+sys.exit(3)
+PY
+	local sigs="SIGINT SIGTERM SIGHUP SIGQUIT SIGWINCH SIGUSR1 SIGUSR2" s jpid
+	# shellcheck disable=SC2086 # the signal names are words
+	env --default-signal=SIGINT,SIGQUIT "$JAIL" -q --ro "$T/bin" -D "$T/p" -- \
+		python3 "$T/bin/sigs.py" $sigs >"$T/sigs.out" 2>&1 </dev/null &
+	jpid=$!
+	wait_for grep -q ready "$T/sigs.out"
+	for s in $sigs; do
+		kill -s "${s#SIG}" "$jpid"
+		wait_for grep -q "got-$s" "$T/sigs.out"
+	done
+	set +e
+	wait "$jpid"
+	rc=$?
+	set -e
+	assert_eq "$rc" 3 "the command's exit status: $(cat "$T/sigs.out")"
+	assert_eq "$(grep -c '^got-' "$T/sigs.out")" 7 "signals the command got"
+}
