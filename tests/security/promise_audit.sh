@@ -57,6 +57,8 @@ CASES = {
     "quotactl_fd": lambda: call(443, -1, 0, 0, 0),
     "open_tree_attr": lambda: call(467, -1, b"", 0, 0, 0),
     "uselib": lambda: call(134, b"/nonexistent"),
+    "lookup_dcookie": lambda: call(212, 0, 0, 0),
+    "nfsservctl": lambda: call(180, 0, 0, 0),
     "unshare_newtime": lambda: call(272, 0x80),
     "unshare_newcgroup": lambda: call(272, CLONE["newcgroup"]),
     "unshare_newipc": lambda: call(272, CLONE["newipc"]),
@@ -96,7 +98,8 @@ syscall_answers() {
 # that answer is not EPERM, so the probe would see a call let through.
 test_admin_syscalls_refused_beyond_the_table() {
 	write_syscalls_py
-	local calls="modify_ldt iopl ioperm settimeofday clock_settime adjtimex clock_adjtime vhangup quotactl_fd open_tree_attr uselib"
+	local calls="modify_ldt iopl ioperm settimeofday clock_settime adjtimex clock_adjtime vhangup
+		quotactl_fd open_tree_attr uselib lookup_dcookie nfsservctl"
 	local host allow=() n distinct=0
 	# shellcheck disable=SC2086
 	host=$(python3 "$T/bin/syscalls.py" $calls)
