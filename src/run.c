@@ -8,6 +8,7 @@
 #include "hide.h"
 #include "hints.h"
 #include "ignorecache.h"
+#include "livesock.h"
 #include "hidecache.h"
 #include "hidefs.h"
 #include "hideobj.h"
@@ -229,6 +230,8 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 		struct jail_plan plan;
 		r = plan_build(&plan, cfg, s, e);
 		log_debug("plan built");
+		if (r == 0)
+			livesock_warn(&plan);
 		if (r == 0 && !cfg->hide_start_only) {
 			r = hidefs_prepare(hfs, e);
 			plan.hidefs = hfs;
