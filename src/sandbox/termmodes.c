@@ -62,6 +62,7 @@ void csi_parse(const char *s, size_t n, struct csi *c)
 			in_param = false;
 		} else if (ch == ':') {
 			sub = true;  /* sub-parameters (38:2:r:g:b) are not read */
+			c->sub = true;
 		} else if (ch >= '0' && ch <= '9' && !sub) {
 			int *p = &c->p[c->np - 1];
 			*p = *p < 0 ? ch - '0' : *p < 100000 ? *p * 10 + (ch - '0') : *p;
@@ -102,13 +103,12 @@ static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
 	}
 }
 
+/* XTMODKEYS: CSI > Pp ; Pv m sets resource Pp, CSI > Pp m puts it back.
+ * CSI > m clears nothing here: xterm puts back only some of the resources
+ * (1 to 5), whatever its manual says; the reset undoes the others too. */
 static void modkeys(struct term_modes *m, const struct csi *c)
 {
-	if (c->np == 0) {
-		m->modkeys = 0;  /* every resource back to its initial value */
-		return;
-	}
-	if (c->p[0] < 0 || c->p[0] > 7)
+	if (c->np == 0 || c->p[0] < 0 || c->p[0] > 7)
 		return;
 	if (c->np >= 2)
 		m->modkeys |= (uint8_t)(1u << c->p[0]);
@@ -135,12 +135,16 @@ static void kitty(struct term_modes *m, const struct csi *c)
 	}
 }
 
+/* SGR puts the attributes back only when it is a plain reset: no parameter,
+ * or each one 0 or empty.  Its last number says nothing: in 38;2;255;0;0
+ * (a colour) or 7;48;5;0 the 0 is a colour's, and the attributes stay on;
+ * terminals read sub-parameters their own ways (tmux ignores 0:1 whole). */
 static void sgr(struct term_modes *m, const struct csi *c)
 {
-	if (c->np == 0 || c->too_many)
-		m->sgr = c->too_many;
+	bool reset = !c->too_many && !c->sub;
 	for (int i = 0; i < c->np; i++)
-		m->sgr = c->p[i] > 0;
+		reset = reset && c->p[i] <= 0;
+	m->sgr = !reset;
 }
 
 /* Scroll margins: CSI r (or top 1, bottom default) is the whole screen. */

@@ -25,6 +25,7 @@ struct csi {
 	int np;       /* parameters given; an empty one is -1 */
 	int p[CSI_MAX_PARAMS];
 	bool too_many;  /* more than CSI_MAX_PARAMS: not all were read */
+	bool sub;       /* a ':' sub-parameter was given (not read into p) */
 };
 void csi_parse(const char *s, size_t n, struct csi *c);
 

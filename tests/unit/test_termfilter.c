@@ -450,3 +450,22 @@ T(reset_ends_links_and_progress)
 	expect_reset("\x1b]0;sudo password\a", "\x1b[23;0t"); /* the user's titles back */
 	expect_reset("\x1b]2;a\a\x1b]1;b\a", "\x1b[23;0t");
 }
+
+/* Parameters as terminals read them: an SGR puts the attributes back only
+ * when it is a plain reset (the 0 that ends a colour is the colour's), and
+ * sub-parameters pass only in SGR, where they never count as a reset. */
+T(sgr_reset_and_sub_parameters)
+{
+	expect_reset("\x1b[1m\x1b[7;38;2;255;0;0m", "\x1b[m");
+	expect_reset("\x1b[8;38;5;0m", "\x1b[m");
+	expect_reset("\x1b[30;48;2;0;0;0m", "\x1b[m");
+	expect_reset("\x1b[8;0:1m", "\x1b[m"); /* tmux ignores 0:1: still concealed */
+	expect_reset("\x1b[1m\x1b[0;;0m", "");
+	expect_reset("\x1b[1m\x1b[;m", "");
+	expect_reset("\x1b[1;0m", "\x1b[m");   /* one reset too many does no harm */
+	expect("a\x1b[4:3mb\x1b[38:2::1:2:3mc", "a\x1b[4:3mb\x1b[38:2::1:2:3mc");
+	/* xterm reads CSI > 4:2 m as modifyOtherKeys 2 (Ctrl-C no longer ^C) */
+	expect("a\x1b[>4:2mb\x1b[?25:1004hc\x1b[2:1 qd\x1b[3:1;10re", "abcde");
+	/* CSI > m: xterm puts back resources 1-5 only */
+	expect_reset("\x1b[>6;1m\x1b[>4;2m\x1b[>m", "\x1b[>4m\x1b[>6m");
+}

@@ -1,0 +1,72 @@
+# The escape suite: the terminal, a second attacker's round (threat 4 in
+# DESIGN.md; terminal.sh and terminal_attack.sh hold the earlier ones).  The
+# filter (termfilter.c) must read what it lets through as terminals read it:
+# a sequence it reads one way and a terminal another passes modes the reset
+# does not know, or leaves on what the reset thinks is off.  script(1) gives
+# the jail a terminal; what the host terminal receives is its output.
+source "$TESTS/security/helpers.bash"
+
+# show NAME BYTES...: write the printf format BYTES to $T/bin/NAME, cat it in
+# a jail with a terminal (rc=... and the host terminal's bytes in $out).
+show() {
+	probe_setup
+	local name=$1
+	shift
+	# shellcheck disable=SC2059 # the format is the payload
+	printf "$@" >"$T/bin/$name"
+	in_pty "$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/$name; echo rc=\$?"
+	assert_contains "$out" "rc=0"
+	host_safe
+}
+
+# after_end: what the terminal got after the payload's last word, END.
+after_end() {
+	local tail=${out##*END}
+	[ "$tail" != "$out" ] || fail "the payload's output is missing: $out"
+	printf '%s' "$tail"
+}
+
+# The filter took an SGR's last number for the attributes' state: a colour
+# ending in 0 (38;2;255;0;0, 48;5;0) read as a reset, so bold, reverse,
+# concealed text or a black-on-black colour stayed on after the jail, and
+# the user's prompt and what they type showed so (or not at all).  tmux
+# ignores a parameter with sub-parameters whole (0:1 does not reset there).
+test_attributes_left_on_are_put_back() {
+	local p
+	for p in '\033[1mb\033[7;38;2;255;0;0m' '\033[8;38;5;0m' '\033[30;48;2;0;0;0m' \
+		'\033[8;0:1m'; do
+		show sgr "a${p}END\n"
+		assert_contains "$(after_end)" $'\e[m' "attributes of $p"
+	done
+	# positive control: a plain reset at the end leaves nothing to put back
+	show sgr0 'a\033[1;31mb\033[0;;0mEND\n'
+	assert_contains "$out" $'a\e[1;31mb\e[0;;0mEND'
+	assert_not_contains "$(after_end)" $'\e[m'
+}
+
+# Sub-parameters (':') are standard in SGR only, and terminals read them
+# elsewhere three ways: xterm drops the sequence, or (XTMODKEYS) reads them
+# as the next parameter: CSI > 4:2 m is modifyOtherKeys 2 there, where the
+# filter saw resource 4 put back; the reset then left Ctrl-C sending
+# CSI 27;5;99~ to the user's shell instead of ^C.  None passes but in SGR.
+test_sub_parameters_pass_only_in_sgr() {
+	show sub 'a\033[>4:2mb\033[?25:1004hc\033[2:1 qd\033[4:3meEND\n'
+	assert_contains "$out" $'abcd\e[4:3meEND'
+	for s in ">4:2m" "25:1004" "2:1 q"; do
+		assert_not_contains "$out" "$s"
+	done
+	# positive control: modifyOtherKeys as xterm documents it passes, and is
+	# put back at the end
+	show modkeys 'a\033[>4;2mEND\n'
+	assert_contains "$out" $'a\e[>4;2mEND'
+	assert_contains "$(after_end)" $'\e[>4m'
+}
+
+# CSI > m puts back resources 1 to 5 in xterm, not all of them: what the
+# agent set on resource 6 or 7 (modifyModifierKeys, modifySpecialKeys) stays
+# set unless the reset undoes it.
+test_modkeys_reset_all_is_not_trusted() {
+	show modall 'a\033[>6;1m\033[>mEND\n'
+	assert_contains "$out" $'a\e[>6;1m\e[>mEND'
+	assert_contains "$(after_end)" $'\e[>6m'
+}
