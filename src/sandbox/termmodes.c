@@ -167,6 +167,7 @@ static bool is_origin(const struct term_modes *m)
 
 static void cursor_saved(struct term_modes *m)
 {
+	m->saved_cursor = true;
 	m->saved_sgr |= m->sgr;
 	m->saved_origin |= is_origin(m);
 }
@@ -334,9 +335,10 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
 			if ((m->dec & (1u << i)) && (dec_modes[i].reset == 'h') == pass)
 				n = put_csi(out, n, '?', dec_modes[i].mode, dec_modes[i].reset);
+	bool visited = false; /* the reset itself entered 1049: a cursor save */
 	if (alt) {
 		n = put_kitty(m, 0, out, n); /* back on the main screen */
-	} else if (kitty_left(m, 1)) {
+	} else if ((visited = kitty_left(m, 1))) {
 		/* flags left on the alternate screen's stack stay there for the
 		 * next program that uses it: visit it (1049 saves and restores
 		 * the cursor, the main screen is untouched) */
@@ -370,5 +372,12 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		n = put_str(out, n, "\x1b[m");
 	if (m->charset)
 		n = put_str(out, n, "\x0f\x1b(B");  /* SI: G0 into GL; G0 is ASCII */
+	/* Last, once all is back: the terminal keeps the cursor saved last
+	 * (DECSC, 1048, 1049, and the margins' own save above) for a later
+	 * restore, with its attributes, character sets and origin mode; a
+	 * program after the jail that restores without saving (DECRC, leaving
+	 * 1049) would bring the agent's back.  Save the clean state over it. */
+	if (m->saved_cursor || m->margins || visited)
+		n = put_str(out, n, "\x1b" "7");
 	return n;
 }

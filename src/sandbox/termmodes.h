@@ -42,6 +42,7 @@ struct term_modes {
 	bool progress;  /* an OSC 9;4 progress indicator shows */
 	bool title;     /* a title was set: the user's were pushed (termfilter.c) */
 	bool saved_sgr, saved_origin; /* kept by a cursor save (termmodes.c) */
+	bool saved_cursor;  /* the terminal keeps a cursor the jail saved */
 };
 
 /* May DEC private mode n be set or reset (CSI ? n h/l)?  Only the modes this

@@ -70,3 +70,22 @@ test_modkeys_reset_all_is_not_trusted() {
 	assert_contains "$out" $'a\e[>6;1m\e[>mEND'
 	assert_contains "$(after_end)" $'\e[>6m'
 }
+
+# The terminal keeps the cursor saved last (DECSC, CSI s, modes 1048 and
+# 1049) for a later restore, with the attributes, the character sets and
+# origin mode of that moment.  The agent saved concealed text in the
+# line-drawing set and put the current state back; a program after the jail
+# that restores without saving first (DECRC, leaving mode 1049) showed the
+# user's text concealed or as line drawing (found against tmux 3.3).  The
+# reset ends by saving the clean state over the agent's.
+test_saved_cursor_is_not_left_to_the_agent() {
+	show save 'a\033(0\033[8m\0337\033[m\033(BEND\n'
+	assert_contains "$out" $'a\e(0\e[8m\e7\e[m\e(BEND'
+	assert_contains "$(after_end)" $'\x0f\e(B\e7'
+	# the margins' own reset saves too: the clean state is saved after it
+	show margins 'a\033[3;5r\033[8mEND\n'
+	assert_contains "$(after_end)" $'\e7\e[r\e8\e[m\e7'
+	# positive control: nothing saved, no save at the end
+	show nosave 'a\033[?1000hEND\n'
+	assert_not_contains "$(after_end)" $'\e7'
+}
