@@ -91,8 +91,19 @@ static bool on_alt(const struct term_modes *m)
 	return false;
 }
 
+/* The modes that make the terminal send input by itself: mouse, focus,
+ * wheel (as cursor keys), colour-scheme and resize reports.  Some send one
+ * at once when set (tmux a focus report, 2048 the size). */
+static bool reporting_mode(int mode)
+{
+	return mode == 9 || (mode >= 1000 && mode <= 1004) || mode == 1007 ||
+	       mode == 2031 || mode == 2048;
+}
+
 static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
 {
+	if (reporting_mode(mode) && (maybe || how == 'h'))
+		m->reports = true;
 	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++) {
 		if (dec_modes[i].mode != mode)
 			continue;

@@ -89,3 +89,48 @@ test_saved_cursor_is_not_left_to_the_agent() {
 	show nosave 'a\033[?1000hEND\n'
 	assert_not_contains "$(after_end)" $'\e7'
 }
+
+# pending_input: a command for the end of report_terminal.py's CMD, which
+# prints what the terminal holds for the next program (as typed), as
+# pending=[...].
+pending_input() {
+	printf '%s' "python3 -c 'import os,select,termios,tty
+tty.setraw(0, termios.TCSANOW); got=b\"\"
+while select.select([0],[],[],1.0)[0]: got+=os.read(0,64)
+print(\"pending=\"+repr(got))'"
+}
+
+# A report the terminal sent before it read jail's reset (a mouse move,
+# the focus report tmux sends as soon as mode 1004 is set) arrived after the
+# relay stopped reading, missed the flush of the input at the end, and the
+# user's shell read it as typed (1 run in 5 under tmux).  jail now asks for
+# the device attributes after the reset and reads until their answer:
+# terminals answer in order.
+test_reports_in_flight_do_not_reach_the_next_program() {
+	probe_setup
+	printf 'a\033[?1004hEND\n' >"$T/bin/focus"
+	out=$(python3 "$TESTS/helpers/report_terminal.py" \
+		"$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/focus; echo rc=\$?; $(pending_input)")
+	assert_contains "$out" "rc=0"
+	assert_contains "$out" $'\e[?1004l' # the reset, which the report races
+	assert_contains "$out" "pending=b''"
+	# positive control: without jail's reset and fence (the payload on the
+	# bare terminal, then the reset by hand), the late report is typed in
+	out=$(python3 "$TESTS/helpers/report_terminal.py" \
+		"cat $T/bin/focus; printf '\\033[?1004l'; $(pending_input)")
+	assert_contains "$out" "pending=b'\\x1b[I'"
+	host_safe
+}
+
+# A terminal that does not answer the device attributes costs one bounded
+# wait at the end, no hang; without a reporting mode, no question is asked.
+test_report_fence_is_bounded() {
+	probe_setup
+	printf 'a\033[?1004hEND\n' >"$T/bin/focus"
+	out=$(timeout 30 python3 "$TESTS/helpers/report_terminal.py" --no-da \
+		"$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/focus; echo rc=\$?")
+	assert_contains "$out" "rc=0"
+	assert_contains "$out" $'\e[c'
+	show plain 'a\033[?2004hEND\n'
+	assert_not_contains "$out" $'\e[c'
+}
