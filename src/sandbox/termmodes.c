@@ -179,6 +179,7 @@ static bool is_origin(const struct term_modes *m)
 static void cursor_saved(struct term_modes *m)
 {
 	m->saved_cursor = true;
+	m->saved_alt |= on_alt(m); /* xterm, VTE, kitty keep one per screen */
 	m->saved_sgr |= m->sgr;
 	m->saved_origin |= is_origin(m);
 }
@@ -388,6 +389,8 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 	 * restore, with its attributes, character sets and origin mode; a
 	 * program after the jail that restores without saving (DECRC, leaving
 	 * 1049) would bring the agent's back.  Save the clean state over it. */
+	if (m->saved_alt) /* 1049 saves and restores the main one around it */
+		n = put_str(out, n, "\x1b[?1049h\x1b" "7\x1b[?1049l");
 	if (m->saved_cursor || m->margins || visited)
 		n = put_str(out, n, "\x1b" "7");
 	return n;

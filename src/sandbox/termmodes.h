@@ -43,6 +43,7 @@ struct term_modes {
 	bool title;     /* a title was set: the user's were pushed (termfilter.c) */
 	bool saved_sgr, saved_origin; /* kept by a cursor save (termmodes.c) */
 	bool saved_cursor;  /* the terminal keeps a cursor the jail saved */
+	bool saved_alt;     /* ... maybe on the alternate screen's own slot */
 	bool reports;   /* a mode that makes the terminal send reports was set */
 };
 

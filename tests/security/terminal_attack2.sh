@@ -85,6 +85,9 @@ test_saved_cursor_is_not_left_to_the_agent() {
 	# the margins' own reset saves too: the clean state is saved after it
 	show margins 'a\033[3;5r\033[8mEND\n'
 	assert_contains "$(after_end)" $'\e7\e[r\e8\e[m\e7'
+	# the alternate screen keeps a slot of its own (xterm, VTE, kitty)
+	show altsave 'a\033[?1049h\033(0\0337\033(B\033[?1049lEND\n'
+	assert_contains "$(after_end)" $'\e(B\e[?1049h\e7\e[?1049l\e7'
 	# positive control: nothing saved, no save at the end
 	show nosave 'a\033[?1000hEND\n'
 	assert_not_contains "$(after_end)" $'\e7'

@@ -481,4 +481,7 @@ T(reset_saves_a_clean_cursor_over_the_agents)
 	expect_reset("\x1b[?1048h", "\x1b" "7");
 	expect_reset("\x1b[3;5r\x1b[8m", "\x1b" "7\x1b[r\x1b" "8\x1b[m\x1b" "7");
 	expect_reset("\x1b[?1000h", "\x1b[?1000l"); /* no save: no new one */
+	/* the alternate screen keeps a slot of its own */
+	expect_reset("\x1b[?1049h\x1b(0\x1b" "7\x1b(B\x1b[?1049l",
+	             "\x0f\x1b(B\x1b[?1049h\x1b" "7\x1b[?1049l\x1b" "7");
 }
