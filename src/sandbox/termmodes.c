@@ -100,6 +100,15 @@ static bool reporting_mode(int mode)
 	       mode == 2031 || mode == 2048;
 }
 
+/* The bit of mode in term_modes.dec (0: not tracked). */
+static uint32_t dec_bit(int mode)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (dec_modes[i].mode == mode)
+			return 1u << i;
+	return 0;
+}
+
 static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
 {
 	if (reporting_mode(mode) && (maybe || how == 'h'))
@@ -223,6 +232,9 @@ void term_modes_csi(struct term_modes *m, const struct csi *c)
 	if (c->prefix == '?' && (hl || c->final == 'r')) /* r: XTRESTORE may turn it on */
 		for (int i = 0; i < c->np; i++)
 			dec_set(m, c->p[i], c->final, c->final == 'r');
+	else if (c->prefix == '?' && c->final == 's')
+		for (int i = 0; i < c->np; i++)
+			m->xtsaved |= dec_bit(c->p[i]);
 	else if (c->prefix == 0 && hl)
 		for (int i = 0; i < c->np; i++) {
 			if (c->p[i] == 4)
@@ -347,6 +359,12 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
 			if ((m->dec & (1u << i)) && (dec_modes[i].reset == 'h') == pass)
 				n = put_csi(out, n, '?', dec_modes[i].mode, dec_modes[i].reset);
+	/* what the agent saved for a later XTRESTORE: the default, saved over
+	 * it (a program after the jail restoring without saving got the
+	 * agent's mouse reports or alternate screen back) */
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (m->xtsaved & (1u << i))
+			n = put_csi(out, n, '?', dec_modes[i].mode, 's');
 	bool visited = false; /* the reset itself entered 1049: a cursor save */
 	if (alt) {
 		n = put_kitty(m, 0, out, n); /* back on the main screen */

@@ -31,6 +31,7 @@ void csi_parse(const char *s, size_t n, struct csi *c);
 
 struct term_modes {
 	uint32_t dec;      /* bit i: dec_modes[i] (termmodes.c) is away from its default */
+	uint32_t xtsaved;  /* bit i: dec_modes[i] was saved (XTSAVE) for a later XTRESTORE */
 	uint8_t modkeys;   /* XTMODKEYS resources (CSI > Pp ; Pv m) that were set */
 	/* the kitty keyboard protocol keeps a stack per screen: [0] the main
 	 * screen's, [1] the alternate screen's */
@@ -65,6 +66,6 @@ void term_modes_osc(struct term_modes *m, int num, const char *b, size_t n);
 
 /* The bytes that undo m, at most TERM_RESET_MAX; async-signal-safe (no
  * allocation, no stdio), for the supervisor's crash path too. */
-#define TERM_RESET_MAX 512
+#define TERM_RESET_MAX 1024
 size_t term_modes_reset(const struct term_modes *m, char *out);
 #endif

@@ -137,3 +137,18 @@ test_report_fence_is_bounded() {
 	show plain 'a\033[?2004hEND\n'
 	assert_not_contains "$out" $'\e[c'
 }
+
+# XTSAVE keeps mode values for a later XTRESTORE: the agent saved mouse
+# reports and the alternate screen on, and a program after the jail that
+# restored without saving first turned them on again.  The reset saves the
+# defaults over them.
+test_saved_modes_are_saved_at_their_default() {
+	show xtsave 'a\033[?1000;1049h\033[?1000;1049s\033[?1000;1049lEND\n'
+	local tail
+	tail=$(after_end)
+	assert_contains "$tail" $'\e[?1000s'
+	assert_contains "$tail" $'\e[?1049s'
+	# positive control: nothing saved, nothing saved again
+	show noxtsave 'a\033[?1000hEND\n'
+	assert_not_contains "$(after_end)" 's'
+}

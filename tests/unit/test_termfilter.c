@@ -481,7 +481,33 @@ T(reset_saves_a_clean_cursor_over_the_agents)
 	expect_reset("\x1b[?1048h", "\x1b" "7");
 	expect_reset("\x1b[3;5r\x1b[8m", "\x1b" "7\x1b[r\x1b" "8\x1b[m\x1b" "7");
 	expect_reset("\x1b[?1000h", "\x1b[?1000l"); /* no save: no new one */
+	/* modes saved for a later XTRESTORE are saved again at their default */
+	expect_reset("\x1b[?1000h\x1b[?1000;2004;7727s\x1b[?1000l", "\x1b[?1000s\x1b[?2004s");
 	/* the alternate screen keeps a slot of its own */
 	expect_reset("\x1b[?1049h\x1b(0\x1b" "7\x1b(B\x1b[?1049l",
 	             "\x0f\x1b(B\x1b[?1049h\x1b" "7\x1b[?1049l\x1b" "7");
+}
+
+/* The worst reset the agent can ask for fits the bound whole: its last
+ * item (the clean cursor saved) is there. */
+T(largest_reset_fits)
+{
+	const char *in =
+		"\x1b[>1u\x1b[=1;1u\x1b[>0;1m\x1b[>1;1m\x1b[>2;1m\x1b[>3;1m\x1b[>4;1m"
+		"\x1b[>5;1m\x1b[>6;1m\x1b[>7;1m\x1b[?1;5;6;9;66;69;1000;1001;1002;1003;1004;1005h"
+		"\x1b[?1006;1007;1015;1016;2004;2026;2031;2048;12;2027h\x1b[?7;8;25l"
+		"\x1b[?1;5;6;9;66;69;1000;1001;1002;1003;1004;1005;1006;1007;1015;1016s"
+		"\x1b[?2004;2026;2031;2048;12;2027;47;1047;1049;7;8;25s"
+		"\x1b[3;5r\x1b=\x1b[4;20h\x1b[5 q\x1b]4;1;red\a\x1b]10;red\a\x1b]11;red\a"
+		"\x1b]12;red\a\x1b]17;red\a\x1b]19;red\a\x1b]0;t\a\x1b]8;;https://x/\a"
+		"\x1b]9;4;1\a\x1b[1m\x1b(0\x0e\x1b[?47;1047;1049h\x1b[>1u\x1b" "7";
+	struct term_filter *f = new_filter();
+	char *out = malloc(strlen(in) + sizeof(f->hold));
+	term_filter_run(f, in, strlen(in), out);
+	char r[TERM_RESET_MAX + 1];
+	size_t n = term_filter_reset(f, r);
+	CHECK(n >= 2 && n < TERM_RESET_MAX);
+	CHECK(r[n - 2] == '\x1b' && r[n - 1] == '7');
+	free(out);
+	free(f);
 }
