@@ -167,6 +167,10 @@ static void sgr(struct term_modes *m, const struct csi *c)
 	m->sgr = !reset;
 }
 
+/* xterm keeps at most 10 XTPUSHSGR entries: more pops could take the
+ * user's own. */
+#define SGR_STACK 10
+
 /* Scroll margins: CSI r (or top 1, bottom default) is the whole screen. */
 static void margins(struct term_modes *m, const struct csi *c)
 {
@@ -222,8 +226,12 @@ void term_modes_csi(struct term_modes *m, const struct csi *c)
 		m->cursor_style = c->np && c->p[0] > 0;
 	if (c->inter == '!' && c->final == 'p' && !c->prefix) /* DECSTR: a VT510 turns */
 		dec_set(m, 7, 'l', true);                           /* autowrap off */
-	if (c->inter == '#' && (c->final == 'q' || c->final == '}')) /* XTPOPSGR */
+	if (c->inter == '#' && (c->final == 'q' || c->final == '}')) { /* XTPOPSGR */
 		m->sgr = true;
+		m->sgr_pushes -= m->sgr_pushes > 0;
+	}
+	if (c->inter == '#' && (c->final == 'p' || c->final == '{')) /* XTPUSHSGR */
+		m->sgr_pushes += m->sgr_pushes < SGR_STACK;
 	if (c->inter)
 		return;
 	if (c->prefix == 0 && c->final == 'r')
@@ -398,7 +406,10 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		n = put_str(out, n, "\x1b]8;;\x1b\\");
 	if (m->progress)
 		n = put_str(out, n, "\x1b]9;4;0\x1b\\");
-	if (m->sgr)
+	/* what the agent pushed would come back at a later program's pop */
+	for (int i = 0; i < m->sgr_pushes; i++)
+		n = put_str(out, n, "\x1b[#}");
+	if (m->sgr || m->sgr_pushes)
 		n = put_str(out, n, "\x1b[m");
 	if (m->charset)
 		n = put_str(out, n, "\x0f\x1b(B");  /* SI: G0 into GL; G0 is ASCII */

@@ -38,6 +38,7 @@ struct term_modes {
 	uint8_t kitty_pushes[2];
 	bool kitty_set[2];
 	uint8_t colors;    /* OSC 4 10 11 12 17 19 (bit per osc_colors[]) that were set */
+	uint8_t sgr_pushes; /* XTPUSHSGR entries left on the terminal's stack */
 	bool keypad, ansi_irm, ansi_lnm, sgr, charset, cursor_style, margins;
 	bool link_open; /* an OSC 8 hyperlink not ended: what follows links there */
 	bool progress;  /* an OSC 9;4 progress indicator shows */

@@ -152,3 +152,15 @@ test_saved_modes_are_saved_at_their_default() {
 	show noxtsave 'a\033[?1000hEND\n'
 	assert_not_contains "$(after_end)" 's'
 }
+
+# XTPUSHSGR keeps attributes on a stack for a later XTPOPSGR: concealed
+# text the agent pushed came back at a pop of a program after the jail.
+# The reset pops what the agent left there, then resets the attributes.
+test_sgr_stack_left_is_popped() {
+	show sgrpush 'a\033[8m\033[#{\033[mEND\n'
+	assert_contains "$out" $'a\e[8m\e[#{\e[mEND'
+	assert_contains "$(after_end)" $'\e[#}\e[m'
+	# positive control: a push popped again leaves nothing on the stack
+	show sgrpop 'a\033[#{\033[#}END\n'
+	assert_not_contains "$(after_end)" $'\e[#}'
+}

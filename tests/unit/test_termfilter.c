@@ -433,6 +433,10 @@ T(reset_kitty_keyboard_on_each_screen)
 	/* what a cursor restore or an SGR pop brings back counts as on */
 	expect_reset("\x1b[31m\x1b" "7\x1b[m\x1b" "8", "\x1b[m\x1b" "7");
 	expect_reset("\x1b[31m\x1b[#{\x1b[m\x1b[#}", "\x1b[m");
+	/* pushes left on the SGR stack are popped (at most xterm's 10) */
+	expect_reset("\x1b[8m\x1b[#{\x1b[#p\x1b[m", "\x1b[#}\x1b[#}\x1b[m");
+	expect_reset("\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{",
+	             "\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[m");
 	expect_reset("\x1b[?1049h\x1b[?1049l", "\x1b" "7");
 	expect_reset("\x1b[31m\x1b[?1049h\x1b[m\x1b[?1049l", "\x1b[m\x1b" "7");
 	expect_reset("\x1b[?6h\x1b[s\x1b[?6l\x1b[u", "\x1b[?6l\x1b" "7");
@@ -500,7 +504,8 @@ T(largest_reset_fits)
 		"\x1b[?2004;2026;2031;2048;12;2027;47;1047;1049;7;8;25s"
 		"\x1b[3;5r\x1b=\x1b[4;20h\x1b[5 q\x1b]4;1;red\a\x1b]10;red\a\x1b]11;red\a"
 		"\x1b]12;red\a\x1b]17;red\a\x1b]19;red\a\x1b]0;t\a\x1b]8;;https://x/\a"
-		"\x1b]9;4;1\a\x1b[1m\x1b(0\x0e\x1b[?47;1047;1049h\x1b[>1u\x1b" "7";
+		"\x1b]9;4;1\a\x1b[1m\x1b(0\x0e\x1b[?47;1047;1049h\x1b[>1u\x1b" "7"
+		"\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{";
 	struct term_filter *f = new_filter();
 	char *out = malloc(strlen(in) + sizeof(f->hold));
 	term_filter_run(f, in, strlen(in), out);
