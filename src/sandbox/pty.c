@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
 
@@ -123,10 +124,71 @@ static void start_keeper(struct relay *r, bool eight_bit)
 	r->filter->eight_bit = eight_bit;
 }
 
+/* Do in and out name the same terminal? */
+static bool same_tty(int in, int out)
+{
+	struct stat a, b;
+	return fstat(in, &a) == 0 && fstat(out, &b) == 0 && S_ISCHR(a.st_mode) &&
+	       a.st_rdev == b.st_rdev;
+}
+
+/* One byte of what the terminal sent: true when it ends the answer to DA1
+ * (ESC [ ? digits and ';' c).  *st is where the match stands. */
+static bool da1_step(int *st, unsigned char c)
+{
+	static const char lead[] = "\x1b[?";
+	if (*st < 3) {
+		*st = c == (unsigned char)lead[*st] ? *st + 1 : c == 0x1b;
+		return false;
+	}
+	if ((c >= '0' && c <= '9') || c == ';')
+		return false;
+	if (c == 'c')
+		return true;
+	*st = c == 0x1b;
+	return false;
+}
+
+/* A report the terminal sent before it read the reset (a mouse move, the
+ * focus report tmux sends as soon as 1004 is set) may arrive after the
+ * relay stopped reading: the flush of the input at the end missed it, and
+ * the next program (the user's shell) read it as typed.  So when a
+ * reporting mode passed, ask for the device attributes after the reset and
+ * read what comes until their answer: terminals answer in order, so every
+ * report sent before is read here.  Bounded: a terminal that does not
+ * answer costs FENCE_MS once. */
+#define FENCE_MS 1000
+
+static void fence_reports(const struct relay *r)
+{
+	if (r->in < 0 || !termios_saved || !r->filter->modes.reports || !same_tty(r->in, r->out) ||
+	    write_all(r->out, "\x1b[c", 3) < 0)
+		return;
+	double end = mono_ms() + FENCE_MS;
+	int st = 0;
+	for (;;) {
+		double left = end - mono_ms();
+		struct pollfd p = {r->in, POLLIN, 0};
+		int k = left > 0 ? poll(&p, 1, (int)left + 1) : 0;
+		if (k < 0 && errno == EINTR)
+			continue;
+		char buf[256];
+		ssize_t n = k > 0 ? read(r->in, buf, sizeof(buf)) : 0;
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		for (ssize_t i = 0; i < n; i++)
+			if (da1_step(&st, (unsigned char)buf[i]))
+				return;
+		if (n <= 0)
+			return; /* timed out, or the terminal is gone */
+	}
+}
+
 /* The relay ends: put the terminal back, and leave the crash path. */
 static void end_relay(struct relay *r)
 {
 	write_reset(r->out, r->filter);
+	fence_reports(r);
 	restore_terminal();
 	crash_relay = NULL;
 	r->filter = &r->own; /* the keeper's goes with it */

@@ -152,15 +152,18 @@ static bool mode_passes(const struct csi *c)
 
 /* Does a complete CSI (after its introducer) stay out of the host terminal?
  * All but the allowlisted ones above, with a known mode; also more
- * parameters than are read (but for SGR: true colours make long ones), and
- * numbers above 65535 (a terminal could wrap one around to a dropped mode). */
+ * parameters than are read (but for SGR: true colours make long ones),
+ * numbers above 65535 (a terminal could wrap one around to a dropped mode),
+ * and sub-parameters (':') but in SGR, their one standard use: terminals
+ * read them three ways, and xterm reads CSI > 4:2 m as modifyOtherKeys 2
+ * (Ctrl-C no longer sends ^C), where the filter would see 4 put back. */
 static bool csi_dropped(const char *s, size_t n, struct csi *c)
 {
 	csi_parse(s, n, c);
 	if (!csi_well_formed(s, n) || !csi_known(c) || !mode_passes(c))
 		return true;
 	bool sgr = !c->prefix && !c->inter && c->final == 'm';
-	if (c->too_many && !sgr)
+	if ((c->too_many || c->sub) && !sgr)
 		return true;
 	for (int i = 0; i < c->np; i++)
 		if (c->p[i] > 65535)

@@ -62,6 +62,7 @@ void csi_parse(const char *s, size_t n, struct csi *c)
 			in_param = false;
 		} else if (ch == ':') {
 			sub = true;  /* sub-parameters (38:2:r:g:b) are not read */
+			c->sub = true;
 		} else if (ch >= '0' && ch <= '9' && !sub) {
 			int *p = &c->p[c->np - 1];
 			*p = *p < 0 ? ch - '0' : *p < 100000 ? *p * 10 + (ch - '0') : *p;
@@ -90,8 +91,28 @@ static bool on_alt(const struct term_modes *m)
 	return false;
 }
 
+/* The modes that make the terminal send input by itself: mouse, focus,
+ * wheel (as cursor keys), colour-scheme and resize reports.  Some send one
+ * at once when set (tmux a focus report, 2048 the size). */
+static bool reporting_mode(int mode)
+{
+	return mode == 9 || (mode >= 1000 && mode <= 1004) || mode == 1007 ||
+	       mode == 2031 || mode == 2048;
+}
+
+/* The bit of mode in term_modes.dec (0: not tracked). */
+static uint32_t dec_bit(int mode)
+{
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (dec_modes[i].mode == mode)
+			return 1u << i;
+	return 0;
+}
+
 static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
 {
+	if (reporting_mode(mode) && (maybe || how == 'h'))
+		m->reports = true;
 	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++) {
 		if (dec_modes[i].mode != mode)
 			continue;
@@ -102,13 +123,12 @@ static void dec_set(struct term_modes *m, int mode, char how, bool maybe)
 	}
 }
 
+/* XTMODKEYS: CSI > Pp ; Pv m sets resource Pp, CSI > Pp m puts it back.
+ * CSI > m clears nothing here: xterm puts back only some of the resources
+ * (1 to 5), whatever its manual says; the reset undoes the others too. */
 static void modkeys(struct term_modes *m, const struct csi *c)
 {
-	if (c->np == 0) {
-		m->modkeys = 0;  /* every resource back to its initial value */
-		return;
-	}
-	if (c->p[0] < 0 || c->p[0] > 7)
+	if (c->np == 0 || c->p[0] < 0 || c->p[0] > 7)
 		return;
 	if (c->np >= 2)
 		m->modkeys |= (uint8_t)(1u << c->p[0]);
@@ -135,13 +155,21 @@ static void kitty(struct term_modes *m, const struct csi *c)
 	}
 }
 
+/* SGR puts the attributes back only when it is a plain reset: no parameter,
+ * or each one 0 or empty.  Its last number says nothing: in 38;2;255;0;0
+ * (a colour) or 7;48;5;0 the 0 is a colour's, and the attributes stay on;
+ * terminals read sub-parameters their own ways (tmux ignores 0:1 whole). */
 static void sgr(struct term_modes *m, const struct csi *c)
 {
-	if (c->np == 0 || c->too_many)
-		m->sgr = c->too_many;
+	bool reset = !c->too_many && !c->sub;
 	for (int i = 0; i < c->np; i++)
-		m->sgr = c->p[i] > 0;
+		reset = reset && c->p[i] <= 0;
+	m->sgr = !reset;
 }
+
+/* xterm keeps at most 10 XTPUSHSGR entries: more pops could take the
+ * user's own. */
+#define SGR_STACK 10
 
 /* Scroll margins: CSI r (or top 1, bottom default) is the whole screen. */
 static void margins(struct term_modes *m, const struct csi *c)
@@ -163,6 +191,8 @@ static bool is_origin(const struct term_modes *m)
 
 static void cursor_saved(struct term_modes *m)
 {
+	m->saved_cursor = true;
+	m->saved_alt |= on_alt(m); /* xterm, VTE, kitty keep one per screen */
 	m->saved_sgr |= m->sgr;
 	m->saved_origin |= is_origin(m);
 }
@@ -196,8 +226,12 @@ void term_modes_csi(struct term_modes *m, const struct csi *c)
 		m->cursor_style = c->np && c->p[0] > 0;
 	if (c->inter == '!' && c->final == 'p' && !c->prefix) /* DECSTR: a VT510 turns */
 		dec_set(m, 7, 'l', true);                           /* autowrap off */
-	if (c->inter == '#' && (c->final == 'q' || c->final == '}')) /* XTPOPSGR */
+	if (c->inter == '#' && (c->final == 'q' || c->final == '}')) { /* XTPOPSGR */
 		m->sgr = true;
+		m->sgr_pushes -= m->sgr_pushes > 0;
+	}
+	if (c->inter == '#' && (c->final == 'p' || c->final == '{')) /* XTPUSHSGR */
+		m->sgr_pushes += m->sgr_pushes < SGR_STACK;
 	if (c->inter)
 		return;
 	if (c->prefix == 0 && c->final == 'r')
@@ -206,6 +240,9 @@ void term_modes_csi(struct term_modes *m, const struct csi *c)
 	if (c->prefix == '?' && (hl || c->final == 'r')) /* r: XTRESTORE may turn it on */
 		for (int i = 0; i < c->np; i++)
 			dec_set(m, c->p[i], c->final, c->final == 'r');
+	else if (c->prefix == '?' && c->final == 's')
+		for (int i = 0; i < c->np; i++)
+			m->xtsaved |= dec_bit(c->p[i]);
 	else if (c->prefix == 0 && hl)
 		for (int i = 0; i < c->np; i++) {
 			if (c->p[i] == 4)
@@ -330,9 +367,16 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
 			if ((m->dec & (1u << i)) && (dec_modes[i].reset == 'h') == pass)
 				n = put_csi(out, n, '?', dec_modes[i].mode, dec_modes[i].reset);
+	/* what the agent saved for a later XTRESTORE: the default, saved over
+	 * it (a program after the jail restoring without saving got the
+	 * agent's mouse reports or alternate screen back) */
+	for (size_t i = 0; i < sizeof(dec_modes) / sizeof(dec_modes[0]); i++)
+		if (m->xtsaved & (1u << i))
+			n = put_csi(out, n, '?', dec_modes[i].mode, 's');
+	bool visited = false; /* the reset itself entered 1049: a cursor save */
 	if (alt) {
 		n = put_kitty(m, 0, out, n); /* back on the main screen */
-	} else if (kitty_left(m, 1)) {
+	} else if ((visited = kitty_left(m, 1))) {
 		/* flags left on the alternate screen's stack stay there for the
 		 * next program that uses it: visit it (1049 saves and restores
 		 * the cursor, the main screen is untouched) */
@@ -362,9 +406,21 @@ size_t term_modes_reset(const struct term_modes *m, char *out)
 		n = put_str(out, n, "\x1b]8;;\x1b\\");
 	if (m->progress)
 		n = put_str(out, n, "\x1b]9;4;0\x1b\\");
-	if (m->sgr)
+	/* what the agent pushed would come back at a later program's pop */
+	for (int i = 0; i < m->sgr_pushes; i++)
+		n = put_str(out, n, "\x1b[#}");
+	if (m->sgr || m->sgr_pushes)
 		n = put_str(out, n, "\x1b[m");
 	if (m->charset)
 		n = put_str(out, n, "\x0f\x1b(B");  /* SI: G0 into GL; G0 is ASCII */
+	/* Last, once all is back: the terminal keeps the cursor saved last
+	 * (DECSC, 1048, 1049, and the margins' own save above) for a later
+	 * restore, with its attributes, character sets and origin mode; a
+	 * program after the jail that restores without saving (DECRC, leaving
+	 * 1049) would bring the agent's back.  Save the clean state over it. */
+	if (m->saved_alt) /* 1049 saves and restores the main one around it */
+		n = put_str(out, n, "\x1b[?1049h\x1b" "7\x1b[?1049l");
+	if (m->saved_cursor || m->margins || visited)
+		n = put_str(out, n, "\x1b" "7");
 	return n;
 }

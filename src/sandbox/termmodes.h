@@ -25,22 +25,28 @@ struct csi {
 	int np;       /* parameters given; an empty one is -1 */
 	int p[CSI_MAX_PARAMS];
 	bool too_many;  /* more than CSI_MAX_PARAMS: not all were read */
+	bool sub;       /* a ':' sub-parameter was given (not read into p) */
 };
 void csi_parse(const char *s, size_t n, struct csi *c);
 
 struct term_modes {
 	uint32_t dec;      /* bit i: dec_modes[i] (termmodes.c) is away from its default */
+	uint32_t xtsaved;  /* bit i: dec_modes[i] was saved (XTSAVE) for a later XTRESTORE */
 	uint8_t modkeys;   /* XTMODKEYS resources (CSI > Pp ; Pv m) that were set */
 	/* the kitty keyboard protocol keeps a stack per screen: [0] the main
 	 * screen's, [1] the alternate screen's */
 	uint8_t kitty_pushes[2];
 	bool kitty_set[2];
 	uint8_t colors;    /* OSC 4 10 11 12 17 19 (bit per osc_colors[]) that were set */
+	uint8_t sgr_pushes; /* XTPUSHSGR entries left on the terminal's stack */
 	bool keypad, ansi_irm, ansi_lnm, sgr, charset, cursor_style, margins;
 	bool link_open; /* an OSC 8 hyperlink not ended: what follows links there */
 	bool progress;  /* an OSC 9;4 progress indicator shows */
 	bool title;     /* a title was set: the user's were pushed (termfilter.c) */
 	bool saved_sgr, saved_origin; /* kept by a cursor save (termmodes.c) */
+	bool saved_cursor;  /* the terminal keeps a cursor the jail saved */
+	bool saved_alt;     /* ... maybe on the alternate screen's own slot */
+	bool reports;   /* a mode that makes the terminal send reports was set */
 };
 
 /* May DEC private mode n be set or reset (CSI ? n h/l)?  Only the modes this
@@ -61,6 +67,6 @@ void term_modes_osc(struct term_modes *m, int num, const char *b, size_t n);
 
 /* The bytes that undo m, at most TERM_RESET_MAX; async-signal-safe (no
  * allocation, no stdio), for the supervisor's crash path too. */
-#define TERM_RESET_MAX 512
+#define TERM_RESET_MAX 1024
 size_t term_modes_reset(const struct term_modes *m, char *out);
 #endif

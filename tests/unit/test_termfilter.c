@@ -356,7 +356,7 @@ T(reset_undoes_modes_that_send_input)
 	expect_reset("\x1b[?9h\x1b[?1001h\x1b[?1002h\x1b[?1003h\x1b[?1005h\x1b[?1015h\x1b[?1016h",
 	             "\x1b[?9l\x1b[?1001l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1015l\x1b[?1016l");
 	expect_reset("\x1b[?1004h\x1b[?2004h\x1b[?1007h", "\x1b[?1004l\x1b[?1007l\x1b[?2004l");
-	expect_reset("\x1b[?1049h\x1b[?47h\x1b[?1047h", "\x1b[?47l\x1b[?1047l\x1b[?1049l");
+	expect_reset("\x1b[?1049h\x1b[?47h\x1b[?1047h", "\x1b[?47l\x1b[?1047l\x1b[?1049l\x1b" "7");
 	expect_reset("\x1b=\x1b[?1h", "\x1b[?1l\x1b>");
 	expect_reset("\x1b=\x1b>", "");
 	expect_reset("\x1b[?66h\x1b[?2031h\x1b[?2048h", "\x1b[?66l\x1b[?2031l\x1b[?2048l");
@@ -376,7 +376,7 @@ T(reset_undoes_modes_that_send_input)
 	expect_reset("\x1b[?2026h\x1b[?6h\x1b[?69h", "\x1b[?6l\x1b[?69l\x1b[?2026l");
 	expect_reset("\x1b[5 q", "\x1b[0 q");         /* cursor style */
 	expect_reset("\x1b[5 q\x1b[ q", "");
-	expect_reset("\x1b[3;10r", "\x1b" "7\x1b[r\x1b" "8"); /* scroll margins */
+	expect_reset("\x1b[3;10r", "\x1b" "7\x1b[r\x1b" "8\x1b" "7"); /* scroll margins */
 	expect_reset("\x1b[3;10r\x1b[r", "");
 	expect_reset("\x1b]11;#000000\a\x1b]4;1;red\x1b\\", "\x1b]104\x1b\\\x1b]111\x1b\\");
 	expect_reset("\x1b]10;red\a\x1b]12;red\a\x1b]17;red\a\x1b]19;red\a",
@@ -390,7 +390,7 @@ T(reset_undoes_modes_that_send_input)
 	             "\x1b[?1l\x1b[?5l\x1b[?9l\x1b[?66l\x1b[?1000l\x1b[?1001l\x1b[?1002l"
 	             "\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1007l\x1b[?1015l"
 	             "\x1b[?1016l\x1b[?2004l\x1b[?2031l\x1b[?2048l\x1b[?47l\x1b[?1047l\x1b[?1049l"
-	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b[=0;1u\x1b[<1u\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B");
+	             "\x1b[?7h\x1b[?8h\x1b[?25h\x1b[=0;1u\x1b[<1u\x1b>\x1b[4l\x1b[20l\x1b[m\x0f\x1b(B\x1b" "7");
 }
 
 /* What passes is an allowlist: other modes, control sequences and ESC finals
@@ -424,18 +424,22 @@ T(osc_links_colours_and_cwd)
 
 T(reset_kitty_keyboard_on_each_screen)
 {
-	expect_reset("\x1b[>1u\x1b[?1049h\x1b[>1u", "\x1b[<1u\x1b[?1049l\x1b[<1u");
-	expect_reset("\x1b[?1049h\x1b[=1;1u", "\x1b[=0;1u\x1b[?1049l");
-	expect_reset("\x1b[?1049h\x1b[>1u\x1b[?1049l", "\x1b[?1049h\x1b[<1u\x1b[?1049l");
-	expect_reset("\x1b[?1049h\x1b[>1u\x1b[<u\x1b[?1049l", "");
+	expect_reset("\x1b[>1u\x1b[?1049h\x1b[>1u", "\x1b[<1u\x1b[?1049l\x1b[<1u\x1b" "7");
+	expect_reset("\x1b[?1049h\x1b[=1;1u", "\x1b[=0;1u\x1b[?1049l\x1b" "7");
+	expect_reset("\x1b[?1049h\x1b[>1u\x1b[?1049l", "\x1b[?1049h\x1b[<1u\x1b[?1049l\x1b" "7");
+	expect_reset("\x1b[?1049h\x1b[>1u\x1b[<u\x1b[?1049l", "\x1b" "7");
 	expect_reset("\x1b[?12h\x1b[?2027h", "\x1b[?12l\x1b[?2027l");
 	expect_reset("\x1b[!p", "\x1b[?7h"); /* soft reset: autowrap off on a VT510 */
 	/* what a cursor restore or an SGR pop brings back counts as on */
-	expect_reset("\x1b[31m\x1b" "7\x1b[m\x1b" "8", "\x1b[m");
+	expect_reset("\x1b[31m\x1b" "7\x1b[m\x1b" "8", "\x1b[m\x1b" "7");
 	expect_reset("\x1b[31m\x1b[#{\x1b[m\x1b[#}", "\x1b[m");
-	expect_reset("\x1b[?1049h\x1b[?1049l", "");
-	expect_reset("\x1b[31m\x1b[?1049h\x1b[m\x1b[?1049l", "\x1b[m");
-	expect_reset("\x1b[?6h\x1b[s\x1b[?6l\x1b[u", "\x1b[?6l");
+	/* pushes left on the SGR stack are popped (at most xterm's 10) */
+	expect_reset("\x1b[8m\x1b[#{\x1b[#p\x1b[m", "\x1b[#}\x1b[#}\x1b[m");
+	expect_reset("\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{",
+	             "\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[#}\x1b[m");
+	expect_reset("\x1b[?1049h\x1b[?1049l", "\x1b" "7");
+	expect_reset("\x1b[31m\x1b[?1049h\x1b[m\x1b[?1049l", "\x1b[m\x1b" "7");
+	expect_reset("\x1b[?6h\x1b[s\x1b[?6l\x1b[u", "\x1b[?6l\x1b" "7");
 }
 
 /* A hyperlink left open makes everything printed after the jail a link; a
@@ -449,4 +453,66 @@ T(reset_ends_links_and_progress)
 	expect_reset("\x1b]9;4;0;5\a\x1b]9;done\a", "");
 	expect_reset("\x1b]0;sudo password\a", "\x1b[23;0t"); /* the user's titles back */
 	expect_reset("\x1b]2;a\a\x1b]1;b\a", "\x1b[23;0t");
+}
+
+/* Parameters as terminals read them: an SGR puts the attributes back only
+ * when it is a plain reset (the 0 that ends a colour is the colour's), and
+ * sub-parameters pass only in SGR, where they never count as a reset. */
+T(sgr_reset_and_sub_parameters)
+{
+	expect_reset("\x1b[1m\x1b[7;38;2;255;0;0m", "\x1b[m");
+	expect_reset("\x1b[8;38;5;0m", "\x1b[m");
+	expect_reset("\x1b[30;48;2;0;0;0m", "\x1b[m");
+	expect_reset("\x1b[8;0:1m", "\x1b[m"); /* tmux ignores 0:1: still concealed */
+	expect_reset("\x1b[1m\x1b[0;;0m", "");
+	expect_reset("\x1b[1m\x1b[;m", "");
+	expect_reset("\x1b[1;0m", "\x1b[m");   /* one reset too many does no harm */
+	expect("a\x1b[4:3mb\x1b[38:2::1:2:3mc", "a\x1b[4:3mb\x1b[38:2::1:2:3mc");
+	/* xterm reads CSI > 4:2 m as modifyOtherKeys 2 (Ctrl-C no longer ^C) */
+	expect("a\x1b[>4:2mb\x1b[?25:1004hc\x1b[2:1 qd\x1b[3:1;10re", "abcde");
+	/* CSI > m: xterm puts back resources 1-5 only */
+	expect_reset("\x1b[>6;1m\x1b[>4;2m\x1b[>m", "\x1b[>4m\x1b[>6m");
+}
+
+/* The terminal keeps the cursor saved last for a later restore, with its
+ * attributes, character sets and origin mode: a program after the jail
+ * that restores without saving would bring the agent's back.  The reset
+ * ends by saving the clean state over it (also after its own saves). */
+T(reset_saves_a_clean_cursor_over_the_agents)
+{
+	expect_reset("\x1b(0\x1b[8m\x1b" "7\x1b[m\x1b(B", "\x0f\x1b(B\x1b" "7");
+	expect_reset("\x1b[8m\x1b[s\x1b[m", "\x1b" "7"); /* the clean state is current */
+	expect_reset("\x1b[?1048h", "\x1b" "7");
+	expect_reset("\x1b[3;5r\x1b[8m", "\x1b" "7\x1b[r\x1b" "8\x1b[m\x1b" "7");
+	expect_reset("\x1b[?1000h", "\x1b[?1000l"); /* no save: no new one */
+	/* modes saved for a later XTRESTORE are saved again at their default */
+	expect_reset("\x1b[?1000h\x1b[?1000;2004;7727s\x1b[?1000l", "\x1b[?1000s\x1b[?2004s");
+	/* the alternate screen keeps a slot of its own */
+	expect_reset("\x1b[?1049h\x1b(0\x1b" "7\x1b(B\x1b[?1049l",
+	             "\x0f\x1b(B\x1b[?1049h\x1b" "7\x1b[?1049l\x1b" "7");
+}
+
+/* The worst reset the agent can ask for fits the bound whole: its last
+ * item (the clean cursor saved) is there. */
+T(largest_reset_fits)
+{
+	const char *in =
+		"\x1b[>1u\x1b[=1;1u\x1b[>0;1m\x1b[>1;1m\x1b[>2;1m\x1b[>3;1m\x1b[>4;1m"
+		"\x1b[>5;1m\x1b[>6;1m\x1b[>7;1m\x1b[?1;5;6;9;66;69;1000;1001;1002;1003;1004;1005h"
+		"\x1b[?1006;1007;1015;1016;2004;2026;2031;2048;12;2027h\x1b[?7;8;25l"
+		"\x1b[?1;5;6;9;66;69;1000;1001;1002;1003;1004;1005;1006;1007;1015;1016s"
+		"\x1b[?2004;2026;2031;2048;12;2027;47;1047;1049;7;8;25s"
+		"\x1b[3;5r\x1b=\x1b[4;20h\x1b[5 q\x1b]4;1;red\a\x1b]10;red\a\x1b]11;red\a"
+		"\x1b]12;red\a\x1b]17;red\a\x1b]19;red\a\x1b]0;t\a\x1b]8;;https://x/\a"
+		"\x1b]9;4;1\a\x1b[1m\x1b(0\x0e\x1b[?47;1047;1049h\x1b[>1u\x1b" "7"
+		"\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{\x1b[#{";
+	struct term_filter *f = new_filter();
+	char *out = malloc(strlen(in) + sizeof(f->hold));
+	term_filter_run(f, in, strlen(in), out);
+	char r[TERM_RESET_MAX + 1];
+	size_t n = term_filter_reset(f, r);
+	CHECK(n >= 2 && n < TERM_RESET_MAX);
+	CHECK(r[n - 2] == '\x1b' && r[n - 1] == '7');
+	free(out);
+	free(f);
 }
