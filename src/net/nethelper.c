@@ -424,9 +424,14 @@ static void find_local_addrs(struct net_host *n, pid_t child)
 	freeifaddrs(ifs);
 }
 
-/* Does the kernel route family/addr (4 or 16 bytes) to this host itself
- * ("local": an interface's address, or a "local" route such as AnyIP's
- * "ip route add local 198.51.100.0/24 dev lo")?  -1 when it cannot ask. */
+/* Does the kernel deliver family/addr (4 or 16 bytes) to this host itself?
+ * Not only "local" routes (an interface's address, or AnyIP's "ip route add
+ * local 198.51.100.0/24 dev lo"): every route type whose packets the host
+ * takes in.  An IPv6 host that forwards (a router, a VPN or container host)
+ * owns the subnet-router anycast address of each of its prefixes (2001:db8::
+ * of 2001:db8::/64), on no interface's list, and its UDP servers bound to ::
+ * answer there; broadcast and multicast are taken in as well as sent.  -1
+ * when it cannot ask. */
 static int route_is_local(int family, const unsigned char *addr)
 {
 	size_t alen = family == AF_INET ? 4 : 16;
@@ -463,7 +468,8 @@ static int route_is_local(int family, const unsigned char *addr)
 	    resp.h.nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return -1;
 	const struct rtmsg *r = NLMSG_DATA(&resp.h);
-	return r->rtm_type == RTN_LOCAL;
+	return r->rtm_type == RTN_LOCAL || r->rtm_type == RTN_ANYCAST ||
+	       r->rtm_type == RTN_BROADCAST || r->rtm_type == RTN_MULTICAST;
 }
 
 bool net_host_owns_now(const struct dns_addr *a)

@@ -80,9 +80,10 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e) WUR;
 void net_helper_stop(struct net_host *n);
 /* Does the host's kernel take a as its own now (also the IPv4 address an
  * IPv6 a spells)?  The list of addresses taken at start misses one the host
- * gets later (a DHCP lease, a VPN, an IPv6 temporary address) and "local"
- * routes (AnyIP), where a server bound to 0.0.0.0 answers too.  True when
- * the kernel cannot be asked. */
+ * gets later (a DHCP lease, a VPN, an IPv6 temporary address), "local"
+ * routes (AnyIP), where a server bound to 0.0.0.0 answers too, and the
+ * IPv6 subnet-router anycast addresses of a host that forwards, where UDP
+ * servers bound to :: answer.  True when the kernel cannot be asked. */
 bool net_host_owns_now(const struct dns_addr *a);
 
 /* netwatch.c */
