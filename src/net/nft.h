@@ -21,8 +21,9 @@
 /* host:PORT elements (the host's loopback through the helper): TCP only */
 #define NFT_HOST_SET4 "host4"
 #define NFT_HOST_SET6 "host6"
-/* --net open with host:PORT: the helper's addresses (its gateway, which it
- * maps to the host's loopback), closed but for host4/host6 */
+/* --net open: the host itself, closed but for host4/host6: the helper's
+ * gateway (which it maps to the host's loopback for host:PORT entries) and
+ * the host's own addresses */
 #define NFT_HELPER_SET4 "helper4"
 #define NFT_HELPER_SET6 "helper6"
 #define NFT_LOG_GROUP 7
@@ -84,10 +85,11 @@ struct nft_plan {
 
 /* Pure: the ruleset for this allowlist. */
 void nft_plan_build(const struct allow_list *allow, struct nft_plan *out);
-/* Pure: the ruleset of --net open with host:PORT entries: everything passes
- * but the helper's addresses (helper4/helper6), which pass only for the
- * host4/host6 pairs.  Without it the helper's gateway would be a door to
- * every port of the host's loopback. */
+/* Pure: the ruleset of --net open: everything passes but the host
+ * (helper4/helper6: the helper's gateway, the host's own addresses), which
+ * passes only for the host4/host6 pairs.  Without it the helper's gateway
+ * would be a door to every port of the host's loopback, and the host's other
+ * addresses to its servers bound to 0.0.0.0. */
 void nft_plan_build_open(struct nft_plan *out);
 void nft_plan_free(struct nft_plan *p);
 /* The plan in nft(8) syntax, for tests, debugging and the man page. */

@@ -42,3 +42,41 @@ test_dns_never_opens_the_hosts_anycast_address() {
 	assert_not_contains "$(cat "$T/host-udp.log" 2>/dev/null)" from-jail
 	assert_contains "$err" "jail: dns: anycast.test answered 2a0b:1:: (the host); not opened"
 }
+
+# PROBE ADDR,PORT...: from inside, a TCP connection to each ("open", or
+# "failed" and why).
+PROBE='import socket, sys
+for spec in sys.argv[1:]:
+    addr, port = spec.rsplit(",", 1)
+    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET)
+    s.settimeout(5)
+    try:
+        s.connect((addr, int(port)))
+        print(addr, port, "open")
+    except OSError as e:
+        print(addr, port, "failed", e)'
+
+# ATTACK: --net open and the host's other addresses.  The helper connects
+# from the host, so a server bound to 0.0.0.0 or :: there (a database, a
+# docker-proxy) answered the jail on each address of the host but the one
+# the jail's interface shares (a second interface's, a docker bridge's),
+# past the host's firewall, which does not filter the host's connections to
+# itself.  Open mode promises the internet, not the host: its ruleset now
+# closes the host's addresses as it closes the helper's gateway; the
+# internet still answers.
+test_net_open_never_reaches_the_hosts_other_addresses() {
+	W_SETUP="ip link add d0 type veth peer name d1; ip link set d0 up; ip addr add 12.34.56.1/32 dev d0; ip addr add 2a0c::1/128 dev d0 nodad" net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	in_w python3 -c "$PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" | grep -c open | grep -qx 2 ||
+		fail "W's server does not answer on W's own addresses"
+	run_jail -D "$T/p" --net open -- python3 -c "$PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" \
+		"$PUB4,$P2"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$PUB4 $P2 open"
+	assert_contains "$out" "12.34.56.1 $P7 failed"
+	assert_contains "$out" "2a0c::1 $P7 failed"
+	assert_contains "$err" "jail: blocked tcp 12.34.56.1:$P7"
+	assert_contains "$err" "jail: blocked tcp [2a0c::1]:$P7"
+}
