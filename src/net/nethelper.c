@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
@@ -417,6 +418,16 @@ static void find_local_addrs(struct net_host *n, pid_t child)
 			continue;
 		if (i->ifa_addr->sa_family == AF_INET)
 			add_local(n, AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, false);
+		/* its subnet's broadcast (the kernel's, whether or not one was
+		 * set): the host takes it in too */
+		if (i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_BROADCAST) &&
+		    i->ifa_netmask) {
+			uint32_t ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+			uint32_t m = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
+			struct in_addr b = {ip | ~m};
+			if (ntohl(m) < 0xfffffffeu)  /* /31 and /32 have none */
+				add_local(n, AF_INET, &b, false);
+		}
 		else if (i->ifa_addr->sa_family == AF_INET6)
 			add_local(n, AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
 			          false);

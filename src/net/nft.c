@@ -124,6 +124,17 @@ void nft_plan_build_open(struct nft_plan *p)
 	            &(struct nft_match){NM_DADDR, 0, NFT_HELPER_SET4});
 	plan_reject(p, &(struct nft_match){NM_NFPROTO, NFPROTO_IPV6, NULL},
 	            &(struct nft_match){NM_DADDR, 0, NFT_HELPER_SET6});
+	/* multicast and broadcast: the helper sends them from the host, whose
+	 * own listeners take them in (mDNS, LLMNR, SSDP) */
+	static const struct {
+		uint32_t nfproto;
+		const char *net;
+		uint32_t bits;
+	} cast[] = {{NFPROTO_IPV4, "224.0.0.0", 4}, {NFPROTO_IPV4, "255.255.255.255", 32},
+	            {NFPROTO_IPV6, "ff00::", 8}};
+	for (size_t i = 0; i < ARRAY_SIZE(cast); i++)
+		plan_reject(p, &(struct nft_match){NM_NFPROTO, cast[i].nfproto, NULL},
+		            &(struct nft_match){NM_DADDR_PREFIX, cast[i].bits, cast[i].net});
 }
 
 void nft_plan_free(struct nft_plan *p)
@@ -170,6 +181,10 @@ static void format_match(struct strbuf *b, const struct nft_match *m, uint32_t n
 		break;
 	case NM_DADDR:
 		sb_printf(b, "%s daddr @%s ", nfproto == NFPROTO_IPV4 ? "ip" : "ip6", m->str);
+		break;
+	case NM_DADDR_PREFIX:
+		sb_printf(b, "%s daddr %s/%u ", nfproto == NFPROTO_IPV4 ? "ip" : "ip6", m->str,
+		          m->value);
 		break;
 	default: sb_puts(b, "? "); break;
 	}

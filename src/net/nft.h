@@ -36,6 +36,7 @@ enum nft_match_type {
 	NM_ICMPV6_TYPE,  /* value: ICMPv6 type */
 	NM_DADDR_DPORT,  /* str: set of "daddr . dport" (family from a preceding NM_NFPROTO) */
 	NM_DADDR,        /* str: set of "daddr" (family from a preceding NM_NFPROTO) */
+	NM_DADDR_PREFIX, /* str: an address, value: its prefix length (family as above) */
 };
 
 struct nft_match {
@@ -55,7 +56,7 @@ enum nft_verdict {
  * the helper's door to the host's loopback is closed). */
 
 #define NFT_MAX_MATCH 3
-#define NFT_MAX_RULES 18
+#define NFT_MAX_RULES 24
 
 struct nft_rule {
 	struct nft_match match[NFT_MAX_MATCH];
@@ -87,7 +88,8 @@ struct nft_plan {
 void nft_plan_build(const struct allow_list *allow, struct nft_plan *out);
 /* Pure: the ruleset of --net open: everything passes but the host
  * (helper4/helper6: the helper's gateway, the host's own addresses), which
- * passes only for the host4/host6 pairs.  Without it the helper's gateway
+ * passes only for the host4/host6 pairs, and multicast and broadcast (sent
+ * from the host, its own listeners take them in).  Without it the helper's gateway
  * would be a door to every port of the host's loopback, and the host's other
  * addresses to its servers bound to 0.0.0.0. */
 void nft_plan_build_open(struct nft_plan *out);

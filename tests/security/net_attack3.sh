@@ -5,13 +5,15 @@
 source "$TESTS/networld.bash"
 
 # UDPSEND ADDR,PORT...: from inside, one datagram "from-jail" to each (a
-# name is resolved by the jail's DNS first); prints each reply or failure.
+# name is resolved by the jail's DNS first; broadcast allowed); prints each
+# reply or failure.
 UDPSEND='import socket, sys
 for spec in sys.argv[1:]:
     host, port = spec.rsplit(",", 1)
     try:
         fam, _, _, _, sa = socket.getaddrinfo(host, int(port), 0, socket.SOCK_DGRAM)[0]
         s = socket.socket(fam, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
         s.settimeout(3)
         s.sendto(b"from-jail", sa)
         print(spec, "reply", s.recv(100))
@@ -79,4 +81,60 @@ test_net_open_never_reaches_the_hosts_other_addresses() {
 	assert_contains "$out" "2a0c::1 $P7 failed"
 	assert_contains "$err" "jail: blocked tcp 12.34.56.1:$P7"
 	assert_contains "$err" "jail: blocked tcp [2a0c::1]:$P7"
+}
+
+# MLISTEN PORTFILE LOG: in W, a listener on port 5353 that joined the mDNS
+# groups (224.0.0.251 on W's address, ff02::fb on v0), as avahi or
+# systemd-resolved do; it logs each datagram.
+MLISTEN='import os, socket, struct, sys, threading
+def log(s):
+    while True:
+        d, a = s.recvfrom(200)
+        with open(sys.argv[2], "a") as f:
+            f.write(repr(d) + "\n")
+s4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s4.bind(("0.0.0.0", 5353))
+s4.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+              socket.inet_aton("224.0.0.251") + socket.inet_aton("11.22.33.1"))
+s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+s6.bind(("::", 5353))
+s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+              socket.inet_pton(socket.AF_INET6, "ff02::fb") + struct.pack("@I", socket.if_nametoindex("v0")))
+threading.Thread(target=log, args=(s6,), daemon=True).start()
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("5353")
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+log(s4)'
+
+# ATTACK: --net open and multicast.  The helper sends a datagram to a
+# multicast group from the host, whose own listeners of that group take it
+# in (mDNS, LLMNR, SSDP: avahi, systemd-resolved, a media server), besides
+# the LAN's.  Open mode's ruleset now refuses multicast and broadcast (the
+# limited one, and the host's subnets'; this pasta sends no broadcast, a
+# later one might); a
+# datagram from the host itself reaches the listener (the control, and a
+# barrier: it comes after anything the jail's helper sent).
+test_net_open_never_sends_multicast_to_the_hosts_listeners() {
+	net_servers
+	bg in_w python3 -c "$MLISTEN" "$T/ml" "$T/mcast.log"
+	bg in_s python3 "$HELPERS/udp_echo.py" "$T/pu" 0.0.0.0 "$T/pub-udp.log"
+	wait_file "$T/ml"
+	wait_file "$T/pu"
+	PU=$(cat "$T/pu")
+	# (the jail's interface has the name of W's: pasta's way)
+	run_jail -D "$T/p" --net open -- python3 -c "$UDPSEND" "224.0.0.251,5353" \
+		"ff02::fb%v0,5353" "255.255.255.255,5353" "11.22.33.255,5353" "$PUB4,$PU"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$PUB4,$PU reply b'echo:from-jail'"
+	in_w python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF, socket.inet_aton("11.22.33.1"))
+s.sendto(b"from-host", ("224.0.0.251", 5353))'
+	wait_for grep -q from-host "$T/mcast.log" || fail "the host's own datagram did not arrive"
+	assert_not_contains "$(cat "$T/mcast.log")" from-jail
+	assert_contains "$err" "jail: blocked udp 224.0.0.251:5353"
+	assert_contains "$err" "jail: blocked udp [ff02::fb]:5353"
+	assert_contains "$err" "jail: blocked udp 255.255.255.255:5353"
+	assert_contains "$err" "jail: blocked udp 11.22.33.255:5353"
 }
