@@ -11,6 +11,7 @@
 #include "nftload.h"
 
 #include "addrclass.h"
+#include "addrwatch.h"
 #include "broker.h"
 #include "log.h"
 #include "netpriv.h"
@@ -270,8 +271,8 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 	return 0;
 }
 
-/* --net open: the host's own addresses (its interfaces', as at the start)
- * closed, as the helper's gateway is.  The helper connects from the host, so
+/* --net open: the host's own addresses (its interfaces', as at the start;
+ * later ones as they come: netwatch.c) closed, as the helper's gateway is.  The helper connects from the host, so
  * a server bound to 0.0.0.0 or :: there answered the jail on each of the
  * host's other addresses (a second interface's, a docker bridge's), past the
  * host's firewall, which does not filter the host's connections to itself.
@@ -303,7 +304,7 @@ static struct net_host *net_host_new(const struct jail_config *cfg)
 	struct net_host *n = xcalloc(1, sizeof(*n));
 	n->mode = cfg->net;
 	n->quiet = cfg->quiet;
-	n->udp = n->tcp = n->nft = n->nflog = n->broker_fd = n->gate_fd = -1;
+	n->udp = n->tcp = n->nft = n->nflog = n->broker_fd = n->gate_fd = n->addrwatch = -1;
 	n->helper = -1;
 	n->helper_exit_fd = -1;
 	n->stop[0] = n->stop[1] = -1;
@@ -410,6 +411,10 @@ int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t c
 	    (n->broker && n->broker_fd < 0) ||
 	    (cfg->net == NET_ALLOW && allow_gate_wanted(&n->allow) && n->gate_fd < 0))
 		return jail_err_set(e, EPROTO, "set up the jail's network: sockets missing");
+	/* subscribed before the helper's start lists the host's addresses:
+	 * one taken meanwhile is in one or the other */
+	if (n->mode == NET_OPEN && (n->addrwatch = addrwatch_open(e)) < 0)
+		return -1;
 	if (net_helper_start(n, child, e) < 0 || open_host_ports(n, e) < 0 ||
 	    close_host_addrs(n, e) < 0)
 		return -1;
@@ -428,7 +433,8 @@ void net_host_stop(struct net_host *n, bool quiet)
 	net_gate_stop(n);
 	broker_stop(n->broker, quiet);
 	net_helper_stop(n);
-	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog, &n->broker_fd, &n->gate_fd};
+	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog, &n->broker_fd, &n->gate_fd,
+	              &n->addrwatch};
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0)
 			close(*fds[i]);

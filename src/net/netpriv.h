@@ -46,6 +46,7 @@ struct net_host {
 	int udp, tcp, nft, nflog, broker_fd;
 	struct broker *broker;       /* the plan's; started and stopped here */
 	int gate_fd;                 /* the SNI gate's listener (snigate.h), -1: none */
+	int addrwatch;               /* --net open: the host's new addresses (addrwatch.h) */
 	struct snigate *gate;
 
 	/* --publish: host 127.0.0.1:host_port reaches the jail's 127.0.0.1:port */
