@@ -69,14 +69,18 @@ for spec in sys.argv[1:]:
 test_net_open_never_reaches_the_hosts_other_addresses() {
 	W_SETUP="ip link add d0 type veth peer name d1; ip link set d0 up; ip addr add 12.34.56.1/32 dev d0; ip addr add 2a0c::1/128 dev d0 nodad" net_servers
 	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
+	bg in_s python3 "$HELPERS/http_server.py" "$T/p8" :: "$T/www"
 	wait_file "$T/p7"
-	P7=$(cat "$T/p7")
+	wait_file "$T/p8"
+	P7=$(cat "$T/p7") P8=$(cat "$T/p8")
 	in_w python3 -c "$PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" | grep -c open | grep -qx 2 ||
 		fail "W's server does not answer on W's own addresses"
 	run_jail -D "$T/p" --net open -- python3 -c "$PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" \
-		"$PUB4,$P2"
+		"$PUB4,$P2" "$PUB6,$P8"
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_contains "$out" "$PUB4 $P2 open"
+	# IPv6 too: its neighbour discovery (to multicast addresses) passes
+	assert_contains "$out" "$PUB6 $P8 open"
 	assert_contains "$out" "12.34.56.1 $P7 failed"
 	assert_contains "$out" "2a0c::1 $P7 failed"
 	assert_contains "$err" "jail: blocked tcp 12.34.56.1:$P7"
