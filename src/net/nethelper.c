@@ -375,8 +375,15 @@ static void find_host_addrs(struct net_host *n, pid_t child)
 
 static void add_local(struct net_host *n, int family, const void *addr, bool helper)
 {
-	if (n->n_local >= NET_LOCAL_MAX)
+	if (n->n_local >= NET_LOCAL_MAX) {
+		/* the DNS filter asks the kernel anyway; open mode's ruleset
+		 * closes only the addresses listed */
+		if (!n->local_full && n->mode == NET_OPEN)
+			log_warn("network: the host has more than %d addresses; --net open "
+			         "closes the first %d of them only", NET_LOCAL_MAX, NET_LOCAL_MAX);
+		n->local_full = true;
 		return;
+	}
 	struct net_local *l = &n->local[n->n_local++];
 	memset(l, 0, sizeof(*l));
 	l->family = family;

@@ -63,6 +63,7 @@ struct net_host {
 	size_t n_host_addrs;
 	struct net_local local[NET_LOCAL_MAX];
 	size_t n_local;
+	bool local_full;             /* more than NET_LOCAL_MAX: the rest unlisted */
 
 	/* the thread */
 	struct resolver *resolver;
