@@ -38,6 +38,15 @@ static size_t add(struct nft_elem *els, size_t k, size_t max, int family, const 
 	el->family = family;
 	el->addr_only = true;
 	memcpy(el->addr, addr, family == AF_INET ? 4 : 16);
+	if (family == AF_INET6 && prefix < 128 && k < max) {
+		/* its prefix's subnet-router anycast address */
+		unsigned char any[16] = {0};
+		memcpy(any, addr, prefix / 8);
+		if (prefix % 8)
+			any[prefix / 8] = (unsigned char)(((const unsigned char *)addr)[prefix / 8] &
+			                                  (0xff << (8 - prefix % 8)));
+		return add(els, k, max, AF_INET6, any, 128);
+	}
 	if (family != AF_INET || prefix >= 31 || k >= max)
 		return k;
 	uint32_t a, mask = prefix ? htonl(~0u << (32 - prefix)) : 0;
@@ -62,8 +71,13 @@ static size_t list_all(struct nft_elem *els, size_t max)
 			k = add(els, k, max, AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
 			        prefix);
 		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			const unsigned char *m =
+				((struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr.s6_addr;
+			unsigned prefix = 0;
+			for (int b = 0; b < 16; b++)
+				prefix += (unsigned)__builtin_popcount(m[b]);
 			k = add(els, k, max, AF_INET6,
-			        &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 128);
+			        &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, prefix);
 		}
 	}
 	freeifaddrs(ifs);

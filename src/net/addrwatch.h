@@ -16,8 +16,9 @@
 /* A non-blocking, close-on-exec rtnetlink socket of the current network
  * namespace, subscribed to new IPv4 and IPv6 addresses. */
 int addrwatch_open(struct jail_err *e) WUR;
-/* What is queued on fd: each new address (loopback ones left out) and an
- * IPv4 subnet's broadcast, as addr_only elements into els (at most max);
+/* What is queued on fd: each new address (loopback ones left out) and its
+ * subnet's broadcast (IPv4) or subnet-router anycast address (IPv6), as
+ * addr_only elements into els (at most max);
  * returns how many.  When the kernel dropped events, every address the host
  * has now instead. */
 size_t addrwatch_read(int fd, struct nft_elem *els, size_t max);

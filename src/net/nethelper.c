@@ -391,6 +391,24 @@ static void add_local(struct net_host *n, int family, const void *addr, bool hel
 	l->helper = helper;
 }
 
+/* An IPv6 address of the host's, and its prefix's subnet-router anycast
+ * address (the prefix, all zero after it), which a host that forwards takes
+ * in too: no one else may hold it. */
+static void add_local6(struct net_host *n, const struct in6_addr *a, const struct in6_addr *mask)
+{
+	add_local(n, AF_INET6, a, false);
+	if (!mask)
+		return;
+	struct in6_addr any;
+	bool other = false;
+	for (int i = 0; i < 16; i++) {
+		any.s6_addr[i] = a->s6_addr[i] & mask->s6_addr[i];
+		other |= any.s6_addr[i] != a->s6_addr[i];
+	}
+	if (other)  /* not a /128 */
+		add_local(n, AF_INET6, &any, false);
+}
+
 /* What no DNS answer may open, besides the special ranges (addrclass.c):
  * the helper's addresses (the gateway, which pasta maps to the host's
  * loopback when host:PORT is allowed; slirp4netns' host, DNS forwarder and
@@ -436,8 +454,9 @@ static void find_local_addrs(struct net_host *n, pid_t child)
 				add_local(n, AF_INET, &b, false);
 		}
 		else if (i->ifa_addr->sa_family == AF_INET6)
-			add_local(n, AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
-			          false);
+			add_local6(n, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			           i->ifa_netmask ? &((struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr
+			                          : NULL);
 	}
 	freeifaddrs(ifs);
 }

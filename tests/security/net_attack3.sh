@@ -188,3 +188,21 @@ print(\"internet open\")
 	assert_contains "$out" "internet open"
 	assert_contains "$err" "jail: blocked tcp 12.34.56.1:$P7"
 }
+
+# ATTACK: --net open and the host's IPv6 subnet-router anycast address (as
+# in the first test, but with no DNS answer to check): a datagram to it
+# reached the host's UDP servers bound to ::.  Open mode's ruleset closes the
+# anycast address of each of the host's prefixes with its addresses.
+test_net_open_never_reaches_the_hosts_anycast_address() {
+	W_SETUP="echo 1 >/proc/sys/net/ipv6/conf/all/forwarding" net_servers
+	bg in_w python3 "$HELPERS/udp_echo.py" "$T/pu" :: "$T/host-udp.log"
+	wait_file "$T/pu"
+	PU=$(cat "$T/pu")
+	bg in_s python3 "$HELPERS/udp_echo.py" "$T/ps" :: "$T/pub-udp.log" "$PU"
+	wait_file "$T/ps"
+	run_jail -D "$T/p" --net open -- python3 -c "$UDPSEND" "2a0b:1::,$PU" "$PUB6,$PU"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$PUB6,$PU reply b'echo:from-jail'"
+	assert_not_contains "$(cat "$T/host-udp.log" 2>/dev/null)" from-jail
+	assert_contains "$err" "jail: blocked udp [2a0b:1::]:$PU"
+}

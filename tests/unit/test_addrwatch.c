@@ -34,7 +34,7 @@ static const char *text(const struct nft_elem *el, char *buf)
 	return inet_ntop(el->family, el->addr, buf, INET6_ADDRSTRLEN);
 }
 
-T(new_addresses_and_the_subnets_broadcast)
+T(new_addresses_and_the_subnets_broadcast_and_anycast)
 {
 	int sv[2];
 	CHECK_INT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv), 0);
@@ -47,10 +47,11 @@ T(new_addresses_and_the_subnets_broadcast)
 	CHECK(write(sv[1], buf, len) == (ssize_t)len);
 	struct nft_elem els[8];
 	char a[INET6_ADDRSTRLEN];
-	CHECK_INT((int)addrwatch_read(sv[0], els, 8), 3);
+	CHECK_INT((int)addrwatch_read(sv[0], els, 8), 4);
 	CHECK_STR(text(&els[0], a), "12.34.56.1");
 	CHECK_STR(text(&els[1], a), "12.34.56.255");
 	CHECK_STR(text(&els[2], a), "2001:db8::5");
+	CHECK_STR(text(&els[3], a), "2001:db8::");  /* subnet-router anycast */
 	CHECK(els[0].addr_only && els[2].addr_only);
 	CHECK_INT((int)addrwatch_read(sv[0], els, 8), 0);  /* nothing more queued */
 	close(sv[0]);
