@@ -113,7 +113,9 @@ size_t addrwatch_read(int fd, struct nft_elem *els, size_t max)
 		char buf[8192];
 	} u;
 	size_t k = 0;
-	for (;;) {
+	/* an event makes at most two elements: one that may not fit stays
+	 * queued for the next call */
+	while (k + 2 <= max) {
 		ssize_t n = recv(fd, &u, sizeof(u), 0);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -126,4 +128,5 @@ size_t addrwatch_read(int fd, struct nft_elem *els, size_t max)
 			if (h->nlmsg_type == RTM_NEWADDR)
 				k = new_addr(h, els, k, max);
 	}
+	return k;
 }

@@ -18,8 +18,8 @@
 int addrwatch_open(struct jail_err *e) WUR;
 /* What is queued on fd: each new address (loopback ones left out) and its
  * subnet's broadcast (IPv4) or subnet-router anycast address (IPv6), as
- * addr_only elements into els (at most max);
- * returns how many.  When the kernel dropped events, every address the host
- * has now instead. */
+ * addr_only elements into els (at most max; the events past that stay
+ * queued: call again until it returns 0); returns how many.  When the
+ * kernel dropped events, every address the host has now instead. */
 size_t addrwatch_read(int fd, struct nft_elem *els, size_t max);
 #endif

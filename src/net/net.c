@@ -271,11 +271,13 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 	return 0;
 }
 
-/* --net open: the host's own addresses (its interfaces', as at the start;
- * later ones as they come: netwatch.c) closed, as the helper's gateway is.  The helper connects from the host, so
- * a server bound to 0.0.0.0 or :: there answered the jail on each of the
- * host's other addresses (a second interface's, a docker bridge's), past the
- * host's firewall, which does not filter the host's connections to itself.
+/* --net open: the host's own addresses (its interfaces', as at the start,
+ * with their subnets' broadcast and anycast ones; later ones as they come:
+ * netwatch.c) closed, as the helper's gateway is.  The helper connects from
+ * the host, so a server bound to 0.0.0.0 or :: there answered the jail on
+ * each of the host's other addresses (a second interface's, a docker
+ * bridge's), past the host's firewall, which does not filter the host's
+ * connections to itself.
  * (The jail's interface has the host's main address: that one is the jail's
  * own, and loopback never leaves the jail.) */
 static int close_host_addrs(struct net_host *n, struct jail_err *e)

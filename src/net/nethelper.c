@@ -391,6 +391,20 @@ static void add_local(struct net_host *n, int family, const void *addr, bool hel
 	l->helper = helper;
 }
 
+/* An IPv4 address of the host's, and its subnet's broadcast (the kernel's,
+ * whether or not the interface was given one), which the host takes in too. */
+static void add_local4(struct net_host *n, const struct ifaddrs *i)
+{
+	uint32_t ip = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+	add_local(n, AF_INET, &ip, false);
+	if (!(i->ifa_flags & IFF_BROADCAST) || !i->ifa_netmask)
+		return;
+	uint32_t m = ((const struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
+	uint32_t b = ip | ~m;
+	if (ntohl(m) < 0xfffffffeu)  /* /31 and /32 have none */
+		add_local(n, AF_INET, &b, false);
+}
+
 /* An IPv6 address of the host's, and its prefix's subnet-router anycast
  * address (the prefix, all zero after it), which a host that forwards takes
  * in too: no one else may hold it. */
@@ -442,17 +456,7 @@ static void find_local_addrs(struct net_host *n, pid_t child)
 		if (!i->ifa_addr)
 			continue;
 		if (i->ifa_addr->sa_family == AF_INET)
-			add_local(n, AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, false);
-		/* its subnet's broadcast (the kernel's, whether or not one was
-		 * set): the host takes it in too */
-		if (i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_BROADCAST) &&
-		    i->ifa_netmask) {
-			uint32_t ip = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-			uint32_t m = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
-			struct in_addr b = {ip | ~m};
-			if (ntohl(m) < 0xfffffffeu)  /* /31 and /32 have none */
-				add_local(n, AF_INET, &b, false);
-		}
+			add_local4(n, i);
 		else if (i->ifa_addr->sa_family == AF_INET6)
 			add_local6(n, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
 			           i->ifa_netmask ? &((struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr

@@ -345,11 +345,13 @@ static size_t finish(void *arg, const struct dns_question *q, const unsigned cha
  * others are (net.c). */
 static void close_new_addrs(struct net_host *n)
 {
-	struct nft_elem els[64];
-	size_t k = addrwatch_read(n->addrwatch, els, ARRAY_SIZE(els));
-	struct jail_err e;
-	if (k && nft_elems_add(n->nft, els, k, &e) < 0)
-		log_warn("network: close the host's new address: %s", e.msg);
+	struct nft_elem els[NET_LOCAL_MAX];
+	size_t k;
+	while ((k = addrwatch_read(n->addrwatch, els, ARRAY_SIZE(els))) > 0) {
+		struct jail_err e;
+		if (nft_elems_add(n->nft, els, k, &e) < 0)
+			log_warn("network: close the host's new address: %s", e.msg);
+	}
 }
 
 static void *watch_main(void *arg)

@@ -58,15 +58,21 @@ T(new_addresses_and_the_subnets_broadcast_and_anycast)
 	close(sv[1]);
 }
 
-T(a_full_list_stops_at_its_room)
+T(an_event_past_the_room_stays_queued)
 {
 	int sv[2];
 	CHECK_INT(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv), 0);
 	unsigned char buf[256];
 	size_t len = event(buf, RTM_NEWADDR, AF_INET, 24, IFA_LOCAL, "12.34.56.1");
 	CHECK(write(sv[1], buf, len) == (ssize_t)len);
-	struct nft_elem els[1];
-	CHECK_INT((int)addrwatch_read(sv[0], els, 1), 1);  /* the broadcast has no room */
+	len = event(buf, RTM_NEWADDR, AF_INET, 32, IFA_LOCAL, "12.34.57.1");
+	CHECK(write(sv[1], buf, len) == (ssize_t)len);
+	struct nft_elem els[3];
+	char a[INET6_ADDRSTRLEN];
+	CHECK_INT((int)addrwatch_read(sv[0], els, 3), 2);  /* room for one event */
+	CHECK_INT((int)addrwatch_read(sv[0], els, 3), 1);
+	CHECK_STR(text(&els[0], a), "12.34.57.1");
+	CHECK_INT((int)addrwatch_read(sv[0], els, 3), 0);
 	close(sv[0]);
 	close(sv[1]);
 }
