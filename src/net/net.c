@@ -10,6 +10,8 @@
 #include "net.h"
 #include "nftload.h"
 
+#include "addrclass.h"
+#include "addrwatch.h"
 #include "broker.h"
 #include "log.h"
 #include "netpriv.h"
@@ -77,23 +79,13 @@ static int send_fd(int sock, enum net_fd_kind kind, int fd, struct jail_err *e)
 	return r;
 }
 
-/* Does this configuration load a ruleset?  --net allow always; --net open
- * when host:PORT entries make the helper map its gateway to the host's
- * loopback, which would otherwise open every port there. */
+/* Does this configuration load a ruleset?  --net allow and --net open
+ * always: open mode's small one closes the host itself (its own addresses,
+ * and the helper's gateway, which host:PORT entries make the helper map to
+ * the host's loopback) while everything else passes. */
 static bool wants_ruleset(const struct jail_config *cfg)
 {
-	if (cfg->net != NET_OPEN)
-		return cfg->net == NET_ALLOW;
-	/* the helper's choice (nethelper.c) reads the entries as parsed: so
-	 * does this (host:, HOST:, host.jail.internal:) */
-	struct allow_list allow;
-	struct jail_err ignored;
-	uint16_t port;
-	if (allow_parse(&cfg->allow, &allow, &ignored) < 0)
-		return true;  /* refused later with its message; closed meanwhile */
-	bool host = allow_host_ports(&allow, &port, 1) > 0;
-	allow_free(&allow);
-	return host;
+	return cfg->net == NET_ALLOW || cfg->net == NET_OPEN;
 }
 
 /* The ruleset; *gate: may a name go through the SNI gate (its listener is
@@ -279,12 +271,42 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 	return 0;
 }
 
+/* --net open: the host's own addresses (its interfaces', as at the start,
+ * with their subnets' broadcast and anycast ones; later ones as they come:
+ * netwatch.c) closed, as the helper's gateway is.  The helper connects from
+ * the host, so a server bound to 0.0.0.0 or :: there answered the jail on
+ * each of the host's other addresses (a second interface's, a docker
+ * bridge's), past the host's firewall, which does not filter the host's
+ * connections to itself.
+ * (The jail's interface has the host's main address: that one is the jail's
+ * own, and loopback never leaves the jail.) */
+static int close_host_addrs(struct net_host *n, struct jail_err *e)
+{
+	if (n->mode != NET_OPEN || n->nft < 0)
+		return 0;
+	struct nft_elem els[NET_LOCAL_MAX];
+	size_t ne = 0;
+	for (size_t i = 0; i < n->n_local; i++) {
+		const struct net_local *l = &n->local[i];
+		if (l->helper || addr_classify(l->family, l->addr) == ADDR_LOOPBACK)
+			continue;
+		struct nft_elem *el = &els[ne++];
+		memset(el, 0, sizeof(*el));
+		el->family = l->family;
+		el->addr_only = true;
+		memcpy(el->addr, l->addr, l->family == AF_INET ? 4 : 16);
+	}
+	if (ne && nft_elems_add(n->nft, els, ne, e) < 0)
+		return jail_err_wrap(e, "close the host's own addresses");
+	return 0;
+}
+
 static struct net_host *net_host_new(const struct jail_config *cfg)
 {
 	struct net_host *n = xcalloc(1, sizeof(*n));
 	n->mode = cfg->net;
 	n->quiet = cfg->quiet;
-	n->udp = n->tcp = n->nft = n->nflog = n->broker_fd = n->gate_fd = -1;
+	n->udp = n->tcp = n->nft = n->nflog = n->broker_fd = n->gate_fd = n->addrwatch = -1;
 	n->helper = -1;
 	n->helper_exit_fd = -1;
 	n->stop[0] = n->stop[1] = -1;
@@ -391,7 +413,12 @@ int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t c
 	    (n->broker && n->broker_fd < 0) ||
 	    (cfg->net == NET_ALLOW && allow_gate_wanted(&n->allow) && n->gate_fd < 0))
 		return jail_err_set(e, EPROTO, "set up the jail's network: sockets missing");
-	if (net_helper_start(n, child, e) < 0 || open_host_ports(n, e) < 0)
+	/* subscribed before the helper's start lists the host's addresses:
+	 * one taken meanwhile is in one or the other */
+	if (n->mode == NET_OPEN && (n->addrwatch = addrwatch_open(e)) < 0)
+		return -1;
+	if (net_helper_start(n, child, e) < 0 || open_host_ports(n, e) < 0 ||
+	    close_host_addrs(n, e) < 0)
 		return -1;
 	if (n->broker && broker_start(n->broker, steal_fd(&n->broker_fd), e) < 0)
 		return -1;
@@ -408,7 +435,8 @@ void net_host_stop(struct net_host *n, bool quiet)
 	net_gate_stop(n);
 	broker_stop(n->broker, quiet);
 	net_helper_stop(n);
-	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog, &n->broker_fd, &n->gate_fd};
+	int *fds[] = {&n->udp, &n->tcp, &n->nft, &n->nflog, &n->broker_fd, &n->gate_fd,
+	              &n->addrwatch};
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0)
 			close(*fds[i]);

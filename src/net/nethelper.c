@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <poll.h>
@@ -374,13 +375,52 @@ static void find_host_addrs(struct net_host *n, pid_t child)
 
 static void add_local(struct net_host *n, int family, const void *addr, bool helper)
 {
-	if (n->n_local >= NET_LOCAL_MAX)
+	if (n->n_local >= NET_LOCAL_MAX) {
+		/* the DNS filter asks the kernel anyway; open mode's ruleset
+		 * closes only the addresses listed */
+		if (!n->local_full && n->mode == NET_OPEN)
+			log_warn("network: the host has more than %d addresses; --net open "
+			         "closes the first %d of them only", NET_LOCAL_MAX, NET_LOCAL_MAX);
+		n->local_full = true;
 		return;
+	}
 	struct net_local *l = &n->local[n->n_local++];
 	memset(l, 0, sizeof(*l));
 	l->family = family;
 	memcpy(l->addr, addr, family == AF_INET ? 4 : 16);
 	l->helper = helper;
+}
+
+/* An IPv4 address of the host's, and its subnet's broadcast (the kernel's,
+ * whether or not the interface was given one), which the host takes in too. */
+static void add_local4(struct net_host *n, const struct ifaddrs *i)
+{
+	uint32_t ip = ((const struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+	add_local(n, AF_INET, &ip, false);
+	if (!(i->ifa_flags & IFF_BROADCAST) || !i->ifa_netmask)
+		return;
+	uint32_t m = ((const struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
+	uint32_t b = ip | ~m;
+	if (ntohl(m) < 0xfffffffeu)  /* /31 and /32 have none */
+		add_local(n, AF_INET, &b, false);
+}
+
+/* An IPv6 address of the host's, and its prefix's subnet-router anycast
+ * address (the prefix, all zero after it), which a host that forwards takes
+ * in too: no one else may hold it. */
+static void add_local6(struct net_host *n, const struct in6_addr *a, const struct in6_addr *mask)
+{
+	add_local(n, AF_INET6, a, false);
+	if (!mask)
+		return;
+	struct in6_addr any;
+	bool other = false;
+	for (int i = 0; i < 16; i++) {
+		any.s6_addr[i] = a->s6_addr[i] & mask->s6_addr[i];
+		other |= any.s6_addr[i] != a->s6_addr[i];
+	}
+	if (other)  /* not a /128 */
+		add_local(n, AF_INET6, &any, false);
 }
 
 /* What no DNS answer may open, besides the special ranges (addrclass.c):
@@ -416,17 +456,23 @@ static void find_local_addrs(struct net_host *n, pid_t child)
 		if (!i->ifa_addr)
 			continue;
 		if (i->ifa_addr->sa_family == AF_INET)
-			add_local(n, AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, false);
+			add_local4(n, i);
 		else if (i->ifa_addr->sa_family == AF_INET6)
-			add_local(n, AF_INET6, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
-			          false);
+			add_local6(n, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			           i->ifa_netmask ? &((struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr
+			                          : NULL);
 	}
 	freeifaddrs(ifs);
 }
 
-/* Does the kernel route family/addr (4 or 16 bytes) to this host itself
- * ("local": an interface's address, or a "local" route such as AnyIP's
- * "ip route add local 198.51.100.0/24 dev lo")?  -1 when it cannot ask. */
+/* Does the kernel deliver family/addr (4 or 16 bytes) to this host itself?
+ * Not only "local" routes (an interface's address, or AnyIP's "ip route add
+ * local 198.51.100.0/24 dev lo"): every route type whose packets the host
+ * takes in.  An IPv6 host that forwards (a router, a VPN or container host)
+ * owns the subnet-router anycast address of each of its prefixes (2001:db8::
+ * of 2001:db8::/64), on no interface's list, and its UDP servers bound to ::
+ * answer there; broadcast and multicast are taken in as well as sent.  -1
+ * when it cannot ask. */
 static int route_is_local(int family, const unsigned char *addr)
 {
 	size_t alen = family == AF_INET ? 4 : 16;
@@ -463,7 +509,8 @@ static int route_is_local(int family, const unsigned char *addr)
 	    resp.h.nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return -1;
 	const struct rtmsg *r = NLMSG_DATA(&resp.h);
-	return r->rtm_type == RTN_LOCAL;
+	return r->rtm_type == RTN_LOCAL || r->rtm_type == RTN_ANYCAST ||
+	       r->rtm_type == RTN_BROADCAST || r->rtm_type == RTN_MULTICAST;
 }
 
 bool net_host_owns_now(const struct dns_addr *a)

@@ -46,6 +46,7 @@ struct net_host {
 	int udp, tcp, nft, nflog, broker_fd;
 	struct broker *broker;       /* the plan's; started and stopped here */
 	int gate_fd;                 /* the SNI gate's listener (snigate.h), -1: none */
+	int addrwatch;               /* --net open: the host's new addresses (addrwatch.h) */
 	struct snigate *gate;
 
 	/* --publish: host 127.0.0.1:host_port reaches the jail's 127.0.0.1:port */
@@ -62,6 +63,7 @@ struct net_host {
 	size_t n_host_addrs;
 	struct net_local local[NET_LOCAL_MAX];
 	size_t n_local;
+	bool local_full;             /* more than NET_LOCAL_MAX: the rest unlisted */
 
 	/* the thread */
 	struct resolver *resolver;
@@ -80,9 +82,10 @@ int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e) WUR;
 void net_helper_stop(struct net_host *n);
 /* Does the host's kernel take a as its own now (also the IPv4 address an
  * IPv6 a spells)?  The list of addresses taken at start misses one the host
- * gets later (a DHCP lease, a VPN, an IPv6 temporary address) and "local"
- * routes (AnyIP), where a server bound to 0.0.0.0 answers too.  True when
- * the kernel cannot be asked. */
+ * gets later (a DHCP lease, a VPN, an IPv6 temporary address), "local"
+ * routes (AnyIP), where a server bound to 0.0.0.0 answers too, and the
+ * IPv6 subnet-router anycast addresses of a host that forwards, where UDP
+ * servers bound to :: answer.  True when the kernel cannot be asked. */
 bool net_host_owns_now(const struct dns_addr *a);
 
 /* netwatch.c */

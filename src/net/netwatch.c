@@ -9,6 +9,7 @@
  * answer, rebuilt from them alone, reaches the jail.  Every other name gets
  * NXDOMAIN and is reported.  With --net open the resolver only forwards. */
 #include "addrclass.h"
+#include "addrwatch.h"
 #include "broker.h"
 #include "hostlisten.h"
 #include "log.h"
@@ -340,15 +341,31 @@ static size_t finish(void *arg, const struct dns_question *q, const unsigned cha
 	return dns_build_answer(qpkt, q, DNS_RCODE_OK, addrs, k, out, cap);
 }
 
+/* --net open: the addresses the host took since the start, closed as its
+ * others are (net.c). */
+static void close_new_addrs(struct net_host *n)
+{
+	struct nft_elem els[NET_LOCAL_MAX];
+	size_t k;
+	while ((k = addrwatch_read(n->addrwatch, els, ARRAY_SIZE(els))) > 0) {
+		struct jail_err e;
+		if (nft_elems_add(n->nft, els, k, &e) < 0)
+			log_warn("network: close the host's new address: %s", e.msg);
+	}
+}
+
 static void *watch_main(void *arg)
 {
 	struct net_host *n = arg;
-	struct pollfd p[2 + RES_MAX_POLL];
+	struct pollfd p[3 + RES_MAX_POLL];
 	for (;;) {
 		nfds_t np = 0;
 		p[np++] = (struct pollfd){n->stop[0], POLLIN, 0};
 		if (n->nflog >= 0)
 			p[np++] = (struct pollfd){n->nflog, POLLIN, 0};
+		nfds_t aw = np;
+		if (n->addrwatch >= 0 && n->nft >= 0)
+			p[np++] = (struct pollfd){n->addrwatch, POLLIN, 0};
 		size_t base = np;
 		np += resolver_pollfds(n->resolver, p + base);
 		if (poll(p, np, resolver_timeout_ms(n->resolver)) < 0) {
@@ -361,6 +378,8 @@ static void *watch_main(void *arg)
 			return NULL;
 		if (n->nflog >= 0 && p[1].revents)
 			read_nflog(n);
+		if (aw < base && p[aw].revents)
+			close_new_addrs(n);
 		resolver_handle(n->resolver, p + base, np - base);
 	}
 }

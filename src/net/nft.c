@@ -75,19 +75,26 @@ static void plan_elems(const struct allow_list *allow, struct nft_plan *p)
 	}
 }
 
-void nft_plan_build(const struct allow_list *allow, struct nft_plan *p)
+/* IPv6 neighbour discovery passes (to multicast addresses: without it no
+ * IPv6 address is reachable at all). */
+static void plan_nd(struct nft_plan *p)
 {
 	static const uint32_t nd_types[] = {133, 135, 136};  /* router solicit, NS, NA */
-	memset(p, 0, sizeof(*p));
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
-	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(nd_types); i++) {
 		struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
 		rule_match(r, NM_NFPROTO, NFPROTO_IPV6, NULL);
 		rule_match(r, NM_L4PROTO, IPPROTO_ICMPV6, NULL);
 		rule_match(r, NM_ICMPV6_TYPE, nd_types[i], NULL);
 	}
+}
+
+void nft_plan_build(const struct allow_list *allow, struct nft_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
+	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
+	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+	plan_nd(p);
 	plan_set_rules(p, NFPROTO_IPV4, NFT_SET4, false);
 	plan_set_rules(p, NFPROTO_IPV6, NFT_SET6, false);
 	plan_set_rules(p, NFPROTO_IPV4, NFT_HOST_SET4, true);
@@ -124,6 +131,19 @@ void nft_plan_build_open(struct nft_plan *p)
 	            &(struct nft_match){NM_DADDR, 0, NFT_HELPER_SET4});
 	plan_reject(p, &(struct nft_match){NM_NFPROTO, NFPROTO_IPV6, NULL},
 	            &(struct nft_match){NM_DADDR, 0, NFT_HELPER_SET6});
+	/* multicast and broadcast: the helper sends them from the host, whose
+	 * own listeners take them in (mDNS, LLMNR, SSDP); but neighbour
+	 * discovery, which the helper answers itself */
+	plan_nd(p);
+	static const struct {
+		uint32_t nfproto;
+		const char *net;
+		uint32_t bits;
+	} cast[] = {{NFPROTO_IPV4, "224.0.0.0", 4}, {NFPROTO_IPV4, "255.255.255.255", 32},
+	            {NFPROTO_IPV6, "ff00::", 8}};
+	for (size_t i = 0; i < ARRAY_SIZE(cast); i++)
+		plan_reject(p, &(struct nft_match){NM_NFPROTO, cast[i].nfproto, NULL},
+		            &(struct nft_match){NM_DADDR_PREFIX, cast[i].bits, cast[i].net});
 }
 
 void nft_plan_free(struct nft_plan *p)
@@ -170,6 +190,10 @@ static void format_match(struct strbuf *b, const struct nft_match *m, uint32_t n
 		break;
 	case NM_DADDR:
 		sb_printf(b, "%s daddr @%s ", nfproto == NFPROTO_IPV4 ? "ip" : "ip6", m->str);
+		break;
+	case NM_DADDR_PREFIX:
+		sb_printf(b, "%s daddr %s/%u ", nfproto == NFPROTO_IPV4 ? "ip" : "ip6", m->str,
+		          m->value);
 		break;
 	default: sb_puts(b, "? "); break;
 	}

@@ -21,8 +21,9 @@
 /* host:PORT elements (the host's loopback through the helper): TCP only */
 #define NFT_HOST_SET4 "host4"
 #define NFT_HOST_SET6 "host6"
-/* --net open with host:PORT: the helper's addresses (its gateway, which it
- * maps to the host's loopback), closed but for host4/host6 */
+/* --net open: the host itself, closed but for host4/host6: the helper's
+ * gateway (which it maps to the host's loopback for host:PORT entries) and
+ * the host's own addresses */
 #define NFT_HELPER_SET4 "helper4"
 #define NFT_HELPER_SET6 "helper6"
 #define NFT_LOG_GROUP 7
@@ -35,6 +36,7 @@ enum nft_match_type {
 	NM_ICMPV6_TYPE,  /* value: ICMPv6 type */
 	NM_DADDR_DPORT,  /* str: set of "daddr . dport" (family from a preceding NM_NFPROTO) */
 	NM_DADDR,        /* str: set of "daddr" (family from a preceding NM_NFPROTO) */
+	NM_DADDR_PREFIX, /* str: an address, value: its prefix length (family as above) */
 };
 
 struct nft_match {
@@ -54,7 +56,7 @@ enum nft_verdict {
  * the helper's door to the host's loopback is closed). */
 
 #define NFT_MAX_MATCH 3
-#define NFT_MAX_RULES 18
+#define NFT_MAX_RULES 24
 
 struct nft_rule {
 	struct nft_match match[NFT_MAX_MATCH];
@@ -84,10 +86,12 @@ struct nft_plan {
 
 /* Pure: the ruleset for this allowlist. */
 void nft_plan_build(const struct allow_list *allow, struct nft_plan *out);
-/* Pure: the ruleset of --net open with host:PORT entries: everything passes
- * but the helper's addresses (helper4/helper6), which pass only for the
- * host4/host6 pairs.  Without it the helper's gateway would be a door to
- * every port of the host's loopback. */
+/* Pure: the ruleset of --net open: everything passes but the host
+ * (helper4/helper6: the helper's gateway, the host's own addresses), which
+ * passes only for the host4/host6 pairs, and multicast and broadcast (sent
+ * from the host, its own listeners take them in).  Without it the helper's gateway
+ * would be a door to every port of the host's loopback, and the host's other
+ * addresses to its servers bound to 0.0.0.0. */
 void nft_plan_build_open(struct nft_plan *out);
 void nft_plan_free(struct nft_plan *p);
 /* The plan in nft(8) syntax, for tests, debugging and the man page. */

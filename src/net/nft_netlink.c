@@ -4,6 +4,7 @@
  * network namespace and passed out). */
 #include "nft.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <linux/netfilter.h>
@@ -228,6 +229,27 @@ static void expr_daddr(struct nftnl_rule *r, uint32_t nfproto, const char *set)
 	nftnl_expr_set_u32(x, NFTNL_EXPR_LOOKUP_SET_ID, set_id(set));
 }
 
+/* ip daddr NET/BITS: the address masked to its first bits, compared */
+static void expr_daddr_prefix(struct nftnl_rule *r, uint32_t nfproto, const char *net,
+                              uint32_t bits)
+{
+	bool v4 = nfproto == NFPROTO_IPV4;
+	uint32_t alen = v4 ? 4 : 16;
+	unsigned char addr[16] = {0}, mask[16] = {0}, zero[16] = {0};
+	if (inet_pton(v4 ? AF_INET : AF_INET6, net, addr) != 1 || bits > alen * 8)
+		abort();  /* a programming error: the plan's prefixes are fixed */
+	for (uint32_t i = 0; i < bits; i++)
+		mask[i / 8] |= (unsigned char)(0x80 >> (i % 8));
+	expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, v4 ? 16 : 24, alen, NFT_REG32_00);
+	struct nftnl_expr *x = expr(r, "bitwise");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_SREG, NFT_REG32_00);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_DREG, NFT_REG32_00);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_LEN, alen);
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_MASK, mask, alen);
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_XOR, zero, alen);
+	expr_cmp(r, NFT_REG32_00, addr, alen);
+}
+
 static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint32_t nfproto)
 {
 	uint8_t u8 = (uint8_t)m->value;
@@ -253,6 +275,7 @@ static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint
 		break;
 	case NM_DADDR_DPORT: expr_daddr_dport(r, nfproto, m->str); break;
 	case NM_DADDR: expr_daddr(r, nfproto, m->str); break;
+	case NM_DADDR_PREFIX: expr_daddr_prefix(r, nfproto, m->str, m->value); break;
 	default: abort();
 	}
 }

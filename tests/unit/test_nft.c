@@ -205,6 +205,12 @@ T(plan_for_net_open_closes_the_helper)
 	                                  "reject with icmpx admin-prohibited");
 	CHECK(host && reject && host < reject);
 	CHECK(strstr(text, "ip6 daddr @helper6 reject with icmpx") != NULL);
+	/* multicast and broadcast reach the host's own listeners */
+	CHECK(strstr(text, "meta nfproto ipv4 ip daddr 224.0.0.0/4 reject with icmpx") != NULL);
+	CHECK(strstr(text, "ip daddr 255.255.255.255/32 reject with icmpx") != NULL);
+	const char *nd = strstr(text, "meta l4proto ipv6-icmp icmpv6 type 135 accept");
+	const char *mcast6 = strstr(text, "meta nfproto ipv6 ip6 daddr ff00::/8 log group");
+	CHECK(nd && mcast6 && nd < mcast6);  /* IPv6 needs neighbour discovery */
 	free(text);
 	nft_plan_free(&p);
 }
@@ -246,6 +252,29 @@ T(install_in_an_unprivileged_netns)
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(install_in_new_netns());
+	int st = -1;
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st));
+	CHECK_INT(WEXITSTATUS(st), 0);
+}
+
+/* The same for open mode's plan (its prefixes are masked compares). */
+T(install_open_in_an_unprivileged_netns)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct nft_plan p;
+		struct jail_err e;
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+			_exit(10);
+		nft_plan_build_open(&p);
+		if (nft_install(&p, &e) < 0) {
+			fprintf(stderr, "  %s\n", e.msg);
+			_exit(12);
+		}
+		_exit(0);
+	}
 	int st = -1;
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st));

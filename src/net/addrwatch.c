@@ -1,0 +1,132 @@
+/* addrwatch.c — the host's addresses as it takes them (see addrwatch.h).
+ * Plain rtnetlink, no library: the messages are a header and attributes. */
+#include "addrwatch.h"
+
+#include "addrclass.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
+int addrwatch_open(struct jail_err *e)
+{
+	_cleanup_close_ int fd =
+		socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (fd < 0)
+		return jail_err_sys(e, "open a netlink socket for the host's new addresses");
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
+	                         .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR};
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return jail_err_sys(e, "listen for the host's new addresses");
+	return steal_fd(&fd);
+}
+
+/* Append family/addr (and, for IPv4 under a /31, its subnet's broadcast). */
+static size_t add(struct nft_elem *els, size_t k, size_t max, int family, const void *addr,
+                  unsigned prefix)
+{
+	if (k >= max || addr_classify(family, addr) == ADDR_LOOPBACK)
+		return k;
+	struct nft_elem *el = &els[k++];
+	memset(el, 0, sizeof(*el));
+	el->family = family;
+	el->addr_only = true;
+	memcpy(el->addr, addr, family == AF_INET ? 4 : 16);
+	if (family == AF_INET6 && prefix < 128 && k < max) {
+		/* its prefix's subnet-router anycast address */
+		unsigned char any[16] = {0};
+		memcpy(any, addr, prefix / 8);
+		if (prefix % 8)
+			any[prefix / 8] = (unsigned char)(((const unsigned char *)addr)[prefix / 8] &
+			                                  (0xff << (8 - prefix % 8)));
+		return add(els, k, max, AF_INET6, any, 128);
+	}
+	if (family != AF_INET || prefix >= 31 || k >= max)
+		return k;
+	uint32_t a, mask = prefix ? htonl(~0u << (32 - prefix)) : 0;
+	memcpy(&a, addr, 4);
+	a |= ~mask;
+	return add(els, k, max, AF_INET, &a, 32);
+}
+
+/* The kernel dropped events (ENOBUFS): every address the host has now. */
+static size_t list_all(struct nft_elem *els, size_t max)
+{
+	struct ifaddrs *ifs = NULL;
+	size_t k = 0;
+	if (getifaddrs(&ifs) < 0)
+		return 0;
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
+		if (!i->ifa_addr || !i->ifa_netmask)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			struct in_addr m = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr;
+			unsigned prefix = (unsigned)__builtin_popcount(m.s_addr);
+			k = add(els, k, max, AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr,
+			        prefix);
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			const unsigned char *m =
+				((struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr.s6_addr;
+			unsigned prefix = 0;
+			for (int b = 0; b < 16; b++)
+				prefix += (unsigned)__builtin_popcount(m[b]);
+			k = add(els, k, max, AF_INET6,
+			        &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, prefix);
+		}
+	}
+	freeifaddrs(ifs);
+	return k;
+}
+
+/* One RTM_NEWADDR: its local address (IPv4: IFA_LOCAL, the address of a
+ * point-to-point link too; IPv6: IFA_ADDRESS). */
+static size_t new_addr(const struct nlmsghdr *h, struct nft_elem *els, size_t k, size_t max)
+{
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg)))
+		return k;
+	const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+	size_t alen = ifa->ifa_family == AF_INET ? 4 : ifa->ifa_family == AF_INET6 ? 16 : 0;
+	const void *local = NULL, *address = NULL;
+	int len = (int)IFA_PAYLOAD(h);
+	for (const struct rtattr *a = IFA_RTA(ifa); alen && RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (RTA_PAYLOAD(a) != alen)
+			continue;
+		if (a->rta_type == IFA_LOCAL)
+			local = RTA_DATA(a);
+		else if (a->rta_type == IFA_ADDRESS)
+			address = RTA_DATA(a);
+	}
+	const void *mine = ifa->ifa_family == AF_INET && local ? local : address;
+	return mine ? add(els, k, max, ifa->ifa_family, mine, ifa->ifa_prefixlen) : k;
+}
+
+size_t addrwatch_read(int fd, struct nft_elem *els, size_t max)
+{
+	union {
+		struct nlmsghdr h;
+		char buf[8192];
+	} u;
+	size_t k = 0;
+	/* an event makes at most two elements: one that may not fit stays
+	 * queued for the next call */
+	while (k + 2 <= max) {
+		ssize_t n = recv(fd, &u, sizeof(u), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS)
+			return list_all(els, max);
+		if (n <= 0)
+			return k;
+		int left = (int)n;
+		for (struct nlmsghdr *h = &u.h; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left))
+			if (h->nlmsg_type == RTM_NEWADDR)
+				k = new_addr(h, els, k, max);
+	}
+	return k;
+}
