@@ -231,7 +231,7 @@ static int run_jail(struct jail_config *cfg, struct session *s, int *exit_code,
 		r = plan_build(&plan, cfg, s, e);
 		log_debug("plan built");
 		if (r == 0)
-			livesock_warn(&plan);
+			livesock_plan(&plan);
 		if (r == 0 && !cfg->hide_start_only) {
 			r = hidefs_prepare(hfs, e);
 			plan.hidefs = hfs;

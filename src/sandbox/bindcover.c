@@ -146,6 +146,11 @@ static int covers_ready(struct jail_err *e)
 	return 0;
 }
 
+const char *bindcover_file(struct jail_err *e)
+{
+	return covers_ready(e) < 0 ? NULL : COVER_FILE;
+}
+
 struct walk {
 	const struct namematch *m;
 	const char *what;
@@ -233,6 +238,19 @@ static bool is_dir(int dir, const struct dirent *de)
 
 static int walk_dir(struct walk *w, int fd, int depth, bool git_top);
 
+/* A socket or a named FIFO: a live one is a door to the host process behind
+ * it, which a read-only mount does not close (livesock.h); this walk finds
+ * them all, whatever their names (another name of a socket's inode too),
+ * where the sockets' list by path cannot. */
+static bool is_door(int dir, const struct dirent *de)
+{
+	struct stat st;
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_SOCK || de->d_type == DT_FIFO;
+	return fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
 /* In a git directory, as the view has it (hidefs.h): the names below
  * objects/, refs/ and logs/ are ids and refs, not secrets (a branch may be
  * named secrets/x), and git's own. */
@@ -251,6 +269,8 @@ static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth
 		return too_many(w, "entries", BINDCOVER_ENTRIES_MAX);
 	if (git_top && gits_own(de) && is_dir(fd, de))
 		return 0;
+	if (is_door(fd, de))
+		return cover(w, fd, de->d_name);
 	enum name_verdict v = namematch_judge(w->m, w->rel);
 	if (v == NAME_COVER)
 		return cover(w, fd, de->d_name);

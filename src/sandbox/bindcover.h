@@ -42,4 +42,8 @@ struct bindcover_count {
 };
 int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, const char *what,
                    struct bindcover_count *count, struct jail_err *e) WUR;
+
+/* init, in the scratch root: the empty read-only file covers are binds of
+ * (made on first use), or NULL with e filled. */
+const char *bindcover_file(struct jail_err *e);
 #endif

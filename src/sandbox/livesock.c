@@ -1,19 +1,28 @@
 /* livesock.c — see livesock.h. */
 #include "livesock.h"
 
+#include "bindcover.h"
+#include "cover.h"
 #include "log.h"
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <netinet/tcp.h>  /* TCP_LISTEN: unix_diag's states are TCP's */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 const char *livesock_below(const struct strv *paths, const char *dir, size_t *count)
 {
@@ -31,9 +40,10 @@ const char *livesock_below(const struct strv *paths, const char *dir, size_t *co
 	return first;
 }
 
-/* A socket's path with its directory resolved (a listener may have named it
+/* A socket's path with its directory resolved (a process may have named it
  * through a link: ~/link/S.gpg-agent); as named when that fails.  Only the
- * listening sockets are resolved: tens on a desktop, not its thousands. */
+ * sockets bound unconnected or listening are resolved: tens on a desktop,
+ * not its thousands. */
 static char *resolved(const char *name, size_t n)
 {
 	_cleanup_free_ char *path = xasprintf("%.*s", (int)n, name);
@@ -47,27 +57,62 @@ static char *resolved(const char *name, size_t n)
 	return xasprintf("%s%s", strcmp(real, "/") == 0 ? "" : real, slash);
 }
 
-/* The bound path of one unix_diag answer, pushed onto paths when it is one. */
-static void take_name(const struct nlmsghdr *h, struct strv *paths)
+static void set_push(struct livesock_set *s, char *path, ino_t ino)
+{
+	if (s->paths.n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->ino = xrealloc(s->ino, s->cap * sizeof(*s->ino));
+	}
+	s->ino[s->paths.n] = ino;
+	strv_push_take(&s->paths, path);
+}
+
+/* The bound path and inode of one unix_diag answer, pushed onto s when it
+ * has a path (an abstract or unnamed socket has none) and takes anyone's
+ * connections or datagrams: a stream or seqpacket socket that listens (an
+ * accepted one carries its listener's name), a datagram socket with no peer
+ * of its own (one that connect()ed takes only its peer's datagrams; one that
+ * others connected to is "established" too, and takes anyone's). */
+static void take_socket(const struct nlmsghdr *h, struct livesock_set *s)
 {
 	const struct unix_diag_msg *m = NLMSG_DATA(h);
 	size_t off = NLMSG_ALIGN(sizeof(*m));
 	size_t len = h->nlmsg_len - NLMSG_LENGTH(0);
+	if (len < off)
+		return;
+	bool dgram = m->udiag_type == SOCK_DGRAM;
+	if (!dgram && m->udiag_state != TCP_LISTEN)
+		return;
+	const char *name = NULL;
+	size_t name_n = 0;
+	ino_t ino = 0;
+	uint32_t peer = 0;
 	while (off + NLA_HDRLEN <= len) {
 		const struct nlattr *a = (const struct nlattr *)((const char *)m + off);
 		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > len)
-			return;
-		const char *name = (const char *)a + NLA_HDRLEN;
+			break;
+		const char *data = (const char *)a + NLA_HDRLEN;
 		size_t n = a->nla_len - NLA_HDRLEN;
-		if ((a->nla_type & NLA_TYPE_MASK) == UNIX_DIAG_NAME && n > 0 && name[0] == '/' &&
-		    n < sizeof(((struct sockaddr_un *)0)->sun_path))
-			strv_push_take(paths, resolved(name, strnlen(name, n)));
+		int type = a->nla_type & NLA_TYPE_MASK;
+		if (type == UNIX_DIAG_NAME && n > 0 && data[0] == '/' &&
+		    n < sizeof(((struct sockaddr_un *)0)->sun_path)) {
+			name = data;
+			name_n = strnlen(data, n);
+		} else if (type == UNIX_DIAG_VFS && n >= sizeof(struct unix_diag_vfs)) {
+			struct unix_diag_vfs v;
+			memcpy(&v, data, sizeof(v));
+			ino = v.udiag_vfs_ino;
+		} else if (type == UNIX_DIAG_PEER && n >= sizeof(peer)) {
+			memcpy(&peer, data, sizeof(peer));
+		}
 		off += NLA_ALIGN(a->nla_len);
 	}
+	if (name && !(dgram && peer))
+		set_push(s, resolved(name, name_n), ino);
 }
 
 /* Read the dump's answers until NLMSG_DONE. */
-static int read_dump(int fd, struct strv *paths, struct jail_err *e)
+static int read_dump(int fd, struct livesock_set *s, struct jail_err *e)
 {
 	static char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
 	for (;;) {
@@ -75,7 +120,7 @@ static int read_dump(int fd, struct strv *paths, struct jail_err *e)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return jail_err_sys(e, "read the host's listening unix sockets");
+			return jail_err_sys(e, "read the host's bound unix sockets");
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
 		     h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == NLMSG_DONE)
@@ -85,29 +130,44 @@ static int read_dump(int fd, struct strv *paths, struct jail_err *e)
 				return jail_err_set(e, -err->error, "list the host's unix sockets");
 			}
 			if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY)
-				take_name(h, paths);
+				take_socket(h, s);
 		}
 	}
 }
 
-int livesock_listening(struct strv *paths, struct jail_err *e)
+int livesock_bound(struct livesock_set *s, struct jail_err *e)
 {
 	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
 		return jail_err_sys(e, "open a sock_diag socket");
+	/* unix_diag's states are TCP's: a listener is TCP_LISTEN; a datagram
+	 * socket TCP_CLOSE, or TCP_ESTABLISHED once it connected or another
+	 * connected to it.  The kernel filters by state only: the connected
+	 * stream sockets of a desktop (thousands, "established") come too,
+	 * small, and are dropped by type and state here. */
 	struct {
 		struct nlmsghdr h;
 		struct unix_diag_req r;
 	} req = {
 		.h = {.nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 		      .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
-		.r = {.sdiag_family = AF_UNIX, .udiag_states = 1u << TCP_LISTEN,
-		      .udiag_show = UDIAG_SHOW_NAME},
+		.r = {.sdiag_family = AF_UNIX, .udiag_states = 1u << TCP_LISTEN | 1u << TCP_CLOSE |
+		                                            1u << TCP_ESTABLISHED,
+		      .udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS | UDIAG_SHOW_PEER},
 	};
 	if (send(fd, &req, sizeof(req), 0) < 0)
 		return jail_err_sys(e, "ask for the host's unix sockets");
-	return read_dump(fd, paths, e);
+	return read_dump(fd, s, e);
 }
+
+void livesock_set_free(struct livesock_set *s)
+{
+	strv_free(&s->paths);
+	free(s->ino);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- the supervisor ---- */
 
 /* Is the socket at `sock` covered in the jail when `dir` is bound (cover.h)? */
 static bool covered(const struct jail_plan *p, const char *dir, const char *sock)
@@ -121,43 +181,144 @@ static bool covered(const struct jail_plan *p, const char *dir, const char *sock
 	       !path_at_or_below(dir, p->home_real);
 }
 
-static void warn_bind(const struct jail_plan *p, const struct strv *paths, const char *flag,
-                      const char *dir)
+/* The socket is at its path now: the name holds the inode the kernel has
+ * bound (not a dead socket file left there, the live one moved on).  The
+ * inode alone: st_dev of a btrfs subvolume is not its superblock's, which
+ * the kernel gives. */
+static bool at_its_path(const struct livesock_set *s, size_t i)
 {
-	char real[PATH_MAX];
-	const char *at = realpath(dir, real) ? real : dir;
-	struct strv shown = {0};
-	for (size_t i = 0; i < paths->n; i++)
-		if (!covered(p, at, paths->v[i]))
-			strv_push(&shown, paths->v[i]);
-	size_t n = 0;
-	const char *sock = livesock_below(&shown, at, &n);
-	if (sock) {
-		_cleanup_free_ char *esc_dir = escape_name(dir);
-		_cleanup_free_ char *esc_sock = escape_name(sock);
-		_cleanup_free_ char *more = n > 1 ? xasprintf(" and %zu more", n - 1) : xstrdup("");
-		log_warn("%s %s shows a live socket of the host's, %s%s: read-only or not, the "
-		         "agent can connect to it and talk to the process behind it; --cow %s "
-		         "shows the directory without it", flag, esc_dir, esc_sock, more, esc_dir);
-	}
-	strv_free(&shown);
+	struct stat st;
+	return lstat(s->paths.v[i], &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       (s->ino[i] == 0 || st.st_ino == s->ino[i]);
 }
 
-void livesock_warn(const struct jail_plan *p)
+/* One bind the user named: as named (its path in the jail) and resolved. */
+struct bind {
+	const char *flag, *named;
+	char *real;
+};
+
+/* Does the user bind the socket at `sock` itself? */
+static bool bound_itself(const struct bind *b, size_t n, const char *sock)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i].real && strcmp(b[i].real, sock) == 0)
+			return true;
+	return false;
+}
+
+/* The paths in the jail where the binds show socket i; the first bind
+ * that does, in *by. */
+static void cover_socket(struct jail_plan *p, const struct bind *b, size_t n,
+                         const struct livesock_set *s, size_t i, const struct bind **by)
+{
+	const char *sock = s->paths.v[i];
+	bool live = false, checked = false;
+	for (size_t k = 0; k < n; k++) {
+		if (!b[k].real || covered(p, b[k].real, sock))
+			continue;
+		_cleanup_free_ char *at = cover_point(b[k].named, b[k].real, sock);
+		if (!at || strv_contains(&p->sock_covers, at))
+			continue;
+		if (!checked) {
+			live = at_its_path(s, i);
+			checked = true;
+		}
+		if (!live)
+			return;
+		if (!*by)
+			*by = &b[k];
+		strv_push_take(&p->sock_covers, steal_ptr(&at));
+	}
+}
+
+/* One line: what is covered, the first by name, and how to let it in. */
+static void say_covered(const struct jail_plan *p, const struct bind *by)
+{
+	if (!by)
+		return;
+	size_t n = p->sock_covers.n;
+	_cleanup_free_ char *esc_sock = escape_name(p->sock_covers.v[0]);
+	_cleanup_free_ char *esc_bind = escape_name(by->named);
+	_cleanup_free_ char *more = n > 1 ? xasprintf(" (and %zu more)", n - 1) : xstrdup("");
+	log_info("covered %s%s, a live socket of the host's that %s %s shows (the agent could "
+	         "talk to the process behind it, outside the jail); --rw %s lets it in",
+	         esc_sock, more, by->flag, esc_bind, esc_sock);
+}
+
+void livesock_plan(struct jail_plan *p)
 {
 	const struct jail_config *cfg = p->cfg;
-	if (cfg->ro_binds.n == 0 && cfg->rw_binds.n == 0)
+	size_t n = cfg->ro_binds.n + cfg->rw_binds.n;
+	if (n == 0)
 		return;
-	struct strv paths = {0};
+	struct livesock_set s = {0};
 	struct jail_err e;
-	if (livesock_listening(&paths, &e) < 0) {
-		log_debug("live sockets in binds not checked: %s", e.msg);
-	} else {
-		const struct strv *lists[] = {&cfg->ro_binds, &cfg->rw_binds};
-		const char *flags[] = {"--ro", "--rw"};
-		for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
-			for (size_t i = 0; i < lists[l]->n; i++)
-				warn_bind(p, &paths, flags[l], lists[l]->v[i]);
+	if (livesock_bound(&s, &e) < 0) {
+		/* no sock_diag for unix sockets (a kernel without CONFIG_UNIX_DIAG):
+		 * the binds are what the user asked for, shown; said once */
+		log_warn("the host's live sockets below --ro and --rw binds are not covered: %s",
+		         e.msg);
+		livesock_set_free(&s);
+		return;
 	}
-	strv_free(&paths);
+	struct bind *b = xcalloc(n, sizeof(*b));
+	const struct { const struct strv *l; const char *flag; } lists[] = {
+		{&cfg->ro_binds, "--ro"}, {&cfg->rw_binds, "--rw"},
+	};
+	n = 0;
+	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
+		for (size_t i = 0; i < lists[k].l->n; i++)
+			b[n++] = (struct bind){lists[k].flag, lists[k].l->v[i],
+			                       realpath(lists[k].l->v[i], NULL)};
+	const struct bind *by = NULL;
+	for (size_t i = 0; i < s.paths.n; i++)
+		if (!bound_itself(b, n, s.paths.v[i]))
+			cover_socket(p, b, n, &s, i, &by);
+	say_covered(p, by);
+	for (size_t i = 0; i < n; i++)
+		free(b[i].real);
+	free(b);
+	livesock_set_free(&s);
+}
+
+/* ---- init ---- */
+
+/* Cover the socket at `path` below the new root, if one is there. */
+static int cover_one(const char *path, int new_root, const char *cover_file,
+                     struct jail_err *e)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	/* a socket unlinked between the open and the mount (replaced by the
+	 * host: a restarted agent) refuses the mount; the name is opened again */
+	for (int tries = 0; tries < 4; tries++) {
+		_cleanup_close_ int fd =
+			(int)syscall(SYS_openat2, new_root, path + 1, &how, sizeof(how));
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+			return 0;
+		_cleanup_free_ char *on = xasprintf("/oldroot/proc/self/fd/%d", fd);
+		if (mount(cover_file, on, NULL, MS_BIND, NULL) == 0)
+			return 0;
+		if (errno != ENOENT)
+			break;
+	}
+	_cleanup_free_ char *esc = escape_name(path);
+	return jail_err_sys(e, "cover the host's live socket %s", esc);
+}
+
+int livesock_cover(const struct strv *at, int new_root, struct jail_err *e)
+{
+	if (at->n == 0)
+		return 0;
+	const char *cover_file = bindcover_file(e);
+	if (!cover_file)
+		return -1;
+	for (size_t i = 0; i < at->n; i++)
+		if (cover_one(at->v[i], new_root, cover_file, e) < 0)
+			return -1;
+	return 0;
 }

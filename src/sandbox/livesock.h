@@ -1,34 +1,59 @@
-/* livesock.h — host unix sockets that a --ro or --rw bind shows, live.
+/* livesock.h — host unix sockets that a --ro or --rw bind would show, live.
  *
- * A read-only mount does not stop connect(2): the kernel finds a socket by its
- * inode, and a bind shows the host's inode.  So a host process listening on a
- * socket below a bind (gpg-agent's ~/.gnupg/S.gpg-agent where there is no
- * /run/user, Docker Desktop's ~/.docker/desktop/docker.sock) takes the agent's
- * connections, outside every namespace of the jail, with the user's rights.
- * jail cannot close that door without changing what a bind is (README
- * "Limitations"; --cow, an overlay, has inodes of its own); it says so at
- * start, naming a socket, when one listens there then.  The kernel lists the
- * listening sockets of the supervisor's network namespace (the host's) by
- * their bound path (sock_diag): no bound tree is walked, and the thousands of
- * connected sockets of a desktop are not formatted (as /proc/net/unix does:
- * 7 ms for 3,000 sockets on a loaded machine). */
+ * A read-only mount does not stop connect(2) or sendto(2): the kernel finds a
+ * socket by its inode, and a bind shows the host's inode.  So a host process
+ * bound below a bind (gpg-agent's ~/.gnupg/S.gpg-agent where there is no
+ * /run/user, an ssh ControlMaster's ~/.ssh/cm-*, Docker Desktop's socket, a
+ * tmux server, a syslog-style datagram socket) would take the agent's
+ * connections or datagrams, outside every namespace of the jail, with the
+ * user's rights.  So each socket of the host that listens or is bound
+ * unconnected (a datagram socket takes anyone's sendto) at start, below a
+ * bind, gets an empty read-only file mounted over it in the jail: connect
+ * and sendto there fail.  A bind of the socket itself (--rw
+ * ~/.gnupg/S.gpg-agent) is the user letting it in: that one is shown.
+ *
+ * The kernel lists the sockets of the supervisor's network namespace (the
+ * host's) by bound path and inode (sock_diag): no bound tree is walked, and
+ * the thousands of connected sockets of a desktop are filtered out by the
+ * kernel, not formatted.  Not found this way (README "Limitations"): a socket
+ * created after the start, one bound by a relative name, another name (a hard
+ * link) of a socket's inode, and named FIFOs; below binds inside the project,
+ * which bindcover.h walks anyway, every socket and FIFO is covered. */
 #ifndef JAIL_LIVESOCK_H
 #define JAIL_LIVESOCK_H
 #include "config.h"
 #include "plan.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Of `paths` (absolute socket paths), the first at or below `dir` (absolute,
  * normalized), or NULL; *count gets how many are. */
 const char *livesock_below(const struct strv *paths, const char *dir, size_t *count);
 
-/* The paths of the host's listening unix sockets (abstract ones left out),
- * each with its directory resolved (a listener may name it through a link). */
-int livesock_listening(struct strv *paths, struct jail_err *e) WUR;
+/* The host's unix sockets with a path that take connections or datagrams
+ * from anyone: listening ones, and bound unconnected ones (a datagram
+ * server's; a stream socket bound but not listening refuses, and is cheap to
+ * cover too).  Each path with its directory resolved (the socket may have
+ * been named through a link), with the inode the kernel has bound (0: not
+ * given). */
+struct livesock_set {
+	struct strv paths;
+	ino_t *ino;
+	size_t cap;
+};
+int livesock_bound(struct livesock_set *s, struct jail_err *e) WUR;
+void livesock_set_free(struct livesock_set *s);
 
-/* One warning per --ro or --rw bind that shows a live host socket now; not
- * for one the jail covers (jail's state and config dirs, the real home below
- * a bind that holds it: cover.h). */
-void livesock_warn(const struct jail_plan *p);
+/* The supervisor: the paths in the jail (p->sock_covers) where a --ro or --rw
+ * bind would show a live socket of the host's (not one the user bound
+ * itself, nor one below what the jail covers anyway: cover.h), and one line
+ * saying so, naming the first and how to let it in. */
+void livesock_plan(struct jail_plan *p);
+
+/* init, in the scratch root once the named binds are made: cover each path
+ * of `at` below the new root (`new_root`, a directory fd) that holds a
+ * socket now, by its fd (a name swapped since does not move the mount); a
+ * link or anything else there is left (a link resolves in the jail). */
+int livesock_cover(const struct strv *at, int new_root, struct jail_err *e) WUR;
 #endif

@@ -10,6 +10,7 @@
 
 #include "caps.h"
 #include "bindcover.h"
+#include "livesock.h"
 #include "cover.h"
 #include "cowdirs.h"
 #include "etcsnap.h"
@@ -1317,7 +1318,8 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 	for (size_t i = 0; i < c->tmpfs.n; i++)
 		if (tmpfs_at(c->tmpfs.v[i], 0755, e) < 0)
 			return -1;
-	return 0;
+	/* last: at a socket's path the deepest bind that shows it is on top */
+	return livesock_cover(&p->sock_covers, new_fd, e);
 }
 
 /* The project's overlay is mounted by a thread of init while init builds the

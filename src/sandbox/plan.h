@@ -65,6 +65,9 @@ struct jail_plan {
 	 * work/work is gone (workdir.h); a run that changed the session syncs it
 	 * after the export (run.c). */
 	bool overlay_volatile;
+	/* Paths in the jail where a --ro or --rw bind shows a live socket of the
+	 * host's that the user did not bind itself: covered (livesock.h). */
+	struct strv sock_covers;
 };
 
 /* Fill the plan from the configuration, the session and the caller. */

@@ -356,6 +356,57 @@ static int do_listen(const char *name, int seconds)
 	return 0;
 }
 
+static socklen_t path_addr(struct sockaddr_un *a, const char *name)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	snprintf(a->sun_path, sizeof(a->sun_path), "%s", name);
+	return sizeof(*a);
+}
+
+/* Host side canary: a datagram socket bound at PATH (a journald- or
+ * syslog-style server) for SECONDS; one line per datagram that came. */
+static int do_dgram_bind(const char *name, int seconds)
+{
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, name);
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s < 0 || bind(s, (struct sockaddr *)&a, len) < 0)
+		return errno;
+	printf("bound\n");
+	fflush(stdout);
+	char buf[64];
+	for (int i = 0; i < seconds * 10; i++) {
+		if (recv(s, buf, sizeof(buf), 0) >= 0) {
+			printf("datagram\n");
+			fflush(stdout);
+		}
+		usleep(100000);
+	}
+	return 0;
+}
+
+/* sendto-unix PATH: one datagram to a socket by its path. */
+static int do_sendto_unix(const char *name)
+{
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, name);
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0 || sendto(s, "escaped\n", 8, 0, (struct sockaddr *)&a, len) < 0)
+		return errno;
+	return 0;
+}
+
+/* write-fifo PATH: open a named FIFO for writing without waiting (ENXIO
+ * when no one reads it) and write a line to the reader. */
+static int do_write_fifo(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || write(fd, "escaped\n", 8) < 0)
+		return errno;
+	return 0;
+}
+
 /* forkbomb [MAX]: fork until refused (or MAX children); print how many. */
 static int do_forkbomb(int max)
 {
@@ -534,6 +585,9 @@ static int more(int argc, char **argv)
 	if (!strcmp(c, "shmget")) return err_or_ok(shmget((key_t)strtol(a, NULL, 0), 0, 0));
 	if (!strcmp(c, "shm-make")) return err_or_ok(shmget((key_t)strtol(a, NULL, 0), 4096, IPC_CREAT | 0666));
 	if (!strcmp(c, "listen")) return do_listen(a, atoi(b));
+	if (!strcmp(c, "dgram-bind")) return do_dgram_bind(a, atoi(b));
+	if (!strcmp(c, "sendto-unix")) return do_sendto_unix(a);
+	if (!strcmp(c, "write-fifo")) return do_write_fifo(a);
 	if (!strcmp(c, "shm-self")) return err_or_ok(shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600));
 	if (!strcmp(c, "forkbomb")) return do_forkbomb(argc > 2 ? atoi(a) : 100000);
 	if (!strcmp(c, "memhog")) return do_memhog(atol(a));

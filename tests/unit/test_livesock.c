@@ -3,6 +3,8 @@
 #include "livesock.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -40,32 +42,50 @@ T(a_name_that_only_starts_alike_is_not_below)
 	check("/tmp", NULL, 0);
 }
 
-/* The kernel's list holds a socket this test listens on, by its path, and
- * not one that is bound but not listening. */
-T(the_kernel_lists_a_listening_socket_by_its_path)
+/* The kernel's list holds a socket this test listens on and a datagram
+ * socket it binds, by path and inode, and not a datagram socket bound and
+ * connected (it takes only its peer's datagrams). */
+T(the_kernel_lists_listening_and_bound_datagram_sockets)
 {
 	char dir[] = "/tmp/livesock.XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
-	struct sockaddr_un a = {.sun_family = AF_UNIX}, b = {.sun_family = AF_UNIX};
+	struct sockaddr_un a = {.sun_family = AF_UNIX}, b = {.sun_family = AF_UNIX},
+	                   c = {.sun_family = AF_UNIX};
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s/listening", dir);
-	snprintf(b.sun_path, sizeof(b.sun_path), "%s/bound", dir);
-	int la = socket(AF_UNIX, SOCK_STREAM, 0), lb = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(b.sun_path, sizeof(b.sun_path), "%s/dgram", dir);
+	snprintf(c.sun_path, sizeof(c.sun_path), "%s/zconnected", dir);
+	int la = socket(AF_UNIX, SOCK_STREAM, 0), lb = socket(AF_UNIX, SOCK_DGRAM, 0),
+	    lc = socket(AF_UNIX, SOCK_DGRAM, 0);
 	CHECK(bind(la, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(la, 1) == 0);
 	CHECK(bind(lb, (struct sockaddr *)&b, sizeof(b)) == 0);
-	struct strv paths = {0};
+	CHECK(bind(lc, (struct sockaddr *)&c, sizeof(c)) == 0 &&
+	      connect(lc, (struct sockaddr *)&b, sizeof(b)) == 0);
+	struct stat st;
+	CHECK(stat(a.sun_path, &st) == 0);
+	struct livesock_set s = {0};
 	struct jail_err e;
-	int r = livesock_listening(&paths, &e);
+	int r = livesock_bound(&s, &e);
 	size_t n = 0;
-	const char *got = r == 0 ? livesock_below(&paths, dir, &n) : NULL;
+	const char *got = r == 0 ? livesock_below(&s.paths, dir, &n) : NULL;
 	if (r == 0) {
-		CHECK_STR(got ? got : "(none)", a.sun_path);
-		CHECK(n == 1);
+		CHECK(n == 2);
+		bool seen_a = false, seen_b = false;
+		for (size_t i = 0; i < s.paths.n; i++) {
+			if (strcmp(s.paths.v[i], a.sun_path) == 0) {
+				seen_a = true;
+				CHECK(s.ino[i] == st.st_ino);
+			}
+			seen_b |= strcmp(s.paths.v[i], b.sun_path) == 0;
+		}
+		CHECK(seen_a && seen_b && got);
 	}
-	strv_free(&paths);
+	livesock_set_free(&s);
 	close(la);
 	close(lb);
+	close(lc);
 	unlink(a.sun_path);
 	unlink(b.sun_path);
+	unlink(c.sun_path);
 	rmdir(dir);
 	if (r < 0)
 		T_SKIP("no sock_diag for unix sockets here");
