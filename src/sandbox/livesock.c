@@ -169,9 +169,13 @@ void livesock_set_free(struct livesock_set *s)
 
 /* ---- the supervisor ---- */
 
-/* Is the socket at `sock` covered in the jail when `dir` is bound (cover.h)? */
+/* Is the socket at `sock` covered in the jail when `dir` is bound (cover.h),
+ * or shown there by an overlay, whose inode refuses a connect? */
 static bool covered(const struct jail_plan *p, const char *dir, const char *sock)
 {
+	const char *project = p->session ? p->session->project : NULL;
+	if (project && path_at_or_below(sock, project) && !path_at_or_below(dir, project))
+		return true;
 	const char *own[] = {p->state_root, p->config_root};
 	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
 		if (own[i] && path_at_or_below(sock, own[i]) && !path_at_or_below(dir, own[i]))
@@ -197,6 +201,17 @@ struct bind {
 	const char *flag, *named;
 	char *real;
 };
+
+/* What a bind of `named` shows of the host, resolved; NULL when it shows
+ * nothing: a link named is copied, not followed (mounts.c), and resolves in
+ * the jail, to what the jail has there. */
+static char *bound_tree(const char *named)
+{
+	struct stat st;
+	if (lstat(named, &st) < 0 || S_ISLNK(st.st_mode))
+		return NULL;
+	return realpath(named, NULL);
+}
 
 /* Does the user bind the socket at `sock` itself? */
 static bool bound_itself(const struct bind *b, size_t n, const char *sock)
@@ -270,7 +285,7 @@ void livesock_plan(struct jail_plan *p)
 	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
 		for (size_t i = 0; i < lists[k].l->n; i++)
 			b[n++] = (struct bind){lists[k].flag, lists[k].l->v[i],
-			                       realpath(lists[k].l->v[i], NULL)};
+			                       bound_tree(lists[k].l->v[i])};
 	const struct bind *by = NULL;
 	for (size_t i = 0; i < s.paths.n; i++)
 		if (!bound_itself(b, n, s.paths.v[i]))

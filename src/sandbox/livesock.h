@@ -32,11 +32,10 @@
 const char *livesock_below(const struct strv *paths, const char *dir, size_t *count);
 
 /* The host's unix sockets with a path that take connections or datagrams
- * from anyone: listening ones, and bound unconnected ones (a datagram
- * server's; a stream socket bound but not listening refuses, and is cheap to
- * cover too).  Each path with its directory resolved (the socket may have
- * been named through a link), with the inode the kernel has bound (0: not
- * given). */
+ * from anyone: listening stream and seqpacket ones, and datagram ones with
+ * no peer of their own.  Each path with its directory resolved (the socket
+ * may have been named through a link), with the inode the kernel has bound
+ * (0: not given). */
 struct livesock_set {
 	struct strv paths;
 	ino_t *ino;

@@ -150,6 +150,18 @@ test_sockets_and_fifos_below_a_bind_in_the_project_are_covered() {
 	assert_eq "$(connections "$T/elsewhere/app.sock")" 0 "connections the host's socket took"
 }
 
+# A socket in the project below a bind that holds the project: the project's
+# own view shows it there (its own inode: dead), nothing to cover or say.
+test_a_socket_in_the_project_is_the_views() {
+	probe_setup
+	host_listen "$T/p/app.sock"
+	BEFORE=$(tree_hash "$T/p")
+	jb --ro "$T" -- connect-unix "$T/p/app.sock"
+	assert_ne "$rc" 0 "connect to the project's socket"
+	assert_not_contains "$err" "live socket"
+	assert_eq "$(connections "$T/p/app.sock")" 0 "connections it took"
+}
+
 # An abstract socket of the host lives in the host's network namespace: the
 # jail's is its own (no bind is needed to reach one, and none can).
 test_an_abstract_socket_of_the_host_is_not_reachable() {

@@ -493,12 +493,11 @@ test_only_stdio_in_every_network_mode() {
 	done
 }
 
-# A host socket below a --ro or --rw bind is live (README "Limitations": a
-# read-only mount does not stop a connect): jail cannot close it, so it says so
-# at start, naming the socket, for the bind by its own name or through a link;
-# --cow shows the directory with the socket dead (the overlay's own inode) and
-# no warning.
-test_live_socket_in_a_bind_is_named_at_start() {
+# A host socket below a --ro or --rw bind would be live (a read-only mount
+# does not stop a connect): jail covers it, and says so at start, naming the
+# socket, for the bind by its own name or through a link; --cow shows the
+# directory with the socket dead (the overlay's own inode) and says nothing.
+test_live_socket_in_a_bind_is_covered_and_named_at_start() {
 	probe_setup
 	mkdir -p "$T/gnupg"
 	ln -s gnupg "$T/gnupg-link"
@@ -506,43 +505,45 @@ test_live_socket_in_a_bind_is_named_at_start() {
 	"$T/host/probe" listen "$T/gnupg/S.gpg-agent" 600 >"$log" &
 	lpid=$!
 	wait_for grep -q listening "$log"
-	for bind in "--ro $T/gnupg" "--rw $T/gnupg" "--ro $T/gnupg-link" "--ro $T"; do
+	for bind in "--ro $T/gnupg" "--rw $T/gnupg" "--ro $T"; do
 		# shellcheck disable=SC2086 # the option and its path are words
-		jp $bind -- connect-unix "$T/gnupg/S.gpg-agent"
-		assert_contains "$err" "jail: warning: ${bind% *} ${bind#* } shows a live socket of the host's, $T/gnupg/S.gpg-agent"
-		assert_eq "$(grep -c 'live socket' <<<"$err")" 1 "warnings for $bind"
+		run_jail $bind --ro "$T/bin" -D "$T/p" -- "$P" connect-unix "$T/gnupg/S.gpg-agent"
+		host_safe
+		assert_eq "$rc" "$EACCES" "connect under $bind (the cover)"
+		assert_contains "$err" "jail: covered $T/gnupg/S.gpg-agent, a live socket of the host's that ${bind% *} ${bind#* } shows"
+		assert_eq "$(grep -c 'live socket' <<<"$err")" 1 "lines for $bind"
 	done
-	jp --cow "$T/gnupg" -- connect-unix "$T/gnupg/S.gpg-agent"
+	# a link bound is copied, not followed: it leads to nothing in the jail
+	run_jail --ro "$T/gnupg-link" --ro "$T/bin" -D "$T/p" -- "$P" connect-unix \
+		"$T/gnupg-link/S.gpg-agent"
+	assert_eq "$rc" "$ENOENT" "connect through a bound link"
+	assert_not_contains "$err" "live socket"
+	assert_eq "$(grep -c connection "$log")" 0 "connections the host's agent took"
+	run_jail --cow "$T/gnupg" --ro "$T/bin" -D "$T/p" -- "$P" connect-unix "$T/gnupg/S.gpg-agent"
 	assert_eq "$rc" "$ECONNREFUSED" "the socket through --cow"
 	assert_not_contains "$err" "live socket"
 	kill "$lpid"
 	wait "$lpid" 2>/dev/null || true
 	# nothing listens: nothing to say (the socket file is left, dead)
-	jp --ro "$T/gnupg" -- connect-unix "$T/gnupg/S.gpg-agent"
+	run_jail --ro "$T/gnupg" --ro "$T/bin" -D "$T/p" -- "$P" connect-unix "$T/gnupg/S.gpg-agent"
 	assert_not_contains "$err" "live socket"
-	# a listener that named its directory through a link is the same socket
-	rm -f "$T/gnupg/S.gpg-agent"
-	"$T/host/probe" listen "$T/gnupg-link/S.gpg-agent" 600 >"$log" &
-	lpid=$!
-	wait_for grep -q listening "$log"
-	jp --ro "$T/gnupg" -- connect-unix "$T/gnupg/S.gpg-agent"
-	assert_contains "$err" "jail: warning: --ro $T/gnupg shows a live socket of the host's, $T/gnupg/S.gpg-agent"
-	kill "$lpid"
-	wait "$lpid" 2>/dev/null || true
-	# what the jail covers is not shown: a socket in jail's state dir (another
-	# jail's exec.sock) below a bind that holds it says nothing; one beside it does
+	# what the jail covers anyway is not named: a socket in jail's state dir
+	# (another jail's exec.sock) below a bind that holds it; one beside it is
 	mkdir -p "$XDG_STATE_HOME/jail"
 	"$T/host/probe" listen "$XDG_STATE_HOME/jail/exec.sock" 600 >"$log" &
 	lpid=$!
 	wait_for grep -q listening "$log"
-	jp --ro "$XDG_STATE_HOME" -- connect-unix "$XDG_STATE_HOME/jail/exec.sock"
+	run_jail --ro "$XDG_STATE_HOME" --ro "$T/bin" -D "$T/p" -- "$P" connect-unix \
+		"$XDG_STATE_HOME/jail/exec.sock"
 	assert_eq "$rc" "$ENOENT" "the state dir's socket, covered"
 	assert_not_contains "$err" "live socket"
 	"$T/host/probe" listen "$XDG_STATE_HOME/beside.sock" 600 >"$T/beside.log" &
 	local bpid=$!
 	wait_for grep -q listening "$T/beside.log"
-	jp --ro "$XDG_STATE_HOME" -- connect-unix "$XDG_STATE_HOME/beside.sock"
-	assert_contains "$err" "shows a live socket of the host's, $XDG_STATE_HOME/beside.sock:"
+	run_jail --ro "$XDG_STATE_HOME" --ro "$T/bin" -D "$T/p" -- "$P" connect-unix \
+		"$XDG_STATE_HOME/beside.sock"
+	assert_eq "$rc" "$EACCES" "the socket beside the state dir (the cover)"
+	assert_contains "$err" "jail: covered $XDG_STATE_HOME/beside.sock,"
 	kill "$lpid" "$bpid"
 	wait "$lpid" "$bpid" 2>/dev/null || true
 }
