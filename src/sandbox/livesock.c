@@ -14,7 +14,6 @@
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <netinet/tcp.h>  /* TCP_LISTEN: unix_diag's states are TCP's */
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -41,18 +40,25 @@ const char *livesock_below(const struct strv *paths, const char *dir, size_t *co
 }
 
 /* A socket's path with its directory resolved (a process may have named it
- * through a link: ~/link/S.gpg-agent); as named when that fails.  Only the
- * sockets bound unconnected or listening are resolved: tens on a desktop,
- * not its thousands. */
-static char *resolved(const char *name, size_t n)
+ * through a link: ~/link/S.gpg-agent); as named when that fails.  Sockets
+ * share directories (a desktop's tens in a few): each is resolved once. */
+static char *resolved(struct livesock_set *s, const char *name, size_t n)
 {
 	_cleanup_free_ char *path = xasprintf("%.*s", (int)n, name);
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
-	char real[PATH_MAX];
-	bool ok = realpath(slash == path ? "/" : path, real) != NULL;
+	const char *dir = slash == path ? "/" : path, *real = NULL;
+	for (size_t i = 0; i < s->dirs.n && !real; i += 2)
+		if (strcmp(s->dirs.v[i], dir) == 0)
+			real = s->dirs.v[i + 1];
+	if (!real) {
+		char buf[PATH_MAX];
+		strv_push(&s->dirs, dir);
+		strv_push(&s->dirs, realpath(dir, buf) ? buf : "");
+		real = s->dirs.v[s->dirs.n - 1];
+	}
 	*slash = '/';
-	if (!ok)
+	if (!*real)
 		return steal_ptr(&path);
 	return xasprintf("%s%s", strcmp(real, "/") == 0 ? "" : real, slash);
 }
@@ -68,11 +74,12 @@ static void set_push(struct livesock_set *s, char *path, ino_t ino)
 }
 
 /* The bound path and inode of one unix_diag answer, pushed onto s when it
- * has a path (an abstract or unnamed socket has none) and takes anyone's
+ * has a path (an abstract or unnamed socket has none) and may take anyone's
  * connections or datagrams: a stream or seqpacket socket that listens (an
- * accepted one carries its listener's name), a datagram socket with no peer
- * of its own (one that connect()ed takes only its peer's datagrams; one that
- * others connected to is "established" too, and takes anyone's). */
+ * accepted one carries its listener's name), a datagram socket (one that
+ * others connected to, as syslog clients do to /dev/log, is "established"
+ * for the kernel, and takes anyone's still; one that connected itself takes
+ * only its peer's: a cover over it changes nothing). */
 static void take_socket(const struct nlmsghdr *h, struct livesock_set *s)
 {
 	const struct unix_diag_msg *m = NLMSG_DATA(h);
@@ -80,13 +87,11 @@ static void take_socket(const struct nlmsghdr *h, struct livesock_set *s)
 	size_t len = h->nlmsg_len - NLMSG_LENGTH(0);
 	if (len < off)
 		return;
-	bool dgram = m->udiag_type == SOCK_DGRAM;
-	if (!dgram && m->udiag_state != TCP_LISTEN)
+	if (m->udiag_type != SOCK_DGRAM && m->udiag_state != TCP_LISTEN)
 		return;
 	const char *name = NULL;
 	size_t name_n = 0;
 	ino_t ino = 0;
-	uint32_t peer = 0;
 	while (off + NLA_HDRLEN <= len) {
 		const struct nlattr *a = (const struct nlattr *)((const char *)m + off);
 		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > len)
@@ -102,13 +107,11 @@ static void take_socket(const struct nlmsghdr *h, struct livesock_set *s)
 			struct unix_diag_vfs v;
 			memcpy(&v, data, sizeof(v));
 			ino = v.udiag_vfs_ino;
-		} else if (type == UNIX_DIAG_PEER && n >= sizeof(peer)) {
-			memcpy(&peer, data, sizeof(peer));
 		}
 		off += NLA_ALIGN(a->nla_len);
 	}
-	if (name && !(dgram && peer))
-		set_push(s, resolved(name, name_n), ino);
+	if (name)
+		set_push(s, resolved(s, name, name_n), ino);
 }
 
 /* Read the dump's answers until NLMSG_DONE. */
@@ -135,34 +138,42 @@ static int read_dump(int fd, struct livesock_set *s, struct jail_err *e)
 	}
 }
 
-int livesock_bound(struct livesock_set *s, struct jail_err *e)
+/* One dump of the sockets in `states` (a mask of unix_diag's states, which
+ * are TCP's), with the attributes `show`. */
+static int dump(struct livesock_set *s, unsigned states, unsigned show, struct jail_err *e)
 {
 	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
 		return jail_err_sys(e, "open a sock_diag socket");
-	/* unix_diag's states are TCP's: a listener is TCP_LISTEN; a datagram
-	 * socket TCP_CLOSE, or TCP_ESTABLISHED once it connected or another
-	 * connected to it.  The kernel filters by state only: the connected
-	 * stream sockets of a desktop (thousands, "established") come too,
-	 * small, and are dropped by type and state here. */
 	struct {
 		struct nlmsghdr h;
 		struct unix_diag_req r;
 	} req = {
 		.h = {.nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
 		      .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
-		.r = {.sdiag_family = AF_UNIX, .udiag_states = 1u << TCP_LISTEN | 1u << TCP_CLOSE |
-		                                            1u << TCP_ESTABLISHED,
-		      .udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS | UDIAG_SHOW_PEER},
+		.r = {.sdiag_family = AF_UNIX, .udiag_states = states, .udiag_show = show},
 	};
 	if (send(fd, &req, sizeof(req), 0) < 0)
 		return jail_err_sys(e, "ask for the host's unix sockets");
 	return read_dump(fd, s, e);
 }
 
+/* A listener is TCP_LISTEN; a datagram socket TCP_CLOSE, or TCP_ESTABLISHED
+ * once it connected or another connected to it.  The kernel filters by
+ * state, not type: "established" brings the connected stream sockets of a
+ * desktop too (thousands, dropped here), so that dump asks for the name
+ * alone, the cheapest (0.35 ms for 3,000 sockets; the first, 0.05 ms). */
+int livesock_bound(struct livesock_set *s, struct jail_err *e)
+{
+	if (dump(s, 1u << TCP_LISTEN | 1u << TCP_CLOSE, UDIAG_SHOW_NAME | UDIAG_SHOW_VFS, e) < 0)
+		return -1;
+	return dump(s, 1u << TCP_ESTABLISHED, UDIAG_SHOW_NAME, e);
+}
+
 void livesock_set_free(struct livesock_set *s)
 {
 	strv_free(&s->paths);
+	strv_free(&s->dirs);
 	free(s->ino);
 	memset(s, 0, sizeof(*s));
 }
@@ -291,6 +302,8 @@ void livesock_plan(struct jail_plan *p)
 		if (!bound_itself(b, n, s.paths.v[i]))
 			cover_socket(p, b, n, &s, i, &by);
 	say_covered(p, by);
+	log_debug("%zu bound unix sockets of the host's looked at, %zu below binds to cover",
+	          s.paths.n, p->sock_covers.n);
 	for (size_t i = 0; i < n; i++)
 		free(b[i].real);
 	free(b);

@@ -40,6 +40,7 @@ struct livesock_set {
 	struct strv paths;
 	ino_t *ino;
 	size_t cap;
+	struct strv dirs; /* each directory as named, then resolved ("": not) */
 };
 int livesock_bound(struct livesock_set *s, struct jail_err *e) WUR;
 void livesock_set_free(struct livesock_set *s);

@@ -42,9 +42,10 @@ T(a_name_that_only_starts_alike_is_not_below)
 	check("/tmp", NULL, 0);
 }
 
-/* The kernel's list holds a socket this test listens on and a datagram
- * socket it binds, by path and inode, and not a datagram socket bound and
- * connected (it takes only its peer's datagrams). */
+/* The kernel's list holds a socket this test listens on, by path and inode,
+ * and the datagram sockets it binds, the one another connected to (the
+ * kernel has it "established") too; not an accepted stream socket, which
+ * carries its listener's name. */
 T(the_kernel_lists_listening_and_bound_datagram_sockets)
 {
 	char dir[] = "/tmp/livesock.XXXXXX";
@@ -55,8 +56,11 @@ T(the_kernel_lists_listening_and_bound_datagram_sockets)
 	snprintf(b.sun_path, sizeof(b.sun_path), "%s/dgram", dir);
 	snprintf(c.sun_path, sizeof(c.sun_path), "%s/zconnected", dir);
 	int la = socket(AF_UNIX, SOCK_STREAM, 0), lb = socket(AF_UNIX, SOCK_DGRAM, 0),
-	    lc = socket(AF_UNIX, SOCK_DGRAM, 0);
+	    lc = socket(AF_UNIX, SOCK_DGRAM, 0), ca = socket(AF_UNIX, SOCK_STREAM, 0);
 	CHECK(bind(la, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(la, 1) == 0);
+	CHECK(connect(ca, (struct sockaddr *)&a, sizeof(a)) == 0);
+	int aa = accept(la, NULL, NULL);
+	CHECK(aa >= 0);
 	CHECK(bind(lb, (struct sockaddr *)&b, sizeof(b)) == 0);
 	CHECK(bind(lc, (struct sockaddr *)&c, sizeof(c)) == 0 &&
 	      connect(lc, (struct sockaddr *)&b, sizeof(b)) == 0);
@@ -68,7 +72,7 @@ T(the_kernel_lists_listening_and_bound_datagram_sockets)
 	size_t n = 0;
 	const char *got = r == 0 ? livesock_below(&s.paths, dir, &n) : NULL;
 	if (r == 0) {
-		CHECK(n == 2);
+		CHECK(n == 3);
 		bool seen_a = false, seen_b = false;
 		for (size_t i = 0; i < s.paths.n; i++) {
 			if (strcmp(s.paths.v[i], a.sun_path) == 0) {
@@ -83,6 +87,8 @@ T(the_kernel_lists_listening_and_bound_datagram_sockets)
 	close(la);
 	close(lb);
 	close(lc);
+	close(ca);
+	close(aa);
 	unlink(a.sun_path);
 	unlink(b.sun_path);
 	unlink(c.sun_path);
