@@ -6,6 +6,7 @@
 #include "log.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -196,17 +197,6 @@ static bool covered(const struct jail_plan *p, const char *dir, const char *sock
 	       !path_at_or_below(dir, p->home_real);
 }
 
-/* The socket is at its path now: the name holds the inode the kernel has
- * bound (not a dead socket file left there, the live one moved on).  The
- * inode alone: st_dev of a btrfs subvolume is not its superblock's, which
- * the kernel gives. */
-static bool at_its_path(const struct livesock_set *s, size_t i)
-{
-	struct stat st;
-	return lstat(s->paths.v[i], &st) == 0 && S_ISSOCK(st.st_mode) &&
-	       (s->ino[i] == 0 || st.st_ino == s->ino[i]);
-}
-
 /* One bind the user named: as named (its path in the jail) and resolved. */
 struct bind {
 	const char *flag, *named;
@@ -233,25 +223,62 @@ static bool bound_itself(const struct bind *b, size_t n, const char *sock)
 	return false;
 }
 
-/* The paths in the jail where the binds show socket i; the first bind
- * that does, in *by. */
-static void cover_socket(struct jail_plan *p, const struct bind *b, size_t n,
-                         const struct livesock_set *s, size_t i, const struct bind **by)
+/* Is `path` below one of the binds (as the host resolves them)? */
+static bool below_a_bind(const struct bind *b, size_t n, const char *path)
 {
-	const char *sock = s->paths.v[i];
-	bool live = false, checked = false;
+	for (size_t i = 0; i < n; i++)
+		if (b[i].real && path_at_or_below(path, b[i].real))
+			return true;
+	return false;
+}
+
+/* The names socket i has on the host now: its path, when that holds the
+ * inode the kernel bound and no other name does; else the entries of its
+ * directory with that inode, one readdir: ssh's ControlMaster binds a
+ * temporary name, links its ControlPath to it and unlinks the first, so the
+ * kernel's name is gone and the live one another; a socket renamed in its
+ * directory, or given a second name there, the same.  Not the sockets of a
+ * dead listener (a file left, refusing): none of them is in the list. */
+static void names_of(const struct livesock_set *s, size_t i, struct strv *names)
+{
+	const char *path = s->paths.v[i];
+	ino_t ino = s->ino[i];
+	struct stat st;
+	bool here = lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && (!ino || st.st_ino == ino);
+	if (here && (st.st_nlink == 1 || !ino)) {
+		strv_push(names, path);
+		return;
+	}
+	if (!ino)
+		return;
+	_cleanup_free_ char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	DIR *d = opendir(*dir ? dir : "/");
+	if (!d)
+		return;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (de->d_ino != ino || (de->d_type != DT_SOCK && de->d_type != DT_UNKNOWN))
+			continue;
+		_cleanup_free_ char *name = xasprintf("%s/%s", dir, de->d_name);
+		if (lstat(name, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == ino)
+			strv_push_take(names, steal_ptr(&name));
+	}
+	closedir(d);
+}
+
+/* The paths in the jail where the binds show `sock`, a name of a live
+ * socket; the first bind that does, in *by. */
+static void cover_name(struct jail_plan *p, const struct bind *b, size_t n,
+                       const char *sock, const struct bind **by)
+{
+	if (bound_itself(b, n, sock))
+		return;
 	for (size_t k = 0; k < n; k++) {
 		if (!b[k].real || covered(p, b[k].real, sock))
 			continue;
 		_cleanup_free_ char *at = cover_point(b[k].named, b[k].real, sock);
 		if (!at || strv_contains(&p->sock_covers, at))
 			continue;
-		if (!checked) {
-			live = at_its_path(s, i);
-			checked = true;
-		}
-		if (!live)
-			return;
 		if (!*by)
 			*by = &b[k];
 		strv_push_take(&p->sock_covers, steal_ptr(&at));
@@ -298,9 +325,15 @@ void livesock_plan(struct jail_plan *p)
 			b[n++] = (struct bind){lists[k].flag, lists[k].l->v[i],
 			                       bound_tree(lists[k].l->v[i])};
 	const struct bind *by = NULL;
-	for (size_t i = 0; i < s.paths.n; i++)
-		if (!bound_itself(b, n, s.paths.v[i]))
-			cover_socket(p, b, n, &s, i, &by);
+	for (size_t i = 0; i < s.paths.n; i++) {
+		if (!below_a_bind(b, n, s.paths.v[i]))
+			continue;
+		struct strv names = {0};
+		names_of(&s, i, &names);
+		for (size_t j = 0; j < names.n; j++)
+			cover_name(p, b, n, names.v[j], &by);
+		strv_free(&names);
+	}
 	say_covered(p, by);
 	log_debug("%zu bound unix sockets of the host's looked at, %zu below binds to cover",
 	          s.paths.n, p->sock_covers.n);

@@ -15,10 +15,13 @@
  * The kernel lists the sockets of the supervisor's network namespace (the
  * host's) by bound path and inode (sock_diag): no bound tree is walked, and
  * the thousands of connected sockets of a desktop are filtered out by the
- * kernel, not formatted.  Not found this way (README "Limitations"): a socket
+ * kernel, not formatted; a socket whose name is gone (ssh's ControlMaster
+ * links its ControlPath to a temporary name and unlinks that) is looked for
+ * by its inode in its directory.  Not found (README "Limitations"): a socket
  * created after the start, one bound by a relative name, another name (a hard
- * link) of a socket's inode, and named FIFOs; below binds inside the project,
- * which bindcover.h walks anyway, every socket and FIFO is covered. */
+ * link) of a socket in another directory, and named FIFOs; below binds inside
+ * the project, which bindcover.h walks anyway, every socket and FIFO is
+ * covered. */
 #ifndef JAIL_LIVESOCK_H
 #define JAIL_LIVESOCK_H
 #include "config.h"

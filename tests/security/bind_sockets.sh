@@ -127,6 +127,26 @@ test_every_path_to_a_covered_socket_is_covered() {
 	assert_eq "$(connections "$T/gnupg-link/S.gpg-agent")" 0 "connections the agent took"
 }
 
+# ssh's ControlMaster binds a temporary name, links its ControlPath
+# (~/.ssh/cm-*) to it and unlinks the first: the kernel's name for the socket
+# is gone, the live one is another; a second name beside a socket's own is
+# as live.  Both are found by the socket's inode in its directory.
+test_a_socket_under_another_name_in_its_directory_is_covered() {
+	mkdir -p "$T/ssh" "$T/gnupg"
+	host_listen "$T/ssh/cm-git@host:22.tmpXXXX"
+	ln "$T/ssh/cm-git@host:22.tmpXXXX" "$T/ssh/cm-git@host:22"
+	rm "$T/ssh/cm-git@host:22.tmpXXXX"
+	host_listen "$T/gnupg/S.gpg-agent"
+	ln "$T/gnupg/S.gpg-agent" "$T/gnupg/second"
+	for way in "$T/ssh/cm-git@host:22" "$T/gnupg/S.gpg-agent" "$T/gnupg/second"; do
+		jb --ro "$T/ssh" --ro "$T/gnupg" -- connect-unix "$way"
+		assert_eq "$rc" "$EACCES" "connect by $way (the cover)"
+	done
+	assert_contains "$err" " (and 2 more), a live socket of the host's that --ro $T/"
+	assert_eq "$(connections "$T/ssh/cm-git@host:22.tmpXXXX")" 0 "connections ssh took"
+	assert_eq "$(connections "$T/gnupg/S.gpg-agent")" 0 "connections the agent took"
+}
+
 # Below a bind inside the project (walked for secret-shaped names anyway)
 # every socket and named FIFO is covered, whatever its name: a hard link to
 # a live socket's inode, a FIFO a host process reads.
