@@ -345,13 +345,15 @@ void livesock_plan(struct jail_plan *p)
 
 /* ---- init ---- */
 
-/* Cover the socket at `path` below the new root, if one is there. */
+/* Cover the socket at `path` below the new root, if one is there.  A link
+ * on the way resolves as in the jail (/var/run -> /run), never out of it:
+ * what the agent reaches by that path is what is covered. */
 static int cover_one(const char *path, int new_root, const char *cover_file,
                      struct jail_err *e)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	/* a socket unlinked between the open and the mount (replaced by the
 	 * host: a restarted agent) refuses the mount; the name is opened again */

@@ -55,8 +55,10 @@ void livesock_set_free(struct livesock_set *s);
 void livesock_plan(struct jail_plan *p);
 
 /* init, in the scratch root once the named binds are made: cover each path
- * of `at` below the new root (`new_root`, a directory fd) that holds a
- * socket now, by its fd (a name swapped since does not move the mount); a
- * link or anything else there is left (a link resolves in the jail). */
+ * of `at` below the new root (`new_root`, a directory fd; links on the way
+ * resolved in it) that holds a socket now, another socket swapped in since
+ * the list too, by its fd (a name swapped later does not move the mount); a
+ * link at the end, or anything but a socket, is left (a link resolves in
+ * the jail, to a path covered if a bind shows a live socket there). */
 int livesock_cover(const struct strv *at, int new_root, struct jail_err *e) WUR;
 #endif
