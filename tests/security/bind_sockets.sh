@@ -65,7 +65,8 @@ test_a_live_socket_below_a_bind_is_covered_and_named_at_start() {
 		jb $bind -- connect-unix "$s"
 		assert_eq "$rc" "$EACCES" "connect to the host's socket under $bind (the cover)"
 		assert_eq "$(connections "$s")" 0 "connections the host's agent took ($bind)"
-		assert_contains "$err" "jail: covered $s, a live socket of the host's that ${bind% *} ${bind#* } shows"
+		local said="jail: covered $s, a live socket of the host's that"
+		assert_contains "$err" "$said ${bind% *} ${bind#* } shows"
 		assert_contains "$err" "; --rw $s lets it in"
 		assert_eq "$(grep -c 'live socket' <<<"$err")" 1 "lines about it ($bind)"
 	done
