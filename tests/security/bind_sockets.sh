@@ -108,8 +108,9 @@ print("connected", flush=True); time.sleep(100)' "$s" >"$T/client.log" &
 
 # Every way to the covered socket leads to the cover: a bind nested in
 # another that shows it too, a link in the bind to it, the jail's
-# /proc/self/root, a bind named through a symlinked parent, a socket the
-# host named through a link to its directory.
+# /proc/self/root, a directory fd's /proc/self/fd link, a bind named through
+# a symlinked parent, a socket the host named through a link to its
+# directory.
 test_every_path_to_a_covered_socket_is_covered() {
 	mkdir -p "$T/gnupg" "$T/d"
 	ln -s gnupg "$T/gnupg-link"
@@ -121,6 +122,10 @@ test_every_path_to_a_covered_socket_is_covered() {
 		assert_eq "$rc" "$EACCES" "connect by $way (the cover)"
 	done
 	assert_contains "$err" "jail: covered $s, a live socket of the host's that --ro $T shows"
+	# through a directory fd's magic link: the name below it is the cover
+	run_jail --ro "$T" --ro "$T/bin" -D "$T/p" -- sh -c \
+		'exec 3<"$1" && exec "$2" connect-unix /proc/self/fd/3/S.gpg-agent' _ "$T/gnupg" "$P"
+	assert_eq "$rc" "$EACCES" "connect by /proc/self/fd/3 (the cover)"
 	ln -s "$T" "$T/up"
 	jb --ro "$T/up/gnupg" -- connect-unix "$T/up/gnupg/S.gpg-agent"
 	assert_eq "$rc" "$EACCES" "connect through a bind named through a link (the cover)"
