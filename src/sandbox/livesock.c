@@ -183,12 +183,17 @@ void livesock_set_free(struct livesock_set *s)
 /* ---- the supervisor ---- */
 
 /* Is the socket at `sock` covered in the jail when `dir` is bound (cover.h),
- * or shown there by an overlay, whose inode refuses a connect? */
+ * under a --tmpfs, or shown there by an overlay, whose inode refuses a
+ * connect? */
 static bool covered(const struct jail_plan *p, const char *dir, const char *sock)
 {
 	const char *project = p->session ? p->session->project : NULL;
 	if (project && path_at_or_below(sock, project) && !path_at_or_below(dir, project))
 		return true;
+	const struct strv *tmpfs = &p->cfg->tmpfs;
+	for (size_t i = 0; i < tmpfs->n; i++)
+		if (path_at_or_below(sock, tmpfs->v[i]) && !path_at_or_below(dir, tmpfs->v[i]))
+			return true;
 	const char *own[] = {p->state_root, p->config_root};
 	for (size_t i = 0; i < ARRAY_SIZE(own); i++)
 		if (own[i] && path_at_or_below(sock, own[i]) && !path_at_or_below(dir, own[i]))
@@ -283,6 +288,7 @@ static void cover_name(struct jail_plan *p, const struct bind *b, size_t n,
 		if (!*by)
 			*by = &b[k];
 		strv_push_take(&p->sock_covers, steal_ptr(&at));
+		strv_push(&p->sock_hosts, sock);
 	}
 }
 
@@ -346,43 +352,88 @@ void livesock_plan(struct jail_plan *p)
 
 /* ---- init ---- */
 
-/* Cover the socket at `path` below the new root, if one is there.  A link
- * on the way resolves as in the jail (/var/run -> /run), never out of it:
- * what the agent reaches by that path is what is covered. */
-static int cover_one(const char *path, int new_root, const char *cover_file,
-                     struct jail_err *e)
+/* Is the directory of `path` there, below the root `root` (links resolved
+ * in it)? */
+static bool dir_there(int root, const char *path)
+{
+	_cleanup_free_ char *dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, root, *dir ? dir + 1 : ".", &how,
+	                                      sizeof(how));
+	return fd >= 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
+/* The socket's directory is not at its place in the jail.  When the host
+ * still has it at its own, the jail hides it (a --tmpfs, a cover of the
+ * home, a secret-named directory's): nothing to cover, once a second look
+ * agrees (a directory renamed away and back meanwhile would be uncovered
+ * there).  When the host has it no more, it moved since the list was made
+ * (renamed by a process that can write there: another jail's agent): the
+ * socket is somewhere below the bind, not covered; fail closed. */
+static int dir_gone(const char *path, const char *host, int new_root, struct jail_err *e)
+{
+	_cleanup_close_ int old = open("/oldroot", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (old < 0)
+		return jail_err_sys(e, "open /oldroot");
+	if (dir_there(old, host))
+		return dir_there(new_root, path) ? 1 : 0;
+	_cleanup_free_ char *esc = escape_name(host);
+	return jail_err_set(e, 0, "the directory of the host's live socket %s moved during the "
+	                    "start, so it could not be covered; run again", esc);
+}
+
+/* Cover the socket at `path` below the new root, if one is there (`host`:
+ * its path on the host).  A link on the way resolves as in the jail
+ * (/var/run -> /run), never out of it: what the agent reaches by that path
+ * is what is covered.  1: look again. */
+static int cover_one(const char *path, const char *host, int new_root,
+                     const char *cover_file, struct jail_err *e)
 {
 	struct open_how how = {
 		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	/* a socket unlinked between the open and the mount (replaced by the
-	 * host: a restarted agent) refuses the mount; the name is opened again */
-	for (int tries = 0; tries < 4; tries++) {
-		_cleanup_close_ int fd =
-			(int)syscall(SYS_openat2, new_root, path + 1, &how, sizeof(how));
-		struct stat st;
-		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
-			return 0;
-		_cleanup_free_ char *on = xasprintf("/oldroot/proc/self/fd/%d", fd);
-		if (mount(cover_file, on, NULL, MS_BIND, NULL) == 0)
-			return 0;
-		if (errno != ENOENT)
-			break;
-	}
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, new_root, path + 1, &how, sizeof(how));
+	struct stat st;
+	if (fd < 0 && !dir_there(new_root, path))
+		return dir_gone(path, host, new_root, e);
+	/* the name gone (the host's process ended), or not a socket now */
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return 0;
+	_cleanup_free_ char *on = xasprintf("/oldroot/proc/self/fd/%d", fd);
+	if (mount(cover_file, on, NULL, MS_BIND, NULL) == 0)
+		return 0;
+	/* unlinked between the open and the mount (the host's agent restarted):
+	 * the name is opened again */
+	if (errno == ENOENT)
+		return 1;
 	_cleanup_free_ char *esc = escape_name(path);
 	return jail_err_sys(e, "cover the host's live socket %s", esc);
 }
 
-int livesock_cover(const struct strv *at, int new_root, struct jail_err *e)
+int livesock_cover(const struct strv *at, const struct strv *host, int new_root,
+                   struct jail_err *e)
 {
 	if (at->n == 0)
 		return 0;
 	const char *cover_file = bindcover_file(e);
 	if (!cover_file)
 		return -1;
-	for (size_t i = 0; i < at->n; i++)
-		if (cover_one(at->v[i], new_root, cover_file, e) < 0)
+	for (size_t i = 0; i < at->n; i++) {
+		int r = 1;
+		for (int tries = 0; r == 1 && tries < 4; tries++)
+			r = cover_one(at->v[i], host->v[i], new_root, cover_file, e);
+		if (r == 1) {
+			_cleanup_free_ char *esc = escape_name(at->v[i]);
+			r = jail_err_set(e, 0, "the host's live socket %s kept changing during the "
+			                 "start, so it could not be covered; run again", esc);
+		}
+		if (r < 0)
 			return -1;
+	}
 	return 0;
 }

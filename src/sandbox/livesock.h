@@ -59,6 +59,9 @@ void livesock_plan(struct jail_plan *p);
  * resolved in it) that holds a socket now, another socket swapped in since
  * the list too, by its fd (a name swapped later does not move the mount); a
  * link at the end, or anything but a socket, is left (a link resolves in
- * the jail, to a path covered if a bind shows a live socket there). */
-int livesock_cover(const struct strv *at, int new_root, struct jail_err *e) WUR;
+ * the jail, to a path covered if a bind shows a live socket there).  `host`:
+ * the same sockets' paths on the host, to tell a directory the jail hides
+ * (a --tmpfs) from one moved since the list (the start fails: run again). */
+int livesock_cover(const struct strv *at, const struct strv *host, int new_root,
+                   struct jail_err *e) WUR;
 #endif

@@ -1319,7 +1319,7 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 		if (tmpfs_at(c->tmpfs.v[i], 0755, e) < 0)
 			return -1;
 	/* last: at a socket's path the deepest bind that shows it is on top */
-	return livesock_cover(&p->sock_covers, new_fd, e);
+	return livesock_cover(&p->sock_covers, &p->sock_hosts, new_fd, e);
 }
 
 /* The project's overlay is mounted by a thread of init while init builds the

@@ -68,6 +68,7 @@ struct jail_plan {
 	/* Paths in the jail where a --ro or --rw bind shows a live socket of the
 	 * host's that the user did not bind itself: covered (livesock.h). */
 	struct strv sock_covers;
+	struct strv sock_hosts; /* the same sockets' paths on the host */
 };
 
 /* Fill the plan from the configuration, the session and the caller. */

@@ -188,6 +188,29 @@ test_a_socket_in_the_project_is_the_views() {
 	assert_eq "$(connections "$T/p/app.sock")" 0 "connections it took"
 }
 
+# A socket whose directory the jail hides (a --tmpfs over a directory above
+# it, a secret-named directory covered below a bind in the project) has
+# nothing to cover: the start goes on, the socket is not there.
+test_a_socket_the_jail_hides_is_left_alone() {
+	mkdir -p "$T/outer/gnupg"
+	host_listen "$T/outer/gnupg/S.gpg-agent"
+	jb --ro "$T" --tmpfs "$T/outer" -- connect-unix "$T/outer/gnupg/S.gpg-agent"
+	assert_eq "$rc" "$ENOENT" "connect to a socket below a --tmpfs"
+	jb --ro "$T" --tmpfs "$T/outer/gnupg" -- connect-unix "$T/outer/gnupg/S.gpg-agent"
+	assert_eq "$rc" "$ENOENT" "connect to a socket in a --tmpfs dir"
+	assert_not_contains "$err" "live socket"
+	assert_eq "$(connections "$T/outer/gnupg/S.gpg-agent")" 0 "connections it took"
+	probe_setup
+	printf 'run/\n' >>"$T/p/.gitignore"
+	git -C "$T/p" commit -q -am 'ignore run/'
+	mkdir -p "$T/p/run/secrets/d"
+	host_listen "$T/p/run/secrets/d/app.sock"
+	BEFORE=$(tree_hash "$T/p")
+	jb --rw "$T/p/run" -- connect-unix "$T/p/run/secrets/d/app.sock"
+	assert_eq "$rc" "$ENOENT" "connect to a socket in a covered secret-named directory"
+	assert_eq "$(connections "$T/p/run/secrets/d/app.sock")" 0 "connections it took"
+}
+
 # An abstract socket of the host lives in the host's network namespace: the
 # jail's is its own (no bind is needed to reach one, and none can).
 test_an_abstract_socket_of_the_host_is_not_reachable() {
