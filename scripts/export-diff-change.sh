@@ -83,8 +83,8 @@ step() {
 	0) echo "[ -f $f ] && printf '%s$E' $(shq "$L") >> $f || true" ;;
 	1) echo "[ -f $f ] && rm -f $f || true" ;;
 	2) echo "{ mkdir -p $(shp "$d") && printf '%s$E' $(shq "$L") > $f; } 2>/dev/null || true" ;;
-	3) echo "[ -f $f ] && chmod +x $f || true" ;;
-	4) echo "[ -f $f ] && chmod -x $f || true" ;;
+	3) echo "[ -f $f ] && chmod a+x $f || true" ;;
+	4) echo "[ -f $f ] && chmod a-x $f || true" ;;
 	5) echo "{ [ -f $f ] && chmod 664 $f; [ -f $(shp "$n") ] && chmod 654 $(shp "$n"); } || true" ;;
 	6) echo "[ -d $(shp "$d") ] && [ ! -e $f ] && [ ! -L $f ] && ln -s ../keep.txt $f || true" ;;
 	7) echo "[ -f $f ] && rm -f $f && mkdir $f && printf 'in\n' > $(shp "$d/$n/$m") || true" ;;
@@ -105,7 +105,7 @@ change() {
 		step "$i"
 	done
 	echo 'mv moved.txt renamed.txt && echo 201 >> renamed.txt'
-	echo 'chmod -x tool'
+	echo 'chmod a-x tool'
 	rnd
 	if [ $((R % 3)) = 0 ]; then  # many files in one directory
 		echo 'mkdir -p many && for i in $(seq 1 400); do printf "%s\n" "$i" > many/f$i; done'

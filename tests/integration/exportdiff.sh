@@ -107,7 +107,7 @@ test_export_is_gits_patch_in_a_subdirectory() {
 test_export_is_gits_patch_for_single_odd_changes() {
 	local DIFF_BASE='set -e; mkdir -p d/e; seq 1 50 > d/e/moved; printf "x\n" > f; ln -s f l;
 		printf "y\n" > exe; chmod 755 exe; printf "z\n" > d/only' DIFF_MIN=1 DIFF_CHANGE i=20
-	for DIFF_CHANGE in 'mv d/e/moved d/e/renamed' ': > empty' 'chmod -x exe' 'rm d/only' \
+	for DIFF_CHANGE in 'mv d/e/moved d/e/renamed' ': > empty' 'chmod a-x exe' 'rm d/only' \
 		'rm l && ln -s d/only l' 'rm f && mkdir f && : > f/x' 'rm -r d && printf "d\n" > d' \
 		'chmod 664 f && chmod 611 exe' 'printf "x" > f'; do
 		i=$((i + 1))
