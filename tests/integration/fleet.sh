@@ -50,7 +50,11 @@ podman_ready() {
 		skip "$(id -un) has no subordinate ids in /etc/subuid: rootless podman cannot run"
 	# crun refuses rootless containers on a host whose cgroup controllers are
 	# bound to v1 ("hybrid"); runc runs them without cgroups
-	podman=(podman --cgroup-manager=cgroupfs --events-backend=file)
+	# the image store in the cache too, not under $HOME (the suite's is new
+	# each run): the image is imported once, not at every run
+	local cache=${JAIL_PODMAN_CACHE:-/var/tmp/jail-podman-$(id -u)}
+	mkdir -p "$cache/storage"
+	podman=(podman --cgroup-manager=cgroupfs --events-backend=file --root "$cache/storage")
 	if [ "$(stat -f -c %T /sys/fs/cgroup)" != cgroup2fs ]; then
 		command -v runc >/dev/null || fail "no runc, and crun refuses this cgroup v1 host"
 		podman+=(--runtime runc)
@@ -62,8 +66,6 @@ podman_ready() {
 		sanitizer_libs+=(-v "$lib:$lib:ro")
 	done
 	"${podman[@]}" image exists "$PODMAN_IMAGE" && return 0
-	local cache=${JAIL_PODMAN_CACHE:-/var/tmp/jail-podman-$(id -u)}
-	mkdir -p "$cache"
 	local tar=$cache/root-${PODMAN_IMAGE##*:}.tar
 	if [ ! -s "$tar" ]; then
 		mmdebstrap --quiet --mode=unshare --format=tar --variant=essential \
