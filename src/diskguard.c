@@ -63,16 +63,17 @@ int fs_room_of(const char *path, struct fs_room *r)
 	return 0;
 }
 
+/* The reserve as the guard keeps it, so capped at half of what is free now: on
+ * a large disk already below 5% (1 GiB of 250 free as 287 MiB), a full reserve
+ * would refuse every export after runs the guard let go on. */
 bool fs_room_fits(const struct fs_room *r, unsigned long long bytes, unsigned long long inodes)
 {
-	unsigned long long rb = r->bytes_total / 20, ri = r->inodes_total / 20;
-	if (rb > DISK_RESERVE_BYTES_CAP)
-		rb = DISK_RESERVE_BYTES_CAP;
-	if (ri > DISK_RESERVE_INODES_CAP)
-		ri = DISK_RESERVE_INODES_CAP;
-	if (r->bytes_avail < rb || r->bytes_avail - rb < bytes)
+	unsigned long long rb = disk_reserve(r->bytes_total, r->bytes_avail, DISK_RESERVE_BYTES_CAP);
+	unsigned long long ri =
+		disk_reserve(r->inodes_total, r->inodes_avail, DISK_RESERVE_INODES_CAP);
+	if (r->bytes_avail - rb < bytes)
 		return false;
-	return r->inodes_total == 0 || (r->inodes_avail >= ri && r->inodes_avail - ri >= inodes);
+	return r->inodes_total == 0 || r->inodes_avail - ri >= inodes;
 }
 
 static unsigned long long used_since(unsigned long long start, unsigned long long now)

@@ -40,6 +40,7 @@ struct fs_room {
 };
 int fs_room_of(const char *path, struct fs_room *r);
 /* Can `bytes` and `inodes` more be written there and the filesystem still keep
- * its reserve (5%, at most 1 GiB and 100,000 inodes)? */
+ * its reserve (disk_reserve: 5%, at most 1 GiB and 100,000 inodes, at most half
+ * of what is free now)? */
 bool fs_room_fits(const struct fs_room *r, unsigned long long bytes, unsigned long long inodes);
 #endif
