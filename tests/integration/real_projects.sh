@@ -86,7 +86,7 @@ test_dev_server_on_localhost_is_reached_through_publish() {
 		read -r _; kill \$!" <"$T/in" >/dev/null 2>"$T/e" &
 	exec 7>"$T/in"
 	fetch() { got=$(curl -s -m 2 "http://127.0.0.1:$host_port/index.html"); }
-	wait_for -t 20 fetch || true
+	wait_for -t 60 fetch || true
 	exec 7>&-
 	wait || true
 	assert_eq "$got" dev-server "served on localhost inside, fetched from the host: $(cat "$T/e")"
