@@ -71,6 +71,8 @@ test_another_users_repository_is_not_taken_for_no_repository() {
 	printf 'local.conf\n' >"$T/o/.gitignore"
 	printf 'hello\n' >"$T/o/README"
 	printf 'canary-other-owner\n' >"$T/o/local.conf"
+	# a shared checkout: readable by all, whatever our umask made it
+	chmod -R a+rX "$T/o"
 	own_by_other "$T/o" || skip "no subordinate uid to own a repository as another user"
 	run_jail -q -D "$T/o" -- sh -c 'cat local.conf; true'
 	own_back "$T/o"
