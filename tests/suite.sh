@@ -22,6 +22,7 @@ for file in "${files[@]}"; do
 		[ -n "$TEST_FILTER" ] && [[ "$fn" != *"$TEST_FILTER"* ]] && continue
 		T=$(mktemp -d /tmp/jail-t.XXXXXX)
 		log="$T.log"
+		start=$SECONDS
 		T="$T" XDG_STATE_HOME="$T/state" XDG_CONFIG_HOME="$T/config" \
 			timeout -k 5 ${TEST_TIMEOUT:-120} bash -c "
 			cd '$T' || exit 1
@@ -32,15 +33,19 @@ for file in "${files[@]}"; do
 			$fn
 		" >"$log" 2>&1
 		rc=$?
+		# a test past half its time is named: on a slower or busier machine
+		# it would be killed (the timeout is per test)
+		took=$((SECONDS - start)) slow=
+		[ $((took * 2)) -gt "${TEST_TIMEOUT:-120}" ] && slow=" (slow: ${took} s of ${TEST_TIMEOUT:-120})"
 		if [ $rc = 77 ] && [ -f "$T.skip" ]; then
 			skipped=$((skipped + 1))
 			echo "skip - $rel: $fn: $(head -n 1 "$T.skip")"
 		elif [ $rc = 0 ]; then
 			passed=$((passed + 1))
-			echo "ok - $rel: $fn"
+			echo "ok - $rel: $fn$slow"
 		else
 			failed=$((failed + 1))
-			echo "not ok - $rel: $fn (exit $rc)"
+			echo "not ok - $rel: $fn (exit $rc)$slow"
 			sed 's/^/    /' "$log" | tail -n 30
 		fi
 		chmod -R u+rwX "$T" 2>/dev/null
