@@ -135,7 +135,9 @@ test_trust_refuses_invalid_file_and_symlink() {
 	rm "$T/p/.jail.ini"
 	expect_fail125 trust -D "$T/p"
 	assert_contains "$err" "has no .jail.ini to trust"
-	ln -s "$HOME/.bashrc" "$T/p/.jail.ini"
+	# a link to a real, valid file outside (the suite's fresh home has no .bashrc)
+	printf '[net]\nmode = none\n' >"$T/outside.ini"
+	ln -s "$T/outside.ini" "$T/p/.jail.ini"
 	expect_fail125 trust -D "$T/p"
 	assert_contains "$err" "is not a regular file"
 }
