@@ -70,11 +70,18 @@ test_two_worktrees_two_jails_at_once() {
 	wt_setup
 	git -C "$T/main" worktree add -q -b other "$T/wt2"
 	before=$(dir_hash "$T/main/.git")
-	script='git add -A && git -c user.email=a@e -c user.name=A commit -q -m "$0" && sleep 1 &&
-		git log --format=%s -n 1'
-	"$JAIL" -D "$T/wt" -- sh -c "cd '$T/wt' && echo one >one.txt && $script" one >"$T/o1" 2>"$T/e1" &
+	# each jail commits, then waits until the other has committed too: the
+	# two run at the same time (not a fixed sleep that hopes they overlap)
+	mkdir "$T/sig"
+	script='git add -A && git -c user.email=a@e -c user.name=A commit -q -m "$0" && touch "$1/$0" &&
+		i=0; while [ ! -e "$1/one" ] || [ ! -e "$1/two" ]; do
+			[ $i -lt 1200 ] || { echo "the other jail never committed" >&2; exit 9; }
+			sleep 0.05; i=$((i + 1)); done && git log --format=%s -n 1'
+	"$JAIL" -D "$T/wt" --rw "$T/sig" -- sh -c "cd '$T/wt' && echo one >one.txt && $script" one "$T/sig" \
+		>"$T/o1" 2>"$T/e1" &
 	p1=$!
-	"$JAIL" -D "$T/wt2" -- sh -c "cd '$T/wt2' && echo two >two.txt && $script" two >"$T/o2" 2>"$T/e2" &
+	"$JAIL" -D "$T/wt2" --rw "$T/sig" -- sh -c "cd '$T/wt2' && echo two >two.txt && $script" two "$T/sig" \
+		>"$T/o2" 2>"$T/e2" &
 	p2=$!
 	wait "$p1" || fail "first jail: $(cat "$T/e1")"
 	wait "$p2" || fail "second jail: $(cat "$T/e2")"
