@@ -9,6 +9,7 @@
 AGENTS_DIR=${JAIL_AGENTS_DIR:-/tmp/jail-agents-$(id -u)}
 AGENT_BIN=$AGENTS_DIR/node_modules/.bin
 HELPERS=$TESTS/helpers
+source "$TESTS/agent_pins.bash"
 
 # Canaries: if one of these strings reaches the model or a patch, jail leaked.
 SSH_CANARY=ssh-canary-e2e-7781
@@ -16,19 +17,22 @@ ENV_CANARY=dotenv-canary-e2e-4412
 HOSTENV_CANARY=hostenv-canary-e2e-9023
 BLOCKED_CANARY=blocked-body-e2e-3305
 
-# e2e_install BIN PACKAGE: PACKAGE from npm unless BIN is already there.
+# e2e_install BIN PACKAGE: PACKAGE at its pinned version (agent_pins.bash)
+# from npm, unless BIN is there with that version already.
 e2e_install() {
-	[ -x "$AGENT_BIN/$1" ] && return 0
+	local pin
+	pin=$(agent_pin "$2")
+	[ -x "$AGENT_BIN/$1" ] && agent_pinned "$AGENTS_DIR" "$2" && return 0
 	command -v npm >/dev/null || fail "npm is needed to install $2"
 	mkdir -p "$AGENTS_DIR"
 	(
 		flock 9
-		[ -x "$AGENT_BIN/$1" ] && exit 0
+		[ -x "$AGENT_BIN/$1" ] && agent_pinned "$AGENTS_DIR" "$2" && exit 0
 		# the suite's environment is built from nothing: name the CA store
 		[ -r /etc/ssl/certs/ca-certificates.crt ] &&
 			export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-		npm install --silent --no-fund --no-audit --prefix "$AGENTS_DIR" \
-			--cache "$AGENTS_DIR/.npm-cache" "$2"
+		npm install --silent --no-fund --no-audit --save-exact --prefix "$AGENTS_DIR" \
+			--cache "$AGENTS_DIR/.npm-cache" "$pin"
 	) 9>"$AGENTS_DIR/.lock" || fail "npm install of $2 failed"
 	[ -x "$AGENT_BIN/$1" ] || fail "npm installed $2 but there is no $AGENT_BIN/$1"
 	chmod -R a+rX "$AGENTS_DIR"

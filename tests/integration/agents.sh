@@ -9,10 +9,12 @@
 
 AGENTS_DIR=${JAIL_AGENTS_DIR:-/tmp/jail-agents-$(id -u)}
 AGENT_BIN=$AGENTS_DIR/node_modules/.bin
+source "$TESTS/agent_pins.bash"
 
 agents_installed() {
-	local a
+	local a p
 	for a in claude codex gemini opencode; do [ -x "$AGENT_BIN/$a" ] || return 1; done
+	for p in "${AGENT_PINS[@]}"; do agent_pinned "$AGENTS_DIR" "${p%@*}" || return 1; done
 }
 
 # The check is made under the lock too: another suite may be installing now,
@@ -27,9 +29,8 @@ agents_install() {
 		# suite's environment is built from nothing)
 		[ -r /etc/ssl/certs/ca-certificates.crt ] &&
 			export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-		npm install --silent --no-fund --no-audit --prefix "$AGENTS_DIR" \
-			--cache "$AGENTS_DIR/.npm-cache" \
-			@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai &&
+		npm install --silent --no-fund --no-audit --save-exact --prefix "$AGENTS_DIR" \
+			--cache "$AGENTS_DIR/.npm-cache" "${AGENT_PINS[@]}" &&
 			chmod -R a+rX "$AGENTS_DIR"
 	) 9>"$AGENTS_DIR/.lock" || fail "npm install of the agent CLIs failed"
 }
