@@ -360,7 +360,8 @@ test_project_view_server_dies_with_jail() {
 	grep -q ready "$T/out" || fail "the jail did not start: $(cat "$T/out")"
 	pgrep -u "$(id -u)" -f -- "-D $T/p" >/dev/null || fail "positive control: no jail process"
 	kill -KILL "$pid"
-	for i in $(seq 100); do
+	# (30 s, as wait_for gives: 10 s was the suite's one shorter wait)
+	for i in $(seq 300); do
 		pgrep -u "$(id -u)" -f -- "-D $T/p" >/dev/null || return 0
 		sleep 0.1
 	done
