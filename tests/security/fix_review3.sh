@@ -1,0 +1,65 @@
+# The escape suite, a review of the day's fixes by a fresh attacker: each
+# test is a way around one of them (another layout, path or layer that
+# reaches the same place).  A test of a hole fails on the build before its
+# fix.
+source "$TESTS/security/helpers.bash"
+
+# The agent's look at each object's delta in the packs: for every object
+# the .idx lists, its header at its offset; for a delta (OFS 6, REF 7) the
+# first number of its inflated data, the size of the object it is made
+# from.  Prints "base-size N" for each.
+DELTA_READER='
+for i in .git/objects/pack/*.idx; do
+	git show-index <"$i" | while read -r off _; do echo "${i%.idx}.pack $off"; done
+done | python3 -c "
+import sys, zlib
+for line in sys.stdin:
+    p, off = line.split(); off = int(off)
+    b = open(p, \"rb\").read()[off:off + 65536]
+    t = (b[0] >> 4) & 7; i = 1
+    while b[i - 1] & 128: i += 1
+    if t == 6:
+        while b[i] & 128: i += 1
+        i += 1
+    elif t == 7:
+        i += 20
+    else:
+        continue
+    try:
+        d = zlib.decompressobj().decompress(b[i:])
+    except Exception:
+        continue
+    n = s = 0
+    for c in d:
+        n |= (c & 127) << s; s += 7
+        if not c & 128: break
+    print(\"base-size\", n)
+"'
+
+# git packs an object as a delta against a similar one, in either
+# direction: a tracked `.env.example` ends up stored as a few bytes that
+# say "copy the first 1380 bytes of this withheld `.env` blob".  The view
+# blanked the withheld blob but served that delta, which told the agent
+# the secret's size and which of its bytes equal the example's and where
+# (everything but the secret line).  Every object whose delta chain
+# reaches a withheld one is blanked too (git could not rebuild it anyway).
+test_delta_against_a_withheld_object_blanked() {
+	command -v python3 >/dev/null || skip "no python3"
+	git_init "$T/p"
+	printf '.env\n' >"$T/p/.gitignore"
+	for i in $(seq 40); do echo "VAR_$i=value-number-$i-placeholder"; done >"$T/p/.env.example"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore .env.example README
+	git -C "$T/p" commit -q -m init
+	{ cat "$T/p/.env.example"; echo "SECRET=canary-delta-secret"; } >"$T/p/.env"
+	git -C "$T/p" stash -q --all
+	git -C "$T/p" stash apply -q
+	git -C "$T/p" gc -q --prune=now
+	local size
+	size=$(wc -c <"$T/p/.env")
+	grep -qx "base-size $size" <<<"$(cd "$T/p" && eval "$DELTA_READER")" ||
+		skip "git did not store a delta against the .env blob here"
+	run_jail -q -D "$T/p" -- sh -c "git cat-file -p HEAD:README; $DELTA_READER"
+	assert_contains "$out" hello # the positive control: the pack reads
+	assert_eq "$(grep -c "base-size $size" <<<"$out")" 0 "deltas against the withheld .env"
+}
