@@ -216,11 +216,33 @@ static int64_t offset_at(const uint64_t *o, uint64_t n, uint64_t off)
  * OFS_DELTA: a distance back; REF_DELTA: an id, looked up in the .idx), 0
  * when it is no delta or its header cannot be read.  The header: type and
  * size (7 bits a byte while the top bit is set), then the base. */
-static uint64_t delta_base(const struct idx *x, int pack, uint64_t off, uint64_t pack_size)
+struct pack_buf {
+	int fd;
+	uint64_t size, at, len; /* the pack's size; the bytes held: [at, at + len) */
+	unsigned char b[8192];
+};
+
+/* The up to 64 bytes at `off` (fewer at the end), from the block held or a
+ * new one read there: the headers of small objects share a read. */
+static const unsigned char *pack_bytes(struct pack_buf *p, uint64_t off, uint64_t *len)
 {
-	unsigned char h[64];
-	uint64_t len = pack_size - off < sizeof(h) ? pack_size - off : sizeof(h);
-	if (!read_at(pack, h, (size_t)len, off))
+	*len = p->size - off < 64 ? p->size - off : 64;
+	if (off < p->at || off + *len > p->at + p->len) {
+		p->len = p->size - off < sizeof(p->b) ? p->size - off : sizeof(p->b);
+		p->at = off;
+		if (!read_at(p->fd, p->b, (size_t)p->len, off)) {
+			p->len = 0;
+			return NULL;
+		}
+	}
+	return p->b + (off - p->at);
+}
+
+static uint64_t delta_base(const struct idx *x, struct pack_buf *p, uint64_t off)
+{
+	uint64_t len;
+	const unsigned char *h = pack_bytes(p, off, &len);
+	if (!h || !len)
 		return 0;
 	unsigned type = (h[0] >> 4) & 7;
 	uint64_t i = 1;
@@ -255,16 +277,18 @@ static void mark_deltas(const struct idx *x, int pack, uint64_t pack_size, const
                         bool *mark)
 {
 	_cleanup_free_ uint32_t *base = malloc((x->n ? x->n : 1) * sizeof(*base));
+	_cleanup_free_ struct pack_buf *p = malloc(sizeof(*p));
+	if (!base || !p) {
+		memset(mark, 1, x->n); /* (no memory: more is blanked, never less) */
+		return;
+	}
+	*p = (struct pack_buf){.fd = pack, .size = pack_size};
 	for (uint64_t k = 0; k < x->n; k++) {
-		uint64_t b = delta_base(x, pack, o[k], pack_size);
+		uint64_t b = o[k] < pack_size ? delta_base(x, p, o[k]) : 0;
 		int64_t at = b ? offset_at(o, x->n, b) : -1;
-		if (!base) {
-			mark[k] = true; /* (no memory: more is blanked, never less) */
-			continue;
-		}
 		base[k] = at < 0 ? UINT32_MAX : (uint32_t)at;
 	}
-	for (bool more = base != NULL; more;) {
+	for (bool more = true; more;) {
 		more = false;
 		for (uint64_t k = 0; k < x->n; k++)
 			if (!mark[k] && base[k] != UINT32_MAX && mark[base[k]])
