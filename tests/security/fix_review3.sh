@@ -63,3 +63,33 @@ test_delta_against_a_withheld_object_blanked() {
 	assert_contains "$out" hello # the positive control: the pack reads
 	assert_eq "$(grep -c "base-size $size" <<<"$out")" 0 "deltas against the withheld .env"
 }
+
+# The host-side canaries a test started, ended with it.
+HOSTS=()
+stop_hosts() {
+	[ ${#HOSTS[@]} -eq 0 ] && return 0
+	kill "${HOSTS[@]}" 2>/dev/null || true
+	wait "${HOSTS[@]}" 2>/dev/null || true
+	HOSTS=()
+}
+trap stop_hosts EXIT
+
+# The kernel's list of live sockets is per network namespace: a socket a
+# container (its own netns: rootless podman, a docker service whose volume
+# is a host directory, a systemd unit with PrivateNetwork=) binds in a host
+# directory is not in the host's list, but connect(2) by path reaches it
+# all the same.
+test_a_socket_bound_in_another_netns_below_a_bind_is_covered() {
+	command -v unshare >/dev/null || skip "no unshare"
+	unshare -rn true 2>/dev/null || skip "no user and network namespaces here"
+	probe_setup
+	mkdir -p "$T/run"
+	local s="$T/run/app.sock"
+	: >"$s.log"
+	unshare -rn "$T/host/probe" listen "$s" 100 >"$s.log" &
+	HOSTS+=($!)
+	wait_for grep -q listening "$s.log"
+	run_jail -q --ro "$T/run" --ro "$T/bin" -D "$T/p" -- "$T/bin/probe" connect-unix "$s"
+	assert_eq "$rc" "$EACCES" "connect to a socket another netns bound below --ro"
+	assert_eq "$(grep -c connection "$s.log" || true)" 0 "connections the host's process took"
+}
