@@ -93,3 +93,51 @@ test_a_socket_bound_in_another_netns_below_a_bind_is_covered() {
 	assert_eq "$rc" "$EACCES" "connect to a socket another netns bound below --ro"
 	assert_eq "$(grep -c connection "$s.log" || true)" 0 "connections the host's process took"
 }
+
+# --hide hides a path whatever --show says (the view: `--show build --hide
+# '*.pem'` shows build/ without its .pem files).  Below a bind inside the
+# project the walk for covers stopped at a directory --show names, and did
+# not start at all when --show named the bind: what --hide names there was
+# the host's file.  --hide is covered below a shown directory too.
+test_hide_below_a_shown_directory_in_a_bind_is_covered() {
+	git_init "$T/p"
+	printf 'build/\n' >"$T/p/.gitignore"
+	mkdir -p "$T/p/build/certs"
+	printf 'obj\n' >"$T/p/build/out.o"
+	printf 'canary-hidden-pem\n' >"$T/p/build/certs/server.pem"
+	printf 'canary-hidden-pem\n' >"$T/p/build/top.pem"
+	git -C "$T/p" add .gitignore
+	git -C "$T/p" commit -q -m init
+	local read='cat build/out.o build/top.pem build/certs/server.pem 2>/dev/null; true'
+	run_jail -q --show build --hide '*.pem' -D "$T/p" -- sh -c "$read"
+	assert_eq "$out" obj "the view: build shown, its .pem files hidden"
+	for bind in "--ro $T/p/build" "--rw $T/p/build" "--ro $T/p/build/certs"; do
+		# shellcheck disable=SC2086 # the option and its path are words
+		run_jail -q --show build --hide '*.pem' $bind -D "$T/p" -- sh -c "$read"
+		assert_contains "$out" obj # the positive control ($bind)
+		assert_eq "$(grep -c canary <<<"$out")" 0 "what --hide names below --show build, $bind"
+	done
+}
+
+# "Below a bind inside the project every socket and FIFO is covered": the
+# walk that finds them was skipped when no rule hid anything there (--show
+# naming the bind, or --hide-ignored=none with no --hide), and a FIFO a host
+# process reads took the agent's writes.  The walk runs whatever the rules.
+test_fifo_below_a_shown_bind_in_the_project_is_covered() {
+	probe_setup
+	printf 'run/\n' >>"$T/p/.gitignore"
+	git -C "$T/p" commit -q -am 'ignore run/'
+	mkdir -p "$T/p/run"
+	mkfifo "$T/p/run/fifo"
+	BEFORE=$(tree_hash "$T/p")
+	exec 3<>"$T/p/run/fifo" # a host reader: a write would reach it
+	local opts
+	for opts in "--show run" "--hide-ignored=none"; do
+		# shellcheck disable=SC2086 # options are words
+		jp $opts --rw "$T/p/run" -- write-fifo "$T/p/run/fifo"
+		assert_ne "$rc" 0 "write to the host's FIFO in a bind in the project ($opts)"
+	done
+	assert_eq "$(timeout 1 dd bs=64 count=1 iflag=nonblock <&3 2>/dev/null | grep -c escaped)" 0 \
+		"lines the host's FIFO reader got"
+	exec 3<&-
+}
