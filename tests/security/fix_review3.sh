@@ -3,6 +3,7 @@
 # reaches the same place).  A test of a hole fails on the build before its
 # fix.
 source "$TESTS/security/helpers.bash"
+source "$TESTS/networld.bash"
 
 # The agent's look at each object's delta in the packs: for every object
 # the .idx lists, its header at its offset; for a delta (OFS 6, REF 7) the
@@ -140,4 +141,38 @@ test_fifo_below_a_shown_bind_in_the_project_is_covered() {
 	assert_eq "$(timeout 1 dd bs=64 count=1 iflag=nonblock <&3 2>/dev/null | grep -c escaped)" 0 \
 		"lines the host's FIFO reader got"
 	exec 3<&-
+}
+
+# TCPPROBE ADDR,PORT...: from inside, a TCP connect to each; "ADDR PORT open"
+# or "ADDR PORT failed".
+TCPPROBE='import socket, sys
+for spec in sys.argv[1:]:
+    addr, port = spec.rsplit(",", 1)
+    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET)
+    s.settimeout(5)
+    try:
+        s.connect((addr, int(port)))
+        print(addr, port, "open")
+    except OSError as e:
+        print(addr, port, "failed")'
+
+# --net open closes each address of the host's; the host takes in more
+# than its addresses: a "local" route of a whole prefix (AnyIP: `ip route
+# add local 12.34.60.0/24 dev lo`, as a proxy or an anycast service has;
+# IPv6 too) makes every address in it the host's, where a server bound to
+# 0.0.0.0 or :: answers, on no interface's list.
+test_net_open_never_reaches_the_hosts_anyip_prefix() {
+	W_SETUP="ip route add local 12.34.60.0/24 dev lo; ip -6 route add local 2a0c:60::/64 dev lo" net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	in_w python3 -c "$TCPPROBE" "12.34.60.7,$P7" "2a0c:60::7,$P7" | grep -c open | grep -qx 2 ||
+		fail "W's server does not answer in W's AnyIP prefixes"
+	run_jail -D "$T/p" --net open -- python3 -c "$TCPPROBE" "12.34.60.7,$P7" "2a0c:60::7,$P7" \
+		"$PUB4,$P2"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$PUB4 $P2 open" # the positive control
+	assert_contains "$out" "12.34.60.7 $P7 failed"
+	assert_contains "$out" "2a0c:60::7 $P7 failed"
+	assert_contains "$err" "jail: blocked tcp 12.34.60.7:$P7"
 }
