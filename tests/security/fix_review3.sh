@@ -176,3 +176,56 @@ test_net_open_never_reaches_the_hosts_anyip_prefix() {
 	assert_contains "$out" "2a0c:60::7 $P7 failed"
 	assert_contains "$err" "jail: blocked tcp 12.34.60.7:$P7"
 }
+
+# The stash's older secrets were looked for in each entry's untracked files
+# (stash^3) only: an `.env` force-added and then stashed with a plain `git
+# stash` is in the entry's own tree and in its index (stash^2), and once the
+# key was rotated that old one read inside (`git show stash@{0}:.env`).
+# What an entry changed at a secret path, in its tree and its index, is
+# withheld too, loose or packed.
+test_staged_secret_kept_by_a_plain_stash_not_readable() {
+	git_init "$T/p"
+	printf '.env\n' >"$T/p/.gitignore"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore README
+	git -C "$T/p" commit -q -m init
+	printf 'SECRET=canary-staged-old\n' >"$T/p/.env"
+	git -C "$T/p" add -f .env
+	printf 'SECRET=canary-worktree-old\n' >"$T/p/.env"
+	git -C "$T/p" stash -q
+	printf 'SECRET=rotated\n' >"$T/p/.env"
+	local cmd='git stash list; git show "stash@{0}:README"; git show "stash@{0}:.env";
+		git show "stash@{0}^2:.env"; true'
+	grep -q canary-staged-old <<<"$(cd "$T/p" && sh -c "$cmd" 2>&1)" ||
+		fail "the set-up did not stash the staged .env"
+	run_jail -q -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" hello # the positive control: the stash reads
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the stashed .env"
+	git -C "$T/p" gc -q
+	run_jail -q -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" hello
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the stashed .env, packed"
+}
+
+# The stash's withheld ids are kept between starts, by the stash's stamps
+# alone: a start with a --hide the last one did not have took the last
+# one's ids, and what that --hide names in the stash read inside.  The
+# rules are part of the key.
+test_stash_ids_follow_a_new_hide_rule() {
+	git_init "$T/p"
+	printf 'config/local.yml\n' >"$T/p/.gitignore"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore README
+	git -C "$T/p" commit -q -m init
+	mkdir -p "$T/p/config"
+	printf 'token: canary-local-yml-old\n' >"$T/p/config/local.yml"
+	git -C "$T/p" stash -q --all
+	mkdir -p "$T/p/config"
+	printf 'token: rotated\n' >"$T/p/config/local.yml"
+	local cmd='git show "stash@{0}^3:config/local.yml"; git show "stash@{0}:README"; true'
+	run_jail -q -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" canary-local-yml-old # not a secret's path yet: shown
+	run_jail -q --hide config/local.yml -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" hello # the positive control
+	assert_eq "$(grep -c canary <<<"$out")" 0 "the stashed file --hide names, on a later start"
+}
