@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 int addrwatch_open(struct jail_err *e)
 {
@@ -129,4 +130,78 @@ size_t addrwatch_read(int fd, struct nft_elem *els, size_t max)
 				k = new_addr(h, els, k, max);
 	}
 	return k;
+}
+
+/* One route of the dump: a prefix when it is a local or anycast one of
+ * more than one address. */
+static size_t take_prefix(const struct nlmsghdr *h, struct addr_prefix *out, size_t k, size_t max)
+{
+	if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+		return k;
+	const struct rtmsg *r = NLMSG_DATA(h);
+	size_t alen = r->rtm_family == AF_INET ? 4 : r->rtm_family == AF_INET6 ? 16 : 0;
+	if (!alen || r->rtm_dst_len >= alen * 8 || k >= max ||
+	    (r->rtm_type != RTN_LOCAL && r->rtm_type != RTN_ANYCAST))
+		return k;
+	unsigned char dst[16] = {0};
+	int len = (int)RTM_PAYLOAD(h);
+	for (const struct rtattr *a = RTM_RTA(r); RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == RTA_DST && RTA_PAYLOAD(a) == alen)
+			memcpy(dst, RTA_DATA(a), alen);
+	for (size_t i = 0; i < alen; i++) { /* the masked prefix */
+		unsigned keep = r->rtm_dst_len > 8 * i ? r->rtm_dst_len - 8 * i : 0;
+		dst[i] &= keep >= 8 ? 0xff : (unsigned char)(0xff << (8 - keep));
+	}
+	if (addr_classify(r->rtm_family, dst) == ADDR_LOOPBACK)
+		return k;
+	out[k] = (struct addr_prefix){.family = r->rtm_family, .bits = r->rtm_dst_len};
+	memcpy(out[k].addr, dst, alen);
+	return k + 1;
+}
+
+/* One family's routes, every table (a dump answers them all). */
+static int dump_prefixes(int family, struct addr_prefix *out, size_t *k, size_t max)
+{
+	_cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct {
+		struct nlmsghdr h;
+		struct rtmsg r;
+	} req = {
+		.h = {.nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETROUTE,
+		      .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+		.r = {.rtm_family = (unsigned char)family},
+	};
+	struct timeval tv = {.tv_sec = 1};
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    send(fd, &req, sizeof(req), 0) < 0)
+		return -1;
+	static __thread union {
+		struct nlmsghdr h;
+		char buf[32768];
+	} u;
+	for (;;) {
+		ssize_t n = recv(fd, &u, sizeof(u), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		int left = (int)n;
+		for (struct nlmsghdr *h = &u.h; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				errno = EPROTO;
+				return -1;
+			}
+			*k = take_prefix(h, out, *k, max);
+		}
+	}
+}
+
+int addrwatch_prefixes(struct addr_prefix *out, size_t max)
+{
+	size_t k = 0;
+	if (dump_prefixes(AF_INET, out, &k, max) < 0 || dump_prefixes(AF_INET6, out, &k, max) < 0)
+		return -1;
+	return (int)k;
 }

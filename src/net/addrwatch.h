@@ -22,4 +22,17 @@ int addrwatch_open(struct jail_err *e) WUR;
  * queued: call again until it returns 0); returns how many.  When the
  * kernel dropped events, every address the host has now instead. */
 size_t addrwatch_read(int fd, struct nft_elem *els, size_t max);
+
+/* A prefix the host takes in whole, beyond its addresses: a "local" or
+ * "anycast" route of more than one address (AnyIP: `ip route add local
+ * 198.51.100.0/24 dev lo`, a proxy's or an anycast service's), in any table;
+ * a server bound to 0.0.0.0 or :: answers at each address of it.  Loopback's
+ * left out (the jail's own).  Up to max into out, the address masked;
+ * returns how many, or -1 with errno when the kernel cannot be asked. */
+struct addr_prefix {
+	int family;
+	unsigned char addr[16];
+	unsigned bits;
+};
+int addrwatch_prefixes(struct addr_prefix *out, size_t max);
 #endif

@@ -271,6 +271,34 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 	return 0;
 }
 
+/* --net open: the prefixes the host takes in whole (AnyIP's local routes:
+ * addrwatch.h), each rejected by a rule of its own, as multicast is: on no
+ * interface's list, every address in them is the host's.  Read once at the
+ * start (README "Limitations": one added during the run is not closed). */
+#define NET_PREFIX_MAX 32
+static int close_host_prefixes(struct net_host *n, struct jail_err *e)
+{
+	struct addr_prefix pre[NET_PREFIX_MAX];
+	int np = addrwatch_prefixes(pre, ARRAY_SIZE(pre));
+	if (np < 0)
+		return jail_err_sys(e, "--net open: list the host's local routes");
+	if ((size_t)np == ARRAY_SIZE(pre))
+		log_warn("network: the host takes in %d or more prefixes whole (local routes); "
+		         "--net open closes the first %d of them only", NET_PREFIX_MAX,
+		         NET_PREFIX_MAX);
+	for (int i = 0; i < np; i++) {
+		char net[INET6_ADDRSTRLEN];
+		inet_ntop(pre[i].family, pre[i].addr, net, sizeof(net));
+		struct nft_plan plan;
+		nft_plan_prefix(&plan, pre[i].family, net, pre[i].bits);
+		int r = nft_rules_add(n->nft, plan.rules, plan.n_rules, e);
+		nft_plan_free(&plan);
+		if (r < 0)
+			return jail_err_wrap(e, "close the host's prefix %s/%u", net, pre[i].bits);
+	}
+	return 0;
+}
+
 /* --net open: the host's own addresses (its interfaces', as at the start,
  * with their subnets' broadcast and anycast ones; later ones as they come:
  * netwatch.c) closed, as the helper's gateway is.  The helper connects from
@@ -298,7 +326,7 @@ static int close_host_addrs(struct net_host *n, struct jail_err *e)
 	}
 	if (ne && nft_elems_add(n->nft, els, ne, e) < 0)
 		return jail_err_wrap(e, "close the host's own addresses");
-	return 0;
+	return close_host_prefixes(n, e);
 }
 
 static struct net_host *net_host_new(const struct jail_config *cfg)

@@ -146,6 +146,15 @@ void nft_plan_build_open(struct nft_plan *p)
 		            &(struct nft_match){NM_DADDR_PREFIX, cast[i].bits, cast[i].net});
 }
 
+void nft_plan_prefix(struct nft_plan *p, int family, const char *net, unsigned bits)
+{
+	memset(p, 0, sizeof(*p));
+	p->accept = true;
+	uint32_t nfproto = family == AF_INET ? NFPROTO_IPV4 : NFPROTO_IPV6;
+	plan_reject(p, &(struct nft_match){NM_NFPROTO, nfproto, NULL},
+	            &(struct nft_match){NM_DADDR_PREFIX, bits, net});
+}
+
 void nft_plan_free(struct nft_plan *p)
 {
 	free(p->elems);

@@ -94,6 +94,11 @@ void nft_plan_build(const struct allow_list *allow, struct nft_plan *out);
  * addresses to its servers bound to 0.0.0.0. */
 void nft_plan_build_open(struct nft_plan *out);
 void nft_plan_free(struct nft_plan *p);
+/* Pure: --net open's rules that log and reject family's `net`/`bits` (the
+ * masked prefix, as text: it must outlive the plan), as the plan rejects
+ * multicast; for a prefix the host takes in whole (addrwatch.h), appended
+ * with nft_rules_add once the host's routes are read. */
+void nft_plan_prefix(struct nft_plan *p, int family, const char *net, unsigned bits);
 /* The plan in nft(8) syntax, for tests, debugging and the man page. */
 char *nft_plan_format(const struct nft_plan *p);
 /* Format one element's key as "203.0.113.7 . 443" (for the plan text). */
@@ -105,6 +110,8 @@ int nft_install(const struct nft_plan *p, struct jail_err *e) WUR;
 /* Add elements (refreshing the timeout of ones already there) through a
  * NETLINK_NETFILTER socket opened in the jail's netns. */
 int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_err *e) WUR;
+/* Append rules to the chain of the ruleset that nl_fd's namespace has. */
+int nft_rules_add(int nl_fd, const struct nft_rule *rules, size_t n, struct jail_err *e) WUR;
 /* A NETLINK_NETFILTER socket (close-on-exec) in the current network namespace. */
 int nft_netlink_socket(struct jail_err *e) WUR;
 #endif

@@ -490,6 +490,19 @@ int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_e
 	return r;
 }
 
+int nft_rules_add(int nl_fd, const struct nft_rule *rules, size_t n, struct jail_err *e)
+{
+	if (nftlib_load(e) < 0)
+		return -1;
+	struct batch bt;
+	batch_start(&bt);
+	for (size_t i = 0; i < n; i++)
+		add_rule(&bt, &rules[i]);
+	int r = batch_send(nl_fd, &bt, e);
+	batch_free(&bt);
+	return r;
+}
+
 int nft_netlink_socket(struct jail_err *e)
 {
 	return netlink_open(e);

@@ -153,6 +153,7 @@ const char *bindcover_file(struct jail_err *e)
 
 struct walk {
 	const struct namematch *m;
+	bool shown; /* below what --show names: only fs.hide still hides */
 	const char *what;
 	struct bindcover_count *count;
 	char rel[PATH_MAX];
@@ -271,10 +272,11 @@ static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth
 		return 0;
 	if (is_door(fd, de))
 		return cover(w, fd, de->d_name);
-	enum name_verdict v = namematch_judge(w->m, w->rel);
+	enum name_verdict v = !w->shown ? namematch_judge(w->m, w->rel)
+	                      : namematch_hides(w->m, w->rel) ? NAME_COVER : NAME_KEEP;
 	if (v == NAME_COVER)
 		return cover(w, fd, de->d_name);
-	if (v == NAME_SHOWN || !is_dir(fd, de))
+	if (!is_dir(fd, de))
 		return 0;
 	if (depth >= BINDCOVER_DEPTH_MAX)
 		return too_many(w, "levels of directories", BINDCOVER_DEPTH_MAX);
@@ -292,7 +294,13 @@ static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth
 		close(sub);
 		return -1;
 	}
-	return walk_dir(w, sub, depth + 1, git);
+	/* a directory --show names is walked too: for what fs.hide names below
+	 * it (the view hides that whatever --show says), and its sockets */
+	bool was = w->shown;
+	w->shown = was || v == NAME_SHOWN;
+	int r = walk_dir(w, sub, depth + 1, git);
+	w->shown = was;
+	return r;
 }
 
 /* Walk the directory at `fd` (taken), whose path is w->rel. */
@@ -325,7 +333,7 @@ static int walk_dir(struct walk *w, int fd, int depth, bool git_top)
 	return r;
 }
 
-/* --show names the top or a directory above it: all of it is shown. */
+/* --show names the top or a directory above it: below, only fs.hide hides. */
 static bool shown_whole(const struct namematch *m, const char *rel)
 {
 	_cleanup_free_ char *p = xstrdup(rel);
@@ -342,25 +350,13 @@ static bool shown_whole(const struct namematch *m, const char *rel)
 	return false;
 }
 
-/* Nothing to cover below `rel`: no rule hides anything, or --show names
- * it or a directory above it. */
-static bool nothing_hidden(const struct jail_config *cfg, const struct namematch *m,
-                           const char *rel)
-{
-	bool secrets = cfg->hide_ignored != HIDE_NONE && cfg->secret_names.n;
-	return (!secrets && !cfg->hide.n) || shown_whole(m, rel);
-}
-
 int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, const char *what,
                    struct bindcover_count *count, struct jail_err *e)
 {
 	struct namematch *m = namematch_new(cfg);
-	struct walk w = {.m = m, .what = what, .count = count, .e = e};
+	/* walked whatever the rules: every socket and FIFO below is covered */
+	struct walk w = {.m = m, .shown = shown_whole(m, rel), .what = what, .count = count, .e = e};
 	int r = 0;
-	if (nothing_hidden(cfg, m, rel)) {
-		namematch_free(m);
-		return 0;
-	}
 	if (strlen(rel) >= sizeof(w.rel))
 		r = jail_err_set(e, ENAMETOOLONG, "%s: path too long", what);
 	else

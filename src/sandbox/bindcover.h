@@ -10,7 +10,9 @@
  * such a bind, every path of a secret-shaped name (fs.secret_names, unless
  * hide_ignored = none) or one fs.hide names gets an empty read-only file or
  * directory mounted over it at start, unless --show names it (or a directory
- * above it).  The path the user named itself is what the user named: it is
+ * above it); one fs.hide names, whatever --show says, as the view does.  The
+ * tree is walked whatever the rules (every socket and FIFO below is covered:
+ * livesock.h).  The path the user named itself is what the user named: it is
  * shown.  A secret the host creates there during the run is not covered
  * (README, Limitations).  A bind of the project itself would replace the
  * whole view: it is refused. */

@@ -15,6 +15,7 @@
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
 #include <netinet/tcp.h>  /* TCP_LISTEN: unix_diag's states are TCP's */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -165,11 +166,79 @@ static int dump(struct livesock_set *s, unsigned states, unsigned show, struct j
  * desktop too (thousands, dropped here), so that dump asks for the name
  * alone, the cheapest: with 3,000 sockets on a loaded machine it took 1 ms,
  * the first 0.45 ms (0.1 ms for both with a few sockets). */
+static void other_netns(struct livesock_set *s);
+
 int livesock_bound(struct livesock_set *s, struct jail_err *e)
 {
-	if (dump(s, 1u << TCP_LISTEN | 1u << TCP_CLOSE, UDIAG_SHOW_NAME | UDIAG_SHOW_VFS, e) < 0)
+	if (dump(s, 1u << TCP_LISTEN | 1u << TCP_CLOSE, UDIAG_SHOW_NAME | UDIAG_SHOW_VFS, e) < 0 ||
+	    dump(s, 1u << TCP_ESTABLISHED, UDIAG_SHOW_NAME, e) < 0)
 		return -1;
-	return dump(s, 1u << TCP_ESTABLISHED, UDIAG_SHOW_NAME, e);
+	other_netns(s);
+	return 0;
+}
+
+/* The sockets that take anyone's connections or datagrams in the list of
+ * one network namespace, /proc/PID/net/unix: "Num RefCount Protocol Flags
+ * Type St Inode Path", flags with __SO_ACCEPTCON (0x10000) for a listener.
+ * Its inode is the socket's own, not the file's: the path alone is kept. */
+static void take_proc_list(struct livesock_set *s, const char *list)
+{
+	FILE *f = fopen(list, "re");
+	if (!f)
+		return;
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	for (bool head = true; (len = getline(&line, &cap, f)) > 0; head = false) {
+		unsigned flags, type;
+		int at = 0;
+		if (head || sscanf(line, "%*s %*x %*x %x %x %*x %*u %n", &flags, &type, &at) != 2 ||
+		    !at || line[at] != '/' || (type != SOCK_DGRAM && !(flags & 0x10000)))
+			continue;
+		size_t n = strcspn(line + at, "\n");
+		if (n < sizeof(((struct sockaddr_un *)0)->sun_path))
+			set_push(s, resolved(s, line + at, n), 0);
+	}
+	fclose(f);
+}
+
+/* sock_diag lists the sockets of the supervisor's network namespace; a
+ * socket a process in another one bound (a container's whose volume is a
+ * host directory, rootless podman, `unshare -n`, a unit with
+ * PrivateNetwork=) is not in that list, but connect(2) by its path reaches
+ * it all the same.  /proc/PID/net/unix lists PID's namespace's, readable
+ * for each process this user sees; read once a namespace (the file's inode
+ * tells them apart).  A name bound in another mount namespace is that
+ * namespace's path: found only where it is the host's too. */
+static void other_netns(struct livesock_set *s)
+{
+	struct stat own, st;
+	DIR *d = opendir("/proc");
+	if (!d || stat("/proc/self/net/unix", &own) < 0) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	ino_t *seen = NULL;
+	size_t n = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		char list[64];
+		snprintf(list, sizeof(list), "/proc/%.20s/net/unix", de->d_name);
+		if (stat(list, &st) < 0 || st.st_ino == own.st_ino)
+			continue;
+		size_t i = 0;
+		while (i < n && seen[i] != st.st_ino)
+			i++;
+		if (i < n)
+			continue;
+		seen = xrealloc(seen, (n + 1) * sizeof(*seen));
+		seen[n++] = st.st_ino;
+		take_proc_list(s, list);
+	}
+	free(seen);
+	closedir(d);
 }
 
 void livesock_set_free(struct livesock_set *s)

@@ -143,6 +143,10 @@ static void kitty(struct term_modes *m, const struct csi *c)
 	int n = c->np ? c->p[0] : -1;
 	int s = on_alt(m);
 	uint8_t *pushes = &m->kitty_pushes[s];
+	/* flag 2, event types: each key's release is sent too, by itself, a
+	 * moment after its press (the ^C that ends the agent): a report */
+	if ((c->prefix == '>' || c->prefix == '=') && n > 0 && (n & 2))
+		m->reports = true;
 	if (c->prefix == '>') {
 		*pushes += *pushes < 255;
 	} else if (c->prefix == '=') {

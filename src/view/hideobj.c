@@ -277,14 +277,31 @@ static bool secret_path(const struct jail_config *cfg, const char *path)
 	       hide_by_rule(cfg, false, path);
 }
 
+/* FNV-1a over the rules that say which paths are a secret's: the ids kept
+ * for other rules (a --hide added since) are not these. */
+static uint64_t rules_hash(const struct jail_config *cfg)
+{
+	const struct strv *lists[] = {&cfg->secret_names, &cfg->hide, &cfg->show_ignored};
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)cfg->hide_ignored;
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+		for (size_t j = 0; j <= lists[i]->n; j++) {
+			const char *v = j < lists[i]->n ? lists[i]->v[j] : "";
+			for (size_t k = 0, n = strlen(v); k <= n; k++) /* (its NUL: a separator) */
+				h = (h ^ (unsigned char)v[k]) * 1099511628211ull;
+		}
+	return h;
+}
+
 /* What the stash's ids depend on: its ref and reflog (and the packed refs,
- * where `git pack-refs` may put it), by their stamps, as one line. */
-static char *stash_key(int gfd)
+ * where `git pack-refs` may put it), by their stamps, and the rules, as one
+ * line. */
+static char *stash_key(int gfd, const struct jail_config *cfg)
 {
 	static const char *const files[] = {"logs/refs/stash", "refs/stash", "packed-refs",
 	                                    "reftable/tables.list"};
 	struct strbuf b = {0};
-	sb_puts(&b, "stash-key");
+	/* 2: the entries' own trees and indexes are read too */
+	sb_printf(&b, "stash-key 2 %016llx", (unsigned long long)rules_hash(cfg));
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char stamp[FILE_STAMP_MAX];
 		file_stamp(gfd, files[i], stamp);
@@ -317,12 +334,58 @@ static bool cached_ids(const char *cache, const char *key, struct strv *out)
 	return true;
 }
 
-/* git's answer: the untracked trees (the third parent) of every stash
- * entry, then their objects with paths, those at secret paths kept. */
+/* The objects a stash entry's own tree and its index (the entry and its
+ * second parent) hold at secret paths where they differ from a parent: an
+ * .env force-added, then kept by a plain `git stash` (no -u), is there and
+ * not in the untracked tree.  One `git log --raw` of all of them (-m: a
+ * diff against each parent; -t: the trees of secret directories too), NUL
+ * separated: ":mode mode old new status", then the path. */
+static void stash_changed(struct git *g, const struct jail_config *cfg, const struct strv *commits,
+                          struct strv *ids)
+{
+	struct strv args = {0};
+	const char *head[] = {"log", "--no-walk=unsorted", "-m", "-t", "--raw", "--no-abbrev",
+	                      "--no-renames", "-z", "--format="};
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		strv_push(&args, head[i]);
+	for (size_t i = 0; i < commits->n; i++)
+		strv_push(&args, commits->v[i]);
+	strv_push(&args, "--");
+	struct strbuf b = {0};
+	int status = 0;
+	struct jail_err e;
+	if (git_run(g, (const char *const *)args.v, NULL, 0, &b, &status, &e) == 0 &&
+	    status == 0 && b.s) {
+		for (size_t at = 0; at < b.len;) {
+			char *meta = b.s + at + strspn(b.s + at, "\n");
+			at += strlen(b.s + at) + 1;
+			if (*meta != ':' || at >= b.len)
+				continue;
+			const char *path = b.s + at;
+			at += strlen(path) + 1;
+			/* ":100644 100644 OLD NEW M": the fourth field, the new id */
+			char *id = meta;
+			for (int k = 0; k < 3 && id; k++)
+				id = strchr(id, ' ') ? strchr(id, ' ') + 1 : NULL;
+			char *sp = id ? strchr(id, ' ') : NULL;
+			if (!sp || sp - id < 40 || strspn(id, "0") == (size_t)(sp - id) ||
+			    !secret_path(cfg, path))
+				continue;
+			*sp = '\0';
+			push_object(ids, id);
+		}
+	}
+	sb_free(&b);
+	strv_free(&args);
+}
+
+/* git's answer: every stash entry (the reflog: "ENTRY PARENT INDEX
+ * UNTRACKED"); the untracked trees' objects with paths, those at secret
+ * paths kept; then what the entries and their indexes changed there. */
 static void stash_by_git(const char *project, const struct jail_config *cfg, struct strv *ids)
 {
 	struct git g = {.cwd = project};
-	const char *log[] = {"log", "-g", "--format=%P", "refs/stash", "--", NULL};
+	const char *log[] = {"log", "-g", "--format=%H %P", "refs/stash", "--", NULL};
 	struct strbuf b = {0};
 	int status = 0;
 	struct jail_err e;
@@ -330,16 +393,22 @@ static void stash_by_git(const char *project, const struct jail_config *cfg, str
 		sb_free(&b);
 		return; /* no stash */
 	}
-	struct strv args = {0};
+	struct strv args = {0}, changed = {0};
 	const char *head[] = {"rev-list", "--objects", "--no-walk"};
 	for (size_t i = 0; i < 3; i++)
 		strv_push(&args, head[i]);
 	for (char *at = b.s, *line; (line = line_next(&at));) {
-		char *third = line;
-		for (int k = 0; k < 2 && third; k++)
-			third = strchr(third, ' ') ? strchr(third, ' ') + 1 : NULL;
-		if (third && *third)
-			strv_push(&args, third);
+		char *f[4] = {line, NULL, NULL, NULL};
+		for (int k = 1; k < 4 && f[k - 1]; k++) {
+			char *sp = strchr(f[k - 1], ' ');
+			f[k] = sp ? (*sp = '\0', sp + 1) : NULL;
+		}
+		if (*f[0])
+			strv_push(&changed, f[0]);
+		if (f[2] && *f[2])
+			strv_push(&changed, f[2]);
+		if (f[3] && *f[3])
+			strv_push(&args, f[3]);
 	}
 	sb_free(&b);
 	if (args.n > 3) {
@@ -357,7 +426,10 @@ static void stash_by_git(const char *project, const struct jail_config *cfg, str
 		}
 		sb_free(&b);
 	}
+	if (changed.n)
+		stash_changed(&g, cfg, &changed, ids);
 	strv_free(&args);
+	strv_free(&changed);
 }
 
 void hideobj_stash(const char *project, const struct jail_config *cfg, const char *cache,
@@ -369,7 +441,7 @@ void hideobj_stash(const char *project, const struct jail_config *cfg, const cha
 	_cleanup_close_ int gfd = open(gitdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (gfd < 0)
 		return; /* no repository, or a linked worktree's (its store is not the view's) */
-	_cleanup_free_ char *key = stash_key(gfd);
+	_cleanup_free_ char *key = stash_key(gfd, cfg);
 	struct strv ids = {0};
 	if (!cache || !cached_ids(cache, key, &ids)) {
 		stash_by_git(project, cfg, &ids);

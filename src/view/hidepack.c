@@ -167,39 +167,132 @@ static int64_t idx_find(const struct idx *x, const unsigned char *id)
 	return -1;
 }
 
-static int cmp_range(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-	const struct hidepack_range *x = a, *y = b;
-	return x->from < y->from ? -1 : x->from > y->from;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
 }
 
-/* Each range's end: the least offset of any object above its start, or the
- * trailer.  One pass over the offsets (4 bytes an object), in blocks. */
-static void range_ends(const struct idx *x, uint64_t pack_size, struct hidepack_range *r, size_t n)
+/* Every object's offset, sorted (the .idx lists them by id); one pass over
+ * the offsets (4 bytes an object), in blocks.  NULL when they cannot be read. */
+static uint64_t *all_offsets(const struct idx *x)
 {
-	for (size_t k = 0; k < n; k++)
-		r[k].to = pack_size - x->hlen;
+	uint64_t *o = malloc((x->n ? x->n : 1) * sizeof(*o));
 	/* the large offsets (a pack over 2 GiB) read once, not one by one */
 	_cleanup_free_ unsigned char *large = x->n_large ? malloc(x->n_large * 8) : NULL;
-	if (x->n_large && (!large || !read_at(x->fd, large, x->n_large * 8, x->large)))
-		return; /* (to the trailer: more is blanked, never less) */
+	if (!o || (x->n_large && (!large || !read_at(x->fd, large, x->n_large * 8, x->large)))) {
+		free(o);
+		return NULL;
+	}
 	unsigned char buf[16384];
 	for (uint64_t i = 0; i < x->n;) {
 		uint64_t m = x->n - i < sizeof(buf) / 4 ? x->n - i : sizeof(buf) / 4;
-		if (!read_at(x->fd, buf, m * 4, x->offs + 4 * i))
-			return;
+		if (!read_at(x->fd, buf, m * 4, x->offs + 4 * i)) {
+			free(o);
+			return NULL;
+		}
 		for (uint64_t j = 0; j < m; j++) {
 			uint32_t v = be32(buf + 4 * j);
-			uint64_t off = v;
+			o[i + j] = v;
 			if (v & 0x80000000u) {
 				v &= 0x7fffffffu;
-				off = v < x->n_large ? be64(large + 8 * (uint64_t)v) : 0;
+				o[i + j] = v < x->n_large ? be64(large + 8 * (uint64_t)v) : 0;
 			}
-			for (size_t k = 0; k < n; k++)
-				if (off > r[k].from && off < r[k].to)
-					r[k].to = off;
 		}
 		i += m;
+	}
+	qsort(o, x->n, sizeof(*o), cmp_u64);
+	return o;
+}
+
+/* The index in `o` of the object at `off`, or -1. */
+static int64_t offset_at(const uint64_t *o, uint64_t n, uint64_t off)
+{
+	const uint64_t *p = bsearch(&off, o, n, sizeof(*o), cmp_u64);
+	return p ? p - o : -1;
+}
+
+/* The offset of the object that the one at `off` is a delta against (git's
+ * OFS_DELTA: a distance back; REF_DELTA: an id, looked up in the .idx), 0
+ * when it is no delta or its header cannot be read.  The header: type and
+ * size (7 bits a byte while the top bit is set), then the base. */
+struct pack_buf {
+	int fd;
+	uint64_t size, at, len; /* the pack's size; the bytes held: [at, at + len) */
+	unsigned char b[8192];
+};
+
+/* The up to 64 bytes at `off` (fewer at the end), from the block held or a
+ * new one read there: the headers of small objects share a read. */
+static const unsigned char *pack_bytes(struct pack_buf *p, uint64_t off, uint64_t *len)
+{
+	*len = p->size - off < 64 ? p->size - off : 64;
+	if (off < p->at || off + *len > p->at + p->len) {
+		p->len = p->size - off < sizeof(p->b) ? p->size - off : sizeof(p->b);
+		p->at = off;
+		if (!read_at(p->fd, p->b, (size_t)p->len, off)) {
+			p->len = 0;
+			return NULL;
+		}
+	}
+	return p->b + (off - p->at);
+}
+
+static uint64_t delta_base(const struct idx *x, struct pack_buf *p, uint64_t off)
+{
+	uint64_t len;
+	const unsigned char *h = pack_bytes(p, off, &len);
+	if (!h || !len)
+		return 0;
+	unsigned type = (h[0] >> 4) & 7;
+	uint64_t i = 1;
+	for (unsigned char c = h[0]; c & 0x80; c = h[i++])
+		if (i >= len || i > 10)
+			return 0;
+	if (type == 7) { /* REF_DELTA */
+		int64_t at = i + x->hlen <= len ? idx_find(x, h + i) : -1;
+		return at < 0 ? 0 : idx_offset(x, (uint64_t)at);
+	}
+	if (type != 6 || i >= len) /* OFS_DELTA (git's encoding: +1 a byte) */
+		return 0;
+	unsigned char c = h[i++];
+	uint64_t back = c & 127;
+	while (c & 0x80) {
+		if (i >= len || back >= (UINT64_C(1) << 56))
+			return 0;
+		c = h[i++];
+		back = ((back + 1) << 7) | (c & 127);
+	}
+	return back && back < off ? off - back : 0;
+}
+
+/* git stores an object as a delta against a similar one (a tracked
+ * .env.example as "the first 1380 bytes of this .env blob"): such a delta,
+ * against a withheld object or one that leads to it, tells where the two
+ * agree and the withheld one's size, and git cannot rebuild it from a
+ * blanked base anyway.  So each object whose delta chain reaches a marked
+ * one is marked too: passes in offset order until none is added (an
+ * OFS_DELTA's base lies before it, so one pass is usually all). */
+static void mark_deltas(const struct idx *x, int pack, uint64_t pack_size, const uint64_t *o,
+                        bool *mark)
+{
+	_cleanup_free_ uint32_t *base = malloc((x->n ? x->n : 1) * sizeof(*base));
+	_cleanup_free_ struct pack_buf *p = malloc(sizeof(*p));
+	if (!base || !p) {
+		memset(mark, 1, x->n); /* (no memory: more is blanked, never less) */
+		return;
+	}
+	*p = (struct pack_buf){.fd = pack, .size = pack_size};
+	for (uint64_t k = 0; k < x->n; k++) {
+		uint64_t b = o[k] < pack_size ? delta_base(x, p, o[k]) : 0;
+		int64_t at = b ? offset_at(o, x->n, b) : -1;
+		base[k] = at < 0 ? UINT32_MAX : (uint32_t)at;
+	}
+	for (bool more = true; more;) {
+		more = false;
+		for (uint64_t k = 0; k < x->n; k++)
+			if (!mark[k] && base[k] != UINT32_MAX && mark[base[k]])
+				mark[k] = more = true;
 	}
 }
 
@@ -214,23 +307,44 @@ int hidepack_ranges(int idx, int pack, const struct strv *ids, struct hidepack_r
 		errno = EINVAL;
 		return -1;
 	}
-	struct hidepack_range *r = NULL;
-	size_t cap = 0;
+	uint64_t size = (uint64_t)ps.st_size, end = size - x.hlen;
+	_cleanup_free_ uint64_t *o = NULL;
+	_cleanup_free_ bool *mark = NULL;
+	bool any = false;
 	for (size_t i = 0; i < ids->n; i++) {
 		unsigned char id[32];
 		int64_t at = id_bytes(ids->v[i], id, x.hlen) ? idx_find(&x, id) : -1;
 		uint64_t off = at < 0 ? 0 : idx_offset(&x, (uint64_t)at);
-		if (off < 12 || off >= (uint64_t)ps.st_size - x.hlen)
+		if (off < 12 || off >= end)
 			continue; /* not in this pack (an offset past the data: none) */
+		if (!o && (!(o = all_offsets(&x)) || !(mark = calloc(x.n ? x.n : 1, 1)))) {
+			errno = ENOMEM; /* (or unreadable: then not served) */
+			return -1;
+		}
+		int64_t k = offset_at(o, x.n, off);
+		if (k >= 0)
+			mark[k] = any = true;
+	}
+	if (!any)
+		return 0;
+	mark_deltas(&x, pack, size, o, mark);
+	struct hidepack_range *r = NULL;
+	size_t cap = 0;
+	/* each marked object ends where the next object starts, or at the trailer */
+	for (uint64_t k = 0; k < x.n; k++) {
+		if (!mark[k] || o[k] < 12 || o[k] >= end)
+			continue;
+		uint64_t to = end;
+		for (uint64_t j = k + 1; j < x.n; j++)
+			if (o[j] > o[k]) {
+				to = o[j] < end ? o[j] : end;
+				break;
+			}
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 4;
 			r = xrealloc(r, cap * sizeof(*r));
 		}
-		r[(*n)++] = (struct hidepack_range){.from = off};
-	}
-	if (*n) {
-		range_ends(&x, (uint64_t)ps.st_size, r, *n);
-		qsort(r, *n, sizeof(*r), cmp_range);
+		r[(*n)++] = (struct hidepack_range){.from = o[k], .to = to};
 	}
 	*out = r;
 	return 0;

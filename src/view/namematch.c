@@ -147,6 +147,11 @@ static bool matches_any(const struct strv *patterns, const char *path)
 	return false;
 }
 
+bool namematch_hides(const struct namematch *m, const char *path)
+{
+	return matches_any(m->hide, path);
+}
+
 enum name_verdict namematch_judge(const struct namematch *m, const char *path)
 {
 	if (matches_any(m->hide, path))

@@ -24,4 +24,8 @@ enum name_verdict {
  * directories above were kept.  As the view judges it: --show wins over a
  * secret-shaped name, fs.hide over --show (hide.c). */
 enum name_verdict namematch_judge(const struct namematch *m, const char *path);
+
+/* Does fs.hide name `path`?  Below a directory --show names, where it is
+ * the only rule that still hides. */
+bool namematch_hides(const struct namematch *m, const char *path);
 #endif

@@ -344,3 +344,21 @@ T(nflog_messages_walked)
 	nflog_each(buf, h->nlmsg_len - 1, count_conn, &n);  /* truncated: ignored */
 	CHECK_INT(n, 1);
 }
+
+/* A prefix the host takes in whole (AnyIP): logged and rejected as the
+ * plan rejects multicast (net.c appends these once the routes are read). */
+T(plan_for_a_host_prefix_rejects_it)
+{
+	struct nft_plan p;
+	nft_plan_prefix(&p, AF_INET6, "2a0c:60::", 64);
+	char *text = nft_plan_format(&p);
+	CHECK(strstr(text, "meta nfproto ipv6 ip6 daddr 2a0c:60::/64 log group") != NULL);
+	CHECK(strstr(text, "ip6 daddr 2a0c:60::/64 reject with icmpx admin-prohibited") != NULL);
+	free(text);
+	nft_plan_free(&p);
+	nft_plan_prefix(&p, AF_INET, "198.51.100.0", 24);
+	text = nft_plan_format(&p);
+	CHECK(strstr(text, "meta nfproto ipv4 ip daddr 198.51.100.0/24 reject with icmpx") != NULL);
+	free(text);
+	nft_plan_free(&p);
+}

@@ -516,3 +516,20 @@ T(largest_reset_fits)
 	free(out);
 	free(f);
 }
+
+/* The fence at the end (pty.c) waits for the terminal's late reports when a
+ * mode that sends them passed: kitty's flag 2 (key releases) is one. */
+T(kitty_key_release_events_count_as_reports)
+{
+	static const struct { const char *in; bool reports; } cases[] = {
+		{"\x1b[>1u", false}, {"\x1b[>3u", true}, {"\x1b[=2;2u", true},
+		{"\x1b[=1;1u", false}, {"\x1b[?1004h", true}, {"\x1b[>u", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct term_filter *f = new_filter();
+		char out[64];
+		term_filter_run(f, cases[i].in, strlen(cases[i].in), out);
+		CHECK(f->modes.reports == cases[i].reports);
+		free(f);
+	}
+}
