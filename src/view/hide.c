@@ -1,6 +1,7 @@
 /* hide.c — whiteouts for the project's ignored files and the policy's hidden
  * patterns. */
 #include "hide.h"
+#include "namematch.h"
 
 #include "ignorecache.h"
 #include "log.h"
@@ -15,21 +16,6 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 
-/* A pattern names a path when it matches the whole relative path, its last
- * component, or a directory above it. */
-static bool matches_any(const struct strv *patterns, const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	for (size_t i = 0; i < patterns->n; i++) {
-		const char *pat = patterns->v[i];
-		size_t n = strlen(pat);
-		if (fnmatch(pat, path, FNM_PATHNAME) == 0 || fnmatch(pat, base, 0) == 0 ||
-		    (strncmp(path, pat, n) == 0 && path[n] == '/'))
-			return true;
-	}
-	return false;
-}
 
 /* Open (creating as needed, with the lower dir's mode) the upper directory that
  * mirrors `rel`'s parent.  Returns -1 with errno ENOTDIR when something in the
@@ -245,7 +231,7 @@ static void collect(int lower, const char *rel, match_fn match, const struct str
 		if (!strcmp(n, ".") || !strcmp(n, "..") || (!rel[0] && !strcmp(n, ".git")))
 			continue;
 		_cleanup_free_ char *child = rel[0] ? xasprintf("%s/%s", rel, n) : xstrdup(n);
-		if (match(patterns, child) && !(show && matches_any(show, child))) {
+		if (match(patterns, child) && !(show && namematch_any(show, child))) {
 			if (!strv_contains(hidden, child))
 				strv_push(hidden, child);
 		} else if (is_dir_entry(d, de)) {
@@ -272,7 +258,7 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 	for (size_t i = 0; i < ignored->n; i++) {
 		const char *p = ignored->v[i];
 		struct stat st;
-		if (matches_any(&cfg->show_ignored, p))
+		if (namematch_any(&cfg->show_ignored, p))
 			continue;
 		if (secret_match(&cfg->secret_names, p))
 			strv_push(hidden, p);
@@ -320,8 +306,8 @@ bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path
 		if (slash)
 			*slash = '\0';
 		if ((secrets && secret_match(&cfg->secret_names, p) &&
-		     !matches_any(&cfg->show_ignored, p)) ||
-		    matches_any(&cfg->hide, p))
+		     !namematch_any(&cfg->show_ignored, p)) ||
+		    namematch_any(&cfg->hide, p))
 			return true;
 		if (!slash)
 			return false;
@@ -351,13 +337,13 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 		select_secrets(lower, &ignored, cfg, &out->paths);
 	} else if (cfg->hide_ignored == HIDE_ALL) {
 		for (size_t i = 0; i < ignored.n; i++)
-			if (!matches_any(&cfg->show_ignored, ignored.v[i]))
+			if (!namematch_any(&cfg->show_ignored, ignored.v[i]))
 				strv_push(&out->paths, ignored.v[i]);
 		out->ignored = out->paths.n;
 	}
 	out->secret_shaped = out->no_rules ? out->paths.n : 0;
 	if (cfg->hide.n)
-		collect(lower, "", matches_any, &cfg->hide, NULL, &out->paths, 0);
+		collect(lower, "", namematch_any, &cfg->hide, NULL, &out->paths, 0);
 	strv_free(&ignored);
 	return 0;
 }

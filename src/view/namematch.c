@@ -131,9 +131,7 @@ static bool secret_shaped(const struct namematch *m, const char *path)
 	return false;
 }
 
-/* As hide.c's matches_any: the whole path, its last name, or a directory
- * above it spelled out. */
-static bool matches_any(const struct strv *patterns, const char *path)
+bool namematch_any(const struct strv *patterns, const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
@@ -149,14 +147,14 @@ static bool matches_any(const struct strv *patterns, const char *path)
 
 bool namematch_hides(const struct namematch *m, const char *path)
 {
-	return matches_any(m->hide, path);
+	return namematch_any(m->hide, path);
 }
 
 enum name_verdict namematch_judge(const struct namematch *m, const char *path)
 {
-	if (matches_any(m->hide, path))
+	if (namematch_any(m->hide, path))
 		return NAME_COVER;
-	if (matches_any(m->show, path))
+	if (namematch_any(m->show, path))
 		return NAME_SHOWN;
 	return m->n_secret && secret_shaped(m, path) ? NAME_COVER : NAME_KEEP;
 }

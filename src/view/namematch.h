@@ -25,6 +25,11 @@ enum name_verdict {
  * secret-shaped name, fs.hide over --show (hide.c). */
 enum name_verdict namematch_judge(const struct namematch *m, const char *path);
 
+/* Does one of `patterns` name `path` (relative to the project): the whole
+ * path, its last name, or a directory above it spelled out?  (fnmatch: the
+ * rule of hide.c's patterns, fs.hide and --show.) */
+bool namematch_any(const struct strv *patterns, const char *path);
+
 /* Does fs.hide name `path`?  Below a directory --show names, where it is
  * the only rule that still hides. */
 bool namematch_hides(const struct namematch *m, const char *path);
