@@ -74,3 +74,24 @@ in_cwd() {
 		sh "$T/p"
 	cd "$T"
 }
+
+# (the terminal suites)
+# show NAME BYTES...: write the printf format BYTES to $T/bin/NAME, cat it in
+# a jail with a terminal (rc=... and the host terminal's bytes in $out).
+show() {
+	probe_setup
+	local name=$1
+	shift
+	# shellcheck disable=SC2059 # the format is the payload
+	printf "$@" >"$T/bin/$name"
+	in_pty "$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/$name; echo rc=\$?"
+	assert_contains "$out" "rc=0"
+	host_safe
+}
+
+# after_end: what the terminal got after the payload's last word, END.
+after_end() {
+	local tail=${out##*END}
+	[ "$tail" != "$out" ] || fail "the payload's output is missing: $out"
+	printf '%s' "$tail"
+}

@@ -6,26 +6,6 @@
 # gives the jail a terminal; what the host terminal receives is its output.
 source "$TESTS/security/helpers.bash"
 
-# show NAME BYTES...: write the printf format BYTES to $T/bin/NAME, cat it in
-# a jail with a terminal (rc=... and the host terminal's bytes in $out).
-show() {
-	probe_setup
-	local name=$1
-	shift
-	# shellcheck disable=SC2059 # the format is the payload
-	printf "$@" >"$T/bin/$name"
-	in_pty "$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/$name; echo rc=\$?"
-	assert_contains "$out" "rc=0"
-	host_safe
-}
-
-# after_end: what the terminal got after the payload's last word, END.
-after_end() {
-	local tail=${out##*END}
-	[ "$tail" != "$out" ] || fail "the payload's output is missing: $out"
-	printf '%s' "$tail"
-}
-
 # DEC private modes outside the ones the reset knows: xterm's Tektronix mode
 # (?38: another parser), logging to a file (?46), selection to the clipboard
 # (?1041), reverse wraparound (?45), mintty's escape-key and shortcut modes

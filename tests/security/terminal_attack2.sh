@@ -6,26 +6,6 @@
 # the jail a terminal; what the host terminal receives is its output.
 source "$TESTS/security/helpers.bash"
 
-# show NAME BYTES...: write the printf format BYTES to $T/bin/NAME, cat it in
-# a jail with a terminal (rc=... and the host terminal's bytes in $out).
-show() {
-	probe_setup
-	local name=$1
-	shift
-	# shellcheck disable=SC2059 # the format is the payload
-	printf "$@" >"$T/bin/$name"
-	in_pty "$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/$name; echo rc=\$?"
-	assert_contains "$out" "rc=0"
-	host_safe
-}
-
-# after_end: what the terminal got after the payload's last word, END.
-after_end() {
-	local tail=${out##*END}
-	[ "$tail" != "$out" ] || fail "the payload's output is missing: $out"
-	printf '%s' "$tail"
-}
-
 # The filter took an SGR's last number for the attributes' state: a colour
 # ending in 0 (38;2;255;0;0, 48;5;0) read as a reset, so bold, reverse,
 # concealed text or a black-on-black colour stayed on after the jail, and
