@@ -106,3 +106,16 @@ net_servers() {
 
 # ms CMD...: inside the jail, how long CMD took (ms), after its own output.
 MS='s=$(date +%s%N); "$@"; r=$?; echo "ms=$(( ($(date +%s%N) - s) / 1000000 )) rc=$r"'
+
+# TCP_PROBE ADDR,PORT...: from inside, a TCP connection to each ("open", or
+# "failed" and why).
+TCP_PROBE='import socket, sys
+for spec in sys.argv[1:]:
+    addr, port = spec.rsplit(",", 1)
+    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET)
+    s.settimeout(5)
+    try:
+        s.connect((addr, int(port)))
+        print(addr, port, "open")
+    except OSError as e:
+        print(addr, port, "failed", e)'

@@ -8,14 +8,6 @@
 # hole fails on the build before its fix.
 source "$TESTS/security/helpers.bash"
 
-# The host-side canaries this test started, ended with it.
-HOSTS=()
-stop_hosts() {
-	[ ${#HOSTS[@]} -eq 0 ] && return 0
-	kill "${HOSTS[@]}" 2>/dev/null || true
-	wait "${HOSTS[@]}" 2>/dev/null || true
-	HOSTS=()
-}
 trap stop_hosts EXIT
 
 # host_listen PATH: a stream socket of the host's listens at PATH; its

@@ -65,14 +65,6 @@ test_delta_against_a_withheld_object_blanked() {
 	assert_eq "$(grep -c "base-size $size" <<<"$out")" 0 "deltas against the withheld .env"
 }
 
-# The host-side canaries a test started, ended with it.
-HOSTS=()
-stop_hosts() {
-	[ ${#HOSTS[@]} -eq 0 ] && return 0
-	kill "${HOSTS[@]}" 2>/dev/null || true
-	wait "${HOSTS[@]}" 2>/dev/null || true
-	HOSTS=()
-}
 trap stop_hosts EXIT
 
 # The kernel's list of live sockets is per network namespace: a socket a
@@ -143,18 +135,6 @@ test_fifo_below_a_shown_bind_in_the_project_is_covered() {
 	exec 3<&-
 }
 
-# TCPPROBE ADDR,PORT...: from inside, a TCP connect to each; "ADDR PORT open"
-# or "ADDR PORT failed".
-TCPPROBE='import socket, sys
-for spec in sys.argv[1:]:
-    addr, port = spec.rsplit(",", 1)
-    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET)
-    s.settimeout(5)
-    try:
-        s.connect((addr, int(port)))
-        print(addr, port, "open")
-    except OSError as e:
-        print(addr, port, "failed")'
 
 # --net open closes each address of the host's; the host takes in more
 # than its addresses: a "local" route of a whole prefix (AnyIP: `ip route
@@ -166,9 +146,9 @@ test_net_open_never_reaches_the_hosts_anyip_prefix() {
 	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
 	wait_file "$T/p7"
 	P7=$(cat "$T/p7")
-	in_w python3 -c "$TCPPROBE" "12.34.60.7,$P7" "2a0c:60::7,$P7" | grep -c open | grep -qx 2 ||
+	in_w python3 -c "$TCP_PROBE" "12.34.60.7,$P7" "2a0c:60::7,$P7" | grep -c open | grep -qx 2 ||
 		fail "W's server does not answer in W's AnyIP prefixes"
-	run_jail -D "$T/p" --net open -- python3 -c "$TCPPROBE" "12.34.60.7,$P7" "2a0c:60::7,$P7" \
+	run_jail -D "$T/p" --net open -- python3 -c "$TCP_PROBE" "12.34.60.7,$P7" "2a0c:60::7,$P7" \
 		"$PUB4,$P2"
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_contains "$out" "$PUB4 $P2 open" # the positive control

@@ -95,3 +95,22 @@ after_end() {
 	[ "$tail" != "$out" ] || fail "the payload's output is missing: $out"
 	printf '%s' "$tail"
 }
+
+# The host-side canaries a test started, ended with it.
+HOSTS=()
+stop_hosts() {
+	[ ${#HOSTS[@]} -eq 0 ] && return 0
+	kill "${HOSTS[@]}" 2>/dev/null || true
+	wait "${HOSTS[@]}" 2>/dev/null || true
+	HOSTS=()
+}
+
+# (the hidden-file suites) A repository that ignores .env, *.key and
+# secrets/, with one commit.
+hide_repo() {
+	git_init "$T/p"
+	printf '.env\n*.key\nsecrets/\n' >"$T/p/.gitignore"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore README
+	git -C "$T/p" commit -q -m init
+}

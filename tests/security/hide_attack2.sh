@@ -3,15 +3,6 @@
 # fails on the build before its fix; the others keep what held.
 source "$TESTS/security/helpers.bash"
 
-# A repository that ignores .env and *.key, with one commit.
-hide_repo() {
-	git_init "$T/p"
-	printf '.env\n*.key\nsecrets/\n' >"$T/p/.gitignore"
-	printf 'hello\n' >"$T/p/README"
-	git -C "$T/p" add .gitignore README
-	git -C "$T/p" commit -q -m init
-}
-
 # The object store is shown as it is (git works inside), so a hidden file's
 # content that git once stored is there as a blob: staged by mistake and
 # unstaged again (a dangling loose object), or kept by `git stash --all`

@@ -4,15 +4,6 @@
 # keep what held.
 source "$TESTS/security/helpers.bash"
 
-# A repository that ignores .env, *.key and secrets/, with one commit.
-hide_repo() {
-	git_init "$T/p"
-	printf '.env\n*.key\nsecrets/\n' >"$T/p/.gitignore"
-	printf 'hello\n' >"$T/p/README"
-	git -C "$T/p" add .gitignore README
-	git -C "$T/p" commit -q -m init
-}
-
 # The agent's reader of a pack: every object of every pack in the store
 # printed by git (cat-file on each id the .idx lists), and the raw pack
 # bytes inflated at every offset (a reader that needs no .idx and no git:

@@ -56,18 +56,6 @@ test_dns_never_opens_the_hosts_anycast_address() {
 	assert_contains "$err" "jail: dns: anycast.test answered 2a0b:1:: (the host); not opened"
 }
 
-# PROBE ADDR,PORT...: from inside, a TCP connection to each ("open", or
-# "failed" and why).
-PROBE='import socket, sys
-for spec in sys.argv[1:]:
-    addr, port = spec.rsplit(",", 1)
-    s = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET)
-    s.settimeout(5)
-    try:
-        s.connect((addr, int(port)))
-        print(addr, port, "open")
-    except OSError as e:
-        print(addr, port, "failed", e)'
 
 # ATTACK: --net open and the host's other addresses.  The helper connects
 # from the host, so a server bound to 0.0.0.0 or :: there (a database, a
@@ -84,9 +72,9 @@ test_net_open_never_reaches_the_hosts_other_addresses() {
 	wait_file "$T/p7"
 	wait_file "$T/p8"
 	P7=$(cat "$T/p7") P8=$(cat "$T/p8")
-	in_w python3 -c "$PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" | grep -c open | grep -qx 2 ||
+	in_w python3 -c "$TCP_PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" | grep -c open | grep -qx 2 ||
 		fail "W's server does not answer on W's own addresses"
-	run_jail -D "$T/p" --net open -- python3 -c "$PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" \
+	run_jail -D "$T/p" --net open -- python3 -c "$TCP_PROBE" "12.34.56.1,$P7" "2a0c::1,$P7" \
 		"$PUB4,$P2" "$PUB6,$P8"
 	assert_eq "$rc" 0 "(stderr: $err)"
 	assert_contains "$out" "$PUB4 $P2 open"
