@@ -113,6 +113,7 @@ struct join_server {
 	int listen_fd, sync_sock, dir_fd;
 	pthread_t thread;
 	bool serving;
+	bool tried;  /* serve was called: the thread runs, or could not start */
 };
 
 /* Refuse a connection with one line.  The client sends its request right
@@ -226,12 +227,20 @@ int join_server_listen(const struct session *s, int sync_sock, struct join_serve
 	return 0;
 }
 
+int join_server_fd(const struct join_server *srv)
+{
+	return srv && !srv->tried ? srv->listen_fd : -1;
+}
+
 void join_server_serve(struct join_server *srv)
 {
-	int r = srv ? pthread_create(&srv->thread, NULL, server_main, srv) : 0;
+	if (!srv || srv->tried)
+		return;
+	srv->tried = true;
+	int r = pthread_create(&srv->thread, NULL, server_main, srv);
 	if (r != 0)
 		log_warn("jail exec will not reach this jail: start its thread: %s", strerror(r));
-	else if (srv)
+	else
 		srv->serving = true;
 }
 

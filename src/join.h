@@ -25,10 +25,16 @@
 
 /* Supervisor: listen on <session>/exec.sock (before GO), then hand each
  * connection of the caller's own uid to init over sync_sock (after GO, in a
- * thread of its own).  All three take a NULL server (listen failed). */
+ * thread of its own).  The thread starts at the first connection: most runs
+ * have none, and a thread's start and end are on a short run's path.  So
+ * the supervisor's wait polls join_server_fd (the listening socket; -1 when
+ * there is none or the thread runs) and calls join_server_serve when it is
+ * readable (the connection waits in the backlog meanwhile).  All take a NULL
+ * server (listen failed). */
 struct join_server;
 int join_server_listen(const struct session *s, int sync_sock, struct join_server **out,
                        struct jail_err *e) WUR;
+int join_server_fd(const struct join_server *srv);
 void join_server_serve(struct join_server *srv);
 void join_server_stop(struct join_server *srv);
 

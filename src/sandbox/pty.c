@@ -303,7 +303,7 @@ static void drain_output(struct relay *r)
 }
 
 int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, int sock,
-              struct jail_end *end, struct jail_err *e)
+              struct join_server *joins, struct jail_end *end, struct jail_err *e)
 {
 	struct relay r = {.in = p->tty_fds[0] ? STDIN_FILENO : -1, .master = master};
 	r.out = p->tty_fds[1] ? STDOUT_FILENO : STDERR_FILENO;
@@ -316,13 +316,14 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 	catch_crashes(&r);
 	bool done = false;
 	while (!done) {
-		struct pollfd fds[4] = {
+		struct pollfd fds[5] = {
 			{sigfd, POLLIN, 0},
 			{r.master_done ? -1 : master, (short)(POLLIN | (r.npending ? POLLOUT : 0)), 0},
 			{r.npending || r.in < 0 ? -1 : r.in, POLLIN, 0},
 			{sock, POLLIN, 0},
+			{join_server_fd(joins), POLLIN, 0},
 		};
-		if (poll(fds, 4, -1) < 0 && errno != EINTR) {
+		if (poll(fds, 5, -1) < 0 && errno != EINTR) {
 			int err = errno;
 			end_relay(&r);
 			return jail_err_set(e, err, "poll the terminal");
@@ -331,6 +332,8 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 			done = handle_signal(&r, init_pid, sigfd, end);
 		if (!done && fds[3].revents)
 			done = handle_done(&sock, end);
+		if (fds[4].revents)
+			join_server_serve(joins);
 		pump(&r, fds);
 	}
 	drain_output(&r);
@@ -338,12 +341,13 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 	return 0;
 }
 
-int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct jail_end *end,
-                    struct jail_err *e)
+int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct join_server *joins,
+                    struct jail_end *end, struct jail_err *e)
 {
 	for (;;) {
-		struct pollfd pfd[2] = {{sigfd, POLLIN, 0}, {sock, POLLIN, 0}};
-		if (poll(pfd, 2, -1) < 0) {
+		struct pollfd pfd[3] = {
+			{sigfd, POLLIN, 0}, {sock, POLLIN, 0}, {join_server_fd(joins), POLLIN, 0}};
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return jail_err_sys(e, "wait for the jail");
@@ -352,6 +356,8 @@ int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct jail_end *end,
 			return 0;
 		if (pfd[1].revents && handle_done(&sock, end))
 			return 0;
+		if (pfd[2].revents)
+			join_server_serve(joins);
 	}
 }
 

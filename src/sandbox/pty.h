@@ -1,6 +1,7 @@
 /* pty.h — the supervisor's side of the jail's terminal. */
 #ifndef JAIL_PTY_H
 #define JAIL_PTY_H
+#include "join.h"
 #include "plan.h"
 
 #include <sys/ioctl.h>
@@ -18,13 +19,14 @@ struct jail_end {
  * `sock`); window-size changes follow the host terminal; other signals go to
  * init.  The terminal is restored on every path. */
 int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, int sock,
-              struct jail_end *end, struct jail_err *e) WUR;
+              struct join_server *joins, struct jail_end *end, struct jail_err *e) WUR;
 /* The host terminal's window size (clamped), read from the fd the relay
  * reads it from; false when none of tty_fds is a terminal any more. */
 bool pty_host_winsize(const int tty_fds[3], struct winsize *ws);
-/* Without a pty: forward signals to init until the jail ends. */
-int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct jail_end *end,
-                    struct jail_err *e) WUR;
+/* Without a pty: forward signals to init until the jail ends.  Both waits
+ * start jail exec's server at its first connection (join.h). */
+int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct join_server *joins,
+                    struct jail_end *end, struct jail_err *e) WUR;
 /* `jail exec` from a terminal: relay between the host terminal and master (a
  * pty of the jail's devpts, output filtered as above) until done_fd is
  * readable (the command's exit status arrived). */

@@ -152,11 +152,12 @@ static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *
 }
 
 static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd, int sock,
-                     int *exit_code, bool *reaped, struct jail_err *e)
+                     struct join_server *joins, int *exit_code, bool *reaped,
+                     struct jail_err *e)
 {
 	struct jail_end end = {0};
-	int r = master >= 0 ? pty_relay(p, master, pid, sigfd, sock, &end, e)
-	                    : wait_forwarding(pid, sigfd, sock, &end, e);
+	int r = master >= 0 ? pty_relay(p, master, pid, sigfd, sock, joins, &end, e)
+	                    : wait_forwarding(pid, sigfd, sock, joins, &end, e);
 	if (r < 0)
 		return -1;
 	*reaped = end.reaped;
@@ -227,16 +228,14 @@ int sandbox_run(struct jail_plan *p, int *exit_code, struct jail_err *e)
 		waitpid(pid, NULL, 0);
 	} else {
 		log_debug("jail started");
-		/* after GO: init reads nothing but GO before it */
-		join_server_serve(joins);
 		struct disk_guard *guard = NULL;
 		bool reaped = true;
 		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
 		/* without the view's server to hold the session until the jail's
 		 * mounts are gone (hidefs.h), init's exit is waited for */
 		if (r == 0)
-			r = wait_init(p, pid, master, sigfd, p->hidefs ? sock : -1, exit_code,
-			              &reaped, e);
+			r = wait_init(p, pid, master, sigfd, p->hidefs ? sock : -1, joins,
+			              exit_code, &reaped, e);
 		if (disk_guard_stop(guard, e))
 			r = -1;
 		/* init said everything in the jail is gone: its own exit, which takes
