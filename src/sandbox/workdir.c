@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 /* Beside "work" in the overlay's work dir: overlayfs uses only "work" (and
@@ -51,13 +52,33 @@ struct workdir_sweep *workdir_set_aside(const char *work, bool *fresh)
 	return s;
 }
 
+/* Remove `names` (each may be absent) from the work dir; what cannot be
+ * removed is left for the next run: the overlay does not look at work.old,
+ * and a work/work left is set aside at the next start. */
+static void remove_in(const char *work, const char *const *names, size_t n)
+{
+	_cleanup_close_ int dir = open(work, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0) {
+		log_debug("workdir: open the work dir: %s", strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct jail_err e = {0};
+		if (rm_rf_at(dir, names[i], &e) < 0)
+			log_debug("workdir: %s", e.msg);
+	}
+}
+
 void workdir_remove_aside(const char *work)
 {
-	struct jail_err e = {0};
-	_cleanup_close_ int dir = open(work, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	/* left for the next run on failure: the overlay does not look at it */
-	if (dir < 0 || rm_rf_at(dir, ASIDE, &e) < 0)
-		log_debug("workdir: %s", dir < 0 ? "open the work dir" : e.msg);
+	static const char *const aside[] = {ASIDE};
+	remove_in(work, aside, 1);
+}
+
+void workdir_remove_all(const char *work)
+{
+	static const char *const both[] = {ASIDE, "work"};
+	remove_in(work, both, ARRAY_SIZE(both));
 }
 
 void workdir_sweep(struct workdir_sweep *s)

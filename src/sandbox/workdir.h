@@ -9,7 +9,10 @@
  * So before the clone the supervisor renames work/work aside, in the same
  * directory (a rename frees nothing, and keeps the mode-000 directory's ".."),
  * and the overlay only makes it.  What was set aside is removed by the
- * project view's server as it ends, after the jail (hidefs.h), or, with no
+ * project view's server as it ends, after the jail (hidefs.h), and with it
+ * the work/work of the overlay that just ended, so that the next start finds
+ * none and has nothing to rename (a rename is journal work, 0.1 ms on the
+ * start's path); or, with no
  * such server to outlive the jail, by the supervisor once it has sent GO,
  * while it waits for init to build the root (after GO init waits for nothing
  * of its; but on two cores the removal's journal work, four directories of a
@@ -37,8 +40,10 @@ struct workdir_sweep *workdir_set_aside(const char *work, bool *fresh);
 /* Remove what was set aside, and free s (NULL: nothing). */
 void workdir_sweep(struct workdir_sweep *s);
 /* The same, by the work dir's path: the project view's server does it as it
- * ends (hidefs.h), once the overlay that used the work dir is gone. */
+ * ends (hidefs.h); and, once the overlay that used the work dir is known to
+ * be gone, work/work too. */
 void workdir_remove_aside(const char *work);
+void workdir_remove_all(const char *work);
 /* Free s, leaving what was set aside for the next run. */
 void workdir_sweep_free(struct workdir_sweep *s);
 #endif

@@ -696,8 +696,11 @@ static void *serve_thread(void *arg)
 {
 	struct serving *v = arg;
 	v->r = serve(v->s, v->sock);
-	/* the connection ends with the jail's overlay: its work dir is free */
-	if (v->work)
+	/* the connection ends with the jail's overlay (or never began): its
+	 * work dir is free */
+	if (v->work && v->r == 0)
+		workdir_remove_all(v->work);
+	else if (v->work)
 		workdir_remove_aside(v->work);
 	atomic_store(&served, 1);
 	/* with the build done, nothing is left but the end, which frees the

@@ -24,29 +24,36 @@ test_second_run_sees_first_runs_changes() {
 	assert_no_file "$T/p/state.txt"
 }
 
-# The overlay's work/work is set aside before the clone and removed by the
-# view's server as it ends, after the jail (workdir.h); one an earlier run
-# left (its server was killed) goes too, and the overlay still mounts.
+# The overlay's work/work is removed by the view's server as it ends, after
+# the jail, so the next start has nothing to set aside; one an earlier run
+# left (a run without the view, or its server was killed) is set aside before
+# the clone and removed the same way, and the overlay still mounts
+# (workdir.h).
 only_work_left() { [ "$(ls -A "$1")" = work ]; }
+nothing_left() { [ -z "$(ls -A "$1")" ]; }
 test_overlay_work_dir_leftovers_are_removed() {
 	mkrepo "$T/p"
 	run_jail -D "$T/p" -- sh -c 'echo one > state.txt'
 	w="$(session_dir "$T/p")/work"
-	wait_for only_work_left "$w"
-	mkdir -p "$w/work.old/a/b" && echo x >"$w/work.old/a/b/f" && chmod 000 "$w/work.old/a"
+	wait_for nothing_left "$w"
+	mkdir -p "$w/work/d" "$w/work.old/a/b" && echo x >"$w/work.old/a/b/f" &&
+		chmod 000 "$w/work.old/a" "$w/work"
 	run_jail -D "$T/p" -- cat state.txt
 	assert_eq "$rc" 0
 	assert_eq "$out" "one"
-	wait_for only_work_left "$w"
-	assert_no_file "$w/work.old"
+	wait_for nothing_left "$w"
 	run_jail -D "$T/p" -- sh -c 'echo two > state.txt && cat state.txt'
 	assert_eq "$out" "two"
-	wait_for only_work_left "$w"
-	# with no view server, the supervisor removes it
+	wait_for nothing_left "$w"
+	# with no view server, the supervisor removes what it set aside, and
+	# the overlay's work/work stays for the next start to set aside
 	mkdir -p "$w/work.old/c"
 	run_jail -D "$T/p" --hide-start-only -- cat state.txt
 	assert_eq "$out" "two"
 	wait_for only_work_left "$w"
+	run_jail -D "$T/p" -- cat state.txt
+	assert_eq "$out" "two"
+	wait_for nothing_left "$w"
 }
 
 # The project's overlay skips syncs (plan.h: its unmount synced the whole
