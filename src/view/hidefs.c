@@ -44,6 +44,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #define HIDEFS_MAX_READ (1 << 20)
 /* added to the builder thread's nice value (setpriority: per thread on Linux) */
@@ -615,37 +616,78 @@ static bool early_ok(const struct fuse_buf *buf)
 	}
 }
 
+/* One request into *buf (its memory, the size of the largest request, is
+ * kept from one to the next).  1: one arrived, 0: try again, -1: the
+ * connection ended (the mount is gone: ENODEV), -2: it failed otherwise. */
+static int take_request(struct fuse_session *se, struct fuse_buf *buf)
+{
+	int n = fuse_session_receive_buf(se, buf);
+	if (n < 0 && n != -EINTR && n != -EAGAIN)
+		return n == -ENODEV ? -1 : -2;
+	return fuse_session_exited(se) ? -1 : n > 0;
+}
+
 /* The one gate: requests in order, one at a time (INIT and the overlay's
  * first requests need no worker thread, 0.1-0.3 ms each to start), any that
  * early_ok() refuses waiting for the final tree.  0 once it is final (then
  * the multi-threaded loop takes over), -1 when the connection ended. */
-static int serve_early(struct fuse_session *se, struct server *s)
+static int serve_early(struct fuse_session *se, struct server *s, struct fuse_buf *buf)
 {
 	while (!is_final(s)) {
-		struct fuse_buf buf = {.mem = NULL};
-		int n = fuse_session_receive_buf(se, &buf);
-		if (n > 0) {
-			bool ok = early_ok(&buf);
-			if (!(buf.flags & FUSE_BUF_IS_FD))
-				log_debug("hidefs: request %u (node %llu) %s", buf_opcode(&buf),
-				          (unsigned long long)((const struct fuse_in_header *)buf.mem)->nodeid,
-				          ok ? "answered early" : "waits for the final tree");
-			pthread_mutex_lock(&final_lock);
-			while (!ok && !s->final) /* a failed build ends the process */
-				pthread_cond_wait(&final_cond, &final_lock);
-			/* an early answer reads s->tree and s->from_upper, which the
-			 * builder publishes under this lock: never half of them */
-			if (ok)
-				fuse_session_process_buf(se, &buf);
-			pthread_mutex_unlock(&final_lock);
-			if (!ok)
-				fuse_session_process_buf(se, &buf);
-		}
-		free(buf.mem);
-		if (n < 0 && n != -EINTR && n != -EAGAIN)
+		int n = take_request(se, buf);
+		if (n < 0)
 			return -1;
-		if (fuse_session_exited(se))
-			return -1;
+		if (n == 0)
+			continue;
+		bool ok = early_ok(buf);
+		if (!(buf->flags & FUSE_BUF_IS_FD))
+			log_debug("hidefs: request %u (node %llu) %s", buf_opcode(buf),
+			          (unsigned long long)((const struct fuse_in_header *)buf->mem)->nodeid,
+			          ok ? "answered early" : "waits for the final tree");
+		pthread_mutex_lock(&final_lock);
+		while (!ok && !s->final) /* a failed build ends the process */
+			pthread_cond_wait(&final_cond, &final_lock);
+		/* an early answer reads s->tree and s->from_upper, which the
+		 * builder publishes under this lock: never half of them */
+		if (ok)
+			fuse_session_process_buf(se, buf);
+		pthread_mutex_unlock(&final_lock);
+		if (!ok)
+			fuse_session_process_buf(se, buf);
+	}
+	return 0;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Then, for the run's first SERVE_ALONE_MS, requests are still taken one at
+ * a time by this thread: a short command (`jail -- true`, a `git status`)
+ * ends within them, and the multi-threaded loop's first worker thread, whose
+ * start and end are a tenth of a millisecond of such a run's CPU, is never
+ * made.  A command still running then gets the worker threads.  0 when the
+ * time is up, -1 when the connection ended, -2 when it failed. */
+#define SERVE_ALONE_MS 50
+static int serve_alone(struct fuse_session *se, struct fuse_buf *buf)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct pollfd p = {fuse_session_fd(se), POLLIN, 0};
+	for (long left = SERVE_ALONE_MS; left > 0; left = SERVE_ALONE_MS - ms_since(&t0)) {
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return 0; /* the loop below reads the fd as it always did */
+		if (r <= 0)
+			continue;
+		int n = take_request(se, buf);
+		if (n < 0)
+			return n;
+		if (n > 0)
+			fuse_session_process_buf(se, buf);
 	}
 	return 0;
 }
@@ -674,9 +716,16 @@ static int serve(struct server *s, int sock)
 		return 1;
 	}
 	fuse_loop_cfg_set_max_threads(cfg, 8);
-	if (serve_early(se, s) < 0)
-		return 0; /* the view was unmounted before the tree was final */
-	int r = fuse_session_loop_mt(se, cfg);
+	struct fuse_buf buf = {.mem = NULL};
+	/* the view was unmounted before the tree was final, or within the first
+	 * moments */
+	int r = serve_early(se, s, &buf);
+	if (r == 0)
+		r = serve_alone(se, &buf);
+	free(buf.mem);
+	if (r < 0)
+		return r == -2;
+	r = fuse_session_loop_mt(se, cfg);
 	return r < 0 && r != -ENODEV ? 1 : 0;
 }
 
