@@ -11,13 +11,11 @@ struct msg_head {
 	unsigned len;
 };
 
-#define MSG_MAX 4096
-
 int sync_send(int sock, enum sync_type type, const void *data, size_t len, int fd,
               struct jail_err *e)
 {
-	char buf[sizeof(struct msg_head) + MSG_MAX];
-	if (len > MSG_MAX)
+	char buf[sizeof(struct msg_head) + SYNC_PAYLOAD_MAX];
+	if (len > SYNC_PAYLOAD_MAX)
 		return jail_err_set(e, EMSGSIZE, "sync message %d", type);
 	struct msg_head h = {type, (unsigned)len};
 	memcpy(buf, &h, sizeof(h));
@@ -64,7 +62,7 @@ static ssize_t recv_queued(int sock, struct msghdr *m)
 int sync_recv(int sock, enum sync_type expect, void *data, size_t *len, int *fd,
               struct jail_err *e)
 {
-	char buf[sizeof(struct msg_head) + MSG_MAX];
+	char buf[sizeof(struct msg_head) + SYNC_PAYLOAD_MAX];
 	struct iovec iov = {buf, sizeof(buf)};
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,

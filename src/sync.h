@@ -18,6 +18,7 @@ enum sync_type {
 	SYNC_EXEC,        /* supervisor → init: a `jail exec` connection (fd; join.h) */
 	SYNC_HIDEFS,      /* init → project file server: the mounted /dev/fuse (hidefs.h) */
 	SYNC_DONE,        /* init → supervisor: the exit code (int), once all in the jail is reaped */
+	SYNC_ETC,         /* supervisor → init: the /etc snapshot to bind, if any (etcsnap.h) */
 };
 
 /* GO's payload: the syscall filter compiled in the supervisor, whether
@@ -32,6 +33,9 @@ struct sync_go {
 };
 #define SYNC_GO_SIZE(go) (offsetof(struct sync_go, filter.insns) + \
                           (go)->filter.len * sizeof((go)->filter.insns[0]))
+
+/* The largest payload a message carries. */
+#define SYNC_PAYLOAD_MAX 4096
 
 int sync_send(int sock, enum sync_type type, const void *data, size_t len, int fd,
               struct jail_err *e) WUR;

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "net.h"
 #include "session.h"
+#include "sync.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -552,4 +553,61 @@ void etcsnap_make(const struct jail_plan *p)
 		(void)!rm_rf_at(rfd, base, &ignored);
 	}
 	sb_free(&m);
+}
+
+/* SYNC_ETC's payload: the snapshot's path and the names bound over it, each
+ * ending in a NUL; empty when there is none. */
+int etcsnap_offer(struct jail_plan *p, int sock, struct jail_err *e)
+{
+	p->etc_snapshot = etcsnap_find(p, &p->etc_binds, &p->etc_snapshot_fd);
+	struct strbuf b = {0};
+	if (p->etc_snapshot) {
+		sb_append(&b, p->etc_snapshot, strlen(p->etc_snapshot) + 1);
+		for (size_t i = 0; i < p->etc_binds.n; i++)
+			sb_append(&b, p->etc_binds.v[i], strlen(p->etc_binds.v[i]) + 1);
+	}
+	/* too long to send (a path near PATH_MAX): init copies, as without one */
+	bool fits = b.len <= SYNC_PAYLOAD_MAX;
+	int r = sync_send(sock, SYNC_ETC, fits ? b.s : NULL, fits ? b.len : 0,
+	                  fits ? p->etc_snapshot_fd : -1, e);
+	sb_free(&b);
+	if (!fits) {
+		free(p->etc_snapshot);
+		p->etc_snapshot = NULL;
+		strv_free(&p->etc_binds);
+	}
+	return r;
+}
+
+int etcsnap_take(int sock, struct etc_offer *snap, struct jail_err *e)
+{
+	static char buf[SYNC_PAYLOAD_MAX];
+	size_t len = sizeof(buf);
+	memset(snap, 0, sizeof(*snap));
+	if (sync_recv(sock, SYNC_ETC, buf, &len, &snap->held, e) < 0)
+		return -1;
+	if (len == 0) {
+		if (snap->held >= 0)
+			close(snap->held);
+		snap->held = -1;
+		return 0;
+	}
+	if (buf[len - 1] != '\0' || snap->held < 0) {
+		etcsnap_offer_free(snap);
+		return jail_err_set(e, EPROTO, "the /etc snapshot's name arrived damaged");
+	}
+	snap->snapshot = xstrdup(buf);
+	for (size_t at = strlen(buf) + 1; at < len; at += strlen(buf + at) + 1)
+		strv_push(&snap->binds, buf + at);
+	return 0;
+}
+
+void etcsnap_offer_free(struct etc_offer *snap)
+{
+	free(snap->snapshot);
+	strv_free(&snap->binds);
+	if (snap->held >= 0)
+		close(snap->held);
+	memset(snap, 0, sizeof(*snap));
+	snap->held = -1;
 }

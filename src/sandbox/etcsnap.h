@@ -28,14 +28,28 @@ int etc_copy(int from, int to, struct strv *binds, struct strbuf *stamps,
  * /etc). */
 void etc_generated(const struct jail_plan *p, struct strv *out);
 
-/* Supervisor, before the clone: the host path of a snapshot whose stamps all
- * hold, with the names to bind over it in *binds and its directory held open
- * in *held (the caller closes it at its end; init's copy lasts until the
- * jail's mounts are gone); NULL and -1 when there is none (then init copies).
- * Never with brokered secrets (their CA goes into /etc), nor when the plan
- * mounts something of its own below /etc (its mount point would have to be
- * made in the read-only snapshot). */
+/* Supervisor: the host path of a snapshot whose stamps all hold, with the
+ * names to bind over it in *binds and its directory held open in *held (the
+ * caller closes it at its end; init's copy lasts until the jail's mounts are
+ * gone); NULL and -1 when there is none (then init copies).  Never with
+ * brokered secrets (their CA goes into /etc), nor when the plan mounts
+ * something of its own below /etc (its mount point would have to be made in
+ * the read-only snapshot). */
 char *etcsnap_find(const struct jail_plan *p, struct strv *binds, int *held);
+
+/* The check's 80-odd stamps are a quarter of a millisecond: the supervisor
+ * makes it after the clone, while init starts, and sends what it found
+ * (p->etc_snapshot, etc_binds and etc_snapshot_fd set) as SYNC_ETC, the first
+ * message init reads; init takes it when it builds /etc (the same three in
+ * *snap, which the caller frees with etcsnap_offer_free). */
+int etcsnap_offer(struct jail_plan *p, int sock, struct jail_err *e) WUR;
+struct etc_offer {
+	char *snapshot;
+	struct strv binds;
+	int held;
+};
+int etcsnap_take(int sock, struct etc_offer *snap, struct jail_err *e) WUR;
+void etcsnap_offer_free(struct etc_offer *snap);
 
 /* Supervisor, after a run that found none: make one for the next run.  Best
  * effort: a failure or a stamp too recent leaves no snapshot. */

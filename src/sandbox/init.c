@@ -105,7 +105,7 @@ static int setup_jail(const struct jail_plan *p, struct netns_maker *net, int so
 	 * they are set there, while init waits for the project's overlay, and
 	 * the mount namespaces' once the root's binds are made (resources.h). */
 	_cleanup_close_ int sysuser = -1;
-	if (mounts_build_root(p, net, &sysuser, e) < 0)
+	if (mounts_build_root(p, sock, net, &sysuser, e) < 0)
 		return -1;
 	if (!net_host_wanted(p->cfg) && limits_mnt_namespaces(p->cfg, sysuser, e) < 0)
 		return -1;

@@ -429,14 +429,14 @@ static int broker_trust_store(const struct jail_plan *p, struct jail_err *e)
  * in the host's copy).  Its path is opened as the host resolves it, and must
  * lead to the directory the supervisor checked and holds (whose fd, from the
  * host's mount namespace, cannot be bound here itself). */
-static int bind_snapshot(const struct jail_plan *p, struct jail_err *e)
+static int bind_snapshot(const struct etc_offer *snap, struct jail_err *e)
 {
-	_cleanup_close_ int fd = open_host_path(p->etc_snapshot);
+	_cleanup_close_ int fd = open_host_path(snap->snapshot);
 	struct stat here, held;
-	if (fd < 0 || fstat(fd, &here) < 0 || fstat(p->etc_snapshot_fd, &held) < 0 ||
+	if (fd < 0 || fstat(fd, &here) < 0 || fstat(snap->held, &held) < 0 ||
 	    here.st_dev != held.st_dev || here.st_ino != held.st_ino || !S_ISDIR(here.st_mode)) {
 		int err = fd < 0 ? errno : 0;
-		_cleanup_free_ char *esc = escape_name(p->etc_snapshot);
+		_cleanup_free_ char *esc = escape_name(snap->snapshot);
 		return jail_err_set(e, err, "open the /etc snapshot %s: it is not the one checked; "
 		                            "run again", esc);
 	}
@@ -490,14 +490,15 @@ static int cover_etc_private(struct jail_err *e)
 
 /* /etc: the host's snapshot of its pieces bound read-only (etcsnap.h), or
  * the pieces copied into the root's tmpfs; then the large pieces bound over. */
-static int build_etc(const struct jail_plan *p, struct jail_err *e)
+static int build_etc(const struct jail_plan *p, const struct etc_offer *snap,
+                     struct jail_err *e)
 {
 	if (mkdir(NEW "/etc", 0755) < 0)
 		return jail_err_sys(e, "create /etc");
 	struct strv copied = {0};
-	const struct strv *binds = &p->etc_binds;
-	if (p->etc_snapshot) {
-		if (bind_snapshot(p, e) < 0)
+	const struct strv *binds = &snap->binds;
+	if (snap->snapshot) {
+		if (bind_snapshot(snap, e) < 0)
 			return -1;
 	} else {
 		_cleanup_close_ int from = open(OLD "/etc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -1366,12 +1367,17 @@ static int stager_join(struct stager *st, int r, struct jail_err *e)
 /* Everything of the new root but the project and what the user named: the
  * fake home staged, system directories, /etc, /proc, /dev, /tmp, /run and
  * /var/tmp. */
-static int build_system(const struct jail_plan *p, struct strv *seal, int *sysuser,
+static int build_system(const struct jail_plan *p, int sock, struct strv *seal, int *sysuser,
                         struct jail_err *e)
 {
 	if (stage_home(p, e) < 0 || bind_sys_dirs(p, seal, e) < 0)
 		return -1;
-	if (build_etc(p, e) < 0)
+	struct etc_offer snap;
+	if (etcsnap_take(sock, &snap, e) < 0)
+		return -1;
+	int r = build_etc(p, &snap, e);
+	etcsnap_offer_free(&snap);
+	if (r < 0)
 		return -1;
 	if (build_proc(sysuser, e) < 0 || build_dev(e) < 0)
 		return -1;
@@ -1381,13 +1387,13 @@ static int build_system(const struct jail_plan *p, struct strv *seal, int *sysus
 	return 0;
 }
 
-static int build_tree(const struct jail_plan *p, struct netns_maker *net, struct strv *seal,
-                      int *sysuser, struct jail_err *e)
+static int build_tree(const struct jail_plan *p, int sock, struct netns_maker *net,
+                      struct strv *seal, int *sysuser, struct jail_err *e)
 {
 	struct stager st = {0};
 	if (enter_scratch_root(e) < 0 || mount_scratch(p, e) < 0 || stager_start(&st, p, e) < 0)
 		return -1;
-	int r = build_system(p, seal, sysuser, e);
+	int r = build_system(p, sock, seal, sysuser, e);
 	/* made by a thread of its own meanwhile (netns.h) */
 	if (r == 0)
 		r = netns_enter(net, e);
@@ -1408,11 +1414,11 @@ static int build_tree(const struct jail_plan *p, struct netns_maker *net, struct
 	return seal_covers(seal, e);
 }
 
-int mounts_build_root(const struct jail_plan *p, struct netns_maker *net, int *sysuser,
-                      struct jail_err *e)
+int mounts_build_root(const struct jail_plan *p, int sock, struct netns_maker *net,
+                      int *sysuser, struct jail_err *e)
 {
 	struct strv seal = {0};
-	int r = build_tree(p, net, &seal, sysuser, e);
+	int r = build_tree(p, sock, net, &seal, sysuser, e);
 	strv_free(&seal);
 	return r < 0 ? -1 : enter_new_root(e);
 }

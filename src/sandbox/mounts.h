@@ -18,9 +18,10 @@
  * Each step fails closed: an error leaves no half-built jail running.
  * *sysuser: the new procfs's sys/user directory, opened before /proc/sys turns
  * read-only (for limits_userns_counts); the caller closes it.  The network
- * namespace `net` made meanwhile is entered once the system part is built. */
-int mounts_build_root(const struct jail_plan *p, struct netns_maker *net, int *sysuser,
-                      struct jail_err *e) WUR;
+ * namespace `net` made meanwhile is entered once the system part is built.
+ * The supervisor's word on the /etc snapshot is read from `sock` (etcsnap.h). */
+int mounts_build_root(const struct jail_plan *p, int sock, struct netns_maker *net,
+                      int *sysuser, struct jail_err *e) WUR;
 
 /* Escape a path for an overlayfs option value (',' ':' '\\'). */
 char *overlay_escape(const char *path);

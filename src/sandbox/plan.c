@@ -1,7 +1,6 @@
 /* plan.c — work out on the host what init will do. */
 #include "plan.h"
 
-#include "etcsnap.h"
 #include "broker.h"
 #include "cover.h"
 
@@ -174,8 +173,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
 	    secrets_plan(p, e) < 0)
 		return -1;
-	/* after the secrets: a brokered one's CA goes into /etc, never a snapshot */
-	p->etc_snapshot = etcsnap_find(p, &p->etc_binds, &p->etc_snapshot_fd);
+	/* the /etc snapshot is looked for after the clone (etcsnap_offer) */
 	return 0;
 }
 

@@ -2,6 +2,7 @@
 #include "sandbox.h"
 
 #include "diskguard.h"
+#include "etcsnap.h"
 #include "filtercache.h"
 #include "hints.h"
 #include "hidefs.h"
@@ -87,12 +88,16 @@ static int start_view_server(const struct jail_plan *p, struct jail_err *e)
 /* Everything between clone and the command's start.  GO goes out as soon as
  * the host's side is ready, before init says READY: init finds it waiting when
  * its root is built, with no round trip between the two (init reads nothing
- * from this socket but GO before it).  An error of init's still arrives in
- * place of READY.  On error init is killed by the caller. */
-static int setup_from_host(const struct jail_plan *p, pid_t pid, int sock, int *master,
+ * from this socket but the /etc snapshot and GO before it).  An error of
+ * init's still arrives in place of READY.  On error init is killed by the
+ * caller. */
+static int setup_from_host(struct jail_plan *p, pid_t pid, int sock, int *master,
                            struct net_host **net, struct join_server **joins,
                            struct workdir_sweep **sweep, struct jail_err *e)
 {
+	/* first: init waits for it when it builds /etc (etcsnap.h) */
+	if (etcsnap_offer(p, sock, e) < 0)
+		return -1;
 	/* Not before the clone: the child would inherit it, and its /proc files
 	 * (uid_map, which init writes) would become root's. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
