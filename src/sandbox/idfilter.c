@@ -45,31 +45,26 @@ static const struct {
 	{"setresgid", 0, 7},
 };
 
-struct prog {
-	struct sock_filter *v;
-	size_t n, cap;
+/* The jumps to the prefix's one EPERM, patched once it is placed. */
+struct denials {
+	size_t at[6 * ARRAY_SIZE(id_calls)];
+	size_t n;
 };
 
-static void emit(struct prog *p, struct sock_filter insn)
-{
-	if (p->n < p->cap)
-		p->v[p->n] = insn;
-	p->n++;
-}
-
-/* One call's block: each id argument checked, then a jump to the end of the
- * prefix (patched by the caller: its k is the block's last instruction). */
-static void emit_block(struct prog *p, size_t c, uint32_t uid, uint32_t gid)
+/* One call's block: each id argument checked (the id or -1 goes on, anything
+ * else to EPERM), then a jump to the end of the prefix (patched by the
+ * caller: its k is the block's last instruction). */
+static void emit_block(struct bpf_buf *p, struct denials *d, size_t c, uint32_t uid,
+                       uint32_t gid)
 {
 	for (unsigned a = 0; a < 6; a++) {
 		bool is_uid = id_calls[c].uids & (1u << a), is_gid = id_calls[c].gids & (1u << a);
 		if (!is_uid && !is_gid)
 			continue;
-		emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, seccomp_arg_low(a)));
-		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, is_uid ? uid : gid, 2, 0));
-		emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 1, 0));
-		emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-		                                     SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
+		bpf_emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, seccomp_arg_low(a)));
+		bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, is_uid ? uid : gid, 1, 0));
+		d->at[d->n++] = p->n;
+		bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffU, 0, 0));
 	}
 }
 
@@ -85,30 +80,36 @@ int idfilter_prefix(const struct jail_config *cfg, uid_t uid, gid_t gid, struct 
 		nrs[ncalls] = nr;
 		idx[ncalls++] = c;
 	}
-	struct prog p = {out, 0, cap};
+	struct bpf_buf p = {out, 0, cap};
 	/* other ABIs (x32 numbers, foreign arches) fall through to the main
 	 * filter, which kills them */
 	size_t skip_at[2 + ARRAY_SIZE(id_calls)], nskip = 0;
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	                                      offsetof(struct seccomp_data, arch)));
 	skip_at[nskip++] = p.n;
-	emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 0, 0));
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	bpf_emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 0, 0));
+	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 	                                      offsetof(struct seccomp_data, nr)));
 	size_t jeq_at = p.n;
 	for (size_t i = 0; i < ncalls; i++)
-		emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i], 0, 0));
+		bpf_emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i], 0, 0));
 	skip_at[nskip++] = p.n;
-	emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
+	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
 	size_t block_at[ARRAY_SIZE(id_calls)], end_at[ARRAY_SIZE(id_calls)];
+	struct denials d = {.n = 0};
 	for (size_t i = 0; i < ncalls; i++) {
 		block_at[i] = p.n;
-		emit_block(&p, idx[i], uid, gid);
+		emit_block(&p, &d, idx[i], uid, gid);
 		end_at[i] = p.n;
-		emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
+		bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
 	}
+	size_t deny = p.n;
+	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	                                          SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)));
 	if (p.n > cap || p.n > 255)
 		return -1;
+	for (size_t i = 0; i < d.n; i++)
+		out[d.at[i]].jf = (unsigned char)(deny - d.at[i] - 1);
 	/* patch the jumps now that the offsets are known (relative to the next
 	 * instruction; the end of the prefix is p.n) */
 	out[skip_at[0]].jf = (unsigned char)(p.n - skip_at[0] - 1);

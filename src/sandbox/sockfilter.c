@@ -12,10 +12,17 @@
  * (TCP underneath; Go and systemd try it and fall back).  SOCK_RAW needs a
  * capability the jail does not have: refusing it here changes nothing.
  *
+ * The families come first: unix, inet, inet6 and netlink (NETLINK_ROUTE
+ * only: audit, uevents, sock_diag and the rest are host-wide); every other
+ * family's create code runs, and its module loads on demand, before anything
+ * could say no.
+ *
  * A hand-made prefix, as idfilter.c's and for the same reason: "neither of
  * these six values" is one compare each here, but a pile of masked rules in
- * libseccomp.  The kernel reads family, type and protocol as ints, so the
- * low 32 bits are what is compared.
+ * libseccomp (the families were 130 of the filter's instructions there).
+ * The kernel reads family, type and protocol as ints, so the low 32 bits are
+ * what is compared; a family or netlink protocol with any upper bit set is
+ * refused all the same (no program passes one).
  *
  * socketpair(2) takes the same three arguments and makes its sockets the same
  * way (the module loads, the protocol's create code runs) before the protocol
@@ -31,6 +38,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
 
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
@@ -63,16 +71,24 @@ int sockfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, si
 		nrs[1] = nrs[0];
 	static const uint32_t protos[] = {0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6,
 	                                  IPPROTO_MPTCP};
-	enum { FAMILY = 5, TYPE = 8, PROTO = 12, DENY = PROTO + 1 + 6, END = DENY + 1 };
+	enum { FAMILY = 7, NETLINK = 12, TYPE = 16, PROTO = 20, DENY = PROTO + 1 + 6, END = DENY + 1 };
 	struct sock_filter p[END] = {
 		[0] = LD(offsetof(struct seccomp_data, arch)),
 		[1] = JEQ(1, seccomp_arch_native(), 2, END),
 		[2] = LD(offsetof(struct seccomp_data, nr)),
-		[3] = JEQ(3, (uint32_t)nrs[0], FAMILY, 4),
-		[4] = JEQ(4, (uint32_t)nrs[1], FAMILY, END),
+		[3] = JEQ(3, (uint32_t)nrs[0], 5, 4),
+		[4] = JEQ(4, (uint32_t)nrs[1], 5, END),
+		[5] = LD(seccomp_arg_high(0)),
+		[6] = JEQ(6, 0, FAMILY, DENY),
 		[FAMILY] = LD(seccomp_arg_low(0)),
 		[FAMILY + 1] = JEQ(FAMILY + 1, AF_INET, TYPE, FAMILY + 2),
-		[FAMILY + 2] = JEQ(FAMILY + 2, AF_INET6, TYPE, END),
+		[FAMILY + 2] = JEQ(FAMILY + 2, AF_INET6, TYPE, FAMILY + 3),
+		[FAMILY + 3] = JEQ(FAMILY + 3, AF_UNIX, END, FAMILY + 4),
+		[FAMILY + 4] = JEQ(FAMILY + 4, AF_NETLINK, NETLINK, DENY),
+		[NETLINK] = LD(seccomp_arg_high(2)),
+		[NETLINK + 1] = JEQ(NETLINK + 1, 0, NETLINK + 2, DENY),
+		[NETLINK + 2] = LD(seccomp_arg_low(2)),
+		[NETLINK + 3] = JEQ(NETLINK + 3, NETLINK_ROUTE, END, DENY),
 		[TYPE] = LD(seccomp_arg_low(1)),
 		[TYPE + 1] = BPF_STMT(BPF_ALU | BPF_AND | BPF_K, SOCK_TYPE_MASK),
 		[TYPE + 2] = JEQ(TYPE + 2, SOCK_STREAM, PROTO, TYPE + 3),

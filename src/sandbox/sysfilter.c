@@ -11,10 +11,13 @@
  * another ABI (int 0x80 for i386, the x32 bit) kills the process, since the
  * rules below would not apply to its numbering.
  *
- * Before libseccomp's program run two small prefixes of our own: chown and
- * set*id to an id other than the caller's get EPERM, as on the host
- * (idfilter.c); internet sockets other than TCP, UDP, ICMP and MPTCP get
- * EPERM, from socket(2) and socketpair(2) alike (sockfilter.c).
+ * Before libseccomp's program run three small prefixes of our own, for the
+ * rules that are about arguments: chown and set*id to an id other than the
+ * caller's get EPERM, as on the host (idfilter.c); socket families other
+ * than unix, inet, inet6 and netlink route, and internet sockets other than
+ * TCP, UDP, ICMP and MPTCP get EPERM, from socket(2) and socketpair(2) alike
+ * (sockfilter.c); personality other than the default, and unshare or clone
+ * of a namespace, get EPERM (argfilter.c).
  */
 #include "sysfilter.h"
 
@@ -23,22 +26,15 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "argfilter.h"
 #include "idfilter.h"
 #include "log.h"
 #include "sockfilter.h"
 
 #include <errno.h>
-#include <linux/sched.h>
-#include <sched.h>
 #include <seccomp.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <linux/netlink.h>
-
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
 
 /* Refused outright.  A name libseccomp does not know yet is looked up in
  * newer_syscalls below; one unknown to both is skipped with a debug line (the
@@ -79,15 +75,6 @@ static const struct {
 #endif
 	{NULL, 0},
 };
-
-/* Namespace flags: unshare(2) and clone(2) may create none of them. */
-static const unsigned long ns_flags[] = {
-	CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,    CLONE_NEWNET,
-	CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWCGROUP, CLONE_NEWTIME,
-};
-
-/* The only socket families: unix, inet, inet6, netlink (NETLINK_ROUTE only). */
-static const int allowed_families[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
 
 static bool is_allowed_back(const struct jail_config *cfg, const char *name)
 {
@@ -130,24 +117,11 @@ static int add_refused(scmp_filter_ctx ctx, const struct jail_config *cfg, struc
 	return 0;
 }
 
-/* unshare and clone with any namespace flag: one rule per flag, since a rule's
- * masked comparison matches one value. */
-static int add_namespaces(scmp_filter_ctx ctx, const struct jail_config *cfg,
-                          struct jail_err *e)
+/* clone3's flags live in memory seccomp cannot read: ENOSYS sends glibc and
+ * musl back to clone(2), whose flags argfilter.c reads (unshare's and
+ * clone's namespace flags are refused there). */
+static int add_clone3(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
 {
-	static const char *const calls[] = {"unshare", "clone"};
-	for (size_t c = 0; c < ARRAY_SIZE(calls); c++) {
-		if (is_allowed_back(cfg, calls[c]))
-			continue;
-		for (size_t i = 0; i < ARRAY_SIZE(ns_flags); i++) {
-			/* clone(2) reads 0x80 as part of the exit signal, not NEWTIME */
-			if (c == 1 && ns_flags[i] == CLONE_NEWTIME)
-				continue;
-			struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, ns_flags[i], ns_flags[i]);
-			if (add(ctx, SCMP_ACT_ERRNO(EPERM), calls[c], 1, &cmp, e) < 0)
-				return -1;
-		}
-	}
 	if (!is_allowed_back(cfg, "clone3") &&
 	    add(ctx, SCMP_ACT_ERRNO(ENOSYS), "clone3", 0, NULL, e) < 0)
 		return -1;
@@ -171,63 +145,6 @@ static int add_ioctls(scmp_filter_ctx ctx, const struct jail_config *cfg, struct
 			return -1;
 	}
 	return 0;
-}
-
-/* socket(2) and socketpair(2), which makes its sockets the same way (the
- * family's create code runs, a module loads on demand, before the family says
- * it has no pairs): refuse every family that is not allowed (the filter
- * allows by default, so the refusals are the gaps between the allowed values
- * and everything above the largest; values with high bits set are above it). */
-static int add_socket_rules(scmp_filter_ctx ctx, const char *call, struct jail_err *e)
-{
-	int max = AF_NETLINK;
-	for (int fam = 0; fam < max; fam++) {
-		bool ok = false;
-		for (size_t i = 0; i < ARRAY_SIZE(allowed_families); i++)
-			ok = ok || allowed_families[i] == fam;
-		struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)fam);
-		if (!ok && add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1, &cmp, e) < 0)
-			return -1;
-	}
-	struct scmp_arg_cmp above = SCMP_A0(SCMP_CMP_GT, (scmp_datum_t)max);
-	if (add(ctx, SCMP_ACT_ERRNO(EPERM), call, 1, &above, e) < 0)
-		return -1;
-	/* netlink: route only (audit, uevents, sock_diag and the rest are host-wide) */
-	struct scmp_arg_cmp nl[2] = {SCMP_A0(SCMP_CMP_EQ, AF_NETLINK),
-	                             SCMP_A2(SCMP_CMP_NE, NETLINK_ROUTE)};
-	return add(ctx, SCMP_ACT_ERRNO(EPERM), call, 2, nl, e);
-}
-
-static int add_sockets(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail_err *e)
-{
-	static const char *const calls[] = {"socket", "socketpair"};
-	for (size_t c = 0; c < ARRAY_SIZE(calls); c++)
-		if (!is_allowed_back(cfg, calls[c]) && add_socket_rules(ctx, calls[c], e) < 0)
-			return -1;
-	return 0;
-}
-
-/* personality(2): only the default (0) and the query (0xffffffff).  Flags such
- * as READ_IMPLIES_EXEC or MMAP_PAGE_ZERO weaken the address space.
- *
- * libseccomp takes one comparison per argument in a rule, and rules refuse
- * (the filter allows by default), so "neither 0 nor all ones" is built from
- * masked comparisons: a 32-bit value that is neither has, going round its bits,
- * some set bit followed by a clear one.  One rule per bit position catches it:
- * (x & (b_i | b_i+1)) == b_i.  Values above 32 bits are refused as well. */
-static int add_personality(scmp_filter_ctx ctx, const struct jail_config *cfg,
-                           struct jail_err *e)
-{
-	if (is_allowed_back(cfg, "personality"))
-		return 0;
-	for (unsigned i = 0; i < 32; i++) {
-		scmp_datum_t bit = 1UL << i, next = 1UL << ((i + 1) % 32);
-		struct scmp_arg_cmp cmp = SCMP_A0(SCMP_CMP_MASKED_EQ, bit | next, bit);
-		if (add(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &cmp, e) < 0)
-			return -1;
-	}
-	struct scmp_arg_cmp above = SCMP_A0(SCMP_CMP_GT, 0xffffffffUL);
-	return add(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &above, e);
 }
 
 /* SysV IPC objects outlive every process that used them (until IPC_RMID or
@@ -310,16 +227,15 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 1);
 	if (rc < 0)
 		return jail_err_set(e, -rc, "seccomp: set no_new_privs");
-	if (add_refused(ctx, cfg, e) < 0 || add_namespaces(ctx, cfg, e) < 0 ||
-	    add_ioctls(ctx, cfg, e) < 0 || add_sockets(ctx, cfg, e) < 0 ||
-	    add_personality(ctx, cfg, e) < 0 || add_sysv_ipc(ctx, cfg, e) < 0 ||
+	if (add_refused(ctx, cfg, e) < 0 || add_clone3(ctx, cfg, e) < 0 ||
+	    add_ioctls(ctx, cfg, e) < 0 || add_sysv_ipc(ctx, cfg, e) < 0 ||
 	    add_aio(ctx, cfg, e) < 0)
 		return -1;
 	return 0;
 }
 
 /* The filter as BPF: libseccomp writes it to a pipe, read back here after the
- * `off` instructions of the prefixes (idfilter.c, sockfilter.c). */
+ * `off` instructions of the prefixes (idfilter.c, sockfilter.c, argfilter.c). */
 static int export_bpf(scmp_filter_ctx ctx, struct sysfilter_prog *out, size_t off,
                       struct jail_err *e)
 {
@@ -364,6 +280,11 @@ int sysfilter_compile(const struct jail_config *cfg, struct sysfilter_prog *out,
 	if (soff < 0)
 		ret = jail_err_set(e, E2BIG, "seccomp: the socket rules do not fit the filter");
 	off += soff;
+	int aoff = ret == 0 ? argfilter_prefix(cfg, out->insns + off,
+	                                       SYSFILTER_MAX_INSNS - (size_t)off) : 0;
+	if (aoff < 0)
+		ret = jail_err_set(e, E2BIG, "seccomp: the flag rules do not fit the filter");
+	off += aoff;
 	if (ret == 0)
 		ret = export_bpf(ctx, out, (size_t)off, e);
 	seccomp_release(ctx);

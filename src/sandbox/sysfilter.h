@@ -31,8 +31,22 @@ int seccomp_install(const struct jail_config *cfg, struct jail_err *e) WUR;
  * every name in cfg->syscalls_allow must be a syscall.  seccomp_install checks
  * it again. */
 int sysfilter_check_config(const struct jail_config *cfg, struct jail_err *e) WUR;
+/* A hand-written BPF prefix being written into v[0..cap): n counts what was
+ * emitted, past cap too (the caller compares n with cap). */
+struct bpf_buf {
+	struct sock_filter *v;
+	size_t n, cap;
+};
+
+static inline void bpf_emit(struct bpf_buf *p, struct sock_filter insn)
+{
+	if (p->n < p->cap)
+		p->v[p->n] = insn;
+	p->n++;
+}
+
 /* Where the low 32 bits of argument i lie in struct seccomp_data, for the
- * hand-written BPF prefixes (idfilter.h, sockfilter.h). */
+ * hand-written BPF prefixes (idfilter.h, sockfilter.h, argfilter.h). */
 static inline uint32_t seccomp_arg_low(unsigned i)
 {
 	uint32_t off = (uint32_t)offsetof(struct seccomp_data, args) + 8 * i;
@@ -40,5 +54,15 @@ static inline uint32_t seccomp_arg_low(unsigned i)
 	off += 4;
 #endif
 	return off;
+}
+
+/* ... and the high 32 bits. */
+static inline uint32_t seccomp_arg_high(unsigned i)
+{
+#if __BYTE_ORDER == __BIG_ENDIAN
+	return seccomp_arg_low(i) - 4;
+#else
+	return seccomp_arg_low(i) + 4;
+#endif
 }
 #endif

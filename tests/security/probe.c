@@ -111,6 +111,16 @@ static int do_clone(unsigned long flags)
 	return 0;
 }
 
+static int do_unshare(unsigned long flags)
+{
+	return syscall(SYS_unshare, flags) < 0 ? errno : 0;
+}
+
+static int do_personality(unsigned long value)
+{
+	return syscall(SYS_personality, value) < 0 ? errno : 0;
+}
+
 static int do_read(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -616,6 +626,8 @@ int main(int argc, char **argv)
 	errno = 0;
 	if (!strcmp(c, "sys")) return err_or_ok(attack(a));
 	if (!strcmp(c, "clone")) return do_clone(strtoul(a, NULL, 0));
+	if (!strcmp(c, "unshare")) return do_unshare(strtoul(a, NULL, 0));
+	if (!strcmp(c, "personality")) return do_personality(strtoul(a, NULL, 0));
 	if (!strcmp(c, "read")) return do_read(a);
 	if (!strcmp(c, "write")) return do_write(a, b, O_TRUNC);
 	if (!strcmp(c, "create")) return do_write(a, b, O_CREAT | O_EXCL);

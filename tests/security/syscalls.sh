@@ -108,6 +108,45 @@ test_clone_newuser_refused_plain_clone_works() {
 	assert_eq "$rc" 0 "clone(CLONE_NEWUSER) allowed back: the probe notices success"
 }
 
+# The flag and family rules are a hand-made BPF prefix (argfilter.c,
+# sockfilter.c): every namespace flag alone and with upper bits, personality
+# and socket families in the spellings a 32-bit compare could miss, and the
+# harmless values beside them.
+test_flag_rules_in_every_spelling() {
+	local f
+	for f in 0x10000000 0x20000 0x20000000 0x40000000 0x8000000 0x4000000 0x2000000 0x80 \
+		0x140000000 0xffffffff00020000; do
+		jp -- unshare $f
+		assert_eq "$rc" "$EPERM" "unshare $f"
+	done
+	for f in 0x20000 0x20000000 0x8000000 0x4000000 0x2000000 0x110000000; do
+		jp -- clone $f
+		assert_eq "$rc" "$EPERM" "clone $f"
+	done
+	jp -- unshare 0x400
+	assert_eq "$rc" 0 "unshare(CLONE_FILES)"
+	for f in 8 0x100000000 0x1ffffffff 0x0400000 0xfffffffe; do
+		jp -- personality $f
+		assert_eq "$rc" "$EPERM" "personality $f"
+	done
+	for f in 0 0xffffffff; do
+		jp -- personality $f
+		assert_eq "$rc" 0 "personality $f"
+	done
+	jp --allow-syscall personality -- personality 8
+	assert_eq "$rc" 0 "personality allowed back: the kernel's answer"
+	jp --allow-syscall unshare -- unshare 0x10000000
+	assert_eq "$rc" 0 "unshare allowed back: the kernel's answer"
+	for f in "0 1 0" "3 2 0" "0x100000010 2 0" "16 2 0x100000000" "0xffffffff 1 0"; do
+		jp -- socket $f
+		assert_eq "$rc" "$EPERM" "socket $f"
+	done
+	jp -- socketpair 38 5 0
+	assert_eq "$rc" "$EPERM" "socketpair AF_ALG"
+	jp -- socketpair 1 1 0
+	assert_eq "$rc" 0 "socketpair AF_UNIX"
+}
+
 test_nested_user_namespace_with_unshare_tool() {
 	probe_setup
 	run_jail -q -D "$T/p" -- sh -c 'unshare -U -r id -u; echo "rc=$?"'
