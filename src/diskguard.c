@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <sys/eventfd.h>
 #include <sys/statvfs.h>
+#include <time.h>
 
 /* statvfs is a microsecond: look often, and more often near a limit, where a
  * shell loop creating empty files eats a 5% inode reserve in well under 100 ms */
@@ -21,7 +22,10 @@ enum trip { TRIP_NONE, TRIP_BYTES, TRIP_INODES, TRIP_RESERVE, TRIP_RESERVE_INODE
 
 struct disk_guard {
 	pthread_t thread;
-	int wake;                       /* eventfd: stop now */
+	bool threaded;
+	int wake;                       /* eventfd: stop now (threaded) */
+	int wait_ms;                    /* until the next look; -1: no more */
+	struct timespec last;           /* the last look (or the start) */
 	char *upper;
 	pid_t init_pid;
 	unsigned long long limit;       /* bytes the session may add this run, 0: none */
@@ -100,29 +104,58 @@ static enum trip guard_check(const struct disk_guard *g, const struct fs_room *n
 	return TRIP_NONE;
 }
 
+/* One look at the filesystem: the jail is stopped when it crossed a limit.
+ * The wait until the next look, -1 once stopped. */
+static int look(struct disk_guard *g)
+{
+	struct fs_room now;
+	bool near = false;
+	if (fs_room_of(g->upper, &now) < 0)
+		return POLL_MS;
+	enum trip why = guard_check(g, &now, &near);
+	if (why == TRIP_NONE)
+		return near ? POLL_NEAR_MS : POLL_MS;
+	g->seen = now;
+	atomic_store(&g->tripped, why);
+	kill(g->init_pid, SIGKILL);
+	return -1;
+}
+
 static void *guard_main(void *arg)
 {
 	struct disk_guard *g = arg;
 	struct pollfd pfd = {g->wake, POLLIN, 0};
-	int wait = POLL_MS;
-	for (;;) {
+	for (int wait = POLL_MS; wait >= 0;) {
 		int r = poll(&pfd, 1, wait);
 		if (r > 0 || (r < 0 && errno != EINTR))
 			break;
-		struct fs_room now;
-		bool near = false;
-		if (fs_room_of(g->upper, &now) < 0)
-			continue;
-		enum trip why = guard_check(g, &now, &near);
-		wait = near ? POLL_NEAR_MS : POLL_MS;
-		if (why != TRIP_NONE) {
-			g->seen = now;
-			atomic_store(&g->tripped, why);
-			kill(g->init_pid, SIGKILL);
-			break;
-		}
+		if (r == 0)
+			wait = look(g);
 	}
 	return NULL;
+}
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+int disk_guard_timeout(const struct disk_guard *g)
+{
+	if (!g || g->threaded || g->wait_ms < 0)
+		return -1;
+	long left = g->wait_ms - ms_since(&g->last);
+	return left > 0 ? (int)left : 0;
+}
+
+void disk_guard_look(struct disk_guard *g)
+{
+	if (disk_guard_timeout(g) != 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &g->last);
+	g->wait_ms = look(g);
 }
 
 static void guard_free(struct disk_guard *g)
@@ -134,10 +167,12 @@ static void guard_free(struct disk_guard *g)
 }
 
 int disk_guard_start(const struct jail_config *cfg, const char *upper, pid_t init_pid,
-                     struct disk_guard **out, struct jail_err *e)
+                     bool threaded, struct disk_guard **out, struct jail_err *e)
 {
 	struct disk_guard *g = xcalloc(1, sizeof(*g));
 	g->wake = -1;
+	g->threaded = threaded;
+	g->wait_ms = POLL_MS;
 	g->upper = xstrdup(upper);
 	g->init_pid = init_pid;
 	g->limit = (unsigned long long)cfg->disk;
@@ -149,11 +184,14 @@ int disk_guard_start(const struct jail_config *cfg, const char *upper, pid_t ini
 	g->reserve = disk_reserve(g->start.bytes_total, g->start.bytes_avail, DISK_RESERVE_BYTES_CAP);
 	g->ireserve = disk_reserve(g->start.inodes_total, g->start.inodes_avail,
 	                           DISK_RESERVE_INODES_CAP);
-	g->wake = eventfd(0, EFD_CLOEXEC);
-	int r = g->wake < 0 ? errno : pthread_create(&g->thread, NULL, guard_main, g);
-	if (r != 0) {
-		guard_free(g);
-		return jail_err_set(e, r, "start the disk guard");
+	clock_gettime(CLOCK_MONOTONIC, &g->last);
+	if (threaded) {
+		g->wake = eventfd(0, EFD_CLOEXEC);
+		int r = g->wake < 0 ? errno : pthread_create(&g->thread, NULL, guard_main, g);
+		if (r != 0) {
+			guard_free(g);
+			return jail_err_set(e, r, "start the disk guard");
+		}
 	}
 	*out = g;
 	return 0;
@@ -188,10 +226,11 @@ bool disk_guard_stop(struct disk_guard *g, struct jail_err *e)
 	if (!g)
 		return false;
 	uint64_t one = 1;
-	if (write(g->wake, &one, sizeof(one)) < 0) {
+	if (g->threaded && write(g->wake, &one, sizeof(one)) < 0) {
 		/* the thread still ends at its next poll timeout */
 	}
-	pthread_join(g->thread, NULL);
+	if (g->threaded)
+		pthread_join(g->thread, NULL);
 	int why = atomic_load(&g->tripped);
 	if (why != TRIP_NONE)
 		guard_reason(g, why, e);

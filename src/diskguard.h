@@ -15,8 +15,17 @@
 
 struct disk_guard;
 
+/* Watch from a thread of its own (`threaded`: the pty's relay may block in a
+ * write to the host terminal), or from the caller's wait, which polls with
+ * disk_guard_timeout and calls disk_guard_look after every wake (a short
+ * command then costs no thread's start and end). */
 int disk_guard_start(const struct jail_config *cfg, const char *upper, pid_t init_pid,
-                     struct disk_guard **out, struct jail_err *e) WUR;
+                     bool threaded, struct disk_guard **out, struct jail_err *e) WUR;
+/* Milliseconds until the next look is due (0: now), -1 when the caller need
+ * not wake for one (NULL, threaded, or the guard stopped the jail). */
+int disk_guard_timeout(const struct disk_guard *g);
+/* Look, if a look is due (a no-op otherwise, and for NULL or threaded). */
+void disk_guard_look(struct disk_guard *g);
 /* Stop watching.  Returns true, with the reason in *e, when the guard stopped
  * the jail. */
 bool disk_guard_stop(struct disk_guard *g, struct jail_err *e);

@@ -342,15 +342,18 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 }
 
 int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct join_server *joins,
-                    struct jail_end *end, struct jail_err *e)
+                    struct disk_guard *guard, struct jail_end *end, struct jail_err *e)
 {
 	for (;;) {
 		struct pollfd pfd[3] = {
 			{sigfd, POLLIN, 0}, {sock, POLLIN, 0}, {join_server_fd(joins), POLLIN, 0}};
-		if (poll(pfd, 3, -1) < 0) {
-			if (errno == EINTR)
+		int r = poll(pfd, 3, disk_guard_timeout(guard));
+		int err = errno;
+		disk_guard_look(guard);
+		if (r < 0) {
+			if (err == EINTR)
 				continue;
-			return jail_err_sys(e, "wait for the jail");
+			return jail_err_set(e, err, "wait for the jail");
 		}
 		if ((pfd[0].revents & POLLIN) && handle_signal(NULL, init_pid, sigfd, end))
 			return 0;

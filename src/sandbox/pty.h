@@ -1,6 +1,7 @@
 /* pty.h — the supervisor's side of the jail's terminal. */
 #ifndef JAIL_PTY_H
 #define JAIL_PTY_H
+#include "diskguard.h"
 #include "join.h"
 #include "plan.h"
 
@@ -23,10 +24,11 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 /* The host terminal's window size (clamped), read from the fd the relay
  * reads it from; false when none of tty_fds is a terminal any more. */
 bool pty_host_winsize(const int tty_fds[3], struct winsize *ws);
-/* Without a pty: forward signals to init until the jail ends.  Both waits
- * start jail exec's server at its first connection (join.h). */
+/* Without a pty: forward signals to init until the jail ends, and let the
+ * disk guard look when it is due (diskguard.h: it has no thread then).  Both
+ * waits start jail exec's server at its first connection (join.h). */
 int wait_forwarding(pid_t init_pid, int sigfd, int sock, struct join_server *joins,
-                    struct jail_end *end, struct jail_err *e) WUR;
+                    struct disk_guard *guard, struct jail_end *end, struct jail_err *e) WUR;
 /* `jail exec` from a terminal: relay between the host terminal and master (a
  * pty of the jail's devpts, output filtered as above) until done_fd is
  * readable (the command's exit status arrived). */

@@ -157,12 +157,12 @@ static int setup_from_host(struct jail_plan *p, pid_t pid, int sock, int *master
 }
 
 static int wait_init(const struct jail_plan *p, pid_t pid, int master, int sigfd, int sock,
-                     struct join_server *joins, int *exit_code, bool *reaped,
-                     struct jail_err *e)
+                     struct join_server *joins, struct disk_guard *guard, int *exit_code,
+                     bool *reaped, struct jail_err *e)
 {
 	struct jail_end end = {0};
 	int r = master >= 0 ? pty_relay(p, master, pid, sigfd, sock, joins, &end, e)
-	                    : wait_forwarding(pid, sigfd, sock, joins, &end, e);
+	                    : wait_forwarding(pid, sigfd, sock, joins, guard, &end, e);
 	if (r < 0)
 		return -1;
 	*reaped = end.reaped;
@@ -235,11 +235,13 @@ int sandbox_run(struct jail_plan *p, int *exit_code, struct jail_err *e)
 		log_debug("jail started");
 		struct disk_guard *guard = NULL;
 		bool reaped = true;
-		r = disk_guard_start(p->cfg, p->session->upper, pid, &guard, e);
+		/* with a pty its own thread: the relay may block writing to the
+		 * host terminal */
+		r = disk_guard_start(p->cfg, p->session->upper, pid, master >= 0, &guard, e);
 		/* without the view's server to hold the session until the jail's
 		 * mounts are gone (hidefs.h), init's exit is waited for */
 		if (r == 0)
-			r = wait_init(p, pid, master, sigfd, p->hidefs ? sock : -1, joins,
+			r = wait_init(p, pid, master, sigfd, p->hidefs ? sock : -1, joins, guard,
 			              exit_code, &reaped, e);
 		if (disk_guard_stop(guard, e))
 			r = -1;

@@ -98,6 +98,32 @@ test_disk_filler_stopped_by_the_disk_limit() {
 	assert_no_file "$T/p/f1"
 }
 
+# With a terminal the guard watches from a thread of its own (the relay may
+# block writing to the host terminal); without one, from the supervisor's
+# wait (diskguard.h): the same filler is stopped both ways.
+test_disk_filler_stopped_with_a_terminal_too() {
+	command -v script >/dev/null || skip "no script(1)"
+	mkrepo "$T/p"
+	mkdir -p "$T/st"
+	cat >"$T/filler" <<'SH'
+for i in $(seq 16); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null; sleep 0.01; done
+i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; echo wrote-all
+SH
+	cat >"$T/fill.sh" <<SH
+mount -t tmpfs -o size=256M none "$T/st" || exit 9
+[ -t 1 ] && echo on-a-terminal
+XDG_STATE_HOME="$T/st" "$JAIL" --disk 8M -D "$T/p" -- sh -c "\$(cat "$T/filler")"
+echo rc=\$?
+SH
+	in_pty "unshare -Urm sh $T/fill.sh"
+	out=$(tr -d "\r" <<<"$out")
+	assert_contains "$out" "on-a-terminal"
+	assert_contains "$out" "rc=125"
+	assert_contains "$out" "wrote more than --disk 8 MiB"
+	assert_not_contains "$out" "wrote-all"
+	assert_no_file "$T/p/f1"
+}
+
 test_disk_filler_keeps_the_reserve() {
 	mkrepo "$T/p"
 	disk_jail 64M "$JAIL" -D "$T/p" -- sh -c 'for i in $(seq 64); do dd if=/dev/zero of=f$i bs=1M count=1 2>/dev/null || { echo ENOSPC-inside; exit 3; }; sleep 0.02; done; echo wrote-all'
