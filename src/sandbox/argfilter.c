@@ -44,12 +44,21 @@ static const struct {
 	{"clone", ANY_CLONE_NS_FLAG},
 };
 
-/* A jump to the end of the prefix or to its EPERM, patched once both are
- * known. */
+/* The conditional jumps that leave a block, to the end of the prefix or to
+ * its EPERM, patched once both are known: at most four a block. */
 struct fixups {
-	size_t to_end[8], to_deny[8];
-	size_t nend, ndeny;
+	struct {
+		size_t at;
+		bool to_deny;
+	} v[4 * ARRAY_SIZE(calls)];
+	size_t n;
 };
+
+static void leaves(struct fixups *f, size_t at, bool to_deny)
+{
+	f->v[f->n].at = at;
+	f->v[f->n++].to_deny = to_deny;
+}
 
 static struct sock_filter ld(uint32_t off)
 {
@@ -67,40 +76,33 @@ static void emit_block(struct bpf_buf *p, struct fixups *f, enum check c)
 {
 	if (c == PERSONALITY) {
 		bpf_emit(p, ld(seccomp_arg_high(0)));
-		f->to_deny[f->ndeny++] = p->n;  /* jf */
+		leaves(f, p->n, true);   /* unequal */
 		bpf_emit(p, jump(BPF_JEQ, 0, 0, 0));
 		bpf_emit(p, ld(seccomp_arg_low(0)));
-		f->to_end[f->nend++] = p->n;    /* jt */
+		leaves(f, p->n, false);  /* equal; unequal goes on */
 		bpf_emit(p, jump(BPF_JEQ, 0, 0, 0));
-		f->to_end[f->nend++] = p->n;    /* jt, and jf to EPERM */
-		f->to_deny[f->ndeny++] = p->n;
+		leaves(f, p->n, false);
+		leaves(f, p->n, true);
 		bpf_emit(p, jump(BPF_JEQ, 0xffffffffU, 0, 0));
 		return;
 	}
 	uint32_t flags = c == ANY_NS_FLAG ? NS_FLAGS : NS_FLAGS & ~(uint32_t)CLONE_NEWTIME;
 	bpf_emit(p, ld(seccomp_arg_low(0)));
-	f->to_deny[f->ndeny++] = p->n;      /* jt, and jf to the end */
-	f->to_end[f->nend++] = p->n;
+	leaves(f, p->n, true);       /* a flag set */
+	leaves(f, p->n, false);      /* none */
 	bpf_emit(p, jump(BPF_JSET, flags, 0, 0));
 }
 
-/* Conditional jumps: a JEQ's or JSET's true branch goes on to the next
- * instruction unless patched; these patch the branch that leaves. */
+/* A JEQ leaves for EPERM when unequal and for the end when equal; a JSET for
+ * EPERM when a flag is set and for the end when none is.  Unpatched branches
+ * (0) go on to the next instruction. */
 static void patch(struct sock_filter *v, const struct fixups *f, size_t end, size_t deny)
 {
-	for (size_t i = 0; i < f->nend; i++) {
-		struct sock_filter *j = &v[f->to_end[i]];
-		unsigned char off = (unsigned char)(end - f->to_end[i] - 1);
-		/* a JSET leaves to the end when no flag is set; a JEQ when equal */
-		if (BPF_OP(j->code) == BPF_JSET)
-			j->jf = off;
-		else
-			j->jt = off;
-	}
-	for (size_t i = 0; i < f->ndeny; i++) {
-		struct sock_filter *j = &v[f->to_deny[i]];
-		unsigned char off = (unsigned char)(deny - f->to_deny[i] - 1);
-		if (BPF_OP(j->code) == BPF_JSET)
+	for (size_t i = 0; i < f->n; i++) {
+		struct sock_filter *j = &v[f->v[i].at];
+		bool to_deny = f->v[i].to_deny;
+		unsigned char off = (unsigned char)((to_deny ? deny : end) - f->v[i].at - 1);
+		if ((BPF_OP(j->code) == BPF_JSET) == to_deny)
 			j->jt = off;
 		else
 			j->jf = off;
@@ -121,18 +123,9 @@ int argfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, siz
 	if (n == 0)
 		return 0;
 	struct bpf_buf p = {out, 0, cap};
-	struct fixups f = {0};
-	/* other ABIs (x32 numbers, foreign arches) fall through to the main
-	 * filter, which kills them */
-	bpf_emit(&p, ld(offsetof(struct seccomp_data, arch)));
-	size_t arch_at = p.n;
-	bpf_emit(&p, jump(BPF_JEQ, seccomp_arch_native(), 0, 0));
-	bpf_emit(&p, ld(offsetof(struct seccomp_data, nr)));
-	size_t jeq_at = p.n;
-	for (size_t i = 0; i < n; i++)
-		bpf_emit(&p, jump(BPF_JEQ, (uint32_t)nrs[i], 0, 0));
-	size_t none_at = p.n;
-	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
+	struct fixups f = {.n = 0};
+	struct bpf_head head;
+	bpf_emit_head(&p, nrs, n, &head);
 	size_t block_at[ARRAY_SIZE(calls)];
 	for (size_t i = 0; i < n; i++) {
 		block_at[i] = p.n;
@@ -144,10 +137,7 @@ int argfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, siz
 	size_t end = p.n;
 	if (end > cap || end > 255)
 		return -1;
-	out[arch_at].jf = (unsigned char)(end - arch_at - 1);
-	for (size_t i = 0; i < n; i++)
-		out[jeq_at + i].jt = (unsigned char)(block_at[i] - (jeq_at + i) - 1);
-	out[none_at].k = (uint32_t)(end - none_at - 1);
+	bpf_patch_head(out, &head, block_at, end);
 	patch(out, &f, end, deny);
 	return (int)end;
 }

@@ -81,20 +81,8 @@ int idfilter_prefix(const struct jail_config *cfg, uid_t uid, gid_t gid, struct 
 		idx[ncalls++] = c;
 	}
 	struct bpf_buf p = {out, 0, cap};
-	/* other ABIs (x32 numbers, foreign arches) fall through to the main
-	 * filter, which kills them */
-	size_t skip_at[2 + ARRAY_SIZE(id_calls)], nskip = 0;
-	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	                                      offsetof(struct seccomp_data, arch)));
-	skip_at[nskip++] = p.n;
-	bpf_emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 0, 0));
-	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	                                      offsetof(struct seccomp_data, nr)));
-	size_t jeq_at = p.n;
-	for (size_t i = 0; i < ncalls; i++)
-		bpf_emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i], 0, 0));
-	skip_at[nskip++] = p.n;
-	bpf_emit(&p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
+	struct bpf_head head;
+	bpf_emit_head(&p, nrs, ncalls, &head);
 	size_t block_at[ARRAY_SIZE(id_calls)], end_at[ARRAY_SIZE(id_calls)];
 	struct denials d = {.n = 0};
 	for (size_t i = 0; i < ncalls; i++) {
@@ -112,11 +100,8 @@ int idfilter_prefix(const struct jail_config *cfg, uid_t uid, gid_t gid, struct 
 		out[d.at[i]].jf = (unsigned char)(deny - d.at[i] - 1);
 	/* patch the jumps now that the offsets are known (relative to the next
 	 * instruction; the end of the prefix is p.n) */
-	out[skip_at[0]].jf = (unsigned char)(p.n - skip_at[0] - 1);
-	out[skip_at[1]].k = (uint32_t)(p.n - skip_at[1] - 1);
-	for (size_t i = 0; i < ncalls; i++) {
-		out[jeq_at + i].jt = (unsigned char)(block_at[i] - (jeq_at + i) - 1);
+	bpf_patch_head(out, &head, block_at, p.n);
+	for (size_t i = 0; i < ncalls; i++)
 		out[end_at[i]].k = (uint32_t)(p.n - end_at[i] - 1);
-	}
 	return (int)p.n;
 }

@@ -234,6 +234,32 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 	return 0;
 }
 
+void bpf_emit_head(struct bpf_buf *p, const int *nrs, size_t n, struct bpf_head *h)
+{
+	h->n = n;
+	bpf_emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                         offsetof(struct seccomp_data, arch)));
+	h->arch_at = p->n;
+	bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, seccomp_arch_native(), 0, 0));
+	bpf_emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                         offsetof(struct seccomp_data, nr)));
+	h->jeq_at = p->n;
+	for (size_t i = 0; i < n; i++)
+		bpf_emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i], 0, 0));
+	h->none_at = p->n;
+	bpf_emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0));
+}
+
+/* (jumps are relative to the next instruction) */
+void bpf_patch_head(struct sock_filter *v, const struct bpf_head *h, const size_t *block_at,
+                    size_t end)
+{
+	v[h->arch_at].jf = (unsigned char)(end - h->arch_at - 1);
+	for (size_t i = 0; i < h->n; i++)
+		v[h->jeq_at + i].jt = (unsigned char)(block_at[i] - (h->jeq_at + i) - 1);
+	v[h->none_at].k = (uint32_t)(end - h->none_at - 1);
+}
+
 /* The filter as BPF: libseccomp writes it to a pipe, read back here after the
  * `off` instructions of the prefixes (idfilter.c, sockfilter.c, argfilter.c). */
 static int export_bpf(scmp_filter_ctx ctx, struct sysfilter_prog *out, size_t off,

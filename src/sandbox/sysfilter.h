@@ -45,6 +45,18 @@ static inline void bpf_emit(struct bpf_buf *p, struct sock_filter insn)
 	p->n++;
 }
 
+/* A prefix's head: for the native ABI, a JEQ per call in nrs[0..n) to that
+ * call's block, and a jump past the prefix for every other syscall.  Other
+ * ABIs (x32 numbers, foreign arches) also jump past it, to the main filter,
+ * which kills them.  bpf_patch_head points the jumps once the blocks (block_at)
+ * and the prefix's end are known. */
+struct bpf_head {
+	size_t arch_at, jeq_at, none_at, n;
+};
+void bpf_emit_head(struct bpf_buf *p, const int *nrs, size_t n, struct bpf_head *h);
+void bpf_patch_head(struct sock_filter *v, const struct bpf_head *h, const size_t *block_at,
+                    size_t end);
+
 /* Where the low 32 bits of argument i lie in struct seccomp_data, for the
  * hand-written BPF prefixes (idfilter.h, sockfilter.h, argfilter.h). */
 static inline uint32_t seccomp_arg_low(unsigned i)
