@@ -113,13 +113,9 @@ int argfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, siz
 {
 	int nrs[ARRAY_SIZE(calls)];
 	size_t n = 0, idx[ARRAY_SIZE(calls)];
-	for (size_t i = 0; i < ARRAY_SIZE(calls); i++) {
-		int nr = seccomp_syscall_resolve_name(calls[i].name);
-		if (nr < 0 || (cfg && strv_contains(&cfg->syscalls_allow, calls[i].name)))
-			continue; /* not on this architecture, or allowed back */
-		nrs[n] = nr;
-		idx[n++] = i;
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(calls); i++)
+		if (bpf_filtered_nr(cfg, calls[i].name, &nrs[n]))
+			idx[n++] = i;
 	if (n == 0)
 		return 0;
 	struct bpf_buf p = {out, 0, cap};

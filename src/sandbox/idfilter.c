@@ -73,13 +73,9 @@ int idfilter_prefix(const struct jail_config *cfg, uid_t uid, gid_t gid, struct 
 {
 	int nrs[ARRAY_SIZE(id_calls)];
 	size_t ncalls = 0, idx[ARRAY_SIZE(id_calls)];
-	for (size_t c = 0; c < ARRAY_SIZE(id_calls); c++) {
-		int nr = seccomp_syscall_resolve_name(id_calls[c].name);
-		if (nr < 0 || (cfg && strv_contains(&cfg->syscalls_allow, id_calls[c].name)))
-			continue; /* not on this architecture, or allowed back */
-		nrs[ncalls] = nr;
-		idx[ncalls++] = c;
-	}
+	for (size_t c = 0; c < ARRAY_SIZE(id_calls); c++)
+		if (bpf_filtered_nr(cfg, id_calls[c].name, &nrs[ncalls]))
+			idx[ncalls++] = c;
 	struct bpf_buf p = {out, 0, cap};
 	struct bpf_head head;
 	bpf_emit_head(&p, nrs, ncalls, &head);

@@ -59,11 +59,9 @@ int sockfilter_prefix(const struct jail_config *cfg, struct sock_filter *out, si
 {
 	int nrs[ARRAY_SIZE(makers)];
 	size_t n = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(makers); i++) {
-		int nr = seccomp_syscall_resolve_name(makers[i]);
-		if (nr >= 0 && !(cfg && strv_contains(&cfg->syscalls_allow, makers[i])))
-			nrs[n++] = nr;
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(makers); i++)
+		if (bpf_filtered_nr(cfg, makers[i], &nrs[n]))
+			n++;
 	if (n == 0)
 		return 0;  /* both allowed back, or not syscalls on this architecture */
 	/* with one maker, its JEQ is there twice: the layout stays fixed */

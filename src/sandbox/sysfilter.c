@@ -234,6 +234,12 @@ static int build(scmp_filter_ctx ctx, const struct jail_config *cfg, struct jail
 	return 0;
 }
 
+bool bpf_filtered_nr(const struct jail_config *cfg, const char *name, int *nr)
+{
+	*nr = seccomp_syscall_resolve_name(name);
+	return *nr >= 0 && !is_allowed_back(cfg, name);
+}
+
 void bpf_emit_head(struct bpf_buf *p, const int *nrs, size_t n, struct bpf_head *h)
 {
 	h->n = n;

@@ -50,6 +50,10 @@ static inline void bpf_emit(struct bpf_buf *p, struct sock_filter insn)
  * ABIs (x32 numbers, foreign arches) also jump past it, to the main filter,
  * which kills them.  bpf_patch_head points the jumps once the blocks (block_at)
  * and the prefix's end are known. */
+/* The number of a call a prefix filters: true when it is a syscall on this
+ * architecture and cfg does not allow it back. */
+bool bpf_filtered_nr(const struct jail_config *cfg, const char *name, int *nr);
+
 struct bpf_head {
 	size_t arch_at, jeq_at, none_at, n;
 };
