@@ -385,6 +385,31 @@ void broker_count(struct broker *b, struct broker_host *h, unsigned long n)
 	pthread_mutex_unlock(&b->lock);
 }
 
+void broker_guessed(struct broker *b, const char *host, size_t i)
+{
+	if (i >= b->n_sec)
+		return;
+	pthread_mutex_lock(&b->lock);
+	bool first = !b->sec[i].guessed;
+	b->sec[i].guessed = true;
+	pthread_mutex_unlock(&b->lock);
+	/* shown whatever the count of warnings: the run's access ends here */
+	if (first)
+		log_warn("broker: an answer from %s ended in a guess at %s's value (the agent had it "
+		         "echo the start of the key): the connection was cut and %s is not brokered "
+		         "for the rest of this run", host, b->sec[i].name, b->sec[i].name);
+}
+
+bool broker_host_guessed(struct broker *b, const char *host)
+{
+	bool g = false;
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < b->n_sec && !g; i++)
+		g = b->sec[i].guessed && strv_contains(&b->sec[i].hosts, host);
+	pthread_mutex_unlock(&b->lock);
+	return g;
+}
+
 void broker_summary(const struct broker *b, bool quiet)
 {
 	for (size_t i = 0; i < b->n_host && !quiet; i++)

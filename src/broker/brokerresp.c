@@ -48,18 +48,33 @@ static bool in_chunked_body(const struct resp *r)
 	return r->st == RS_CHUNK_SIZE || r->st == RS_CHUNK_DATA || r->st == RS_CHUNK_CRLF;
 }
 
-void resp_flush(struct resp *r, struct strbuf *out)
+/* What the scrubber held (on a pause: what it lets go then), to out, as a
+ * chunk inside a chunked body. */
+static void held_out(struct resp *r, struct strbuf *out, bool pause)
 {
-	if (!in_chunked_body(r)) {
-		scrub_flush(&r->sc, out);
-		return;
-	}
+	bool chunked = in_chunked_body(r);
 	struct strbuf data = {0};
-	scrub_flush(&r->sc, &data);
+	struct strbuf *to = chunked ? &data : out;
+	if (pause)
+		(void)scrub_pause(&r->sc, to);
+	else
+		scrub_flush(&r->sc, to);
+	if (!chunked)
+		return;
 	put_chunk(&data, out);
 	if (data.s)
 		explicit_bzero(data.s, data.cap);
 	sb_free(&data);
+}
+
+void resp_flush(struct resp *r, struct strbuf *out)
+{
+	held_out(r, out, false);
+}
+
+void resp_pause(struct resp *r, struct strbuf *out)
+{
+	held_out(r, out, true);
 }
 
 /* From here on the bytes go as they come; those of r->line (read, not yet

@@ -45,9 +45,14 @@ void resp_init(struct resp *r, const struct broker_cred *creds, size_t n);
 void resp_free(struct resp *r);
 /* len bytes from the upstream: what may go to the jail now, to out. */
 void resp_feed(struct resp *r, const char *in, size_t len, struct strbuf *out);
-/* The stream paused or ended: what the scrubber held, to out (as a chunk
- * inside a chunked body). */
+/* The stream ended: what the scrubber held, to out (as a chunk inside a
+ * chunked body); nothing if that makes a guess (r->sc.cut, brokerscrub.h). */
 void resp_flush(struct resp *r, struct strbuf *out);
-/* Bytes the scrubber holds now. */
-static inline size_t resp_held(const struct resp *r) { return r->sc.n_held; }
+/* The stream paused: the same, but a possible value past SCRUB_GUESS_MAX
+ * stays held. */
+void resp_pause(struct resp *r, struct strbuf *out);
+/* Bytes the scrubber holds now that a pause would let go. */
+static inline bool resp_held(const struct resp *r) { return scrub_pausable(&r->sc); }
+/* A guess was seen (brokerscrub.h): the connection ends. */
+static inline bool resp_cut(const struct resp *r) { return r->sc.cut; }
 #endif

@@ -11,7 +11,9 @@ asked) and x-api-key in X-Echo, written 7 bytes at a time; GET
 every size line), and HEAD of it the head alone; GET /echo-pause the same
 body as /echo, stopping 20 bytes into x-api-key's value until GET /sse-next;
 GET /echo-range the same body (200), or the byte range a Range header asks (206);
-GET /ws with Upgrade answers 101 and echoes what follows.  GET /sse streams three events, one at a time,
+GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
+answers 200 with the request's body as its own (as a raw file a host serves
+back would), then closes.  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
@@ -48,7 +50,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return read_body(self)
 
     def answer(self):
-        n = self.record(self.read_body())
+        body = self.read_body()
+        n = self.record(body)
+        if self.path == "/echo-body":  # the agent's bytes, ending where they end
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+            return
         if self.path == "/sse":
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

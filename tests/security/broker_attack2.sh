@@ -1,0 +1,69 @@
+# The broker attacked as the agent would, a second round (src/broker/): learn
+# the real key from how the broker treats what the agent sends, or use it
+# where it was not meant to go.  Each test of a hole fails on the build
+# before its fix.  The world is broker.sh's (broker_world.bash): a TLS
+# upstream on a namespace's loopback standing in for the brokered host.
+source "$TESTS/integration/broker_world.bash"
+
+# GUESSES: for j = 1..16, POST the key's public prefix and its first j
+# characters past it (given as $1: the test knows them, an attacker would
+# try each in turn) to an upstream that answers with the body, then the
+# same with the j-th character wrong; one line each:
+# "j=J right=SAME|CHANGED|NONE wrong=...".
+GUESSES='
+	pre=${ANTHROPIC_API_KEY%"${ANTHROPIC_API_KEY#sk-ant-api03-}"}
+	echo_of() { curl -sS -m 20 $CURL_OPT --data-binary "$1" https://api.anthropic.com/echo-body 2>/dev/null; }
+	verdict() {
+		r=$(echo_of "$1")
+		if [ -z "$r" ]; then echo NONE; elif [ "$r" = "$1" ]; then echo SAME; else echo CHANGED; fi
+	}
+	j=1
+	while [ $j -le 16 ]; do
+		known=$(printf %s "$1" | cut -c1-$((j - 1)))
+		right=$pre$known$(printf %s "$1" | cut -c$j)
+		wrong=$pre${known}Q
+		echo "j=$j right=$(verdict "$right") wrong=$(verdict "$wrong")"
+		j=$((j + 1))
+	done'
+
+# An upstream that answers with what it was sent (a file the agent stored
+# and reads back raw, an echo endpoint), ending where the agent's bytes end:
+# the scrubber held the last characters when they began the real key past
+# its public prefix, and at the stream's end sent them as the placeholder's;
+# a wrong guess came back as it was.  So each answer told whether a guessed
+# character continued the key: the whole key, one character per few dozen
+# requests.  Now a possible value past SCRUB_GUESS_MAX characters that turns
+# out not to be one (cut short, or going on otherwise) ends the connection
+# with nothing of it, and the broker serves the secret's hosts no more in
+# this run: guesses confirm at most the first few characters.
+test_broker_echo_ending_in_a_guess_is_no_oracle() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c "$GUESSES" sh "${REAL_KEY#sk-ant-api03-}"
+	no_oracle_past_the_bound
+}
+
+# The same over HTTP/2: a stream's end let the held bytes go as the
+# placeholder's.
+test_broker_h2_echo_ending_in_a_guess_is_no_oracle() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- env CURL_OPT=--http2 sh -c "$GUESSES" sh "${REAL_KEY#sk-ant-api03-}"
+	assert_contains "$(cat "$T/up.log")" "proto=2.0" "the upstream spoke HTTP/2"
+	no_oracle_past_the_bound
+}
+
+# The probes' verdicts: a right and a wrong guess alike past SCRUB_GUESS_MAX
+# (8) characters, and the user told.
+no_oracle_past_the_bound() {
+	assert_contains "$out" "j=16 " "every probe ran (stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "POST /echo-body" "the upstream was reached"
+	local j line right wrong
+	for j in 9 10 11 12 13 14 15 16; do
+		line=$(grep "^j=$j " <<<"$out")
+		right=${line#* right=}
+		right=${right%% *}
+		wrong=${line#* wrong=}
+		assert_eq "$right" "$wrong" "a right and a wrong guess of character $j answer alike ($line)"
+	done
+	assert_contains "$err" "ANTHROPIC_API_KEY" "the user is told (stderr: $err)"
+}
