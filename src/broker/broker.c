@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 
 #define VAULT_SIZE (64 * 1024)
 
@@ -392,6 +393,13 @@ void broker_guessed(struct broker *b, const char *host, size_t i)
 	pthread_mutex_lock(&b->lock);
 	bool first = !b->sec[i].guessed;
 	b->sec[i].guessed = true;
+	/* and every connection open now ends: one made before, its request not
+	 * yet sent, could carry the value once more, and each could answer one
+	 * more guess (a right one held through a pause, a wrong one cut at once) */
+	for (int k = 0; first && k < BROKER_MAX_CONNS; k++)
+		for (int side = 0; side < 2; side++)
+			if (b->conns[k][side] >= 0)
+				shutdown(b->conns[k][side], SHUT_RDWR);
 	pthread_mutex_unlock(&b->lock);
 	/* shown whatever the count of warnings: the run's access ends here */
 	if (first)

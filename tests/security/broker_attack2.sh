@@ -67,3 +67,35 @@ no_oracle_past_the_bound() {
 	done
 	assert_contains "$err" "ANTHROPIC_API_KEY" "the user is told (stderr: $err)"
 }
+
+# A connection made before the broker saw a guess, its request not yet sent,
+# still carried the key after it and answered as before: one more guess per
+# connection held open beforehand (a right guess held through a pause, a
+# wrong one cut at once).  Now every connection open then ends too.
+test_broker_connection_opened_before_a_guess_ends_with_it() {
+	broker_world
+	cat >"$T/p/early.py" <<'PY'
+import os, socket, ssl, subprocess, sys
+ctx = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+s = ctx.wrap_socket(socket.create_connection(("api.anthropic.com", 443)),
+                    server_hostname="api.anthropic.com")
+s.settimeout(20)
+ph = os.environ["ANTHROPIC_API_KEY"]
+guess = ph[:13] + sys.argv[1][:9]
+r = subprocess.run(["curl", "-sS", "-m", "20", "--data-binary", guess,
+                    "https://api.anthropic.com/echo-body"], capture_output=True)
+print("probe:", r.returncode, r.stdout.decode(errors="replace"))
+try:
+    s.sendall(b"GET /late HTTP/1.1\r\nHost: api.anthropic.com\r\nx-api-key: %s\r\n\r\n" % ph.encode())
+    print("late:", s.recv(4096).decode(errors="replace"))
+except OSError as e:
+    print("late:", e)
+PY
+	run_jail "${B[@]}" -- python3 early.py "${REAL_KEY#sk-ant-api03-}"
+	assert_contains "$out" "probe:" "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "POST /echo-body" "the guess reached the upstream"
+	assert_contains "$err" "guess at ANTHROPIC_API_KEY"
+	assert_not_contains "$(cat "$T/up.log")" "/late"
+	assert_not_contains "$(cat "$T/up.log")" "$REAL_KEY"
+	assert_not_contains "$out" "ok "
+}
