@@ -13,7 +13,10 @@ body as /echo, stopping 20 bytes into x-api-key's value until GET /sse-next;
 GET /echo-range the same body (200), or the byte range a Range header asks (206);
 GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
 answers 200 with the request's body as its own (as a raw file a host serves
-back would), then closes.  GET /sse streams three events, one at a time,
+back would), then closes.  GET /upgrade-echo with an Upgrade other than
+websocket answers 101, then the request's headers in hex (standing in for
+what the new protocol would encode them in: h2c's HPACK, RFC 2817's inner
+TLS); without one, "not upgraded".  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
@@ -52,6 +55,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def answer(self):
         body = self.read_body()
         n = self.record(body)
+        if self.path == "/upgrade-echo":
+            up = self.headers.get("Upgrade", "")
+            if not up or up.lower() == "websocket":
+                text = b"not upgraded\n"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(text)))
+                self.end_headers()
+                self.wfile.write(text)
+                return
+            text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            self.send_response(101)
+            self.send_header("Upgrade", up)
+            self.send_header("Connection", "Upgrade")
+            self.end_headers()
+            self.wfile.write(text.hex().encode() + b"\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if self.path == "/echo-body":  # the agent's bytes, ending where they end
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))

@@ -99,3 +99,29 @@ PY
 	assert_not_contains "$(cat "$T/up.log")" "$REAL_KEY"
 	assert_not_contains "$out" "ok "
 }
+
+# An Upgrade to another protocol than WebSocket (h2c, which an HTTP/2
+# server behind TLS may still take; TLS inside TLS, RFC 2817) was forwarded:
+# the host then answers the very request that carried the key in the new
+# protocol, which the scrubber does not read (HPACK's Huffman code, an inner
+# TLS layer the agent ends itself), so an echo of that request gave the agent
+# the key.  Now only a WebSocket upgrade goes on (its frames are read); any
+# other Upgrade header stays back and the request goes as a plain one.
+test_broker_upgrade_to_an_unread_protocol_is_not_forwarded() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		for p in h2c TLS/1.2; do
+			curl -sS -m 20 -D - -H "Upgrade: $p" -H "Connection: Upgrade" \
+				-H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/upgrade-echo
+		done > got.txt
+		cat got.txt
+		grep -o "^[0-9a-f]\{40,\}" got.txt | while read -r h; do
+			python3 -c "import sys; print(bytes.fromhex(sys.argv[1]).decode())" "$h"
+		done'
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY" "the upstream got the key (stderr: $err)"
+	assert_not_contains "$out" "REALkey"
+	assert_contains "$out" "not upgraded"
+	assert_not_contains "$out" "101"
+	assert_not_contains "$out" "REALkey"
+	assert_not_contains "$(tr A-Z a-z <"$T/up.log")" "upgrade: h2c"
+}
