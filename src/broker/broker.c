@@ -403,9 +403,10 @@ void broker_guessed(struct broker *b, const char *host, size_t i)
 	pthread_mutex_unlock(&b->lock);
 	/* shown whatever the count of warnings: the run's access ends here */
 	if (first)
-		log_warn("broker: an answer from %s ended in a guess at %s's value (the agent had it "
-		         "echo the start of the key): the connection was cut and %s is not brokered "
-		         "for the rest of this run", host, b->sec[i].name, b->sec[i].name);
+		log_warn("broker: an answer from %s began %s's real value and then was not it (a "
+		         "guess at %s the agent had echoed?): every brokered connection cut, and %s "
+		         "is brokered no more in this run", host, b->sec[i].name, b->sec[i].name,
+		         b->sec[i].name);
 }
 
 bool broker_host_guessed(struct broker *b, const char *host)
