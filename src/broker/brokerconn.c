@@ -138,7 +138,8 @@ static int pump_request(struct conn *c, struct reqp *rq, char *buf)
 }
 
 /* What the scrubber passes on (brokerscrub.h), to the jail; -1 (the
- * connection ends) once it saw a guess of a secret's value. */
+ * connection ends) once it saw a guess of a secret's value, or the response
+ * could not be read on (brokerresp.h). */
 static int write_scrubbed(struct conn *c, const struct resp *rs, struct strbuf *out)
 {
 	if (resp_cut(rs)) {
@@ -149,6 +150,12 @@ static int write_scrubbed(struct conn *c, const struct resp *rs, struct strbuf *
 	if (out->s)
 		explicit_bzero(out->s, out->cap);
 	sb_free(out);
+	if (r == 0 && resp_broken(rs)) {
+		broker_warn(c->b, "broker: an answer from %s could not be read to its end (a head over "
+		            "64 KiB, a transfer coding other than chunked, or bad chunk framing): its "
+		            "connection was cut there", c->host->name);
+		return -1;
+	}
 	return r;
 }
 

@@ -16,7 +16,9 @@ answers 200 with the request's body as its own (as a raw file a host serves
 back would), then closes.  GET /upgrade-echo with an Upgrade other than
 websocket answers 101, then the request's headers in hex (standing in for
 what the new protocol would encode them in: h2c's HPACK, RFC 2817's inner
-TLS); without one, "not upgraded".  GET /sse streams three events, one at a time,
+TLS); without one, "not upgraded".  GET /echo-chunked/N with an X-Pad header
+repeats it in the response's head eight times (X-Pad-1..8) before the same
+chunked body.  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
@@ -156,6 +158,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             step = int(self.path.split("/")[2])
             text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
             self.send_response(400)
+            for i in range(1, 9) if self.headers.get("X-Pad") else ():
+                self.send_header("X-Pad-%d" % i, self.headers["X-Pad"])
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             if self.command == "HEAD":

@@ -125,3 +125,22 @@ test_broker_upgrade_to_an_unread_protocol_is_not_forwarded() {
 	assert_not_contains "$out" "REALkey"
 	assert_not_contains "$(tr A-Z a-z <"$T/up.log")" "upgrade: h2c"
 }
+
+# A response head over 64 KiB (here a host that repeats a request header
+# in its answer) made the broker pass the rest as it came, a chunked body's
+# framing and all: an echo in one-byte chunks put framing between every two
+# bytes of the key, which the scrubber never saw whole, and the agent's
+# client, which drops the framing, had it.  A head the broker cannot read
+# to its end now ends the connection there.
+test_broker_oversized_response_head_does_not_unframe_the_key() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		pad=$(head -c 14000 /dev/zero | tr "\0" x)
+		curl -sS -m 20 -H "X-Pad: $pad" -H "x-api-key: $ANTHROPIC_API_KEY" \
+			https://api.anthropic.com/echo-chunked/1 | grep -a -v "^X-Pad"
+		echo "exit=$?"'
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY" "the upstream got the key (stderr: $err)"
+	assert_contains "$out" "exit=" "(stderr: $err)"
+	assert_not_contains "$out" "REALkey"
+	assert_contains "$err" "could not be read to its end"
+}
