@@ -144,3 +144,28 @@ test_broker_oversized_response_head_does_not_unframe_the_key() {
 	assert_not_contains "$out" "REALkey"
 	assert_contains "$err" "could not be read to its end"
 }
+
+# A brokered secret read from a file the jail can read too (in the project,
+# below a bound path) gave the agent the real value beside its placeholder:
+# `cat api_key.txt`.  Such a file is now refused at the start, as a real
+# value passed as a variable as well is.
+test_broker_secret_file_the_jail_can_read_is_refused() {
+	broker_world
+	printf '%s\n' "$REAL_KEY" >"$T/p/api_key.txt"
+	mkdir -p "$T/keys"
+	printf '%s\n' "$REAL_KEY" >"$T/keys/anthropic"
+	local base=(-D "$T/p" --net allow --dns-upstream 127.0.0.1:9)
+	expect_fail125 "${base[@]}" --secret "ANTHROPIC_API_KEY=broker:file:$T/p/api_key.txt for $HOSTNAME_B" \
+		-- cat api_key.txt
+	assert_contains "$err" "api_key.txt"
+	assert_not_contains "$out" "REALkey"
+	expect_fail125 "${base[@]}" --ro "$T/keys" \
+		--secret "ANTHROPIC_API_KEY=broker:file:$T/keys/anthropic for $HOSTNAME_B" -- cat "$T/keys/anthropic"
+	assert_contains "$err" "--ro"
+	assert_not_contains "$out" "REALkey"
+	# kept apart, it is brokered as before
+	run_jail "${base[@]}" --secret "ANTHROPIC_API_KEY=broker:file:$T/keys/anthropic for $HOSTNAME_B" \
+		-- sh -c 'curl -sS -m 20 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/x'
+	assert_contains "$out" "ok 1" "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY"
+}
