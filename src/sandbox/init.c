@@ -26,6 +26,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -251,6 +253,45 @@ static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int sl
 	return cmd;
 }
 
+/* init is a copy of the supervisor's memory, its command line included, and
+ * /proc/1/cmdline shows that to anything in the jail (unlike environ, it
+ * needs no ptrace access): every --secret's source (a brokered secret's
+ * cmd:, which may hold a token, the paths of its files), every path and
+ * option.  Once the command runs init needs none of it (the command's words
+ * were borrowed from there and the kernel copied them at its exec), so the
+ * area is zeroed and reads as nothing.  [arg_start, arg_end) are fields 48
+ * and 49 of /proc/self/stat, the 46th and 47th after the name's ')'. */
+static void wipe_own_args(void)
+{
+	char buf[1024];
+	ssize_t n = -1;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		log_warn("read /proc/self/stat: %s; jail's command line stays readable inside",
+		         n < 0 ? strerror(errno) : "empty");
+		return;
+	}
+	buf[n] = '\0';
+	char *s = strrchr(buf, ')');
+	unsigned long long start = 0, end = 0;
+	for (int field = 2; s && *s && field < 49; field++) {
+		s = strchr(s + 1, ' ');
+		if (s && field == 47)
+			start = strtoull(s + 1, NULL, 10);
+		if (s && field == 48)
+			end = strtoull(s + 1, NULL, 10);
+	}
+	if (!start || end <= start || end - start > (64u << 20)) {
+		log_warn("no argument area in /proc/self/stat; jail's command line stays readable inside");
+		return;
+	}
+	explicit_bzero((void *)(uintptr_t)start, (size_t)(end - start));
+}
+
 static int status_to_exit(int status)
 {
 	if (WIFEXITED(status))
@@ -377,6 +418,7 @@ int init_main(const struct jail_plan *p, int sock)
 	}
 	if (slave >= 0)
 		close(slave);
+	wipe_own_args();
 	/* the socket stays: the supervisor hands `jail exec` connections over it */
 	int code = reap_loop(p, &go, cmd, sigfd, sock);
 	/* init's own stdio (the relay's pipes, stdiorelay.h) is closed before

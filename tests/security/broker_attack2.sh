@@ -169,3 +169,21 @@ test_broker_secret_file_the_jail_can_read_is_refused() {
 	assert_contains "$out" "ok 1" "(stderr: $err)"
 	assert_contains "$(cat "$T/up.log")" "$REAL_KEY"
 }
+
+# init is a copy of the supervisor, its command line too, and anything in the
+# jail reads /proc/1/cmdline (no ptrace access needed, unlike environ): a
+# brokered secret's cmd: source, which may hold a token (here the key
+# itself, as a shell would expand "$KEY" into it), and the paths of every
+# source.  init now zeroes that copy once the command runs.
+test_broker_secret_source_is_not_in_inits_command_line() {
+	broker_world
+	run_jail -D "$T/p" --net allow --dns-upstream 127.0.0.1:9 \
+		--secret "ANTHROPIC_API_KEY=broker:cmd:printf %s $REAL_KEY for $HOSTNAME_B" \
+		-- sh -c 'tr "\0" " " </proc/1/cmdline; echo; echo "placeholder=$ANTHROPIC_API_KEY"
+			curl -sS -m 20 -H "x-api-key: $ANTHROPIC_API_KEY" https://api.anthropic.com/x'
+	assert_contains "$out" "placeholder=sk-ant-api03-" "(stderr: $err)"
+	assert_contains "$out" "ok 1" "brokered as before"
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY"
+	assert_not_contains "$out" "REALkey"
+	assert_not_contains "$out" "broker:cmd"
+}
