@@ -218,7 +218,7 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
 	int err = errno;
 	_cleanup_free_ char *cmd = escape_name(argv[0]);
 	if (err == ENOENT) {
-		bool own = argv == p->cfg->argv && p->notfound_hint;
+		bool own = !joined && p->notfound_hint;
 		log_error("%s: command not found in the jail%s", cmd, own ? p->notfound_hint : "");
 		return EXIT_NOT_FOUND;
 	}
@@ -238,28 +238,13 @@ void init_command(const struct jail_plan *p, struct sync_go *go, char *const *ar
 	_exit(harden_and_exec(p, go, argv, cwd, joined));
 }
 
-/* vfork: init sleeps until the command's exec (it has nothing else to do
- * meanwhile), and neither are init's page tables (a copy of the supervisor's)
- * copied nor does either side take copy-on-write faults after.  The child
- * changes only what is its own (session, terminal, directory, credentials,
- * filter, rlimits, fd table), and environ, which is set back here. */
-static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int slave)
-{
-	char **own_env = environ;
-	pid_t cmd = vfork();
-	if (cmd == 0)
-		init_command(p, go, p->cfg->argv, p->cwd, slave, p->tty_fds, false);
-	environ = own_env;
-	return cmd;
-}
-
 /* init is a copy of the supervisor's memory, its command line included, and
  * /proc/1/cmdline shows that to anything in the jail (unlike environ, it
  * needs no ptrace access): every --secret's source (a brokered secret's
  * cmd:, which may hold a token, the paths of its files), every path and
- * option.  Once the command runs init needs none of it (the command's words
- * were borrowed from there and the kernel copied them at its exec), so the
- * area is zeroed and reads as nothing.  [arg_start, arg_end) are fields 48
+ * option.  init needs none of it once the command's words are copied
+ * (spawn_command), so the area is zeroed before the command starts, and
+ * reads as nothing.  [arg_start, arg_end) are fields 48
  * and 49 of /proc/self/stat, the 46th and 47th after the name's ')'. */
 static void wipe_own_args(void)
 {
@@ -290,6 +275,28 @@ static void wipe_own_args(void)
 		return;
 	}
 	explicit_bzero((void *)(uintptr_t)start, (size_t)(end - start));
+}
+
+/* vfork: init sleeps until the command's exec (it has nothing else to do
+ * meanwhile), and neither are init's page tables (a copy of the supervisor's)
+ * copied nor does either side take copy-on-write faults after.  The child
+ * changes only what is its own (session, terminal, directory, credentials,
+ * filter, rlimits, fd table), and environ, which is set back here. */
+static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int slave)
+{
+	/* the command's words, copied: their strings are in the area
+	 * wipe_own_args zeroes before the command can read /proc/1/cmdline */
+	struct strv argv = {0};
+	for (char *const *a = p->cfg->argv; a && *a; a++)
+		strv_push(&argv, *a);
+	wipe_own_args();
+	char **own_env = environ;
+	pid_t cmd = vfork();
+	if (cmd == 0)
+		init_command(p, go, argv.v, p->cwd, slave, p->tty_fds, false);
+	environ = own_env;
+	strv_free(&argv);
+	return cmd;
 }
 
 static int status_to_exit(int status)
@@ -418,7 +425,6 @@ int init_main(const struct jail_plan *p, int sock)
 	}
 	if (slave >= 0)
 		close(slave);
-	wipe_own_args();
 	/* the socket stays: the supervisor hands `jail exec` connections over it */
 	int code = reap_loop(p, &go, cmd, sigfd, sock);
 	/* init's own stdio (the relay's pipes, stdiorelay.h) is closed before
