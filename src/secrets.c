@@ -228,6 +228,55 @@ void secret_files_free(struct secret_file *files, size_t n)
 	free(files);
 }
 
+/* Where the jail shows host path real (resolved), as the flag that shows it,
+ * or NULL: the project's overlay, a bind, a copy into the fake home. */
+static const char *jail_shows(const struct jail_plan *p, const char *real)
+{
+	const struct jail_config *c = p->cfg;
+	const struct { const struct strv *l; const char *flag; } lists[] = {
+		{&c->ro_binds, "--ro"}, {&c->rw_binds, "--rw"}, {&c->cow_binds, "--cow"},
+		{&c->home_copy, "a copy into the home"},
+	};
+	if (p->session && path_at_or_below(real, p->session->project))
+		return "-D";
+	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
+		for (size_t i = 0; i < lists[k].l->n; i++) {
+			_cleanup_free_ char *dir = realpath(lists[k].l->v[i], NULL);
+			if (dir && path_at_or_below(real, dir))
+				return lists[k].flag;
+		}
+	return NULL;
+}
+
+/* A brokered secret's file that the jail can read hands the agent the real
+ * value beside its placeholder.  One inside the project is refused even when
+ * git ignores it (and the view hides it): --show, a policy's show list or a
+ * later run without git would let it in, and a key file has no place there. */
+static int broker_files_unseen(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct strv *secrets = &p->cfg->secrets;
+	for (size_t i = 0; i < secrets->n; i++) {
+		const char *entry = secrets->v[i];
+		_cleanup_free_ char *name = strndup(entry, strcspn(entry, "="));
+		const char *src = entry + strlen(name) + (entry[strlen(name)] == '=');
+		struct broker_spec spec;
+		if (!broker_is_spec(src) || broker_spec_parse(name, src, &spec, e) < 0)
+			continue;  /* (parsed once already: secrets_resolve) */
+		_cleanup_free_ char *path = strncmp(spec.source, "file:", 5) == 0
+		                            ? expand_home(spec.source + 5) : NULL;
+		broker_spec_free(&spec);
+		_cleanup_free_ char *real = path ? realpath(path, NULL) : NULL;
+		const char *flag = real ? jail_shows(p, real) : NULL;
+		if (!flag)
+			continue;
+		_cleanup_free_ char *esc = escape_name(path);
+		return jail_err_set(e, 0, "secret %s: its file %s is where the jail can read it (%s), "
+		                    "and the agent the real value: keep it outside the project and "
+		                    "what the jail binds or copies in", name, esc, flag);
+	}
+	return 0;
+}
+
 /* The session CA for the brokered hosts, and the variables that make the
  * jail's TLS clients trust it. */
 static int broker_plan(struct jail_plan *p, struct jail_err *e)
@@ -245,7 +294,8 @@ static int broker_plan(struct jail_plan *p, struct jail_err *e)
 		files[i] = p->secret_files[i].content;
 		lens[i] = p->secret_files[i].len;
 	}
-	if (broker_check_leaks(p->broker, &p->env, files, lens, p->n_secret_files, e) < 0 ||
+	if (broker_files_unseen(p, e) < 0 ||
+	    broker_check_leaks(p->broker, &p->env, files, lens, p->n_secret_files, e) < 0 ||
 	    broker_prepare(p->broker, e) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++)

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 
 #define VAULT_SIZE (64 * 1024)
 
@@ -383,6 +384,39 @@ void broker_count(struct broker *b, struct broker_host *h, unsigned long n)
 	pthread_mutex_lock(&b->lock);
 	h->carried += n;
 	pthread_mutex_unlock(&b->lock);
+}
+
+void broker_guessed(struct broker *b, const char *host, size_t i)
+{
+	if (i >= b->n_sec)
+		return;
+	pthread_mutex_lock(&b->lock);
+	bool first = !b->sec[i].guessed;
+	b->sec[i].guessed = true;
+	/* and every connection open now ends: one made before, its request not
+	 * yet sent, could carry the value once more, and each could answer one
+	 * more guess (a right one held through a pause, a wrong one cut at once) */
+	for (int k = 0; first && k < BROKER_MAX_CONNS; k++)
+		for (int side = 0; side < 2; side++)
+			if (b->conns[k][side] >= 0)
+				shutdown(b->conns[k][side], SHUT_RDWR);
+	pthread_mutex_unlock(&b->lock);
+	/* shown whatever the count of warnings: the run's access ends here */
+	if (first)
+		log_warn("broker: an answer from %s began %s's real value and then was not it (a "
+		         "guess at %s the agent had echoed?): every brokered connection cut, and %s "
+		         "is brokered no more in this run", host, b->sec[i].name, b->sec[i].name,
+		         b->sec[i].name);
+}
+
+bool broker_host_guessed(struct broker *b, const char *host)
+{
+	bool g = false;
+	pthread_mutex_lock(&b->lock);
+	for (size_t i = 0; i < b->n_sec && !g; i++)
+		g = b->sec[i].guessed && strv_contains(&b->sec[i].hosts, host);
+	pthread_mutex_unlock(&b->lock);
+	return g;
 }
 
 void broker_summary(const struct broker *b, bool quiet)

@@ -137,13 +137,25 @@ static int pump_request(struct conn *c, struct reqp *rq, char *buf)
 	return r < 0 ? -1 : 0;
 }
 
-/* What the scrubber passes on (brokerscrub.h), to the jail. */
-static int write_scrubbed(struct conn *c, struct strbuf *out)
+/* What the scrubber passes on (brokerscrub.h), to the jail; -1 (the
+ * connection ends) once it saw a guess of a secret's value, or the response
+ * could not be read on (brokerresp.h). */
+static int write_scrubbed(struct conn *c, const struct resp *rs, struct strbuf *out)
 {
-	int r = out->len ? end_write(&c->jail, out->s, out->len) : 0;
+	if (resp_cut(rs)) {
+		broker_guessed(c->b, c->host->name, rs->sc.cut_cred);
+		out->len = 0;
+	}
+	int r = out->len ? end_write(&c->jail, out->s, out->len) : resp_cut(rs) ? -1 : 0;
 	if (out->s)
 		explicit_bzero(out->s, out->cap);
 	sb_free(out);
+	if (r == 0 && resp_broken(rs)) {
+		broker_warn(c->b, "broker: an answer from %s could not be read to its end (a head over "
+		            "64 KiB, a transfer coding other than chunked, or bad chunk framing): its "
+		            "connection was cut there", c->host->name);
+		return -1;
+	}
 	return r;
 }
 
@@ -154,10 +166,10 @@ static int pump_response(struct conn *c, struct resp *rs, char *buf)
 	ssize_t n = brokerconn_read(&c->up, buf, BUF);
 	if (n < 0) {
 		resp_flush(rs, &out);
-		return write_scrubbed(c, &out) < 0 ? -1 : 1;
+		return write_scrubbed(c, rs, &out) < 0 ? -1 : 1;
 	}
 	resp_feed(rs, buf, (size_t)n, &out);
-	return write_scrubbed(c, &out);
+	return write_scrubbed(c, rs, &out);
 }
 
 /* The upstream answered the jail's Upgrade request: on to the new protocol
@@ -192,11 +204,12 @@ static void relay(struct conn *c)
 			if (pr < 0 && errno != EINTR)
 				break;
 			/* a stream paused where a real value might begin (a WebSocket
-			 * message): what was held goes, so no exchange waits on it */
+			 * message): what was held goes, so no exchange waits on it
+			 * (but for a possible value too long to tell: brokerscrub.h) */
 			if (pr == 0) {
 				struct strbuf out = {0};
-				resp_flush(&rs, &out);
-				if (write_scrubbed(c, &out) < 0)
+				resp_pause(&rs, &out);
+				if (write_scrubbed(c, &rs, &out) < 0)
 					break;
 				continue;
 			}

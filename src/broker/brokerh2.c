@@ -93,6 +93,7 @@ struct h2 {
 	struct stream *streams;
 	size_t n_live, held;               /* streams held, their header bytes (MAX_LIVE) */
 	bool up_dead, ending;
+	bool guessed;                      /* a stream's answer was a guess (brokerscrub.h): the end */
 	bool jail_spoke;                   /* the jail sent something: the upstream's preface may go */
 };
 
@@ -279,9 +280,24 @@ static ssize_t read_down(nghttp2_session *s, int32_t id, uint8_t *buf, size_t le
 	return read_queue(src->ptr, false, buf, length, flags);
 }
 
+/* A stream's scrubber saw a guess at a secret's value (brokerscrub.h):
+ * the connection ends (loop) with nothing more of it, the secret no more
+ * brokered. */
+static bool guess_seen(struct stream *st)
+{
+	if (!st->sc.cut)
+		return false;
+	if (!st->h->guessed)
+		broker_guessed(st->h->c->b, st->h->c->host->name, st->sc.cut_cred);
+	st->h->guessed = true;
+	return true;
+}
+
 /* Response bytes the scrubber passed on, queued for the jail. */
 static void down_put(struct stream *st, struct strbuf *out)
 {
+	if (guess_seen(st))
+		out->len = 0;
 	if (out->len)
 		q_put(&st->down_q, (const uint8_t *)out->s, out->len);
 	if (out->s)
@@ -542,11 +558,13 @@ static int on_close(nghttp2_session *s, int32_t id, uint32_t code, void *u)
 			                              q_left(&st->down_q) + st->sc.n_held);
 		st->down_q.head = st->down_q.len = 0;
 		scrub_drop(&st->sc);
+		(void)guess_seen(st);
 	} else {
 		st->up_closed = true;
 		if (!st->resp_end && !h->up_dead) {  /* a response cut short: its held bytes too */
 			(void)nghttp2_session_consume(s, id, st->sc.n_held);
 			scrub_drop(&st->sc);
+			(void)guess_seen(st);
 		}
 		if (!st->jail_closed && (code != NGHTTP2_NO_ERROR || !st->resp_end))
 			(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid,
@@ -719,7 +737,7 @@ static void loop(struct h2 *h)
 {
 	bool busy = false;  /* the last round read something */
 	for (;;) {
-		if (flush_both(h) < 0)
+		if (h->guessed || flush_both(h) < 0)
 			break;
 		if (h->up_dead && !jail_streams_open(h) && !nghttp2_session_want_write(h->jail.s) &&
 		    !h->jail.olen)

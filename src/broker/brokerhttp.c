@@ -447,9 +447,15 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 			return fail(r, 501, "a transfer coding other than one 'chunked'");
 		h->chunked = true;
 	}
+	/* After a 101 the host answers this very request, key and all, in the
+	 * new protocol: only WebSocket's is read (its frames carry the echo as
+	 * it is); another (h2c's HPACK, RFC 2817's TLS inside TLS) would hide an
+	 * echoed key from brokerscrub.c.  Its Upgrade header stays back, and the
+	 * request goes as a plain one (an upgrade is the server's to decline). */
 	if (nlen == 7 && strncasecmp(line, "upgrade", 7) == 0) {
-		h->upgrade = true;
-		h->websocket = value_is(v, vend, "websocket");
+		if (!value_is(v, vend, "websocket"))
+			return 0;
+		h->upgrade = h->websocket = true;
 	}
 	/* a transfer coding the client accepts (TE: gzip) would compress the
 	 * response's body past brokerscrub.c as Accept-Encoding would: only

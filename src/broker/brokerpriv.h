@@ -16,6 +16,7 @@ struct broker_secret {
 	char *real;                  /* in b->vault */
 	struct strv hosts, headers;
 	struct strv rules;           /* none: any request */
+	bool guessed;                /* an answer guessed at its value: no more brokered (under b->lock) */
 };
 
 struct broker_host {
@@ -154,6 +155,12 @@ void broker_report(struct broker *b, const char *host, const char *name, const c
 void broker_withheld(struct broker *b, const char *name, const char *request);
 void broker_summary(const struct broker *b, bool quiet);
 void broker_count(struct broker *b, struct broker_host *h, unsigned long n);
+/* An answer from host showed the agent guessing at the value of secret i
+ * (brokerscrub.h): that secret's hosts are served no more in this run, so
+ * that no further guess is answered.  Told once. */
+void broker_guessed(struct broker *b, const char *host, size_t i);
+/* Does a secret for host (normalized) stand guessed? */
+bool broker_host_guessed(struct broker *b, const char *host);
 /* The credentials of every secret; real only for those of this host. */
 size_t broker_creds(const struct broker *b, const char *host, struct broker_cred *out);
 #endif

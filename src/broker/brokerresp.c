@@ -48,29 +48,47 @@ static bool in_chunked_body(const struct resp *r)
 	return r->st == RS_CHUNK_SIZE || r->st == RS_CHUNK_DATA || r->st == RS_CHUNK_CRLF;
 }
 
-void resp_flush(struct resp *r, struct strbuf *out)
+/* What the scrubber held (on a pause: what it lets go then), to out, as a
+ * chunk inside a chunked body. */
+static void held_out(struct resp *r, struct strbuf *out, bool pause)
 {
-	if (!in_chunked_body(r)) {
-		scrub_flush(&r->sc, out);
-		return;
-	}
+	bool chunked = in_chunked_body(r);
 	struct strbuf data = {0};
-	scrub_flush(&r->sc, &data);
+	struct strbuf *to = chunked ? &data : out;
+	if (pause)
+		(void)scrub_pause(&r->sc, to);
+	else
+		scrub_flush(&r->sc, to);
+	if (!chunked)
+		return;
 	put_chunk(&data, out);
 	if (data.s)
 		explicit_bzero(data.s, data.cap);
 	sb_free(&data);
 }
 
-/* From here on the bytes go as they come; those of r->line (read, not yet
- * passed on) first. */
-static void go_raw(struct resp *r, struct strbuf *out)
+void resp_flush(struct resp *r, struct strbuf *out)
 {
-	bool chunked = in_chunked_body(r);
-	if (chunked)
-		resp_flush(r, out);  /* what was held goes in the framing it came in */
-	r->st = RS_RAW;
-	scrub_feed(&r->sc, r->line.s ? r->line.s : "", r->line.len, out);
+	held_out(r, out, false);
+}
+
+void resp_pause(struct resp *r, struct strbuf *out)
+{
+	held_out(r, out, true);
+}
+
+/* The response cannot be read on (brokerresp.h): nothing more passes, what
+ * the scrubber holds included. */
+static void broken(struct resp *r)
+{
+	r->st = RS_BROKEN;
+	explicit_bzero(r->sc.held, r->sc.n_held);
+	r->sc.n_held = 0;
+	for (size_t i = 0; i < r->sc.n; i++)  /* (no verdict on a value cut off here) */
+		r->sc.keys[i].state = 0;
+	r->sc.active = 0;
+	if (r->line.s)
+		explicit_bzero(r->line.s, r->line.len);
 	r->line.len = 0;
 }
 
@@ -101,9 +119,9 @@ static enum resp_state after_head(const struct resp *r)
 			ve--;
 		chunked = ve - v == 7 && strncasecmp(v, "chunked", 7) == 0;
 	}
-	/* another coding, or two fields: not read (as it was; the broker asks
-	 * for none but chunked) */
-	return te == 1 && chunked ? RS_CHUNK_SIZE : RS_RAW;
+	/* another coding, or two fields: not readable (the broker asks for
+	 * none but chunked) */
+	return te == 0 ? RS_RAW : te == 1 && chunked ? RS_CHUNK_SIZE : RS_BROKEN;
 }
 
 /* The head's bytes up to its end (or all of in): out through the scrubber,
@@ -134,8 +152,7 @@ static size_t take_head(struct resp *r, const char *in, size_t len, struct strbu
 		r->line.len = 0;
 		r->st = next;
 	} else if (r->line.len > BROKER_HEAD_MAX) {
-		r->line.len = 0;  /* passed on already */
-		r->st = RS_RAW;
+		broken(r);  /* its end, and the body's framing, never read */
 		r->status = 1;
 	}
 	return i;
@@ -183,11 +200,11 @@ static size_t step(struct resp *r, const char *in, size_t len, struct strbuf *ou
 		uint64_t size = 0;
 		if (!whole) {
 			if (r->line.len > CHUNK_LINE_MAX)
-				go_raw(r, out);
+				broken(r);
 			return used;
 		}
 		if (chunk_size(r, &size) < 0) {
-			go_raw(r, out);
+			broken(r);
 			return used;
 		}
 		r->line.len = 0;
@@ -216,13 +233,15 @@ static size_t step(struct resp *r, const char *in, size_t len, struct strbuf *ou
 		bool ok = (r->line.len == 1 && (l[0] == '\n' || l[0] == '\r')) ||
 		          (r->line.len == 2 && l[0] == '\r' && l[1] == '\n');
 		if (!ok)
-			go_raw(r, out);
+			broken(r);
 		else if (whole) {
 			r->line.len = 0;
 			r->st = RS_CHUNK_SIZE;
 		}
 		return used;
 	}
+	case RS_BROKEN:
+		return len;
 	case RS_RAW:
 	default:
 		scrub_feed(&r->sc, in, len, out);

@@ -13,8 +13,13 @@
  * (extensions dropped: the sizes are new), then the last chunk and the
  * trailers.  Any other body is contiguous and goes as it is (Content-Length,
  * or to the connection's end), as does everything after a 101 (a WebSocket's
- * frames are not read: the broker does not see through them).  Bytes that
- * do not parse go as they are, from there on, to the connection's end.
+ * frames are not read: the broker does not see through them).  A response
+ * the broker cannot read to its end (a head over BROKER_HEAD_MAX, a
+ * transfer coding other than one "chunked", chunk framing that does not
+ * parse) ends there (r->broken; the relay ends the connection): passed on
+ * as it came, its framing would stand between the bytes of an echoed value
+ * where the scrubber looks, and the agent's client, which drops it, would
+ * join them.
  *
  * One response per connection (brokerhttp.h: one request, "Connection:
  * close"), after any number of 1xx.  Pure code, no I/O. */
@@ -29,6 +34,7 @@ enum resp_state {
 	RS_CHUNK_CRLF,  /* the line end after chunk data */
 	RS_TRAILER,     /* trailer lines, to the empty one */
 	RS_RAW,         /* everything else: as it comes, through the scrubber */
+	RS_BROKEN,      /* not readable: nothing more passes */
 };
 
 struct resp {
@@ -45,9 +51,16 @@ void resp_init(struct resp *r, const struct broker_cred *creds, size_t n);
 void resp_free(struct resp *r);
 /* len bytes from the upstream: what may go to the jail now, to out. */
 void resp_feed(struct resp *r, const char *in, size_t len, struct strbuf *out);
-/* The stream paused or ended: what the scrubber held, to out (as a chunk
- * inside a chunked body). */
+/* The stream ended: what the scrubber held, to out (as a chunk inside a
+ * chunked body); nothing if that makes a guess (r->sc.cut, brokerscrub.h). */
 void resp_flush(struct resp *r, struct strbuf *out);
-/* Bytes the scrubber holds now. */
-static inline size_t resp_held(const struct resp *r) { return r->sc.n_held; }
+/* The stream paused: the same, but a possible value past SCRUB_GUESS_MAX
+ * stays held. */
+void resp_pause(struct resp *r, struct strbuf *out);
+/* Bytes the scrubber holds now that a pause would let go. */
+static inline bool resp_held(const struct resp *r) { return scrub_pausable(&r->sc); }
+/* The response could not be read to its end: the connection ends. */
+static inline bool resp_broken(const struct resp *r) { return r->st == RS_BROKEN; }
+/* A guess was seen (brokerscrub.h): the connection ends. */
+static inline bool resp_cut(const struct resp *r) { return r->sc.cut; }
 #endif

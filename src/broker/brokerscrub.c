@@ -67,13 +67,19 @@ static void key_init_b64(struct scrub_key *k, const char *real, const char *ph, 
 	key_tables(k);
 }
 
-static void add_key(struct scrub *s, const char *real, const char *ph, int b64_at, bool tail)
+static void add_key(struct scrub *s, size_t cred, const char *real, const char *ph, int b64_at,
+                    bool tail)
 {
 	struct scrub_key *k = &s->keys[s->n];
 	if (b64_at < 0)
 		key_init(k, real, ph);
 	else
 		key_init_b64(k, real, ph, (size_t)b64_at, tail);
+	k->cred = cred;
+	/* a spelling with its encoding's end is its twin without it and one
+	 * character more, which a value that goes on (user:password with the
+	 * value as the user) does not match: its twin stands for it */
+	k->guess_watch = !tail;
 	/* a spelling of a few characters would turn up in any long base64
 	 * body, each time mangled; a value that short is guessed anyway */
 	if (!k->len || (b64_at >= 0 && k->len < 8))
@@ -93,11 +99,11 @@ void scrub_init(struct scrub *s, const struct broker_cred *creds, size_t n)
 		size_t len = real ? strlen(real) : 0;
 		if (!len || len > BROKER_PH_MAX || strlen(ph) != len)
 			continue;
-		add_key(s, real, ph, -1, false);
+		add_key(s, i, real, ph, -1, false);
 		for (int a = 0; a < 3; a++) {
-			add_key(s, real, ph, a, false);
+			add_key(s, i, real, ph, a, false);
 			if ((a + len) % 3)
-				add_key(s, real, ph, a, true);
+				add_key(s, i, real, ph, a, true);
 		}
 	}
 }
@@ -125,6 +131,32 @@ static bool key_step(struct scrub_key *k, char c)
 	return true;
 }
 
+/* Is k inside a possible value so far past its kept prefix that, should it
+ * not be one, it was a guess? */
+static bool past_guess(const struct scrub_key *k)
+{
+	return k->guess_watch && k->state >= k->keep + SCRUB_GUESS_MAX;
+}
+
+/* A possible value past SCRUB_GUESS_MAX was not one (brokerscrub.h):
+ * nothing more of the stream passes. */
+static void guessed(struct scrub *s, const struct scrub_key *k)
+{
+	if (!s->cut)
+		s->cut_cred = k->cred;
+	s->cut = true;
+}
+
+/* Is any possible value past SCRUB_GUESS_MAX?  (The first such one is
+ * noted, should the stream end there: guessed.) */
+static const struct scrub_key *any_past_guess(const struct scrub *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (past_guess(&s->keys[i]))
+			return &s->keys[i];
+	return NULL;
+}
+
 /* How many of the stream's last bytes must wait: those of a possible value
  * beyond the prefix its placeholder shares. */
 static size_t must_hold(const struct scrub *s)
@@ -138,6 +170,8 @@ static size_t must_hold(const struct scrub *s)
 
 void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 {
+	if (s->cut)
+		return;
 	if (!s->n || (!len && !s->n_held)) {
 		sb_append(out, in, len);
 		return;
@@ -148,7 +182,7 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 	sb_append(out, in, len);
 	char *w = out->s + base;
 	size_t total = s->n_held + len;
-	for (size_t pos = s->n_held; pos < total; pos++) {
+	for (size_t pos = s->n_held; pos < total && !s->cut; pos++) {
 		/* no value under way: on to a byte that may begin one */
 		if (!s->active) {
 			while (pos < total && !s->first[(unsigned char)w[pos]])
@@ -163,6 +197,8 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 		char c = w[pos];
 		for (size_t i = 0; i < s->n; i++) {
 			struct scrub_key *k = &s->keys[i];
+			if (past_guess(k) && c != k->real[k->state])
+				guessed(s, k);  /* it goes on otherwise: not the value */
 			if (!key_step(k, c))
 				continue;
 			/* the value ends at pos; what of it went out already was within
@@ -173,6 +209,12 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
 		}
 		for (size_t i = 0; i < s->n; i++)
 			s->active += s->keys[i].state;
+	}
+	if (s->cut) {  /* none of it: the bytes before the guess go nowhere either */
+		explicit_bzero(w, total);
+		out->len = base;
+		scrub_drop(s);
+		return;
 	}
 	size_t hold = must_hold(s);
 	if (hold > total)
@@ -192,6 +234,13 @@ void scrub_feed(struct scrub *s, const char *in, size_t len, struct strbuf *out)
  * hands out none of it, and a value that goes on stays the placeholder. */
 void scrub_flush(struct scrub *s, struct strbuf *out)
 {
+	const struct scrub_key *g = any_past_guess(s);
+	if (g)
+		guessed(s, g);  /* the stream ends inside it: not the value */
+	if (s->cut) {
+		scrub_drop(s);
+		return;
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		const struct scrub_key *k = &s->keys[i];
 		if (k->state <= k->keep)
@@ -220,8 +269,24 @@ void scrub_value(const struct scrub *s, char *v, size_t len)
 	}
 }
 
+bool scrub_pause(struct scrub *s, struct strbuf *out)
+{
+	if (any_past_guess(s))
+		return true;
+	scrub_flush(s, out);
+	return false;
+}
+
+bool scrub_pausable(const struct scrub *s)
+{
+	return s->n_held && !any_past_guess(s);
+}
+
 void scrub_drop(struct scrub *s)
 {
+	const struct scrub_key *g = any_past_guess(s);
+	if (g)
+		guessed(s, g);  /* what was held goes nowhere, but it told: cut short there */
 	explicit_bzero(s->held, s->n_held);
 	s->n_held = 0;
 }

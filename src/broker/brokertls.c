@@ -170,7 +170,10 @@ static int servername_cb(SSL *ssl, int *alert, void *arg)
 {
 	struct broker_host *h = find_host(arg, SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name));
 	struct conn *c = SSL_get_ex_data(ssl, 0);
-	if (!h || (c && c->host && c->host != h) || SSL_use_certificate(ssl, h->cert) != 1 ||
+	/* a host whose secret the agent was caught guessing at answers no more
+	 * (brokerscrub.h): each answer could confirm another character */
+	if (!h || (c && c->host && c->host != h) || broker_host_guessed(arg, h->name) ||
+	    SSL_use_certificate(ssl, h->cert) != 1 ||
 	    SSL_use_PrivateKey(ssl, h->key) != 1) {
 		*alert = SSL_AD_UNRECOGNIZED_NAME;
 		return SSL_TLSEXT_ERR_ALERT_FATAL;

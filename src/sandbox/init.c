@@ -26,6 +26,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -216,7 +218,7 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
 	int err = errno;
 	_cleanup_free_ char *cmd = escape_name(argv[0]);
 	if (err == ENOENT) {
-		bool own = argv == p->cfg->argv && p->notfound_hint;
+		bool own = !joined && p->notfound_hint;
 		log_error("%s: command not found in the jail%s", cmd, own ? p->notfound_hint : "");
 		return EXIT_NOT_FOUND;
 	}
@@ -236,6 +238,45 @@ void init_command(const struct jail_plan *p, struct sync_go *go, char *const *ar
 	_exit(harden_and_exec(p, go, argv, cwd, joined));
 }
 
+/* init is a copy of the supervisor's memory, its command line included, and
+ * /proc/1/cmdline shows that to anything in the jail (unlike environ, it
+ * needs no ptrace access): every --secret's source (a brokered secret's
+ * cmd:, which may hold a token, the paths of its files), every path and
+ * option.  init needs none of it once the command's words are copied
+ * (spawn_command), so the area is zeroed before the command starts, and
+ * reads as nothing.  [arg_start, arg_end) are fields 48
+ * and 49 of /proc/self/stat, the 46th and 47th after the name's ')'. */
+static void wipe_own_args(void)
+{
+	char buf[1024];
+	ssize_t n = -1;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0) {
+		log_warn("read /proc/self/stat: %s; jail's command line stays readable inside",
+		         n < 0 ? strerror(errno) : "empty");
+		return;
+	}
+	buf[n] = '\0';
+	char *s = strrchr(buf, ')');
+	unsigned long long start = 0, end = 0;
+	for (int field = 2; s && *s && field < 49; field++) {
+		s = strchr(s + 1, ' ');
+		if (s && field == 47)
+			start = strtoull(s + 1, NULL, 10);
+		if (s && field == 48)
+			end = strtoull(s + 1, NULL, 10);
+	}
+	if (!start || end <= start || end - start > (64u << 20)) {
+		log_warn("no argument area in /proc/self/stat; jail's command line stays readable inside");
+		return;
+	}
+	explicit_bzero((void *)(uintptr_t)start, (size_t)(end - start));
+}
+
 /* vfork: init sleeps until the command's exec (it has nothing else to do
  * meanwhile), and neither are init's page tables (a copy of the supervisor's)
  * copied nor does either side take copy-on-write faults after.  The child
@@ -243,11 +284,18 @@ void init_command(const struct jail_plan *p, struct sync_go *go, char *const *ar
  * filter, rlimits, fd table), and environ, which is set back here. */
 static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int slave)
 {
+	/* the command's words, copied: their strings are in the area
+	 * wipe_own_args zeroes before the command can read /proc/1/cmdline */
+	struct strv argv = {0};
+	for (char *const *a = p->cfg->argv; a && *a; a++)
+		strv_push(&argv, *a);
+	wipe_own_args();
 	char **own_env = environ;
 	pid_t cmd = vfork();
 	if (cmd == 0)
-		init_command(p, go, p->cfg->argv, p->cwd, slave, p->tty_fds, false);
+		init_command(p, go, argv.v, p->cwd, slave, p->tty_fds, false);
 	environ = own_env;
+	strv_free(&argv);
 	return cmd;
 }
 

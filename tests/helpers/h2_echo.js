@@ -14,7 +14,7 @@
 // streams three events, one at a time, each after a request to /sse-next;
 // GET /echo answers 400 with the request headers as its body (gzip when
 // asked) and x-api-key in x-echo, 7 bytes a write.  GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
-// then sends GOAWAY.  A stream reset by the client is logged as
+// then sends GOAWAY.  POST /echo-body answers with the request's body.  A stream reset by the client is logged as
 // "reset PATH code=N"; GET /resets lists those so far, one a line.  GET
 // /hang is never answered; each TLS connection is logged as "tls connection N
 // opened" (and "... closed"), and SIGUSR1 closes them all; GET /paths lists the paths requested so far.  H2_MAX_STREAMS in the environment, if set, is
@@ -115,6 +115,7 @@ server.on('request', (req, res) => {
       const sum = crypto.createHash('sha256').update(body).digest('hex');
       return res.end(`len=${body.length} sha256=${sum}\n`);
     }
+    if (path === '/echo-body') return res.end(body);
     if (path === '/echo') {  // an upstream that quotes the request back, in pieces
       let text = '';
       for (const [k, v] of Object.entries(req.headers)) text += `${k}: ${v}\n`;

@@ -11,7 +11,14 @@ asked) and x-api-key in X-Echo, written 7 bytes at a time; GET
 every size line), and HEAD of it the head alone; GET /echo-pause the same
 body as /echo, stopping 20 bytes into x-api-key's value until GET /sse-next;
 GET /echo-range the same body (200), or the byte range a Range header asks (206);
-GET /ws with Upgrade answers 101 and echoes what follows.  GET /sse streams three events, one at a time,
+GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
+answers 200 with the request's body as its own (as a raw file a host serves
+back would), then closes.  GET /upgrade-echo with an Upgrade other than
+websocket answers 101, then the request's headers in hex (standing in for
+what the new protocol would encode them in: h2c's HPACK, RFC 2817's inner
+TLS); without one, "not upgraded".  GET /echo-chunked/N with an X-Pad header
+repeats it in the response's head eight times (X-Pad-1..8) before the same
+chunked body.  GET /sse streams three events, one at a time,
 waiting for /sse-next between them (a broker that buffered the stream would
 never let the client see the first event before asking for the next).
 """
@@ -48,7 +55,34 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return read_body(self)
 
     def answer(self):
-        n = self.record(self.read_body())
+        body = self.read_body()
+        n = self.record(body)
+        if self.path == "/upgrade-echo":
+            up = self.headers.get("Upgrade", "")
+            if not up or up.lower() == "websocket":
+                text = b"not upgraded\n"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(text)))
+                self.end_headers()
+                self.wfile.write(text)
+                return
+            text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
+            self.send_response(101)
+            self.send_header("Upgrade", up)
+            self.send_header("Connection", "Upgrade")
+            self.end_headers()
+            self.wfile.write(text.hex().encode() + b"\n")
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if self.path == "/echo-body":  # the agent's bytes, ending where they end
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+            return
         if self.path == "/sse":
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -124,6 +158,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             step = int(self.path.split("/")[2])
             text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
             self.send_response(400)
+            for i in range(1, 9) if self.headers.get("X-Pad") else ():
+                self.send_header("X-Pad-%d" % i, self.headers["X-Pad"])
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             if self.command == "HEAD":

@@ -138,7 +138,7 @@ s = ctx.wrap_socket(socket.create_connection(("api.anthropic.com", 443)),
                     server_hostname="api.anthropic.com")
 s.settimeout(20)
 s.sendall(b"GET /first HTTP/1.1\r\nHost: api.anthropic.com\r\nx-api-key: %s\r\n"
-          b"Upgrade: foo\r\nConnection: Upgrade\r\n\r\n" % os.environ["ANTHROPIC_API_KEY"].encode())
+          b"Upgrade: websocket\r\nConnection: Upgrade\r\n\r\n" % os.environ["ANTHROPIC_API_KEY"].encode())
 data = b""
 while b"ok 1\n" not in data:
     d = s.recv(4096)

@@ -533,7 +533,7 @@ T(reqp_one_request_per_connection)
 	/* an upgrade not taken: what follows (another site's request) goes nowhere */
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
-	                   "Upgrade: foo\r\n\r\nGET / HTTP/1.1\r\nHost: other.example\r\n", 4096, &out), 0);
+	                   "Upgrade: websocket\r\n\r\nGET / HTTP/1.1\r\nHost: other.example\r\n", 4096, &out), 0);
 	reqp_answered(&r, false, &out);
 	CHECK_INT(feed(&r, "\r\n", 4096, &out), 0);
 	CHECK(strstr(out.s, "other.example") == NULL);
@@ -542,7 +542,16 @@ T(reqp_one_request_per_connection)
 	/* nor does an Upgrade request take a body (it would wait with them) */
 	setup(&r, true);
 	CHECK_INT(feed(&r, "POST /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
-	                   "Upgrade: foo\r\nContent-Length: 3\r\n\r\nabc", 4096, &out), -1);
+	                   "Upgrade: websocket\r\nContent-Length: 3\r\n\r\nabc", 4096, &out), -1);
+	reqp_free(&r);
+	sb_free(&out);
+	/* an upgrade to a protocol the broker does not read (h2c: the host would
+	 * answer this request in HPACK) stays back: a plain request */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings\r\nHost: api.example.com\r\n"
+	                   "Upgrade: h2c\r\n\r\n", 4096, &out), 0);
+	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n");
+	CHECK(r.st == RQ_HEAD);
 	reqp_free(&r);
 	sb_free(&out);
 }

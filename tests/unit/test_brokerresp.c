@@ -118,30 +118,60 @@ T(resp_other_bodies_go_as_they_are)
 	o = run(h, 4, true);
 	CHECK_STR(o, h);
 	free(o);
-	/* a coding besides chunked is not read (the broker asks for none) */
-	const char *gz = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n5\r\nhello\r\n";
-	o = run(gz, 7, false);
+	/* a coding besides chunked is not readable (the broker asks for none):
+	 * its head, then nothing */
+	const char *gz = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n";
+	struct strbuf in = {0};
+	sb_puts(&in, gz);
+	sb_puts(&in, "5\r\nhello\r\n");
+	o = run(in.s, 7, false);
 	CHECK_STR(o, gz);
 	free(o);
+	sb_free(&in);
 	/* after a 101, another protocol's bytes: as they are, scrubbed */
 	o = run("HTTP/1.1 101 Switching\r\nUpgrade: websocket\r\n\r\n3\r\nabc" REAL, 6, false);
 	CHECK_STR(o, "HTTP/1.1 101 Switching\r\nUpgrade: websocket\r\n\r\n3\r\nabc" PH);
 	free(o);
 }
 
-T(resp_bad_framing_goes_as_it_is_from_there)
+T(resp_bad_framing_ends_it_there)
 {
 	/* (in one read: the chunks leave as the reads came) a chunk-size line that
-	 * is not one: its bytes and the rest, scrubbed */
-	char *o = run("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-	              "3\r\nabc\r\nzz " REAL "\r\n", 1000, false);
-	CHECK_STR(o, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-	             "3\r\nabc\r\nzz " PH "\r\n");
-	free(o);
+	 * is not one: nothing from there on, not even the scrubbed rest */
+	struct resp r;
+	struct strbuf out = {0};
+	resp_init(&r, creds, 1);
+	const char *in = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	                 "3\r\nabc\r\nzz sk-ant-api03-REAL\r\n";
+	resp_feed(&r, in, strlen(in), &out);
+	CHECK(resp_broken(&r));
+	resp_feed(&r, "value0123456789abcdef\r\n", 23, &out);
+	resp_flush(&r, &out);
+	sb_append(&out, "", 1);
+	CHECK_STR(out.s, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+	CHECK(!r.sc.cut);
+	resp_free(&r);
+	sb_free(&out);
 	/* data longer than its size */
-	o = run("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", 1000, false);
-	CHECK_STR(o, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\nc\r\n");
+	char *o = run("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n", 1000, false);
+	CHECK_STR(o, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n");
 	free(o);
+	/* a head over 64 KiB: the rest of it, and its body, never read */
+	struct strbuf big = {0};
+	sb_puts(&big, "HTTP/1.1 200 OK\r\n");
+	for (int i = 0; i < 5000; i++)
+		sb_puts(&big, "X-Pad: xxxxxxxxxxxxxxxxxxxx\r\n");
+	sb_puts(&big, "Transfer-Encoding: chunked\r\n\r\n1\r\nk\r\n");
+	resp_init(&r, creds, 1);
+	resp_feed(&r, big.s, 70000, &out);
+	CHECK(resp_broken(&r));
+	size_t sent = out.len;
+	resp_feed(&r, big.s + 70000, big.len - 70000, &out);
+	CHECK_INT((int)out.len, (int)sent);
+	CHECK_INT((int)r.status, 1);
+	resp_free(&r);
+	sb_free(&out);
+	sb_free(&big);
 }
 
 T(resp_pause_inside_a_chunk_sends_a_chunk)

@@ -89,17 +89,18 @@ T(scrub_holds_only_past_the_shared_prefix)
 
 T(scrub_keeps_matching_after_a_pause)
 {
-	/* a flush mid-value (the relay's pause) lets the held part go as the
-	 * placeholder's; what follows is still replaced */
+	/* a pause mid-value (within SCRUB_GUESS_MAX) lets the held part go as
+	 * the placeholder's; what follows is still replaced */
 	struct scrub s;
 	struct strbuf out = {0};
 	scrub_init(&s, creds, 3);
-	scrub_feed(&s, "sk-ant-api03-REALvalue", 22, &out);
-	scrub_flush(&s, &out);
-	scrub_feed(&s, "0123456789abcdef!", 17, &out);
+	scrub_feed(&s, "sk-ant-api03-REALval", 20, &out);
+	CHECK(!scrub_pause(&s, &out));
+	scrub_feed(&s, "ue0123456789abcdef!", 19, &out);
 	scrub_flush(&s, &out);
 	sb_append(&out, "", 1);
-	CHECK_STR(out.s, "sk-ant-api03-PHldrvalu" "9876543210zyxwvu!");
+	CHECK(!s.cut);
+	CHECK_STR(out.s, "sk-ant-api03-PHldrva" "lu9876543210zyxwvu!");
 	sb_free(&out);
 	scrub_free(&s);
 }
@@ -225,4 +226,110 @@ T(scrub_replaces_the_base64_of_a_value)
 		}
 		free(o);
 	}
+}
+
+/* A guess (brokerscrub.h): the agent has an upstream echo the key's public
+ * prefix and characters it guesses.  Up to SCRUB_GUESS_MAX past the kept
+ * prefix the stream goes on as before; a possible value past that which
+ * then goes on otherwise, ends, or is cut short lets nothing more pass. */
+static struct strbuf feed(struct scrub *s, const char *text)
+{
+	struct strbuf out = {0};
+	scrub_feed(s, text, strlen(text), &out);
+	sb_append(&out, "", 1);
+	return out;
+}
+
+T(scrub_a_short_guess_goes_on_as_before)
+{
+	struct scrub s;
+	scrub_init(&s, creds, 3);
+	/* 7 characters past the prefix, then another byte: as it came */
+	struct strbuf o = feed(&s, "a sk-ant-api03-REALval!");
+	CHECK_STR(o.s, "a sk-ant-api03-REALval!");
+	CHECK(!s.cut);
+	sb_free(&o);
+	scrub_free(&s);
+}
+
+T(scrub_a_guess_that_goes_on_otherwise_cuts)
+{
+	struct scrub s;
+	scrub_init(&s, creds, 3);
+	struct strbuf o = feed(&s, "before\n");
+	CHECK_STR(o.s, "before\n");
+	sb_free(&o);
+	/* 8 characters past the prefix, then one the value does not have */
+	o = feed(&s, "a sk-ant-api03-REALvalu!");
+	CHECK_STR(o.s, "");
+	CHECK(s.cut);
+	CHECK_INT((int)s.cut_cred, 0);
+	sb_free(&o);
+	o = feed(&s, "after\n");  /* nothing more */
+	CHECK_STR(o.s, "");
+	sb_free(&o);
+	scrub_free(&s);
+}
+
+T(scrub_a_guess_at_the_end_cuts)
+{
+	struct scrub s;
+	scrub_init(&s, creds, 3);
+	/* 9 past REAL2's kept prefix (ghp_Second), held whole */
+	struct strbuf o = feed(&s, "x ghp_SecondREALtoken");
+	CHECK_STR(o.s, "x ");
+	o.len--;
+	scrub_flush(&s, &o);
+	sb_append(&o, "", 1);
+	CHECK(s.cut);
+	CHECK_INT((int)s.cut_cred, 1);
+	CHECK_STR(o.s, "x ");  /* nothing of the guess */
+	sb_free(&o);
+	scrub_free(&s);
+	/* cut short (an HTTP/2 stream reset): the same */
+	scrub_init(&s, creds, 3);
+	o = feed(&s, "ghp_SecondREALtoken");
+	scrub_drop(&s);
+	CHECK(s.cut);
+	sb_free(&o);
+	scrub_free(&s);
+	/* shorter, at the end: the placeholder's, as before */
+	scrub_init(&s, creds, 3);
+	o = feed(&s, "ghp_SecondREAL");
+	o.len--;
+	scrub_flush(&s, &o);
+	CHECK(!s.cut);
+	CHECK_STR(o.s, "ghp_SecondPHld");
+	sb_free(&o);
+	scrub_free(&s);
+}
+
+T(scrub_a_pause_past_the_bound_holds_and_a_whole_value_passes)
+{
+	struct scrub s;
+	scrub_init(&s, creds, 3);
+	struct strbuf o = feed(&s, "k: sk-ant-api03-REALvalue01");
+	o.len--;
+	CHECK(!scrub_pausable(&s));
+	CHECK(scrub_pause(&s, &o));  /* held on: neither the real bytes nor a verdict */
+	sb_append(&o, "", 1);
+	CHECK_STR(o.s, "k: ");
+	o.len--;
+	scrub_feed(&s, "23456789abcdef\n", 15, &o);
+	scrub_flush(&s, &o);
+	sb_append(&o, "", 1);
+	CHECK(!s.cut);
+	CHECK_STR(o.s, "k: " PH "\n");
+	sb_free(&o);
+	/* below the bound a pause lets the held bytes go, as the placeholder's */
+	scrub_free(&s);
+	scrub_init(&s, creds, 3);
+	o = feed(&s, "k: sk-ant-api03-REAL");
+	o.len--;
+	CHECK(scrub_pausable(&s));
+	CHECK(!scrub_pause(&s, &o));
+	sb_append(&o, "", 1);
+	CHECK_STR(o.s, "k: sk-ant-api03-PHld");
+	sb_free(&o);
+	scrub_free(&s);
 }
