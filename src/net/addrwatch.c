@@ -21,8 +21,11 @@ int addrwatch_open(struct jail_err *e)
 		socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
 	if (fd < 0)
 		return jail_err_sys(e, "open a netlink socket for the host's new addresses");
+	/* and to routes: a "local" route makes addresses the host's that no
+	 * interface lists (take_route) */
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK,
-	                         .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR};
+	                         .nl_groups = RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR |
+	                                      RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE};
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return jail_err_sys(e, "listen for the host's new addresses");
 	return steal_fd(&fd);
@@ -107,40 +110,16 @@ static size_t new_addr(const struct nlmsghdr *h, struct nft_elem *els, size_t k,
 	return mine ? add(els, k, max, ifa->ifa_family, mine, ifa->ifa_prefixlen) : k;
 }
 
-size_t addrwatch_read(int fd, struct nft_elem *els, size_t max)
-{
-	union {
-		struct nlmsghdr h;
-		char buf[8192];
-	} u;
-	size_t k = 0;
-	/* an event makes at most two elements: one that may not fit stays
-	 * queued for the next call */
-	while (k + 2 <= max) {
-		ssize_t n = recv(fd, &u, sizeof(u), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == ENOBUFS)
-			return list_all(els, max);
-		if (n <= 0)
-			return k;
-		int left = (int)n;
-		for (struct nlmsghdr *h = &u.h; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left))
-			if (h->nlmsg_type == RTM_NEWADDR)
-				k = new_addr(h, els, k, max);
-	}
-	return k;
-}
-
-/* One route of the dump: a prefix when it is a local or anycast one of
- * more than one address. */
-static size_t take_prefix(const struct nlmsghdr *h, struct addr_prefix *out, size_t k, size_t max)
+/* One route (of a dump or an event): a local or anycast one, of a prefix
+ * (AnyIP) or of one address (a /32 or /128: AnyIP of one address, or an
+ * address's own route, already listed). */
+static size_t take_route(const struct nlmsghdr *h, struct addr_prefix *out, size_t k, size_t max)
 {
 	if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
 		return k;
 	const struct rtmsg *r = NLMSG_DATA(h);
 	size_t alen = r->rtm_family == AF_INET ? 4 : r->rtm_family == AF_INET6 ? 16 : 0;
-	if (!alen || r->rtm_dst_len >= alen * 8 || k >= max ||
+	if (!alen || r->rtm_dst_len > alen * 8 || k >= max ||
 	    (r->rtm_type != RTN_LOCAL && r->rtm_type != RTN_ANYCAST))
 		return k;
 	unsigned char dst[16] = {0};
@@ -193,7 +172,7 @@ static int dump_prefixes(int family, struct addr_prefix *out, size_t *k, size_t 
 				errno = EPROTO;
 				return -1;
 			}
-			*k = take_prefix(h, out, *k, max);
+			*k = take_route(h, out, *k, max);
 		}
 	}
 }
@@ -204,4 +183,68 @@ int addrwatch_prefixes(struct addr_prefix *out, size_t max)
 	if (dump_prefixes(AF_INET, out, &k, max) < 0 || dump_prefixes(AF_INET6, out, &k, max) < 0)
 		return -1;
 	return (int)k;
+}
+
+/* A route taken into pre[*n_pre]: one address becomes an element (as
+ * an address does), a prefix stays in pre. */
+static size_t route_elem(struct nft_elem *els, size_t k, size_t max, struct addr_prefix *pre,
+                         size_t *n_pre)
+{
+	struct addr_prefix *p = &pre[*n_pre];
+	if (p->bits < (p->family == AF_INET ? 32u : 128u)) {
+		(*n_pre)++;
+		return k;
+	}
+	if (k >= max)
+		return k;
+	struct nft_elem *el = &els[k++];
+	memset(el, 0, sizeof(*el));
+	el->family = p->family;
+	el->addr_only = true;
+	memcpy(el->addr, p->addr, p->family == AF_INET ? 4 : 16);
+	return k;
+}
+
+/* The kernel dropped events (ENOBUFS): every address and local route the
+ * host has now (the prefixes compacted to the front of pre). */
+static size_t list_everything(struct nft_elem *els, size_t max, struct addr_prefix *pre,
+                              size_t max_pre, size_t *n_pre)
+{
+	size_t k = list_all(els, max);
+	int got = addrwatch_prefixes(pre, max_pre);
+	for (int i = 0; i < got; i++) {
+		pre[*n_pre] = pre[i];
+		k = route_elem(els, k, max, pre, n_pre);
+	}
+	return k;
+}
+
+size_t addrwatch_read(int fd, struct nft_elem *els, size_t max, struct addr_prefix *pre,
+                      size_t max_pre, size_t *n_pre)
+{
+	union {
+		struct nlmsghdr h;
+		char buf[8192];
+	} u;
+	size_t k = 0;
+	*n_pre = 0;
+	/* an event makes at most two elements, or one prefix: one that may not
+	 * fit stays queued for the next call */
+	while (k + 2 <= max && *n_pre < max_pre) {
+		ssize_t n = recv(fd, &u, sizeof(u), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == ENOBUFS)
+			return list_everything(els, max, pre, max_pre, n_pre);
+		if (n <= 0)
+			return k;
+		int left = (int)n;
+		for (struct nlmsghdr *h = &u.h; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+			if (h->nlmsg_type == RTM_NEWADDR)
+				k = new_addr(h, els, k, max);
+			else if (take_route(h, pre, *n_pre, max_pre) > *n_pre)
+				k = route_elem(els, k, max, pre, n_pre);
+		}
+	}
+	return k;
 }

@@ -271,31 +271,60 @@ static int open_host_ports(struct net_host *n, struct jail_err *e)
 	return 0;
 }
 
-/* --net open: the prefixes the host takes in whole (AnyIP's local routes:
- * addrwatch.h), each rejected by a rule of its own, as multicast is: on no
- * interface's list, every address in them is the host's.  Read once at the
- * start (README "Limitations": one added during the run is not closed). */
-#define NET_PREFIX_MAX 32
-static int close_host_prefixes(struct net_host *n, struct jail_err *e)
+/* --net open: one prefix the host takes in whole (AnyIP's local routes:
+ * addrwatch.h) rejected by a rule of its own, as multicast is: on no
+ * interface's list, every address in it is the host's.  At most
+ * NET_PREFIX_MAX over the run (a prefix seen again is not added again). */
+int net_close_prefix(struct net_host *n, const struct addr_prefix *p, struct jail_err *e)
 {
-	struct addr_prefix pre[NET_PREFIX_MAX];
-	int np = addrwatch_prefixes(pre, ARRAY_SIZE(pre));
+	for (size_t i = 0; i < n->n_closed; i++)
+		if (!memcmp(&n->closed[i], p, sizeof(*p)))
+			return 0;
+	char net[INET6_ADDRSTRLEN];
+	inet_ntop(p->family, p->addr, net, sizeof(net));
+	if (n->n_closed == NET_PREFIX_MAX) {
+		log_warn("network: the host takes in more than %d prefixes whole (local routes); "
+		         "--net open does not close %s/%u", NET_PREFIX_MAX, net, p->bits);
+		return 0;
+	}
+	struct nft_plan plan;
+	nft_plan_prefix(&plan, p->family, net, p->bits);
+	int r = nft_rules_add(n->nft, plan.rules, plan.n_rules, e);
+	nft_plan_free(&plan);
+	if (r < 0)
+		return jail_err_wrap(e, "close the host's prefix %s/%u", net, p->bits);
+	n->closed[n->n_closed++] = *p;
+	return 0;
+}
+
+/* --net open: what the host's local routes make its own at the start: one
+ * address (a /32 or /128: AnyIP of one, which no interface lists) into the
+ * set of closed addresses, a prefix by a rule.  Later ones: netwatch.c. */
+#define NET_ROUTES_MAX 4096
+static int close_host_routes(struct net_host *n, struct jail_err *e)
+{
+	_cleanup_free_ struct addr_prefix *pre = xcalloc(NET_ROUTES_MAX, sizeof(*pre));
+	_cleanup_free_ struct nft_elem *els = xcalloc(NET_ROUTES_MAX, sizeof(*els));
+	int np = addrwatch_prefixes(pre, NET_ROUTES_MAX);
 	if (np < 0)
 		return jail_err_sys(e, "--net open: list the host's local routes");
-	if ((size_t)np == ARRAY_SIZE(pre))
-		log_warn("network: the host takes in %d or more prefixes whole (local routes); "
-		         "--net open closes the first %d of them only", NET_PREFIX_MAX,
-		         NET_PREFIX_MAX);
+	if (np == NET_ROUTES_MAX)
+		log_warn("network: the host has %d or more local routes; --net open closes the "
+		         "first %d of them only", NET_ROUTES_MAX, NET_ROUTES_MAX);
+	size_t ne = 0;
 	for (int i = 0; i < np; i++) {
-		char net[INET6_ADDRSTRLEN];
-		inet_ntop(pre[i].family, pre[i].addr, net, sizeof(net));
-		struct nft_plan plan;
-		nft_plan_prefix(&plan, pre[i].family, net, pre[i].bits);
-		int r = nft_rules_add(n->nft, plan.rules, plan.n_rules, e);
-		nft_plan_free(&plan);
-		if (r < 0)
-			return jail_err_wrap(e, "close the host's prefix %s/%u", net, pre[i].bits);
+		if (pre[i].bits < (pre[i].family == AF_INET ? 32u : 128u)) {
+			if (net_close_prefix(n, &pre[i], e) < 0)
+				return -1;
+			continue;
+		}
+		struct nft_elem *el = &els[ne++];
+		el->family = pre[i].family;
+		el->addr_only = true;
+		memcpy(el->addr, pre[i].addr, sizeof(el->addr));
 	}
+	if (ne && nft_elems_add(n->nft, els, ne, e) < 0)
+		return jail_err_wrap(e, "close the addresses of the host's local routes");
 	return 0;
 }
 
@@ -326,7 +355,7 @@ static int close_host_addrs(struct net_host *n, struct jail_err *e)
 	}
 	if (ne && nft_elems_add(n->nft, els, ne, e) < 0)
 		return jail_err_wrap(e, "close the host's own addresses");
-	return close_host_prefixes(n, e);
+	return close_host_routes(n, e);
 }
 
 static struct net_host *net_host_new(const struct jail_config *cfg)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 
+#include "addrwatch.h"
 #include "allow.h"
 #include "config.h"
 #include "dns.h"
@@ -34,6 +35,7 @@ struct net_local {
 	bool helper;                 /* the helper's, else the host's */
 };
 #define NET_LOCAL_MAX 256
+#define NET_PREFIX_MAX 32
 
 struct net_host {
 	enum net_mode mode;
@@ -64,6 +66,9 @@ struct net_host {
 	struct net_local local[NET_LOCAL_MAX];
 	size_t n_local;
 	bool local_full;             /* more than NET_LOCAL_MAX: the rest unlisted */
+	/* --net open: the prefixes the host takes in whole, closed by rules */
+	struct addr_prefix closed[NET_PREFIX_MAX];
+	size_t n_closed;
 
 	/* the thread */
 	struct resolver *resolver;
@@ -76,6 +81,9 @@ struct net_host {
 	char last_line[300];
 	time_t last_time;
 };
+
+/* net.c */
+int net_close_prefix(struct net_host *n, const struct addr_prefix *p, struct jail_err *e) WUR;
 
 /* nethelper.c */
 int net_helper_start(struct net_host *n, pid_t child, struct jail_err *e) WUR;

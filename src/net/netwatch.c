@@ -341,16 +341,21 @@ static size_t finish(void *arg, const struct dns_question *q, const unsigned cha
 	return dns_build_answer(qpkt, q, DNS_RCODE_OK, addrs, k, out, cap);
 }
 
-/* --net open: the addresses the host took since the start, closed as its
- * others are (net.c). */
+/* --net open: the addresses the host took since the start, and those its
+ * new local routes give it, closed as its others are (net.c). */
 static void close_new_addrs(struct net_host *n)
 {
 	struct nft_elem els[NET_LOCAL_MAX];
-	size_t k;
-	while ((k = addrwatch_read(n->addrwatch, els, ARRAY_SIZE(els))) > 0) {
+	struct addr_prefix pre[8];
+	size_t k, np;
+	while ((k = addrwatch_read(n->addrwatch, els, ARRAY_SIZE(els), pre, ARRAY_SIZE(pre),
+	                           &np)) > 0 || np > 0) {
 		struct jail_err e;
-		if (nft_elems_add(n->nft, els, k, &e) < 0)
+		if (k && nft_elems_add(n->nft, els, k, &e) < 0)
 			log_warn("network: close the host's new address: %s", e.msg);
+		for (size_t i = 0; i < np; i++)
+			if (net_close_prefix(n, &pre[i], &e) < 0)
+				log_warn("network: %s", e.msg);
 	}
 }
 

@@ -1,0 +1,71 @@
+# The escape suite, a fourth review of the last round's defences by a
+# fresh attacker: each test is a way around one of them.  A test of a hole
+# fails on the build before its fix.
+source "$TESTS/security/helpers.bash"
+source "$TESTS/networld.bash"
+
+# ATTACK: --net open and AnyIP of one address (`ip route add local
+# 12.34.61.7 dev lo`): the open ruleset closed the host's interfaces'
+# addresses and the local routes of more than one address, so a /32 or /128
+# local route, on no interface's list, was the host's and open: a server of
+# the host's bound to 0.0.0.0 or :: answered the jail there.
+test_net_open_never_reaches_a_single_anyip_address() {
+	W_SETUP="ip route add local 12.34.61.7/32 dev lo; ip -6 route add local 2a0c:61::7/128 dev lo" net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	in_w python3 -c "$TCP_PROBE" "12.34.61.7,$P7" "2a0c:61::7,$P7" | grep -c open | grep -qx 2 ||
+		fail "W's server does not answer at W's AnyIP addresses"
+	run_jail -D "$T/p" --net open -- python3 -c "$TCP_PROBE" "12.34.61.7,$P7" "2a0c:61::7,$P7" \
+		"$PUB4,$P2"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$PUB4 $P2 open" # the positive control
+	assert_contains "$out" "12.34.61.7 $P7 failed"
+	assert_contains "$out" "2a0c:61::7 $P7 failed"
+	assert_contains "$err" "jail: blocked tcp 12.34.61.7:$P7"
+}
+
+# ATTACK: as above, with the local routes added while the jail runs (one
+# address, and a prefix): the routes were read once, at the start.  The
+# jail tries both until refused (each answered "open" before the fix).
+test_net_open_closes_a_local_route_the_host_adds_later() {
+	W_SETUP="(i=0; while [ ! -e '$T/.addnow' ] && [ \$i -lt 1200 ]; do sleep 0.05; i=\$((i+1)); done
+		ip route add local 12.34.63.7/32 dev lo && ip route add local 12.34.64.0/24 dev lo &&
+		echo ok >'$T/.added') &" net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	mkfifo "$T/go"
+	exec 7<>"$T/go"
+	"$JAIL" -D "$T/p" --net open -- sh -c "echo ready; read x; python3 -c '
+import socket, time
+for addr in (\"12.34.63.7\", \"12.34.64.9\"):
+    for i in range(100):
+        s = socket.socket()
+        s.settimeout(5)
+        try:
+            s.connect((addr, $P7))
+        except OSError as e:
+            print(addr, \"refused after\", i, \"tries\")
+            break
+        s.close()
+        time.sleep(0.1)
+    else:
+        print(addr, \"LOCAL-ROUTE-OPEN\")
+s = socket.create_connection((\"$PUB4\", $P2), 5)
+print(\"internet open\")
+'" <"$T/go" >"$T/late.out" 2>"$T/late.err" &
+	local pid=$!
+	wait_for grep -q ready "$T/late.out"
+	touch "$T/.addnow"
+	wait_file "$T/.added"
+	echo go >&7
+	wait "$pid" || true
+	exec 7>&-
+	local out err
+	out=$(cat "$T/late.out") err=$(cat "$T/late.err")
+	assert_not_contains "$out" LOCAL-ROUTE-OPEN
+	assert_contains "$out" "12.34.63.7 refused after"
+	assert_contains "$out" "12.34.64.9 refused after"
+	assert_contains "$out" "internet open"
+}
