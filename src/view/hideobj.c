@@ -27,9 +27,10 @@ struct hash_run {
 };
 
 /* The ids cache's first line: a cache of another layout is read as none. */
-#define IDS_CACHE_HEAD "withheld-ids 2\n"
-/* A record's strings: path, stamp, SHA-1 id, SHA-256 id, LFS object. */
-#define RECORD_FIELDS 5
+#define IDS_CACHE_HEAD "withheld-ids 3\n"
+/* A record's strings: path, stamp, SHA-1 id, SHA-256 id, LFS object, and
+ * the two ids of the content with CRLF line ends made LF ("": none). */
+#define RECORD_FIELDS 7
 
 /* One file's record: its path first, so strcmp orders and finds by path. */
 static char *record(const char *const f[RECORD_FIELDS], size_t *len)
@@ -100,10 +101,48 @@ static const char *known_ids(const struct hash_run *r, const char *rel, const ch
 	if (strcmp(st, stamp) != 0)
 		return NULL;
 	const char *sha1 = st + strlen(st) + 1, *sha256 = sha1 + strlen(sha1) + 1;
+	const char *lfs = sha256 + strlen(sha256) + 1, *lf1 = lfs + strlen(lfs) + 1;
+	const char *lf256 = lf1 + strlen(lf1) + 1;
 	push_object(r->out, sha1);
 	push_object(r->out, sha256);
-	push_lfs(r->out, sha256 + strlen(sha256) + 1);
+	push_lfs(r->out, lfs);
+	if (*lf1) {
+		push_object(r->out, lf1);
+		push_object(r->out, lf256);
+	}
 	return *hit;
+}
+
+/* git's ids (SHA-1 and SHA-256, hex) of the blob of `data` as git stores a
+ * text file: each CRLF line end made LF, as core.autocrlf or a text or eol
+ * attribute (a `* text=auto` .gitattributes) makes `git add` and `git stash`
+ * store it.  The ids stay "" when it has no CRLF (the blob is the file's). */
+static void lf_blob_ids(const char *data, size_t n, char id1[41], char id256[65])
+{
+	size_t crs = 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		crs += data[i] == '\r' && data[i + 1] == '\n';
+	if (!crs)
+		return;
+	char head[40];
+	int hl = snprintf(head, sizeof(head), "blob %zu", n - crs) + 1;
+	size_t len = (size_t)hl + n - crs;
+	_cleanup_free_ char *buf = malloc(len);
+	if (!buf)
+		return;
+	memcpy(buf, head, (size_t)hl);
+	char *o = buf + hl;
+	for (size_t i = 0; i < n; i++)
+		if (!(data[i] == '\r' && i + 1 < n && data[i + 1] == '\n'))
+			*o++ = data[i];
+	unsigned char d1[20];
+	struct sha1 c;
+	sha1_init(&c);
+	sha1_update(&c, buf, len);
+	sha1_final(&c, d1);
+	hex(d1, sizeof(d1), id1);
+	sha256_hex(buf, len, id256);
+	explicit_bzero(buf, len);
 }
 
 /* The blob ids of one file's content, when it is a regular file small
@@ -175,9 +214,15 @@ static void hash_file(struct hash_run *r, const char *rel)
 	char lfs[65];
 	sha256_hex(buf + hl, (size_t)st.st_size, lfs);
 	push_lfs(r->out, lfs);
+	char lf1[41] = "", lf256[65] = "";
+	lf_blob_ids(buf + hl, (size_t)st.st_size, lf1, lf256);
+	if (*lf1) {
+		push_object(r->out, lf1);
+		push_object(r->out, lf256);
+	}
 	explicit_bzero(buf, len);
 	size_t n;
-	const char *f[RECORD_FIELDS] = {rel, stamp, id1, id, lfs};
+	const char *f[RECORD_FIELDS] = {rel, stamp, id1, id, lfs, lf1, lf256};
 	strv_push_take(&r->seen, record(f, &n));
 	r->missed = true;
 }

@@ -69,3 +69,32 @@ print(\"internet open\")
 	assert_contains "$out" "12.34.64.9 refused after"
 	assert_contains "$out" "internet open"
 }
+
+# ATTACK: a hidden `.env` with CRLF line ends, staged by mistake and
+# unstaged, in a repository whose attributes say `* text=auto` (or with
+# core.autocrlf): git stored its blob with LF line ends, and the view
+# withheld only the ids of the file's bytes as they are, so the blob git
+# wrote was served whole (`git cat-file --batch-all-objects --batch`).  The
+# ids of the content as git stores a text file are withheld too, loose and
+# packed, at the first start and from the ids' cache at the next.
+test_crlf_secret_staged_and_unstaged_not_readable() {
+	git_init "$T/p"
+	printf '.env\n' >"$T/p/.gitignore"
+	printf '* text=auto\n' >"$T/p/.gitattributes"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore .gitattributes README
+	git -C "$T/p" commit -q -m init
+	printf 'SECRET=canary-crlf\r\nOTHER=x\r\n' >"$T/p/.env"
+	git -C "$T/p" add -f .env
+	git -C "$T/p" reset -q .env
+	local cmd='git cat-file --batch-all-objects --batch; true'
+	grep -q canary-crlf <<<"$(cd "$T/p" && sh -c "$cmd" 2>&1)" ||
+		fail "the set-up left no object of the .env"
+	run_jail -q -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" hello # the positive control
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the once staged .env"
+	git -C "$T/p" gc -q # (now in a pack: a cruft one, or loose where git keeps it so)
+	run_jail -q -D "$T/p" -- sh -c "$cmd"
+	assert_contains "$out" hello
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read after git gc"
+}

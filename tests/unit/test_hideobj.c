@@ -95,3 +95,41 @@ T(collect_names_the_blobs_of_hidden_secrets_only)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CHECK(system(cmd) == 0);
 }
+
+/* A secret with CRLF line ends: git stores it with LF ones under `* text=auto`
+ * or core.autocrlf, so that blob's ids are withheld too, and come back from
+ * the cache.  (git hash-object of the LF content, in both formats.) */
+T(collect_names_the_lf_blob_of_a_crlf_secret)
+{
+	static char d[] = "/tmp/test_hideobj_crlf.XXXXXX";
+	CHECK(mkdtemp(d) != NULL);
+	char p[512], cache[512];
+	snprintf(p, sizeof(p), "%s/.env", d);
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	fputs("SECRET=1\r\nB=2\r\n", f);
+	fclose(f);
+	snprintf(cache, sizeof(cache), "%s/withheld.ids", d);
+	int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct hide_node *root = NULL;
+	size_t count = 0;
+	struct jail_err e = {0};
+	CHECK(hidetree_build(fd, &root, &count, &e) == 0);
+	struct jail_config cfg = {0};
+	strv_push(&cfg.secret_names, ".env*");
+	struct strv hidden = {0};
+	strv_push(&hidden, ".env");
+	for (int round = 0; round < 2; round++) { /* hashed, then from the cache */
+		struct strv objs = {0};
+		hideobj_collect(fd, &cfg, root, &hidden, cache, &objs);
+		CHECK(objs.n == 5);
+		CHECK(strv_contains(&objs, "60/54842854917e8d010f6a5a77a29d395a094252"));
+		CHECK(strv_contains(&objs,
+		                    "4a/23865fdfaafb462a4c571208f170ae84a28810059fb53bc240199bac2265f6"));
+		strv_free(&objs);
+	}
+	close(fd);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	CHECK(system(cmd) == 0);
+}
