@@ -682,11 +682,25 @@ static bool lost_withheld(const struct strv *ids, const struct hide_node *dir, c
 	       has_key(ids, key);
 }
 
+/* git's files in a git directory (.git, a linked worktree's or a
+ * submodule's in it) that quote staged content, not its refs' or objects'
+ * names (a branch may be called so). */
+static bool quotes_staged(const struct hide_node *dir, const char *name)
+{
+	if (strcmp(name, "COMMIT_EDITMSG") != 0 && strcmp(name, "addp-hunk-edit.diff") != 0)
+		return false;
+	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
+		if (named(n, "refs") || named(n, "logs") || named(n, "objects"))
+			return false;
+	return true;
+}
+
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name)
 {
 	if (!ids->n || !dir->parent)
 		return false;
-	if (lfs_withheld(ids, dir, name) || lost_withheld(ids, dir, name))
+	if (lfs_withheld(ids, dir, name) || lost_withheld(ids, dir, name) ||
+	    quotes_staged(dir, name))
 		return true;
 	if (!hex2(dir->name) || !hideobj_in_store(dir->parent))
 		return false;

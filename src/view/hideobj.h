@@ -69,7 +69,11 @@ bool hideobj_has(const struct strv *ids, const char *id);
  * fan-out directory below one named objects (the store's own, or a
  * quarantine's in it).  `ids` sorted.  While any id is withheld, a name
  * there that is not an object id (git's tmp_obj_* of an object it is
- * writing) is withheld too: its content has no id yet to be checked by. */
+ * writing) is withheld too: its content has no id yet to be checked by;
+ * and so are git's own files that quote what was staged, in any git
+ * directory (COMMIT_EDITMSG: `git commit -v` left the diff it showed there;
+ * addp-hunk-edit.diff: a hunk `git add -p` had edited), whatever staged
+ * content they hold. */
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name);
 /* Whether a live directory is in a git object store: it or one above it,
  * within the .git directory, is named objects. */

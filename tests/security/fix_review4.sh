@@ -98,3 +98,30 @@ test_crlf_secret_staged_and_unstaged_not_readable() {
 	assert_contains "$out" hello
 	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read after git gc"
 }
+
+# ATTACK: an `.env` staged by mistake, seen in `git commit -v`'s editor and
+# the commit given up (an empty message), then unstaged: the view withheld
+# the staged blob, but git left the verbose diff it showed, the secret's
+# lines, in `.git/COMMIT_EDITMSG` (and `git add -p`'s edited hunk in
+# `.git/addp-hunk-edit.diff`), served as the host has them.  While anything
+# is withheld, git's files that quote staged content are not shown.
+test_a_given_up_verbose_commit_does_not_quote_the_secret() {
+	git_init "$T/p"
+	printf '.env\n' >"$T/p/.gitignore"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore README
+	git -C "$T/p" commit -q -m init
+	printf 'SECRET=canary-verbose\n' >"$T/p/.env"
+	git -C "$T/p" add -f .env
+	GIT_EDITOR=true git -C "$T/p" commit -q -v 2>/dev/null || true
+	printf '+SECRET=canary-hunk\n' >"$T/p/.git/addp-hunk-edit.diff"
+	git -C "$T/p" reset -q .env
+	grep -q canary-verbose "$T/p/.git/COMMIT_EDITMSG" ||
+		fail "the set-up left no verbose diff in COMMIT_EDITMSG"
+	run_jail -q -D "$T/p" -- sh -c 'cat .git/COMMIT_EDITMSG .git/addp-hunk-edit.diff
+		grep -r canary .git; git log --oneline; git commit -q --allow-empty -m inside -v &&
+		git log --oneline -1; true'
+	assert_contains "$out" init # the positive control
+	assert_contains "$out" inside # git commit still works
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the staged .env"
+}

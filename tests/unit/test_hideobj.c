@@ -52,6 +52,12 @@ T(collect_names_the_blobs_of_hidden_secrets_only)
 	CHECK(!hideobj_withheld(&objs, f, "00000000000000000000000000000000000000"));
 	CHECK(hideobj_withheld(&objs, f, "tmp_obj_Ab12Cd")); /* git writing an object */
 	CHECK(!hideobj_withheld(&objs, o, "ec2679eeaac690801f2a00b7de9baebbef7a2d")); /* not a fan-out dir */
+	/* git's files that quote staged content (git commit -v, git add -p) */
+	CHECK(hideobj_withheld(&objs, git, "COMMIT_EDITMSG"));
+	CHECK(hideobj_withheld(&objs, git, "addp-hunk-edit.diff"));
+	CHECK(!hideobj_withheld(&objs, git, "MERGE_MSG"));
+	struct hide_node *heads = hidetree_add(hidetree_add(git, "refs", true), "heads", true);
+	CHECK(!hideobj_withheld(&objs, heads, "COMMIT_EDITMSG")); /* a branch of that name */
 	/* git-lfs's store, and what git fsck --lost-found wrote */
 	struct hide_node *l = hidetree_add(hidetree_add(hidetree_add(hidetree_add(git, "lfs", true),
 	                                   "objects", true), "66", true), "40", true);
