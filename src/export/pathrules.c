@@ -17,6 +17,8 @@
 #define MISE "changes what mise runs on entering the directory"
 #define WRAPPER "changes which build tool the wrapper downloads and runs (distributionUrl)"
 #define PIN "changes which program runs as a tool here (a version manager's path: pin)"
+#define VCS "another version control tool's repository: the commands its config names " \
+	"(hooks, extensions, a pager) run on the next use of it there, a prompt's included"
 
 /* Files that a shell, an editor, a package manager or an agent CLI loads or runs
  * from a project directory without asking: a patch must not smuggle them in. */
@@ -67,6 +69,13 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".yarnrc", (char *)PKG},
 	{(char *)".yarnrc.yml", (char *)PKG},
 	{(char *)".pnpmfile.cjs", (char *)PKG},
+	/* as git's own (repodir.h): Mercurial's hgrc [hooks] and [extensions],
+	 * darcs' prefs/defaults posthooks, pijul's config [hooks], Jujutsu's
+	 * repo config before 0.32 (pager, editor, aliases) */
+	{(char *)".hg/", (char *)VCS},
+	{(char *)"_darcs/", (char *)VCS},
+	{(char *)".pijul/", (char *)VCS},
+	{(char *)".jj/", (char *)VCS},
 };
 const size_t pathrules_ndefaults = ARRAY_SIZE(pathrules_defaults);
 

@@ -125,3 +125,29 @@ test_a_given_up_verbose_commit_does_not_quote_the_secret() {
 	assert_contains "$out" inside # git commit still works
 	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the staged .env"
 }
+
+# ATTACK: the export leaves out a directory git takes for a repository (its
+# config and hooks run on the next `git` there), but not another version
+# control tool's: a `.hg/hgrc` landed in a subdirectory runs its hooks and
+# loads its extensions on any `hg` command there (a prompt's `hg id` on
+# entering it); darcs runs the commands `_darcs/prefs/defaults` names,
+# pijul the hooks of `.pijul/config`, older Jujutsu reads `.jj/repo/config.toml`
+# (pager, editor, aliases).  Each is left out whole.
+test_land_another_vcs_repository_is_left_out() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'mkdir -p sub/.hg sub/_darcs/prefs sub/.pijul sub/.jj/repo
+		printf "[hooks]\npre-identify = touch /tmp/pwned\n" >sub/.hg/hgrc
+		echo dotencode >sub/.hg/requires
+		echo "apply posthook touch /tmp/pwned" >sub/_darcs/prefs/defaults
+		printf "[hooks]\nrecord = [\"touch /tmp/pwned\"]\n" >sub/.pijul/config
+		printf "[ui]\npager = \"touch /tmp/pwned\"\n" >sub/.jj/repo/config.toml
+		echo code >sub/main.c; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+	assert_file "$T/p/sub/main.c"
+	for d in .hg _darcs .pijul .jj; do
+		assert_no_file "$T/p/sub/$d"
+	done
+}

@@ -65,7 +65,10 @@ T(defaults_leave_out_what_tools_run)
 	                     ".vscode/mcp.json", ".zed/settings.json", ".kiro/settings/mcp.json",
 	                     ".continue/mcpServers/x.yaml", "crush.json", ".crush.json",
 	                     /* vim's exrc reads .vimrc too; Helix starts what .helix/ names */
-	                     ".vimrc", "sub/.gvimrc", "_vimrc", "_exrc", ".helix/languages.toml"};
+	                     ".vimrc", "sub/.gvimrc", "_vimrc", "_exrc", ".helix/languages.toml",
+	                     /* other version control tools' repositories: their config runs */
+	                     "sub/.hg/hgrc", "_darcs/prefs/defaults", "x/.pijul/config",
+	                     ".jj/repo/config.toml", "sub/.HG/hgrc"};
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		if (!denied(&r, out[i]))
 			fprintf(stderr, "  not denied: %s\n", out[i]);
