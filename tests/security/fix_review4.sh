@@ -141,6 +141,7 @@ test_land_another_vcs_repository_is_left_out() {
 		echo "apply posthook touch /tmp/pwned" >sub/_darcs/prefs/defaults
 		printf "[hooks]\nrecord = [\"touch /tmp/pwned\"]\n" >sub/.pijul/config
 		printf "[ui]\npager = \"touch /tmp/pwned\"\n" >sub/.jj/repo/config.toml
+		mkdir -p hgdir sub2 && cp sub/.hg/hgrc hgdir/ && ln -s ../hgdir sub2/.hg
 		echo code >sub/main.c; echo more >> README'
 	assert_eq "$rc" 0 "the run ($err)"
 	run_jail apply -D "$T/p"
@@ -150,4 +151,5 @@ test_land_another_vcs_repository_is_left_out() {
 	for d in .hg _darcs .pijul .jj; do
 		assert_no_file "$T/p/sub/$d"
 	done
+	assert_no_file "$T/p/sub2/.hg" # a link there, to a directory that holds an hgrc
 }
