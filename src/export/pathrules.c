@@ -65,6 +65,10 @@ const struct deny_rule pathrules_defaults[] = {
 	{(char *)".helix/", (char *)"Helix loads it from the project (the language servers it starts)"},
 	{(char *)".husky/", (char *)HOOKS},
 	{(char *)".githooks/", (char *)HOOKS},
+	/* lefthook's scripts (its source_dir and source_dir_local): the hook it
+	 * installed runs those lefthook.yml names from there on every commit */
+	{(char *)".lefthook/", (char *)HOOKS},
+	{(char *)".lefthook-local/", (char *)HOOKS},
 	{(char *)".npmrc", (char *)PKG},
 	{(char *)".yarnrc", (char *)PKG},
 	{(char *)".yarnrc.yml", (char *)PKG},

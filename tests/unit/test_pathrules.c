@@ -68,7 +68,9 @@ T(defaults_leave_out_what_tools_run)
 	                     ".vimrc", "sub/.gvimrc", "_vimrc", "_exrc", ".helix/languages.toml",
 	                     /* other version control tools' repositories: their config runs */
 	                     "sub/.hg/hgrc", "_darcs/prefs/defaults", "x/.pijul/config",
-	                     ".jj/repo/config.toml", "sub/.HG/hgrc"};
+	                     ".jj/repo/config.toml", "sub/.HG/hgrc",
+	                     /* lefthook's scripts, run by the hook it installed */
+	                     ".lefthook/pre-commit/fmt.sh", ".lefthook-local/pre-push/x"};
 	for (size_t i = 0; i < ARRAY_SIZE(out); i++) {
 		if (!denied(&r, out[i]))
 			fprintf(stderr, "  not denied: %s\n", out[i]);
