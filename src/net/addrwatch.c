@@ -11,6 +11,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -206,14 +207,17 @@ static size_t route_elem(struct nft_elem *els, size_t k, size_t max, struct addr
 }
 
 /* The kernel dropped events (ENOBUFS): every address and local route the
- * host has now (the prefixes compacted to the front of pre). */
+ * host has now (the routes of one address are most of a dump: read into a
+ * list of their own, so that they do not crowd the prefixes out of pre). */
+#define DUMP_MAX 4096
 static size_t list_everything(struct nft_elem *els, size_t max, struct addr_prefix *pre,
                               size_t max_pre, size_t *n_pre)
 {
 	size_t k = list_all(els, max);
-	int got = addrwatch_prefixes(pre, max_pre);
-	for (int i = 0; i < got; i++) {
-		pre[*n_pre] = pre[i];
+	_cleanup_free_ struct addr_prefix *all = calloc(DUMP_MAX, sizeof(*all));
+	int got = all ? addrwatch_prefixes(all, DUMP_MAX) : -1;
+	for (int i = 0; i < got && *n_pre < max_pre; i++) {
+		pre[*n_pre] = all[i];
 		k = route_elem(els, k, max, pre, n_pre);
 	}
 	return k;

@@ -346,7 +346,7 @@ static size_t finish(void *arg, const struct dns_question *q, const unsigned cha
 static void close_new_addrs(struct net_host *n)
 {
 	struct nft_elem els[NET_LOCAL_MAX];
-	struct addr_prefix pre[8];
+	struct addr_prefix pre[NET_PREFIX_MAX];
 	size_t k, np;
 	while ((k = addrwatch_read(n->addrwatch, els, ARRAY_SIZE(els), pre, ARRAY_SIZE(pre),
 	                           &np)) > 0 || np > 0) {
