@@ -323,8 +323,13 @@ static int close_host_routes(struct net_host *n, struct jail_err *e)
 		el->addr_only = true;
 		memcpy(el->addr, pre[i].addr, sizeof(el->addr));
 	}
-	if (ne && nft_elems_add(n->nft, els, ne, e) < 0)
-		return jail_err_wrap(e, "close the addresses of the host's local routes");
+	/* in batches of a size nft_netlink.c's limit takes (a node with
+	 * thousands of service addresses has a local route each) */
+	for (size_t at = 0; at < ne; at += NET_LOCAL_MAX) {
+		size_t k = ne - at < NET_LOCAL_MAX ? ne - at : NET_LOCAL_MAX;
+		if (nft_elems_add(n->nft, els + at, k, e) < 0)
+			return jail_err_wrap(e, "close the addresses of the host's local routes");
+	}
 	return 0;
 }
 

@@ -25,6 +25,25 @@ test_net_open_never_reaches_a_single_anyip_address() {
 	assert_contains "$err" "jail: blocked tcp 12.34.61.7:$P7"
 }
 
+# The same, on a host with thousands of local routes of one address (a
+# node whose service addresses are each the host's): all are closed, the
+# last one too, and the jail starts (they go to nftables in batches that
+# stay below the netlink batch's limit).
+test_net_open_closes_thousands_of_single_anyip_addresses() {
+	local i j
+	for i in $(seq 0 15); do for j in $(seq 1 250); do
+		echo "route add local 2a0c:63::$i:$j/128 dev lo"
+	done; done >"$T/routes"
+	W_SETUP="ip -batch '$T/routes'" net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	run_jail -D "$T/p" --net open -- python3 -c "$TCP_PROBE" "2a0c:63::f:fa,$P7" "$PUB4,$P2"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$PUB4 $P2 open" # the positive control
+	assert_contains "$out" "2a0c:63::f:fa $P7 failed"
+}
+
 # ATTACK: as above, with the local routes added while the jail runs (one
 # address, and a prefix): the routes were read once, at the start.  The
 # jail tries both until refused (each answered "open" before the fix).
