@@ -154,6 +154,8 @@ const char *bindcover_file(struct jail_err *e)
 struct walk {
 	const struct namematch *m;
 	bool shown; /* below what --show names: only fs.hide still hides */
+	bool refs;  /* below a git directory's refs/ or logs/: branches' names */
+	bool in_secret; /* there, below a directory of a secret-shaped name */
 	const char *what;
 	struct bindcover_count *count;
 	char rel[PATH_MAX];
@@ -252,28 +254,51 @@ static bool is_door(int dir, const struct dirent *de)
 	       (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
-/* In a git directory, as the view has it (hidefs.h): the names below
- * objects/, refs/ and logs/ are ids and refs, not secrets (a branch may be
- * named secrets/x), and git's own. */
-static bool gits_own(const struct dirent *de)
+/* What git writes below refs/ and logs/: a ref ("<id>\n", "ref: <name>\n")
+ * or a reflog, whose lines start "<old id> <new id> "; a regular file whose
+ * first line is one of them.  (The file is the host's: under a --rw the
+ * agent can move it, but not write into it while it is covered.) */
+static bool holds_ref(int dir, const char *name)
 {
-	return !strcmp(de->d_name, "objects") || !strcmp(de->d_name, "refs") ||
-	       !strcmp(de->d_name, "logs");
+	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	char b[160];
+	ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, b, sizeof(b) - 1)
+	                                                                : -1;
+	if (n <= 0)
+		return false;
+	b[n] = '\0';
+	size_t h = strspn(b, "0123456789abcdef");
+	if (h == 40 || h == 64)
+		return b[h] == '\n' || (b[h] == ' ' && strspn(b + h + 1, "0123456789abcdef") == h &&
+		                        b[2 * h + 1] == ' ');
+	return strncmp(b, "ref: ", 5) == 0 && strchr(b, '\n') && !strchr(b, '\n')[1];
 }
 
 /* One entry of the directory at `fd`; w->rel is its path; git_top: that
- * directory is a .git. */
+ * directory is a .git.  Every name is judged, also below a git directory's
+ * objects/, refs/ and logs/, where the view (whose tree the agent cannot
+ * rearrange) judges none: through a --rw the agent moves the host's files,
+ * and a secret's directory moved below sub/.git/objects/ was the host's at
+ * the next start.  Below refs/ and logs/ names are branches' (secrets/x):
+ * there a secret-shaped name is covered unless git wrote it, a ref or a
+ * reflog, and a directory is walked, not covered whole. */
 static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth,
                       bool git_top)
 {
 	if (++w->count->entries > BINDCOVER_ENTRIES_MAX)
 		return too_many(w, "entries", BINDCOVER_ENTRIES_MAX);
-	if (git_top && gits_own(de) && is_dir(fd, de))
-		return 0;
 	if (is_door(fd, de))
 		return cover(w, fd, de->d_name);
 	enum name_verdict v = !w->shown ? namematch_judge(w->m, w->rel)
 	                      : namematch_hides(w->m, w->rel) ? NAME_COVER : NAME_KEEP;
+	bool secret_dir = false;
+	if (w->refs && (v == NAME_COVER || w->in_secret)) {
+		if (!is_dir(fd, de))
+			return holds_ref(fd, de->d_name) ? 0 : cover(w, fd, de->d_name);
+		secret_dir = true; /* (each file below judged so) */
+		v = NAME_KEEP;
+	}
 	if (v == NAME_COVER)
 		return cover(w, fd, de->d_name);
 	if (!is_dir(fd, de))
@@ -296,10 +321,15 @@ static int walk_entry(struct walk *w, int fd, const struct dirent *de, int depth
 	}
 	/* a directory --show names is walked too: for what fs.hide names below
 	 * it (the view hides that whatever --show says), and its sockets */
-	bool was = w->shown;
+	bool was = w->shown, was_refs = w->refs, was_secret = w->in_secret;
 	w->shown = was || v == NAME_SHOWN;
+	w->refs = was_refs || (git_top && (!strcmp(de->d_name, "refs") ||
+	                                   !strcmp(de->d_name, "logs")));
+	w->in_secret = was_secret || secret_dir;
 	int r = walk_dir(w, sub, depth + 1, git);
 	w->shown = was;
+	w->refs = was_refs;
+	w->in_secret = was_secret;
 	return r;
 }
 

@@ -172,3 +172,35 @@ test_land_another_vcs_repository_is_left_out() {
 	done
 	assert_no_file "$T/p/sub2/.hg" # a link there, to a directory that holds an hgrc
 }
+
+# ATTACK: through a --rw inside the project the agent moves the host's
+# files: a directory that holds a covered secret (sub/conf/.env), moved
+# below a git directory's objects/ it made (sub/x/.git/objects/conf), was
+# not judged at the next start (names there are ids and branches: the walk
+# passed over them, as the view does), and the secret was the host's file
+# there; so was a secret directory moved below refs/ (where a branch may be
+# named secrets/x: there a file git did not write, no ref, is covered).
+test_rw_bind_secret_moved_below_git_objects_stays_covered() {
+	git_init "$T/p"
+	printf '.env\nsub/\n' >"$T/p/.gitignore"
+	git -C "$T/p" add .gitignore
+	git -C "$T/p" commit -q -m init
+	mkdir -p "$T/p/sub/conf" "$T/p/sub/data/secrets"
+	printf 'SECRET=canary-rw-moved\n' >"$T/p/sub/conf/.env"
+	printf '{"key": "canary-rw-dir"}\n' >"$T/p/sub/data/secrets/prod.json"
+	git_init "$T/p/sub/y"
+	git -C "$T/p/sub/y" commit -q --allow-empty -m first
+	git -C "$T/p/sub/y" branch secrets/x # a branch's name: its ref stays
+	# (a covered file or directory is a mount point: its parent moves)
+	run_jail -q -D "$T/p" --rw "$T/p/sub" -- sh -c 'cat sub/conf/.env sub/data/secrets/prod.json
+		mkdir -p sub/x/.git/objects && mv sub/conf sub/x/.git/objects/ &&
+		mv sub/data sub/y/.git/refs/heads/secrets/data && echo moved'
+	assert_contains "$out" moved
+	assert_file "$T/p/sub/x/.git/objects/conf/.env" # the host's files, moved
+	assert_file "$T/p/sub/y/.git/refs/heads/secrets/data/secrets/prod.json"
+	run_jail -q -D "$T/p" --rw "$T/p/sub" -- sh -c 'cat sub/x/.git/objects/conf/.env
+		cat sub/y/.git/refs/heads/secrets/data/secrets/prod.json
+		cd sub/y && git log --format=%s secrets/x; true'
+	assert_contains "$out" first # the positive control: the branch's ref is read
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the moved secrets"
+}
