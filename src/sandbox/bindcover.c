@@ -10,10 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* ---- the supervisor ---- */
 
@@ -156,6 +159,9 @@ struct walk {
 	bool shown; /* below what --show names: only fs.hide still hides */
 	bool refs;  /* below a git directory's refs/ or logs/: branches' names */
 	bool in_secret; /* there, below a directory of a secret-shaped name */
+	bool rw;        /* the bind is writable: the agent can move what is there */
+	size_t top_len; /* strlen of the top's path (rel) */
+	struct strv pins; /* directories to pin once the walk is done, below the top */
 	const char *what;
 	struct bindcover_count *count;
 	char rel[PATH_MAX];
@@ -168,6 +174,48 @@ static int too_many(struct walk *w, const char *which, unsigned max)
 	return jail_err_set(w->e, 0, "%s holds more than %u %s to cover its secret-shaped "
 	                    "names (at %s); bind a smaller directory, or --show the path to "
 	                    "show all of it as on the host", w->what, max, which, esc);
+}
+
+/* A cover is a mount: what it covers cannot be renamed or removed.  But
+ * below a --rw the agent could move a directory on its way, to where the
+ * next start would not cover it: a secret's directory into one --show names,
+ * a .git holding credentials out of its name (its config covered as a .git's
+ * only), a socket's away from the kernel's name of it.  So, once the walk is
+ * done, each directory between the top and a cover (`rel`, its last name
+ * the mount point) is pinned: bound onto itself, a mount point too. */
+static void pin_later(struct walk *w, const char *rel)
+{
+	size_t start = w->top_len ? w->top_len + 1 : 0;
+	if (!w->rw || strlen(rel) <= start)
+		return;
+	for (const char *s = rel + start; (s = strchr(s, '/')); s++) {
+		char *d = strndup(rel + start, (size_t)(s - rel - start));
+		if (d && !strv_contains(&w->pins, d))
+			strv_push_take(&w->pins, d);
+		else
+			free(d);
+	}
+}
+
+/* The pins, outermost first (each chain was recorded so), through the
+ * top's fd: a mount of each with what is mounted below it (the covers). */
+static int pin_all(struct walk *w, int top)
+{
+	for (size_t i = 0; i < w->pins.n; i++) {
+		struct open_how how = {
+			.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+		};
+		_cleanup_close_ int fd =
+			(int)syscall(SYS_openat2, top, w->pins.v[i], &how, sizeof(how));
+		_cleanup_free_ char *on = fd < 0 ? NULL : xasprintf("/oldroot/proc/self/fd/%d", fd);
+		if (!on || mount(on, on, NULL, MS_BIND | MS_REC, NULL) < 0) {
+			_cleanup_free_ char *esc = escape_name(w->pins.v[i]);
+			return jail_err_sys(w->e, "%s: pin %s, on the way to a cover (run again if "
+			                    "it moved during the start)", w->what, esc);
+		}
+	}
+	return 0;
 }
 
 /* Mount the empty file or directory over `name` in dir (not a link: one
@@ -190,6 +238,7 @@ static int cover(struct walk *w, int dir, const char *name)
 		_cleanup_free_ char *esc = escape_name(w->rel);
 		return jail_err_sys(w->e, "%s: cover %s", w->what, esc);
 	}
+	pin_later(w, w->rel);
 	return 0;
 }
 
@@ -228,6 +277,8 @@ static int cover_git_config(struct walk *w, int gitdir)
 	if (mount(whole ? copy : COVER_FILE, on, NULL, MS_BIND, NULL) < 0)
 		return jail_err_sys(w->e, "%s: cover %s/config", w->what, esc);
 	w->count->covers++;
+	_cleanup_free_ char *cfg = xasprintf("%s/config", w->rel);
+	pin_later(w, cfg);
 	return 0;
 }
 
@@ -380,12 +431,13 @@ static bool shown_whole(const struct namematch *m, const char *rel)
 	return false;
 }
 
-int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, const char *what,
-                   struct bindcover_count *count, struct jail_err *e)
+int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, bool rw,
+                   const char *what, struct bindcover_count *count, struct jail_err *e)
 {
 	struct namematch *m = namematch_new(cfg);
 	/* walked whatever the rules: every socket and FIFO below is covered */
-	struct walk w = {.m = m, .shown = shown_whole(m, rel), .what = what, .count = count, .e = e};
+	struct walk w = {.m = m, .shown = shown_whole(m, rel), .what = what, .count = count, .e = e,
+	                 .rw = rw, .top_len = strlen(rel)};
 	int r = 0;
 	if (strlen(rel) >= sizeof(w.rel))
 		r = jail_err_set(e, ENAMETOOLONG, "%s: path too long", what);
@@ -404,6 +456,9 @@ int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, cons
 		r = walk_dir(&w, fd, 0, git);
 	else if (fd >= 0)
 		close(fd);
+	if (r == 0)
+		r = pin_all(&w, top);
+	strv_free(&w.pins);
 	log_debug("init: %s: %zu entries looked at below binds in the project, %zu covered",
 	          what, count->entries, count->covers);
 	namematch_free(m);

@@ -37,13 +37,16 @@ int bindcover_check(const struct jail_config *cfg, const char *project,
 /* init, in the scratch root while the new root is built: cover what the
  * bound tree `top` (a directory fd of the bind's top in the jail; walked
  * fd-relative, never following a link) shows of hidden paths.  `rel`: the
- * top's path relative to the project ("" for the project itself); `what`:
+ * top's path relative to the project ("" for the project itself); `rw`: a
+ * --rw, where the agent can move the host's files: then the directories
+ * between the top and each cover are pinned (bound onto themselves), so that
+ * none moves a secret to where the next start would not cover it; `what`:
  * the flag and path, for messages.  The counts go across calls. */
 struct bindcover_count {
 	size_t entries, covers;
 };
-int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, const char *what,
-                   struct bindcover_count *count, struct jail_err *e) WUR;
+int bindcover_walk(const struct jail_config *cfg, int top, const char *rel, bool rw,
+                   const char *what, struct bindcover_count *count, struct jail_err *e) WUR;
 
 /* init, in the scratch root: the empty read-only file covers are binds of
  * (made on first use), or NULL with e filled. */

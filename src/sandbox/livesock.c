@@ -351,6 +351,27 @@ static void names_of(const struct livesock_set *s, size_t i, struct strv *names)
 	closedir(d);
 }
 
+/* A cover is a mount: the socket cannot be renamed or removed.  But below a
+ * --rw the agent could move a directory on its way (run/ to moved/): the
+ * next start found no socket at the kernel's name of it (run/app.sock), and
+ * covered none, where moved/app.sock led to the host's process.  So each
+ * directory between the bind (`top`, in the jail) and the socket (`at`) is
+ * pinned (bound onto itself: a mount point cannot be moved either). */
+static void pin_between(struct jail_plan *p, const char *top, const char *at)
+{
+	size_t tl = strlen(top);
+	while (tl > 1 && top[tl - 1] == '/')
+		tl--;
+	if (strncmp(at, top, tl) != 0 || at[tl] != '/')
+		return;
+	_cleanup_free_ char *dir = xstrdup(at);
+	for (char *slash = dir + tl + 1; (slash = strchr(slash, '/')); *slash++ = '/') {
+		*slash = '\0';
+		if (!strv_contains(&p->sock_pins, dir))
+			strv_push(&p->sock_pins, dir);
+	}
+}
+
 /* The paths in the jail where the binds show `sock`, a name of a live
  * socket; the first bind that does, in *by. */
 static void cover_name(struct jail_plan *p, const struct bind *b, size_t n,
@@ -366,6 +387,8 @@ static void cover_name(struct jail_plan *p, const struct bind *b, size_t n,
 			continue;
 		if (!*by)
 			*by = &b[k];
+		if (strcmp(b[k].flag, "--rw") == 0)
+			pin_between(p, b[k].named, at);
 		strv_push_take(&p->sock_covers, steal_ptr(&at));
 		strv_push(&p->sock_hosts, sock);
 	}
@@ -494,11 +517,32 @@ static int cover_one(const char *path, const char *host, int new_root,
 	return jail_err_sys(e, "cover the host's live socket %s", esc);
 }
 
-int livesock_cover(const struct strv *at, const struct strv *host, int new_root,
-                   struct jail_err *e)
+/* Bind the directory at `path` below the new root onto itself, with what is
+ * mounted below it; one gone is left (its socket's cover says why). */
+static int pin_one(const char *path, int new_root, struct jail_err *e)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	_cleanup_close_ int fd = (int)syscall(SYS_openat2, new_root, path + 1, &how, sizeof(how));
+	if (fd < 0)
+		return 0;
+	_cleanup_free_ char *on = xasprintf("/oldroot/proc/self/fd/%d", fd);
+	if (mount(on, on, NULL, MS_BIND | MS_REC, NULL) == 0)
+		return 0;
+	_cleanup_free_ char *esc = escape_name(path);
+	return jail_err_sys(e, "pin %s, on the way to a covered live socket", esc);
+}
+
+int livesock_cover(const struct strv *at, const struct strv *host, const struct strv *pins,
+                   int new_root, struct jail_err *e)
 {
 	if (at->n == 0)
 		return 0;
+	for (size_t i = 0; i < pins->n; i++)
+		if (pin_one(pins->v[i], new_root, e) < 0)
+			return -1;
 	const char *cover_file = bindcover_file(e);
 	if (!cover_file)
 		return -1;

@@ -61,7 +61,9 @@ void livesock_plan(struct jail_plan *p);
  * link at the end, or anything but a socket, is left (a link resolves in
  * the jail, to a path covered if a bind shows a live socket there).  `host`:
  * the same sockets' paths on the host, to tell a directory the jail hides
- * (a --tmpfs) from one moved since the list (the start fails: run again). */
-int livesock_cover(const struct strv *at, const struct strv *host, int new_root,
-                   struct jail_err *e) WUR;
+ * (a --tmpfs) from one moved since the list (the start fails: run again).
+ * First each directory of `pins` (the jail's paths) is bound onto itself:
+ * below a --rw, the agent cannot move one away from its socket's cover. */
+int livesock_cover(const struct strv *at, const struct strv *host, const struct strv *pins,
+                   int new_root, struct jail_err *e) WUR;
 #endif

@@ -949,8 +949,10 @@ static int cover_project_shown(const struct jail_plan *p, int fd, const char *at
 			return jail_err_set(e, 0, "%s: the bind is not at its place to cover "
 			                          "its secret-shaped names; run again", what);
 		const char *rel = host + strlen(project);
-		return bindcover_walk(p->cfg, top, *rel ? rel + 1 : rel, what,
-		                      &bindcover_seen, e);
+		/* (what: "--rw PATH", "--ro PATH" or "--cow PATH", whose moves
+		 * stay in its own upper dir) */
+		return bindcover_walk(p->cfg, top, *rel ? rel + 1 : rel,
+		                      strncmp(what, "--rw ", 5) == 0, what, &bindcover_seen, e);
 	}
 	_cleanup_free_ char *view = cover_point(at, host, project);
 	return view && strcmp(view, project) != 0 ? show_view_at(p, view, e) : 0;
@@ -1320,7 +1322,7 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
 		if (tmpfs_at(c->tmpfs.v[i], 0755, e) < 0)
 			return -1;
 	/* last: at a socket's path the deepest bind that shows it is on top */
-	return livesock_cover(&p->sock_covers, &p->sock_hosts, new_fd, e);
+	return livesock_cover(&p->sock_covers, &p->sock_hosts, &p->sock_pins, new_fd, e);
 }
 
 /* The project's overlay is mounted by a thread of init while init builds the

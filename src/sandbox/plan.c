@@ -197,6 +197,7 @@ void plan_free(struct jail_plan *p)
 	strv_free(&p->etc_binds);
 	strv_free(&p->sock_covers);
 	strv_free(&p->sock_hosts);
+	strv_free(&p->sock_pins);
 	if (p->etc_snapshot_fd >= 0)
 		close(p->etc_snapshot_fd);
 	broker_free(p->broker);

@@ -69,6 +69,9 @@ struct jail_plan {
 	 * host's that the user did not bind itself: covered (livesock.h). */
 	struct strv sock_covers;
 	struct strv sock_hosts; /* the same sockets' paths on the host */
+	/* The directories between a --rw and such a socket below it, in the
+	 * jail, outermost first: pinned, so that the agent cannot move them. */
+	struct strv sock_pins;
 };
 
 /* Fill the plan from the configuration, the session and the caller. */

@@ -178,29 +178,70 @@ test_land_another_vcs_repository_is_left_out() {
 # below a git directory's objects/ it made (sub/x/.git/objects/conf), was
 # not judged at the next start (names there are ids and branches: the walk
 # passed over them, as the view does), and the secret was the host's file
-# there; so was a secret directory moved below refs/ (where a branch may be
-# named secrets/x: there a file git did not write, no ref, is covered).
-test_rw_bind_secret_moved_below_git_objects_stays_covered() {
+# there; so was a secret directory moved below refs/.  Every name is judged
+# now (below refs/, where a branch may be named secrets/x, a file that holds
+# no ref is covered).  Here the host has them there, as the move left them.
+test_secret_below_a_git_store_in_a_bind_is_covered() {
 	git_init "$T/p"
 	printf '.env\nsub/\n' >"$T/p/.gitignore"
 	git -C "$T/p" add .gitignore
 	git -C "$T/p" commit -q -m init
-	mkdir -p "$T/p/sub/conf" "$T/p/sub/data/secrets"
-	printf 'SECRET=canary-rw-moved\n' >"$T/p/sub/conf/.env"
-	printf '{"key": "canary-rw-dir"}\n' >"$T/p/sub/data/secrets/prod.json"
+	mkdir -p "$T/p/sub/x/.git/objects/conf"
+	printf 'SECRET=canary-rw-moved\n' >"$T/p/sub/x/.git/objects/conf/.env"
 	git_init "$T/p/sub/y"
 	git -C "$T/p/sub/y" commit -q --allow-empty -m first
 	git -C "$T/p/sub/y" branch secrets/x # a branch's name: its ref stays
-	# (a covered file or directory is a mount point: its parent moves)
-	run_jail -q -D "$T/p" --rw "$T/p/sub" -- sh -c 'cat sub/conf/.env sub/data/secrets/prod.json
-		mkdir -p sub/x/.git/objects && mv sub/conf sub/x/.git/objects/ &&
-		mv sub/data sub/y/.git/refs/heads/secrets/data && echo moved'
-	assert_contains "$out" moved
-	assert_file "$T/p/sub/x/.git/objects/conf/.env" # the host's files, moved
-	assert_file "$T/p/sub/y/.git/refs/heads/secrets/data/secrets/prod.json"
+	mkdir -p "$T/p/sub/y/.git/refs/heads/secrets/data/secrets"
+	printf '{"key": "canary-rw-dir"}\n' >"$T/p/sub/y/.git/refs/heads/secrets/data/secrets/prod.json"
 	run_jail -q -D "$T/p" --rw "$T/p/sub" -- sh -c 'cat sub/x/.git/objects/conf/.env
 		cat sub/y/.git/refs/heads/secrets/data/secrets/prod.json
 		cd sub/y && git log --format=%s secrets/x; true'
 	assert_contains "$out" first # the positive control: the branch's ref is read
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the secrets there"
+}
+
+# ATTACK: the same move, into a directory --show names in the bind (build
+# output the user keeps shown): shown at the next start, as what --show
+# names is.  A cover's directories below a --rw are pinned now (each bound
+# onto itself): the agent cannot move a secret away from its cover.
+test_rw_bind_secret_cannot_be_moved_away_from_its_cover() {
+	git_init "$T/p"
+	printf '.env\nsub/\n' >"$T/p/.gitignore"
+	git -C "$T/p" add .gitignore
+	git -C "$T/p" commit -q -m init
+	mkdir -p "$T/p/sub/conf" "$T/p/sub/build" "$T/p/sub/lib/.git"
+	printf 'SECRET=canary-rw-moved\n' >"$T/p/sub/conf/.env"
+	printf '[remote "o"]\n\turl = https://u:canaryTOKEN77@example.com/x\n' >"$T/p/sub/lib/.git/config"
+	run_jail -q -D "$T/p" --rw "$T/p/sub" --show sub/build -- sh -c 'cat sub/conf/.env
+		mv sub/conf sub/build/conf && echo moved-secret
+		mv sub/lib/.git sub/lib/gitdir && echo moved-git; echo done'
+	assert_contains "$out" done
+	assert_not_contains "$out" moved
+	run_jail -q -D "$T/p" --rw "$T/p/sub" --show sub/build -- sh -c \
+		'cat sub/build/conf/.env sub/lib/gitdir/config sub/conf/.env sub/lib/.git/config; true'
 	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of the moved secrets"
+}
+
+# ATTACK: a live socket of the host's below a --rw is covered (a mount over
+# it: it cannot be renamed or removed), but its directory could be: the
+# agent moved it (run/ to moved/), and at the next start the kernel's name
+# of the socket (run/app.sock) led nowhere, so nothing was covered, and the
+# agent connected to the host's process at moved/app.sock.  The directories
+# between a --rw and a socket covered below it are pinned (each bound onto
+# itself): they cannot be moved.
+test_rw_bind_socket_directory_cannot_be_moved_away_from_its_cover() {
+	probe_setup
+	trap stop_hosts EXIT
+	mkdir -p "$T/w/run"
+	local s="$T/w/run/app.sock"
+	"$T/host/probe" listen "$s" 100 >"$T/app.log" &
+	HOSTS+=($!)
+	wait_for grep -q listening "$T/app.log"
+	run_jail -q --rw "$T/w" --ro "$T/bin" -D "$T/p" -- sh -c \
+		"'$T/bin/probe' connect-unix '$s'; echo rc=\$?; mv '$T/w/run' '$T/w/moved'"
+	assert_contains "$out" "rc=$EACCES" # the cover
+	run_jail -q --rw "$T/w" --ro "$T/bin" -D "$T/p" -- sh -c \
+		"for s in '$T/w/moved/app.sock' '$s'; do '$T/bin/probe' connect-unix \$s; echo rc=\$?; done"
+	assert_not_contains "$out" "rc=0" # (a connection the host's process took)
+	assert_file "$s"
 }
