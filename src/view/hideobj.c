@@ -687,7 +687,10 @@ static bool lost_withheld(const struct strv *ids, const struct hide_node *dir, c
  * names (a branch may be called so). */
 static bool quotes_staged(const struct hide_node *dir, const char *name)
 {
-	if (strcmp(name, "COMMIT_EDITMSG") != 0 && strcmp(name, "addp-hunk-edit.diff") != 0)
+	/* git commit -v's diff; a hunk git add -p edited; git add -e's patch
+	 * (removed once applied, left by an editor or git that died) */
+	if (strcmp(name, "COMMIT_EDITMSG") != 0 && strcmp(name, "addp-hunk-edit.diff") != 0 &&
+	    strcmp(name, "ADD_EDIT.patch") != 0)
 		return false;
 	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
 		if (named(n, "refs") || named(n, "logs") || named(n, "objects"))

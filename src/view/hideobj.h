@@ -72,7 +72,8 @@ bool hideobj_has(const struct strv *ids, const char *id);
  * writing) is withheld too: its content has no id yet to be checked by;
  * and so are git's own files that quote what was staged, in any git
  * directory (COMMIT_EDITMSG: `git commit -v` left the diff it showed there;
- * addp-hunk-edit.diff: a hunk `git add -p` had edited), whatever staged
+ * addp-hunk-edit.diff: a hunk `git add -p` had edited; ADD_EDIT.patch,
+ * `git add -e`'s, left when it died), whatever staged
  * content they hold. */
 bool hideobj_withheld(const struct strv *ids, const struct hide_node *dir, const char *name);
 /* Whether a live directory is in a git object store: it or one above it,

@@ -55,6 +55,7 @@ T(collect_names_the_blobs_of_hidden_secrets_only)
 	/* git's files that quote staged content (git commit -v, git add -p) */
 	CHECK(hideobj_withheld(&objs, git, "COMMIT_EDITMSG"));
 	CHECK(hideobj_withheld(&objs, git, "addp-hunk-edit.diff"));
+	CHECK(hideobj_withheld(&objs, git, "ADD_EDIT.patch"));
 	CHECK(!hideobj_withheld(&objs, git, "MERGE_MSG"));
 	struct hide_node *heads = hidetree_add(hidetree_add(git, "refs", true), "heads", true);
 	CHECK(!hideobj_withheld(&objs, heads, "COMMIT_EDITMSG")); /* a branch of that name */
