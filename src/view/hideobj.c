@@ -299,10 +299,19 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
 {
 	struct hash_run r = {.project_fd = project_fd, .cfg = cfg, .out = out};
 	load_known(cache, &r.known);
-	for (size_t i = 0; tree && i < paths->n; i++) {
-		const struct hide_node *n = hidetree_lookup(tree, paths->v[i]);
-		if (n)
-			hash_below(&r, n, paths->v[i], false, 0);
+	/* the secrets' own paths first (secrets/, .env), then the other hidden
+	 * directories, looked through for secret-shaped names: each pass with
+	 * a budget of names of its own (a large node_modules/ before secrets/
+	 * in the list took it all, and secrets/prod.json was not read) */
+	for (int pass = 0; pass < 2; pass++) {
+		r.looked = 0;
+		for (size_t i = 0; tree && i < paths->n; i++) {
+			const char *p = paths->v[i];
+			bool own = hide_secret_name(cfg, p) || hide_by_rule(cfg, false, p);
+			const struct hide_node *n = own == (pass == 0) ? hidetree_lookup(tree, p) : NULL;
+			if (n)
+				hash_below(&r, n, p, false, 0);
+		}
 	}
 	save_seen(cache, &r);
 	if (out->n)

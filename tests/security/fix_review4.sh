@@ -245,3 +245,30 @@ test_rw_bind_socket_directory_cannot_be_moved_away_from_its_cover() {
 	assert_not_contains "$out" "rc=0" # (a connection the host's process took)
 	assert_file "$s"
 }
+
+# ATTACK: the view reads at most 4,096 names below hidden directories to
+# find the secrets whose objects it withholds, one budget for all of them,
+# in the list's order: a large ignored node_modules/ before secrets/ took it
+# all, and secrets/prod.json, staged by mistake and unstaged, was served
+# from its object.  The secrets' own paths are read first now, each pass
+# with a budget of its own.
+test_a_large_ignored_directory_does_not_starve_the_secrets() {
+	git_init "$T/p"
+	printf 'node_modules/\nsecrets/\n' >"$T/p/.gitignore"
+	printf 'hello\n' >"$T/p/README"
+	git -C "$T/p" add .gitignore README
+	git -C "$T/p" commit -q -m init
+	local i j
+	for i in $(seq 1 50); do
+		mkdir -p "$T/p/node_modules/pkg$i"
+		for j in $(seq 1 100); do : >"$T/p/node_modules/pkg$i/f$j.js"; done
+	done
+	mkdir -p "$T/p/secrets"
+	printf '{"key": "canary-starved"}\n' >"$T/p/secrets/prod.json"
+	git -C "$T/p" add -f secrets/prod.json
+	git -C "$T/p" reset -q secrets/prod.json
+	run_jail -q -D "$T/p" -- sh -c 'git cat-file --batch-all-objects --batch | grep -a canary
+		cat README'
+	assert_contains "$out" hello # the positive control
+	assert_eq "$(grep -c canary <<<"$out")" 0 "what the agent read of secrets/prod.json"
+}
