@@ -48,3 +48,32 @@ test_a_run_during_jail_rm_finds_the_session_in_use() {
 	assert_eq "$rc" 0 "a run after jail rm: $err"
 	host_safe
 }
+
+# The project's path and the paths the user names may hold any bytes (a
+# directory a landed patch made, a name completed from the project): the
+# path commands of a session (reset PATH, status PATH, diff PATH) print them
+# escaped, never raw to the host terminal, in their refusals too.
+test_path_refusals_print_names_escaped() {
+	local p="$T/$(printf 'evil\033]0;owned\007dir')" d all=""
+	d=$(printf 'sub\033[2J\007')
+	mkrepo "$p"
+	mkdir -p "$p/$d"
+	run_jail -q --no-export -D "$p" -- sh -c 'cd "$1" && echo x >new.txt' sh "$p"
+	assert_eq "$rc" 0 "the session (the premise): $err"
+	run_jail reset -D "$p" "$T"
+	assert_eq "$rc" 125 "reset of a path outside the project"
+	all+="$err"
+	run_jail status -D "$p" "$T"
+	assert_eq "$rc" 125 "status of a path outside the project"
+	all+="$err"
+	run_jail reset -D "$p" "$p/$d/f"
+	assert_eq "$rc" 125 "reset of a path the session did not change"
+	all+="$err"
+	run_jail reset -D "$p" "$p/new.txt/$d"
+	assert_eq "$rc" 125 "reset below a file"
+	all+="$err"
+	assert_contains "$all" "evil\\x1b]0;owned\\x07dir" "the project, escaped"
+	assert_contains "$all" "sub\\x1b[2J\\x07" "the path, escaped"
+	assert_not_contains "$all" $'\033'
+	assert_not_contains "$all" $'\007'
+}
