@@ -154,8 +154,11 @@ static int hide_project(const struct jail_config *cfg, const struct session *s,
 {
 	if (!cfg->hide_start_only) {
 		h->project_fd = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (h->project_fd < 0)
-			return jail_err_sys(e, "open the project %s", s->project);
+		if (h->project_fd < 0) {
+			int err = errno;
+			_cleanup_free_ char *pesc = escape_name(s->project);
+			return jail_err_set(e, err, "open the project %s", pesc);
+		}
 		return 0;
 	}
 	int r = hide_ignored(s, cfg, NULL, NULL, hidden, e);

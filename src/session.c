@@ -313,21 +313,59 @@ void session_lock_note_server(const struct session *s, pid_t server)
 	}
 }
 
+/* Is fd (locked) still the file named `lock` in the session's directory?  A
+ * jail rm or reset that held it unlinks it last, and may have done so
+ * between our open and our flock: a lock on that orphan guards nothing, and
+ * the next run would take the new one beside us. */
+static bool lock_is_current(int fd, const char *path)
+{
+	struct stat held, named;
+	return fstat(fd, &held) == 0 && lstat(path, &named) == 0 && held.st_dev == named.st_dev &&
+	       held.st_ino == named.st_ino;
+}
+
+/* Open the session's lock file and try it (flock, not waiting): 0 with *fd
+ * holding it, -1 with errno (EWOULDBLOCK: another holds it, and *fd is open on
+ * it to read who).  A lock that went away under us is opened again. */
+static int lock_open_try(const struct session *s, const char *path, int *fd,
+                         struct jail_err *e)
+{
+	for (int tries = 0;; tries++) {
+		if (session_mkdir(s, e) < 0)
+			return -1;
+		*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (*fd < 0)
+			return jail_err_sys(e, "open lock '%s'", path);
+		if (flock(*fd, LOCK_EX | LOCK_NB) < 0)
+			return -1;
+		if (lock_is_current(*fd, path))
+			return 0;
+		close(*fd);
+		*fd = -1;
+		if (tries == 100)
+			return jail_err_set(e, 0, "the lock of session '%s' is removed as often as it is "
+			                          "taken (a jail rm or reset in a loop?); try again",
+			                    s->name);
+	}
+}
+
 int session_lock(struct session *s, struct jail_err *e)
 {
-	if (session_mkdir(s, e) < 0)
-		return -1;
 	_cleanup_free_ char *path = xasprintf("%s/lock", s->dir);
-	_cleanup_close_ int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return jail_err_sys(e, "open lock '%s'", path);
-	int r = flock(fd, LOCK_EX | LOCK_NB);
+	_cleanup_close_ int fd = -1;
+	int r = lock_open_try(s, path, &fd, e);
+	if (r < 0 && fd < 0)
+		return -1;
 	char text[2 * LOCK_LINE + 1] = "", pid[16] = "";
 	if (r < 0 && errno == EWOULDBLOCK) {
 		ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
 		text[n > 0 ? n : 0] = '\0';
 		snprintf(pid, sizeof(pid), "%.*s", (int)strcspn(text, " \n"), text);
 		r = wait_for_teardown(fd, text);
+		if (r == 0 && !lock_is_current(fd, path)) {
+			r = -1;  /* removed by whoever held it: the session is not ours */
+			errno = EWOULDBLOCK;
+		}
 	}
 	if (r < 0) {
 		if (errno != EWOULDBLOCK)
@@ -448,6 +486,33 @@ int session_remove(struct session *s, struct jail_err *e)
 	 * keeps the directory */
 	unlinkat(dfd, "lock", 0);
 	if (rmdir(s->dir) < 0 && errno != ENOTEMPTY && errno != EEXIST)
+		return jail_err_sys(e, "remove '%s'", s->dir);
+	return 0;
+}
+
+/* Everything in the directory but the lock, then the lock, then the
+ * directory: the lock guards the session only while it is the file named
+ * `lock` there, so a run started meanwhile finds it held and refuses, never a
+ * half-removed session it would run in while the rest is removed under it. */
+int session_remove_all(struct session *s, struct jail_err *e)
+{
+	_cleanup_close_ int dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : jail_err_sys(e, "open '%s'", s->dir);
+	DIR *d = opendir_at(dfd, ".");
+	if (!d)
+		return jail_err_sys(e, "read '%s'", s->dir);
+	int ret = 0;
+	for (struct dirent *de; ret == 0 && (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") && strcmp(de->d_name, "lock"))
+			ret = rm_rf_at(dfd, de->d_name, e);
+	closedir(d);
+	if (ret < 0)
+		return jail_err_wrap(e, "remove session '%s'", s->name);
+	if (unlinkat(dfd, "lock", 0) < 0 && errno != ENOENT)
+		return jail_err_sys(e, "remove the lock of session '%s'", s->name);
+	/* a run that came after the lock went made the directory its own */
+	if (rmdir(s->dir) < 0 && errno != ENOENT && errno != ENOTEMPTY && errno != EEXIST)
 		return jail_err_sys(e, "remove '%s'", s->dir);
 	return 0;
 }

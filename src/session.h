@@ -43,6 +43,8 @@ char *session_meta_get(const struct session *s, const char *key);
 int session_meta_set(const struct session *s, struct jail_err *e, ...) WUR;
 /* Remove the session's state (it must be locked). */
 int session_remove(struct session *s, struct jail_err *e) WUR;
+/* Remove the session's whole directory (it must be locked), the lock last. */
+int session_remove_all(struct session *s, struct jail_err *e) WUR;
 void session_free(struct session *s);
 /* Write the session's changes to disk: the jail's overlay skips syncs
  * (plan.h), so a run that changed the session ends with this.  A failure is

@@ -99,8 +99,8 @@ int cmd_rm(struct cli *c)
 	int r = resolve_existing(c, &s, &e);
 	if (r == 0)
 		r = session_lock(&s, &e);
-	/* everything, the lock last: a jail starting now waits for nothing */
-	if (r == 0 && (r = rm_rf_at(AT_FDCWD, s.dir, &e)) == 0) {
+	/* everything, the lock last: a jail starting meanwhile finds it in use */
+	if (r == 0 && (r = session_remove_all(&s, &e)) == 0) {
 		scratch_tmp_remove(s.dir);          /* what killed reads left in TMPDIR */
 		live_places_sweep(s.project_root);  /* and killed live reads */
 		rmdir(s.project_root);  /* when it was the project's last session */

@@ -16,10 +16,13 @@ static bool is_opaque(int fd)
 	return fgetxattr(fd, "user.overlay.opaque", v, sizeof(v)) == 1 && v[0] == 'y';
 }
 
-/* Open the upper dir's parent directory of rel; *name: its last component. */
-static int open_parent(int upper, const char *rel, const char **name, const char *given,
+/* Open the upper dir's parent directory of rel; *name: its last component.
+ * (given and rel are paths the user named, which may hold any bytes: printed
+ * escaped.) */
+static int open_parent(int upper, const char *rel, const char **name, const char *given_raw,
                        struct jail_err *e)
 {
+	_cleanup_free_ char *given = escape_name(given_raw);
 	_cleanup_free_ char *copy = xstrdup(rel);
 	char *slash = strrchr(copy, '/');
 	*name = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
@@ -30,9 +33,10 @@ static int open_parent(int upper, const char *rel, const char **name, const char
 		return fd;
 	*slash = '\0';
 	char *save = NULL;
-	for (char *p = strtok_r(copy, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
-		int next = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		int next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int err = errno;
+		_cleanup_free_ char *p = escape_name(part);
 		close(fd);
 		if (next < 0 && err == ENOENT)
 			return jail_err_set(e, 0, "'%s': the session holds no change there", given);

@@ -50,9 +50,9 @@ char *pathspec_project_path(const struct session *s, const char *given, struct j
 	struct strbuf out = {0};
 	_cleanup_free_ char *esc = escape_name(given);
 	if (!rel || !normalise(rel, &out)) {
+		_cleanup_free_ char *pesc = escape_name(s->project);
 		sb_free(&out);
-		return jail_err_set(e, 0, "'%s' is not inside the project %s", esc, s->project),
-		       NULL;
+		return jail_err_set(e, 0, "'%s' is not inside the project %s", esc, pesc), NULL;
 	}
 	return out.len ? sb_steal(&out) : xstrdup("");
 }

@@ -327,8 +327,10 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 	out->no_rules = r == 1;
 	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lower < 0) {
+		int err = errno;
+		_cleanup_free_ char *pesc = escape_name(s->project);
 		strv_free(&ignored);
-		return jail_err_sys(e, "open '%s'", s->project);
+		return jail_err_set(e, err, "open '%s'", pesc);
 	}
 	if (out->no_rules && cfg->hide_ignored != HIDE_NONE) {
 		/* no ignore rules to go by: the secret-shaped names, anywhere */
@@ -354,8 +356,11 @@ int hide_apply(const struct session *s, const struct hide_set *set, bool whiteou
 {
 	_cleanup_close_ int upper = open(s->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	_cleanup_close_ int lower = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (upper < 0 || lower < 0)
-		return jail_err_sys(e, "open '%s'", upper < 0 ? s->upper : s->project);
+	if (upper < 0 || lower < 0) {
+		int err = errno;
+		_cleanup_free_ char *pesc = escape_name(upper < 0 ? s->upper : s->project);
+		return jail_err_set(e, err, "open '%s'", pesc);
+	}
 	struct strbuf list = {0};
 	for (size_t i = 0; i < set->paths.n; i++)
 		if (!strchr(set->paths.v[i], '\n'))

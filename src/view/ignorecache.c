@@ -579,8 +579,10 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 {
 	_cleanup_close_ int proj = open(s->project, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (proj < 0) {
+		int err = errno;
+		_cleanup_free_ char *pesc = escape_name(s->project);
 		ignore_prefetch_drop(pre);
-		return jail_err_sys(e, "open '%s'", s->project);
+		return jail_err_set(e, err, "open '%s'", pesc);
 	}
 	/* a repository's root: a .git directory, or a worktree's gitdir file */
 	struct gitlink gl;
