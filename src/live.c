@@ -140,30 +140,38 @@ void live_info_free(struct live_info *i)
 	i->command = NULL;
 }
 
-static long count_upper(int dfd, const char *rel, const struct strv *hidden, int depth,
-                        long cap)
+/* The count, and what it may look at: every entry counts against `left`,
+ * directories too, so that millions of empty directories (or an agent
+ * making new ones ahead of the walk) cannot make `jail ps` or `list` slow. */
+struct upper_count {
+	long files, left;
+};
+
+static void count_upper(int dfd, const char *rel, const struct strv *hidden, int depth,
+                        struct upper_count *c)
 {
 	DIR *d = depth > 64 ? NULL : opendir_at(dfd, ".");
-	if (!d)
-		return 1;  /* too deep or unreadable: still a change, never "nothing here" */
-	long n = 0;
+	if (!d) {
+		c->files++;  /* too deep or unreadable: still a change, never "nothing here" */
+		return;
+	}
 	struct dirent *de;
-	while ((de = readdir(d)) && n < cap) {
+	while (c->left > 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
 			continue;
+		c->left--;
 		_cleanup_free_ char *path = xasprintf("%s%s", rel, de->d_name);
 		if (de->d_type == DT_DIR) {
 			_cleanup_close_ int sub = openat(dirfd(d), de->d_name,
 			                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			_cleanup_free_ char *srel = xasprintf("%s/", path);
 			if (sub >= 0)
-				n += count_upper(sub, srel, hidden, depth + 1, cap - n);
+				count_upper(sub, srel, hidden, depth + 1, c);
 		} else if (!(de->d_type == DT_CHR && strv_contains(hidden, path))) {
-			n++;
+			c->files++;
 		}
 	}
 	closedir(d);
-	return n;
 }
 
 long live_changed_files(const char *session_dir, long cap)
@@ -179,9 +187,14 @@ long live_changed_files(const char *session_dir, long cap)
 			strv_push(&hidden, l);
 	}
 	_cleanup_close_ int fd = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	long n = fd >= 0 ? count_upper(fd, "", &hidden, 0, cap) : 0;
+	struct upper_count c = {.files = 0, .left = cap};
+	if (fd >= 0)
+		count_upper(fd, "", &hidden, 0, &c);
 	strv_free(&hidden);
-	return n;
+	/* the budget spent on directories alone: a change all the same */
+	if (c.left <= 0 && c.files == 0)
+		c.files = 1;
+	return c.files;
 }
 
 void live_format_age(long long since, char *buf, size_t n)

@@ -36,7 +36,8 @@ void live_info_free(struct live_info *i);
  * with errno set (ESRCH: it ended, and the pid may be another's now). */
 int live_pidfd(pid_t pid, unsigned long long start);
 /* Files the session changed (what its upper dir holds, without .git and the
- * whiteouts that only hide ignored files), counted up to cap. */
+ * whiteouts that only hide ignored files), counted up to cap; at most cap
+ * entries are looked at, directories included. */
 long live_changed_files(const char *session_dir, long cap);
 /* "3d 4h", "12m 5s": how long ago `since` was. */
 void live_format_age(long long since, char *buf, size_t n);

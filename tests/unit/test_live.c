@@ -1,9 +1,16 @@
-/* Unit tests: pathspec.c, the shell quoting and number format of hints.c. */
+/* Unit tests: pathspec.c, the shell quoting and number format of hints.c, and
+ * live.c's count of a session's changes. */
 #include "hints.h"
+#include "live.h"
 #include "pathspec.h"
 #include "t.h"
 
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 T(pathspec_matches_files_dirs_and_globs)
 {
@@ -55,4 +62,32 @@ T(shell_quote_and_thousands)
 	CHECK_STR(thousands(999).s, "999");
 	CHECK_STR(thousands(99950).s, "99,950");
 	CHECK_STR(thousands(1234567).s, "1,234,567");
+}
+
+/* The CHANGED count of jail ps and list: files, not directories, and every
+ * entry looked at counts against the cap, so empty directories cannot make
+ * it slow; a budget spent on directories alone is still a change. */
+T(changed_count_caps_directories_too)
+{
+	char tmpl[] = "/tmp/jail-live-test.XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	CHECK(dir != NULL);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/upper", dir);
+	CHECK(mkdir(path, 0700) == 0);
+	for (int i = 0; i < 50; i++) {
+		snprintf(path, sizeof(path), "%s/upper/d%02d", dir, i);
+		CHECK(mkdir(path, 0700) == 0);
+	}
+	CHECK(live_changed_files(dir, 1000) == 0);
+	CHECK(live_changed_files(dir, 10) == 1);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/upper/d%02d/f", dir, i);
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		CHECK(fd >= 0);
+		close(fd);
+	}
+	CHECK(live_changed_files(dir, 1000) == 3);
+	struct jail_err e;
+	CHECK(rm_rf_at(AT_FDCWD, dir, &e) == 0);
 }
