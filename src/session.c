@@ -273,19 +273,40 @@ static void wait_for_server(int *pidfd)
 	nanosleep(&ms, NULL);
 }
 
+/* Neither the jail nor the server the lock names is alive: the holder is
+ * one that writes no line, `jail ps`, `status` or `exec` looking whether the
+ * session runs (a shared lock for microseconds), or a run that has not
+ * written its line yet.  A run waits that out, two seconds at most: a look
+ * is no reason to call the session in use. */
+static int wait_for_look(int fd)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK)
+			return -1;
+		struct timespec ms = {0, 1000 * 1000};
+		nanosleep(&ms, NULL);
+	}
+	errno = EWOULDBLOCK;
+	return -1;
+}
+
 /* The jail that held the lock is gone but its view's server still holds it:
  * that jail's namespaces are coming down.  Wait for that, a few seconds at
  * most; any other holder is a running jail (or command) of the session. */
 static int wait_for_teardown(int fd, const char *text)
 {
 	pid_t jail = lock_pid(text, 0), server = lock_pid(text, 1);
-	if (!jail || alive(jail) || !alive(server)) {
-		/* (a server that ended just now has let go of it) */
+	if (jail && alive(jail)) {
+		/* (one that ended just now has let go of it) */
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			return 0;
 		errno = EWOULDBLOCK;
 		return -1;
 	}
+	if (!jail || !alive(server))
+		return wait_for_look(fd);
 #ifdef SYS_pidfd_open
 	_cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, server, 0);
 #else

@@ -226,3 +226,21 @@ test_exec_command_ends_with_its_client() {
 	assert_ne "$rc" 0 "the joined command ended with its client"
 	finish_agent
 }
+
+# jail ps, status and exec look whether a session runs by taking its lock,
+# shared, for a moment: a run that starts then waits that out and runs, and
+# is not refused as "in use" (live3's review).
+test_a_run_waits_out_a_look_at_its_session() {
+	command -v flock >/dev/null || skip "no flock(1)"
+	mkrepo "$T/p"
+	run_jail -D "$T/p" -- true
+	local lock
+	lock="$(session_dir "$T/p")/lock"
+	flock -s "$lock" -c "touch '$T/held'; sleep 0.5" &
+	local holder=$!
+	wait_for "$T/held"
+	run_jail -D "$T/p" -- echo ran
+	wait "$holder"
+	assert_eq "$rc" 0 "a run beside a look: $err"
+	assert_eq "$out" "ran"
+}
