@@ -681,8 +681,9 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 		r = pathspec_resolve(&s, c->args, &specs, &e);
 	k.pathspec = &specs;
 	k.use = c->cmd == CMD_DIFF ? FOR_DIFF : c->cmd == CMD_STATUS ? FOR_STATUS : FOR_PATCH;
-	/* jail diff shows the sum: the agent's commits need not be read */
-	if (r == 0 && c->cmd == CMD_DIFF)
+	/* jail diff --stat and --name-status show the sum: the agent's commits
+	 * need not be read (the diff shows each, as it lands: act_diff) */
+	if (r == 0 && c->cmd == CMD_DIFF && (c->stat || c->name_status))
 		cfg.export_series = false;
 	if (r == 0)
 		r = collect(&k, &s, &cfg, c->message, &e);
@@ -730,16 +731,28 @@ static size_t diff_piece(const char *s, size_t n)
 	return nl ? (size_t)(nl + 1 - s) : n;
 }
 
+/* One repository's change: the diff of the total, or, for a series, each
+ * patch as it lands.  The total alone would not show what only the history
+ * holds (a script one commit adds and the next deletes lands in the first
+ * commit, where a checkout, bisect or CI run finds it): jail diff shows what
+ * jail apply lands.  The stat and the names are the total's. */
+static int diff_one(struct collect *k, const char *mode, const char *prefix,
+                    struct strbuf *out, struct jail_err *e)
+{
+	if (k->sr.active && strcmp(mode, "patch") == 0)
+		return series_diff(&k->sr, prefix, out, e);
+	return k->built ? patch_diff(&k->sc, mode, prefix, out, e) : 0;
+}
+
 static int act_diff(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	const char *mode = c->stat ? "stat" : c->name_status ? "name-status" : "patch";
 	struct strbuf out = {0}, shown = {0};
-	int r = k->built ? patch_diff(&k->sc, mode, NULL, &out, e) : 0;
+	int r = diff_one(k, mode, NULL, &out, e);
 	/* each submodule's change after it, its paths as the superproject sees them */
 	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
 		_cleanup_free_ char *prefix = xasprintf("%s/", k->x.submodules.v[i]);
-		if (k->subs[i].built)
-			r = patch_diff(&k->subs[i].sc, mode, prefix, &out, e);
+		r = diff_one(&k->subs[i], mode, prefix, &out, e);
 	}
 	bool tty = isatty(STDOUT_FILENO);
 	const char *no_color = getenv("NO_COLOR");
