@@ -846,9 +846,67 @@ int cmd_export(struct cli *c) { return run_export_cmd(c, act_export, false); }
 
 extern char **environ;
 
+#define RELAY_HOLD (64u << 10)  /* a line longer than this goes out in pieces */
+
+/* Write b's first n bytes to stderr escaped (sanitize_for_terminal) and drop
+ * them from b.  A stderr that is gone (EPIPE) is not git am's failure: the
+ * output is dropped and git am runs to its end. */
+static void relay_out(struct strbuf *b, size_t n, struct strbuf *shown)
+{
+	shown->len = 0;
+	sanitize_for_terminal(b->s, n, shown);
+	if (write_all(STDERR_FILENO, shown->s, shown->len) < 0)
+		log_debug("git am's output dropped: %s", strerror(errno));
+	memmove(b->s, b->s + n, b->len - n);
+	b->len -= n;
+}
+
+/* git am's output, to stderr escaped, whole lines at a time (a character is
+ * never cut in two): git apply quotes the agent's lines as they are in its
+ * whitespace warnings ("patch:13: trailing whitespace." and the line), and a
+ * line holding ESC ] 52 wrote the user's clipboard, ESC ] 0 the terminal's
+ * title, on the terminal of a jail apply. */
+static void relay_escaped(int fd)
+{
+	struct strbuf pending = {0}, shown = {0};
+	char buf[8192];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sb_append(&pending, buf, (size_t)n);
+		const char *nl = memrchr(pending.s, '\n', pending.len);
+		size_t take = nl ? (size_t)(nl + 1 - pending.s) : pending.len >= RELAY_HOLD ? pending.len : 0;
+		if (take)
+			relay_out(&pending, take, &shown);
+	}
+	if (pending.len)
+		relay_out(&pending, pending.len, &shown);
+	sb_free(&pending);
+	sb_free(&shown);
+}
+
+/* Start git with its stdout and stderr on the write end of a pipe. */
+static int spawn_piped(pid_t *pid, char *const *argv, int out_fd, struct jail_err *e)
+{
+	posix_spawn_file_actions_t fa;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return jail_err_sys(e, "run git am");
+	int r = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
+	if (r == 0)
+		r = posix_spawnp(pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	return r ? jail_err_set(e, r, "run git am") : 0;
+}
+
 /* `git am` in the project, as the user would type it: the user's own git with
  * the user's environment (identity, hooks of their repository).  Only the patch
- * comes from the jail, and it was filtered like every export. */
+ * comes from the jail, and it was filtered like every export; what git says
+ * about it reaches the terminal escaped (relay_escaped). */
 static int git_am(const char *project, const struct strv *patches, bool three_way,
                   struct jail_err *e)
 {
@@ -858,11 +916,20 @@ static int git_am(const char *project, const struct strv *patches, bool three_wa
 		strv_push(&argv, args[i]);
 	for (size_t i = 0; i < patches->n; i++)
 		strv_push(&argv, patches->v[i]);
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		strv_free(&argv);
+		return jail_err_sys(e, "run git am: pipe");
+	}
 	pid_t pid;
-	int r = posix_spawnp(&pid, "git", NULL, NULL, argv.v, environ);
+	int r = spawn_piped(&pid, argv.v, pipefd[1], e);
 	strv_free(&argv);
-	if (r != 0)
-		return jail_err_set(e, r, "run git am");
+	close(pipefd[1]);
+	if (r == 0)
+		relay_escaped(pipefd[0]);
+	close(pipefd[0]);
+	if (r < 0)
+		return -1;
 	int ws;
 	while (waitpid(pid, &ws, 0) < 0)
 		if (errno != EINTR)

