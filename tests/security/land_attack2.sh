@@ -50,3 +50,39 @@ test_land2_git_am_output_reaches_the_terminal_escaped() {
 	assert_eq "$(grep -c $'\033]52;c;' "$T/p/a.sh")" 1 "the landed file's bytes"
 	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
 }
+
+# The repository's config may name a program of the tree as the command of a
+# setting git runs on its own: a filter's clean command on git status and
+# add, core.fsmonitor on every git status, a textconv on git diff.  The
+# agent's change to such a program landed as a plain file, and the user's
+# next git status ran it on the host.  Left out like core.hooksPath's hooks,
+# wherever the command names it ("sh ./tools/strip.sh %f"), and in the
+# user's own config too.
+test_land2_programs_the_git_config_runs_left_out() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/tools"
+	printf '#!/bin/sh\ncat\n' >"$T/p/tools/strip.sh"
+	printf '#!/bin/sh\nexit 1\n' >"$T/p/tools/fsmon"
+	printf '#!/bin/sh\ncat "$1"\n' >"$T/p/tools/conv"
+	chmod +x "$T/p/tools/strip.sh" "$T/p/tools/fsmon" "$T/p/tools/conv"
+	printf '*.txt filter=strip diff=conv\n' >"$T/p/.gitattributes"
+	git -C "$T/p" add -A . && git -C "$T/p" commit -qm tools
+	git -C "$T/p" config filter.strip.clean "sh ./tools/strip.sh %f"
+	git -C "$T/p" config core.fsmonitor tools/fsmon
+	mkdir -p "$XDG_CONFIG_HOME/git" && printf '[diff "conv"]\n\ttextconv = tools/conv\n' >>"$XDG_CONFIG_HOME/git/config"
+	run_jail -q -D "$T/p" -- sh -c "for f in tools/strip.sh tools/fsmon tools/conv; do
+			printf '#!/bin/sh\ntouch $T/PWNED\ncat\n' > \$f; done
+		echo x > a.txt; echo more >> README"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "tools/strip.sh: matches '/tools/strip.sh': git runs it (filter.strip.clean)"
+	assert_contains "$err" "tools/fsmon: matches '/tools/fsmon': git runs it (core.fsmonitor)"
+	assert_contains "$err" "tools/conv: matches '/tools/conv': git runs it (diff.conv.textconv)"
+	echo y >>"$T/p/a.txt"
+	git -C "$T/p" status --short >/dev/null
+	git -C "$T/p" diff >/dev/null
+	assert_no_file "$T/PWNED"
+	assert_eq "$(tail -n 1 "$T/p/tools/fsmon")" "exit 1" "the host's fsmonitor program"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}
