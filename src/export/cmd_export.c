@@ -491,8 +491,19 @@ static void log_submodules(const struct collect *k)
 	}
 }
 
+/* Does a section of the summary that lists flagged files start at line
+ * ("flagged for review:", "series: flagged for review:")? */
+static bool flagged_header(const char *line)
+{
+	static const char tail[] = "flagged for review:";
+	size_t n = strlen(line), t = sizeof(tail) - 1;
+	return line[0] != ' ' && n >= t && strcmp(line + n - t, tail) == 0;
+}
+
 /* A screenful of the summary at most: the terminal's height, else 40 lines.
- * The patch line (the last) always shows. */
+ * The patch line (the last) always shows, and so do the flagged files: 40
+ * files of the agent's listed first pushed "run.sh: exec bit added" and
+ * "terminal controls" out of the summary of an export or a jail apply. */
 static void log_lines_capped(const char *text)
 {
 	struct winsize ws;
@@ -500,11 +511,14 @@ static void log_lines_capped(const char *text)
 	             ? (size_t)ws.ws_row - 6 : 40;
 	_cleanup_free_ char *copy = xstrdup(text);
 	size_t n = 0, skipped = 0;
+	bool flags = false;  /* in a section of flagged files */
 	for (char *line = copy, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
-		if (n++ < max || strncmp(line, "patch: ", 7) == 0 || (!nl || !nl[1])) {
+		if (line[0] != ' ')
+			flags = flagged_header(line);
+		if (n++ < max || flags || strncmp(line, "patch: ", 7) == 0 || (!nl || !nl[1])) {
 			if (skipped)
 				log_info("… and %s more: jail status", thousands(skipped).s);
 			skipped = 0;

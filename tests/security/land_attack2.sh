@@ -86,3 +86,20 @@ test_land2_programs_the_git_config_runs_left_out() {
 	assert_eq "$(tail -n 1 "$T/p/tools/fsmon")" "exit 1" "the host's fsmonitor program"
 	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
 }
+
+# The summary of an export, a jail apply or the run's end is cut to a
+# screenful, and the flagged files come after the list of changed ones: 40
+# files of the agent's pushed "run.sh: exec bit added" and "a symlink" out
+# of it.  The cut spares the flagged files.
+test_land2_flags_never_cut_from_the_summary() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'for i in $(seq 10 70); do echo $i > f$i.txt; done
+		printf "#!/bin/sh\n" > run.sh; chmod +x run.sh; ln -s README zlink'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_eq "$rc" 0 "jail export ($err)"
+	assert_contains "$err" "more: jail status"  # the list was cut
+	assert_contains "$err" "run.sh: exec bit added"
+	assert_contains "$err" "zlink: symlink"
+	assert_contains "$err" "flagged for review:"
+}
