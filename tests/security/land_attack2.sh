@@ -103,3 +103,24 @@ test_land2_flags_never_cut_from_the_summary() {
 	assert_contains "$err" "zlink: symlink"
 	assert_contains "$err" "flagged for review:"
 }
+
+# husky 4 runs the commands of .huskyrc from the hooks it installed, and a
+# commit-msg hook runs commitlint, which loads commitlint.config.js (code) or
+# what a .commitlintrc.yml "extends": on the user's next commit.  They went
+# out as plain files; flagged like lefthook's and lint-staged's.
+test_land2_commit_hook_configs_are_flagged() {
+	mkrepo "$T/p"
+	run_jail -q -D "$T/p" -- sh -c 'echo "{\"hooks\":{\"pre-commit\":\"sh x\"}}" > .huskyrc
+		echo "require(\"child_process\")" > commitlint.config.js
+		echo "extends: [./x.js]" > .commitlintrc.yml; echo more >> README'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply without --accept-flagged ($err)"
+	for f in .huskyrc commitlint.config.js .commitlintrc.yml; do
+		assert_contains "$err" "$f: changes the commands a hooks manager runs on commit"
+	done
+	assert_no_file "$T/p/.huskyrc"
+	run_jail apply --accept-flagged -D "$T/p"
+	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
+	assert_file "$T/p/commitlint.config.js"
+}
