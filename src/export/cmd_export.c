@@ -863,14 +863,15 @@ extern char **environ;
 #define RELAY_HOLD (64u << 10)  /* a line longer than this goes out in pieces */
 
 /* Write b's first n bytes to stderr escaped (sanitize_for_terminal) and drop
- * them from b.  A stderr that is gone (EPIPE) is not git am's failure: the
- * output is dropped and git am runs to its end. */
-static void relay_out(struct strbuf *b, size_t n, struct strbuf *shown)
+ * them from b.  A stderr that fails (closed) drops the rest of the output,
+ * not git am: the pipe is still read to its end.  (One whose reader is gone
+ * raises SIGPIPE, as it did in git am when git wrote there itself.) */
+static void relay_out(struct strbuf *b, size_t n, struct strbuf *shown, bool *failed)
 {
 	shown->len = 0;
 	sanitize_for_terminal(b->s, n, shown);
-	if (write_all(STDERR_FILENO, shown->s, shown->len) < 0)
-		log_debug("git am's output dropped: %s", strerror(errno));
+	if (!*failed && write_all(STDERR_FILENO, shown->s, shown->len) < 0)
+		*failed = true;
 	memmove(b->s, b->s + n, b->len - n);
 	b->len -= n;
 }
@@ -884,20 +885,23 @@ static void relay_escaped(int fd)
 {
 	struct strbuf pending = {0}, shown = {0};
 	char buf[8192];
+	bool failed = false;
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0)  /* git am gets EPIPE (or SIGPIPE) for the rest */
+			log_warn("read git am's output: %s", strerror(errno));
 		if (n <= 0)
 			break;
 		sb_append(&pending, buf, (size_t)n);
 		const char *nl = memrchr(pending.s, '\n', pending.len);
 		size_t take = nl ? (size_t)(nl + 1 - pending.s) : pending.len >= RELAY_HOLD ? pending.len : 0;
 		if (take)
-			relay_out(&pending, take, &shown);
+			relay_out(&pending, take, &shown, &failed);
 	}
 	if (pending.len)
-		relay_out(&pending, pending.len, &shown);
+		relay_out(&pending, pending.len, &shown, &failed);
 	sb_free(&pending);
 	sb_free(&shown);
 }
