@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -876,21 +877,46 @@ static void relay_out(struct strbuf *b, size_t n, struct strbuf *shown, bool *fa
 	b->len -= n;
 }
 
+/* Wait until fd has data or git am (pidfd) ended; false: stop reading.  Once
+ * it ended, fd is read to what is there: a process a hook of the user's left
+ * running may hold the pipe's other end for good. */
+static bool relay_wait(int fd, int pidfd, bool *ended)
+{
+	while (pidfd >= 0 && !*ended) {
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_warn("wait for git am's output: %s", strerror(errno));
+			return false;
+		}
+		if (p[1].revents) {
+			*ended = true;
+			if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+				return false;
+		}
+		if (p[0].revents)
+			break;
+	}
+	return true;
+}
+
 /* git am's output, to stderr escaped, whole lines at a time (a character is
  * never cut in two): git apply quotes the agent's lines as they are in its
  * whitespace warnings ("patch:13: trailing whitespace." and the line), and a
  * line holding ESC ] 52 wrote the user's clipboard, ESC ] 0 the terminal's
  * title, on the terminal of a jail apply. */
-static void relay_escaped(int fd)
+static void relay_escaped(int fd, pid_t pid)
 {
+	_cleanup_close_ int pidfd = live_pidfd(pid, 0);  /* none: read to the end */
 	struct strbuf pending = {0}, shown = {0};
 	char buf[8192];
-	bool failed = false;
-	for (;;) {
+	bool failed = false, ended = false;
+	while (relay_wait(fd, pidfd, &ended)) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)  /* git am gets EPIPE (or SIGPIPE) for the rest */
+		if (n < 0 && errno != EAGAIN)  /* git am gets EPIPE (or SIGPIPE) for the rest */
 			log_warn("read git am's output: %s", strerror(errno));
 		if (n <= 0)
 			break;
@@ -944,7 +970,7 @@ static int git_am(const char *project, const struct strv *patches, bool three_wa
 	strv_free(&argv);
 	close(pipefd[1]);
 	if (r == 0)
-		relay_escaped(pipefd[0]);
+		relay_escaped(pipefd[0], pid);
 	close(pipefd[0]);
 	if (r < 0)
 		return -1;
