@@ -542,12 +542,15 @@ int git_tree_settings(const char *project, const char *top, struct git_settings 
                       struct jail_err *e)
 {
 	memset(s, 0, sizeof(*s));
-	/* the repository's file and what it includes (without the hardening's
-	 * own "-c core.hooksPath=/dev/null"), each record with its origin file,
-	 * named from the work tree's top: "file:ORIGIN\0KEY\nVALUE\0" */
+	/* the repository's files (its config, and config.worktree with
+	 * extensions.worktreeConfig, which --local would not read) and what they
+	 * include, each record with its origin file, named from the work tree's
+	 * top: "file:ORIGIN\0KEY\nVALUE\0".  The hardened git reads no global or
+	 * system file; its own "-c core.hooksPath=/dev/null" comes as "command
+	 * line:" and is skipped. */
 	struct git g = {.cwd = project};
 	struct strbuf out = {0};
-	const char *args[] = {"config", "--local", "--includes", "--show-origin", "-z",
+	const char *args[] = {"config", "--includes", "--show-origin", "-z",
 	                      "--get-regexp",
 	                      "^(core\\.(hookspath|attributesfile)|include(if\\..*)?\\.path|"
 	                      PROGRAM_KEYS ")$", NULL};

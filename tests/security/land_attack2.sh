@@ -124,3 +124,27 @@ test_land2_commit_hook_configs_are_flagged() {
 	assert_eq "$rc" 0 "jail apply --accept-flagged ($err)"
 	assert_file "$T/p/commitlint.config.js"
 }
+
+# With extensions.worktreeConfig a setting may live in .git/config.worktree,
+# which `git config --local` does not read: a core.hooksPath or a filter's
+# program set there was not recognised.
+test_land2_settings_of_the_worktree_config_count() {
+	mkrepo "$T/p"
+	mkdir -p "$T/p/tools" && printf '#!/bin/sh\nexit 1\n' >"$T/p/tools/fsmon"
+	git -C "$T/p" add tools && git -C "$T/p" commit -qm tools
+	git -C "$T/p" config extensions.worktreeConfig true
+	git -C "$T/p" config --worktree core.fsmonitor tools/fsmon
+	git -C "$T/p" config --worktree core.hooksPath .hooks
+	run_jail -q -D "$T/p" -- sh -c "printf '#!/bin/sh\ntouch $T/PWNED\nexit 1\n' > tools/fsmon
+		mkdir .hooks; printf '#!/bin/sh\ntouch $T/PWNED\n' > .hooks/post-applypatch
+		chmod +x .hooks/post-applypatch; echo more >> README"
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply ($err)"
+	assert_contains "$err" "tools/fsmon: matches '/tools/fsmon': git runs it (core.fsmonitor)"
+	assert_contains "$err" ".hooks/: matches '/.hooks/': git runs the hooks in it (core.hooksPath)"
+	git -C "$T/p" status --short >/dev/null
+	assert_no_file "$T/PWNED"
+	assert_no_file "$T/p/.hooks"
+	assert_eq "$(tail -n 1 "$T/p/README")" "more" "the rest landed"
+}
