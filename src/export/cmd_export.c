@@ -15,6 +15,7 @@
 #include "scratchroom.h"
 #include "git.h"
 #include "hints.h"
+#include "homelinks.h"
 #include "live.h"
 #include "log.h"
 #include "pager.h"
@@ -127,6 +128,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 		return -1;
 	controlfiles_review(&k->x, &k->cs, work_dir(k, s));
 	linkflags_review(&k->x, &k->cs, work_dir(k, s));
+	homelinks_review(&k->x, &k->cs);
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);
