@@ -34,8 +34,11 @@ static void flag_below(struct changeset *cs, const char *rel, const char *name)
 }
 
 /* The symlinks of one directory of the home (dir, shown as shown/) that lead
- * into the project (proj, resolved): their changes flagged. */
-static void scan_dir(const char *dir, const char *shown, const char *proj, struct changeset *cs)
+ * into the project (proj, resolved): their changes flagged.  dots_only: only
+ * names that start with a dot (at the home's top, what runs on its own is a
+ * dotfile; ~/notes -> src/app/notes is a shortcut). */
+static void scan_dir(const char *dir, const char *shown, bool dots_only, const char *proj,
+                     struct changeset *cs)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -49,6 +52,8 @@ static void scan_dir(const char *dir, const char *shown, const char *proj, struc
 	while ((de = readdir(d)) && n++ < ENTRIES_MAX) {
 		struct stat st;
 		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		if (dots_only && de->d_name[0] != '.')
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
 			continue;
@@ -72,6 +77,6 @@ void homelinks_review(const struct export_ctx *x, struct changeset *cs)
 	static const char *const dirs[] = {"", ".config/", ".ssh/"};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		_cleanup_free_ char *dir = xasprintf("%s/%s", home, dirs[i]);
-		scan_dir(dir, dirs[i], proj, cs);
+		scan_dir(dir, dirs[i], i == 0, proj, cs);
 	}
 }
