@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define HOME_WHY "your home links to it: your shell, editor, git or ssh reads it on its own"
 #define ENTRIES_MAX 10000  /* of one directory of the home: a home is not a tree walk */
@@ -33,6 +34,29 @@ static void flag_below(struct changeset *cs, const char *rel, const char *name)
 	}
 }
 
+/* Where the link name in dir (dirfd dfd) leads, resolved, into real; a link
+ * whose last name does not exist yet counts too (~/.zshrc -> dotfiles/zshrc
+ * before the agent adds it: the next shell reads what lands there). */
+static bool link_real(int dfd, const char *dir, const char *name, char real[PATH_MAX])
+{
+	_cleanup_free_ char *link = xasprintf("%s/%s", dir, name);
+	if (realpath(link, real))
+		return true;
+	char target[PATH_MAX];
+	ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	_cleanup_free_ char *abs = target[0] == '/' ? xstrdup(target) : xasprintf("%s/%s", dir, target);
+	char *slash = strrchr(abs, '/'), parent[PATH_MAX];
+	const char *base = slash + 1;
+	*slash = '\0';
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..") || !realpath(*abs ? abs : "/", parent))
+		return false;
+	int w = snprintf(real, PATH_MAX, "%s/%s", strcmp(parent, "/") ? parent : "", base);
+	return w > 0 && w < PATH_MAX;
+}
+
 /* The symlinks of one directory of the home (dir, shown as shown/) that lead
  * into the project (proj, resolved): their changes flagged.  dots_only: only
  * names that start with a dot (at the home's top, what runs on its own is a
@@ -57,10 +81,10 @@ static void scan_dir(const char *dir, const char *shown, bool dots_only, const c
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISLNK(st.st_mode))
 			continue;
-		_cleanup_free_ char *link = xasprintf("%s/%s", dir, de->d_name);
 		char real[PATH_MAX];
 		/* the project's root itself (~/dotfiles -> src/dotfiles) names no file */
-		if (!realpath(link, real) || strncmp(real, proj, pl) != 0 || real[pl] != '/')
+		if (!link_real(dirfd(d), dir, de->d_name, real) || strncmp(real, proj, pl) != 0 ||
+		    real[pl] != '/')
 			continue;
 		_cleanup_free_ char *name = xasprintf("~/%s%s", shown, de->d_name);
 		flag_below(cs, real + pl + 1, name);
