@@ -30,7 +30,7 @@ static const struct {
 } subcmds[] = {
 	{"run", CMD_RUN, ARGS_ANY, "[--] COMMAND [ARGS...]", "run a command (the default)"},
 	{"exec", CMD_EXEC, ARGS_ANY, "[--] COMMAND [ARGS...]", "run a command in the session's running jail"},
-	{"diff", CMD_DIFF, ARGS_ANY, "[PATH...]", "show the session's change as a diff"},
+	{"diff", CMD_DIFF, ARGS_ANY, "[PATH...]", "show the session's change as it lands"},
 	{"status", CMD_STATUS, ARGS_ANY, "[PATH...]", "what changed, and what is left out and why"},
 	{"export", CMD_EXPORT, ARGS_ANY, "[PATH...]", "write the change as patch files for git am"},
 	{"apply", CMD_APPLY, ARGS_ANY, "[PATH...]", "land the change in the project with git am"},

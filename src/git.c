@@ -476,19 +476,58 @@ char *git_excludes_file(const char *project)
 	return value && *value ? expand_home(value) : git_user_excludes_file();
 }
 
+/* Settings whose value is a command git runs: on its own (a filter on git
+ * status and add, fsmonitor on every status, a textconv on git diff, the
+ * credential helper on fetch) or for a command the user types (the pager, the
+ * editor on commit).  A program of the project's named there runs what the
+ * agent wrote into it once that lands.  Not an alias: "git t" running
+ * ./run-tests.sh is the user running the project's code, as make is. */
+#define PROGRAM_KEYS                                                                       \
+	"core\\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy)|sequence\\.editor|"          \
+	"diff\\.external|diff\\..*\\.(command|textconv)|merge\\..*\\.driver|"                     \
+	"filter\\..*\\.(clean|smudge|process)|credential\\.(.*\\.)?helper|gpg\\.(.*\\.)?program|" \
+	"pager\\..*|interactive\\.difffilter|(diff|merge)tool\\..*\\.(cmd|path)|"                 \
+	"submodule\\..*\\.update|remote\\..*\\.(uploadpack|receivepack)"
+
+/* The words of a setting's command that name a file by a path (a '/' in
+ * them: a bare name is looked up in PATH), absolute, into s->programs: git
+ * runs a command from the work tree's top (top), through the shell.  The
+ * command is cut at blanks, quotes and the shell's operators: "python3
+ * tools/x.py %f" names tools/x.py, "!sh -c 'bin/a && bin/b'" both. */
+static void take_program(struct git_settings *s, const char *key, size_t kl, const char *v,
+                         const char *top)
+{
+	_cleanup_free_ char *copy = xstrdup(v);
+	char *save = NULL;
+	for (char *w = strtok_r(copy, " \t\n;&|()<>`\"'=!$", &save); w;
+	     w = strtok_r(NULL, " \t\n;&|()<>`\"'=!$", &save)) {
+		if (!strchr(w, '/'))
+			continue;
+		char *abs = w[0] == '/' || w[0] == '~' ? expand_home(w) : xasprintf("%s/%s", top, w);
+		strv_push_take(&s->programs, abs);
+		strv_push_take(&s->program_keys, xasprintf("%.*s", (int)kl, key));
+	}
+}
+
 /* One "KEY\nVALUE" record of the settings asked for: into s.  origin: the
- * file it came from, absolute (includes are read from its directory). */
-static void take_setting(struct git_settings *s, const char *rec, const char *origin)
+ * file it came from, absolute (includes are read from its directory); top:
+ * the work tree's top, where git runs the commands of PROGRAM_KEYS. */
+static void take_setting(struct git_settings *s, const char *rec, const char *origin,
+                         const char *top)
 {
 	const char *nl = strchr(rec, '\n');
 	if (!nl || !nl[1])
 		return;
 	const char *v = nl + 1;
 	size_t kl = (size_t)(nl - rec);
+	bool include = (kl > 8 && strncmp(rec, "include.", 8) == 0) ||
+	               (kl > 10 && strncmp(rec, "includeif.", 10) == 0);
 	char **one = kl == 14 && strncmp(rec, "core.hookspath", kl) == 0          ? &s->hooks_path
 	             : kl == 19 && strncmp(rec, "core.attributesfile", kl) == 0 ? &s->attributes_file
 	                                                                        : NULL;
-	if (one) {  /* the last one wins, as git reads it */
+	if (!one && !include) {
+		take_program(s, rec, kl, v, top);
+	} else if (one) {  /* the last one wins, as git reads it */
 		free(*one);
 		*one = expand_home(v);
 	} else if (origin && (v[0] == '/' || v[0] == '~')) {
@@ -503,14 +542,18 @@ int git_tree_settings(const char *project, const char *top, struct git_settings 
                       struct jail_err *e)
 {
 	memset(s, 0, sizeof(*s));
-	/* the repository's file and what it includes (without the hardening's
-	 * own "-c core.hooksPath=/dev/null"), each record with its origin file,
-	 * named from the work tree's top: "file:ORIGIN\0KEY\nVALUE\0" */
+	/* the repository's files (its config, and config.worktree with
+	 * extensions.worktreeConfig, which --local would not read) and what they
+	 * include, each record with its origin file, named from the work tree's
+	 * top: "file:ORIGIN\0KEY\nVALUE\0".  The hardened git reads no global or
+	 * system file; its own "-c core.hooksPath=/dev/null" comes as "command
+	 * line:" and is skipped. */
 	struct git g = {.cwd = project};
 	struct strbuf out = {0};
-	const char *args[] = {"config", "--local", "--includes", "--show-origin", "-z",
+	const char *args[] = {"config", "--includes", "--show-origin", "-z",
 	                      "--get-regexp",
-	                      "^(core\\.(hookspath|attributesfile)|include(if\\..*)?\\.path)$", NULL};
+	                      "^(core\\.(hookspath|attributesfile)|include(if\\..*)?\\.path|"
+	                      PROGRAM_KEYS ")$", NULL};
 	int status = 1;
 	int r = git_run(&g, args, NULL, 0, &out, &status, e);
 	if (r == 0 && status > 1)
@@ -527,11 +570,11 @@ int git_tree_settings(const char *project, const char *top, struct git_settings 
 		origin += 5;
 		_cleanup_free_ char *abs = origin[0] == '/' ? xstrdup(origin)
 		                                            : xasprintf("%s/%s", top, origin);
-		take_setting(s, rec, abs);
+		take_setting(s, rec, abs, top);
 	}
 	sb_free(&out);
 	bool local_hooks = s->hooks_path, local_attrs = s->attributes_file;
-	if (r < 0 || (local_hooks && local_attrs))
+	if (r < 0)
 		return r;
 	/* else the user's own files (~/.gitconfig wins over the XDG one) */
 	struct git_user_paths u;
@@ -543,12 +586,17 @@ int git_tree_settings(const char *project, const char *top, struct git_settings 
 		struct jail_err ignored;
 		int st = 1;
 		const char *uargs[] = {"config", "--file", files[f], "--includes", "-z", "--get-regexp",
-		                       "^core\\.(hookspath|attributesfile)$", NULL};
+		                       "^(core\\.(hookspath|attributesfile)|" PROGRAM_KEYS ")$", NULL};
 		struct git_settings mine = {0};
 		if (access(files[f], R_OK) == 0 && git_run(&ug, uargs, NULL, 0, &uo, &st, &ignored) == 0 &&
 		    st == 0 && uo.s)
 			for (size_t i = 0; i < uo.len; i += strlen(uo.s + i) + 1)
-				take_setting(&mine, uo.s + i, NULL);
+				take_setting(&mine, uo.s + i, NULL, top);
+		/* a program named anywhere counts: which one wins is git's business */
+		for (size_t i = 0; i < mine.programs.n; i++) {
+			strv_push(&s->programs, mine.programs.v[i]);
+			strv_push(&s->program_keys, mine.program_keys.v[i]);
+		}
 		sb_free(&uo);
 		/* the repository's setting wins over both, the later file over the earlier */
 		if (!local_hooks && mine.hooks_path)
@@ -566,6 +614,8 @@ void git_settings_free(struct git_settings *s)
 	free(s->hooks_path);
 	free(s->attributes_file);
 	strv_free(&s->includes);
+	strv_free(&s->programs);
+	strv_free(&s->program_keys);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -108,6 +108,9 @@ struct git_settings {
 	char *hooks_path;       /* core.hooksPath, or NULL */
 	char *attributes_file;  /* core.attributesFile, or NULL */
 	struct strv includes;   /* include.path and includeIf.*.path of the repository's config */
+	struct strv programs;   /* files the commands of settings name (a filter's, fsmonitor's,
+	                         * an alias's: git.c's PROGRAM_KEYS), absolute */
+	struct strv program_keys; /* the setting that names each */
 };
 int git_tree_settings(const char *project, const char *top, struct git_settings *s,
                       struct jail_err *e) __attribute__((warn_unused_result));

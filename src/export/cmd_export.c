@@ -15,6 +15,7 @@
 #include "scratchroom.h"
 #include "git.h"
 #include "hints.h"
+#include "homelinks.h"
 #include "live.h"
 #include "log.h"
 #include "pager.h"
@@ -33,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -126,6 +128,7 @@ static int collect_build(struct collect *k, struct session *s, bool sub, struct 
 		return -1;
 	controlfiles_review(&k->x, &k->cs, work_dir(k, s));
 	linkflags_review(&k->x, &k->cs, work_dir(k, s));
+	homelinks_review(&k->x, &k->cs);
 	if (k->cs.n && !k->x.is_repo) {
 		_cleanup_free_ char *esc = escape_name(k->x.project);
 		log_warn("%s is not a git repository: exporting every regular text file", esc);
@@ -491,8 +494,19 @@ static void log_submodules(const struct collect *k)
 	}
 }
 
+/* Does a section of the summary that lists flagged files start at line
+ * ("flagged for review:", "series: flagged for review:")? */
+static bool flagged_header(const char *line)
+{
+	static const char tail[] = "flagged for review:";
+	size_t n = strlen(line), t = sizeof(tail) - 1;
+	return line[0] != ' ' && n >= t && strcmp(line + n - t, tail) == 0;
+}
+
 /* A screenful of the summary at most: the terminal's height, else 40 lines.
- * The patch line (the last) always shows. */
+ * The patch line (the last) always shows, and so do the flagged files: 40
+ * files of the agent's listed first pushed "run.sh: exec bit added" and
+ * "terminal controls" out of the summary of an export or a jail apply. */
 static void log_lines_capped(const char *text)
 {
 	struct winsize ws;
@@ -500,11 +514,14 @@ static void log_lines_capped(const char *text)
 	             ? (size_t)ws.ws_row - 6 : 40;
 	_cleanup_free_ char *copy = xstrdup(text);
 	size_t n = 0, skipped = 0;
+	bool flags = false;  /* in a section of flagged files */
 	for (char *line = copy, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
-		if (n++ < max || strncmp(line, "patch: ", 7) == 0 || (!nl || !nl[1])) {
+		if (line[0] != ' ')
+			flags = flagged_header(line);
+		if (n++ < max || flags || strncmp(line, "patch: ", 7) == 0 || (!nl || !nl[1])) {
 			if (skipped)
 				log_info("… and %s more: jail status", thousands(skipped).s);
 			skipped = 0;
@@ -681,8 +698,9 @@ static int run_export_cmd(struct cli *c, export_action act, bool may_live)
 		r = pathspec_resolve(&s, c->args, &specs, &e);
 	k.pathspec = &specs;
 	k.use = c->cmd == CMD_DIFF ? FOR_DIFF : c->cmd == CMD_STATUS ? FOR_STATUS : FOR_PATCH;
-	/* jail diff shows the sum: the agent's commits need not be read */
-	if (r == 0 && c->cmd == CMD_DIFF)
+	/* jail diff --stat and --name-status show the sum: the agent's commits
+	 * need not be read (the diff shows each, as it lands: act_diff) */
+	if (r == 0 && c->cmd == CMD_DIFF && (c->stat || c->name_status))
 		cfg.export_series = false;
 	if (r == 0)
 		r = collect(&k, &s, &cfg, c->message, &e);
@@ -730,16 +748,28 @@ static size_t diff_piece(const char *s, size_t n)
 	return nl ? (size_t)(nl + 1 - s) : n;
 }
 
+/* One repository's change: the diff of the total, or, for a series, each
+ * patch as it lands.  The total alone would not show what only the history
+ * holds (a script one commit adds and the next deletes lands in the first
+ * commit, where a checkout, bisect or CI run finds it): jail diff shows what
+ * jail apply lands.  The stat and the names are the total's. */
+static int diff_one(struct collect *k, const char *mode, const char *prefix,
+                    struct strbuf *out, struct jail_err *e)
+{
+	if (k->sr.active && strcmp(mode, "patch") == 0)
+		return series_diff(&k->sr, prefix, out, e);
+	return k->built ? patch_diff(&k->sc, mode, prefix, out, e) : 0;
+}
+
 static int act_diff(struct cli *c, struct session *s, struct collect *k, struct jail_err *e)
 {
 	const char *mode = c->stat ? "stat" : c->name_status ? "name-status" : "patch";
 	struct strbuf out = {0}, shown = {0};
-	int r = k->built ? patch_diff(&k->sc, mode, NULL, &out, e) : 0;
+	int r = diff_one(k, mode, NULL, &out, e);
 	/* each submodule's change after it, its paths as the superproject sees them */
 	for (size_t i = 0; r == 0 && i < k->n_subs; i++) {
 		_cleanup_free_ char *prefix = xasprintf("%s/", k->x.submodules.v[i]);
-		if (k->subs[i].built)
-			r = patch_diff(&k->subs[i].sc, mode, prefix, &out, e);
+		r = diff_one(&k->subs[i], mode, prefix, &out, e);
 	}
 	bool tty = isatty(STDOUT_FILENO);
 	const char *no_color = getenv("NO_COLOR");
@@ -833,9 +863,96 @@ int cmd_export(struct cli *c) { return run_export_cmd(c, act_export, false); }
 
 extern char **environ;
 
+#define RELAY_HOLD (64u << 10)  /* a line longer than this goes out in pieces */
+
+/* Write b's first n bytes to stderr escaped (sanitize_for_terminal) and drop
+ * them from b.  A stderr that fails (closed) drops the rest of the output,
+ * not git am: the pipe is still read to its end.  (One whose reader is gone
+ * raises SIGPIPE, as it did in git am when git wrote there itself.) */
+static void relay_out(struct strbuf *b, size_t n, struct strbuf *shown, bool *failed)
+{
+	shown->len = 0;
+	sanitize_for_terminal(b->s, n, shown);
+	if (!*failed && write_all(STDERR_FILENO, shown->s, shown->len) < 0)
+		*failed = true;
+	memmove(b->s, b->s + n, b->len - n);
+	b->len -= n;
+}
+
+/* Wait until fd has data or git am (pidfd) ended; false: stop reading.  Once
+ * it ended, fd is read to what is there: a process a hook of the user's left
+ * running may hold the pipe's other end for good. */
+static bool relay_wait(int fd, int pidfd, bool *ended)
+{
+	while (pidfd >= 0 && !*ended) {
+		struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_warn("wait for git am's output: %s", strerror(errno));
+			return false;
+		}
+		if (p[1].revents) {
+			*ended = true;
+			if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+				return false;
+		}
+		if (p[0].revents)
+			break;
+	}
+	return true;
+}
+
+/* git am's output, to stderr escaped, whole lines at a time (a character is
+ * never cut in two): git apply quotes the agent's lines as they are in its
+ * whitespace warnings ("patch:13: trailing whitespace." and the line), and a
+ * line holding ESC ] 52 wrote the user's clipboard, ESC ] 0 the terminal's
+ * title, on the terminal of a jail apply. */
+static void relay_escaped(int fd, pid_t pid)
+{
+	_cleanup_close_ int pidfd = live_pidfd(pid, 0);  /* none: read to the end */
+	struct strbuf pending = {0}, shown = {0};
+	char buf[8192];
+	bool failed = false, ended = false;
+	while (relay_wait(fd, pidfd, &ended)) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)  /* git am gets EPIPE (or SIGPIPE) for the rest */
+			log_warn("read git am's output: %s", strerror(errno));
+		if (n <= 0)
+			break;
+		sb_append(&pending, buf, (size_t)n);
+		const char *nl = memrchr(pending.s, '\n', pending.len);
+		size_t take = nl ? (size_t)(nl + 1 - pending.s) : pending.len >= RELAY_HOLD ? pending.len : 0;
+		if (take)
+			relay_out(&pending, take, &shown, &failed);
+	}
+	if (pending.len)
+		relay_out(&pending, pending.len, &shown, &failed);
+	sb_free(&pending);
+	sb_free(&shown);
+}
+
+/* Start git with its stdout and stderr on the write end of a pipe. */
+static int spawn_piped(pid_t *pid, char *const *argv, int out_fd, struct jail_err *e)
+{
+	posix_spawn_file_actions_t fa;
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return jail_err_sys(e, "run git am");
+	int r = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
+	if (r == 0)
+		r = posix_spawnp(pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	return r ? jail_err_set(e, r, "run git am") : 0;
+}
+
 /* `git am` in the project, as the user would type it: the user's own git with
  * the user's environment (identity, hooks of their repository).  Only the patch
- * comes from the jail, and it was filtered like every export. */
+ * comes from the jail, and it was filtered like every export; what git says
+ * about it reaches the terminal escaped (relay_escaped). */
 static int git_am(const char *project, const struct strv *patches, bool three_way,
                   struct jail_err *e)
 {
@@ -845,11 +962,20 @@ static int git_am(const char *project, const struct strv *patches, bool three_wa
 		strv_push(&argv, args[i]);
 	for (size_t i = 0; i < patches->n; i++)
 		strv_push(&argv, patches->v[i]);
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		strv_free(&argv);
+		return jail_err_sys(e, "run git am: pipe");
+	}
 	pid_t pid;
-	int r = posix_spawnp(&pid, "git", NULL, NULL, argv.v, environ);
+	int r = spawn_piped(&pid, argv.v, pipefd[1], e);
 	strv_free(&argv);
-	if (r != 0)
-		return jail_err_set(e, r, "run git am");
+	close(pipefd[1]);
+	if (r == 0)
+		relay_escaped(pipefd[0], pid);
+	close(pipefd[0]);
+	if (r < 0)
+		return -1;
 	int ws;
 	while (waitpid(pid, &ws, 0) < 0)
 		if (errno != EINTR)

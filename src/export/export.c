@@ -740,7 +740,9 @@ static void deny_host_path(struct export_ctx *x, const char *abs, bool dir, cons
  * the project (a filter= there runs a driver; an ignore rule dropped there
  * un-hides a secret, as a .gitignore would), and files the repository's
  * config includes (include.path = ../.gitconfig shares settings through the
- * tree: fsmonitor, aliases, filters run from there).  They are left out like
+ * tree: fsmonitor, aliases, filters run from there), and the programs of
+ * the project that a setting's command names (a filter's clean command runs
+ * on git status, core.fsmonitor on every one).  They are left out like
  * .git/hooks and .git/config. */
 static int deny_host_git_settings(struct export_ctx *x, const char *excludes,
                                   struct jail_err *e)
@@ -776,6 +778,10 @@ static int deny_host_git_settings(struct export_ctx *x, const char *excludes,
 	for (size_t i = 0; i < gs.includes.n; i++)
 		deny_host_path(x, gs.includes.v[i], false,
 		               "git reads it as the repository's config (include.path)");
+	for (size_t i = 0; i < gs.programs.n; i++) {
+		_cleanup_free_ char *why = xasprintf("git runs it (%s)", gs.program_keys.v[i]);
+		deny_host_path(x, gs.programs.v[i], false, why);
+	}
 	git_settings_free(&gs);
 	return 0;
 }

@@ -1216,7 +1216,10 @@ void colorize_diff(const char *s, size_t n, bool *header, struct strbuf *out)
 		const char *col = NULL;
 		if (strncmp(line, "diff --git ", 11) == 0)
 			in_header = true;
-		if (strncmp(line, "@@", 2) == 0) {
+		if (strncmp(line, "commit ", 7) == 0) {  /* a series' next patch */
+			in_header = false;
+			col = "\033[33m";
+		} else if (strncmp(line, "@@", 2) == 0) {
 			in_header = false;
 			col = "\033[36m";
 		} else if (in_header) {

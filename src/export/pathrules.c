@@ -563,13 +563,16 @@ static const struct {
 };
 
 /* The command lists of hooks managers other than pre-commit (lefthook,
- * overcommit, lint-staged behind husky): run on every commit once installed.
- * base is compared without one leading dot (lefthook reads both). */
+ * overcommit, lint-staged behind husky, husky 4's own), and the configs of
+ * what such a hook runs on every commit that load code (commitlint's: a .js
+ * one is run, a .yml one's "extends: ./x.js" too): run on every commit once
+ * installed.  base is compared without one leading dot (lefthook reads both). */
 static const char *const hook_configs[] = {
 	"lefthook.yml", "lefthook.yaml", "lefthook.json", "lefthook.toml",
 	"lefthook-local.yml", "lefthook-local.yaml", "lefthook-local.json",
 	"lefthook-local.toml", "overcommit.yml", "lintstagedrc", "lintstagedrc.*",
-	"lint-staged.config.*",
+	"lint-staged.config.*", "huskyrc", "huskyrc.*", "husky.config.*", "commitlintrc",
+	"commitlintrc.*", "commitlint.config.*",
 };
 
 /* mise's config files beside the ones in flagged_dirs: its hooks and env

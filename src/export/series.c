@@ -80,7 +80,7 @@ struct series_ctx {
 	bool started;                /* the first series commit was written */
 };
 
-static int sgit(struct scratch *s, const char *const *args, const char *in, size_t n,
+static int sgit(const struct scratch *s, const char *const *args, const char *in, size_t n,
                 struct strbuf *out, struct jail_err *e)
 {
 	struct git g = {.cwd = s->dir, .git_dir = s->dir};
@@ -843,8 +843,9 @@ static int format_patches(struct series_ctx *z, struct jail_err *e)
 	_cleanup_free_ char *info = xasprintf("%s/info", sc->dir);
 	_cleanup_free_ char *apath = xasprintf("%s/info/attributes", sc->dir);
 	_cleanup_free_ char *dir = xasprintf("%s/out", sc->dir);
-	int r = attrs.len && (mkdir_p(info, 0700, e) < 0 ||
-	                      write_file_at(AT_FDCWD, apath, attrs.s, attrs.len, 0600, e) < 0)
+	bool attrs_written = attrs.len > 0;
+	int r = attrs_written && (mkdir_p(info, 0700, e) < 0 ||
+	                          write_file_at(AT_FDCWD, apath, attrs.s, attrs.len, 0600, e) < 0)
 	                ? -1 : 0;
 	sb_free(&attrs);
 	const char *args[] = {"format-patch", "-o", dir, "--full-index", "--binary", "-M",
@@ -852,6 +853,10 @@ static int format_patches(struct series_ctx *z, struct jail_err *e)
 	                      "refs/heads/s0..refs/heads/series", NULL};
 	if (r == 0)
 		r = sgit(sc, args, NULL, 0, &out, e);
+	/* the attributes are the mbox's alone: series_diff() shows those files
+	 * as the text they are */
+	if (r == 0 && attrs_written && unlink(apath) < 0)
+		r = jail_err_sys(e, "remove '%s'", apath);
 	for (char *l = out.s, *nl; r == 0 && l && *l; l = nl ? nl + 1 : NULL) {
 		nl = strchr(l, '\n');
 		if (nl)
@@ -1048,6 +1053,18 @@ int series_write(const struct series *sr, int dfd, const char *dir, struct strv 
 		strv_push_take(paths, xasprintf("%s/%s", dir, name));
 	}
 	return 0;
+}
+
+int series_diff(const struct series *sr, const char *prefix, struct strbuf *out,
+                struct jail_err *e)
+{
+	_cleanup_free_ char *src = xasprintf("--src-prefix=a/%s", prefix ? prefix : "");
+	_cleanup_free_ char *dst = xasprintf("--dst-prefix=b/%s", prefix ? prefix : "");
+	/* each patch as git am lands it: its author, date and message, its diff */
+	const char *args[] = {"log", "-p", "-r", "-M", "--reverse", "--no-color", "--date=rfc",
+	                      "--format=medium",
+	                      src, dst, "refs/heads/s0..refs/heads/series", NULL};
+	return sgit(&sr->sc, args, NULL, 0, out, e);
 }
 
 size_t series_flags_render(const struct series *sr, const char *indent, struct strbuf *out)

@@ -67,6 +67,12 @@ int series_build(struct series *sr, struct export_ctx *x, const struct changeset
 /* Copy the patches into dfd; *paths gets dir/NAME of each. */
 int series_write(const struct series *sr, int dfd, const char *dir, struct strv *paths,
                  struct jail_err *e) WUR;
+/* The series as `git log -p` shows it, oldest first, each patch's author, date
+ * and message before its diff (prefix before every path, or NULL): what lands,
+ * the commits' own changes too, where the total leaves them out (a file one
+ * commit adds and a later one deletes). */
+int series_diff(const struct series *sr, const char *prefix, struct strbuf *out,
+                struct jail_err *e) WUR;
 /* The control files only the series' history changes (sr->flagged), one line
  * each, for the summary and `jail apply`'s refusal: their number. */
 size_t series_flags_render(const struct series *sr, const char *indent, struct strbuf *out);

@@ -204,6 +204,12 @@ T(flagged_files)
 	CHECK(path_flag_reason(".lintstagedrc.json", false) != NULL);
 	CHECK(path_flag_reason("lint-staged.config.mjs", false) != NULL);
 	CHECK(path_flag_reason("lefthook.md", false) == NULL);
+	/* husky 4's config and commitlint's, which a commit-msg hook loads */
+	CHECK(path_flag_reason(".huskyrc", false) != NULL);
+	CHECK(path_flag_reason("husky.config.js", false) != NULL);
+	CHECK(path_flag_reason("commitlint.config.js", false) != NULL);
+	CHECK(path_flag_reason(".commitlintrc.yml", false) != NULL);
+	CHECK(path_flag_reason("commitlint.md", false) == NULL);
 	/* version pins that can name a directory of programs (path:) */
 	CHECK(path_flag_reason(".tool-versions", false) != NULL);
 	CHECK(path_flag_reason("sub/rust-toolchain.toml", false) != NULL);
