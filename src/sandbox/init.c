@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 
 extern char **environ;
 
@@ -299,6 +300,23 @@ static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int sl
 	return cmd;
 }
 
+/* Init's exit takes the jail's namespaces and mounts down: a millisecond or
+ * two of CPU, which on two cores came out of the supervisor's last steps
+ * (its export's check, its own exit).  When nothing waits for this exit (the
+ * view's server holds the session until the mounts are gone; no cgroup is
+ * to be removed), init lets the supervisor finish first: its death kills
+ * init (PR_SET_PDEATHSIG), and the teardown comes after.  20 ms at most: a
+ * supervisor that exports a big change meanwhile does not hold the jail's
+ * tmpfs memory for as long as that takes. */
+static void outlive_briefly(const struct jail_plan *p, const struct sync_go *go)
+{
+	if (!p->hidefs || go->cgroup_limits)
+		return;
+	struct timespec wait = {0, 20 * 1000 * 1000};
+	while (nanosleep(&wait, &wait) < 0 && errno == EINTR)
+		;
+}
+
 static int status_to_exit(int status)
 {
 	if (WIFEXITED(status))
@@ -437,6 +455,8 @@ int init_main(const struct jail_plan *p, int sock)
 	struct jail_err ignored;
 	if (sync_send(sock, SYNC_DONE, &code, sizeof(code), -1, &ignored) < 0) {
 		/* the supervisor then waits for this exit, as it always could */
+		return code;
 	}
+	outlive_briefly(p, &go);
 	return code;
 }

@@ -1330,19 +1330,30 @@ static int build_named(const struct jail_plan *p, struct jail_err *e)
  * filesystem (it recreates the work directory and tries a tmpfile, a whiteout
  * rename and an xattr there: 0.5-0.9 ms of journal work on ext4) and waiting
  * for the view's server to answer, none of which holds the mount namespace's
- * lock.  The thread shares the mount namespace; it is always joined before the
- * overlay is moved into place or an error is returned. */
-struct stager {
+ * lock.  The thread shares the mount namespace; its work is always done
+ * before the overlay is moved into place or an error is returned.  It says
+ * so as its last act, and is not joined: its own end (glibc gives its stack
+ * back, the kernel ends the task) took 0.1 ms more of the start's path on a
+ * busy machine.  One per init, so static: nothing of it is on a stack that
+ * goes away while the thread ends. */
+static struct stager {
 	pthread_t thread;
 	const struct jail_plan *p;
 	struct jail_err e;
 	int r;
-};
+	pthread_mutex_t lock;
+	pthread_cond_t done_cond;
+	bool done;
+} stager = {.lock = PTHREAD_MUTEX_INITIALIZER, .done_cond = PTHREAD_COND_INITIALIZER};
 
 static void *stager_main(void *arg)
 {
 	struct stager *st = arg;
 	st->r = mount_project_staged(st->p, &st->e);
+	pthread_mutex_lock(&st->lock);
+	st->done = true;
+	pthread_cond_signal(&st->done_cond);
+	pthread_mutex_unlock(&st->lock);
 	return NULL;
 }
 
@@ -1352,13 +1363,18 @@ static int stager_start(struct stager *st, const struct jail_plan *p, struct jai
 	int err = pthread_create(&st->thread, NULL, stager_main, st);
 	if (err != 0)
 		return jail_err_set(e, err, "start a thread for the project's overlay");
+	pthread_detach(st->thread);
 	return 0;
 }
 
-/* Join the thread; its error, when it had one, wins over the caller's. */
+/* Wait for the thread's work; its error, when it had one, wins over the
+ * caller's. */
 static int stager_join(struct stager *st, int r, struct jail_err *e)
 {
-	pthread_join(st->thread, NULL);
+	pthread_mutex_lock(&st->lock);
+	while (!st->done)
+		pthread_cond_wait(&st->done_cond, &st->lock);
+	pthread_mutex_unlock(&st->lock);
 	if (st->r < 0) {
 		*e = st->e;
 		return -1;
@@ -1392,8 +1408,7 @@ static int build_system(const struct jail_plan *p, int sock, struct strv *seal, 
 static int build_tree(const struct jail_plan *p, int sock, struct netns_maker *net,
                       struct strv *seal, int *sysuser, struct jail_err *e)
 {
-	struct stager st = {0};
-	if (enter_scratch_root(e) < 0 || mount_scratch(p, e) < 0 || stager_start(&st, p, e) < 0)
+	if (enter_scratch_root(e) < 0 || mount_scratch(p, e) < 0 || stager_start(&stager, p, e) < 0)
 		return -1;
 	int r = build_system(p, sock, seal, sysuser, e);
 	/* made by a thread of its own meanwhile (netns.h) */
@@ -1406,7 +1421,7 @@ static int build_tree(const struct jail_plan *p, int sock, struct netns_maker *n
 	/* and, with no network helper to come (init.c), the namespace counts */
 	if (r == 0 && !net_host_wanted(p->cfg))
 		r = limits_userns_counts(p->cfg, *sysuser, e);
-	if (stager_join(&st, r, e) < 0 || build_named(p, e) < 0)
+	if (stager_join(&stager, r, e) < 0 || build_named(p, e) < 0)
 		return -1;
 	const char *own[] = {p->state_root, p->state_root_named, p->config_root,
 	                     p->config_root_named};
