@@ -31,6 +31,36 @@ bg() { # run in the background, killed when the test ends
 cleanup_bg() { [ -f "$T/.pids" ] && kill $(cat "$T/.pids") 2>/dev/null; true; }
 wait_file() { wait_for test -s "$1" || fail "server did not start: $1"; }
 
+# when_jail_runs CMD: shell text for W_SETUP (net_world) that runs CMD in W
+# once the jail of run_across_change says it runs (or gives up with the
+# test's wait, so nothing is left polling), for a change the host makes
+# while a jail runs: an address taken, a route added.
+when_jail_runs() {
+	echo "(i=0; while [ ! -e '$T/.addnow' ] && [ \$i -lt 1200 ]; do sleep 0.05; i=\$((i+1)); done
+		$1 && echo ok >'$T/.added') &"
+}
+
+# run_across_change JAIL_ARGS... -- SCRIPT: the jail starts and says so, the
+# host makes its change (when_jail_runs), then SCRIPT runs in the jail; its
+# output in $out and $err.
+run_across_change() {
+	local args=() pid
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	mkfifo "$T/go"
+	exec 7<>"$T/go"
+	"$JAIL" "${args[@]}" -- sh -c "echo ready; read x; $1" <"$T/go" >"$T/late.out" \
+		2>"$T/late.err" &
+	pid=$!
+	wait_for grep -q ready "$T/late.out"
+	touch "$T/.addnow"
+	wait_file "$T/.added"
+	echo go >&7
+	wait "$pid" || true
+	exec 7>&-
+	out=$(cat "$T/late.out") err=$(cat "$T/late.err")
+}
+
 # net_world: the namespaces W and S (above); $W and $S are their holder pids,
 # in_w / in_s run a command there, and $JAIL becomes jail run in W.  W_SETUP:
 # shell commands run in W while it holds its capabilities (in_w has none).

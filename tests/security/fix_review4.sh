@@ -48,15 +48,12 @@ test_net_open_closes_thousands_of_single_anyip_addresses() {
 # address, and a prefix): the routes were read once, at the start.  The
 # jail tries both until refused (each answered "open" before the fix).
 test_net_open_closes_a_local_route_the_host_adds_later() {
-	W_SETUP="(i=0; while [ ! -e '$T/.addnow' ] && [ \$i -lt 1200 ]; do sleep 0.05; i=\$((i+1)); done
-		ip route add local 12.34.63.7/32 dev lo && ip route add local 12.34.64.0/24 dev lo &&
-		echo ok >'$T/.added') &" net_servers
+	W_SETUP=$(when_jail_runs "ip route add local 12.34.63.7/32 dev lo &&
+		ip route add local 12.34.64.0/24 dev lo") net_servers
 	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
 	wait_file "$T/p7"
 	P7=$(cat "$T/p7")
-	mkfifo "$T/go"
-	exec 7<>"$T/go"
-	"$JAIL" -D "$T/p" --net open -- sh -c "echo ready; read x; python3 -c '
+	run_across_change -D "$T/p" --net open -- "python3 -c '
 import socket, time
 for addr in (\"12.34.63.7\", \"12.34.64.9\"):
     for i in range(100):
@@ -73,16 +70,7 @@ for addr in (\"12.34.63.7\", \"12.34.64.9\"):
         print(addr, \"LOCAL-ROUTE-OPEN\")
 s = socket.create_connection((\"$PUB4\", $P2), 5)
 print(\"internet open\")
-'" <"$T/go" >"$T/late.out" 2>"$T/late.err" &
-	local pid=$!
-	wait_for grep -q ready "$T/late.out"
-	touch "$T/.addnow"
-	wait_file "$T/.added"
-	echo go >&7
-	wait "$pid" || true
-	exec 7>&-
-	local out err
-	out=$(cat "$T/late.out") err=$(cat "$T/late.err")
+'"
 	assert_not_contains "$out" LOCAL-ROUTE-OPEN
 	assert_contains "$out" "12.34.63.7 refused after"
 	assert_contains "$out" "12.34.64.9 refused after"

@@ -115,29 +115,16 @@ test_net_open_host_port_opens_that_port_alone_slirp4netns() {
 # were listed once at start, so an allowed name answering the new one opened
 # it, and a server bound to 0.0.0.0 on the host answered the jail there.
 test_dns_never_opens_an_address_the_host_got_later() {
-	# W takes the address when the jail says it is running (or gives up
-	# with the test's wait, so nothing is left polling)
-	W_SETUP="(i=0; while [ ! -e '$T/.addnow' ] && [ \$i -lt 1200 ]; do sleep 0.05; i=\$((i+1)); done
-		ip addr add 12.34.56.78/32 dev v0 && echo ok >'$T/.added') &" \
+	# W takes the address when the jail says it is running
+	W_SETUP=$(when_jail_runs "ip addr add 12.34.56.78/32 dev v0") \
 		net_servers "late.test=12.34.56.78"
 	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" 0.0.0.0 "$T/www"
 	wait_file "$T/p7"
 	P7=$(cat "$T/p7")
-	mkfifo "$T/go"
-	exec 7<>"$T/go"
-	"$JAIL" "${NET[@]}" --allow "late.test:$P7" -- sh -c \
-		"echo ready; read x; curl -sS -m 10 http://late.test:$P7/ && echo LATE-OPEN" \
-		<"$T/go" >"$T/late.out" 2>"$T/late.err" &
-	local pid=$!
-	wait_for grep -q ready "$T/late.out"
-	touch "$T/.addnow"
-	wait_file "$T/.added"
-	echo go >&7
-	wait "$pid" || true
-	exec 7>&-
-	assert_not_contains "$(cat "$T/late.out")" LATE-OPEN
-	assert_contains "$(cat "$T/late.err")" \
-		"jail: dns: late.test answered 12.34.56.78 (the host); not opened"
+	run_across_change "${NET[@]}" --allow "late.test:$P7" -- \
+		"curl -sS -m 10 http://late.test:$P7/ && echo LATE-OPEN"
+	assert_not_contains "$out" LATE-OPEN
+	assert_contains "$err" "jail: dns: late.test answered 12.34.56.78 (the host); not opened"
 }
 
 # ATTACK: an address the host takes as its own by a "local" route (AnyIP:

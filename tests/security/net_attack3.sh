@@ -149,14 +149,11 @@ s.sendto(b"from-host", ("224.0.0.251", 5353))'
 # internet still answers.
 test_net_open_closes_an_address_the_host_takes_later() {
 	W_SETUP="ip link add d0 type veth peer name d1; ip link set d0 up
-		(i=0; while [ ! -e '$T/.addnow' ] && [ \$i -lt 1200 ]; do sleep 0.05; i=\$((i+1)); done
-		ip addr add 12.34.56.1/32 dev d0 && echo ok >'$T/.added') &" net_servers
+		$(when_jail_runs "ip addr add 12.34.56.1/32 dev d0")" net_servers
 	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
 	wait_file "$T/p7"
 	P7=$(cat "$T/p7")
-	mkfifo "$T/go"
-	exec 7<>"$T/go"
-	"$JAIL" -D "$T/p" --net open -- sh -c "echo ready; read x; python3 -c '
+	run_across_change -D "$T/p" --net open -- "python3 -c '
 import socket, sys, time
 for i in range(100):
     s = socket.socket()
@@ -172,16 +169,7 @@ else:
     print(\"NEW-ADDRESS-OPEN\")
 s = socket.create_connection((\"$PUB4\", $P2), 5)
 print(\"internet open\")
-'" <"$T/go" >"$T/late.out" 2>"$T/late.err" &
-	local pid=$!
-	wait_for grep -q ready "$T/late.out"
-	touch "$T/.addnow"
-	wait_file "$T/.added"
-	echo go >&7
-	wait "$pid" || true
-	exec 7>&-
-	local out err
-	out=$(cat "$T/late.out") err=$(cat "$T/late.err")
+'"
 	assert_not_contains "$out" NEW-ADDRESS-OPEN
 	assert_contains "$out" "refused after"
 	assert_contains "$out" "internet open"
