@@ -61,6 +61,24 @@ run_across_change() {
 	out=$(cat "$T/late.out") err=$(cat "$T/late.err")
 }
 
+# open_never_reaches_anyip V4ROUTE V6ROUTE V4 V6: W takes the local routes
+# (AnyIP: on no interface's list) V4ROUTE and V6ROUTE, where its server bound
+# to :: answers at V4 and V6 (checked); a jail with --net open reaches
+# neither, and the internet still (the positive control).
+open_never_reaches_anyip() {
+	W_SETUP="ip route add local $1 dev lo; ip -6 route add local $2 dev lo" net_servers
+	bg in_w python3 "$HELPERS/http_server.py" "$T/p7" :: "$T/www"
+	wait_file "$T/p7"
+	P7=$(cat "$T/p7")
+	in_w python3 -c "$TCP_PROBE" "$3,$P7" "$4,$P7" | grep -c open | grep -qx 2 ||
+		fail "W's server does not answer at W's AnyIP addresses"
+	run_jail -D "$T/p" --net open -- python3 -c "$TCP_PROBE" "$3,$P7" "$4,$P7" "$PUB4,$P2"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$PUB4 $P2 open"
+	assert_contains "$out" "$3 $P7 failed"
+	assert_contains "$out" "$4 $P7 failed"
+}
+
 # net_world: the namespaces W and S (above); $W and $S are their holder pids,
 # in_w / in_s run a command there, and $JAIL becomes jail run in W.  W_SETUP:
 # shell commands run in W while it holds its capabilities (in_w has none).
