@@ -414,15 +414,29 @@ void git_user_paths_free(struct git_user_paths *p)
 	free(p->xdg_ignore);
 }
 
+bool git_config_mentions(const char *path, const char *word)
+{
+	_cleanup_free_ char *data = NULL;
+	struct jail_err e;
+	if (read_file_at(AT_FDCWD, path, 1 << 20, &data, NULL, &e) < 0)
+		return e.errnum != ENOENT;
+	return strcasestr(data, word) != NULL || strcasestr(data, "[include") != NULL;
+}
+
 /* key as the user's own config files set it (~/.gitconfig wins over the XDG
- * one, includes followed), or NULL. */
+ * one, includes followed), or NULL.  A file whose text names neither the
+ * key's variable nor an include cannot set it: no git run for it (each is
+ * a few ms of an export's). */
 static char *user_config_get(const char *key)
 {
 	struct git_user_paths u;
 	git_user_paths(&u);
 	const char *files[] = {u.home_config, u.xdg_config};
+	const char *var = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
 	char *value = NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(files) && !value; i++) {
+		if (!git_config_mentions(files[i], var))
+			continue;
 		struct git g = {.cwd = "/"};
 		struct strbuf out = {0};
 		struct jail_err e;
@@ -439,11 +453,26 @@ static char *user_config_get(const char *key)
 	return value;
 }
 
+bool git_repo_config_mentions(const char *project, const char *word)
+{
+	_cleanup_free_ char *gitdir = xasprintf("%s/.git", project);
+	struct stat st;
+	if (lstat(gitdir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return true; /* a linked worktree's or a submodule's: not looked at */
+	_cleanup_free_ char *config = xasprintf("%s/config", gitdir);
+	_cleanup_free_ char *worktree = xasprintf("%s/config.worktree", gitdir);
+	return git_config_mentions(config, word) || git_config_mentions(worktree, word);
+}
+
 /* key as the repository's config sets it: the hardened environment reads no
  * global or system config, so what this finds is the repository's (includes
- * and a worktree's config followed). */
+ * and a worktree's config followed).  No git run when its files do not name
+ * the key's variable. */
 static char *repo_config_get(const char *project, const char *key)
 {
+	const char *var = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
+	if (!git_repo_config_mentions(project, var))
+		return NULL;
 	struct git g = {.cwd = project};
 	const char *args[] = {"config", "--get", key, NULL};
 	struct strbuf out = {0};

@@ -119,4 +119,11 @@ void git_settings_free(struct git_settings *s);
  * sets then depends on files a cache does not know of.  An unreadable file
  * counts as one that does. */
 bool git_config_has_includes(const char *path);
+/* Whether a config file may set `word` (a variable's name, any case): its
+ * text names it or an include; an unreadable file (not a missing one) may. */
+bool git_config_mentions(const char *path, const char *word);
+/* The same for a repository's own config files (.git/config and
+ * config.worktree); always true when .git is not a directory (a linked
+ * worktree's or a submodule's config lives elsewhere). */
+bool git_repo_config_mentions(const char *project, const char *word);
 #endif

@@ -141,31 +141,24 @@ char *gitidentity_gitconfig(void)
 	return config_cached("identity", identity_read);
 }
 
-/* The user's "Name <email>" for the commits jail writes (the squashed patch,
- * the uncommitted rest of a series): git's own reading of the host's config,
- * as the jail's ~/.gitconfig gets it.  NULL when name or email is unset. */
-char *gitidentity_author(void)
+static char *author_read(const struct git_user_paths *u)
 {
-	struct git_user_paths u;
-	git_user_paths(&u);
 	_cleanup_free_ char *name = NULL, *email = NULL;
-	read_identity(u.xdg_config, &name, &email);
-	read_identity(u.home_config, &name, &email);
-	git_user_paths_free(&u);
+	read_identity(u->xdg_config, &name, &email);
+	read_identity(u->home_config, &name, &email);
 	if (!name || !email || strpbrk(name, "<>") || strpbrk(email, "<>"))
 		return NULL;
 	return xasprintf("%s <%s>", name, email);
 }
 
-/* Does the config file's text name `word` (any case)?  A cheap look that
- * spares the git run when the user's config sets no excludes file. */
-static bool config_mentions(const char *file, const char *word)
+/* The user's "Name <email>" for the commits jail writes (the squashed patch,
+ * the uncommitted rest of a series): git's own reading of the host's config,
+ * as the jail's ~/.gitconfig gets it, kept as that is (no git run at an
+ * export or diff while the files are unchanged).  NULL when name or email
+ * is unset. */
+char *gitidentity_author(void)
 {
-	_cleanup_free_ char *text = NULL;
-	struct jail_err e;
-	if (read_file_at(AT_FDCWD, file, 1 << 20, &text, NULL, &e) < 0)
-		return false;
-	return strcasestr(text, word) != NULL;
+	return config_cached("author", author_read);
 }
 
 #define USER_IGNORE_MAX (1 << 20)
@@ -186,10 +179,8 @@ char *gitidentity_user_ignore(size_t *len)
 {
 	struct git_user_paths u;
 	git_user_paths(&u);
-	bool asks_git = config_mentions(u.home_config, "excludesfile") ||
-	                config_mentions(u.xdg_config, "excludesfile") ||
-	                git_config_has_includes(u.home_config) ||
-	                git_config_has_includes(u.xdg_config);
+	bool asks_git = git_config_mentions(u.home_config, "excludesfile") ||
+	                git_config_mentions(u.xdg_config, "excludesfile");
 	char *set = asks_git ? config_cached("excludes", excludes_read) : NULL;
 	_cleanup_free_ char *path = set ? set : xstrdup(u.xdg_ignore);
 	git_user_paths_free(&u);

@@ -189,6 +189,8 @@ static void collect_identity(struct collect *k, const struct session *s,
  * the agent's git reads them too), "Name <email>", or NULL. */
 static char *repo_identity(const char *project)
 {
+	if (!git_repo_config_mentions(project, "name") || !git_repo_config_mentions(project, "email"))
+		return NULL; /* no git run: its files set no identity */
 	struct git g = {.cwd = project};
 	const char *nargs[] = {"config", "--get", "user.name", NULL};
 	const char *eargs[] = {"config", "--get", "user.email", NULL};

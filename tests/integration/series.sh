@@ -411,3 +411,20 @@ test_series_summary_names_a_foreign_author() {
 	assert_contains "$out" "feat: at work"
 	assert_not_contains "$out" "(author"
 }
+
+# The user's identity for what jail commits itself (an uncommitted change's
+# patch) is kept between runs with the stamps of the user's config files:
+# an edit there, even one of the same size, is the next export's author.
+test_series_author_follows_an_edit_of_the_users_config() {
+	series_ident
+	series_repo "$T/p"
+	series_agent "$T/p" 'echo a >> README'
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "export: $err"
+	assert_contains "$(cat $out)" "From: Ada Lovelace <ada@example.com>"
+	printf '[user]\n\tname = Ada Lovelacx\n\temail = ada@example.com\n' >"$XDG_CONFIG_HOME/git/config"
+	series_agent "$T/p" 'echo b >> README'
+	run_jail export -D "$T/p"
+	assert_eq "$rc" 0 "export: $err"
+	assert_contains "$(cat $out)" "From: Ada Lovelacx <ada@example.com>"
+}
