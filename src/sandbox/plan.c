@@ -15,6 +15,8 @@
 #include "secrets.h"
 #include "session.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -136,6 +138,73 @@ static int check_rw_covers(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
+/* The --rw bind that holds host path `path` (resolved or as a link spells it),
+ * or NULL. */
+static const char *rw_bind_holding(const struct jail_plan *p, const char *path)
+{
+	const struct strv *l = &p->cfg->rw_binds;
+	for (size_t i = 0; path && i < l->n; i++) {
+		_cleanup_free_ char *real = realpath(l->v[i], NULL);
+		if (path_at_or_below(path, l->v[i]) || (real && path_at_or_below(path, real)))
+			return l->v[i];
+	}
+	return NULL;
+}
+
+/* One entry of the config dir: when it is a link out of the dir (GNU stow
+ * links each file), the cover of the dir does not cover what it points to. */
+static int check_config_link(const struct jail_plan *p, const char *path, struct jail_err *e)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	_cleanup_free_ char *real = realpath(path, NULL);
+	const char *bind = rw_bind_holding(p, real);
+	if (!bind && n > 0 && target[0] == '/') {
+		target[n] = '\0';
+		bind = rw_bind_holding(p, target);
+	}
+	if (!bind)
+		return 0;
+	_cleanup_free_ char *eb = escape_name(bind), *ep = escape_name(path);
+	return jail_err_set(e, 0, "--rw %s holds what %s links to, which the next start reads as "
+	                          "your policy or trust; move that file into jail's config dir, "
+	                          "or bind a directory beside it", eb, ep);
+}
+
+/* The config dir's own entries (jail.ini, policies/, trust/ and what they
+ * hold) may link elsewhere: no --rw bind may hold where. */
+static int check_config_links(const struct jail_plan *p, struct jail_err *e)
+{
+	if (!p->cfg->rw_binds.n)
+		return 0;
+	_cleanup_free_ char *conf = policy_config_dir();
+	static const char *const names[] = {"jail.ini", "policies", "trust"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *path = xasprintf("%s/%s", conf, names[i]);
+		if (check_config_link(p, path, e) < 0)
+			return -1;
+		if (i == 0)
+			continue;
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int rc = 0;
+		while (d && rc == 0 && (de = readdir(d))) {
+			if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+				continue;
+			_cleanup_free_ char *f = xasprintf("%s/%s", path, de->d_name);
+			rc = check_config_link(p, f, e);
+		}
+		if (d)
+			closedir(d);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct session *s,
                struct jail_err *e)
 {
@@ -170,7 +239,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	if (p->use_pty && !pty_host_winsize(p->tty_fds, &p->winsize))
 		memset(&p->winsize, 0, sizeof(p->winsize));
 	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
-	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
+	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 || check_config_links(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
 	    secrets_plan(p, e) < 0)
 		return -1;
 	/* the /etc snapshot is looked for after the clone (etcsnap_offer) */

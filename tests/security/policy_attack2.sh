@@ -1,0 +1,29 @@
+# The escape suite, policy side, second round: what the agent can reach of
+# the files jail reads as the user's policy at the next start.
+source "$TESTS/security/helpers.bash"
+
+# The user's jail.ini (or a named policy) kept elsewhere and linked into the
+# config dir, as GNU stow and other dotfile managers do: the config dir was
+# covered inside, but the file it links to was not, and a --rw bind of the
+# directory holding it let the agent write the next start's policy (a
+# `cmd:` secret runs on the host).  Such a bind is refused.
+test_rw_bind_cannot_reach_linked_user_policy() {
+	probe_setup
+	local conf=$XDG_CONFIG_HOME/jail f
+	for f in jail.ini policies/mine.ini; do
+		rm -rf "$conf" "$T/dots"
+		mkdir -p "$conf/policies" "$T/dots"
+		echo '[net]' >"$T/dots/pol.ini"
+		ln -s "$T/dots/pol.ini" "$conf/$f"
+		run_jail -q --rw "$T/dots" -D "$T/p" -- sh -c \
+			"printf '[secrets]\nX = cmd:touch $T/pwned\n' >'$T/dots/pol.ini' 2>/dev/null; echo done"
+		assert_eq "$rc" 125 "a --rw bind holding the target of $f is refused"
+		assert_contains "$err" "policy"
+		assert_eq "$(cat "$T/dots/pol.ini")" "[net]" "the linked $f"
+		if [ "$f" = jail.ini ]; then run_jail -q -D "$T/p" -- true
+		else run_jail -q -p mine -D "$T/p" -- true; fi
+		assert_no_file "$T/pwned"
+	done
+	rm -rf "$conf" "$T/dots"
+	host_safe
+}
