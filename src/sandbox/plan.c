@@ -174,35 +174,59 @@ static int check_config_link(const struct jail_plan *p, const char *path, struct
 	                          "or bind a directory beside it", eb, ep);
 }
 
-/* The config dir's own entries (jail.ini, policies/, trust/ and what they
- * hold) may link elsewhere: no --rw bind may hold where. */
-static int check_config_links(const struct jail_plan *p, struct jail_err *e)
+/* The links in a directory jail reads policy or trust from. */
+static int check_dir_links(const struct jail_plan *p, const char *dir, struct jail_err *e)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
+			continue;
+		_cleanup_free_ char *f = xasprintf("%s/%s", dir, de->d_name);
+		rc = check_config_link(p, f, e);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* What the next start reads as policy: the config dir (covered inside, but
+ * its jail.ini, policies/ and trust/ may link elsewhere: GNU stow links each
+ * file) and the other directories -p NAME and include = NAME search (the
+ * installed policies, in the home with PREFIX=~/.local).  No --rw bind may
+ * hold any of it: the agent would write the next start's policy, and a
+ * `cmd:` secret there runs on the host. */
+static int check_policy_sources(const struct jail_plan *p, struct jail_err *e)
 {
 	if (!p->cfg->rw_binds.n)
 		return 0;
 	_cleanup_free_ char *conf = policy_config_dir();
-	static const char *const names[] = {"jail.ini", "policies", "trust"};
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		_cleanup_free_ char *path = xasprintf("%s/%s", conf, names[i]);
-		if (check_config_link(p, path, e) < 0)
-			return -1;
-		if (i == 0)
-			continue;
-		DIR *d = opendir(path);
-		struct dirent *de;
-		int rc = 0;
-		while (d && rc == 0 && (de = readdir(d))) {
-			if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-				continue;
-			_cleanup_free_ char *f = xasprintf("%s/%s", path, de->d_name);
-			rc = check_config_link(p, f, e);
+	_cleanup_free_ char *ini = xasprintf("%s/jail.ini", conf);
+	_cleanup_free_ char *trust = xasprintf("%s/trust", conf);
+	if (check_config_link(p, ini, e) < 0 || check_config_link(p, trust, e) < 0 ||
+	    check_dir_links(p, trust, e) < 0)
+		return -1;
+	struct strv dirs = {0};
+	policy_search_dirs(&dirs);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < dirs.n; i++) {
+		_cleanup_free_ char *real = realpath(dirs.v[i], NULL);
+		const char *bind = real && !path_at_or_below(real, p->config_root)
+		                   ? rw_bind_holding(p, real) : NULL;
+		if (bind) {
+			_cleanup_free_ char *eb = escape_name(bind), *ed = escape_name(dirs.v[i]);
+			rc = jail_err_set(e, 0, "--rw %s holds %s, where jail finds the policies "
+			                        "-p NAME names; bind a directory beside it", eb, ed);
+			break;
 		}
-		if (d)
-			closedir(d);
-		if (rc < 0)
-			return -1;
+		rc = check_config_link(p, dirs.v[i], e);
+		if (rc == 0)
+			rc = check_dir_links(p, dirs.v[i], e);
 	}
-	return 0;
+	strv_free(&dirs);
+	return rc;
 }
 
 int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct session *s,
@@ -239,7 +263,7 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	if (p->use_pty && !pty_host_winsize(p->tty_fds, &p->winsize))
 		memset(&p->winsize, 0, sizeof(p->winsize));
 	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
-	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 || check_config_links(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
+	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 || check_policy_sources(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
 	    secrets_plan(p, e) < 0)
 		return -1;
 	/* the /etc snapshot is looked for after the clone (etcsnap_offer) */

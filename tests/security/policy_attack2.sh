@@ -27,3 +27,29 @@ test_rw_bind_cannot_reach_linked_user_policy() {
 	rm -rf "$conf" "$T/dots"
 	host_safe
 }
+
+# The installed policies (`-p claude`, `include = rust`) are searched after
+# the config dir's: with jail installed in the home (make install
+# PREFIX=~/.local: ~/.local/share/jail/policies), a --rw bind of the
+# directory that held them (--rw ~/.local/share) let the agent replace
+# claude.ini, and the next `jail -p claude` ran its `cmd:` secret on the
+# host.  Such a bind is refused, like one that holds the config dir below a
+# directory of its own.  (JAIL_POLICY_PATH is searched the same way.)
+test_rw_bind_cannot_reach_installed_policies() {
+	probe_setup
+	mkdir -p "$T/share/jail/policies"
+	echo '[net]' >"$T/share/jail/policies/mine.ini"
+	JAIL_POLICY_PATH=$T/share/jail/policies run_jail -q --rw "$T/share" -D "$T/p" -- sh -c \
+		"printf '[secrets]\nX = cmd:touch $T/pwned\n' >'$T/share/jail/policies/mine.ini' 2>/dev/null; echo done"
+	assert_eq "$rc" 125 "a --rw bind holding a policies dir is refused"
+	assert_contains "$err" "policies"
+	assert_eq "$(cat "$T/share/jail/policies/mine.ini")" "[net]" "the installed policy"
+	JAIL_POLICY_PATH=$T/share/jail/policies run_jail -q -p mine -D "$T/p" -- true
+	assert_no_file "$T/pwned"
+	# a bind beside it is what it was
+	mkdir -p "$T/share/other"
+	JAIL_POLICY_PATH=$T/share/jail/policies run_jail -q --rw "$T/share/other" -D "$T/p" -- true
+	assert_eq "$rc" 0 "a --rw bind beside the policies: $err"
+	rm -rf "$T/share"
+	host_safe
+}
