@@ -377,8 +377,54 @@ static void add_home_file(struct jail_plan *p, const char *path, char *content, 
 	p->secret_files[p->n_secret_files++] = (struct secret_file){xstrdup(path), content, len};
 }
 
+/* The --rw bind that holds path (as named, or resolved), or NULL. */
+static const char *rw_holds(const struct jail_plan *p, const char *path, const char *real)
+{
+	const struct strv *l = &p->cfg->rw_binds;
+	for (size_t i = 0; i < l->n; i++) {
+		_cleanup_free_ char *dir = realpath(l->v[i], NULL);
+		if (path_at_or_below(path, l->v[i]) ||
+		    (dir && (path_at_or_below(path, dir) || (real && path_at_or_below(real, dir)))))
+			return l->v[i];
+	}
+	return NULL;
+}
+
+/* A `file:` source below a --rw bind is the agent's to replace, with a link
+ * to any file of the user's (an ssh key) that the next start reads into the
+ * jail as the secret.  Checked before anything is read. */
+static int file_sources_unwritable(const struct jail_plan *p, struct jail_err *e)
+{
+	const struct strv *secrets = &p->cfg->secrets;
+	for (size_t i = 0; p->cfg->rw_binds.n && i < secrets->n; i++) {
+		const char *entry = secrets->v[i];
+		_cleanup_free_ char *name = strndup(entry, strcspn(entry, "="));
+		const char *src = entry + strlen(name) + (entry[strlen(name)] == '=');
+		_cleanup_free_ char *path = NULL;
+		struct broker_spec spec;
+		struct jail_err pe = {0};  /* (secrets_resolve reports a bad one) */
+		if (!broker_is_spec(src)) {
+			path = strncmp(src, "file:", 5) == 0 ? expand_home(src + 5) : NULL;
+		} else if (broker_spec_parse(name, src, &spec, &pe) == 0) {
+			path = strncmp(spec.source, "file:", 5) == 0 ? expand_home(spec.source + 5) : NULL;
+			broker_spec_free(&spec);
+		}
+		_cleanup_free_ char *real = path ? realpath(path, NULL) : NULL;
+		const char *bind = path ? rw_holds(p, path, real) : NULL;
+		if (!bind)
+			continue;
+		_cleanup_free_ char *ep = escape_name(path), *eb = escape_name(bind);
+		return jail_err_set(e, 0, "secret %s: its file %s is below --rw %s, where the agent "
+		                    "could make it a link to another file of yours; keep it outside "
+		                    "what the jail binds writable", name, ep, eb);
+	}
+	return 0;
+}
+
 int secrets_plan(struct jail_plan *p, struct jail_err *e)
 {
+	if (file_sources_unwritable(p, e) < 0)
+		return -1;
 	struct strv stored = {0};
 	_cleanup_free_ char *raw = NULL;
 	placeholders_load(p->session, &stored, &raw);

@@ -53,3 +53,32 @@ test_rw_bind_cannot_reach_installed_policies() {
 	rm -rf "$T/share"
 	host_safe
 }
+
+# A `file:` secret kept in a directory the jail binds --rw: the agent made
+# the file a link to another file of the user's (an ssh key), and the next
+# run read that one into the jail as the secret, through the link.  A
+# `file:` source below a --rw bind, as named or resolved, is refused.
+test_file_secret_below_rw_bind_refused() {
+	probe_setup
+	mkdir -p "$T/shared" "$XDG_CONFIG_HOME/jail"
+	echo token-value >"$T/shared/tok"
+	echo host-private-key >"$T/hostkey"
+	printf '[secrets]\nTOK = file:%s/shared/tok\n' "$T" >"$XDG_CONFIG_HOME/jail/jail.ini"
+	run_jail -q --rw "$T/shared" -D "$T/p" -- sh -c "ln -sf '$T/hostkey' '$T/shared/tok'; echo done"
+	assert_eq "$rc" 125 "a file: secret below a --rw bind is refused"
+	assert_contains "$err" "secret TOK"
+	run_jail -q -D "$T/p" -- sh -c 'echo "tok=$TOK"'
+	assert_not_contains "$out" host-private-key
+	# resolved below one: the name is a link into the bind
+	rm -f "$T/shared/tok"
+	echo token-value >"$T/shared/tok"
+	ln -s "$T/shared/tok" "$T/toklink"
+	printf '[secrets]\nTOK = file:%s/toklink\n' "$T" >"$XDG_CONFIG_HOME/jail/jail.ini"
+	expect_fail125 -q --rw "$T/shared" -D "$T/p" -- true
+	assert_contains "$err" "secret TOK"
+	# elsewhere, as before
+	run_jail -q -D "$T/p" -- sh -c 'echo "tok=$TOK"'
+	assert_eq "$out" "tok=token-value" "$err"
+	rm -rf "$XDG_CONFIG_HOME/jail" "$T/shared" "$T/hostkey" "$T/toklink"
+	host_safe
+}
