@@ -263,8 +263,9 @@ int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct sessio
 	if (p->use_pty && !pty_host_winsize(p->tty_fds, &p->winsize))
 		memset(&p->winsize, 0, sizeof(p->winsize));
 	p->notfound_hint = cfg->argv && cfg->argv[0] ? hint_command_on_host(cfg->argv[0]) : NULL;
-	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 || check_policy_sources(p, e) < 0 || plan_worktree(p, s, e) < 0 || env_build(p, &p->env, e) < 0 ||
-	    secrets_plan(p, e) < 0)
+	if (plan_config_root(p, e) < 0 || check_rw_covers(p, e) < 0 ||
+	    check_policy_sources(p, e) < 0 || plan_worktree(p, s, e) < 0 ||
+	    env_build(p, &p->env, e) < 0 || secrets_plan(p, e) < 0)
 		return -1;
 	/* the /etc snapshot is looked for after the clone (etcsnap_offer) */
 	return 0;
