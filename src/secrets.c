@@ -390,9 +390,50 @@ static const char *rw_holds(const struct jail_plan *p, const char *path, const c
 	return NULL;
 }
 
+/* What a `cmd:` source runs must not be the agent's either: the shell looks
+ * its programs up in the user's PATH and starts it in the home, so a --rw
+ * bind that holds a PATH directory (~/.local/bin), the home, or a path the
+ * command names lets the agent plant what the next start runs on the host.
+ * The bind that holds one, or NULL. */
+static const char *cmd_place_writable(const struct jail_plan *p, const char *cmd,
+                                      const char **what)
+{
+	const char *path_env = getenv("PATH");
+	_cleanup_free_ char *dirs = xstrdup(path_env ? path_env : "");
+	char *save = NULL;
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *real = realpath(d, NULL);
+		const char *bind = d[0] == '/' ? rw_holds(p, d, real) : NULL;
+		if (bind) {
+			*what = "a directory of your PATH";
+			return bind;
+		}
+	}
+	_cleanup_free_ char *home = realpath(home_dir(), NULL);
+	const char *bind = rw_holds(p, home_dir(), home);
+	if (bind) {
+		*what = "your home, where it runs";
+		return bind;
+	}
+	_cleanup_free_ char *words = xstrdup(cmd);
+	for (char *w = strtok_r(words, " \t\"'=;&|<>()", &save); w;
+	     w = strtok_r(NULL, " \t\"'=;&|<>()", &save)) {
+		if (w[0] != '/' && strncmp(w, "~/", 2) != 0)
+			continue;
+		_cleanup_free_ char *path = expand_home(w);
+		_cleanup_free_ char *real = realpath(path, NULL);
+		if ((bind = rw_holds(p, path, real))) {
+			*what = "a path it names";
+			return bind;
+		}
+	}
+	return NULL;
+}
+
 /* A `file:` source below a --rw bind is the agent's to replace, with a link
  * to any file of the user's (an ssh key) that the next start reads into the
- * jail as the secret.  Checked before anything is read. */
+ * jail as the secret; and what a `cmd:` source runs (cmd_place_writable).
+ * Checked before anything is read or run. */
 static int file_sources_unwritable(const struct jail_plan *p, struct jail_err *e)
 {
 	const struct strv *secrets = &p->cfg->secrets;
@@ -400,14 +441,26 @@ static int file_sources_unwritable(const struct jail_plan *p, struct jail_err *e
 		const char *entry = secrets->v[i];
 		_cleanup_free_ char *name = strndup(entry, strcspn(entry, "="));
 		const char *src = entry + strlen(name) + (entry[strlen(name)] == '=');
-		_cleanup_free_ char *path = NULL;
+		_cleanup_free_ char *path = NULL, *cmd = NULL;
 		struct broker_spec spec;
 		struct jail_err pe = {0};  /* (secrets_resolve reports a bad one) */
-		if (!broker_is_spec(src)) {
-			path = strncmp(src, "file:", 5) == 0 ? expand_home(src + 5) : NULL;
-		} else if (broker_spec_parse(name, src, &spec, &pe) == 0) {
+		const char *source = src;
+		if (broker_is_spec(src) && broker_spec_parse(name, src, &spec, &pe) == 0) {
 			path = strncmp(spec.source, "file:", 5) == 0 ? expand_home(spec.source + 5) : NULL;
+			cmd = strncmp(spec.source, "cmd:", 4) == 0 ? xstrdup(spec.source + 4) : NULL;
 			broker_spec_free(&spec);
+		} else if (!broker_is_spec(source)) {
+			path = strncmp(src, "file:", 5) == 0 ? expand_home(src + 5) : NULL;
+			cmd = strncmp(src, "cmd:", 4) == 0 ? xstrdup(src + 4) : NULL;
+		}
+		const char *what = NULL;
+		const char *cbind = cmd ? cmd_place_writable(p, cmd, &what) : NULL;
+		if (cbind) {
+			_cleanup_free_ char *eb = escape_name(cbind);
+			return jail_err_set(e, 0, "secret %s: its command runs on the host, and --rw %s "
+			                    "holds %s, where the agent could plant what it runs; keep "
+			                    "such places out of what the jail binds writable", name, eb,
+			                    what);
 		}
 		_cleanup_free_ char *real = path ? realpath(path, NULL) : NULL;
 		const char *bind = path ? rw_holds(p, path, real) : NULL;

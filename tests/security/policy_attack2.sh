@@ -82,3 +82,32 @@ test_file_secret_below_rw_bind_refused() {
 	rm -rf "$XDG_CONFIG_HOME/jail" "$T/shared" "$T/hostkey" "$T/toklink"
 	host_safe
 }
+
+# A `cmd:` secret runs on the host at every start, with the user's PATH and
+# in the home: a --rw bind of a PATH directory (~/.local/bin), of a path the
+# command names, or of the home let the agent plant what the next start
+# runs there.  Each is refused; the same secret without such a bind runs.
+test_cmd_secret_program_out_of_the_agents_reach() {
+	probe_setup
+	mkdir -p "$T/mybin" "$T/tools" "$XDG_CONFIG_HOME/jail"
+	printf '#!/bin/sh\necho from-the-helper\n' >"$T/mybin/gettok"
+	printf '#!/bin/sh\necho from-the-tool\n' >"$T/tools/tok.sh"
+	chmod +x "$T/mybin/gettok" "$T/tools/tok.sh"
+	printf '[secrets]\nTOK = cmd:gettok\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	PATH="$T/mybin:$PATH" run_jail -q --rw "$T/mybin" -D "$T/p" -- sh -c \
+		"printf '#!/bin/sh\ntouch $T/pwned\n' >'$T/mybin/gettok'; echo done"
+	assert_eq "$rc" 125 "a --rw bind of a PATH directory with a cmd: secret"
+	assert_contains "$err" "secret TOK"
+	assert_contains "$err" "PATH"
+	PATH="$T/mybin:$PATH" run_jail -q -D "$T/p" -- sh -c 'echo "tok=$TOK"'
+	assert_eq "$out" "tok=from-the-helper" "$err"
+	assert_no_file "$T/pwned"
+	# a path the command names
+	printf '[secrets]\nTOK = cmd:sh %s/tools/tok.sh\n' "$T" >"$XDG_CONFIG_HOME/jail/jail.ini"
+	expect_fail125 -q --rw "$T/tools" -D "$T/p" -- true
+	assert_contains "$err" "a path it names"
+	run_jail -q -D "$T/p" -- sh -c 'echo "tok=$TOK"'
+	assert_eq "$out" "tok=from-the-tool" "$err"
+	rm -rf "$XDG_CONFIG_HOME/jail" "$T/mybin" "$T/tools"
+	host_safe
+}
