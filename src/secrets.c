@@ -401,9 +401,14 @@ static const char *cmd_place_writable(const struct jail_plan *p, const char *cmd
 	const char *path_env = getenv("PATH");
 	_cleanup_free_ char *dirs = xstrdup(path_env ? path_env : "");
 	char *save = NULL;
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		_cleanup_free_ char *real = realpath(d, NULL);
-		const char *bind = d[0] == '/' ? rw_holds(p, d, real) : NULL;
+	/* (a relative entry, "." or an empty one, is looked up from the home) */
+	for (char *d = dirs, *colon; d; d = colon ? colon + 1 : NULL) {
+		colon = strchr(d, ':');
+		if (colon)
+			*colon = '\0';
+		_cleanup_free_ char *dir = d[0] == '/' ? xstrdup(d) : xasprintf("%s/%s", home_dir(), d);
+		_cleanup_free_ char *real = realpath(dir, NULL);
+		const char *bind = rw_holds(p, dir, real);
 		if (bind) {
 			*what = "a directory of your PATH";
 			return bind;
@@ -418,9 +423,13 @@ static const char *cmd_place_writable(const struct jail_plan *p, const char *cmd
 	_cleanup_free_ char *words = xstrdup(cmd);
 	for (char *w = strtok_r(words, " \t\"'=;&|<>()", &save); w;
 	     w = strtok_r(NULL, " \t\"'=;&|<>()", &save)) {
-		if (w[0] != '/' && strncmp(w, "~/", 2) != 0)
+		/* a path from the root or the home ($HOME in any spelling) */
+		const char *rest = strncmp(w, "$HOME/", 6) == 0     ? w + 5
+		                   : strncmp(w, "${HOME}/", 8) == 0 ? w + 7
+		                                                    : NULL;
+		if (w[0] != '/' && strncmp(w, "~/", 2) != 0 && !rest)
 			continue;
-		_cleanup_free_ char *path = expand_home(w);
+		_cleanup_free_ char *path = rest ? xasprintf("%s%s", home_dir(), rest) : expand_home(w);
 		_cleanup_free_ char *real = realpath(path, NULL);
 		if ((bind = rw_holds(p, path, real))) {
 			*what = "a path it names";

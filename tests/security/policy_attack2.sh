@@ -108,6 +108,15 @@ test_cmd_secret_program_out_of_the_agents_reach() {
 	assert_contains "$err" "a path it names"
 	run_jail -q -D "$T/p" -- sh -c 'echo "tok=$TOK"'
 	assert_eq "$out" "tok=from-the-tool" "$err"
-	rm -rf "$XDG_CONFIG_HOME/jail" "$T/mybin" "$T/tools"
+	# the same path spelled from $HOME, and a PATH entry relative to the home
+	mkdir -p "$HOME/hbin"
+	cp "$T/tools/tok.sh" "$HOME/hbin/tok.sh"
+	printf '[secrets]\nTOK = cmd:sh $HOME/hbin/tok.sh\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	expect_fail125 -q --rw "$HOME/hbin" -D "$T/p" -- true
+	assert_contains "$err" "a path it names"
+	printf '[secrets]\nTOK = cmd:tok.sh\n' >"$XDG_CONFIG_HOME/jail/jail.ini"
+	PATH="hbin:$PATH" expect_fail125 -q --rw "$HOME/hbin" -D "$T/p" -- true
+	assert_contains "$err" "PATH"
+	rm -rf "$XDG_CONFIG_HOME/jail" "$T/mybin" "$T/tools" "$HOME/hbin"
 	host_safe
 }
