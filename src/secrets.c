@@ -377,17 +377,11 @@ static void add_home_file(struct jail_plan *p, const char *path, char *content, 
 	p->secret_files[p->n_secret_files++] = (struct secret_file){xstrdup(path), content, len};
 }
 
-/* The --rw bind that holds path (as named, or resolved), or NULL. */
+/* The --rw bind that holds path, as named or resolved (real), or NULL. */
 static const char *rw_holds(const struct jail_plan *p, const char *path, const char *real)
 {
-	const struct strv *l = &p->cfg->rw_binds;
-	for (size_t i = 0; i < l->n; i++) {
-		_cleanup_free_ char *dir = realpath(l->v[i], NULL);
-		if (path_at_or_below(path, l->v[i]) ||
-		    (dir && (path_at_or_below(path, dir) || (real && path_at_or_below(real, dir)))))
-			return l->v[i];
-	}
-	return NULL;
+	const char *bind = plan_rw_bind_holding(p, path);
+	return bind ? bind : plan_rw_bind_holding(p, real);
 }
 
 /* What a `cmd:` source runs must not be the agent's either: the shell looks

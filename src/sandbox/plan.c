@@ -138,9 +138,7 @@ static int check_rw_covers(const struct jail_plan *p, struct jail_err *e)
 	return 0;
 }
 
-/* The --rw bind that holds host path `path` (resolved or as a link spells it),
- * or NULL. */
-static const char *rw_bind_holding(const struct jail_plan *p, const char *path)
+const char *plan_rw_bind_holding(const struct jail_plan *p, const char *path)
 {
 	const struct strv *l = &p->cfg->rw_binds;
 	for (size_t i = 0; path && i < l->n; i++) {
@@ -161,10 +159,10 @@ static int check_config_link(const struct jail_plan *p, const char *path, struct
 	char target[PATH_MAX];
 	ssize_t n = readlink(path, target, sizeof(target) - 1);
 	_cleanup_free_ char *real = realpath(path, NULL);
-	const char *bind = rw_bind_holding(p, real);
+	const char *bind = plan_rw_bind_holding(p, real);
 	if (!bind && n > 0 && target[0] == '/') {
 		target[n] = '\0';
-		bind = rw_bind_holding(p, target);
+		bind = plan_rw_bind_holding(p, target);
 	}
 	if (!bind)
 		return 0;
@@ -214,7 +212,7 @@ static int check_policy_sources(const struct jail_plan *p, struct jail_err *e)
 	for (size_t i = 0; rc == 0 && i < dirs.n; i++) {
 		_cleanup_free_ char *real = realpath(dirs.v[i], NULL);
 		const char *bind = real && !path_at_or_below(real, p->config_root)
-		                   ? rw_bind_holding(p, real) : NULL;
+		                   ? plan_rw_bind_holding(p, real) : NULL;
 		if (bind) {
 			_cleanup_free_ char *eb = escape_name(bind), *ed = escape_name(dirs.v[i]);
 			rc = jail_err_set(e, 0, "--rw %s holds %s, where jail finds the policies "

@@ -78,4 +78,7 @@ struct jail_plan {
 int plan_build(struct jail_plan *p, const struct jail_config *cfg, struct session *s,
                struct jail_err *e) WUR;
 void plan_free(struct jail_plan *p);
+/* The --rw bind that holds host path `path` (the bind as named or resolved),
+ * or NULL (and for a NULL path). */
+const char *plan_rw_bind_holding(const struct jail_plan *p, const char *path);
 #endif
