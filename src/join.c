@@ -349,7 +349,7 @@ static void joined_child(const struct jail_plan *p, struct sync_go *go, char **a
 		if (from < 0 || dup2(from, fd) < 0)
 			_exit(EXIT_JAIL_FAIL);
 	}
-	init_command(p, go, argv, cwd, slave, tty, true);
+	init_command(p, go, argv, cwd, slave, tty, COMMAND_JOINED);
 }
 
 static void start_joined(const struct jail_plan *p, struct sync_go *go, int conn, char *buf,

@@ -29,7 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
-static int lo_up(struct jail_err *e)
+int net_lo_up(struct jail_err *e)
 {
 	_cleanup_close_ int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
@@ -107,11 +107,11 @@ static int install_ruleset(const struct jail_config *cfg, bool *gate, struct jai
 	return r;
 }
 
-int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
+int net_jail_setup(const struct jail_config *cfg, bool broker, bool lo_is_up, int sync_sock,
                    struct jail_err *e)
 {
 	bool gate = false;
-	if (lo_up(e) < 0)
+	if (!lo_is_up && net_lo_up(e) < 0)
 		return -1;
 	if (cfg->net == NET_NONE)
 		return 0;

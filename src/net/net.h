@@ -10,12 +10,15 @@
 
 #include <stdint.h>
 
-/* init: bring up lo; for net=allow install the nftables ruleset and hand the
- * sockets that must live in the netns (DNS listener, netlink) to the supervisor. */
+/* init: bring up lo (unless lo_is_up: the thread that made the namespace did,
+ * netns.h); for net=allow install the nftables ruleset and hand the sockets
+ * that must live in the netns (DNS listener, netlink) to the supervisor. */
 /* With brokered secrets, also the broker's listener on BROKER_ADDR:443; with
  * a name allowed on port 443, the SNI gate's on GATE_ADDR:443 (snigate.h). */
-int net_jail_setup(const struct jail_config *cfg, bool broker, int sync_sock,
+int net_jail_setup(const struct jail_config *cfg, bool broker, bool lo_is_up, int sync_sock,
                    struct jail_err *e) WUR;
+/* Bring up the calling thread's namespace's lo (it needs CAP_NET_ADMIN there). */
+int net_lo_up(struct jail_err *e) WUR;
 
 struct net_host;
 struct broker;

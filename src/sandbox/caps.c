@@ -1,18 +1,20 @@
 /* caps.c — the command starts with no capability and cannot regain one.
  *
- * Init's child still holds every capability of the jail's user namespace.
- * Securebits go first (setting them needs CAP_SETPCAP), then libcap-ng empties
- * all five sets (the bounding set also needs CAP_SETPCAP, so it goes before the
- * effective set is gone: capng_apply orders that), then no_new_privs.  The
- * result is read back from the kernel: a set that is not empty fails closed.
+ * Init's threads hold every capability of the jail's user namespace, each
+ * its own (capabilities are per thread).  Securebits go first (setting them
+ * needs CAP_SETPCAP), then libcap-ng empties all five sets (the bounding set
+ * also needs CAP_SETPCAP, so it goes before the effective set is gone:
+ * capng_apply orders that), then no_new_privs.  The result is read back from
+ * the kernel: a set that is not empty fails closed.
  *
- * Emptying the bounding set is most of the cost: one credentials commit per
- * capability (41 of them, 0.15 ms).  Init does it for itself while a thread
- * of its mounts the project's overlay (caps_drop_bounding, mounts.c): the
- * bounding set only limits what an execve may grant, init never executes
- * anything, and its own effective set (its mounts) is untouched.  The command's process
- * inherits the empty set, and libcap-ng leaves the bounding set out of its
- * work there when the kernel says it is empty already.
+ * The command's process is a vfork child of init's launcher thread, which
+ * does all of this for itself beside the root's build (launcher.h); the
+ * child reads it back (caps_check_dropped).  Emptying the bounding set is
+ * most of the cost, one credentials commit per capability (41 of them, 0.15
+ * ms), so the thread does it first (caps_drop_bounding), and libcap-ng
+ * leaves the bounding set out of its work when the kernel says it is empty
+ * already.  A `jail exec` command's process, a child of init's main thread
+ * (which mounts, and keeps its capabilities), drops them all itself.
  */
 #include "caps.h"
 
@@ -65,6 +67,14 @@ static int check_all_empty(bool bounding_seen_empty, struct jail_err *e)
 	return 0;
 }
 
+int caps_check_dropped(struct jail_err *e)
+{
+	int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+	if (bits < 0 || (bits & LOCKED_SECUREBITS) != LOCKED_SECUREBITS)
+		return jail_err_set(e, 0, "the command's process came with its securebits unlocked");
+	return check_all_empty(true, e);
+}
+
 /* (prctl itself, not libcap-ng: its state, which names the process it reads
  * in /proc, would be init's and is shared with the command's vfork child; and
  * init still sees the host's /proc here) */
@@ -83,6 +93,9 @@ int caps_drop_all(struct jail_err *e)
 {
 	if (prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0) < 0)
 		return jail_err_sys(e, "lock securebits");
+	/* libcap-ng's state is the process's (init's memory, shared with a vfork
+	 * child) and names the thread it last set up: this one, now */
+	capng_setpid((int)syscall(SYS_gettid));
 	capng_clear(CAPNG_SELECT_ALL);
 	/* the bounding set too, unless init emptied it already; read back below */
 	bool empty = bounding_empty();

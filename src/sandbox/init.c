@@ -3,8 +3,11 @@
  * The containment recipe, in order; each step fails closed:
  *   write the uid/gid maps → a session keyring of its own → hostname → new
  *   root (mounts) → network → pty → READY/GO with the supervisor → not
- *   dumpable → fork the command, which drops capabilities, loads seccomp,
- *   sets rlimits, closes fds, enters its working directory, and execs.
+ *   dumpable → start the command.  Beside the root's build, the launcher's
+ *   thread makes the network namespace, takes GO, drops its capabilities and
+ *   loads seccomp (launcher.h); the command is its vfork child, which reads
+ *   that back, sets rlimits, closes fds, enters its working directory, and
+ *   execs.
  * Then init reaps everything, forwards signals to the command and, when the
  * command exits, kills whatever it left behind and exits with its status. */
 #include "init.h"
@@ -12,6 +15,7 @@
 #include "caps.h"
 #include "join.h"
 #include "keyring.h"
+#include "launcher.h"
 #include "log.h"
 #include "mounts.h"
 #include "net.h"
@@ -92,14 +96,12 @@ static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail
 	return sync_send(sock, SYNC_PTY, NULL, 0, master, e);
 }
 
-static int setup_jail(const struct jail_plan *p, struct netns_maker *net, int sock,
-                      int *slave, struct sync_go *go, struct jail_err *e)
+static int setup_jail(const struct jail_plan *p, struct launcher *l, int sock, int *slave,
+                      struct jail_err *e)
 {
 	/* The hostname is cosmetic (the UTS namespace is the isolation): container
 	 * seccomp profiles (podman's, docker's) refuse sethostname without
 	 * CAP_SYS_ADMIN, and jail runs there with the container's name. */
-	if (keyring_detach(e) < 0)
-		return -1;
 	if (sethostname("jail", 4) < 0 && errno != EPERM)
 		return jail_err_sys(e, "set hostname");
 	/* The namespace counts are set after GO, once the network helper has made
@@ -108,22 +110,20 @@ static int setup_jail(const struct jail_plan *p, struct netns_maker *net, int so
 	 * they are set there, while init waits for the project's overlay, and
 	 * the mount namespaces' once the root's binds are made (resources.h). */
 	_cleanup_close_ int sysuser = -1;
-	if (mounts_build_root(p, sock, net, &sysuser, e) < 0)
+	if (mounts_build_root(p, sock, l, &sysuser, e) < 0)
 		return -1;
 	if (!net_host_wanted(p->cfg) && limits_mnt_namespaces(p->cfg, sysuser, e) < 0)
 		return -1;
 	log_debug("init: root built");
-	if (net_jail_setup(p->cfg, p->broker != NULL, sock, e) < 0)
+	if (net_jail_setup(p->cfg, p->broker != NULL, l->net.lo_up, sock, e) < 0)
 		return -1;
 	if (p->use_pty && open_pty(p, sock, slave, e) < 0)
 		return -1;
 	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
 		return -1;
-	size_t len = sizeof(*go);
-	if (sync_recv(sock, SYNC_GO, go, &len, NULL, e) < 0)
+	/* GO, read by the launcher's thread, which is armed with its filter */
+	if (launcher_wait_armed(l, e) < 0)
 		return -1;
-	if (len < offsetof(struct sync_go, filter.insns) || len != SYNC_GO_SIZE(go))
-		return jail_err_set(e, EPROTO, "the syscall filter arrived damaged");
 	log_debug("init: go");
 	if (net_host_wanted(p->cfg) && (limits_userns_counts(p->cfg, sysuser, e) < 0 ||
 	                                limits_mnt_namespaces(p->cfg, sysuser, e) < 0))
@@ -194,14 +194,27 @@ static int enter_cwd(const struct jail_plan *p, const char *cwd)
 	return -1;
 }
 
+/* The launcher's child (launcher.h) comes with its thread's credentials and
+ * filter: they are read back, and a child without them fails closed. */
+static int check_armed(struct jail_err *e)
+{
+	if (caps_check_dropped(e) < 0)
+		return -1;
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1 || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2)
+		return jail_err_set(e, 0, "the command's process came without its syscall filter");
+	return 0;
+}
+
 static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *const *argv,
-                           const char *cwd, bool joined)
+                           const char *cwd, enum command_origin origin)
 {
 	struct jail_err e = {0};
+	bool joined = origin == COMMAND_JOINED;
 	/* rlimits last: the memory limit (RLIMIT_DATA) would bound whatever runs
 	 * before it (the child shares init's memory until its exec: nothing here
 	 * allocates, the capability drop and the filter load included) */
-	if (caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0 ||
+	if ((origin == COMMAND_ARMED ? check_armed(&e) < 0
+	                             : caps_drop_all(&e) < 0 || sysfilter_load(&go->filter, &e) < 0) ||
 	    (joined && join_attach_filter(p->cfg, &e) < 0) ||
 	    limits_apply_rlimits(p->cfg, go->cgroup_limits, go->default_nproc, &e) < 0) {
 		log_error("%s", e.msg);
@@ -228,7 +241,7 @@ static int harden_and_exec(const struct jail_plan *p, struct sync_go *go, char *
 }
 
 void init_command(const struct jail_plan *p, struct sync_go *go, char *const *argv,
-                  const char *cwd, int slave, const int tty[3], bool joined)
+                  const char *cwd, int slave, const int tty[3], enum command_origin origin)
 {
 	sigset_t none;
 	sigemptyset(&none);
@@ -236,7 +249,7 @@ void init_command(const struct jail_plan *p, struct sync_go *go, char *const *ar
 	if (setsid() < 0)
 		log_warn("setsid: %s", strerror(errno));
 	attach_terminal(tty, slave);
-	_exit(harden_and_exec(p, go, argv, cwd, joined));
+	_exit(harden_and_exec(p, go, argv, cwd, origin));
 }
 
 /* init is a copy of the supervisor's memory, its command line included, and
@@ -278,12 +291,14 @@ static void wipe_own_args(void)
 	explicit_bzero((void *)(uintptr_t)start, (size_t)(end - start));
 }
 
-/* vfork: init sleeps until the command's exec (it has nothing else to do
- * meanwhile), and neither are init's page tables (a copy of the supervisor's)
- * copied nor does either side take copy-on-write faults after.  The child
- * changes only what is its own (session, terminal, directory, credentials,
- * filter, rlimits, fd table), and environ, which is set back here. */
-static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int slave)
+/* The launcher's thread vforks the command (launcher.h): init's main thread
+ * waits for its pid meanwhile, so nothing of init's runs beside the child
+ * until its exec, and neither are init's page tables (a copy of the
+ * supervisor's) copied nor does either side take copy-on-write faults after.
+ * The child changes only what is its own (session, terminal, directory,
+ * rlimits, fd table), and environ, which is set back here. */
+static pid_t spawn_command(const struct jail_plan *p, struct launcher *l, int slave,
+                           struct jail_err *e)
 {
 	/* the command's words, copied: their strings are in the area
 	 * wipe_own_args zeroes before the command can read /proc/1/cmdline */
@@ -292,9 +307,7 @@ static pid_t spawn_command(const struct jail_plan *p, struct sync_go *go, int sl
 		strv_push(&argv, *a);
 	wipe_own_args();
 	char **own_env = environ;
-	pid_t cmd = vfork();
-	if (cmd == 0)
-		init_command(p, go, argv.v, p->cwd, slave, p->tty_fds, false);
+	pid_t cmd = launcher_spawn(l, argv.v, slave, e);
 	environ = own_env;
 	strv_free(&argv);
 	return cmd;
@@ -410,16 +423,22 @@ int init_main(const struct jail_plan *p, int sock)
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	/* the network namespace is made beside the root's build (netns.h);
-	 * any error ends init, its thread with it */
-	struct netns_maker net;
-	if (netns_start(&net, p->cfg, &e) < 0) {
+	/* before the launcher's thread starts, which takes init's credentials as
+	 * they are then */
+	if (keyring_detach(&e) < 0) {
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	/* static: a few KiB, and init has one */
+	/* the network namespace and the command's credentials and filter are
+	 * made beside the root's build (launcher.h); any error ends init, its
+	 * thread with it.  static: a few KiB, and init has one of each */
 	static struct sync_go go;
-	if (setup_jail(p, &net, sock, &slave, &go, &e) < 0) {
+	static struct launcher launcher;
+	if (launcher_start(&launcher, p, sock, &go, &e) < 0) {
+		sync_send_error(sock, &e);
+		return EXIT_JAIL_FAIL;
+	}
+	if (setup_jail(p, &launcher, sock, &slave, &e) < 0) {
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
@@ -435,9 +454,8 @@ int init_main(const struct jail_plan *p, int sock)
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	pid_t cmd = spawn_command(p, &go, slave);
+	pid_t cmd = spawn_command(p, &launcher, slave, &e);
 	if (cmd < 0) {
-		jail_err_sys(&e, "start the command");
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}

@@ -8,7 +8,6 @@
 #include "mounts.h"
 #include "broker.h"
 
-#include "caps.h"
 #include "bindcover.h"
 #include "livesock.h"
 #include "cover.h"
@@ -1385,14 +1384,16 @@ static int stager_join(struct stager *st, int r, struct jail_err *e)
 /* Everything of the new root but the project and what the user named: the
  * fake home staged, system directories, /etc, /proc, /dev, /tmp, /run and
  * /var/tmp. */
-static int build_system(const struct jail_plan *p, int sock, struct strv *seal, int *sysuser,
-                        struct jail_err *e)
+static int build_system(const struct jail_plan *p, int sock, struct launcher *l,
+                        struct strv *seal, int *sysuser, struct jail_err *e)
 {
 	if (stage_home(p, e) < 0 || bind_sys_dirs(p, seal, e) < 0)
 		return -1;
 	struct etc_offer snap;
 	if (etcsnap_take(sock, &snap, e) < 0)
 		return -1;
+	/* the next message, GO, is the launcher's thread's to read */
+	launcher_socket_free(l);
 	int r = build_etc(p, &snap, e);
 	etcsnap_offer_free(&snap);
 	if (r < 0)
@@ -1405,19 +1406,15 @@ static int build_system(const struct jail_plan *p, int sock, struct strv *seal, 
 	return 0;
 }
 
-static int build_tree(const struct jail_plan *p, int sock, struct netns_maker *net,
+static int build_tree(const struct jail_plan *p, int sock, struct launcher *l,
                       struct strv *seal, int *sysuser, struct jail_err *e)
 {
 	if (enter_scratch_root(e) < 0 || mount_scratch(p, e) < 0 || stager_start(&stager, p, e) < 0)
 		return -1;
-	int r = build_system(p, sock, seal, sysuser, e);
-	/* made by a thread of its own meanwhile (netns.h) */
+	int r = build_system(p, sock, l, seal, sysuser, e);
+	/* made by the launcher's thread meanwhile (launcher.h, netns.h) */
 	if (r == 0)
-		r = netns_enter(net, e);
-	/* the same: init's bounding set (caps.c; this thread's, which the
-	 * command inherits) */
-	if (r == 0)
-		r = caps_drop_bounding(e);
+		r = launcher_enter_netns(l, e);
 	/* and, with no network helper to come (init.c), the namespace counts */
 	if (r == 0 && !net_host_wanted(p->cfg))
 		r = limits_userns_counts(p->cfg, *sysuser, e);
@@ -1431,11 +1428,11 @@ static int build_tree(const struct jail_plan *p, int sock, struct netns_maker *n
 	return seal_covers(seal, e);
 }
 
-int mounts_build_root(const struct jail_plan *p, int sock, struct netns_maker *net,
-                      int *sysuser, struct jail_err *e)
+int mounts_build_root(const struct jail_plan *p, int sock, struct launcher *l, int *sysuser,
+                      struct jail_err *e)
 {
 	struct strv seal = {0};
-	int r = build_tree(p, sock, net, &seal, sysuser, e);
+	int r = build_tree(p, sock, l, &seal, sysuser, e);
 	strv_free(&seal);
 	return r < 0 ? -1 : enter_new_root(e);
 }

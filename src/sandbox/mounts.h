@@ -1,7 +1,7 @@
 /* mounts.h — the jail's filesystem, built by init in its new mount namespace. */
 #ifndef JAIL_MOUNTS_H
 #define JAIL_MOUNTS_H
-#include "netns.h"
+#include "launcher.h"
 #include "plan.h"
 
 /* Build the new root and pivot into it:
@@ -18,10 +18,11 @@
  * Each step fails closed: an error leaves no half-built jail running.
  * *sysuser: the new procfs's sys/user directory, opened before /proc/sys turns
  * read-only (for limits_userns_counts); the caller closes it.  The network
- * namespace `net` made meanwhile is entered once the system part is built.
- * The supervisor's word on the /etc snapshot is read from `sock` (etcsnap.h). */
-int mounts_build_root(const struct jail_plan *p, int sock, struct netns_maker *net,
-                      int *sysuser, struct jail_err *e) WUR;
+ * namespace the launcher's thread makes meanwhile is entered once the system
+ * part is built.  The supervisor's word on the /etc snapshot is read from
+ * `sock` (etcsnap.h); GO after it is the launcher's (launcher.h). */
+int mounts_build_root(const struct jail_plan *p, int sock, struct launcher *l, int *sysuser,
+                      struct jail_err *e) WUR;
 
 /* Escape a path for an overlayfs option value (',' ':' '\\'). */
 char *overlay_escape(const char *path);

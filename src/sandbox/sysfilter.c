@@ -1,4 +1,5 @@
-/* sysfilter.c — the syscall filter, installed last before exec.
+/* sysfilter.c — the syscall filter, loaded on the thread of init's that
+ * starts the command (launcher.h).
  *
  * The filter allows by default and refuses the kernel surface a coding agent
  * never needs (threat 5 in DESIGN.md): it is a deny list, because an allow

@@ -1,4 +1,5 @@
-/* sysfilter.h — the syscall filter (libseccomp), installed last before exec.
+/* sysfilter.h — the syscall filter (libseccomp), loaded on the thread of
+ * init's that starts the command (launcher.h).
  * (Not named seccomp.h: with -Isrc it would shadow libseccomp's <seccomp.h>.) */
 #ifndef JAIL_SYSFILTER_H
 #define JAIL_SYSFILTER_H
