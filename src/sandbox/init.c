@@ -104,11 +104,12 @@ static int setup_jail(const struct jail_plan *p, struct launcher *l, int sock, i
 	 * CAP_SYS_ADMIN, and jail runs there with the container's name. */
 	if (sethostname("jail", 4) < 0 && errno != EPERM)
 		return jail_err_sys(e, "set hostname");
-	/* The namespace counts are set after GO, once the network helper has made
-	 * its own sandbox inside our user namespace; /proc/sys is read-only by then,
-	 * so the directory is opened while the root is built.  Without a helper
-	 * they are set there, while init waits for the project's overlay, and
-	 * the mount namespaces' once the root's binds are made (resources.h). */
+	/* The namespace counts are set after GO, once a network helper has made
+	 * its own sandbox inside our user namespace: by the launcher's thread,
+	 * which reads GO (launcher.h), and the mount namespaces' here, once the
+	 * root's binds are made (resources.h), or after GO with a helper.
+	 * /proc/sys is read-only by then, so the directory is opened while the
+	 * root is built. */
 	_cleanup_close_ int sysuser = -1;
 	if (mounts_build_root(p, sock, l, &sysuser, e) < 0)
 		return -1;
@@ -125,8 +126,7 @@ static int setup_jail(const struct jail_plan *p, struct launcher *l, int sock, i
 	if (launcher_wait_armed(l, e) < 0)
 		return -1;
 	log_debug("init: go");
-	if (net_host_wanted(p->cfg) && (limits_userns_counts(p->cfg, sysuser, e) < 0 ||
-	                                limits_mnt_namespaces(p->cfg, sysuser, e) < 0))
+	if (net_host_wanted(p->cfg) && limits_mnt_namespaces(p->cfg, sysuser, e) < 0)
 		return -1;
 	log_debug("init: namespace counts set");
 	/* From here on nothing in the jail may open /proc/1/{exe,mem,environ}. */

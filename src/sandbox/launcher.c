@@ -4,6 +4,7 @@
 
 #include "caps.h"
 #include "init.h"
+#include "resources.h"
 #include "sysfilter.h"
 
 #include <errno.h>
@@ -68,12 +69,16 @@ static int receive_go(struct launcher *l, struct jail_err *e)
 	return 0;
 }
 
-/* Everything the command must not hold, dropped from this thread, and the
- * filter loaded on it: what a vfork child of it starts with. */
+/* The namespace counts of the jail's user namespace, set while this thread
+ * still holds its capabilities and after GO (a network helper has made its
+ * sandbox by then); then everything the command must not hold, dropped from
+ * this thread, and the filter loaded on it: what a vfork child of it starts
+ * with. */
 static int arm(struct launcher *l, struct jail_err *e)
 {
-	wait_main(l, &l->socket_free);
-	if (receive_go(l, e) < 0 || caps_drop_all(e) < 0 || sysfilter_load(&l->go->filter, e) < 0)
+	wait_main(l, &l->handed_over);
+	if (receive_go(l, e) < 0 || limits_userns_counts(l->p->cfg, l->sysuser, e) < 0 ||
+	    caps_drop_all(e) < 0 || sysfilter_load(&l->go->filter, e) < 0)
 		return -1;
 	return 0;
 }
@@ -121,7 +126,8 @@ static void *launcher_main(void *arg)
 int launcher_start(struct launcher *l, const struct jail_plan *p, int sock, struct sync_go *go,
                    struct jail_err *e)
 {
-	*l = (struct launcher){.p = p, .sock = sock, .go = go, .slave = -1, .cmd = -1};
+	*l = (struct launcher){.p = p, .sock = sock, .go = go, .sysuser = -1, .slave = -1,
+	                       .cmd = -1};
 	l->net.fd = -1;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
@@ -141,9 +147,13 @@ int launcher_enter_netns(struct launcher *l, struct jail_err *e)
 	return netns_join(&l->net, e);
 }
 
-void launcher_socket_free(struct launcher *l)
+void launcher_hand_over(struct launcher *l, int sysuser)
 {
-	post(l, &l->socket_free);
+	pthread_mutex_lock(&l->lock);
+	l->sysuser = sysuser;
+	l->handed_over = true;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
 }
 
 int launcher_wait_armed(struct launcher *l, struct jail_err *e)

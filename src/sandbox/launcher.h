@@ -13,7 +13,9 @@
  *
  * The filter comes with GO, on the socket init shares with the supervisor:
  * the thread reads GO itself, once the main thread says it has read the
- * messages before it (the /etc snapshot's).  init's main thread keeps its
+ * messages before it (the /etc snapshot's).  It also sets the jail's
+ * namespace counts then (resources.h), which need capabilities it is about
+ * to drop and come after GO (a network helper's own sandbox is made by then).  init's main thread keeps its
  * capabilities (it mounts, and it starts `jail exec`'s commands, which drop
  * theirs in their own child as the command did before).
  *
@@ -34,11 +36,13 @@ struct launcher {
 	pthread_cond_t cond;
 	const struct jail_plan *p;
 	int sock;
+	int sysuser; /* the jail's /proc/sys/user (the main thread's fd) */
 	struct sync_go *go;
 	struct netns_maker net;
 	/* steps, each set under the lock by the side named */
 	bool netns_done;  /* thread: net holds the namespace (or its error) */
-	bool socket_free; /* main: the next message on sock is GO, the thread's */
+	bool handed_over; /* main: the next message on sock is GO, the thread's;
+	                   * sysuser is open */
 	bool armed;       /* thread: GO read, credentials dropped, filter loaded (or err) */
 	bool root_ready;  /* main: argv, slave set; start the command */
 	bool spawned;     /* thread: cmd is the command's pid (or err) */
@@ -55,8 +59,10 @@ int launcher_start(struct launcher *l, const struct jail_plan *p, int sock, stru
                    struct jail_err *e) WUR;
 /* Main thread: wait for the network namespace and move into it. */
 int launcher_enter_netns(struct launcher *l, struct jail_err *e) WUR;
-/* Main thread: the messages before GO are read; GO is the thread's. */
-void launcher_socket_free(struct launcher *l);
+/* Main thread: the messages before GO are read, and GO is the thread's;
+ * so are the namespace counts, set through sysuser (/proc/sys/user of the
+ * jail's procfs, which stays open until the thread is armed). */
+void launcher_hand_over(struct launcher *l, int sysuser);
 /* Main thread: wait until GO is read and the thread is armed (else its error). */
 int launcher_wait_armed(struct launcher *l, struct jail_err *e) WUR;
 /* Main thread: the root is ready; the thread vforks the command with argv

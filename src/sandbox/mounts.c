@@ -1392,13 +1392,16 @@ static int build_system(const struct jail_plan *p, int sock, struct launcher *l,
 	struct etc_offer snap;
 	if (etcsnap_take(sock, &snap, e) < 0)
 		return -1;
-	/* the next message, GO, is the launcher's thread's to read */
-	launcher_socket_free(l);
 	int r = build_etc(p, &snap, e);
 	etcsnap_offer_free(&snap);
 	if (r < 0)
 		return -1;
-	if (build_proc(sysuser, e) < 0 || build_dev(e) < 0)
+	if (build_proc(sysuser, e) < 0)
+		return -1;
+	/* the next message, GO, is the launcher's thread's to read, and the
+	 * namespace counts its to set (launcher.h) */
+	launcher_hand_over(l, *sysuser);
+	if (build_dev(e) < 0)
 		return -1;
 	if (tmpfs_at("/tmp", 01777, e) < 0 || tmpfs_at("/run", 0755, e) < 0 ||
 	    build_var_tmp(p, e) < 0 || bind_package_dbs(p, e) < 0)
@@ -1415,9 +1418,6 @@ static int build_tree(const struct jail_plan *p, int sock, struct launcher *l,
 	/* made by the launcher's thread meanwhile (launcher.h, netns.h) */
 	if (r == 0)
 		r = launcher_enter_netns(l, e);
-	/* and, with no network helper to come (init.c), the namespace counts */
-	if (r == 0 && !net_host_wanted(p->cfg))
-		r = limits_userns_counts(p->cfg, *sysuser, e);
 	if (stager_join(&stager, r, e) < 0 || build_named(p, e) < 0)
 		return -1;
 	const char *own[] = {p->state_root, p->state_root_named, p->config_root,
