@@ -533,3 +533,26 @@ T(kitty_key_release_events_count_as_reports)
 		free(f);
 	}
 }
+
+/* The Linux console reads bytes, not characters, inside an OSC and in text
+ * while G1 is in (SO): the byte 0x9B inside a character is CSI there.  Such a
+ * character becomes '?' in both places; SGR 11 and 12 (its PC character set,
+ * read the same way, and kept by SGR 0) are dropped, colours are not. */
+T(bytes_a_bytewise_terminal_reads_as_csi)
+{
+	expect("a\x1b]0;x\xc3\x9b" "6n\xe5\x9b\xbdy\x07" "b", "a\x1b[22;0t\x1b]0;x?6n?y\x07" "b");
+	expect("\x1b]2;\xe2\x9c\xb3 \xc3\xa9\x1b\\", "\x1b[22;0t\x1b]2;\xe2\x9c\xb3 \xc3\xa9\x1b\\");
+	expect("\x1b]8;;https://x/\xc3\x9b\x07l\x1b]8;;\x07", "\x1b]8;;https://x/?\x07l\x1b]8;;\x07");
+	/* text: only while G1 is in */
+	expect("\xc3\x9b\x0e\xc3\x9b\xe5\x9b\xbd\xc3\xa9\x0f\xc3\x9b", "\xc3\x9b\x0e??\xc3\xa9\x0f\xc3\x9b");
+	expect("\x0e\x1b[1m\xc3\x9b\x1b(B\xc3\x9b", "\x0e\x1b[1m?\x1b(B?");
+	/* fonts */
+	expect("a\x1b[11mb\x1b[0;12mc\x1b[1;19md\x1b[10;1me", "abcd\x1b[10;1me");
+	expect("\x1b[38;5;11m\x1b[48;2;11;12;13m\x1b[38;5;1;11mX", "\x1b[38;5;11m\x1b[48;2;11;12;13mX");
+	expect("a\x1b[38;2;11mb\x1b[38;11mc\x1b[38:5:11;5;12md", "abcd");
+	expect("a\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;11mb", "ab");
+	/* in an 8-bit encoding, every byte 0x80-0x9F of an OSC's characters */
+	eight_bit = true;
+	expect("\x1b]0;\xc3\x9d" "52;\xe2\x9c\xb3\xc3\xa9\x07", "\x1b[22;0t\x1b]0;?52;?\xc3\xa9\x07");
+	eight_bit = false;
+}
