@@ -618,6 +618,21 @@ static void after_esc(struct term_filter *f, struct out *o, unsigned char c)
 	f->state = S_GROUND;
 }
 
+/* Would the CSI make the terminal send reports (mouse, focus, key
+ * releases: what term_modes counts as reports) where nothing reads them
+ * for the jail?  They could never reach the agent, only wait on the
+ * terminal for the user's shell to read as typed after the jail, every
+ * mouse move of the session with them. */
+static bool unread_reports(const struct term_filter *f, const struct csi *csi)
+{
+	if (!f->no_input)
+		return false;
+	struct term_modes m = f->modes;
+	m.reports = false;
+	term_modes_csi(&m, csi);
+	return m.reports;
+}
+
 static void in_csi(struct term_filter *f, struct out *o, unsigned char c)
 {
 	if (seq_common(f, o, c))
@@ -627,7 +642,8 @@ static void in_csi(struct term_filter *f, struct out *o, unsigned char c)
 		return;
 	size_t in = intro_len(f);
 	struct csi csi;
-	if (f->overflow || raw_intro(f) || csi_dropped(f->hold + in, f->held - in, &csi)) {
+	if (f->overflow || raw_intro(f) || csi_dropped(f->hold + in, f->held - in, &csi) ||
+	    unread_reports(f, &csi)) {
 		drop_held(f);
 	} else {
 		term_modes_csi(&f->modes, &csi);

@@ -52,3 +52,36 @@ test_c1_byte_in_text_after_shift_out_never_passes() {
 	show pcfont 'a\033[0;11mb\033[12mc\033[0;10;1md\033[mEND\n'
 	assert_contains "$out" $'abc\e[0;10;1md\e[mEND'
 }
+
+# pending_input: a command for the end of report_terminal.py's CMD, which
+# prints what the terminal holds for the next program (as typed), as
+# pending=[...].
+pending_input() {
+	printf '%s' "python3 -c 'import os,select,termios,tty
+tty.setraw(0, termios.TCSANOW); got=b\"\"
+while select.select([0],[],[],1.0)[0]: got+=os.read(0,64)
+print(\"pending=\"+repr(got))'"
+}
+
+# With stdin not the terminal (jail -- agent </dev/null, cmd | jail ...),
+# jail relays nothing the terminal sends: a report could never reach the
+# agent, only wait there for the user's shell.  The agent turned focus (or
+# mouse) reports on, tmux sent one at once, and every focus change or mouse
+# move of the session was typed into the shell after the jail (no fence is
+# possible without reading the terminal).  Such modes are dropped there.
+test_reports_without_an_input_relay_are_not_turned_on() {
+	probe_setup
+	printf 'a\033[?1004hb\033[?1003;1006hc\033[>3ud\033[?1004rEND\n' >"$T/bin/focus"
+	out=$(python3 "$TESTS/helpers/report_terminal.py" --tmux \
+		"$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/focus </dev/null; echo rc=\$?; $(pending_input)")
+	assert_contains "$out" "rc=0"
+	assert_contains "$out" "abcdEND"
+	assert_contains "$out" "pending=b''"
+	# positive control: read by jail (stdin the terminal), the modes pass,
+	# the report goes to the agent, and nothing is left for the shell
+	out=$(python3 "$TESTS/helpers/report_terminal.py" --tmux \
+		"$JAIL -q --ro $T/bin -D $T/p -- cat $T/bin/focus; echo rc=\$?; $(pending_input)")
+	assert_contains "$out" $'a\e[?1004hb'
+	assert_contains "$out" "pending=b''"
+	host_safe
+}

@@ -556,3 +556,30 @@ T(bytes_a_bytewise_terminal_reads_as_csi)
 	expect("\x1b]0;\xc3\x9d" "52;\xe2\x9c\xb3\xc3\xa9\x07", "\x1b[22;0t\x1b]0;?52;?\xc3\xa9\x07");
 	eight_bit = false;
 }
+
+/* Where nothing the terminal sends reaches the jail (stdin not the terminal),
+ * a mode that makes it send reports could only feed the user's shell after
+ * the jail: dropped, in every spelling; the other modes pass. */
+T(no_reports_without_an_input_relay)
+{
+	static const char *const dropped[] = {
+		"\x1b[?1004h", "\x1b[?1000;1006h", "\x1b[?25;1003h", "\x1b[?9h", "\x1b[?2048h",
+		"\x1b[?2031h", "\x1b[?1007h", "\x1b[?1004r", "\x1b[>3u", "\x1b[=2;2u",
+		"\xc2\x9b?1004h",
+	};
+	static const char *const passed[] = {
+		"\x1b[?1006h", "\x1b[?2004h", "\x1b[?1049h", "\x1b[>1u", "\x1b[?1004l", "\x1b[1m",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(dropped) + ARRAY_SIZE(passed); i++) {
+		bool drop = i < ARRAY_SIZE(dropped);
+		const char *in = drop ? dropped[i] : passed[i - ARRAY_SIZE(dropped)];
+		struct term_filter *f = new_filter();
+		f->no_input = true;
+		char out[64 + TERM_FILTER_HOLD];
+		size_t n = term_filter_run(f, in, strlen(in), out);
+		out[n] = '\0';
+		CHECK_STR(out, drop ? "" : in);
+		CHECK(!f->modes.reports);
+		free(f);
+	}
+}
