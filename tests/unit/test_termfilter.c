@@ -540,9 +540,14 @@ T(kitty_key_release_events_count_as_reports)
  * read the same way, and kept by SGR 0) are dropped, colours are not. */
 T(bytes_a_bytewise_terminal_reads_as_csi)
 {
-	expect("a\x1b]0;x\xc3\x9b" "6n\xe5\x9b\xbdy\x07" "b", "a\x1b[22;0t\x1b]0;x?6n?y\x07" "b");
+	expect("a\x1b]0;x\xc3\x9b" "6n\xe5\x9b\xbdy\x07" "b",
+	       "a\x1b[22;0t\x1b]0;x\xef\xbf\xbd" "6n\xef\xbf\xbdy\x07" "b");
 	expect("\x1b]2;\xe2\x9c\xb3 \xc3\xa9\x1b\\", "\x1b[22;0t\x1b]2;\xe2\x9c\xb3 \xc3\xa9\x1b\\");
-	expect("\x1b]8;;https://x/\xc3\x9b\x07l\x1b]8;;\x07", "\x1b]8;;https://x/?\x07l\x1b]8;;\x07");
+	expect("\x1b]8;;https://x/\xc3\x9b\x07l\x1b]8;;\x07",
+	       "\x1b]8;;https://x/\xef\xbf\xbd\x07l\x1b]8;;\x07");
+	/* never a query made of what replaces it: 4;1;? asks for a colour */
+	expect("\x1b]4;1;\xc3\x9b\x07", "\x1b]4;1;\xef\xbf\xbd\x07");
+	expect("\x1b]11;\xc3\x9b\x07", "\x1b]11;\xef\xbf\xbd\x07");
 	/* text: only while G1 is in */
 	expect("\xc3\x9b\x0e\xc3\x9b\xe5\x9b\xbd\xc3\xa9\x0f\xc3\x9b", "\xc3\x9b\x0e??\xc3\xa9\x0f\xc3\x9b");
 	expect("\x0e\x1b[1m\xc3\x9b\x1b(B\xc3\x9b", "\x0e\x1b[1m?\x1b(B?");
@@ -553,8 +558,23 @@ T(bytes_a_bytewise_terminal_reads_as_csi)
 	expect("a\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;11mb", "ab");
 	/* in an 8-bit encoding, every byte 0x80-0x9F of an OSC's characters */
 	eight_bit = true;
-	expect("\x1b]0;\xc3\x9d" "52;\xe2\x9c\xb3\xc3\xa9\x07", "\x1b[22;0t\x1b]0;?52;?\xc3\xa9\x07");
+	expect("\x1b]0;\xc3\x9d" "52;\xe2\x9c\xb3\xc3\xa9\x07",
+	       "\x1b[22;0t\x1b]0;\xef\xbf\xbd" "52;\xef\xbf\xbd\xc3\xa9\x07");
 	eight_bit = false;
+}
+
+/* A body of 2-byte characters that each grow to 3 no longer fits: dropped
+ * whole, within the output bound. */
+T(masked_osc_body_that_outgrows_hold_is_dropped)
+{
+	size_t n = 2 * 1500;
+	char *in = malloc(n + 16), *p = in;
+	p += sprintf(p, "\x1b]2;");
+	for (size_t i = 0; i < n / 2; i++)
+		p += sprintf(p, "\xc3\x9b");
+	sprintf(p, "\x07" "END");
+	expect(in, "END");
+	free(in);
 }
 
 /* Where nothing the terminal sends reaches the jail (stdin not the terminal),
