@@ -392,34 +392,30 @@ static bool char_has_c1(const struct term_filter *f, const unsigned char *p, siz
 }
 
 /* Each character of the held OSC's body (valid UTF-8: osc_passes) that holds
- * such a byte becomes U+FFFD, what a terminal shows for a character it cannot
- * read: the title keeps its other characters, and Û or 国 (C3 9B, E5 9B BD)
- * no longer starts a control sequence inside it on the Linux console.  Not
- * '?': a field made "?" (4;1;Û) would be a query, judged before.  The
- * terminator moves with the body; false when it no longer fits hold. */
-#define REPLACEMENT "\xef\xbf\xbd"
-
-static bool mask_osc_body(struct term_filter *f, size_t in, size_t term_len)
+ * such a byte is replaced: the title keeps its other characters, and Û or 国
+ * (C3 9B, E5 9B BD) no longer starts a control sequence inside it on the
+ * Linux console.  The replacement is U+FFFD, what a terminal shows for a
+ * character it cannot read, or U+00BF (¿) for a 2-byte one: never longer
+ * than what it replaces, or the output would outgrow its bound (n + hold
+ * per run); and never '?', which would make a field a query after the query
+ * check (4;1;Û, a colour the terminal reports).  The terminator moves down
+ * with the body. */
+static void mask_osc_body(struct term_filter *f, size_t in, size_t term_len)
 {
-	const unsigned char *h = (const unsigned char *)f->hold;
-	char body[TERM_FILTER_HOLD];
-	size_t end = f->held - term_len, w = 0, rl = strlen(REPLACEMENT);
+	unsigned char *h = (unsigned char *)f->hold;
+	size_t end = f->held - term_len, w = in;
 	for (size_t r = in; r < end;) {
 		size_t l = h[r] < 0x80 ? 1 : h[r] < 0xe0 ? 2 : h[r] < 0xf0 ? 3 : 4;
 		l = l < end - r ? l : end - r;
-		bool c1 = char_has_c1(f, h + r, l);
-		const char *from = c1 ? REPLACEMENT : f->hold + r;
-		size_t n = c1 ? rl : l;
-		if (in + w + n + term_len > sizeof(f->hold))
-			return false;
-		memcpy(body + w, from, n);
+		const char *with = l == 2 ? "\xc2\xbf" : "\xef\xbf\xbd";
+		bool c1 = l > 1 && char_has_c1(f, h + r, l);
+		size_t n = c1 ? strlen(with) : l;
+		memmove(h + w, c1 ? (const unsigned char *)with : h + r, n);
 		w += n;
 		r += l;
 	}
-	memmove(f->hold + in + w, f->hold + end, term_len);
-	memcpy(f->hold + in, body, w);
-	f->held = in + w + term_len;
-	return true;
+	memmove(h + w, h + end, term_len);
+	f->held = w + term_len;
 }
 
 static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
@@ -428,7 +424,9 @@ static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
 	int num;
 	bool pass = !f->overflow && !raw_intro(f) && f->held >= in + term_len &&
 	            osc_passes(f->hold + in, f->held - in - term_len, &num);
-	if (pass && mask_osc_body(f, in, term_len) && push_title(f, o, num)) {
+	if (pass)
+		mask_osc_body(f, in, term_len);
+	if (pass && push_title(f, o, num)) {
 		term_modes_osc(&f->modes, num, f->hold + in, f->held - in - term_len);
 		emit_held(f, o);
 	} else {
