@@ -179,9 +179,9 @@ static int sgr_params(const char *s, size_t n, int *v, bool *sub)
  * a character is CSI there, a sequence the filter never saw) and which SGR 0
  * keeps (it would outlive the jail).  A colour's own numbers (38;5;11,
  * 48;2;11;12;13) are no font, when the colour is complete (the console
- * reads a short one's next number as an attribute of its own); a number
- * with sub-parameters introduces no colour's numbers.  Too many to read:
- * taken for a font. */
+ * reads a short one's next number as an attribute of its own) and none of
+ * its numbers has sub-parameters (terminals read those their own ways).
+ * Too many to read: taken for a font. */
 static bool sgr_selects_font(const char *s, size_t n)
 {
 	int v[SGR_FONT_PARAMS];
@@ -190,11 +190,12 @@ static bool sgr_selects_font(const char *s, size_t n)
 	if (np < 0)
 		return true;
 	for (int i = 0; i < np; i++) {
-		bool colour = (v[i] == 38 || v[i] == 48 || v[i] == 58) && !sub[i] && i + 1 < np;
-		if (colour && v[i + 1] == 5 && i + 2 < np)
-			i += 2;
-		else if (colour && v[i + 1] == 2 && i + 4 < np)
-			i += 4;
+		int k = i + 1 < np ? (v[i + 1] == 5 ? 2 : v[i + 1] == 2 ? 4 : 0) : 0;
+		bool colour = (v[i] == 38 || v[i] == 48 || v[i] == 58) && k && i + k < np;
+		for (int j = i; colour && j <= i + k; j++)
+			colour = !sub[j];
+		if (colour)
+			i += k;
 		else if (v[i] >= 11 && v[i] <= 19)
 			return true;
 	}

@@ -554,7 +554,8 @@ T(bytes_a_bytewise_terminal_reads_as_csi)
 	/* fonts */
 	expect("a\x1b[11mb\x1b[0;12mc\x1b[1;19md\x1b[10;1me", "abcd\x1b[10;1me");
 	expect("\x1b[38;5;11m\x1b[48;2;11;12;13m\x1b[38;5;1;11mX", "\x1b[38;5;11m\x1b[48;2;11;12;13mX");
-	expect("a\x1b[38;2;11mb\x1b[38;11mc\x1b[38:5:11;5;12md", "abcd");
+	expect("a\x1b[38;2;11mb\x1b[38;11mc\x1b[38:5:11;5;12md\x1b[38;5:1;11me", "abcde");
+	expect("\x1b[38;2;1;2;3;11;12;13mX", "X"); /* the colour ends at 3 */
 	expect("a\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;11mb", "ab");
 	/* in an 8-bit encoding, every byte 0x80-0x9F of an OSC's characters */
 	eight_bit = true;
