@@ -12,23 +12,26 @@ static bool progress_shown;  /* a progress line is on the terminal now */
 
 void log_set_quiet(bool q) { quiet = q; }
 
+/* The line as written: each name in it was escaped where it was put in, and
+ * this is the one place every line passes, so a control byte that came in
+ * by any other way (a path, a host's or a program's words) is escaped here
+ * too: jail's own lines never drive the terminal.  No allocation: init's
+ * vfork child logs. */
 static void vlog(const char *prefix, const char *fmt, va_list ap)
 {
-	char line[2048];
+	char line[2048], out[4 * sizeof(line) + 2];
 	int n = snprintf(line, sizeof(line), "jail: %s", prefix);
-	int m = vsnprintf(line + n, sizeof(line) - (size_t)n - 2, fmt, ap);
+	int m = vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
 	size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-	if (len > sizeof(line) - 2)
-		len = sizeof(line) - 2;
+	if (len > sizeof(line) - 1)
+		len = sizeof(line) - 1;
+	len = escape_controls(line, len, out, sizeof(out) - 2);
 	/* The terminal may be in raw mode while the pty relay runs. */
-	line[len++] = '\r';
-	line[len++] = '\n';
-	if (!isatty(STDERR_FILENO)) {
-		line[len - 2] = '\n';
-		len--;
-	}
+	if (isatty(STDERR_FILENO))
+		out[len++] = '\r';
+	out[len++] = '\n';
 	log_progress_end();
-	if (write_all(STDERR_FILENO, line, len) < 0) {
+	if (write_all(STDERR_FILENO, out, len) < 0) {
 		/* nowhere left to report it */
 	}
 }

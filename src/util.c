@@ -426,6 +426,35 @@ char *escape_name(const char *s)
 	return sb_steal(&b);
 }
 
+size_t escape_controls(const char *s, size_t n, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t w = 0;
+	while (n > 0) {
+		size_t l = utf8_seq_len(p, n);
+		bool ok = l == 1 ? (*p >= 0x20 || *p == '\t') && *p != 0x7f
+		                 : l > 1 && !(l == 2 && p[0] == 0xC2 && p[1] < 0xA0);
+		if (!l)
+			l = 1;
+		if (w + (ok ? l : 4 * l) > cap)
+			break;
+		for (size_t i = 0; i < l; i++) {
+			if (ok) {
+				out[w++] = (char)p[i];
+				continue;
+			}
+			out[w++] = '\\';
+			out[w++] = 'x';
+			out[w++] = hex[p[i] >> 4];
+			out[w++] = hex[p[i] & 15];
+		}
+		p += l;
+		n -= l;
+	}
+	return w;
+}
+
 const char *home_dir(void)
 {
 	const char *h = getenv("HOME");

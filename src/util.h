@@ -113,6 +113,13 @@ int rm_rf_at(int dirfd, const char *name, struct jail_err *e) WUR;
  * never drive the terminal nor read as another name. */
 char *escape_name(const char *s);
 bool is_valid_utf8(const char *s, size_t n);
+/* n bytes of s into out (cap bytes at most, cut before a character that
+ * would not fit), every control byte (C0 but tab, DEL, C1 encoded or raw)
+ * and every byte of invalid UTF-8 as \xNN, the rest as it is (backslashes
+ * too: what escape_name made reads the same).  Returns the bytes written.
+ * For jail's own lines: whatever went into one cannot drive the terminal.
+ * No allocation (a vfork child logs). */
+size_t escape_controls(const char *s, size_t n, char *out, size_t cap);
 /* Unicode's invisible and bidirectional format characters (zero widths, bidi
  * embeddings, overrides and isolates, BOM, tag characters): text that shows
  * nothing, or reorders what is around it ("Trojan Source"). */

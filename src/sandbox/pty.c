@@ -111,6 +111,14 @@ static int raw_mode(struct jail_err *e)
 	return 0;
 }
 
+/* Do in and out name the same terminal? */
+static bool same_tty(int in, int out)
+{
+	struct stat a, b;
+	return fstat(in, &a) == 0 && fstat(out, &b) == 0 && S_ISCHR(a.st_mode) &&
+	       a.st_rdev == b.st_rdev;
+}
+
 /* The relay starts: its filter is shared with a keeper when one can start
  * (after raw mode: the keeper puts the saved settings back). */
 static void start_keeper(struct relay *r, bool eight_bit)
@@ -122,14 +130,9 @@ static void start_keeper(struct relay *r, bool eight_bit)
 	else
 		r->filter = r->keeper.filter;
 	r->filter->eight_bit = eight_bit;
-}
-
-/* Do in and out name the same terminal? */
-static bool same_tty(int in, int out)
-{
-	struct stat a, b;
-	return fstat(in, &a) == 0 && fstat(out, &b) == 0 && S_ISCHR(a.st_mode) &&
-	       a.st_rdev == b.st_rdev;
+	/* what the terminal sends is relayed only from stdin, when it is the
+	 * terminal that shows the output */
+	r->filter->no_input = r->in < 0 || !same_tty(r->in, r->out);
 }
 
 /* One byte of what the terminal sent: true when it ends the answer to DA1

@@ -150,6 +150,58 @@ static bool mode_passes(const struct csi *c)
 	return c->np > 0;
 }
 
+/* The parameters of an SGR (s: its n bytes after CSI, the final included),
+ * read whatever their count: at most SGR_FONT_PARAMS, else -1.  sub[i]: the
+ * i-th had a ':' sub-parameter. */
+#define SGR_FONT_PARAMS 64
+
+static int sgr_params(const char *s, size_t n, int *v, bool *sub)
+{
+	int np = 0;
+	for (size_t i = 0; i + 1 < n;) {
+		if (np == SGR_FONT_PARAMS)
+			return -1;
+		v[np] = 0;
+		sub[np] = false;
+		for (; i + 1 < n && s[i] != ';'; i++) {
+			sub[np] = sub[np] || s[i] == ':';
+			if (!sub[np] && s[i] >= '0' && s[i] <= '9' && v[np] < 100000)
+				v[np] = v[np] * 10 + (s[i] - '0');
+		}
+		np++;
+		i += i + 1 < n; /* the ';' */
+	}
+	return np;
+}
+
+/* Does an SGR select a font (11 to 19)?  The Linux console reads 11 and 12
+ * as its PC character set, where it decodes no UTF-8 (the byte 0x9B inside
+ * a character is CSI there, a sequence the filter never saw) and which SGR 0
+ * keeps (it would outlive the jail).  A colour's own numbers (38;5;11,
+ * 48;2;11;12;13) are no font, when the colour is complete (the console
+ * reads a short one's next number as an attribute of its own) and none of
+ * its numbers has sub-parameters (terminals read those their own ways).
+ * Too many to read: taken for a font. */
+static bool sgr_selects_font(const char *s, size_t n)
+{
+	int v[SGR_FONT_PARAMS];
+	bool sub[SGR_FONT_PARAMS];
+	int np = sgr_params(s, n, v, sub);
+	if (np < 0)
+		return true;
+	for (int i = 0; i < np; i++) {
+		int k = i + 1 < np ? (v[i + 1] == 5 ? 2 : v[i + 1] == 2 ? 4 : 0) : 0;
+		bool colour = (v[i] == 38 || v[i] == 48 || v[i] == 58) && k && i + k < np;
+		for (int j = i; colour && j <= i + k; j++)
+			colour = !sub[j];
+		if (colour)
+			i += k;
+		else if (v[i] >= 11 && v[i] <= 19)
+			return true;
+	}
+	return false;
+}
+
 /* Does a complete CSI (after its introducer) stay out of the host terminal?
  * All but the allowlisted ones above, with a known mode; also more
  * parameters than are read (but for SGR: true colours make long ones),
@@ -164,6 +216,8 @@ static bool csi_dropped(const char *s, size_t n, struct csi *c)
 		return true;
 	bool sgr = !c->prefix && !c->inter && c->final == 'm';
 	if ((c->too_many || c->sub) && !sgr)
+		return true;
+	if (sgr && sgr_selects_font(s, n))
 		return true;
 	for (int i = 0; i < c->np; i++)
 		if (c->p[i] > 65535)
@@ -321,12 +375,59 @@ static bool push_title(struct term_filter *f, struct out *o, int num)
 	return true;
 }
 
+/* Would a terminal that reads bytes, not characters, take byte b for a C1
+ * control?  The Linux console reads the bytes of a control string (OSC) so,
+ * and those of text while G1 is in (SO); to it 0x9B is CSI, its one C1
+ * control.  A terminal in an 8-bit encoding reads every byte 0x80-0x9F so. */
+static bool byte_is_c1(const struct term_filter *f, unsigned char b)
+{
+	return b == 0x9b || (f->eight_bit && b >= 0x80 && b <= 0x9f);
+}
+
+static bool char_has_c1(const struct term_filter *f, const unsigned char *p, size_t l)
+{
+	for (size_t k = 0; k < l; k++)
+		if (byte_is_c1(f, p[k]))
+			return true;
+	return false;
+}
+
+/* Each character of the held OSC's body (valid UTF-8: osc_passes) that holds
+ * such a byte is replaced: the title keeps its other characters, and Û or 国
+ * (C3 9B, E5 9B BD) no longer starts a control sequence inside it on the
+ * Linux console.  The replacement is U+FFFD, what a terminal shows for a
+ * character it cannot read, or U+00BF (¿) for a 2-byte one: never longer
+ * than what it replaces, or the output would outgrow its bound (n + hold
+ * per run); and never '?', which would make a field a query after the query
+ * check (4;1;Û, a colour the terminal reports).  The terminator moves down
+ * with the body. */
+static void mask_osc_body(struct term_filter *f, size_t in, size_t term_len)
+{
+	unsigned char *h = (unsigned char *)f->hold;
+	size_t end = f->held - term_len, w = in;
+	for (size_t r = in; r < end;) {
+		size_t l = h[r] < 0x80 ? 1 : h[r] < 0xe0 ? 2 : h[r] < 0xf0 ? 3 : 4;
+		l = l < end - r ? l : end - r;
+		const char *with = l == 2 ? "\xc2\xbf" : "\xef\xbf\xbd";
+		bool c1 = l > 1 && char_has_c1(f, h + r, l);
+		size_t n = c1 ? strlen(with) : l;
+		memmove(h + w, c1 ? (const unsigned char *)with : h + r, n);
+		w += n;
+		r += l;
+	}
+	memmove(h + w, h + end, term_len);
+	f->held = w + term_len;
+}
+
 static void finish_osc(struct term_filter *f, struct out *o, size_t term_len)
 {
 	size_t in = intro_len(f);
 	int num;
-	if (!f->overflow && !raw_intro(f) && f->held >= in + term_len &&
-	    osc_passes(f->hold + in, f->held - in - term_len, &num) && push_title(f, o, num)) {
+	bool pass = !f->overflow && !raw_intro(f) && f->held >= in + term_len &&
+	            osc_passes(f->hold + in, f->held - in - term_len, &num);
+	if (pass)
+		mask_osc_body(f, in, term_len);
+	if (pass && push_title(f, o, num)) {
 		term_modes_osc(&f->modes, num, f->hold + in, f->held - in - term_len);
 		emit_held(f, o);
 	} else {
@@ -358,6 +459,8 @@ static void c0(struct term_filter *f, struct out *o, unsigned char c)
 {
 	if (c == ENQ)
 		return;
+	if (c == 0x0e || c == 0x0f) /* SO, SI */
+		f->shifted = c == 0x0e;
 	term_modes_c0(&f->modes, c);
 	put(o, (char)c);
 }
@@ -394,8 +497,13 @@ static bool u8_text(struct term_filter *f, struct out *o, unsigned char c)
 		if (u8_next_ok(f, c)) {
 			f->u8[f->u8_len++] = c;
 			if (--f->u8_need == 0) {
-				for (int i = 0; i < f->u8_len; i++)
+				/* while G1 is in, the Linux console reads the
+				 * character's bytes one by one (byte_is_c1) */
+				bool c1 = f->shifted && char_has_c1(f, f->u8, (size_t)f->u8_len);
+				for (int i = 0; i < f->u8_len && !c1; i++)
 					put(o, (char)f->u8[i]);
+				if (c1)
+					put(o, '?');
 				f->u8_len = 0;
 			}
 			return true;
@@ -515,6 +623,21 @@ static void after_esc(struct term_filter *f, struct out *o, unsigned char c)
 	f->state = S_GROUND;
 }
 
+/* Would the CSI make the terminal send reports (mouse, focus, key
+ * releases: what term_modes counts as reports) where nothing reads them
+ * for the jail?  They could never reach the agent, only wait on the
+ * terminal for the user's shell to read as typed after the jail, every
+ * mouse move of the session with them. */
+static bool unread_reports(const struct term_filter *f, const struct csi *csi)
+{
+	if (!f->no_input)
+		return false;
+	struct term_modes m = f->modes;
+	m.reports = false;
+	term_modes_csi(&m, csi);
+	return m.reports;
+}
+
 static void in_csi(struct term_filter *f, struct out *o, unsigned char c)
 {
 	if (seq_common(f, o, c))
@@ -524,7 +647,8 @@ static void in_csi(struct term_filter *f, struct out *o, unsigned char c)
 		return;
 	size_t in = intro_len(f);
 	struct csi csi;
-	if (f->overflow || raw_intro(f) || csi_dropped(f->hold + in, f->held - in, &csi)) {
+	if (f->overflow || raw_intro(f) || csi_dropped(f->hold + in, f->held - in, &csi) ||
+	    unread_reports(f, &csi)) {
 		drop_held(f);
 	} else {
 		term_modes_csi(&f->modes, &csi);

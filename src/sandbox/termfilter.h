@@ -28,6 +28,10 @@
 struct term_filter {
 	int state;           /* enum in termfilter.c; 0 = plain text */
 	bool eight_bit;      /* the host terminal is not in UTF-8 (set before the first run) */
+	bool no_input;       /* nothing the terminal sends reaches the jail (set before
+	                      * the first run): a report would wait for the user's shell */
+	bool shifted;        /* SO passed and no SI since: G1 is in GL, where the Linux
+	                      * console reads bytes, not UTF-8 */
 	unsigned char u8[4]; /* plain text: a UTF-8 character not yet complete */
 	int u8_len, u8_need;
 	struct term_modes modes; /* what the output let through turned on */

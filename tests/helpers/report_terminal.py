@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A terminal whose reports are late: report_terminal.py [--no-da] CMD...
+"""A terminal whose reports are late: report_terminal.py [--no-da] [--tmux] CMD...
 
 Runs `sh -c CMD` on a pty it holds, as a terminal emulator would, and plays
 the terminal for it: once the output has turned focus reports on
@@ -8,7 +8,9 @@ types the focus report it "sent before it read the reset" (ESC [ I) into the
 pty 0.3 s later, as a report in flight would arrive; it answers DA1 (CSI c) with
 ESC [ ? 62 c unless --no-da.  CMD should end by reading what is pending on
 its terminal (the next program after jail): whatever it prints is what the
-user's shell would have read as typed.  All output goes to stdout."""
+user's shell would have read as typed.  With --tmux it also types a focus
+report as soon as focus reports are turned on, as tmux does.  All output goes
+to stdout."""
 import os
 import pty
 import select
@@ -18,8 +20,10 @@ import time
 def main():
     args = sys.argv[1:]
     answer_da = True
-    if args and args[0] == "--no-da":
-        answer_da = False
+    focus_at_once = False
+    while args and args[0] in ("--no-da", "--tmux"):
+        answer_da = answer_da and args[0] != "--no-da"
+        focus_at_once = focus_at_once or args[0] == "--tmux"
         args = args[1:]
     pid, fd = pty.fork()
     if pid == 0:
@@ -42,6 +46,8 @@ def main():
         seen += data
         if not focus_on and b"\x1b[?1004h" in seen:
             focus_on = True
+            if focus_at_once:
+                os.write(fd, b"\x1b[I")
             seen = seen[seen.index(b"\x1b[?1004h") + 8:]
         if focus_on and not reported and b"\x1b[?1004l" in seen:
             reported = True  # the report the terminal sent before the reset,

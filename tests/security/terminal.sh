@@ -141,7 +141,7 @@ test_terminal_modes_reset_when_the_supervisor_crashes() {
 	term_payload
 	local ready
 	ready="$(session_dir "$T/p")/upper/READY"
-	in_pty "$JAIL -q --ro $T/bin -D $T/p -- sh -c 'cat $T/bin/payload; touch READY; sleep 60' &
+	in_pty "$JAIL -q --ro $T/bin -D $T/p -- sh -c 'cat $T/bin/payload; touch READY; sleep 60' <&0 &
 		pid=\$!; for i in \$(seq 300); do [ -e $ready ] && break; sleep 0.1; done
 		kill -SEGV \$pid; wait \$pid; echo rc=\$?"
 	assert_contains "$out" "rc=139"

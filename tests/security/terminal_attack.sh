@@ -113,7 +113,7 @@ test_terminal_reset_when_the_supervisor_is_killed() {
 	for sig in KILL ALRM; do
 		rm -f "$ready"
 		in_pty "stty -a | grep -q -- -icanon && echo RAW-BEFORE
-			$JAIL -q --ro $T/bin -D $T/p -- sh -c 'cat $T/bin/modes; touch READY; sleep 60' &
+			$JAIL -q --ro $T/bin -D $T/p -- sh -c 'cat $T/bin/modes; touch READY; sleep 60' <&0 &
 			pid=\$!; for i in \$(seq 300); do [ -e $ready ] && break; sleep 0.1; done
 			kill -$sig \$pid; wait \$pid; echo rc=\$?
 			for i in \$(seq 300); do stty -a | grep -q -- -icanon || break; sleep 0.1; done
@@ -183,7 +183,7 @@ test_jail_ends_normally_without_its_keeper() {
 	mkdir -p "$T/sig"
 	rm -f "$T/sig/"*
 	in_pty "$JAIL -q --ro $T/bin --rw $T/sig -D $T/p -- sh -c 'cat $T/bin/modes; touch $T/sig/ready
-			while [ ! -e $T/sig/go ]; do sleep 0.1; done' &
+			while [ ! -e $T/sig/go ]; do sleep 0.1; done' <&0 &
 		pid=\$!; for i in \$(seq 300); do [ -e $T/sig/ready ] && break; sleep 0.1; done
 		k=\$(pgrep -P \$pid -x jail-termkeeper); echo keeper=\$k; [ -n \"\$k\" ] && kill -KILL \$k
 		touch $T/sig/go; wait \$pid; echo rc=\$?"

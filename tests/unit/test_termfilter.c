@@ -533,3 +533,92 @@ T(kitty_key_release_events_count_as_reports)
 		free(f);
 	}
 }
+
+/* The Linux console reads bytes, not characters, inside an OSC and in text
+ * while G1 is in (SO): the byte 0x9B inside a character is CSI there.  Such a
+ * character becomes '?' in both places; SGR 11 and 12 (its PC character set,
+ * read the same way, and kept by SGR 0) are dropped, colours are not. */
+T(bytes_a_bytewise_terminal_reads_as_csi)
+{
+	expect("a\x1b]0;x\xc3\x9b" "6n\xe5\x9b\xbdy\x07" "b",
+	       "a\x1b[22;0t\x1b]0;x\xc2\xbf" "6n\xef\xbf\xbdy\x07" "b");
+	expect("\x1b]2;\xe2\x9c\xb3 \xc3\xa9\x1b\\", "\x1b[22;0t\x1b]2;\xe2\x9c\xb3 \xc3\xa9\x1b\\");
+	expect("\x1b]8;;https://x/\xc3\x9b\x07l\x1b]8;;\x07",
+	       "\x1b]8;;https://x/\xc2\xbf\x07l\x1b]8;;\x07");
+	/* never a query made of what replaces it: 4;1;? asks for a colour */
+	expect("\x1b]4;1;\xc3\x9b\x07", "\x1b]4;1;\xc2\xbf\x07");
+	expect("\x1b]11;\xc3\x9b\x07", "\x1b]11;\xc2\xbf\x07");
+	/* text: only while G1 is in */
+	expect("\xc3\x9b\x0e\xc3\x9b\xe5\x9b\xbd\xc3\xa9\x0f\xc3\x9b", "\xc3\x9b\x0e??\xc3\xa9\x0f\xc3\x9b");
+	expect("\x0e\x1b[1m\xc3\x9b\x1b(B\xc3\x9b", "\x0e\x1b[1m?\x1b(B?");
+	/* fonts */
+	expect("a\x1b[11mb\x1b[0;12mc\x1b[1;19md\x1b[10;1me", "abcd\x1b[10;1me");
+	expect("\x1b[38;5;11m\x1b[48;2;11;12;13m\x1b[38;5;1;11mX", "\x1b[38;5;11m\x1b[48;2;11;12;13mX");
+	expect("a\x1b[38;2;11mb\x1b[38;11mc\x1b[38:5:11;5;12md\x1b[38;5:1;11me", "abcde");
+	expect("\x1b[38;2;1;2;3;11;12;13mX", "X"); /* the colour ends at 3 */
+	expect("a\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;11mb", "ab");
+	/* in an 8-bit encoding, every byte 0x80-0x9F of an OSC's characters */
+	eight_bit = true;
+	expect("\x1b]0;\xc3\x9d" "52;\xe2\x9c\xb3\xc3\xa9\x07",
+	       "\x1b[22;0t\x1b]0;\xc2\xbf" "52;\xef\xbf\xbd\xc3\xa9\x07");
+	eight_bit = false;
+}
+
+/* Where nothing the terminal sends reaches the jail (stdin not the terminal),
+ * a mode that makes it send reports could only feed the user's shell after
+ * the jail: dropped, in every spelling; the other modes pass. */
+T(no_reports_without_an_input_relay)
+{
+	static const char *const dropped[] = {
+		"\x1b[?1004h", "\x1b[?1000;1006h", "\x1b[?25;1003h", "\x1b[?9h", "\x1b[?2048h",
+		"\x1b[?2031h", "\x1b[?1007h", "\x1b[?1004r", "\x1b[>3u", "\x1b[=2;2u",
+		"\xc2\x9b?1004h",
+	};
+	static const char *const passed[] = {
+		"\x1b[?1006h", "\x1b[?2004h", "\x1b[?1049h", "\x1b[>1u", "\x1b[?1004l", "\x1b[1m",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(dropped) + ARRAY_SIZE(passed); i++) {
+		bool drop = i < ARRAY_SIZE(dropped);
+		const char *in = drop ? dropped[i] : passed[i - ARRAY_SIZE(dropped)];
+		struct term_filter *f = new_filter();
+		f->no_input = true;
+		char out[64 + TERM_FILTER_HOLD];
+		size_t n = term_filter_run(f, in, strlen(in), out);
+		out[n] = '\0';
+		CHECK_STR(out, drop ? "" : in);
+		CHECK(!f->modes.reports);
+		free(f);
+	}
+}
+
+/* What replaces a masked character is never longer than it: titles of 2-byte
+ * characters that each grew would break the output bound (a carried title,
+ * then a read of such titles, is more than n + hold). */
+T(masking_keeps_the_output_bound)
+{
+	for (int eight = 0; eight < 2; eight++) {
+		eight_bit = eight;
+		struct term_filter *f = new_filter();
+		static char in[8192], out[3 * 8192 + TERM_FILTER_HOLD]; /* room to see it fail */
+		const char *c = eight ? "\xc3\x9d" : "\xc3\x9b";
+		size_t n = 0, m;
+		n += (size_t)sprintf(in + n, "\x1b]2;");
+		for (int k = 0; k < 1360; k++)
+			n += (size_t)sprintf(in + n, "%s", c);
+		m = term_filter_run(f, in, n, out); /* held, not complete */
+		CHECK(m <= n + TERM_FILTER_HOLD);
+		n = 0;
+		in[n++] = '\x07';
+		while (n + 1400 * 2 + 6 < sizeof(in)) {
+			n += (size_t)sprintf(in + n, "\x1b]2;");
+			for (int k = 0; k < 1300; k++)
+				n += (size_t)sprintf(in + n, "%s", c);
+			in[n++] = '\x07';
+		}
+		m = term_filter_run(f, in, n, out);
+		CHECK(m <= n + TERM_FILTER_HOLD);
+		CHECK(m > 2 * 1300 * 2); /* the titles passed, masked */
+		free(f);
+	}
+	eight_bit = false;
+}

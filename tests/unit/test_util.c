@@ -35,6 +35,27 @@ T(escape_name_makes_controls_visible)
 	free(s);
 }
 
+/* jail's own lines pass escape_controls (log.c): no byte in them can drive
+ * the terminal, and what escape_name made reads the same. */
+static void expect_controls(const char *in, size_t cap, const char *want)
+{
+	char out[256];
+	size_t n = escape_controls(in, strlen(in), out, cap);
+	out[n] = '\0';
+	CHECK_STR(out, want);
+}
+
+T(escape_controls_leaves_no_control_byte)
+{
+	expect_controls("a\tb\x1b]52;c;x\x07\r\nc", 200, "a\tb\\x1b]52;c;x\\x07\\x0d\\x0ac");
+	expect_controls("\xc2\x9b" "6n\x9d\x7f \xc3\xa9\xff", 200,
+	                "\\xc2\\x9b6n\\x9d\\x7f \xc3\xa9\\xff");
+	expect_controls("name \\x1b kept, \xe5\x9b\xbd", 200, "name \\x1b kept, \xe5\x9b\xbd");
+	/* cut before what does not fit, never inside an escape or a character */
+	expect_controls("ab\x1b", 5, "ab");
+	expect_controls("a\xe5\x9b\xbd", 3, "a");
+}
+
 T(utf8_validation)
 {
 	CHECK(is_valid_utf8("plain", 5));
