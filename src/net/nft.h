@@ -1,7 +1,8 @@
 /* nft.h — the jail's nftables ruleset.
  *
  * nft_plan_build() is a pure function from the allowlist to a plan: one inet
- * table with an output chain (policy drop), four sets of "address . port" pairs
+ * table with an output chain (policy drop), an input chain (policy drop: only
+ * answers to what the jail started come in, off loopback), four sets of "address . port" pairs
  * (IPv4, IPv6; TCP and UDP, or TCP only; with timeouts) and an ordered list of
  * rules.  nft_install()
  * turns the plan into one libnftnl netlink batch, all or nothing.
@@ -16,6 +17,7 @@
 
 #define NFT_TABLE "jail"
 #define NFT_CHAIN "output"
+#define NFT_CHAIN_IN "input"
 #define NFT_SET4 "allow4"
 #define NFT_SET6 "allow6"
 /* host:PORT elements (the host's loopback through the helper): TCP only */
@@ -30,6 +32,7 @@
 
 enum nft_match_type {
 	NM_OIFNAME,      /* str: the output interface */
+	NM_IIFNAME,      /* str: the input interface */
 	NM_CT_STATE,     /* value: any of these ct state bits */
 	NM_NFPROTO,      /* value: NFPROTO_IPV4 / NFPROTO_IPV6 */
 	NM_L4PROTO,      /* value: IPPROTO_* */
@@ -56,13 +59,14 @@ enum nft_verdict {
  * the helper's door to the host's loopback is closed). */
 
 #define NFT_MAX_MATCH 3
-#define NFT_MAX_RULES 24
+#define NFT_MAX_RULES 32
 
 struct nft_rule {
 	struct nft_match match[NFT_MAX_MATCH];
 	size_t n_match;
 	enum nft_verdict verdict;
 	uint32_t arg;
+	bool input;                /* in the input chain, else the output one */
 };
 
 /* One element of allow4/allow6, of host4/host6 when tcp_only, of

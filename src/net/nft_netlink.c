@@ -256,8 +256,9 @@ static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint
 	char ifname[IFNAMSIZ] = {0};
 	switch (m->type) {
 	case NM_OIFNAME:
+	case NM_IIFNAME:
 		strncpy(ifname, m->str, sizeof(ifname) - 1);
-		expr_meta(r, NFT_META_OIFNAME);
+		expr_meta(r, m->type == NM_OIFNAME ? NFT_META_OIFNAME : NFT_META_IIFNAME);
 		expr_cmp(r, NFT_REG_1, ifname, sizeof(ifname));
 		break;
 	case NM_CT_STATE: expr_ct_state(r, m->value); break;
@@ -321,18 +322,19 @@ static void add_table(struct batch *bt)
 	batch_next(bt);
 }
 
-static void add_chain(struct batch *bt, bool accept)
+static void add_chain(struct batch *bt, const char *name, uint32_t hook, bool accept,
+                      const char *what)
 {
 	struct nftnl_chain *c = oom_check(nftnl_chain_alloc());
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, NFT_CHAIN);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
 	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, 0);
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, accept ? NF_ACCEPT : NF_DROP);
 	nftnl_chain_nlmsg_build_payload(
-		batch_msg(bt, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, "add chain " NFT_CHAIN), c);
+		batch_msg(bt, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, what), c);
 	nftnl_chain_free(c);
 	batch_next(bt);
 }
@@ -419,7 +421,7 @@ static void add_rule(struct batch *bt, const struct nft_rule *pr)
 {
 	struct nftnl_rule *r = oom_check(nftnl_rule_alloc());
 	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFT_CHAIN);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, pr->input ? NFT_CHAIN_IN : NFT_CHAIN);
 	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
 	uint32_t nfproto = 0;
 	for (size_t i = 0; i < pr->n_match; i++) {
@@ -468,7 +470,9 @@ int nft_install(const struct nft_plan *p, struct jail_err *e)
 		add_set(&bt, AF_INET6, false, true);
 	}
 	add_elems(&bt, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
-	add_chain(&bt, p->accept);
+	add_chain(&bt, NFT_CHAIN, NF_INET_LOCAL_OUT, p->accept, "add chain " NFT_CHAIN);
+	/* nothing comes in but answers, whatever the output chain's policy */
+	add_chain(&bt, NFT_CHAIN_IN, NF_INET_LOCAL_IN, false, "add chain " NFT_CHAIN_IN);
 	for (size_t i = 0; i < p->n_rules; i++)
 		add_rule(&bt, &p->rules[i]);
 	int r = batch_send(fd, &bt, e);

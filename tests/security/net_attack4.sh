@@ -1,0 +1,74 @@
+# The fourth escape suite of the network side: the allowlist and the host's
+# services, attacked again after net_attack.sh, net_attack2.sh and
+# net_attack3.sh.  Each test is an attack that held (or a hole fixed), kept so
+# it keeps holding.  The test network is tests/networld.bash; nothing leaves it.
+source "$TESTS/networld.bash"
+
+# JAIL_UDP HOST PORT: from inside, a datagram from port 40000 to HOST:PORT (an
+# allowed destination: the helper now holds port 40000 on the host), then
+# every datagram "knock" that comes in to port 40000 is answered.
+JAIL_UDP='import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 40000))
+s.sendto(b"to-allowed", socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_DGRAM)[0][4])
+print("sent", flush=True)
+s.settimeout(6)
+try:
+    while True:
+        d, peer = s.recvfrom(100)
+        print("got", d, peer, flush=True)
+        if d == b"knock":
+            s.sendto(b"secret-from-jail", peer)
+except OSError as e:
+    print("ended", type(e).__name__, flush=True)'
+
+# KNOCK SRC DST PORT: "knock" from SRC to DST:PORT until an answer comes (or
+# 8 s pass); prints what came back.
+KNOCK='import socket, sys
+src, dst, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((src, 0))
+s.settimeout(0.2)
+for i in range(40):
+    s.sendto(b"knock", (dst, port))
+    try:
+        d, peer = s.recvfrom(100)
+        print("answer", d, flush=True)
+        break
+    except OSError:
+        pass
+else:
+    print("no answer", flush=True)'
+
+# ATTACK: a conversation a host off the list starts.  The helper sends the
+# jail's datagrams from a host socket bound to all the host's addresses on
+# the jail's own source port, and passes in what arrives there from anyone;
+# the ruleset let out every packet of a flow conntrack had seen both ways, so
+# the jail's answer to a datagram from a host off the list (one on the LAN
+# or the internet, that knows the port the jail chose) left as "established":
+# a channel both ways to any host that can send to the host's address.
+# The allowed host's own answer still comes in (the positive control).
+test_a_host_off_the_list_cannot_start_a_conversation() {
+	net_servers
+	bg in_s python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", int(sys.argv[1])))
+open(sys.argv[2], "w").write("up")
+while True:
+    d, peer = s.recvfrom(100)
+    s.sendto(b"echo-" + d, peer)' "$P1" "$T/echo"
+	wait_file "$T/echo"
+	"$JAIL" "${NET[@]}" -- python3 -c "$JAIL_UDP" api.test "$P1" >"$T/j.out" 2>"$T/j.err" &
+	local pid=$!
+	wait_for grep -q sent "$T/j.out" || fail "the jail did not send (stderr: $(cat "$T/j.err"))"
+	out=$(in_s python3 -c "$KNOCK" "$LAN4" 11.22.33.1 40000)
+	wait "$pid" || true
+	local jout
+	jout=$(cat "$T/j.out")
+	assert_contains "$jout" "got b'echo-to-allowed'"
+	assert_contains "$jout" "ended"
+	assert_not_contains "$jout" "knock"
+	assert_not_contains "$out" "secret-from-jail"
+	assert_contains "$out" "no answer"
+}
