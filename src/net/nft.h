@@ -116,6 +116,12 @@ int nft_install(const struct nft_plan *p, struct jail_err *e) WUR;
 int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_err *e) WUR;
 /* Append rules to the chain of the ruleset that nl_fd's namespace has. */
 int nft_rules_add(int nl_fd, const struct nft_rule *rules, size_t n, struct jail_err *e) WUR;
+/* On the helper's interface dev (in nl_fd's namespace), a netdev table's
+ * egress chain that drops IP fragments: the kernel fragments a datagram
+ * after the output chain judged it whole, and pasta reads every fragment
+ * as a datagram of its own, its data where a UDP header would be (a port
+ * the output chain never saw). */
+int nft_egress_add(int nl_fd, const char *dev, struct jail_err *e) WUR;
 /* A NETLINK_NETFILTER socket (close-on-exec) in the current network namespace. */
 int nft_netlink_socket(struct jail_err *e) WUR;
 #endif

@@ -72,3 +72,58 @@ while True:
 	assert_not_contains "$out" "secret-from-jail"
 	assert_contains "$out" "no answer"
 }
+
+# UDP_LOG PORT READY LOG: in S, every datagram to PORT is logged in LOG.
+UDP_LOG='import socket, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", int(sys.argv[1])))
+open(sys.argv[2], "w").write("up")
+while True:
+    d, peer = s.recvfrom(70000)
+    with open(sys.argv[3], "a") as f:
+        f.write("%s got %d bytes from %s\n" % (sys.argv[1], len(d), peer[0]))'
+
+# FRAGS HOST PORT FAKEPORT: from inside, datagrams to HOST:PORT (allowed)
+# too big for one packet, their data full of UDP headers to FAKEPORT at
+# every offset a later fragment can start at; IPv4 (the largest datagram
+# there is, in both); then one small
+# datagram, which arrives whole.
+FRAGS='import socket, struct, sys
+host, port, fake = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+hdr = struct.pack("!HHHH", 40001, fake, 8 + 11, 0)
+for fam, size in ((socket.AF_INET, 65507), (socket.AF_INET6, 65527)):
+    a = socket.getaddrinfo(host, port, fam, socket.SOCK_DGRAM)[0][4]
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    if fam == socket.AF_INET:
+        s.setsockopt(socket.IPPROTO_IP, 10, 0)      # IP_MTU_DISCOVER: DONT
+    else:
+        s.setsockopt(socket.IPPROTO_IPV6, 23, 0)    # IPV6_MTU_DISCOVER: DONT
+    for i in range(3):
+        try:
+            s.sendto(hdr * (size // 8) + b"\0" * (size % 8), a)
+        except OSError as e:
+            print("send", fam, e)
+    s.sendto(b"small", a)
+print("sent", flush=True)'
+
+# ATTACK: a port the ruleset never opened, on an allowed address.  The
+# output chain judges a datagram whole; the kernel cuts it into fragments
+# after; pasta reads every packet as a datagram of its own, so a later
+# fragment's data, where a UDP header would be, named a port of its
+# choosing (a datagram to 11.22.33.44:FAKE from a jail allowed only
+# api.test:P1).  No fragment leaves now; datagrams that fit still do.
+test_a_fragment_never_names_a_port_of_its_own() {
+	net_servers "api.test=$PUB6"
+	bg in_s python3 -c "$UDP_LOG" "$P1" "$T/l1" "$T/udp.log"
+	bg in_s python3 -c "$UDP_LOG" 9999 "$T/l2" "$T/udp.log"
+	wait_file "$T/l1"
+	wait_file "$T/l2"
+	run_jail "${NET[@]}" -- python3 -c "$FRAGS" api.test "$P1" 9999
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" sent
+	wait_for grep -q "$P1 got 5 bytes from ::ffff:" "$T/udp.log" ||
+		fail "the small IPv4 datagram did not arrive: $(cat "$T/udp.log")"
+	wait_for grep -q "$P1 got 5 bytes from 2a0b" "$T/udp.log" ||
+		fail "the small IPv6 datagram did not arrive: $(cat "$T/udp.log")"
+	assert_not_contains "$(cat "$T/udp.log")" "9999 got"
+}
