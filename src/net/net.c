@@ -479,7 +479,8 @@ static int drop_fragments(const struct net_host *n, pid_t child, struct jail_err
 		n_dev++;
 		if (nft_egress_add(n->nft, line, e) == 0)
 			continue;
-		if (e->errnum != EOPNOTSUPP && e->errnum != ENOENT)
+		/* no netdev family (EAFNOSUPPORT), or no egress hook in it */
+		if (e->errnum != EOPNOTSUPP && e->errnum != ENOENT && e->errnum != EAFNOSUPPORT)
 			return jail_err_wrap(e, "drop IP fragments on the jail's interface %s", line);
 		log_warn("this kernel has no netfilter egress hook (Linux >= 5.16): an IP fragment "
 		         "the jail sends reaches the helper, which reads it as a datagram to a port "
