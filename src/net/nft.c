@@ -100,6 +100,27 @@ static void plan_nd(struct nft_plan *p, bool input)
 	}
 }
 
+/* Established and related traffic passes, but never that of a connection
+ * with a packet on loopback (marked NFT_CT_MARK_LO by the output chain's
+ * first rule): the jail can play both ends of one there.  A socket bound
+ * with IPV6_FREEBIND to a host's address sent to the jail's own over lo,
+ * and the jail's answer to that host, out through the interface, was a
+ * reply of an "established" connection no rule had checked. */
+static void plan_established(struct nft_plan *p, bool input)
+{
+	struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
+	r->input = input;
+	rule_match(r, NM_CT_MARK, 0, NULL);
+	rule_match(r, NM_CT_STATE,
+	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+}
+
+/* Loopback passes, its connections marked (plan_established). */
+static void plan_lo(struct nft_plan *p)
+{
+	rule_match(plan_rule(p, NV_MARK_ACCEPT, NFT_CT_MARK_LO), NM_OIFNAME, 0, "lo");
+}
+
 /* The input chain: what comes in off loopback is an answer to a flow the
  * jail started (or neighbour discovery); the chain's policy drops the rest. */
 static void plan_input(struct nft_plan *p)
@@ -107,10 +128,7 @@ static void plan_input(struct nft_plan *p)
 	struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
 	r->input = true;
 	rule_match(r, NM_IIFNAME, 0, "lo");
-	r = plan_rule(p, NV_ACCEPT, 0);
-	r->input = true;
-	rule_match(r, NM_CT_STATE,
-	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+	plan_established(p, true);
 	plan_nd(p, true);
 }
 
@@ -118,9 +136,8 @@ void nft_plan_build(const struct allow_list *allow, struct nft_plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	plan_input(p);
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
-	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+	plan_lo(p);
+	plan_established(p, false);
 	plan_nd(p, false);
 	plan_set_rules(p, NFPROTO_IPV4, NFT_SET4, false);
 	plan_set_rules(p, NFPROTO_IPV6, NFT_SET6, false);
@@ -150,9 +167,8 @@ void nft_plan_build_open(struct nft_plan *p)
 	memset(p, 0, sizeof(*p));
 	p->accept = true;
 	plan_input(p);
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
-	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+	plan_lo(p);
+	plan_established(p, false);
 	plan_set_rules(p, NFPROTO_IPV4, NFT_HOST_SET4, true);
 	plan_set_rules(p, NFPROTO_IPV6, NFT_HOST_SET6, true);
 	plan_reject(p, &(struct nft_match){NM_NFPROTO, NFPROTO_IPV4, NULL},
@@ -217,6 +233,7 @@ static void format_match(struct strbuf *b, const struct nft_match *m, uint32_t n
 	case NM_OIFNAME: sb_printf(b, "oifname \"%s\" ", m->str); break;
 	case NM_IIFNAME: sb_printf(b, "iifname \"%s\" ", m->str); break;
 	case NM_CT_STATE: sb_puts(b, "ct state established,related "); break;
+	case NM_CT_MARK: sb_printf(b, "ct mark 0x%x ", m->value); break;
 	case NM_NFPROTO:
 		sb_printf(b, "meta nfproto %s ", m->value == NFPROTO_IPV4 ? "ipv4" : "ipv6");
 		break;
@@ -248,6 +265,7 @@ static void format_rule(struct strbuf *b, const struct nft_rule *r)
 	}
 	switch (r->verdict) {
 	case NV_ACCEPT: sb_puts(b, "accept\n"); break;
+	case NV_MARK_ACCEPT: sb_printf(b, "ct mark set 0x%x accept\n", r->arg); break;
 	case NV_LOG: sb_printf(b, "log group %u\n", r->arg); break;
 	case NV_REJECT_TCP_RST: sb_puts(b, "reject with tcp reset\n"); break;
 	case NV_REJECT_ICMPX: sb_puts(b, "reject with icmpx admin-prohibited\n"); break;

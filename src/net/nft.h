@@ -29,11 +29,17 @@
 #define NFT_HELPER_SET4 "helper4"
 #define NFT_HELPER_SET6 "helper6"
 #define NFT_LOG_GROUP 7
+/* The ct mark of a connection that had a packet on loopback: the ruleset
+ * never checked where it goes, so "established" never lets it through an
+ * interface (a reply forged on lo, from an address IPV6_FREEBIND let the
+ * jail bind, made a connection to any host "established"). */
+#define NFT_CT_MARK_LO 1
 
 enum nft_match_type {
 	NM_OIFNAME,      /* str: the output interface */
 	NM_IIFNAME,      /* str: the input interface */
 	NM_CT_STATE,     /* value: any of these ct state bits */
+	NM_CT_MARK,      /* value: the connection's ct mark is this */
 	NM_NFPROTO,      /* value: NFPROTO_IPV4 / NFPROTO_IPV6 */
 	NM_L4PROTO,      /* value: IPPROTO_* */
 	NM_ICMPV6_TYPE,  /* value: ICMPv6 type */
@@ -50,6 +56,7 @@ struct nft_match {
 
 enum nft_verdict {
 	NV_ACCEPT,
+	NV_MARK_ACCEPT,    /* arg: set the connection's ct mark to it, and accept */
 	NV_LOG,            /* arg: NFLOG group; the rule goes on to the next */
 	NV_REJECT_TCP_RST,
 	NV_REJECT_ICMPX,   /* arg: NFT_REJECT_ICMPX_* code */

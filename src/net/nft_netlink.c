@@ -268,6 +268,14 @@ static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint
 		expr_cmp(r, NFT_REG_1, ifname, sizeof(ifname));
 		break;
 	case NM_CT_STATE: expr_ct_state(r, m->value); break;
+	case NM_CT_MARK: {
+		uint32_t mark = m->value;
+		struct nftnl_expr *x = expr(r, "ct");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, NFT_CT_MARK);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+		expr_cmp(r, NFT_REG_1, &mark, sizeof(mark));
+		break;
+	}
 	case NM_NFPROTO:
 		expr_meta(r, NFT_META_NFPROTO);
 		expr_cmp(r, NFT_REG_1, &u8, 1);
@@ -296,6 +304,19 @@ static void rule_add_verdict(struct nftnl_rule *r, const struct nft_rule *pr)
 		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
 		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
 		break;
+	case NV_MARK_ACCEPT: {
+		uint32_t mark = pr->arg;
+		x = expr(r, "immediate");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+		nftnl_expr_set(x, NFTNL_EXPR_IMM_DATA, &mark, sizeof(mark));
+		x = expr(r, "ct");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, NFT_CT_MARK);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_SREG, NFT_REG_1);
+		x = expr(r, "immediate");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
+		break;
+	}
 	case NV_LOG:
 		x = expr(r, "log");
 		nftnl_expr_set_u16(x, NFTNL_EXPR_LOG_GROUP, (uint16_t)pr->arg);

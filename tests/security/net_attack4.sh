@@ -131,3 +131,80 @@ test_a_fragment_never_names_a_port_of_its_own() {
 		fail "the small IPv6 datagram did not arrive: $(cat "$T/udp.log")"
 	assert_not_contains "$(cat "$T/udp.log")" "9999 got"
 }
+
+# UDP_ECHO PORT ADDR READY LOG: a UDP server on [ADDR]:PORT that answers
+# every datagram and logs it in LOG.
+UDP_ECHO='import socket, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind((sys.argv[2], int(sys.argv[1])))
+open(sys.argv[3], "w").write("up")
+while True:
+    d, peer = s.recvfrom(70000)
+    s.sendto(b"answer-" + d, peer)
+    with open(sys.argv[4], "a") as f:
+        f.write("%s:%s got %r\n" % (sys.argv[2], sys.argv[1], d))'
+
+# PLAY_BOTH_ENDS ADDR,PORT...: from inside, for each host off the list,
+# both ends of one UDP flow on loopback, then out: a socket bound (with
+# IP_FREEBIND) to the host's address sends to the jail's own, and the jail
+# answers the host from that address through the interface ("reply"); or
+# the jail first sends to the host over lo (SO_BINDTODEVICE), the forged
+# host answers it, and the jail sends again, routed ("lo-first").
+PLAY_BOTH_ENDS='import socket, subprocess, sys
+me = [l.split()[3].split("/")[0] for l in subprocess.run(["ip", "-6", "-o", "addr"],
+      capture_output=True, text=True).stdout.splitlines() if "scope global" in l][0]
+def udp(bind=None, freebind=False, dev=None):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.settimeout(3)
+    if freebind:
+        s.setsockopt(socket.SOL_IP, 15, 1)  # IP_FREEBIND
+    if dev:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, dev)
+    if bind:
+        s.bind(bind)
+    return s
+x = 41000
+for spec in sys.argv[1:]:
+    host, port = spec.rsplit(",", 1)
+    for how in ("reply", "lo-first"):
+        x += 1
+        try:
+            if how == "lo-first":
+                udp((me, x), dev=b"lo").sendto(b"via-lo", (host, int(port)))
+            c = udp((me, x))
+            udp((host, int(port)), freebind=True).sendto(b"forged", (me, x))
+            c.recvfrom(100)
+            c.sendto(b"out-" + how.encode(), (host, int(port)))
+            print(spec, how, "ANSWERED", c.recvfrom(100)[0])
+        except OSError as e:
+            print(spec, how, "failed", type(e).__name__)'
+
+# ATTACK: both ends of a flow on loopback.  The output chain let out what
+# conntrack had seen both ways ("established"), and on lo the jail is both
+# ends: IPV6_FREEBIND binds a socket to any address, and the kernel sends
+# from it to the jail's own address over lo (the ruleset passes lo).  The
+# jail's answer to that address then left through the interface as an
+# established reply: UDP both ways with any host (one off the list, here
+# 2a0b:1::44), and through the gateway to the host's loopback (::1, where
+# pasta maps it), in --net allow and --net open alike.  A connection that
+# had a packet on lo never passes as established off lo now.
+test_a_flow_played_on_loopback_never_leaves_established() {
+	net_servers
+	bg in_s python3 -c "$UDP_ECHO" 9999 :: "$T/l1" "$T/udp.log"
+	bg in_w python3 -c "$UDP_ECHO" 9998 ::1 "$T/l2" "$T/udp.log"
+	wait_file "$T/l1"
+	wait_file "$T/l2"
+	run_jail "${NET[@]}" -- python3 -c "$PLAY_BOTH_ENDS" "$PUB6,9999" "$GW6,9998"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	for how in reply lo-first; do
+		assert_contains "$out" "$PUB6,9999 $how failed"
+		assert_contains "$out" "$GW6,9998 $how failed"
+	done
+	assert_contains "$err" "jail: blocked udp [$PUB6]:9999"
+	run_jail -D "$T/p" --net open --allow "host:$P3" -- python3 -c "$PLAY_BOTH_ENDS" "$GW6,9998"
+	assert_eq "$rc" 0 "(stderr: $err)"
+	assert_contains "$out" "$GW6,9998 reply failed"
+	assert_contains "$out" "$GW6,9998 lo-first failed"
+	[ ! -e "$T/udp.log" ] || fail "a datagram arrived: $(cat "$T/udp.log")"
+}

@@ -137,15 +137,15 @@ static const char expected_plan[] =
 	"\tchain input {\n"
 	"\t\ttype filter hook input priority 0; policy drop;\n"
 	"\t\tiifname \"lo\" accept\n"
-	"\t\tct state established,related accept\n"
+	"\t\tct mark 0x0 ct state established,related accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto ipv6-icmp icmpv6 type 134 accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto ipv6-icmp icmpv6 type 135 accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto ipv6-icmp icmpv6 type 136 accept\n"
 	"\t}\n"
 	"\tchain output {\n"
 	"\t\ttype filter hook output priority 0; policy drop;\n"
-	"\t\toifname \"lo\" accept\n"
-	"\t\tct state established,related accept\n"
+	"\t\toifname \"lo\" ct mark set 0x1 accept\n"
+	"\t\tct mark 0x0 ct state established,related accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto ipv6-icmp icmpv6 type 133 accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto ipv6-icmp icmpv6 type 135 accept\n"
 	"\t\tmeta nfproto ipv6 meta l4proto ipv6-icmp icmpv6 type 136 accept\n"
@@ -221,8 +221,13 @@ T(plan_for_net_open_closes_the_helper)
 	CHECK(nd && mcast6 && nd < mcast6);  /* IPv6 needs neighbour discovery */
 	/* open out, but nothing comes in that the jail did not start */
 	CHECK(strstr(text, "chain input {\n\t\ttype filter hook input priority 0; policy drop;\n"
-	                   "\t\tiifname \"lo\" accept\n\t\tct state established,related accept\n")
+	                   "\t\tiifname \"lo\" accept\n"
+	                   "\t\tct mark 0x0 ct state established,related accept\n")
 	      != NULL);
+	/* a flow with a packet on lo (where the jail plays both ends) never
+	 * passes as established through the interface */
+	CHECK(strstr(text, "\t\toifname \"lo\" ct mark set 0x1 accept\n"
+	                   "\t\tct mark 0x0 ct state established,related accept\n") != NULL);
 	free(text);
 	nft_plan_free(&p);
 }
