@@ -1,7 +1,8 @@
 /* nft.c — the nftables plan (pure) and its installation (libnftnl + libmnl).
  *
  * Chain "output" in table inet "jail", policy drop:
- *   loopback and established/related traffic pass; IPv6 neighbour discovery
+ *   loopback passes (its connections marked NFT_CT_MARK_LO), established and
+ *   related traffic of unmarked connections passes; IPv6 neighbour discovery
  *   passes (without it no IPv6 address is reachable at all); TCP and UDP to an
  *   "address . port" pair in allow4/allow6 pass, TCP alone to one in
  *   host4/host6 (host:PORT names a TCP server on the host's loopback, and the
@@ -9,7 +10,8 @@
  *   NFLOG and rejected at once (TCP reset, ICMP administratively prohibited)
  *   so that a blocked client fails fast instead of hanging.
  * Chain "input", policy drop, in both modes: loopback, established/related
- *   traffic and neighbour discovery come in, nothing else.  The helper sends
+ *   traffic of unmarked connections and neighbour discovery come in, nothing
+ *   else.  The helper sends
  *   the jail's datagrams from a host socket bound to every host address on
  *   the jail's own source port and passes in whatever arrives there; a flow
  *   a host off the list started that way would have the jail's answers
