@@ -13,7 +13,7 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("0.0.0.0", 40000))
 s.sendto(b"to-allowed", socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_DGRAM)[0][4])
 print("sent", flush=True)
-s.settimeout(6)
+s.settimeout(12)
 try:
     while True:
         d, peer = s.recvfrom(100)
@@ -24,13 +24,13 @@ except OSError as e:
     print("ended", type(e).__name__, flush=True)'
 
 # KNOCK SRC DST PORT: "knock" from SRC to DST:PORT until an answer comes (or
-# 8 s pass); prints what came back.
+# 4 s pass); prints what came back.
 KNOCK='import socket, sys
 src, dst, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind((src, 0))
 s.settimeout(0.2)
-for i in range(40):
+for i in range(20):
     s.sendto(b"knock", (dst, port))
     try:
         d, peer = s.recvfrom(100)
