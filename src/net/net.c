@@ -453,6 +453,46 @@ bool net_host_wanted(const struct jail_config *cfg)
 	return cfg->net != NET_NONE || cfg->publish.n > 0;
 }
 
+/* --net allow: no IP fragment leaves through the helper's interface (each
+ * interface of the jail's but lo, read from /proc/CHILD/net/dev once the
+ * helper made it).  The output chain judges a datagram whole, the kernel
+ * fragments it after, and pasta takes every fragment for a datagram: the
+ * data at the start of a later one, where a UDP header would be, named a
+ * port of an allowed address that the ruleset never opened.  A kernel
+ * without the egress hook (before 5.16) gets a warning. */
+static int drop_fragments(const struct net_host *n, pid_t child, struct jail_err *e)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/%d/net/dev", (int)child), *text = NULL;
+	size_t len;
+	if (read_file_at(AT_FDCWD, path, 1 << 16, &text, &len, e) < 0)
+		return jail_err_wrap(e, "list the jail's interfaces");
+	char *save = NULL;
+	size_t n_dev = 0;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;  /* the two header lines */
+		*colon = '\0';
+		line += strspn(line, " ");
+		if (strcmp(line, "lo") == 0)
+			continue;
+		n_dev++;
+		if (nft_egress_add(n->nft, line, e) == 0)
+			continue;
+		/* no netdev family (EAFNOSUPPORT), or no egress hook in it */
+		if (e->errnum != EOPNOTSUPP && e->errnum != ENOENT && e->errnum != EAFNOSUPPORT)
+			return jail_err_wrap(e, "drop IP fragments on the jail's interface %s", line);
+		log_warn("this kernel has no netfilter egress hook (Linux >= 5.16): an IP fragment "
+		         "the jail sends reaches the helper, which reads it as a datagram to a port "
+		         "the allowlist may not name");
+	}
+	/* the helper made its interface before it said it was ready */
+	if (n_dev == 0)
+		return jail_err_set(e, 0, "%s made no interface in the jail's network namespace",
+		                    n->helper_name);
+	return 0;
+}
+
 int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t child,
                    int sync_sock, struct net_host **out, struct jail_err *e)
 {
@@ -479,8 +519,9 @@ int net_host_start(const struct jail_config *cfg, struct broker *broker, pid_t c
 	 * one taken meanwhile is in one or the other */
 	if (n->mode == NET_OPEN && (n->addrwatch = addrwatch_open(e)) < 0)
 		return -1;
-	if (net_helper_start(n, child, e) < 0 || open_host_ports(n, e) < 0 ||
-	    close_host_addrs(n, e) < 0)
+	if (net_helper_start(n, child, e) < 0 ||
+	    (n->mode == NET_ALLOW && drop_fragments(n, child, e) < 0) ||
+	    open_host_ports(n, e) < 0 || close_host_addrs(n, e) < 0)
 		return -1;
 	if (n->broker && broker_start(n->broker, steal_fd(&n->broker_fd), e) < 0)
 		return -1;

@@ -1,13 +1,23 @@
 /* nft.c — the nftables plan (pure) and its installation (libnftnl + libmnl).
  *
  * Chain "output" in table inet "jail", policy drop:
- *   loopback and established/related traffic pass; IPv6 neighbour discovery
+ *   loopback passes (its connections marked NFT_CT_MARK_LO), established and
+ *   related traffic of unmarked connections passes; IPv6 neighbour discovery
  *   passes (without it no IPv6 address is reachable at all); TCP and UDP to an
  *   "address . port" pair in allow4/allow6 pass, TCP alone to one in
  *   host4/host6 (host:PORT names a TCP server on the host's loopback, and the
  *   helper maps UDP to that loopback as well); everything else is logged to
  *   NFLOG and rejected at once (TCP reset, ICMP administratively prohibited)
- *   so that a blocked client fails fast instead of hanging. */
+ *   so that a blocked client fails fast instead of hanging.
+ * Chain "input", policy drop, in both modes: loopback, established/related
+ *   traffic of unmarked connections and neighbour discovery come in, nothing
+ *   else.  The helper sends
+ *   the jail's datagrams from a host socket bound to every host address on
+ *   the jail's own source port and passes in whatever arrives there; a flow
+ *   a host off the list started that way would have the jail's answers
+ *   "established" in the output chain: a conversation with anyone who can
+ *   send to the host.  The jail serves nothing but over loopback (--publish
+ *   comes in through the helper's splice onto lo). */
 #include "nft.h"
 
 #include <arpa/inet.h>
@@ -76,25 +86,61 @@ static void plan_elems(const struct allow_list *allow, struct nft_plan *p)
 }
 
 /* IPv6 neighbour discovery passes (to multicast addresses: without it no
- * IPv6 address is reachable at all). */
-static void plan_nd(struct nft_plan *p)
+ * IPv6 address is reachable at all): out router solicitations, neighbour
+ * solicitations and advertisements; in router and neighbour advertisements
+ * and solicitations (conntrack tracks none of them). */
+static void plan_nd(struct nft_plan *p, bool input)
 {
-	static const uint32_t nd_types[] = {133, 135, 136};  /* router solicit, NS, NA */
-	for (size_t i = 0; i < ARRAY_SIZE(nd_types); i++) {
+	static const uint32_t out_types[] = {133, 135, 136}, in_types[] = {134, 135, 136};
+	const uint32_t *types = input ? in_types : out_types;
+	for (size_t i = 0; i < ARRAY_SIZE(out_types); i++) {
 		struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
+		r->input = input;
 		rule_match(r, NM_NFPROTO, NFPROTO_IPV6, NULL);
 		rule_match(r, NM_L4PROTO, IPPROTO_ICMPV6, NULL);
-		rule_match(r, NM_ICMPV6_TYPE, nd_types[i], NULL);
+		rule_match(r, NM_ICMPV6_TYPE, types[i], NULL);
 	}
+}
+
+/* Established and related traffic passes, but never that of a connection
+ * with a packet on loopback (marked NFT_CT_MARK_LO by the output chain's
+ * first rule): the jail can play both ends of one there.  A socket bound
+ * with IPV6_FREEBIND to a host's address sent to the jail's own over lo,
+ * and the jail's answer to that host, out through the interface, was a
+ * reply of an "established" connection no rule had checked. */
+static void plan_established(struct nft_plan *p, bool input)
+{
+	struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
+	r->input = input;
+	rule_match(r, NM_CT_MARK, 0, NULL);
+	rule_match(r, NM_CT_STATE,
+	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+}
+
+/* Loopback passes, its connections marked (plan_established). */
+static void plan_lo(struct nft_plan *p)
+{
+	rule_match(plan_rule(p, NV_MARK_ACCEPT, NFT_CT_MARK_LO), NM_OIFNAME, 0, "lo");
+}
+
+/* The input chain: what comes in off loopback is an answer to a flow the
+ * jail started (or neighbour discovery); the chain's policy drops the rest. */
+static void plan_input(struct nft_plan *p)
+{
+	struct nft_rule *r = plan_rule(p, NV_ACCEPT, 0);
+	r->input = true;
+	rule_match(r, NM_IIFNAME, 0, "lo");
+	plan_established(p, true);
+	plan_nd(p, true);
 }
 
 void nft_plan_build(const struct allow_list *allow, struct nft_plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
-	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
-	plan_nd(p);
+	plan_input(p);
+	plan_lo(p);
+	plan_established(p, false);
+	plan_nd(p, false);
 	plan_set_rules(p, NFPROTO_IPV4, NFT_SET4, false);
 	plan_set_rules(p, NFPROTO_IPV6, NFT_SET6, false);
 	plan_set_rules(p, NFPROTO_IPV4, NFT_HOST_SET4, true);
@@ -122,9 +168,9 @@ void nft_plan_build_open(struct nft_plan *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->accept = true;
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_OIFNAME, 0, "lo");
-	rule_match(plan_rule(p, NV_ACCEPT, 0), NM_CT_STATE,
-	           NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED), NULL);
+	plan_input(p);
+	plan_lo(p);
+	plan_established(p, false);
 	plan_set_rules(p, NFPROTO_IPV4, NFT_HOST_SET4, true);
 	plan_set_rules(p, NFPROTO_IPV6, NFT_HOST_SET6, true);
 	plan_reject(p, &(struct nft_match){NM_NFPROTO, NFPROTO_IPV4, NULL},
@@ -134,7 +180,7 @@ void nft_plan_build_open(struct nft_plan *p)
 	/* multicast and broadcast: the helper sends them from the host, whose
 	 * own listeners take them in (mDNS, LLMNR, SSDP); but neighbour
 	 * discovery, which the helper answers itself */
-	plan_nd(p);
+	plan_nd(p, false);
 	static const struct {
 		uint32_t nfproto;
 		const char *net;
@@ -187,7 +233,9 @@ static void format_match(struct strbuf *b, const struct nft_match *m, uint32_t n
 {
 	switch (m->type) {
 	case NM_OIFNAME: sb_printf(b, "oifname \"%s\" ", m->str); break;
+	case NM_IIFNAME: sb_printf(b, "iifname \"%s\" ", m->str); break;
 	case NM_CT_STATE: sb_puts(b, "ct state established,related "); break;
+	case NM_CT_MARK: sb_printf(b, "ct mark 0x%x ", m->value); break;
 	case NM_NFPROTO:
 		sb_printf(b, "meta nfproto %s ", m->value == NFPROTO_IPV4 ? "ipv4" : "ipv6");
 		break;
@@ -219,6 +267,7 @@ static void format_rule(struct strbuf *b, const struct nft_rule *r)
 	}
 	switch (r->verdict) {
 	case NV_ACCEPT: sb_puts(b, "accept\n"); break;
+	case NV_MARK_ACCEPT: sb_printf(b, "ct mark set 0x%x accept\n", r->arg); break;
 	case NV_LOG: sb_printf(b, "log group %u\n", r->arg); break;
 	case NV_REJECT_TCP_RST: sb_puts(b, "reject with tcp reset\n"); break;
 	case NV_REJECT_ICMPX: sb_puts(b, "reject with icmpx admin-prohibited\n"); break;
@@ -259,11 +308,17 @@ char *nft_plan_format(const struct nft_plan *p)
 		format_set(&b, p, NFT_HELPER_SET4, AF_INET, false, true);
 		format_set(&b, p, NFT_HELPER_SET6, AF_INET6, false, true);
 	}
-	sb_printf(&b, "\tchain " NFT_CHAIN " {\n"
+	sb_puts(&b, "\tchain " NFT_CHAIN_IN " {\n"
+	            "\t\ttype filter hook input priority 0; policy drop;\n");
+	for (size_t i = 0; i < p->n_rules; i++)
+		if (p->rules[i].input)
+			format_rule(&b, &p->rules[i]);
+	sb_printf(&b, "\t}\n\tchain " NFT_CHAIN " {\n"
 	              "\t\ttype filter hook output priority 0; policy %s;\n",
 	          p->accept ? "accept" : "drop");
 	for (size_t i = 0; i < p->n_rules; i++)
-		format_rule(&b, &p->rules[i]);
+		if (!p->rules[i].input)
+			format_rule(&b, &p->rules[i]);
 	sb_puts(&b, "\t}\n}\n");
 	return sb_steal(&b);
 }

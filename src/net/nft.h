@@ -1,7 +1,8 @@
 /* nft.h — the jail's nftables ruleset.
  *
  * nft_plan_build() is a pure function from the allowlist to a plan: one inet
- * table with an output chain (policy drop), four sets of "address . port" pairs
+ * table with an output chain (policy drop), an input chain (policy drop: only
+ * answers to what the jail started come in, off loopback), four sets of "address . port" pairs
  * (IPv4, IPv6; TCP and UDP, or TCP only; with timeouts) and an ordered list of
  * rules.  nft_install()
  * turns the plan into one libnftnl netlink batch, all or nothing.
@@ -16,6 +17,7 @@
 
 #define NFT_TABLE "jail"
 #define NFT_CHAIN "output"
+#define NFT_CHAIN_IN "input"
 #define NFT_SET4 "allow4"
 #define NFT_SET6 "allow6"
 /* host:PORT elements (the host's loopback through the helper): TCP only */
@@ -27,10 +29,17 @@
 #define NFT_HELPER_SET4 "helper4"
 #define NFT_HELPER_SET6 "helper6"
 #define NFT_LOG_GROUP 7
+/* The ct mark of a connection that had a packet on loopback: the ruleset
+ * never checked where it goes, so "established" never lets it through an
+ * interface (a reply forged on lo, from an address IPV6_FREEBIND let the
+ * jail bind, made a connection to any host "established"). */
+#define NFT_CT_MARK_LO 1
 
 enum nft_match_type {
 	NM_OIFNAME,      /* str: the output interface */
+	NM_IIFNAME,      /* str: the input interface */
 	NM_CT_STATE,     /* value: any of these ct state bits */
+	NM_CT_MARK,      /* value: the connection's ct mark is this */
 	NM_NFPROTO,      /* value: NFPROTO_IPV4 / NFPROTO_IPV6 */
 	NM_L4PROTO,      /* value: IPPROTO_* */
 	NM_ICMPV6_TYPE,  /* value: ICMPv6 type */
@@ -47,6 +56,7 @@ struct nft_match {
 
 enum nft_verdict {
 	NV_ACCEPT,
+	NV_MARK_ACCEPT,    /* arg: set the connection's ct mark to it, and accept */
 	NV_LOG,            /* arg: NFLOG group; the rule goes on to the next */
 	NV_REJECT_TCP_RST,
 	NV_REJECT_ICMPX,   /* arg: NFT_REJECT_ICMPX_* code */
@@ -56,13 +66,14 @@ enum nft_verdict {
  * the helper's door to the host's loopback is closed). */
 
 #define NFT_MAX_MATCH 3
-#define NFT_MAX_RULES 24
+#define NFT_MAX_RULES 32
 
 struct nft_rule {
 	struct nft_match match[NFT_MAX_MATCH];
 	size_t n_match;
 	enum nft_verdict verdict;
 	uint32_t arg;
+	bool input;                /* in the input chain, else the output one */
 };
 
 /* One element of allow4/allow6, of host4/host6 when tcp_only, of
@@ -112,6 +123,12 @@ int nft_install(const struct nft_plan *p, struct jail_err *e) WUR;
 int nft_elems_add(int nl_fd, const struct nft_elem *els, size_t n, struct jail_err *e) WUR;
 /* Append rules to the chain of the ruleset that nl_fd's namespace has. */
 int nft_rules_add(int nl_fd, const struct nft_rule *rules, size_t n, struct jail_err *e) WUR;
+/* On the helper's interface dev (in nl_fd's namespace), a netdev table's
+ * egress chain that drops IP fragments: the kernel fragments a datagram
+ * after the output chain judged it whole, and pasta reads every fragment
+ * as a datagram of its own, its data where a UDP header would be (a port
+ * the output chain never saw). */
+int nft_egress_add(int nl_fd, const char *dev, struct jail_err *e) WUR;
 /* A NETLINK_NETFILTER socket (close-on-exec) in the current network namespace. */
 int nft_netlink_socket(struct jail_err *e) WUR;
 #endif

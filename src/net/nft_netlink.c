@@ -67,14 +67,20 @@ static void batch_free(struct batch *bt)
 	free(bt->buf);
 }
 
-static struct nlmsghdr *batch_msg(struct batch *bt, uint16_t type, uint16_t flags,
-                                  const char *what)
+static struct nlmsghdr *batch_msg_family(struct batch *bt, uint16_t type, uint16_t family,
+                                         uint16_t flags, const char *what)
 {
 	uint32_t idx = bt->seq - bt->seq0;
 	if (idx < BATCH_MAX_MSGS)
 		bt->what[idx] = what;
-	return nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(bt->b), type, NFPROTO_INET,
+	return nftnl_nlmsg_build_hdr(mnl_nlmsg_batch_current(bt->b), type, family,
 	                             flags | NLM_F_ACK, bt->seq++);
+}
+
+static struct nlmsghdr *batch_msg(struct batch *bt, uint16_t type, uint16_t flags,
+                                  const char *what)
+{
+	return batch_msg_family(bt, type, NFPROTO_INET, flags, what);
 }
 
 static void batch_next(struct batch *bt)
@@ -256,11 +262,20 @@ static void rule_add_match(struct nftnl_rule *r, const struct nft_match *m, uint
 	char ifname[IFNAMSIZ] = {0};
 	switch (m->type) {
 	case NM_OIFNAME:
+	case NM_IIFNAME:
 		strncpy(ifname, m->str, sizeof(ifname) - 1);
-		expr_meta(r, NFT_META_OIFNAME);
+		expr_meta(r, m->type == NM_OIFNAME ? NFT_META_OIFNAME : NFT_META_IIFNAME);
 		expr_cmp(r, NFT_REG_1, ifname, sizeof(ifname));
 		break;
 	case NM_CT_STATE: expr_ct_state(r, m->value); break;
+	case NM_CT_MARK: {
+		uint32_t mark = m->value;
+		struct nftnl_expr *x = expr(r, "ct");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, NFT_CT_MARK);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, NFT_REG_1);
+		expr_cmp(r, NFT_REG_1, &mark, sizeof(mark));
+		break;
+	}
 	case NM_NFPROTO:
 		expr_meta(r, NFT_META_NFPROTO);
 		expr_cmp(r, NFT_REG_1, &u8, 1);
@@ -289,6 +304,19 @@ static void rule_add_verdict(struct nftnl_rule *r, const struct nft_rule *pr)
 		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
 		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
 		break;
+	case NV_MARK_ACCEPT: {
+		uint32_t mark = pr->arg;
+		x = expr(r, "immediate");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+		nftnl_expr_set(x, NFTNL_EXPR_IMM_DATA, &mark, sizeof(mark));
+		x = expr(r, "ct");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, NFT_CT_MARK);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_CT_SREG, NFT_REG_1);
+		x = expr(r, "immediate");
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+		nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_ACCEPT);
+		break;
+	}
 	case NV_LOG:
 		x = expr(r, "log");
 		nftnl_expr_set_u16(x, NFTNL_EXPR_LOG_GROUP, (uint16_t)pr->arg);
@@ -321,18 +349,19 @@ static void add_table(struct batch *bt)
 	batch_next(bt);
 }
 
-static void add_chain(struct batch *bt, bool accept)
+static void add_chain(struct batch *bt, const char *name, uint32_t hook, bool accept,
+                      const char *what)
 {
 	struct nftnl_chain *c = oom_check(nftnl_chain_alloc());
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, NFT_CHAIN);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_INET_LOCAL_OUT);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
 	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, 0);
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, accept ? NF_ACCEPT : NF_DROP);
 	nftnl_chain_nlmsg_build_payload(
-		batch_msg(bt, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, "add chain " NFT_CHAIN), c);
+		batch_msg(bt, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, what), c);
 	nftnl_chain_free(c);
 	batch_next(bt);
 }
@@ -419,7 +448,7 @@ static void add_rule(struct batch *bt, const struct nft_rule *pr)
 {
 	struct nftnl_rule *r = oom_check(nftnl_rule_alloc());
 	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, NFT_TABLE);
-	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, NFT_CHAIN);
+	nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, pr->input ? NFT_CHAIN_IN : NFT_CHAIN);
 	nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, NFPROTO_INET);
 	uint32_t nfproto = 0;
 	for (size_t i = 0; i < pr->n_match; i++) {
@@ -468,7 +497,9 @@ int nft_install(const struct nft_plan *p, struct jail_err *e)
 		add_set(&bt, AF_INET6, false, true);
 	}
 	add_elems(&bt, p->elems, p->n_elems, NFT_MSG_NEWSETELEM);
-	add_chain(&bt, p->accept);
+	add_chain(&bt, NFT_CHAIN, NF_INET_LOCAL_OUT, p->accept, "add chain " NFT_CHAIN);
+	/* nothing comes in but answers, whatever the output chain's policy */
+	add_chain(&bt, NFT_CHAIN_IN, NF_INET_LOCAL_IN, false, "add chain " NFT_CHAIN_IN);
 	for (size_t i = 0; i < p->n_rules; i++)
 		add_rule(&bt, &p->rules[i]);
 	int r = batch_send(fd, &bt, e);
@@ -498,6 +529,111 @@ int nft_rules_add(int nl_fd, const struct nft_rule *rules, size_t n, struct jail
 	batch_start(&bt);
 	for (size_t i = 0; i < n; i++)
 		add_rule(&bt, &rules[i]);
+	int r = batch_send(nl_fd, &bt, e);
+	batch_free(&bt);
+	return r;
+}
+
+/* ---- the egress chain: no fragment reaches the helper ---- */
+
+static void expr_drop(struct nftnl_rule *r)
+{
+	struct nftnl_expr *x = expr(r, "immediate");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_IMM_VERDICT, NF_DROP);
+}
+
+/* meta protocol ETHERTYPE (the frame's, in network order) */
+static void expr_ethertype(struct nftnl_rule *r, uint16_t ethertype)
+{
+	uint16_t be = htons(ethertype);
+	expr_meta(r, NFT_META_PROTOCOL);
+	expr_cmp(r, NFT_REG_1, &be, sizeof(be));
+}
+
+/* ip frag-off & 0x3fff != 0 (more fragments, or an offset): drop */
+static struct nftnl_rule *rule_drop_frag4(void)
+{
+	struct nftnl_rule *r = oom_check(nftnl_rule_alloc());
+	expr_ethertype(r, 0x0800);
+	expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 6, 2, NFT_REG_1);
+	uint16_t mask = htons(0x3fff), zero = 0;
+	struct nftnl_expr *x = expr(r, "bitwise");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
+	x = expr(r, "cmp");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_NEQ);
+	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, &zero, sizeof(zero));
+	expr_drop(r);
+	return r;
+}
+
+/* exthdr frag exists (an IPv6 fragment header anywhere in the chain): drop */
+static struct nftnl_rule *rule_drop_frag6(void)
+{
+	struct nftnl_rule *r = oom_check(nftnl_rule_alloc());
+	expr_ethertype(r, 0x86dd);
+	struct nftnl_expr *x = expr(r, "exthdr");
+	nftnl_expr_set_u8(x, NFTNL_EXPR_EXTHDR_TYPE, IPPROTO_FRAGMENT);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_OFFSET, 0);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_LEN, 1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_FLAGS, NFT_EXTHDR_F_PRESENT);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_EXTHDR_DREG, NFT_REG_1);
+	uint8_t one = 1;
+	expr_cmp(r, NFT_REG_1, &one, sizeof(one));
+	expr_drop(r);
+	return r;
+}
+
+int nft_egress_add(int nl_fd, const char *dev, struct jail_err *e)
+{
+	if (nftlib_load(e) < 0)
+		return -1;
+	if (strlen(dev) >= IFNAMSIZ)
+		return jail_err_set(e, EINVAL, "interface name '%s' too long", dev);
+	char chain[IFNAMSIZ + 8];
+	snprintf(chain, sizeof(chain), "egress-%s", dev);
+	struct batch bt;
+	batch_start(&bt);
+	struct nftnl_table *t = oom_check(nftnl_table_alloc());
+	nftnl_table_set_str(t, NFTNL_TABLE_NAME, NFT_TABLE);
+	nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, NFPROTO_NETDEV);
+	nftnl_table_nlmsg_build_payload(batch_msg_family(&bt, NFT_MSG_NEWTABLE, NFPROTO_NETDEV,
+	                                                 NLM_F_CREATE, "add table netdev " NFT_TABLE),
+	                                t);
+	nftnl_table_free(t);
+	batch_next(&bt);
+	struct nftnl_chain *c = oom_check(nftnl_chain_alloc());
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, chain);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_NETDEV);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_NETDEV_EGRESS);
+	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, 0);
+	nftnl_chain_set_str(c, NFTNL_CHAIN_DEV, dev);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
+	nftnl_chain_nlmsg_build_payload(batch_msg_family(&bt, NFT_MSG_NEWCHAIN, NFPROTO_NETDEV,
+	                                                 NLM_F_CREATE | NLM_F_EXCL,
+	                                                 "add an egress chain"),
+	                                c);
+	nftnl_chain_free(c);
+	batch_next(&bt);
+	struct nftnl_rule *rules[] = {rule_drop_frag4(), rule_drop_frag6()};
+	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
+		nftnl_rule_set_str(rules[i], NFTNL_RULE_TABLE, NFT_TABLE);
+		nftnl_rule_set_str(rules[i], NFTNL_RULE_CHAIN, chain);
+		nftnl_rule_set_u32(rules[i], NFTNL_RULE_FAMILY, NFPROTO_NETDEV);
+		nftnl_rule_nlmsg_build_payload(batch_msg_family(&bt, NFT_MSG_NEWRULE, NFPROTO_NETDEV,
+		                                                NLM_F_CREATE | NLM_F_APPEND,
+		                                                "add an egress rule"),
+		                               rules[i]);
+		nftnl_rule_free(rules[i]);
+		batch_next(&bt);
+	}
 	int r = batch_send(nl_fd, &bt, e);
 	batch_free(&bt);
 	return r;
