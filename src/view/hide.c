@@ -175,7 +175,10 @@ static bool unhide_stale(const struct session *s, int upper, const struct strv *
 	return false;
 }
 
-#define HIDE_WALK_DEPTH 64
+/* The search for names to hide goes as deep as the view's names do
+ * (hidetree.h): a secret-shaped name at a depth the view shows and the search
+ * did not reach would be shown (a `.env` 65 directories down was). */
+#define HIDE_WALK_DEPTH HIDETREE_DEPTH
 
 /* A secret-shaped name: a pattern without '/' matches the last component
  * (a file or a directory of that name, anywhere), one with '/' the end of the
