@@ -252,9 +252,31 @@ static int depth_of(const char *rel)
 	return n;
 }
 
-/* hide_ignored = secrets: an ignored path of a secret-shaped name is hidden;
- * an ignored directory that is not is shown, but secret-shaped names inside it
- * are looked for and hidden (build/.env). */
+/* Whether `path` or a directory above it has a secret-shaped name that `show`
+ * (if any) does not let in: judged from the top down, as collect() judges
+ * what it walks.  git lists `secrets/prod.txt` on its own when `secrets/` is
+ * tracked (a README in it): that path is a secret's too. */
+static bool secret_on_path(const struct jail_config *cfg, const char *path,
+                           const struct strv *show)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *slash = p;; slash++) {
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		if (secret_match(&cfg->secret_names, p) && !(show && namematch_any(show, p)))
+			return true;
+		if (!slash)
+			return false;
+		*slash = '/';
+	}
+}
+
+/* hide_ignored = secrets: an ignored path of a secret-shaped name, or below a
+ * directory of one, is hidden (git lists `secrets/prod.txt` on its own when
+ * `secrets/` is tracked, with a README); an ignored directory that is not is
+ * shown, but secret-shaped names inside it are looked for and hidden
+ * (build/.env). */
 static void select_secrets(int lower, const struct strv *ignored, const struct jail_config *cfg,
                            struct strv *hidden)
 {
@@ -263,7 +285,7 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 		struct stat st;
 		if (namematch_any(&cfg->show_ignored, p))
 			continue;
-		if (secret_match(&cfg->secret_names, p))
+		if (secret_on_path(cfg, p, &cfg->show_ignored))
 			strv_push(hidden, p);
 		else if (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
 			collect(lower, p, secret_match, &cfg->secret_names, &cfg->show_ignored, hidden,
@@ -296,21 +318,20 @@ bool hide_names_match(const struct strv *patterns, const char *path)
 
 bool hide_secret_name(const struct jail_config *cfg, const char *path)
 {
-	return secret_match(&cfg->secret_names, path);
+	return secret_on_path(cfg, path, NULL);
 }
 
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path)
 {
-	bool secrets = no_rules && cfg->hide_ignored != HIDE_NONE;
+	if (no_rules && cfg->hide_ignored != HIDE_NONE && secret_on_path(cfg, path, &cfg->show_ignored))
+		return true;
 	_cleanup_free_ char *p = xstrdup(path);
 	/* each directory above, then the path itself: as collect() walks down */
 	for (char *slash = p;; slash++) {
 		slash = strchr(slash, '/');
 		if (slash)
 			*slash = '\0';
-		if ((secrets && secret_match(&cfg->secret_names, p) &&
-		     !namematch_any(&cfg->show_ignored, p)) ||
-		    namematch_any(&cfg->hide, p))
+		if (namematch_any(&cfg->hide, p))
 			return true;
 		if (!slash)
 			return false;
