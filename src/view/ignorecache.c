@@ -405,7 +405,7 @@ static int cache_load(const struct session *s, struct hide_node *tree, int proj,
 static void add_inputs(struct strbuf *b, const struct session *s, struct hide_node *tree,
                        int proj, const struct gitlink *gl, const struct strv *ign)
 {
-	/* the user's ignore settings: both config files, the default ignore file
+	/* the user's ignore settings: the config files (the system's too), the default ignore file
 	 * (stamped even while absent: creating it changes the answer) and the one
 	 * the config names */
 	struct git_user_paths u;
@@ -421,7 +421,8 @@ static void add_inputs(struct strbuf *b, const struct session *s, struct hide_no
 	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
 	const char *files[] = {index,        exclude,     head,      config,
 	                       wt_config,    u.home_config, u.xdg_config, u.xdg_ignore,
-	                       excl ? excl : u.xdg_ignore};
+	                       excl ? excl : u.xdg_ignore,
+	                       u.system_config ? u.system_config : u.xdg_ignore};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(b, proj, files[i]);
 	git_user_paths_free(&u);
@@ -480,8 +481,9 @@ static bool config_known(const struct gitlink *gl)
 	git_user_paths(&u);
 	_cleanup_free_ char *config = xasprintf("%s/config", gl->common_dir);
 	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
-	const char *files[] = {u.home_config, u.xdg_config, config, wt_config};
-	bool known = true;
+	const char *files[] = {u.home_config, u.xdg_config, config, wt_config,
+	                       u.system_config ? u.system_config : config};
+	bool known = !getenv("GIT_CONFIG_GLOBAL"); /* a file of the user's choice: not stamped */
 	for (size_t i = 0; i < ARRAY_SIZE(files) && known; i++)
 		known = !git_config_has_includes(files[i]);
 	git_user_paths_free(&u);

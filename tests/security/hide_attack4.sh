@@ -92,3 +92,35 @@ test_objects_of_ignored_files_in_tracked_secret_dirs_withheld() {
 	assert_contains "$out" hello
 	assert_eq "$(grep -c canary-staged <<<"$out")" 0 "what the agent read of a hidden file's object"
 }
+
+# The user's git config may set the global ignore file only for some
+# repositories, `includeIf "gitdir:~/work/"` (a work/personal split), or in
+# the system's config.  jail read the user's files with `git config --file`,
+# where such a condition never holds, and never the system's: the files that
+# git on the host ignores were shown.  git is asked in the project now, with
+# the user's config as the user's git reads it.
+test_excludes_file_set_under_a_conditional_include_is_honoured() {
+	hide_repo
+	printf 'canary-work-only\n' >"$T/p/prod.json"
+	printf 'canary-shown\n' >"$T/p/notes.txt"
+	mkdir -p "$T/xdg/git"
+	printf '[includeIf "gitdir:%s/"]\n\tpath = %s\n' "$T/p" "$T/work.gitconfig" >"$T/xdg/git/config"
+	printf '[core]\n\texcludesFile = %s\n' "$T/work-ignore" >"$T/work.gitconfig"
+	printf 'prod.json\n' >"$T/work-ignore"
+	[ "$(cd "$T/p" && XDG_CONFIG_HOME=$T/xdg git status --porcelain --ignored prod.json)" = '!! prod.json' ] ||
+		fail "git on the host does not ignore prod.json: the set-up proves nothing"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt prod.json 2>/dev/null; true')
+	assert_contains "$out" canary-shown # the positive control
+	assert_not_contains "$out" prod.json
+	assert_not_contains "$out" canary-work-only
+	# the system's config (GIT_CONFIG_SYSTEM names it, as /etc/gitconfig)
+	printf '[core]\n\texcludesFile = %s\n' "$T/system-ignore" >"$T/system.gitconfig"
+	printf 'notes.txt\n' >"$T/system-ignore"
+	[ "$(cd "$T/p" && env -u GIT_CONFIG_NOSYSTEM GIT_CONFIG_SYSTEM="$T/system.gitconfig" \
+		git status --porcelain --ignored notes.txt)" = '!! notes.txt' ] ||
+		fail "git on the host does not ignore notes.txt: the set-up proves nothing"
+	out=$(env -u GIT_CONFIG_NOSYSTEM GIT_CONFIG_SYSTEM="$T/system.gitconfig" "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat notes.txt 2>/dev/null; true')
+	assert_contains "$out" README
+	assert_not_contains "$out" notes.txt
+	assert_not_contains "$out" canary-shown
+}
