@@ -212,15 +212,19 @@ static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 	return 0;
 }
 
-/* The initialised submodules of the project (gitlinks of its index whose
- * directory holds a .git): each is a repository of its own, whose ignored files
- * the superproject's git does not list. */
-static int list_submodules(const char *project, int proj, struct strv *out, struct jail_err *e)
+/* The gitlinks of the project's index: into `subs` those whose directory
+ * holds a .git (initialised submodules: each a repository of its own, whose
+ * ignored files the superproject's git does not list), into `plain` (when not
+ * NULL) the others.  `always`: ask git even at a repository's root without
+ * .gitmodules (a gitlink needs none). */
+static int list_gitlinks(const char *project, int proj, bool always, struct strv *subs,
+                         struct strv *plain, struct jail_err *e)
 {
-	/* a repository's root without .gitmodules has none; a subdirectory of a
-	 * repository (no .git of its own) asks: .gitmodules is at the root */
+	/* a repository's root without .gitmodules has no submodules; a
+	 * subdirectory of a repository (no .git of its own) asks: .gitmodules is
+	 * at the root */
 	struct stat st;
-	if (fstatat(proj, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	if (!always && fstatat(proj, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    fstatat(proj, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
 	struct git g = {.cwd = project};
@@ -238,8 +242,9 @@ static int list_submodules(const char *project, int proj, struct strv *out, stru
 		if (!tab || strncmp(rec, "160000 ", 7) != 0 || !tab[1])
 			continue;
 		_cleanup_free_ char *dotgit = xasprintf("%s/.git", tab + 1);
-		if (fstatat(proj, dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 && !strv_contains(out, tab + 1))
-			strv_push(out, tab + 1);
+		struct strv *to = fstatat(proj, dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 ? subs : plain;
+		if (to && !strv_contains(to, tab + 1))
+			strv_push(to, tab + 1);
 	}
 	sb_free(&b);
 	return 0;
@@ -576,6 +581,23 @@ static int ask_project_rules(const char *project, struct hide_node *tree,
 	return r;
 }
 
+/* A gitlink whose directory is not a repository (a submodule's checkout
+ * replaced by a copy, a clone whose .git was removed after `git add`): the
+ * project's git lists nothing in it, ignored or not, and there is no other
+ * git to ask, but the project's rules hold there (`.env` hides lib/.env, as
+ * `git check-ignore --no-index` says).  Asked when git is, and kept in the
+ * cache with its answer: the index and the directories are stamped there. */
+static int ask_plain_gitlinks(const char *project, int proj, struct hide_node *tree,
+                              struct strv *out, struct jail_err *e)
+{
+	struct strv plain = {0};
+	int r = list_gitlinks(project, proj, true, NULL, &plain, e);
+	if (r == 0)
+		r = ask_project_rules(project, tree, &plain, out, e);
+	strv_free(&plain);
+	return r;
+}
+
 int ignored_paths(const struct session *s, struct hide_node *tree,
                   struct ignore_prefetch *pre, struct strv *out, struct jail_err *e)
 {
@@ -592,7 +614,7 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 	struct strv subs = {0}, nested = {0};
 	bool have_gl = gitlink_read(s->project, &gl, &ignored) == 0;
 	/* submodules keep their own indexes and excludes: not cached */
-	if (list_submodules(s->project, proj, &subs, e) < 0) {
+	if (list_gitlinks(s->project, proj, false, &subs, NULL, e) < 0) {
 		if (have_gl)
 			gitlink_free(&gl);
 		ignore_prefetch_drop(pre);
@@ -633,6 +655,8 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 		}
 		/* (a cacheable project has no submodules: they leave `out` as it is) */
 		if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
+			r = -1;
+		if (r == 0 && ask_plain_gitlinks(s->project, proj, tree, out, e) < 0)
 			r = -1;
 		if (r == 0 && cacheable)
 			cache_store(s, &inputs, out);

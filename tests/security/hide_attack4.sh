@@ -124,3 +124,29 @@ test_excludes_file_set_under_a_conditional_include_is_honoured() {
 	assert_not_contains "$out" notes.txt
 	assert_not_contains "$out" canary-shown
 }
+
+# A gitlink whose directory is not a repository (a submodule's checkout
+# replaced by a plain copy, a clone whose .git was removed after `git add`):
+# the project's git lists nothing in it, ignored or not, and jail asked no
+# other git, so lib/.env was shown although the project's .gitignore names
+# .env.  The project's rules hold there now, run after run.
+test_project_rules_hold_in_a_gitlink_that_is_no_repository() {
+	hide_repo
+	git -C "$T/p" update-index --add --cacheinfo 160000,1111111111111111111111111111111111111111,lib
+	git -C "$T/p" commit -q -m 'a gitlink'
+	mkdir -p "$T/p/lib"
+	printf 'int main;\n' >"$T/p/lib/main.c"
+	printf 'canary-gitlink-env\n' >"$T/p/lib/.env"
+	local i
+	for i in 1 2; do
+		run_jail -q --no-export -D "$T/p" -- sh -c 'ls -a lib; cat lib/main.c lib/.env'
+		assert_contains "$out" 'int main;' # the positive control: the directory is there
+		assert_not_contains "$out" .env
+		assert_not_contains "$out" canary-gitlink-env
+	done
+	# one the host adds between runs: the cached answer is not taken
+	printf 'canary-gitlink-key\n' >"$T/p/lib/deploy.key"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'ls -a lib; cat lib/deploy.key'
+	assert_contains "$out" main.c
+	assert_not_contains "$out" canary-gitlink-key
+}
