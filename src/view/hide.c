@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 
 
 /* Open (creating as needed, with the lower dir's mode) the upper directory that
@@ -95,9 +96,23 @@ static void remove_whiteout_dir(int parent, const char *name)
 	unlinkat(parent, name, AT_REMOVEDIR);
 }
 
-/* One whiteout; an entry already in the upper dir is the agent's and stays,
- * unless it is a directory of whiteouts only (an earlier run hid paths below
- * it: now the whole directory is hidden). */
+/* The agent's directory at a hidden path stays, but made opaque: the overlay
+ * would merge it with the host's directory of that name (one that appeared
+ * since the agent made its own, `secrets/` ignored now), showing the host's
+ * hidden files in it. */
+static void make_opaque(int dir, const char *name, const char *rel)
+{
+	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fsetxattr(fd, "user.overlay.opaque", "y", 1, 0) < 0) {
+		_cleanup_free_ char *esc = escape_name(rel);
+		log_warn("cannot hide ignored '%s' below the session's own directory: %s", esc,
+		         strerror(errno));
+	}
+}
+
+/* One whiteout; an entry already in the upper dir is the agent's and stays
+ * (a directory made opaque), unless it is a directory of whiteouts only (an
+ * earlier run hid paths below it: now the whole directory is hidden). */
 static void whiteout(int upper, int lower, const char *rel)
 {
 	const char *name;
@@ -106,6 +121,8 @@ static void whiteout(int upper, int lower, const char *rel)
 		return;
 	struct stat st;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode) && !only_whiteouts(dir, name, 0))
+			make_opaque(dir, name, rel);
 		if (!S_ISDIR(st.st_mode) || !only_whiteouts(dir, name, 0))
 			return;
 		remove_whiteout_dir(dir, name);

@@ -150,3 +150,21 @@ test_project_rules_hold_in_a_gitlink_that_is_no_repository() {
 	assert_contains "$out" main.c
 	assert_not_contains "$out" canary-gitlink-key
 }
+
+# With --hide-start-only, hiding is whiteouts made at start in the session's
+# layer, and an entry the agent made there stays.  A directory it made where
+# the host had none (secrets/) merged, at a later start, with the host's
+# directory of that name, ignored now: the host's keys in it were listed and
+# read.  The agent's directory is made opaque: its own files stay, the
+# host's do not show through.
+test_agents_directory_does_not_merge_with_a_hidden_one() {
+	hide_repo
+	run_jail -q --hide-start-only --no-export -D "$T/p" -- sh -c 'mkdir secrets; echo mine >secrets/mine.txt'
+	mkdir "$T/p/secrets"
+	printf 'canary-merged-key\n' >"$T/p/secrets/prod.key"
+	printf 'canary-merged-notes\n' >"$T/p/secrets/notes.txt"
+	run_jail -q --hide-start-only --no-export -D "$T/p" -- sh -c 'ls -a secrets; cat secrets/*'
+	assert_contains "$out" mine # the positive control: the agent's own file stays
+	assert_not_contains "$out" canary-merged
+	assert_not_contains "$out" prod.key
+}
