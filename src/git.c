@@ -276,9 +276,12 @@ static int proc_start(const struct git *g, const char *const *args, int out_fd,
 {
 	struct strv argv = {0}, env = {0};
 	git_argv_prefix(&argv);
-	if (g->config) {
-		strv_push(&argv, "-c");
-		strv_push(&argv, g->config);
+	const char *more[] = {g->config, g->config2};
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++) {
+		if (more[i]) {
+			strv_push(&argv, "-c");
+			strv_push(&argv, more[i]);
+		}
 	}
 	for (size_t i = 0; args[i]; i++)
 		strv_push(&argv, args[i]);
@@ -511,40 +514,54 @@ char *git_user_excludes_file(void)
 	return def;
 }
 
-/* Whether a config file the user's git reads in `project` may set
- * core.excludesFile: one names it or includes others (or cannot be read),
- * or the user names the files in the environment. */
-static bool excludes_may_be_set(const char *project)
+/* Whether a config file the user's git reads in `project` may set the
+ * variable `var` (lower case): one names it or includes others (or cannot
+ * be read), or the user names the files in the environment. */
+static bool user_may_set(const char *project, const char *var)
 {
 	struct git_user_paths u;
 	git_user_paths(&u);
-	bool may = git_repo_config_mentions(project, "excludesfile") ||
-	           git_config_mentions(u.home_config, "excludesfile") ||
-	           git_config_mentions(u.xdg_config, "excludesfile") ||
-	           (u.system_config && git_config_mentions(u.system_config, "excludesfile")) ||
+	bool may = git_repo_config_mentions(project, var) ||
+	           git_config_mentions(u.home_config, var) || git_config_mentions(u.xdg_config, var) ||
+	           (u.system_config && git_config_mentions(u.system_config, var)) ||
 	           getenv("GIT_CONFIG_GLOBAL");
 	git_user_paths_free(&u);
 	return may;
 }
 
+/* `key` as the user's git reads it in `project`, of git config's `type`, or
+ * NULL: asked of git with the user's config there, not file by file, since a
+ * value set under `includeIf "gitdir:..."` (or "onbranch:") holds only in
+ * some repositories, which `git config --file` cannot tell. */
+static char *user_setting(const char *project, const char *key, const char *var,
+                          const char *type)
+{
+	if (!user_may_set(project, var))
+		return NULL;
+	struct git g = {.cwd = project, .user_config = true};
+	const char *args[] = {"config", type, "--get", key, NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	char *value = NULL;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		value = xstrdup(out.s);
+	}
+	sb_free(&out);
+	return value;
+}
+
+bool git_ignore_case(const char *project)
+{
+	_cleanup_free_ char *v = user_setting(project, "core.ignoreCase", "ignorecase", "--type=bool");
+	return v && !strcmp(v, "true");
+}
+
 char *git_excludes_file(const char *project)
 {
-	/* asked of git with the user's config in the project, not file by file:
-	 * a value set under `includeIf "gitdir:..."` (or "onbranch:") holds only
-	 * in some repositories, which `git config --file` cannot tell */
-	_cleanup_free_ char *value = NULL;
-	if (excludes_may_be_set(project)) {
-		struct git g = {.cwd = project, .user_config = true};
-		const char *args[] = {"config", "--type=path", "--get", "core.excludesFile", NULL};
-		struct strbuf out = {0};
-		struct jail_err e;
-		int status = 1;
-		if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
-			out.s[strcspn(out.s, "\n")] = '\0';
-			value = xstrdup(out.s);
-		}
-		sb_free(&out);
-	}
+	_cleanup_free_ char *value =
+		user_setting(project, "core.excludesFile", "excludesfile", "--type=path");
 	if (value && *value)
 		return expand_home(value);
 	struct git_user_paths u;

@@ -19,6 +19,7 @@ struct git {
 	const char *index_file;  /* GIT_INDEX_FILE, or NULL */
 	bool literal_pathspecs;  /* GIT_LITERAL_PATHSPECS=1 (check-ignore refuses it) */
 	const char *config;      /* one more "-c key=value", or NULL */
+	const char *config2;     /* and another */
 	bool user_config;        /* read the user's config files as the user's git
 	                          * does (system, global, XDG, GIT_CONFIG_GLOBAL):
 	                          * for `git config --get` of a setting that runs
@@ -108,6 +109,10 @@ char *git_user_excludes_file(void);
  * "gitdir:~/work/"`), else the XDG ignore file; "~" expanded, a relative path
  * left relative to the project. */
 char *git_excludes_file(const char *project);
+/* Whether core.ignoreCase is true as the user's git reads it in `project`
+ * (set in ~/.gitconfig, the system's config or a conditional include, which
+ * hardened git does not read): `.ENV` is ignored by a `.env` rule then. */
+bool git_ignore_case(const char *project);
 /* What the host's git reads from files that may be in the project: the
  * repository's config file and what it includes first, then the user's
  * files; values as written ('~' expanded; a relative hooks or attributes path

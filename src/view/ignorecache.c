@@ -182,11 +182,18 @@ static int in_work_tree(const char *project, int status, struct jail_err *e)
 	                          "(git status says what is wrong)", esc, status);
 }
 
+/* The user's core.ignoreCase for hardened git, which reads only the
+ * repository's config: true in ~/.gitconfig makes `.env` ignore `.ENV`. */
+static const char *ignore_case(const char *project)
+{
+	return git_ignore_case(project) ? "core.ignoreCase=true" : NULL;
+}
+
 static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 {
 	_cleanup_free_ char *ex = git_excludes_file(project);
 	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
-	struct git g = {.cwd = project, .config = cfg};
+	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
 	const char *args[] = {"ls-files", "-z", "--others", "--ignored", "--exclude-standard",
 	                      "--directory", NULL};
 	struct strbuf b = {0};
@@ -558,7 +565,7 @@ static int ask_project_rules(const char *project, struct hide_node *tree,
 		return 0;
 	_cleanup_free_ char *ex = git_excludes_file(project);
 	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
-	struct git g = {.cwd = project, .config = cfg};
+	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
 	const char *args[] = {"check-ignore", "--stdin", "-z", "--no-index", NULL};
 	struct strbuf b = {0};
 	int status = 0;

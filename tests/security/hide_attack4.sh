@@ -168,3 +168,21 @@ test_agents_directory_does_not_merge_with_a_hidden_one() {
 	assert_not_contains "$out" canary-merged
 	assert_not_contains "$out" prod.key
 }
+
+# core.ignoreCase = true in the user's ~/.gitconfig (dotfiles shared with a
+# Mac) makes the host's git ignore .ENV by a `.env` rule; hardened git reads
+# only the repository's config, so jail showed .ENV.  The user's value is
+# asked for as git reads it in the project.
+test_user_ignore_case_is_honoured() {
+	hide_repo
+	printf 'canary-upper-env\n' >"$T/p/.ENV"
+	printf 'canary-upper-key\n' >"$T/p/DEPLOY.KEY"
+	mkdir -p "$T/xdg/git"
+	printf '[core]\n\tignoreCase = true\n' >"$T/xdg/git/config"
+	[ "$(cd "$T/p" && XDG_CONFIG_HOME=$T/xdg git status --porcelain --ignored .ENV)" = '!! .ENV' ] ||
+		fail "git on the host does not ignore .ENV: the set-up proves nothing"
+	out=$(XDG_CONFIG_HOME=$T/xdg "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; cat .ENV DEPLOY.KEY 2>/dev/null; true')
+	assert_contains "$out" README # the positive control
+	assert_not_contains "$out" canary-upper
+	assert_not_contains "$out" .ENV
+}
