@@ -186,3 +186,28 @@ test_user_ignore_case_is_honoured() {
 	assert_not_contains "$out" canary-upper
 	assert_not_contains "$out" .ENV
 }
+
+# A file of a secret-shaped name in a git directory is not shown (a
+# credential store there), but a directory of one was, with all in it:
+# `credential.helper 'store --file=.git/credentials/store'`, .git/secrets/.
+# Such directories are not shown now, but for a submodule's or a linked
+# worktree's git dir, which are named as the user named those.
+test_secret_shaped_directories_in_a_git_dir_not_shown() {
+	hide_repo
+	mkdir -p "$T/p/.git/credentials" "$T/p/.git/secrets" "$T/sub"
+	printf 'https://u:canary-store-token@example.com\n' >"$T/p/.git/credentials/store"
+	printf 'canary-gitdir-secret\n' >"$T/p/.git/secrets/token.txt"
+	git_init "$T/sub"
+	printf 'sub-file-content\n' >"$T/sub/f"
+	git -C "$T/sub" add f
+	git -C "$T/sub" commit -q -m sub-commit-msg
+	git -C "$T/p" -c protocol.file.allow=always submodule -q add --name secrets "$T/sub" deps/keys
+	git -C "$T/p" commit -q -m 'a submodule named secrets'
+	[ -d "$T/p/.git/modules/secrets" ] || fail "the submodule's git dir is not .git/modules/secrets"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'ls -a .git; cat .git/credentials/store .git/secrets/token.txt; git -C deps/keys log --format=%s; cat deps/keys/f'
+	assert_contains "$out" sub-commit-msg # the positive control: the submodule named secrets works
+	assert_contains "$out" sub-file-content
+	assert_contains "$out" "HEAD"
+	assert_not_contains "$out" canary
+	assert_not_contains "$out" credentials
+}
