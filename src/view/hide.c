@@ -318,10 +318,11 @@ void hide_gitdir_secrets(const char *lower, const char *upper, const struct jail
 	_cleanup_close_ int up = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = lo >= 0 && up >= 0 ? opendir_at(lo, ".") : NULL;
 	struct dirent *de;
+	/* a file or a directory (`.git/credentials/store`), as the view judges
+	 * the project's .git; git's own names at the top are none of these */
 	while (d && (de = readdir(d))) {
-		struct stat st;
-		if (secret_match(&cfg->secret_names, de->d_name) &&
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    secret_match(&cfg->secret_names, de->d_name))
 			whiteout(up, lo, de->d_name);
 	}
 	if (d)

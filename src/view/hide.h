@@ -51,8 +51,9 @@ bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path
 /* Whether `path`'s name (or a step of it) is secret-shaped (cfg->secret_names). */
 bool hide_secret_name(const struct jail_config *cfg, const char *path);
 /* A linked worktree's common git dir (outside the project) is overlaid as
- * the host has it, not through the view: a file of a secret-shaped name at
- * its top (a credential store) gets a whiteout in the session's upper of it
+ * the host has it, not through the view: a file or directory of a
+ * secret-shaped name at its top (a credential store) gets a whiteout in the
+ * session's upper of it
  * (`upper`), as the view leaves such files out of the project's .git
  * (hidefs.h).  Nothing unless cfg hides ignored files. */
 void hide_gitdir_secrets(const char *lower, const char *upper, const struct jail_config *cfg);

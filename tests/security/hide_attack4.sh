@@ -211,3 +211,22 @@ test_secret_shaped_directories_in_a_git_dir_not_shown() {
 	assert_not_contains "$out" canary
 	assert_not_contains "$out" credentials
 }
+
+# The same at the top of a linked worktree's common git dir, which is
+# overlaid as the host has it: a directory of a secret-shaped name there gets
+# a whiteout too.
+test_secret_shaped_directory_in_a_worktrees_common_dir_not_shown() {
+	git_init "$T/main"
+	printf 'hello\n' >"$T/main/README"
+	git -C "$T/main" add README
+	git -C "$T/main" commit -q -m init
+	mkdir -p "$T/main/.git/credentials"
+	printf 'https://u:canary-common-dir@example.com\n' >"$T/main/.git/credentials/store"
+	git -C "$T/main" worktree add -q "$T/p" 2>/dev/null
+	run_jail -q -D "$T/p" -- sh -c "git log --format=%s; ls -a '$T/main/.git';
+		cat '$T/main/.git/credentials/store'"
+	assert_contains "$out" init # the positive control: git works
+	assert_not_contains "$out" canary
+	assert_not_contains "$out" credentials
+	assert_contains "$(cat "$T/main/.git/credentials/store")" canary-common-dir "the host's file"
+}
