@@ -377,6 +377,14 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 	if (out->no_rules && cfg->hide_ignored != HIDE_NONE) {
 		/* no ignore rules to go by: the secret-shaped names, anywhere */
 		collect(lower, "", secret_match, &cfg->secret_names, &cfg->show_ignored, &out->paths, 0);
+		out->secret_shaped = out->paths.n;
+		/* but the repositories inside have theirs (listed with their paths) */
+		for (size_t i = 0; cfg->hide_ignored == HIDE_ALL && i < ignored.n; i++)
+			if (!namematch_any(&cfg->show_ignored, ignored.v[i]) &&
+			    !strv_contains(&out->paths, ignored.v[i])) {
+				strv_push(&out->paths, ignored.v[i]);
+				out->inner++;
+			}
 	} else if (cfg->hide_ignored == HIDE_SECRETS) {
 		select_secrets(lower, &ignored, cfg, &out->paths);
 	} else if (cfg->hide_ignored == HIDE_ALL) {
@@ -385,7 +393,6 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 				strv_push(&out->paths, ignored.v[i]);
 		out->ignored = out->paths.n;
 	}
-	out->secret_shaped = out->no_rules ? out->paths.n : 0;
 	if (cfg->hide.n)
 		collect(lower, "", namematch_any, &cfg->hide, NULL, &out->paths, 0);
 	strv_free(&ignored);
@@ -459,9 +466,15 @@ void hide_say_start(const struct session *s, const struct hide_set *set)
 	if (!set->no_rules)
 		return;
 	_cleanup_free_ char *esc = escape_name(s->project);
+	/* the git repositories in it have rules of their own */
+	bool one = set->inner == 1;
+	_cleanup_free_ char *inner =
+		set->inner ? xasprintf(" (%zu path%s that the git repositories in it ignore %s hidden)",
+		                       set->inner, one ? "" : "s", one ? "is" : "are")
+		           : xstrdup("");
 	if (!set->secret_shaped) {
-		log_info("%s is not a git repository: it has no ignore rules; nothing there has a "
-		         "secret-shaped name ([fs] secret_names)", esc);
+		log_info("%s is not a git repository: it has no ignore rules%s; nothing there has a "
+		         "secret-shaped name ([fs] secret_names)", esc, inner);
 		return;
 	}
 	struct strbuf names = {0};
@@ -471,9 +484,9 @@ void hide_say_start(const struct session *s, const struct hide_set *set)
 	}
 	if (set->secret_shaped > 4)
 		sb_printf(&names, ", …");
-	log_info("%s is not a git repository: it has no ignore rules; %zu secret-shaped "
+	log_info("%s is not a git repository: it has no ignore rules%s; %zu secret-shaped "
 	         "path%s hidden (%s); [fs] secret_names or --show PATTERN changes that",
-	         esc, set->secret_shaped, set->secret_shaped == 1 ? " is" : "s are", names.s);
+	         esc, inner, set->secret_shaped, set->secret_shaped == 1 ? " is" : "s are", names.s);
 	sb_free(&names);
 }
 

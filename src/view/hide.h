@@ -13,6 +13,7 @@ struct hide_set {
 	struct strv paths;
 	size_t ignored;       /* the first `ignored` paths: git-ignored, hidden as such (mode all) */
 	size_t secret_shaped; /* the first `secret_shaped`: secret-shaped names of a project without git */
+	size_t inner;         /* then, without rules: what repositories inside it ignore */
 	bool no_rules;        /* not a git repository: no ignore rules */
 };
 
@@ -20,8 +21,8 @@ struct hide_set {
  * match cfg->show_ignored; with cfg->hide_ignored = secrets only those whose
  * name matches cfg->secret_names (and such names inside ignored directories);
  * none with none.  A project without git: every path whose name matches
- * cfg->secret_names (unless none).  Then everything cfg->hide matches,
- * tracked or not. */
+ * cfg->secret_names (unless none), and with all what the git repositories
+ * inside it ignore.  Then everything cfg->hide matches, tracked or not. */
 int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
                 struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e) WUR;
 /* Enforce a selection: a whiteout for each path in the session's upper dir, so

@@ -669,7 +669,9 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 			cache_store(s, &inputs, out);
 		sb_free(&inputs);
 	}
-	if (r == 0 && ask_nested(s, &nested, out, e) < 0)
+	/* also in a project that is no repository: the repositories in it have
+	 * their rules (a folder holding api/ and web/, each a clone) */
+	if ((r == 0 || r == 1) && ask_nested(s, &nested, out, e) < 0)
 		r = -1;
 	if (r == 0 && (ask_project_rules(s->project, tree, &subs, out, e) < 0 ||
 	               ask_project_rules(s->project, tree, &nested, out, e) < 0))
