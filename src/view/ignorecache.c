@@ -588,6 +588,100 @@ static int ask_project_rules(const char *project, struct hide_node *tree,
 	return r;
 }
 
+/* The path `rel` of node n (NUL-ended, a directory's with a '/': git's
+ * rules for directories hold whether it is there or not) into b, and with
+ * `below` all under it; not a repository's inside (their own git answers,
+ * asked after this), nor a gitlink's (`links`: git refuses to judge a path
+ * in a submodule; the project's rules are asked there after this). */
+static void judge_input(struct strbuf *b, const struct hide_node *n, const char *rel, bool below,
+                        const struct strv *links, int depth)
+{
+	if (!strcmp(n->name, ".git") || hidetree_find(n, ".git") || strv_contains(links, rel))
+		return;
+	sb_printf(b, "%s%s", rel, n->dir ? "/" : "");
+	sb_append(b, "", 1);
+	for (size_t i = 0; below && n->dir && depth < WALK_DEPTH_MAX && i < n->n_kids; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", rel, n->kids[i]->name);
+		judge_input(b, n->kids[i], p, true, links, depth + 1);
+	}
+}
+
+/* Whether n is a repository's inside, or its top: another git answers for
+ * it (the project's root is not). */
+static bool in_repo(const struct hide_node *n)
+{
+	for (; n && n->parent; n = n->parent)
+		if (hidetree_find(n, ".git"))
+			return true;
+	return false;
+}
+
+/* git listed what it ignores while the walk's names could change: a name
+ * that was gone while git looked (a build's `rm -rf dist` and new dist/, an
+ * .env written anew) is in the tree but not in git's answer, and would be
+ * shown when it comes back.  So the tree is brought up to date with what
+ * changed since git was asked (`asked`), and each name of what was read
+ * again is judged by the rules alone (`git check-ignore`, which does not
+ * look whether a path is there), as the view will serve it. */
+static int judge_changed(const char *project, int proj, struct hide_node *tree, time_t asked,
+                         struct strv *out, struct jail_err *e)
+{
+	struct strv reread = {0}, fresh = {0};
+	bool changed = false;
+	size_t count = 0;
+	hidecache_refresh_list(proj, tree, asked, &count, &changed, &reread, &fresh);
+	struct strv links = {0};
+	if (reread.n && list_gitlinks(project, proj, true, &links, &links, e) < 0) {
+		strv_free(&reread);
+		strv_free(&fresh);
+		return -1;
+	}
+	struct strbuf in = {0};
+	for (size_t i = 0; i < reread.n; i++) {
+		const char *d = reread.v[i];
+		const struct hide_node *n = hidetree_lookup(tree, d[0] ? d : ".");
+		if (!n || (d[0] && (covered_by(out, d) || covered_by(&links, d))) || in_repo(n))
+			continue;
+		for (size_t k = 0; k < n->n_kids; k++) {
+			_cleanup_free_ char *p = d[0] ? xasprintf("%s/%s", d, n->kids[k]->name)
+			                               : xstrdup(n->kids[k]->name);
+			judge_input(&in, n->kids[k], p, strv_contains(&fresh, p), &links, 0);
+		}
+	}
+	strv_free(&reread);
+	strv_free(&fresh);
+	strv_free(&links);
+	if (!in.len)
+		return 0;
+	_cleanup_free_ char *ex = git_excludes_file(project);
+	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
+	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
+	const char *args[] = {"check-ignore", "--stdin", "-z", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	int r = git_run(&g, args, in.s, in.len, &b, &status, e);
+	sb_free(&in);
+	if (r == 0 && status != 0 && status != 1) {
+		_cleanup_free_ char *esc = escape_name(project);
+		r = jail_err_set(e, 0, "git check-ignore exited with %d in %s, so what its rules "
+		                       "hide of what changed while it listed is not known; repair "
+		                       "the repository (git status says what is wrong)",
+		                 status, esc);
+	}
+	for (size_t i = 0; r == 0 && status == 0 && i < b.len;) {
+		char *p = b.s + i;
+		size_t n = strlen(p);
+		i += n + 1;
+		if (n && p[n - 1] == '/')
+			p[n - 1] = '\0';
+		if (*p && !covered_by(out, p) && !strv_contains(out, p))
+			strv_push(out, p);
+	}
+	sb_free(&b);
+	log_debug("ignore: %s since git was asked", changed ? "names judged again" : "nothing changed");
+	return r;
+}
+
 /* A gitlink whose directory is not a repository (a submodule's checkout
  * replaced by a copy, a clone whose .git was removed after `git add`): the
  * project's git lists nothing in it, ignored or not, and there is no other
@@ -656,9 +750,12 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 			r = 2;
 		}
 		if (r == 2) {
+			time_t asked = time(NULL);
 			r = ask_git(s->project, out, e);
 			if (r == 0 && cacheable)
 				add_inputs(&inputs, s, tree, proj, &gl, out);
+			if (r == 0 && tree && judge_changed(s->project, proj, tree, asked, out, e) < 0)
+				r = -1;
 		}
 		/* (a cacheable project has no submodules: they leave `out` as it is) */
 		if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)

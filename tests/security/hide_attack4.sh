@@ -256,3 +256,38 @@ test_repositories_in_a_project_without_git_keep_their_rules() {
 	assert_not_contains "$out" local_settings
 	assert_contains "$err" "2 paths that the git repositories in it ignore are hidden"
 }
+
+# The names the view shows are those of the walk at start; git is asked
+# after it what is ignored.  A name gone while git looked (a watching build's
+# `rm -rf dist` before it writes dist/ again, an .env written anew) was not
+# in git's answer but still in the walk's names, and shown once it was back.
+# What changed since git was asked is judged by the rules alone now.  A
+# wrapper makes dist/ go away while the view's git lists, then come back.
+test_ignored_directory_gone_while_git_lists_stays_hidden() {
+	hide_repo
+	printf 'dist/\n' >>"$T/p/.gitignore"
+	git -C "$T/p" commit -q -am 'dist/ too'
+	mkdir -p "$T/p/dist" "$T/wrap"
+	printf 'canary-dist-build\n' >"$T/p/dist/app.js"
+	run_jail -q --no-export -D "$T/p" -- true # the caches of a first start
+	printf '*.log\n' >>"$T/p/.gitignore"       # git is asked again, not the cache
+	local real
+	real=$(command -v git)
+	cat >"$T/wrap/git" <<WRAP
+#!/bin/sh
+case " \$* " in
+*" ls-files "*"--ignored"*)
+	[ -e "$T/moved" ] && exec "$real" "\$@"
+	touch "$T/moved"
+	mv "$T/p/dist" "$T/dist.away"; "$real" "\$@"; r=\$?; mv "$T/dist.away" "$T/p/dist"
+	exit \$r ;;
+esac
+exec "$real" "\$@"
+WRAP
+	chmod +x "$T/wrap/git"
+	out=$(PATH=$T/wrap:$PATH "$JAIL" -q --no-export -D "$T/p" -- sh -c 'ls -a; ls -a dist; cat dist/app.js 2>/dev/null; true')
+	assert_file "$T/moved"
+	assert_contains "$out" README # the positive control
+	assert_not_contains "$out" canary-dist
+	assert_not_contains "$out" app.js
+}
