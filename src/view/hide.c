@@ -273,11 +273,11 @@ static int depth_of(const char *rel)
  * (if any) does not let in: judged from the top down, as collect() judges
  * what it walks.  git lists `secrets/prod.txt` on its own when `secrets/` is
  * tracked (a README in it): that path is a secret's too. */
-static bool secret_on_path(const struct jail_config *cfg, const char *path,
-                           const struct strv *show)
+static bool secret_on_path_from(const struct jail_config *cfg, const char *path,
+                                const struct strv *show, size_t from)
 {
 	_cleanup_free_ char *p = xstrdup(path);
-	for (char *slash = p;; slash++) {
+	for (char *slash = p + from;; slash++) {
 		slash = strchr(slash, '/');
 		if (slash)
 			*slash = '\0';
@@ -289,6 +289,12 @@ static bool secret_on_path(const struct jail_config *cfg, const char *path,
 	}
 }
 
+static bool secret_on_path(const struct jail_config *cfg, const char *path,
+                           const struct strv *show)
+{
+	return secret_on_path_from(cfg, path, show, 0);
+}
+
 /* hide_ignored = secrets: an ignored path of a secret-shaped name, or below a
  * directory of one, is hidden (git lists `secrets/prod.txt` on its own when
  * `secrets/` is tracked, with a README); an ignored directory that is not is
@@ -297,14 +303,26 @@ static bool secret_on_path(const struct jail_config *cfg, const char *path,
 static void select_secrets(int lower, const struct strv *ignored, const struct jail_config *cfg,
                            struct strv *hidden)
 {
+	/* git lists a directory's paths together (90,000 *.o of a build in
+	 * place): the directories above the last path not hidden were judged,
+	 * and are not judged again for the next path in the same directory */
+	_cleanup_free_ char *judged = NULL;
+	size_t judged_len = 0;
 	for (size_t i = 0; i < ignored->n; i++) {
 		const char *p = ignored->v[i];
 		struct stat st;
 		if (namematch_any(&cfg->show_ignored, p))
 			continue;
-		if (secret_on_path(cfg, p, &cfg->show_ignored))
+		bool same = judged && !strncmp(p, judged, judged_len) && p[judged_len] == '/';
+		if (secret_on_path_from(cfg, p, &cfg->show_ignored, same ? judged_len + 1 : 0)) {
 			strv_push(hidden, p);
-		else if (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			continue;
+		}
+		const char *last = strrchr(p, '/');
+		free(judged);
+		judged = last ? strndup(p, (size_t)(last - p)) : NULL;
+		judged_len = last ? (size_t)(last - p) : 0;
+		if (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
 			collect(lower, p, secret_match, &cfg->secret_names, &cfg->show_ignored, hidden,
 			        depth_of(p) + 1);
 	}
@@ -337,6 +355,11 @@ bool hide_names_match(const struct strv *patterns, const char *path)
 bool hide_secret_name(const struct jail_config *cfg, const char *path)
 {
 	return secret_on_path(cfg, path, NULL);
+}
+
+bool hide_secret_name_after(const struct jail_config *cfg, const char *path, size_t from)
+{
+	return secret_on_path_from(cfg, path, NULL, from);
 }
 
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path)

@@ -51,6 +51,10 @@ void hide_set_free(struct hide_set *set);
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path);
 /* Whether `path`'s name (or a step of it) is secret-shaped (cfg->secret_names). */
 bool hide_secret_name(const struct jail_config *cfg, const char *path);
+/* The same when the directories in the first `from` bytes of `path` (up to
+ * a '/') are known to have no such name: a caller judging many paths of one
+ * directory judges the directory once. */
+bool hide_secret_name_after(const struct jail_config *cfg, const char *path, size_t from);
 /* A linked worktree's common git dir (outside the project) is overlaid as
  * the host has it, not through the view: a file or directory of a
  * secret-shaped name at its top (a credential store) gets a whiteout in the
