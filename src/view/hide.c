@@ -237,8 +237,8 @@ static bool is_dir_entry(DIR *d, const struct dirent *de)
 /* Walk the project below `rel` (the walk grows with the tree, so it runs only
  * where it is asked for) and collect what `match` picks, unless `show` lets it
  * in; a matching directory is hidden whole. */
-static void collect(int lower, const char *rel, match_fn match, const struct strv *patterns,
-                    const struct strv *show, struct strv *hidden, int depth)
+static void collect_disk(int lower, const char *rel, match_fn match, const struct strv *patterns,
+                         const struct strv *show, struct strv *hidden, int depth)
 {
 	if (depth > HIDE_WALK_DEPTH)
 		return;
@@ -255,10 +255,44 @@ static void collect(int lower, const char *rel, match_fn match, const struct str
 			if (!strv_contains(hidden, child))
 				strv_push(hidden, child);
 		} else if (is_dir_entry(d, de)) {
-			collect(lower, child, match, patterns, show, hidden, depth + 1);
+			collect_disk(lower, child, match, patterns, show, hidden, depth + 1);
 		}
 	}
 	closedir(d);
+}
+
+/* The same over the names the view will serve (hidetree.h), node n at `rel`:
+ * read from the project again, a name gone for a moment then (an .env
+ * written anew) would not be judged, and be shown when back. */
+static void collect_tree(const struct hide_node *n, const char *rel, match_fn match,
+                         const struct strv *patterns, const struct strv *show,
+                         struct strv *hidden, int depth)
+{
+	for (size_t i = 0; depth <= HIDE_WALK_DEPTH && i < n->n_kids; i++) {
+		const struct hide_node *kid = n->kids[i];
+		if (!rel[0] && !strcmp(kid->name, ".git"))
+			continue;
+		_cleanup_free_ char *child =
+			rel[0] ? xasprintf("%s/%s", rel, kid->name) : xstrdup(kid->name);
+		if (match(patterns, child) && !(show && namematch_any(show, child))) {
+			if (!strv_contains(hidden, child))
+				strv_push(hidden, child);
+		} else if (kid->dir) {
+			collect_tree(kid, child, match, patterns, show, hidden, depth + 1);
+		}
+	}
+}
+
+/* From the tree when there is one (the view's), else from the project. */
+static void collect(int lower, struct hide_node *tree, const char *rel, match_fn match,
+                    const struct strv *patterns, const struct strv *show, struct strv *hidden,
+                    int depth)
+{
+	const struct hide_node *n = tree ? hidetree_lookup(tree, rel[0] ? rel : ".") : NULL;
+	if (n)
+		collect_tree(n, rel, match, patterns, show, hidden, depth);
+	else if (!tree)
+		collect_disk(lower, rel, match, patterns, show, hidden, depth);
 }
 
 static int depth_of(const char *rel)
@@ -300,8 +334,8 @@ static bool secret_on_path(const struct jail_config *cfg, const char *path,
  * `secrets/` is tracked, with a README); an ignored directory that is not is
  * shown, but secret-shaped names inside it are looked for and hidden
  * (build/.env). */
-static void select_secrets(int lower, const struct strv *ignored, const struct jail_config *cfg,
-                           struct strv *hidden)
+static void select_secrets(int lower, struct hide_node *tree, const struct strv *ignored,
+                           const struct jail_config *cfg, struct strv *hidden)
 {
 	/* git lists a directory's paths together (90,000 *.o of a build in
 	 * place): the directories above the last path not hidden were judged,
@@ -322,9 +356,10 @@ static void select_secrets(int lower, const struct strv *ignored, const struct j
 		free(judged);
 		judged = last ? strndup(p, (size_t)(last - p)) : NULL;
 		judged_len = last ? (size_t)(last - p) : 0;
-		if (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			collect(lower, p, secret_match, &cfg->secret_names, &cfg->show_ignored, hidden,
-			        depth_of(p) + 1);
+		/* (the tree's node: a file's has no names below it) */
+		if (tree || (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
+			collect(lower, tree, p, secret_match, &cfg->secret_names, &cfg->show_ignored,
+			        hidden, depth_of(p) + 1);
 	}
 }
 
@@ -399,7 +434,8 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 	}
 	if (out->no_rules && cfg->hide_ignored != HIDE_NONE) {
 		/* no ignore rules to go by: the secret-shaped names, anywhere */
-		collect(lower, "", secret_match, &cfg->secret_names, &cfg->show_ignored, &out->paths, 0);
+		collect(lower, tree, "", secret_match, &cfg->secret_names, &cfg->show_ignored,
+		        &out->paths, 0);
 		out->secret_shaped = out->paths.n;
 		/* but the repositories inside have theirs (listed with their paths) */
 		for (size_t i = 0; cfg->hide_ignored == HIDE_ALL && i < ignored.n; i++)
@@ -409,7 +445,7 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 				out->inner++;
 			}
 	} else if (cfg->hide_ignored == HIDE_SECRETS) {
-		select_secrets(lower, &ignored, cfg, &out->paths);
+		select_secrets(lower, tree, &ignored, cfg, &out->paths);
 	} else if (cfg->hide_ignored == HIDE_ALL) {
 		for (size_t i = 0; i < ignored.n; i++)
 			if (!namematch_any(&cfg->show_ignored, ignored.v[i]))
@@ -417,7 +453,7 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 		out->ignored = out->paths.n;
 	}
 	if (cfg->hide.n)
-		collect(lower, "", namematch_any, &cfg->hide, NULL, &out->paths, 0);
+		collect(lower, tree, "", namematch_any, &cfg->hide, NULL, &out->paths, 0);
 	strv_free(&ignored);
 	return 0;
 }

@@ -291,3 +291,43 @@ WRAP
 	assert_not_contains "$out" canary-dist
 	assert_not_contains "$out" app.js
 }
+
+# The same for the names judged by their shape (a project without git,
+# --hide-ignored=secrets in shown build output, --hide): they were looked for
+# in the project again after the walk, so an .env gone for a moment then (a
+# tool writing it anew) was not hidden but still among the walk's names, and
+# shown once back.  They are looked for among the walk's names now.  A
+# wrapper takes build/.env away while the git of a repository inside the
+# project lists, the last git run before the search, and puts it back a
+# second later.
+test_secret_gone_while_names_are_searched_stays_hidden() {
+	hide_repo
+	printf 'build/\n' >>"$T/p/.gitignore"
+	git -C "$T/p" commit -q -am 'build/ too'
+	mkdir -p "$T/p/build" "$T/wrap"
+	printf 'canary-build-env\n' >"$T/p/build/.env"
+	printf 'shown\n' >"$T/p/build/out.o"
+	git_init "$T/p/lib/x"
+	local real
+	real=$(command -v git)
+	cat >"$T/wrap/git" <<WRAP
+#!/bin/sh
+case "\$PWD \$* " in
+*/lib/x*" ls-files "*"--ignored"*)
+	[ -e "$T/moved" ] && exec "$real" "\$@"
+	touch "$T/moved"
+	mv "$T/p/build/.env" "$T/env.away"
+	(sleep 1; mv "$T/env.away" "$T/p/build/.env") </dev/null >/dev/null 2>&1 &
+	exec "$real" "\$@" ;;
+esac
+exec "$real" "\$@"
+WRAP
+	chmod +x "$T/wrap/git"
+	out=$(PATH=$T/wrap:$PATH "$JAIL" -q --no-export --hide-ignored=secrets -D "$T/p" -- \
+		sh -c 'sleep 2; cat build/out.o; ls -a build; cat build/.env 2>/dev/null; true')
+	assert_file "$T/moved"
+	assert_file "$T/p/build/.env"
+	assert_contains "$out" shown # the positive control: the build output is there
+	assert_not_contains "$out" canary-build-env
+	assert_not_contains "$out" .env
+}
