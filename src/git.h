@@ -99,9 +99,10 @@ void git_user_paths(struct git_user_paths *p);
 void git_user_paths_free(struct git_user_paths *p);
 
 /* The user's global ignore file (core.excludesFile of ~/.gitconfig or the XDG git
- * config, or of a file they include, else $XDG_CONFIG_HOME/git/ignore), or NULL.  Hardened git never reads
- * the global config, so the hiding and the export look it up here (`git config
- * --file` only parses) and pass it on as -c core.excludesFile=... */
+ * config, or of a file they include, else $XDG_CONFIG_HOME/git/ignore), or
+ * NULL, read file by file (`git config --file` only parses; a conditional
+ * include does not hold there): for the jail's own git, not for what is
+ * hidden or exported, which git_excludes_file says. */
 char *git_user_excludes_file(void);
 /* The ignore file git goes by in `project`: core.excludesFile as the user's
  * git reads it there (the repository's config wins over the user's, the
