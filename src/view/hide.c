@@ -121,9 +121,10 @@ static void whiteout(int upper, int lower, const char *rel)
 		return;
 	struct stat st;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (S_ISDIR(st.st_mode) && !only_whiteouts(dir, name, 0))
+		bool only = S_ISDIR(st.st_mode) && only_whiteouts(dir, name, 0);
+		if (S_ISDIR(st.st_mode) && !only)
 			make_opaque(dir, name, rel);
-		if (!S_ISDIR(st.st_mode) || !only_whiteouts(dir, name, 0))
+		if (!only)
 			return;
 		remove_whiteout_dir(dir, name);
 	}
@@ -306,7 +307,8 @@ static int depth_of(const char *rel)
 /* Whether `path` or a directory above it has a secret-shaped name that `show`
  * (if any) does not let in: judged from the top down, as collect() judges
  * what it walks.  git lists `secrets/prod.txt` on its own when `secrets/` is
- * tracked (a README in it): that path is a secret's too. */
+ * tracked (a README in it): that path is a secret's too.  The directories in
+ * the first `from` bytes (up to a '/') are known to be none. */
 static bool secret_on_path_from(const struct jail_config *cfg, const char *path,
                                 const struct strv *show, size_t from)
 {
