@@ -331,3 +331,26 @@ WRAP
 	assert_not_contains "$out" canary-build-env
 	assert_not_contains "$out" .env
 }
+
+# --hide-ignored=secrets and projects without git go by a list of names.
+# Common ones holding secrets were not on it: Rails's config/secrets.yml,
+# ASP.NET's secrets.json, .secrets, Terraform's terraform.tfvars, a GCP
+# service account's or Firebase's key file, .htpasswd.  They are now.
+test_secret_names_cover_more_common_files() {
+	hide_repo
+	printf 'config/secrets.yml\nsecrets.json\n.secrets\n*.tfvars\n*.json\n.htpasswd\nbuild/\n' \
+		>>"$T/p/.gitignore"
+	git -C "$T/p" commit -q -am 'more ignored'
+	mkdir -p "$T/p/config" "$T/p/infra" "$T/p/build"
+	local f names="config/secrets.yml secrets.json .secrets infra/terraform.tfvars
+		infra/prod.tfvars.json service-account.json serviceAccountKey.json .htpasswd"
+	for f in $names; do
+		printf 'canary-%s\n' "$f" >"$T/p/$f"
+	done
+	printf 'shown\n' >"$T/p/build/out.o"
+	run_jail -q --no-export --hide-ignored=secrets -D "$T/p" -- sh -c 'cat build/out.o; ls -a . config infra; cat $1' sh "$names"
+	assert_contains "$out" shown # the positive control: ignored build output is there
+	assert_not_contains "$out" canary
+	assert_not_contains "$out" tfvars
+	assert_not_contains "$out" htpasswd
+}
