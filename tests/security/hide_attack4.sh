@@ -234,25 +234,25 @@ test_secret_shaped_directory_in_a_worktrees_common_dir_not_shown() {
 # A project that is not a git repository but holds some (a folder with api/
 # and web/, each a clone): jail hid secret-shaped names only, and never asked
 # the repositories inside, so what they ignore under other names
-# (terraform.tfvars, local_settings.py) was shown.  Their rules hold now.
+# (app.local.yml, local_settings.py) was shown.  Their rules hold now.
 test_repositories_in_a_project_without_git_keep_their_rules() {
 	mkdir -p "$T/n"
 	printf 'top\n' >"$T/n/README"
 	local r
 	for r in api web; do
 		git_init "$T/n/$r"
-		printf 'terraform.tfvars\nlocal_settings.py\n' >"$T/n/$r/.gitignore"
+		printf 'app.local.yml\nlocal_settings.py\n' >"$T/n/$r/.gitignore"
 		printf 'code-%s\n' "$r" >"$T/n/$r/main.c"
 		git -C "$T/n/$r" add -A
 		git -C "$T/n/$r" commit -q -m init
 	done
-	printf 'canary-tfvars\n' >"$T/n/api/terraform.tfvars"
+	printf 'canary-local-yml\n' >"$T/n/api/app.local.yml"
 	printf 'canary-local-settings\n' >"$T/n/web/local_settings.py"
-	run_jail --no-export -D "$T/n" -- sh -c 'sleep 1; cat api/main.c web/main.c; ls -a api web; cat api/terraform.tfvars web/local_settings.py'
+	run_jail --no-export -D "$T/n" -- sh -c 'sleep 1; cat api/main.c web/main.c; ls -a api web; cat api/app.local.yml web/local_settings.py'
 	assert_contains "$out" code-api # the positive control: the repositories' files are there
 	assert_contains "$out" code-web
 	assert_not_contains "$out" canary
-	assert_not_contains "$out" terraform.tfvars
+	assert_not_contains "$out" app.local.yml
 	assert_not_contains "$out" local_settings
 	assert_contains "$err" "2 paths that the git repositories in it ignore are hidden"
 }
