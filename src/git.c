@@ -41,6 +41,33 @@ void git_argv_prefix(struct strv *argv)
 	}
 }
 
+/* A variable of git_env's fixed ones that says which config files git
+ * reads: the user's own instead with struct git's user_config (a variable
+ * given twice is the first one for getenv). */
+static bool user_config_var(const char *entry)
+{
+	return !strncmp(entry, "HOME=", 5) || !strncmp(entry, "XDG_CONFIG_HOME=", 16) ||
+	       !strncmp(entry, "GIT_CONFIG_", 11);
+}
+
+/* The user's config files as the user's git finds them (struct git's
+ * user_config): HOME and XDG_CONFIG_HOME, and the user's own choice of
+ * files. */
+static void user_config_env(struct strv *env)
+{
+	strv_push_take(env, xasprintf("HOME=%s", home_dir()));
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	strv_push_take(env, xdg && *xdg == '/' ? xasprintf("XDG_CONFIG_HOME=%s", xdg)
+	                                      : xasprintf("XDG_CONFIG_HOME=%s/.config", home_dir()));
+	static const char *const keep[] = {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+	                                   "GIT_CONFIG_NOSYSTEM"};
+	for (size_t i = 0; i < ARRAY_SIZE(keep); i++) {
+		const char *v = getenv(keep[i]);
+		if (v)
+			strv_push_take(env, xasprintf("%s=%s", keep[i], v));
+	}
+}
+
 void git_env(const struct git *g, struct strv *env)
 {
 	const char *path = getenv("PATH");
@@ -61,7 +88,10 @@ void git_env(const struct git *g, struct strv *env)
 		"glibc.malloc.top_pad=67108864:glibc.malloc.mmap_threshold=33554432",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-		strv_push(env, fixed[i]);
+		if (!g->user_config || !user_config_var(fixed[i]))
+			strv_push(env, fixed[i]);
+	if (g->user_config)
+		user_config_env(env);
 	if (g->literal_pathspecs)
 		strv_push(env, "GIT_LITERAL_PATHSPECS=1");
 	if (g->git_dir)
@@ -246,9 +276,12 @@ static int proc_start(const struct git *g, const char *const *args, int out_fd,
 {
 	struct strv argv = {0}, env = {0};
 	git_argv_prefix(&argv);
-	if (g->config) {
-		strv_push(&argv, "-c");
-		strv_push(&argv, g->config);
+	const char *more[] = {g->config, g->config2};
+	for (size_t i = 0; i < ARRAY_SIZE(more); i++) {
+		if (more[i]) {
+			strv_push(&argv, "-c");
+			strv_push(&argv, more[i]);
+		}
 	}
 	for (size_t i = 0; args[i]; i++)
 		strv_push(&argv, args[i]);
@@ -405,6 +438,10 @@ void git_user_paths(struct git_user_paths *p)
 	p->home_config = xasprintf("%s/.gitconfig", home_dir());
 	p->xdg_config = xasprintf("%s/git/config", xdir);
 	p->xdg_ignore = xasprintf("%s/git/ignore", xdir);
+	const char *sys = getenv("GIT_CONFIG_SYSTEM");
+	p->system_config = getenv("GIT_CONFIG_NOSYSTEM") ? NULL
+	                   : sys && *sys                ? xstrdup(sys)
+	                                                : xstrdup("/etc/gitconfig");
 }
 
 void git_user_paths_free(struct git_user_paths *p)
@@ -412,6 +449,7 @@ void git_user_paths_free(struct git_user_paths *p)
 	free(p->home_config);
 	free(p->xdg_config);
 	free(p->xdg_ignore);
+	free(p->system_config);
 }
 
 bool git_config_mentions(const char *path, const char *word)
@@ -464,29 +502,6 @@ bool git_repo_config_mentions(const char *project, const char *word)
 	return git_config_mentions(config, word) || git_config_mentions(worktree, word);
 }
 
-/* key as the repository's config sets it: the hardened environment reads no
- * global or system config, so what this finds is the repository's (includes
- * and a worktree's config followed).  No git run when its files do not name
- * the key's variable. */
-static char *repo_config_get(const char *project, const char *key)
-{
-	const char *var = strrchr(key, '.') ? strrchr(key, '.') + 1 : key;
-	if (!git_repo_config_mentions(project, var))
-		return NULL;
-	struct git g = {.cwd = project};
-	const char *args[] = {"config", "--get", key, NULL};
-	struct strbuf out = {0};
-	struct jail_err e;
-	int status = 1;
-	char *value = NULL;
-	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
-		out.s[strcspn(out.s, "\n")] = '\0';
-		value = xstrdup(out.s);
-	}
-	sb_free(&out);
-	return value;
-}
-
 char *git_user_excludes_file(void)
 {
 	_cleanup_free_ char *value = user_config_get("core.excludesFile");
@@ -499,10 +514,61 @@ char *git_user_excludes_file(void)
 	return def;
 }
 
+/* Whether a config file the user's git reads in `project` may set the
+ * variable `var` (lower case): one names it or includes others (or cannot
+ * be read), or the user names the files in the environment. */
+static bool user_may_set(const char *project, const char *var)
+{
+	struct git_user_paths u;
+	git_user_paths(&u);
+	bool may = git_repo_config_mentions(project, var) ||
+	           git_config_mentions(u.home_config, var) || git_config_mentions(u.xdg_config, var) ||
+	           (u.system_config && git_config_mentions(u.system_config, var)) ||
+	           getenv("GIT_CONFIG_GLOBAL");
+	git_user_paths_free(&u);
+	return may;
+}
+
+/* `key` as the user's git reads it in `project`, of git config's `type`, or
+ * NULL: asked of git with the user's config there, not file by file, since a
+ * value set under `includeIf "gitdir:..."` (or "onbranch:") holds only in
+ * some repositories, which `git config --file` cannot tell. */
+static char *user_setting(const char *project, const char *key, const char *var,
+                          const char *type)
+{
+	if (!user_may_set(project, var))
+		return NULL;
+	struct git g = {.cwd = project, .user_config = true};
+	const char *args[] = {"config", type, "--get", key, NULL};
+	struct strbuf out = {0};
+	struct jail_err e;
+	int status = 1;
+	char *value = NULL;
+	if (git_run(&g, args, NULL, 0, &out, &status, &e) == 0 && status == 0 && out.s) {
+		out.s[strcspn(out.s, "\n")] = '\0';
+		value = xstrdup(out.s);
+	}
+	sb_free(&out);
+	return value;
+}
+
+bool git_ignore_case(const char *project)
+{
+	_cleanup_free_ char *v = user_setting(project, "core.ignoreCase", "ignorecase", "--type=bool");
+	return v && !strcmp(v, "true");
+}
+
 char *git_excludes_file(const char *project)
 {
-	_cleanup_free_ char *value = repo_config_get(project, "core.excludesFile");
-	return value && *value ? expand_home(value) : git_user_excludes_file();
+	_cleanup_free_ char *value =
+		user_setting(project, "core.excludesFile", "excludesfile", "--type=path");
+	if (value && *value)
+		return expand_home(value);
+	struct git_user_paths u;
+	git_user_paths(&u);
+	char *def = access(u.xdg_ignore, R_OK) == 0 ? xstrdup(u.xdg_ignore) : NULL;
+	git_user_paths_free(&u);
+	return def;
 }
 
 /* Settings whose value is a command git runs: on its own (a filter on git

@@ -19,6 +19,12 @@ struct git {
 	const char *index_file;  /* GIT_INDEX_FILE, or NULL */
 	bool literal_pathspecs;  /* GIT_LITERAL_PATHSPECS=1 (check-ignore refuses it) */
 	const char *config;      /* one more "-c key=value", or NULL */
+	const char *config2;     /* and another */
+	bool user_config;        /* read the user's config files as the user's git
+	                          * does (system, global, XDG, GIT_CONFIG_GLOBAL):
+	                          * for `git config --get` of a setting that runs
+	                          * nothing, whose value git_run's callers need as
+	                          * the user's git sees it (an includeIf's) */
 	unsigned cpu_seconds;    /* RLIMIT_CPU of the process (0: none): for a git
 	                          * reading what the agent wrote, whose work no size
 	                          * bound covers (delta chains through entries no
@@ -86,19 +92,28 @@ void git_env(const struct git *g, struct strv *env);
  * (default ~/.config) and the default ignore file beside it. */
 struct git_user_paths {
 	char *home_config, *xdg_config, *xdg_ignore;
+	char *system_config; /* GIT_CONFIG_SYSTEM or /etc/gitconfig; NULL with
+	                      * GIT_CONFIG_NOSYSTEM */
 };
 void git_user_paths(struct git_user_paths *p);
 void git_user_paths_free(struct git_user_paths *p);
 
 /* The user's global ignore file (core.excludesFile of ~/.gitconfig or the XDG git
- * config, or of a file they include, else $XDG_CONFIG_HOME/git/ignore), or NULL.  Hardened git never reads
- * the global config, so the hiding and the export look it up here (`git config
- * --file` only parses) and pass it on as -c core.excludesFile=... */
+ * config, or of a file they include, else $XDG_CONFIG_HOME/git/ignore), or
+ * NULL, read file by file (`git config --file` only parses; a conditional
+ * include does not hold there): for the jail's own git, not for what is
+ * hidden or exported, which git_excludes_file says. */
 char *git_user_excludes_file(void);
-/* The ignore file git goes by in `project`: core.excludesFile of the
- * repository's own config, which wins over the user's, else the user's (as
- * above); "~" expanded, a relative path left relative to the project. */
+/* The ignore file git goes by in `project`: core.excludesFile as the user's
+ * git reads it there (the repository's config wins over the user's, the
+ * user's over the system's, a conditional include counts: `includeIf
+ * "gitdir:~/work/"`), else the XDG ignore file; "~" expanded, a relative path
+ * left relative to the project. */
 char *git_excludes_file(const char *project);
+/* Whether core.ignoreCase is true as the user's git reads it in `project`
+ * (set in ~/.gitconfig, the system's config or a conditional include, which
+ * hardened git does not read): `.ENV` is ignored by a `.env` rule then. */
+bool git_ignore_case(const char *project);
 /* What the host's git reads from files that may be in the project: the
  * repository's config file and what it includes first, then the user's
  * files; values as written ('~' expanded; a relative hooks or attributes path

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 
 
 /* Open (creating as needed, with the lower dir's mode) the upper directory that
@@ -95,9 +96,23 @@ static void remove_whiteout_dir(int parent, const char *name)
 	unlinkat(parent, name, AT_REMOVEDIR);
 }
 
-/* One whiteout; an entry already in the upper dir is the agent's and stays,
- * unless it is a directory of whiteouts only (an earlier run hid paths below
- * it: now the whole directory is hidden). */
+/* The agent's directory at a hidden path stays, but made opaque: the overlay
+ * would merge it with the host's directory of that name (one that appeared
+ * since the agent made its own, `secrets/` ignored now), showing the host's
+ * hidden files in it. */
+static void make_opaque(int dir, const char *name, const char *rel)
+{
+	_cleanup_close_ int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fsetxattr(fd, "user.overlay.opaque", "y", 1, 0) < 0) {
+		_cleanup_free_ char *esc = escape_name(rel);
+		log_warn("cannot hide ignored '%s' below the session's own directory: %s", esc,
+		         strerror(errno));
+	}
+}
+
+/* One whiteout; an entry already in the upper dir is the agent's and stays
+ * (a directory made opaque), unless it is a directory of whiteouts only (an
+ * earlier run hid paths below it: now the whole directory is hidden). */
 static void whiteout(int upper, int lower, const char *rel)
 {
 	const char *name;
@@ -106,7 +121,10 @@ static void whiteout(int upper, int lower, const char *rel)
 		return;
 	struct stat st;
 	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!S_ISDIR(st.st_mode) || !only_whiteouts(dir, name, 0))
+		bool only = S_ISDIR(st.st_mode) && only_whiteouts(dir, name, 0);
+		if (S_ISDIR(st.st_mode) && !only)
+			make_opaque(dir, name, rel);
+		if (!only)
 			return;
 		remove_whiteout_dir(dir, name);
 	}
@@ -175,7 +193,10 @@ static bool unhide_stale(const struct session *s, int upper, const struct strv *
 	return false;
 }
 
-#define HIDE_WALK_DEPTH 64
+/* The search for names to hide goes as deep as the view's names do
+ * (hidetree.h): a secret-shaped name at a depth the view shows and the search
+ * did not reach would be shown (a `.env` 65 directories down was). */
+#define HIDE_WALK_DEPTH HIDETREE_DEPTH
 
 /* A secret-shaped name: a pattern without '/' matches the last component
  * (a file or a directory of that name, anywhere), one with '/' the end of the
@@ -217,8 +238,8 @@ static bool is_dir_entry(DIR *d, const struct dirent *de)
 /* Walk the project below `rel` (the walk grows with the tree, so it runs only
  * where it is asked for) and collect what `match` picks, unless `show` lets it
  * in; a matching directory is hidden whole. */
-static void collect(int lower, const char *rel, match_fn match, const struct strv *patterns,
-                    const struct strv *show, struct strv *hidden, int depth)
+static void collect_disk(int lower, const char *rel, match_fn match, const struct strv *patterns,
+                         const struct strv *show, struct strv *hidden, int depth)
 {
 	if (depth > HIDE_WALK_DEPTH)
 		return;
@@ -235,10 +256,44 @@ static void collect(int lower, const char *rel, match_fn match, const struct str
 			if (!strv_contains(hidden, child))
 				strv_push(hidden, child);
 		} else if (is_dir_entry(d, de)) {
-			collect(lower, child, match, patterns, show, hidden, depth + 1);
+			collect_disk(lower, child, match, patterns, show, hidden, depth + 1);
 		}
 	}
 	closedir(d);
+}
+
+/* The same over the names the view will serve (hidetree.h), node n at `rel`:
+ * read from the project again, a name gone for a moment then (an .env
+ * written anew) would not be judged, and be shown when back. */
+static void collect_tree(const struct hide_node *n, const char *rel, match_fn match,
+                         const struct strv *patterns, const struct strv *show,
+                         struct strv *hidden, int depth)
+{
+	for (size_t i = 0; depth <= HIDE_WALK_DEPTH && i < n->n_kids; i++) {
+		const struct hide_node *kid = n->kids[i];
+		if (!rel[0] && !strcmp(kid->name, ".git"))
+			continue;
+		_cleanup_free_ char *child =
+			rel[0] ? xasprintf("%s/%s", rel, kid->name) : xstrdup(kid->name);
+		if (match(patterns, child) && !(show && namematch_any(show, child))) {
+			if (!strv_contains(hidden, child))
+				strv_push(hidden, child);
+		} else if (kid->dir) {
+			collect_tree(kid, child, match, patterns, show, hidden, depth + 1);
+		}
+	}
+}
+
+/* From the tree when there is one (the view's), else from the project. */
+static void collect(int lower, struct hide_node *tree, const char *rel, match_fn match,
+                    const struct strv *patterns, const struct strv *show, struct strv *hidden,
+                    int depth)
+{
+	const struct hide_node *n = tree ? hidetree_lookup(tree, rel[0] ? rel : ".") : NULL;
+	if (n)
+		collect_tree(n, rel, match, patterns, show, hidden, depth);
+	else if (!tree)
+		collect_disk(lower, rel, match, patterns, show, hidden, depth);
 }
 
 static int depth_of(const char *rel)
@@ -249,22 +304,64 @@ static int depth_of(const char *rel)
 	return n;
 }
 
-/* hide_ignored = secrets: an ignored path of a secret-shaped name is hidden;
- * an ignored directory that is not is shown, but secret-shaped names inside it
- * are looked for and hidden (build/.env). */
-static void select_secrets(int lower, const struct strv *ignored, const struct jail_config *cfg,
-                           struct strv *hidden)
+/* Whether `path` or a directory above it has a secret-shaped name that `show`
+ * (if any) does not let in: judged from the top down, as collect() judges
+ * what it walks.  git lists `secrets/prod.txt` on its own when `secrets/` is
+ * tracked (a README in it): that path is a secret's too.  The directories in
+ * the first `from` bytes (up to a '/') are known to be none. */
+static bool secret_on_path_from(const struct jail_config *cfg, const char *path,
+                                const struct strv *show, size_t from)
 {
+	_cleanup_free_ char *p = xstrdup(path);
+	for (char *slash = p + from;; slash++) {
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		if (secret_match(&cfg->secret_names, p) && !(show && namematch_any(show, p)))
+			return true;
+		if (!slash)
+			return false;
+		*slash = '/';
+	}
+}
+
+static bool secret_on_path(const struct jail_config *cfg, const char *path,
+                           const struct strv *show)
+{
+	return secret_on_path_from(cfg, path, show, 0);
+}
+
+/* hide_ignored = secrets: an ignored path of a secret-shaped name, or below a
+ * directory of one, is hidden (git lists `secrets/prod.txt` on its own when
+ * `secrets/` is tracked, with a README); an ignored directory that is not is
+ * shown, but secret-shaped names inside it are looked for and hidden
+ * (build/.env). */
+static void select_secrets(int lower, struct hide_node *tree, const struct strv *ignored,
+                           const struct jail_config *cfg, struct strv *hidden)
+{
+	/* git lists a directory's paths together (90,000 *.o of a build in
+	 * place): the directories above the last path not hidden were judged,
+	 * and are not judged again for the next path in the same directory */
+	_cleanup_free_ char *judged = NULL;
+	size_t judged_len = 0;
 	for (size_t i = 0; i < ignored->n; i++) {
 		const char *p = ignored->v[i];
 		struct stat st;
 		if (namematch_any(&cfg->show_ignored, p))
 			continue;
-		if (secret_match(&cfg->secret_names, p))
+		bool same = judged && !strncmp(p, judged, judged_len) && p[judged_len] == '/';
+		if (secret_on_path_from(cfg, p, &cfg->show_ignored, same ? judged_len + 1 : 0)) {
 			strv_push(hidden, p);
-		else if (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			collect(lower, p, secret_match, &cfg->secret_names, &cfg->show_ignored, hidden,
-			        depth_of(p) + 1);
+			continue;
+		}
+		const char *last = strrchr(p, '/');
+		free(judged);
+		judged = last ? strndup(p, (size_t)(last - p)) : NULL;
+		judged_len = last ? (size_t)(last - p) : 0;
+		/* (the tree's node: a file's has no names below it) */
+		if (tree || (fstatat(lower, p, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
+			collect(lower, tree, p, secret_match, &cfg->secret_names, &cfg->show_ignored,
+			        hidden, depth_of(p) + 1);
 	}
 }
 
@@ -276,10 +373,11 @@ void hide_gitdir_secrets(const char *lower, const char *upper, const struct jail
 	_cleanup_close_ int up = open(upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = lo >= 0 && up >= 0 ? opendir_at(lo, ".") : NULL;
 	struct dirent *de;
+	/* a file or a directory (`.git/credentials/store`), as the view judges
+	 * the project's .git; git's own names at the top are none of these */
 	while (d && (de = readdir(d))) {
-		struct stat st;
-		if (secret_match(&cfg->secret_names, de->d_name) &&
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    secret_match(&cfg->secret_names, de->d_name))
 			whiteout(up, lo, de->d_name);
 	}
 	if (d)
@@ -293,21 +391,25 @@ bool hide_names_match(const struct strv *patterns, const char *path)
 
 bool hide_secret_name(const struct jail_config *cfg, const char *path)
 {
-	return secret_match(&cfg->secret_names, path);
+	return secret_on_path(cfg, path, NULL);
+}
+
+bool hide_secret_name_after(const struct jail_config *cfg, const char *path, size_t from)
+{
+	return secret_on_path_from(cfg, path, NULL, from);
 }
 
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path)
 {
-	bool secrets = no_rules && cfg->hide_ignored != HIDE_NONE;
+	if (no_rules && cfg->hide_ignored != HIDE_NONE && secret_on_path(cfg, path, &cfg->show_ignored))
+		return true;
 	_cleanup_free_ char *p = xstrdup(path);
 	/* each directory above, then the path itself: as collect() walks down */
 	for (char *slash = p;; slash++) {
 		slash = strchr(slash, '/');
 		if (slash)
 			*slash = '\0';
-		if ((secrets && secret_match(&cfg->secret_names, p) &&
-		     !namematch_any(&cfg->show_ignored, p)) ||
-		    namematch_any(&cfg->hide, p))
+		if (namematch_any(&cfg->hide, p))
 			return true;
 		if (!slash)
 			return false;
@@ -334,18 +436,26 @@ int hide_select(const struct session *s, const struct jail_config *cfg, struct h
 	}
 	if (out->no_rules && cfg->hide_ignored != HIDE_NONE) {
 		/* no ignore rules to go by: the secret-shaped names, anywhere */
-		collect(lower, "", secret_match, &cfg->secret_names, &cfg->show_ignored, &out->paths, 0);
+		collect(lower, tree, "", secret_match, &cfg->secret_names, &cfg->show_ignored,
+		        &out->paths, 0);
+		out->secret_shaped = out->paths.n;
+		/* but the repositories inside have theirs (listed with their paths) */
+		for (size_t i = 0; cfg->hide_ignored == HIDE_ALL && i < ignored.n; i++)
+			if (!namematch_any(&cfg->show_ignored, ignored.v[i]) &&
+			    !strv_contains(&out->paths, ignored.v[i])) {
+				strv_push(&out->paths, ignored.v[i]);
+				out->inner++;
+			}
 	} else if (cfg->hide_ignored == HIDE_SECRETS) {
-		select_secrets(lower, &ignored, cfg, &out->paths);
+		select_secrets(lower, tree, &ignored, cfg, &out->paths);
 	} else if (cfg->hide_ignored == HIDE_ALL) {
 		for (size_t i = 0; i < ignored.n; i++)
 			if (!namematch_any(&cfg->show_ignored, ignored.v[i]))
 				strv_push(&out->paths, ignored.v[i]);
 		out->ignored = out->paths.n;
 	}
-	out->secret_shaped = out->no_rules ? out->paths.n : 0;
 	if (cfg->hide.n)
-		collect(lower, "", namematch_any, &cfg->hide, NULL, &out->paths, 0);
+		collect(lower, tree, "", namematch_any, &cfg->hide, NULL, &out->paths, 0);
 	strv_free(&ignored);
 	return 0;
 }
@@ -417,9 +527,15 @@ void hide_say_start(const struct session *s, const struct hide_set *set)
 	if (!set->no_rules)
 		return;
 	_cleanup_free_ char *esc = escape_name(s->project);
+	/* the git repositories in it have rules of their own */
+	bool one = set->inner == 1;
+	_cleanup_free_ char *inner =
+		set->inner ? xasprintf(" (%zu path%s that the git repositories in it ignore %s hidden)",
+		                       set->inner, one ? "" : "s", one ? "is" : "are")
+		           : xstrdup("");
 	if (!set->secret_shaped) {
-		log_info("%s is not a git repository: it has no ignore rules; nothing there has a "
-		         "secret-shaped name ([fs] secret_names)", esc);
+		log_info("%s is not a git repository: it has no ignore rules%s; nothing there has a "
+		         "secret-shaped name ([fs] secret_names)", esc, inner);
 		return;
 	}
 	struct strbuf names = {0};
@@ -429,9 +545,9 @@ void hide_say_start(const struct session *s, const struct hide_set *set)
 	}
 	if (set->secret_shaped > 4)
 		sb_printf(&names, ", …");
-	log_info("%s is not a git repository: it has no ignore rules; %zu secret-shaped "
+	log_info("%s is not a git repository: it has no ignore rules%s; %zu secret-shaped "
 	         "path%s hidden (%s); [fs] secret_names or --show PATTERN changes that",
-	         esc, set->secret_shaped, set->secret_shaped == 1 ? " is" : "s are", names.s);
+	         esc, inner, set->secret_shaped, set->secret_shaped == 1 ? " is" : "s are", names.s);
 	sb_free(&names);
 }
 

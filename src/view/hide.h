@@ -13,6 +13,7 @@ struct hide_set {
 	struct strv paths;
 	size_t ignored;       /* the first `ignored` paths: git-ignored, hidden as such (mode all) */
 	size_t secret_shaped; /* the first `secret_shaped`: secret-shaped names of a project without git */
+	size_t inner;         /* then, without rules: what repositories inside it ignore */
 	bool no_rules;        /* not a git repository: no ignore rules */
 };
 
@@ -20,8 +21,8 @@ struct hide_set {
  * match cfg->show_ignored; with cfg->hide_ignored = secrets only those whose
  * name matches cfg->secret_names (and such names inside ignored directories);
  * none with none.  A project without git: every path whose name matches
- * cfg->secret_names (unless none).  Then everything cfg->hide matches,
- * tracked or not. */
+ * cfg->secret_names (unless none), and with all what the git repositories
+ * inside it ignore.  Then everything cfg->hide matches, tracked or not. */
 int hide_select(const struct session *s, const struct jail_config *cfg, struct hide_node *tree,
                 struct ignore_prefetch *pre, struct hide_set *out, struct jail_err *e) WUR;
 /* Enforce a selection: a whiteout for each path in the session's upper dir, so
@@ -50,9 +51,14 @@ void hide_set_free(struct hide_set *set);
 bool hide_by_rule(const struct jail_config *cfg, bool no_rules, const char *path);
 /* Whether `path`'s name (or a step of it) is secret-shaped (cfg->secret_names). */
 bool hide_secret_name(const struct jail_config *cfg, const char *path);
+/* The same when the directories in the first `from` bytes of `path` (up to
+ * a '/') are known to have no such name: a caller judging many paths of one
+ * directory judges the directory once. */
+bool hide_secret_name_after(const struct jail_config *cfg, const char *path, size_t from);
 /* A linked worktree's common git dir (outside the project) is overlaid as
- * the host has it, not through the view: a file of a secret-shaped name at
- * its top (a credential store) gets a whiteout in the session's upper of it
+ * the host has it, not through the view: a file or directory of a
+ * secret-shaped name at its top (a credential store) gets a whiteout in the
+ * session's upper of it
  * (`upper`), as the view leaves such files out of the project's .git
  * (hidefs.h).  Nothing unless cfg hides ignored files. */
 void hide_gitdir_secrets(const char *lower, const char *upper, const struct jail_config *cfg);

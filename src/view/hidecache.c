@@ -163,6 +163,7 @@ struct refresh {
 	time_t made;
 	size_t *count;
 	bool *changed;
+	struct strv *reread, *fresh; /* hidecache_refresh_list's, or NULL */
 	char path[PATH_MAX];
 };
 
@@ -230,6 +231,8 @@ static void reread(struct refresh *r, struct hide_node *n, size_t len, int depth
 		if (st.st_dev == r->dev) {
 			*r->changed = true;
 			hidetree_read(fd, n, r->count);
+			if (r->reread)
+				strv_push(r->reread, r->path);
 		}
 	}
 	for (size_t i = 0; i < n->n_kids; i++) {
@@ -250,6 +253,10 @@ static void reread(struct refresh *r, struct hide_node *n, size_t len, int depth
 			hidetree_set_stamp(kid, &st);
 			if (st.st_dev == r->dev)
 				hidetree_walk(sub, kid, r->dev, depth + 1, r->count);
+			if (st.st_dev == r->dev && r->fresh && path_push(r, len, kid->name, &klen)) {
+				strv_push(r->fresh, r->path);
+				r->path[len] = '\0';
+			}
 		}
 	}
 	hidetree_free_kids(&old);
@@ -286,15 +293,22 @@ static void refresh_dir(struct refresh *r, struct hide_node *n, size_t len, int 
 	}
 }
 
-void hidecache_refresh(int project_fd, struct hide_node *root, time_t made, size_t *count,
-                       bool *changed)
+void hidecache_refresh_list(int project_fd, struct hide_node *root, time_t made, size_t *count,
+                            bool *changed, struct strv *reread, struct strv *fresh)
 {
 	struct refresh *r = xcalloc(1, sizeof(*r));
 	struct stat st;
-	*r = (struct refresh){.proj = project_fd, .made = made, .count = count, .changed = changed};
+	*r = (struct refresh){.proj = project_fd, .made = made, .count = count, .changed = changed,
+	                      .reread = reread, .fresh = fresh};
 	r->dev = fstat(project_fd, &st) == 0 ? st.st_dev : 0;
 	refresh_dir(r, root, 0, 0);
 	free(r);
+}
+
+void hidecache_refresh(int project_fd, struct hide_node *root, time_t made, size_t *count,
+                       bool *changed)
+{
+	hidecache_refresh_list(project_fd, root, made, count, changed, NULL, NULL);
 }
 
 int hidecache_build(int project_fd, const char *path, struct hide_node **root, size_t *count,

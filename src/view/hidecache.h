@@ -28,6 +28,11 @@ struct hide_node *hidecache_load(const char *path, time_t *made);
 /* Bring a loaded tree up to date; *changed when a directory was read. */
 void hidecache_refresh(int project_fd, struct hide_node *root, time_t made, size_t *count,
                        bool *changed);
+/* The same, naming what was read: `reread` gets the paths of the directories
+ * whose entries were read again, `fresh` those of the directories read whole
+ * (with all below them) for the first time. */
+void hidecache_refresh_list(int project_fd, struct hide_node *root, time_t made, size_t *count,
+                            bool *changed, struct strv *reread, struct strv *fresh);
 int hidecache_save(const char *path, const struct hide_node *root, time_t made,
                    struct jail_err *e) WUR;
 #endif

@@ -169,11 +169,16 @@ static bool withheld(fuse_req_t req, const struct hide_node *dir, const char *na
 	return dir->live && hideobj_withheld(&srv(req)->withheld, dir, name);
 }
 
-/* A file of a secret-shaped name in a live directory (hidefs.h). */
+/* A file or directory of a secret-shaped name in a live directory
+ * (hidefs.h): a credential store there may be a directory too
+ * (`store --file=.git/credentials/store`).  Not a submodule's or a linked
+ * worktree's git dir, named as the user named those (`modules/secrets`). */
 static bool live_secret(fuse_req_t req, const struct hide_node *dir, const char *name, bool is_dir)
 {
 	const struct strv *names = srv(req)->live_secret_names;
-	if (is_dir || !dir->live || !names || !names->n)
+	if (!dir->live || !names || !names->n)
+		return false;
+	if (is_dir && (!strcmp(dir->name, "modules") || !strcmp(dir->name, "worktrees")))
 		return false;
 	for (const struct hide_node *n = dir; n && n->live; n = n->parent)
 		if (!strcmp(n->name, "refs") || !strcmp(n->name, "logs") ||

@@ -69,10 +69,12 @@ struct hidefs {
 	void *build_ctx;
 	/* secret-shaped names ([fs] secret_names), or NULL: a git directory is
 	 * shown as the host has it ("live", hidetree.h), and no ignore rule
-	 * reaches in there, but a file of such a name in it (a per-repository
-	 * credential store, `store --file=.git/.git-credentials`) is not git's
-	 * own: it is not shown.  (Not below refs/ or logs/: a ref is named as
-	 * the user likes; nor below objects/, whose names are ids.) */
+	 * reaches in there, but a file or directory of such a name in it (a
+	 * per-repository credential store, `store --file=.git/.git-credentials`
+	 * or `.git/credentials/store`) is not git's own: it is not shown.  (Not
+	 * below refs/ or logs/: a ref is named as the user likes; nor below
+	 * objects/, whose names are ids; nor a submodule's or a worktree's git
+	 * dir in modules/ or worktrees/.) */
 	const struct strv *live_secret_names;
 	int built_fd;           /* the server says here when its tree is final */
 	int built;              /* 0 not yet known, 1 final, -1 failed (server gone) */

@@ -232,9 +232,11 @@ static void hash_file(struct hash_run *r, const char *rel)
  * or one fs.hide names.  (Not every ignored file: build output would cost
  * every start a read of it.) */
 static void hash_below(struct hash_run *r, const struct hide_node *n, const char *rel,
-                       bool secret, int depth)
+                       bool secret, size_t from, int depth)
 {
-	secret = secret || hide_secret_name(r->cfg, rel) || hide_by_rule(r->cfg, false, rel);
+	/* (the directories in rel's first `from` bytes were judged on the way) */
+	secret = secret || hide_secret_name_after(r->cfg, rel, from) ||
+	         hide_by_rule(r->cfg, false, rel);
 	if (!n->dir) {
 		if (secret)
 			hash_file(r, rel);
@@ -244,7 +246,7 @@ static void hash_below(struct hash_run *r, const struct hide_node *n, const char
 		return;
 	for (size_t i = 0; i < n->n_kids && r->looked < HIDEOBJ_NAMES_MAX; i++, r->looked++) {
 		_cleanup_free_ char *p = xasprintf("%s/%s", rel, n->kids[i]->name);
-		hash_below(r, n->kids[i], p, secret, depth + 1);
+		hash_below(r, n->kids[i], p, secret, strlen(rel) + 1, depth + 1);
 	}
 }
 
@@ -294,6 +296,30 @@ static void save_seen(const char *cache, const struct hash_run *r)
 	sb_free(&b);
 }
 
+/* For each of `paths`, whether it is a secret's own (a secret-shaped name
+ * or below a directory of one, or one fs.hide names).  git lists the paths
+ * of a directory together (30,000 *.o of a build in place): the directories
+ * above a path found not to be one are not judged again for the next. */
+static bool *secrets_own(const struct jail_config *cfg, const struct strv *paths)
+{
+	bool *own = xcalloc(paths->n + 1, sizeof(*own));
+	_cleanup_free_ char *judged = NULL;
+	size_t judged_len = 0;
+	for (size_t i = 0; i < paths->n; i++) {
+		const char *p = paths->v[i];
+		bool same = judged && !strncmp(p, judged, judged_len) && p[judged_len] == '/';
+		own[i] = hide_secret_name_after(cfg, p, same ? judged_len + 1 : 0) ||
+		         hide_by_rule(cfg, false, p);
+		if (own[i])
+			continue;
+		const char *last = strrchr(p, '/');
+		free(judged);
+		judged = last ? strndup(p, (size_t)(last - p)) : NULL;
+		judged_len = last ? (size_t)(last - p) : 0;
+	}
+	return own;
+}
+
 void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_node *tree,
                      const struct strv *paths, const char *cache, struct strv *out)
 {
@@ -303,14 +329,16 @@ void hideobj_collect(int project_fd, const struct jail_config *cfg, struct hide_
 	 * directories, looked through for secret-shaped names: each pass with
 	 * a budget of names of its own (a large node_modules/ before secrets/
 	 * in the list took it all, and secrets/prod.json was not read) */
+	_cleanup_free_ bool *own = secrets_own(cfg, paths);
 	for (int pass = 0; pass < 2; pass++) {
 		r.looked = 0;
 		for (size_t i = 0; tree && i < paths->n; i++) {
-			const char *p = paths->v[i];
-			bool own = hide_secret_name(cfg, p) || hide_by_rule(cfg, false, p);
-			const struct hide_node *n = own == (pass == 0) ? hidetree_lookup(tree, p) : NULL;
+			const char *p = paths->v[i], *slash = strrchr(p, '/');
+			const struct hide_node *n = own[i] == (pass == 0) ? hidetree_lookup(tree, p) : NULL;
+			/* (secrets_own judged the directories above p) */
+			size_t from = slash ? (size_t)(slash - p) + 1 : 0;
 			if (n)
-				hash_below(&r, n, p, false, 0);
+				hash_below(&r, n, p, own[i], from, 0);
 		}
 	}
 	save_seen(cache, &r);

@@ -182,11 +182,18 @@ static int in_work_tree(const char *project, int status, struct jail_err *e)
 	                          "(git status says what is wrong)", esc, status);
 }
 
+/* The user's core.ignoreCase for hardened git, which reads only the
+ * repository's config: true in ~/.gitconfig makes `.env` ignore `.ENV`. */
+static const char *ignore_case(const char *project)
+{
+	return git_ignore_case(project) ? "core.ignoreCase=true" : NULL;
+}
+
 static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 {
 	_cleanup_free_ char *ex = git_excludes_file(project);
 	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
-	struct git g = {.cwd = project, .config = cfg};
+	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
 	const char *args[] = {"ls-files", "-z", "--others", "--ignored", "--exclude-standard",
 	                      "--directory", NULL};
 	struct strbuf b = {0};
@@ -212,15 +219,19 @@ static int ask_git(const char *project, struct strv *out, struct jail_err *e)
 	return 0;
 }
 
-/* The initialised submodules of the project (gitlinks of its index whose
- * directory holds a .git): each is a repository of its own, whose ignored files
- * the superproject's git does not list. */
-static int list_submodules(const char *project, int proj, struct strv *out, struct jail_err *e)
+/* The gitlinks of the project's index: into `subs` those whose directory
+ * holds a .git (initialised submodules: each a repository of its own, whose
+ * ignored files the superproject's git does not list), into `plain` (when not
+ * NULL) the others.  `always`: ask git even at a repository's root without
+ * .gitmodules (a gitlink needs none). */
+static int list_gitlinks(const char *project, int proj, bool always, struct strv *subs,
+                         struct strv *plain, struct jail_err *e)
 {
-	/* a repository's root without .gitmodules has none; a subdirectory of a
-	 * repository (no .git of its own) asks: .gitmodules is at the root */
+	/* a repository's root without .gitmodules has no submodules; a
+	 * subdirectory of a repository (no .git of its own) asks: .gitmodules is
+	 * at the root */
 	struct stat st;
-	if (fstatat(proj, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
+	if (!always && fstatat(proj, ".gitmodules", &st, AT_SYMLINK_NOFOLLOW) < 0 &&
 	    fstatat(proj, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return 0;
 	struct git g = {.cwd = project};
@@ -238,8 +249,9 @@ static int list_submodules(const char *project, int proj, struct strv *out, stru
 		if (!tab || strncmp(rec, "160000 ", 7) != 0 || !tab[1])
 			continue;
 		_cleanup_free_ char *dotgit = xasprintf("%s/.git", tab + 1);
-		if (fstatat(proj, dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 && !strv_contains(out, tab + 1))
-			strv_push(out, tab + 1);
+		struct strv *to = fstatat(proj, dotgit, &st, AT_SYMLINK_NOFOLLOW) == 0 ? subs : plain;
+		if (to && !strv_contains(to, tab + 1))
+			strv_push(to, tab + 1);
 	}
 	sb_free(&b);
 	return 0;
@@ -405,7 +417,7 @@ static int cache_load(const struct session *s, struct hide_node *tree, int proj,
 static void add_inputs(struct strbuf *b, const struct session *s, struct hide_node *tree,
                        int proj, const struct gitlink *gl, const struct strv *ign)
 {
-	/* the user's ignore settings: both config files, the default ignore file
+	/* the user's ignore settings: the config files (the system's too), the default ignore file
 	 * (stamped even while absent: creating it changes the answer) and the one
 	 * the config names */
 	struct git_user_paths u;
@@ -421,7 +433,8 @@ static void add_inputs(struct strbuf *b, const struct session *s, struct hide_no
 	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
 	const char *files[] = {index,        exclude,     head,      config,
 	                       wt_config,    u.home_config, u.xdg_config, u.xdg_ignore,
-	                       excl ? excl : u.xdg_ignore};
+	                       excl ? excl : u.xdg_ignore,
+	                       u.system_config ? u.system_config : u.xdg_ignore};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		add_stamped(b, proj, files[i]);
 	git_user_paths_free(&u);
@@ -480,8 +493,9 @@ static bool config_known(const struct gitlink *gl)
 	git_user_paths(&u);
 	_cleanup_free_ char *config = xasprintf("%s/config", gl->common_dir);
 	_cleanup_free_ char *wt_config = xasprintf("%s/config.worktree", gl->git_dir);
-	const char *files[] = {u.home_config, u.xdg_config, config, wt_config};
-	bool known = true;
+	const char *files[] = {u.home_config, u.xdg_config, config, wt_config,
+	                       u.system_config ? u.system_config : config};
+	bool known = !getenv("GIT_CONFIG_GLOBAL"); /* a file of the user's choice: not stamped */
 	for (size_t i = 0; i < ARRAY_SIZE(files) && known; i++)
 		known = !git_config_has_includes(files[i]);
 	git_user_paths_free(&u);
@@ -551,7 +565,7 @@ static int ask_project_rules(const char *project, struct hide_node *tree,
 		return 0;
 	_cleanup_free_ char *ex = git_excludes_file(project);
 	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
-	struct git g = {.cwd = project, .config = cfg};
+	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
 	const char *args[] = {"check-ignore", "--stdin", "-z", "--no-index", NULL};
 	struct strbuf b = {0};
 	int status = 0;
@@ -574,6 +588,117 @@ static int ask_project_rules(const char *project, struct hide_node *tree,
 	return r;
 }
 
+/* The path `rel` of node n (NUL-ended, a directory's with a '/': git's
+ * rules for directories hold whether it is there or not) into b, and with
+ * `below` all under it; not a repository's inside (their own git answers,
+ * asked after this), nor a gitlink's (`links`: git refuses to judge a path
+ * in a submodule; the project's rules are asked there after this). */
+static void judge_input(struct strbuf *b, const struct hide_node *n, const char *rel, bool below,
+                        const struct strv *links, int depth)
+{
+	if (!strcmp(n->name, ".git") || hidetree_find(n, ".git") || strv_contains(links, rel))
+		return;
+	sb_printf(b, "%s%s", rel, n->dir ? "/" : "");
+	sb_append(b, "", 1);
+	for (size_t i = 0; below && n->dir && depth < WALK_DEPTH_MAX && i < n->n_kids; i++) {
+		_cleanup_free_ char *p = xasprintf("%s/%s", rel, n->kids[i]->name);
+		judge_input(b, n->kids[i], p, true, links, depth + 1);
+	}
+}
+
+/* Whether n is a repository's inside, or its top: another git answers for
+ * it (the project's root is not). */
+static bool in_repo(const struct hide_node *n)
+{
+	for (; n && n->parent; n = n->parent)
+		if (hidetree_find(n, ".git"))
+			return true;
+	return false;
+}
+
+/* git listed what it ignores while the walk's names could change: a name
+ * that was gone while git looked (a build's `rm -rf dist` and new dist/, an
+ * .env written anew) is in the tree but not in git's answer, and would be
+ * shown when it comes back.  So the tree is brought up to date with what
+ * changed since git was asked (`asked`), and each name of what was read
+ * again is judged by the rules alone (`git check-ignore`, which does not
+ * look whether a path is there), as the view will serve it. */
+static int judge_changed(const char *project, int proj, struct hide_node *tree, time_t asked,
+                         struct strv *out, struct jail_err *e)
+{
+	struct strv reread = {0}, fresh = {0};
+	bool changed = false;
+	size_t count = 0;
+	hidecache_refresh_list(proj, tree, asked, &count, &changed, &reread, &fresh);
+	struct strv links = {0};
+	if (reread.n && list_gitlinks(project, proj, true, &links, &links, e) < 0) {
+		strv_free(&reread);
+		strv_free(&fresh);
+		return -1;
+	}
+	struct strbuf in = {0};
+	for (size_t i = 0; i < reread.n; i++) {
+		const char *d = reread.v[i];
+		const struct hide_node *n = hidetree_lookup(tree, d[0] ? d : ".");
+		if (!n || (d[0] && (covered_by(out, d) || covered_by(&links, d))) || in_repo(n))
+			continue;
+		for (size_t k = 0; k < n->n_kids; k++) {
+			_cleanup_free_ char *p = d[0] ? xasprintf("%s/%s", d, n->kids[k]->name)
+			                               : xstrdup(n->kids[k]->name);
+			judge_input(&in, n->kids[k], p, strv_contains(&fresh, p), &links, 0);
+		}
+	}
+	strv_free(&reread);
+	strv_free(&fresh);
+	strv_free(&links);
+	if (!in.len)
+		return 0;
+	_cleanup_free_ char *ex = git_excludes_file(project);
+	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
+	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
+	const char *args[] = {"check-ignore", "--stdin", "-z", NULL};
+	struct strbuf b = {0};
+	int status = 0;
+	int r = git_run(&g, args, in.s, in.len, &b, &status, e);
+	sb_free(&in);
+	if (r == 0 && status != 0 && status != 1) {
+		_cleanup_free_ char *esc = escape_name(project);
+		r = jail_err_set(e, 0, "git check-ignore exited with %d in %s, so what its rules "
+		                       "hide of what changed while it listed is not known; repair "
+		                       "the repository (git status says what is wrong)",
+		                 status, esc);
+	}
+	for (size_t i = 0; r == 0 && status == 0 && i < b.len;) {
+		char *p = b.s + i;
+		size_t n = strlen(p);
+		i += n + 1;
+		if (n && p[n - 1] == '/')
+			p[n - 1] = '\0';
+		if (*p && !covered_by(out, p) && !strv_contains(out, p))
+			strv_push(out, p);
+	}
+	sb_free(&b);
+	log_debug("ignore: %s since git was asked", changed ? "names judged again" : "nothing changed");
+	return r;
+}
+
+/* A gitlink whose directory is not a repository (a submodule's checkout
+ * replaced by a copy, a clone whose .git was removed after `git add`): the
+ * project's git lists nothing in it, ignored or not, and there is no other
+ * git to ask, but the project's rules hold there (`.env` hides lib/.env, as
+ * `git check-ignore --no-index` says).  Asked when git is, and kept in the
+ * cache with its answer: the index and the directories are stamped there. */
+static int ask_plain_gitlinks(const char *project, int proj, struct hide_node *tree,
+                              struct strv *out, struct jail_err *e)
+{
+	struct strv plain = {0};
+	int r = list_gitlinks(project, proj, true, NULL, &plain, e);
+	if (r == 0)
+		r = ask_project_rules(project, tree, &plain, out, e);
+	strv_free(&plain);
+	return r;
+}
+
 int ignored_paths(const struct session *s, struct hide_node *tree,
                   struct ignore_prefetch *pre, struct strv *out, struct jail_err *e)
 {
@@ -590,7 +715,7 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 	struct strv subs = {0}, nested = {0};
 	bool have_gl = gitlink_read(s->project, &gl, &ignored) == 0;
 	/* submodules keep their own indexes and excludes: not cached */
-	if (list_submodules(s->project, proj, &subs, e) < 0) {
+	if (list_gitlinks(s->project, proj, false, &subs, NULL, e) < 0) {
 		if (have_gl)
 			gitlink_free(&gl);
 		ignore_prefetch_drop(pre);
@@ -625,18 +750,25 @@ int ignored_paths(const struct session *s, struct hide_node *tree,
 			r = 2;
 		}
 		if (r == 2) {
+			time_t asked = time(NULL);
 			r = ask_git(s->project, out, e);
 			if (r == 0 && cacheable)
 				add_inputs(&inputs, s, tree, proj, &gl, out);
+			if (r == 0 && tree && judge_changed(s->project, proj, tree, asked, out, e) < 0)
+				r = -1;
 		}
 		/* (a cacheable project has no submodules: they leave `out` as it is) */
 		if (r == 0 && ask_submodules(s->project, &subs, out, e) < 0)
+			r = -1;
+		if (r == 0 && ask_plain_gitlinks(s->project, proj, tree, out, e) < 0)
 			r = -1;
 		if (r == 0 && cacheable)
 			cache_store(s, &inputs, out);
 		sb_free(&inputs);
 	}
-	if (r == 0 && ask_nested(s, &nested, out, e) < 0)
+	/* also in a project that is no repository: the repositories in it have
+	 * their rules (a folder holding api/ and web/, each a clone) */
+	if ((r == 0 || r == 1) && ask_nested(s, &nested, out, e) < 0)
 		r = -1;
 	if (r == 0 && (ask_project_rules(s->project, tree, &subs, out, e) < 0 ||
 	               ask_project_rules(s->project, tree, &nested, out, e) < 0))

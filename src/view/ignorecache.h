@@ -16,7 +16,8 @@ struct ignore_prefetch;
 
 /* The ignored paths of the project (relative, no trailing '/'), from the cache
  * when it is still valid, else from git (and the cache is rewritten).  Returns 1
- * when the project is not a git repository (nothing listed).  With `tree` (the
+ * when the project is not a git repository (then only what the repositories
+ * inside it ignore is listed).  With `tree` (the
  * walk of the project at start, hidetree.h), the stamps of the project's
  * directories and .gitignore files are the ones the walk took before git was
  * asked: a cold start walks the project once, not twice, and a warm one stats

@@ -205,6 +205,16 @@ T(git_runs_hardened)
 		CHECK(strncmp(env.v[i], "GIT_EXEC_PATH", 13) != 0);
 	strv_free(&a);
 	strv_free(&env);
+	/* a `git config --get` as the user's git reads it: the user's files,
+	 * once each (getenv takes the first of a name given twice) */
+	struct git as_user = {.cwd = "/", .user_config = true};
+	git_env(&as_user, &env);
+	_cleanup_free_ char *home = xasprintf("HOME=%s", home_dir());
+	CHECK(strv_contains(&env, home));
+	CHECK(!strv_contains(&env, "HOME=/nonexistent"));
+	CHECK(!strv_contains(&env, "GIT_CONFIG_GLOBAL=/dev/null"));
+	CHECK(!strv_contains(&env, "GIT_CONFIG_NOSYSTEM=1"));
+	strv_free(&env);
 	/* a failing git names itself and escapes its message */
 	struct jail_err e;
 	const char *args[] = {"rev-parse", "--verify", "no\033such", NULL};
