@@ -502,16 +502,23 @@ bool git_repo_config_mentions(const char *project, const char *word)
 	return git_config_mentions(config, word) || git_config_mentions(worktree, word);
 }
 
-char *git_user_excludes_file(void)
+/* A core.excludesFile value, ~ expanded; none: git's default, the XDG
+ * ignore file, when it is there. */
+static char *excludes_or_default(const char *value)
 {
-	_cleanup_free_ char *value = user_config_get("core.excludesFile");
-	if (value)
+	if (value && *value)
 		return expand_home(value);
 	struct git_user_paths u;
 	git_user_paths(&u);
 	char *def = access(u.xdg_ignore, R_OK) == 0 ? xstrdup(u.xdg_ignore) : NULL;
 	git_user_paths_free(&u);
 	return def;
+}
+
+char *git_user_excludes_file(void)
+{
+	_cleanup_free_ char *value = user_config_get("core.excludesFile");
+	return excludes_or_default(value);
 }
 
 /* Whether a config file the user's git reads in `project` may set the
@@ -562,13 +569,7 @@ char *git_excludes_file(const char *project)
 {
 	_cleanup_free_ char *value =
 		user_setting(project, "core.excludesFile", "excludesfile", "--type=path");
-	if (value && *value)
-		return expand_home(value);
-	struct git_user_paths u;
-	git_user_paths(&u);
-	char *def = access(u.xdg_ignore, R_OK) == 0 ? xstrdup(u.xdg_ignore) : NULL;
-	git_user_paths_free(&u);
-	return def;
+	return excludes_or_default(value);
 }
 
 /* Settings whose value is a command git runs: on its own (a filter on git

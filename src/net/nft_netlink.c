@@ -181,22 +181,28 @@ static void expr_payload(struct nftnl_rule *r, uint32_t base, uint32_t off, uint
 	nftnl_expr_set_u32(x, NFTNL_EXPR_PAYLOAD_DREG, reg);
 }
 
+/* register 1 & mask != 0 (mask: len bytes, at most 16) */
+static void expr_any_bit(struct nftnl_rule *r, const void *mask, uint32_t len)
+{
+	static const uint8_t zero[16];
+	struct nftnl_expr *x = expr(r, "bitwise");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_LEN, len);
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_MASK, mask, len);
+	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_XOR, zero, len);
+	x = expr(r, "cmp");
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
+	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_NEQ);
+	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, zero, len);
+}
+
 static void expr_ct_state(struct nftnl_rule *r, uint32_t bits)
 {
 	struct nftnl_expr *x = expr(r, "ct");
 	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_KEY, NFT_CT_STATE);
 	nftnl_expr_set_u32(x, NFTNL_EXPR_CT_DREG, NFT_REG_1);
-	uint32_t zero = 0;
-	x = expr(r, "bitwise");
-	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_LEN, sizeof(uint32_t));
-	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_MASK, &bits, sizeof(bits));
-	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-	x = expr(r, "cmp");
-	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_NEQ);
-	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, &zero, sizeof(zero));
+	expr_any_bit(r, &bits, sizeof(bits));
 }
 
 /* The batch's id of a set made in it (a rule names its set by both). */
@@ -557,17 +563,8 @@ static struct nftnl_rule *rule_drop_frag4(void)
 	struct nftnl_rule *r = oom_check(nftnl_rule_alloc());
 	expr_ethertype(r, 0x0800);
 	expr_payload(r, NFT_PAYLOAD_NETWORK_HEADER, 6, 2, NFT_REG_1);
-	uint16_t mask = htons(0x3fff), zero = 0;
-	struct nftnl_expr *x = expr(r, "bitwise");
-	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_DREG, NFT_REG_1);
-	nftnl_expr_set_u32(x, NFTNL_EXPR_BITWISE_LEN, sizeof(mask));
-	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_MASK, &mask, sizeof(mask));
-	nftnl_expr_set(x, NFTNL_EXPR_BITWISE_XOR, &zero, sizeof(zero));
-	x = expr(r, "cmp");
-	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_SREG, NFT_REG_1);
-	nftnl_expr_set_u32(x, NFTNL_EXPR_CMP_OP, NFT_CMP_NEQ);
-	nftnl_expr_set(x, NFTNL_EXPR_CMP_DATA, &zero, sizeof(zero));
+	uint16_t mask = htons(0x3fff);  /* MF and the offset: any fragment */
+	expr_any_bit(r, &mask, sizeof(mask));
 	expr_drop(r);
 	return r;
 }

@@ -545,6 +545,31 @@ static void list_below(const struct hide_node *n, const char *rel, int depth, st
 	}
 }
 
+/* git check-ignore in the project, with the user's excludes file and case
+ * rule, of the NUL-ended paths in `in` (--no-index where no_index): the
+ * paths its rules ignore into *out.  `unknown` says what is not known when
+ * git fails, which fails the start. */
+static int check_ignore(const char *project, const struct strbuf *in, bool no_index,
+                        const char *unknown, struct strbuf *out, struct jail_err *e)
+{
+	_cleanup_free_ char *ex = git_excludes_file(project);
+	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
+	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
+	const char *args[] = {"check-ignore", "--stdin", "-z", no_index ? "--no-index" : NULL, NULL};
+	int status = 0;
+	int r = git_run(&g, args, in->s, in->len, out, &status, e);
+	if (r == 0 && status != 0 && status != 1) {
+		_cleanup_free_ char *esc = escape_name(project);
+		return jail_err_set(e, 0, "git check-ignore exited with %d in %s, so what its rules "
+		                          "hide %s is not known; repair the repository (git status "
+		                          "says what is wrong)",
+		                    status, esc, unknown);
+	}
+	if (r == 0 && status == 1)
+		out->len = 0;  /* nothing ignored */
+	return r;
+}
+
 /* The project's own rules inside its submodules and nested repositories: git
  * does not walk into another repository, so `.env` in the project's
  * .gitignore leaves sub/.env untouched by both answers above (the inner
@@ -563,22 +588,10 @@ static int ask_project_rules(const char *project, struct hide_node *tree,
 	}
 	if (!in.len)
 		return 0;
-	_cleanup_free_ char *ex = git_excludes_file(project);
-	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
-	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
-	const char *args[] = {"check-ignore", "--stdin", "-z", "--no-index", NULL};
 	struct strbuf b = {0};
-	int status = 0;
-	int r = git_run(&g, args, in.s, in.len, &b, &status, e);
+	int r = check_ignore(project, &in, true, "in its nested repositories", &b, e);
 	sb_free(&in);
-	if (r == 0 && status != 0 && status != 1) {
-		_cleanup_free_ char *esc = escape_name(project);
-		r = jail_err_set(e, 0, "git check-ignore exited with %d in %s, so what its rules "
-		                       "hide in its nested repositories is not known; repair the "
-		                       "repository (git status says what is wrong)",
-		                 status, esc);
-	}
-	for (size_t i = 0; r == 0 && status == 0 && i < b.len;) {
+	for (size_t i = 0; r == 0 && i < b.len;) {
 		const char *p = b.s + i;
 		i += strlen(p) + 1;
 		if (*p && !covered_by(out, p))
@@ -653,22 +666,10 @@ static int judge_changed(const char *project, int proj, struct hide_node *tree, 
 	strv_free(&links);
 	if (!in.len)
 		return 0;
-	_cleanup_free_ char *ex = git_excludes_file(project);
-	_cleanup_free_ char *cfg = ex ? xasprintf("core.excludesFile=%s", ex) : NULL;
-	struct git g = {.cwd = project, .config = cfg, .config2 = ignore_case(project)};
-	const char *args[] = {"check-ignore", "--stdin", "-z", NULL};
 	struct strbuf b = {0};
-	int status = 0;
-	int r = git_run(&g, args, in.s, in.len, &b, &status, e);
+	int r = check_ignore(project, &in, false, "of what changed while it listed", &b, e);
 	sb_free(&in);
-	if (r == 0 && status != 0 && status != 1) {
-		_cleanup_free_ char *esc = escape_name(project);
-		r = jail_err_set(e, 0, "git check-ignore exited with %d in %s, so what its rules "
-		                       "hide of what changed while it listed is not known; repair "
-		                       "the repository (git status says what is wrong)",
-		                 status, esc);
-	}
-	for (size_t i = 0; r == 0 && status == 0 && i < b.len;) {
+	for (size_t i = 0; r == 0 && i < b.len;) {
 		char *p = b.s + i;
 		size_t n = strlen(p);
 		i += n + 1;

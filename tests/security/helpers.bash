@@ -114,3 +114,13 @@ hide_repo() {
 	git -C "$T/p" add .gitignore README
 	git -C "$T/p" commit -q -m init
 }
+
+# pending_input: a command for the end of report_terminal.py's CMD, which
+# prints what the terminal holds for the next program (as typed), as
+# pending=[...].
+pending_input() {
+	printf '%s' "python3 -c 'import os,select,termios,tty
+tty.setraw(0, termios.TCSANOW); got=b\"\"
+while select.select([0],[],[],1.0)[0]: got+=os.read(0,64)
+print(\"pending=\"+repr(got))'"
+}

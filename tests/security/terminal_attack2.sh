@@ -73,16 +73,6 @@ test_saved_cursor_is_not_left_to_the_agent() {
 	assert_not_contains "$(after_end)" $'\e7'
 }
 
-# pending_input: a command for the end of report_terminal.py's CMD, which
-# prints what the terminal holds for the next program (as typed), as
-# pending=[...].
-pending_input() {
-	printf '%s' "python3 -c 'import os,select,termios,tty
-tty.setraw(0, termios.TCSANOW); got=b\"\"
-while select.select([0],[],[],1.0)[0]: got+=os.read(0,64)
-print(\"pending=\"+repr(got))'"
-}
-
 # A report the terminal sent before it read jail's reset (a mouse move,
 # the focus report tmux sends as soon as mode 1004 is set) arrived after the
 # relay stopped reading, missed the flush of the input at the end, and the

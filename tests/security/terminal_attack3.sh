@@ -56,16 +56,6 @@ test_c1_byte_in_text_after_shift_out_never_passes() {
 	assert_contains "$out" $'abc\e[0;10;1md\e[mEND'
 }
 
-# pending_input: a command for the end of report_terminal.py's CMD, which
-# prints what the terminal holds for the next program (as typed), as
-# pending=[...].
-pending_input() {
-	printf '%s' "python3 -c 'import os,select,termios,tty
-tty.setraw(0, termios.TCSANOW); got=b\"\"
-while select.select([0],[],[],1.0)[0]: got+=os.read(0,64)
-print(\"pending=\"+repr(got))'"
-}
-
 # With stdin not the terminal (jail -- agent </dev/null, cmd | jail ...),
 # jail relays nothing the terminal sends: a report could never reach the
 # agent, only wait there for the user's shell.  The agent turned focus (or
