@@ -37,3 +37,37 @@ test_hostside2_reset_of_many_directories_is_not_quadratic() {
 		fail "jail reset took ${reset_cpu}s of CPU, rm -rf of the same tree ${rm_cpu}s"
 	host_safe
 }
+
+# A changed .gitignore is checked for the host files it would un-hide: host
+# git ran once for each, over every host-ignored path.  The agent makes as
+# many .gitignore files as it likes (one per new directory, and one change to
+# the root's that puts every ignored path in play): 100,000 of them held each
+# jail status, diff and export, and the end of the run, for minutes to hours.
+# A .gitignore rules only below its directory; host git is asked about those
+# paths alone, and not at all where the host ignores nothing below it.
+test_hostside2_many_gitignore_files_cost_no_git_run_each() {
+	probe_setup
+	printf '.env\n' >"$T/p/.gitignore"
+	git -C "$T/p" add .gitignore && git -C "$T/p" commit -qm ignore
+	echo 'TOKEN=1' >"$T/p/.env"
+	BEFORE=$(tree_hash "$T/p")
+	run_jail -q --no-export -D "$T/p" -- perl -e '
+		for (1 .. 300) { mkdir "g$_" or die; open(my $f, ">", "g$_/.gitignore") or die;
+			print $f "x\n"; close $f }
+		open(my $r, ">", ".gitignore") or die; print $r "other\n"; close $r'
+	assert_eq "$rc" 0 "the agent's .gitignore files: $err"
+	mkdir -p "$T/wrap"
+	cat >"$T/wrap/git" <<EOF2
+#!/bin/bash
+for a in "\$@"; do [ "\$a" = check-ignore ] && echo run >>"$T/check-ignore.log"; done
+exec $(command -v git) "\$@"
+EOF2
+	chmod +x "$T/wrap/git"
+	: >"$T/check-ignore.log"
+	out=$(PATH="$T/wrap:$PATH" "$JAIL" status -D "$T/p" 2>&1)
+	assert_contains "$out" ".gitignore: no longer ignores .env (exists on the host)"
+	local runs
+	runs=$(wc -l <"$T/check-ignore.log")
+	[ "$runs" -le 2 ] || fail "host git check-ignore ran $runs times for one root .gitignore"
+	host_safe
+}
