@@ -71,3 +71,35 @@ EOF2
 	[ "$runs" -le 2 ] || fail "host git check-ignore ran $runs times for one root .gitignore"
 	host_safe
 }
+
+# Every path of the agent's commits meets the export's rules, and a rule was
+# tried on every span of the path's components, from each to each later one:
+# the components squared times the path's length.  The agent's commits hold
+# paths as deep as git takes (trees made with git mktree, 1,000 directories
+# of one letter): 2,000 such paths held jail status for a minute, at every
+# status, diff and export.  A pattern with k slashes matches k+1 components
+# at most (FNM_PATHNAME), so only those spans are tried.
+test_hostside2_deep_paths_in_a_commit_are_matched_in_linear_time() {
+	probe_setup
+	cat >"$T/bin/deep.sh" <<'EOF2'
+set -e
+blob=$(echo x | git hash-object -w --stdin)
+t=$(i=0; while [ $i -lt 1000 ]; do printf '100644 blob %s\tf%d\n' "$blob" $i; i=$((i+1)); done |
+	git mktree)
+t=$(printf '040000 tree %s\ttasks.json\n' "$t" | git mktree)
+t=$(printf '040000 tree %s\t.vscode\n' "$t" | git mktree)
+d=0
+while [ $d -lt 1000 ]; do t=$(printf '040000 tree %s\ta\n' "$t" | git mktree); d=$((d+1)); done
+git read-tree --prefix=deep/ "$t"
+git commit -qm deep
+EOF2
+	run_jail -q --no-export --ro "$T/bin" -D "$T/p" -- sh "$T/bin/deep.sh"
+	assert_eq "$rc" 0 "the agent's commit of deep paths: $err"
+	local cpu
+	cpu=$(cpu_of "$JAIL" status -D "$T/p")
+	awk -v a="$cpu" 'BEGIN { exit !(a < 5) }' ||
+		fail "jail status took ${cpu}s of CPU for 1,000 paths of one commit"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_not_contains "$(cat "$T"/out/*.patch 2>/dev/null)" "tasks.json"
+	host_safe
+}
