@@ -640,9 +640,12 @@ const char *path_flag_reason(const char *path, bool symlink)
 	if (is_mise_config(folded, base))
 		return MISE;
 	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++) {
-		const char *at = strstr(folded, flagged_dirs[i].dir);
-		if (at && (at == folded || at[-1] == '/'))
-			return flagged_dirs[i].why;
+		/* at any level, whatever a name above ends with: the first match in
+		 * "x.devcontainer/app/.devcontainer/" is no directory's whole name */
+		for (const char *at = strstr(folded, flagged_dirs[i].dir); at;
+		     at = strstr(at + 1, flagged_dirs[i].dir))
+			if (at == folded || at[-1] == '/')
+				return flagged_dirs[i].why;
 		/* a symlink named as the directory or one above it (".github ->
 		 * ci"): the files it leads to are the directory's */
 		size_t dl = strlen(flagged_dirs[i].dir);

@@ -103,3 +103,23 @@ EOF2
 	assert_not_contains "$(cat "$T"/out/*.patch 2>/dev/null)" "tasks.json"
 	host_safe
 }
+
+# A directory that is flagged wherever it stands (.devcontainer/, which an
+# editor opened on that folder builds and runs; mise's .config/mise/, read in
+# every directory above the shell's) was looked for once in the path: its
+# first match.  A name above that ends like it ("x.devcontainer/") is no such
+# directory, and the real one below it went out unflagged, landed by jail
+# apply with no question.
+test_hostside2_flagged_directory_below_a_lookalike_name_is_flagged() {
+	probe_setup
+	local f="x.devcontainer/app/.devcontainer/devcontainer.json"
+	run_jail -q --no-export -D "$T/p" -- sh -c \
+		"mkdir -p x.devcontainer/app/.devcontainer && echo '{}' > $f"
+	assert_eq "$rc" 0 "the agent's devcontainer: $err"
+	run_jail status -D "$T/p"
+	assert_contains "$out" "$f: changes what editors build and run in a dev container"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply of a flagged file without --accept-flagged: $err"
+	[ ! -e "$T/p/$f" ] || fail "jail apply landed $f unasked"
+	host_safe
+}

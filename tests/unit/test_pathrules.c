@@ -203,6 +203,10 @@ T(flagged_files)
 	CHECK(path_flag_reason(".gitmodules", false) != NULL);
 	CHECK(path_flag_reason(".pre-commit-config.yaml", false) != NULL);
 	CHECK(path_flag_reason("README", false) == NULL);
+	/* a name above that ends like the directory does not hide it */
+	CHECK(path_flag_reason("x.devcontainer/app/.devcontainer/devcontainer.json", false) != NULL);
+	CHECK(path_flag_reason("a.github/workflows/.github/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason("x.devcontainer/app/devcontainer.json", false) == NULL);
 	CHECK(path_flag_reason(".gitignore", false) != NULL);
 	CHECK(path_flag_reason("deep/sub/.gitignore", false) != NULL);
 	CHECK(path_flag_reason(".lfsconfig", false) != NULL);
