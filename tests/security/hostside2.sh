@@ -123,3 +123,45 @@ test_hostside2_flagged_directory_below_a_lookalike_name_is_flagged() {
 	[ ! -e "$T/p/$f" ] || fail "jail apply landed $f unasked"
 	host_safe
 }
+
+# After jail apply, the session records each path it landed, and every later
+# status, diff and export reads that record: it was sorted again after each
+# path read (20,000 landed paths, 9 s of every status, the number squared),
+# and each path the agent changed again cost a git run of its own to check
+# the landed version (20,000: another minute).  The agent makes the paths:
+# many small files the user lands once make every later look at the session
+# slow.  The record is sorted once, and git is asked once.
+test_hostside2_many_applied_paths_cost_no_git_run_each() {
+	probe_setup
+	local mk='my $v = shift; mkdir "gen"; for (1 .. 20000) {
+		open(my $f, ">", "gen/f$_") or die; print $f "$v $_\n"; close $f }'
+	run_jail -q --no-export -D "$T/p" -- perl -e "$mk" a
+	assert_eq "$rc" 0 "the agent's files: $err"
+	# (no gc in the background after git am: the tree is compared below)
+	git -C "$T/p" config gc.auto 0
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply of the agent's files: $err"
+	[ -f "$T/p/gen/f20000" ] || fail "jail apply landed the files (the premise)"
+	BEFORE=$(tree_hash "$T/p")
+	run_jail -q --no-export -D "$T/p" -- perl -e "$mk" b
+	assert_eq "$rc" 0 "the agent's second change: $err"
+	mkdir -p "$T/wrap"
+	cat >"$T/wrap/git" <<EOF2
+#!/bin/bash
+for a in "\$@"; do [ "\$a" = cat-file ] && echo run >>"$T/cat-file.log"; done
+exec $(command -v git) "\$@"
+EOF2
+	chmod +x "$T/wrap/git"
+	: >"$T/cat-file.log"
+	local cpu
+	cpu=$(PATH="$T/wrap:$PATH" cpu_of "$JAIL" status -D "$T/p")
+	local runs
+	runs=$(wc -l <"$T/cat-file.log")
+	[ "$runs" -le 3 ] || fail "host git cat-file ran $runs times for 20,000 landed paths"
+	awk -v a="$cpu" 'BEGIN { exit !(a < 6) }' ||
+		fail "jail status took ${cpu}s of CPU over 20,000 landed paths"
+	# the landed versions are still the old side: each path changes one line
+	out=$("$JAIL" status -D "$T/p" 2>&1)
+	assert_contains "$out" "M gen/f7 +1 -1"
+	host_safe
+}
