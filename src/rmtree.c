@@ -7,7 +7,15 @@
  * way back up is ".." checked against the device and inode remembered on the
  * way down, and the memory is one name per level of depth.  Every directory is
  * given u+rwx before it is read: the user owns all of it.  Symlinks are never
- * followed; they are unlinked like files. */
+ * followed; they are unlinked like files.
+ *
+ * A directory of many subdirectories must not cost their number squared: an
+ * empty subdirectory is removed as the scan meets it, and back from one that
+ * was not, the level is read on from where it stopped (its position), in
+ * reads of 4 KiB.  Read again from the start after each, with readdir's 32
+ * KiB (ext4 fills all of it, reading past every entry already removed), an
+ * agent's 40,000 empty directories held `jail reset` for 24 s, a million for
+ * hours. */
 #include "util.h"
 
 #include <errno.h>
@@ -21,6 +29,7 @@ struct rm_level {
 	char *name;   /* its name in the level above (the caller's parent for level 0) */
 	dev_t dev;
 	ino_t ino;
+	off_t pos;    /* where reading it goes on, 0: from the start */
 };
 
 /* chmod of name in parent, never through a symlink: a directory the open
@@ -56,39 +65,64 @@ static int rm_open_dir(int parent, const char *name, struct rm_level *lv)
 	lv->name = xstrdup(name);
 	lv->dev = st.st_dev;
 	lv->ino = st.st_ino;
+	lv->pos = 0;
 	return fd;
 }
 
-/* Unlink every non-directory in fd.  1 with *sub set to the first directory
- * left, 0 when fd is empty, -1 on error. */
-static int rm_files(int fd, char **sub, struct jail_err *e)
+/* Remove one entry found by the scan: 0 when it is gone, 1 when it is a
+ * directory that holds something, -1 on error. */
+static int rm_entry(int fd, const char *n, unsigned char type, struct jail_err *e)
 {
-	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
-		return jail_err_sys(e, "read a directory to remove it");
+	if (type != DT_DIR && (unlinkat(fd, n, 0) == 0 || errno == ENOENT))
+		return 0;
+	if (type != DT_DIR && errno != EISDIR && errno != EPERM) {
+		_cleanup_free_ char *esc = escape_name(n);
+		return jail_err_sys(e, "remove '%s'", esc);
 	}
-	rewinddir(d);  /* the dup shares the offset of an earlier pass */
-	int ret = 0;
-	struct dirent *de;
-	while (ret == 0 && (de = readdir(d))) {
-		const char *n = de->d_name;
-		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+	if (unlinkat(fd, n, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
+	return 1;  /* not empty, or not ours to rmdir: rm_open_dir says why */
+}
+
+/* Unlink every non-directory and empty directory in fd, reading on from
+ * *pos.  1 with *sub set to the first directory left (and *pos to the entry
+ * after it), 0 when fd is empty, -1 on error.  Only a pass from the start may
+ * say "empty": where positions are indexes (older tmpfs), they shift as
+ * entries go, and a pass that began further on may have skipped some. */
+static int rm_files(int fd, off_t *pos, char **sub, struct jail_err *e)
+{
+	_Alignas(struct dirent64) char buf[4096];
+	off_t start = *pos;
+	if (lseek(fd, start, SEEK_SET) < 0)
+		return jail_err_sys(e, "read a directory to remove it");
+	for (;;) {
+		ssize_t n = getdents64(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (de->d_type != DT_DIR && (unlinkat(fd, n, 0) == 0 || errno == ENOENT))
+		if (n < 0)
+			return jail_err_sys(e, "read a directory to remove it");
+		if (n == 0 && start == 0)
+			return 0;
+		if (n == 0) {  /* once more from the start */
+			start = 0;
+			if (lseek(fd, 0, SEEK_SET) < 0)
+				return jail_err_sys(e, "read a directory to remove it");
 			continue;
-		if (de->d_type == DT_DIR || errno == EISDIR || errno == EPERM) {
-			*sub = xstrdup(n);
-			ret = 1;
-		} else {
-			_cleanup_free_ char *esc = escape_name(n);
-			ret = jail_err_sys(e, "remove '%s'", esc);
+		}
+		for (ssize_t off = 0; off < n;) {
+			const struct dirent64 *de = (const struct dirent64 *)(void *)(buf + off);
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			int r = rm_entry(fd, de->d_name, de->d_type, e);
+			if (r == 1) {
+				*sub = xstrdup(de->d_name);
+				*pos = de->d_off;
+			}
+			if (r != 0)
+				return r;
 		}
 	}
-	closedir(d);
-	return ret;
 }
 
 /* Leave the emptied top level: remove it, and open the level above (*fd). */
@@ -129,7 +163,7 @@ int rm_rf_at(int parent, const char *name, struct jail_err *e)
 		n = 1;
 	while (ret == 0 && n > 0) {
 		char *sub = NULL;
-		int r = rm_files(fd, &sub, e);
+		int r = rm_files(fd, &v[n - 1].pos, &sub, e);
 		if (r == 0) {
 			ret = rm_go_up(parent, v, n, &fd, e);
 			free(v[--n].name);

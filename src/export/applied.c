@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* By path; of one path's records the later last (settle() keeps it). */
 static int cmp_entry(const void *a, const void *b)
 {
-	return strcmp(((const struct applied_entry *)a)->path,
-	              ((const struct applied_entry *)b)->path);
+	const struct applied_entry *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static int cmp_key(const void *key, const void *elem)
@@ -21,17 +23,38 @@ static struct applied_entry *find(const struct applied *a, const char *path)
 	return a->n ? bsearch(path, a->v, a->n, sizeof(*a->v), cmp_key) : NULL;
 }
 
-static void put(struct applied *a, const char *path, unsigned mode, const char *oid)
+/* A record, appended: settle() sorts them once.  (Sorting after each one,
+ * 20,000 paths that `jail apply` landed made every later status take 9 s,
+ * the number of paths squared.) */
+static void add(struct applied *a, const char *path, unsigned mode, const char *oid)
 {
-	struct applied_entry *old = find(a, path);
-	if (!old) {
-		a->v = xrealloc(a->v, (a->n + 1) * sizeof(*a->v));
-		old = &a->v[a->n++];
-		old->path = xstrdup(path);
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 64;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
 	}
-	old->mode = mode;
-	snprintf(old->oid, sizeof(old->oid), "%s", oid);
-	qsort(a->v, a->n, sizeof(*a->v), cmp_entry);
+	struct applied_entry *e = &a->v[a->n];
+	e->path = xstrdup(path);
+	e->mode = mode;
+	e->seq = a->n++;
+	snprintf(e->oid, sizeof(e->oid), "%s", oid);
+}
+
+/* Sorted by path, one record a path: the one added last. */
+static void settle(struct applied *a)
+{
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), cmp_entry);
+	size_t keep = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		if (i + 1 < a->n && strcmp(a->v[i].path, a->v[i + 1].path) == 0) {
+			free(a->v[i].path);
+			continue;
+		}
+		a->v[keep] = a->v[i];
+		a->v[keep].seq = keep;
+		keep++;
+	}
+	a->n = keep;
 }
 
 void applied_parse(struct applied *a, const char *data, size_t len, const char *prefix)
@@ -57,8 +80,9 @@ void applied_parse(struct applied *a, const char *data, size_t len, const char *
 		if (strcmp(type, "blob") != 0 || strncmp(path, prefix, pl) != 0 || !path[pl])
 			continue;
 		if (mode == 0 || strspn(oid, "0123456789abcdef") == strlen(oid))
-			put(a, path + pl, mode, mode ? oid : "-");
+			add(a, path + pl, mode, mode ? oid : "-");
 	}
+	settle(a);
 }
 
 void applied_load(const char *session_dir, struct applied *a)
@@ -90,10 +114,11 @@ int applied_record(const char *session_dir, const char *name, const struct chang
 		const struct change *c = &cs->v[i];
 		struct applied_entry *p = c->reason ? NULL : find(&post, c->path);
 		if (!c->reason && c->new_type == FT_NONE)
-			put(&a, c->path, 0, "-");
+			add(&a, c->path, 0, "-");
 		else if (p)
-			put(&a, c->path, p->mode, p->oid);
+			add(&a, c->path, p->mode, p->oid);
 	}
+	settle(&a);
 	struct strbuf b = {0};
 	for (size_t i = 0; i < a.n; i++) {
 		sb_printf(&b, "%o %s\t%s", a.v[i].mode, a.v[i].oid, a.v[i].path);
@@ -105,6 +130,15 @@ int applied_record(const char *session_dir, const char *name, const struct chang
 	applied_free(&a);
 	applied_free(&post);
 	return r;
+}
+
+void applied_wanted(const struct applied *a, const struct changeset *cs, struct strv *oids)
+{
+	for (size_t i = 0; i < cs->n; i++) {
+		const struct applied_entry *p = cs->v[i].reason ? NULL : find(a, cs->v[i].path);
+		if (p && p->mode != 0)
+			strv_push(oids, p->oid);
+	}
 }
 
 void applied_adjust(const struct applied *a, struct changeset *cs,

@@ -14,11 +14,12 @@ struct applied_entry {
 	char *path;      /* relative to the project */
 	unsigned mode;   /* git mode; 0: the patch deleted the path */
 	char oid[65];
+	size_t seq;      /* the order records came in: of one path's, the last counts */
 };
 
 struct applied {
 	struct applied_entry *v;  /* sorted by path */
-	size_t n;
+	size_t n, cap;
 };
 
 /* Read <session_dir>/applied (absent: empty). */
@@ -34,6 +35,8 @@ void applied_parse(struct applied *a, const char *data, size_t len, const char *
  * itself only once the patch is known to have landed). */
 int applied_record(const char *session_dir, const char *name, const struct changeset *cs,
                    const char *prefix, const struct strbuf *ls_tree, struct jail_err *e) WUR;
+/* The blob ids applied_adjust() asks oid_present about (to ask git once). */
+void applied_wanted(const struct applied *a, const struct changeset *cs, struct strv *oids);
 /* In export_filter: old sides from the applied versions; deletions already
  * applied drop out.  oid_present says whether the host still has a blob. */
 void applied_adjust(const struct applied *a, struct changeset *cs,

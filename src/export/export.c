@@ -1039,16 +1039,37 @@ static int host_base_entries(struct export_ctx *x, struct changeset *cs, struct 
 	return r;
 }
 
-/* Does the host repository still hold this blob (`git cat-file -e`)? */
-static bool host_has_blob(void *ctx, const char *oid)
+/* Which of oids the host repository still holds as blobs, into present
+ * (sorted): one `git cat-file --batch-check` for them all.  (A `cat-file -e`
+ * each was a git run for every path the agent changed again after `jail
+ * apply`: 20,000 such paths, a minute of every status.)  A git that fails
+ * finds none, and the paths stand on the base commit as before. */
+static void host_blobs(const struct export_ctx *x, const struct strv *oids, struct strv *present)
 {
-	const struct export_ctx *x = ctx;
+	struct strbuf in = {0}, out = {0};
+	for (size_t i = 0; i < oids->n; i++)
+		sb_printf(&in, "%s\n", oids->v[i]);
 	struct git g = {.cwd = x->project};
-	_cleanup_free_ char *spec = xasprintf("%s^{blob}", oid);
-	const char *args[] = {"cat-file", "-e", spec, NULL};
-	int status = 1;
+	const char *args[] = {"cat-file", "--batch-check=%(objectname) %(objecttype)", NULL};
 	struct jail_err e;
-	return git_run(&g, args, NULL, 0, NULL, &status, &e) == 0 && status == 0;
+	int status = 0;
+	if (in.len && git_run(&g, args, in.s, in.len, &out, &status, &e) == 0 && status == 0)
+		for (char *at = out.s, *line; at && (line = line_next(&at));) {
+			char *sp = strchr(line, ' ');
+			if (sp && strcmp(sp + 1, "blob") == 0) {
+				*sp = '\0';
+				strv_push(present, line);
+			}
+		}
+	if (present->n)
+		qsort(present->v, present->n, sizeof(char *), cmp_str);
+	sb_free(&in);
+	sb_free(&out);
+}
+
+static bool oid_in(void *ctx, const char *oid)
+{
+	return in_sorted(ctx, oid);
 }
 
 static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_err *e)
@@ -1064,8 +1085,14 @@ static int filter_git(struct export_ctx *x, struct changeset *cs, struct jail_er
 	if (r == 0)
 		r = host_base_entries(x, cs, e);
 	/* after `jail apply`: only what changed since the applied versions */
-	if (r == 0 && x->applied)
-		applied_adjust(x->applied, cs, host_has_blob, x);
+	if (r == 0 && x->applied) {
+		struct strv wanted = {0}, present = {0};
+		applied_wanted(x->applied, cs, &wanted);
+		host_blobs(x, &wanted, &present);
+		applied_adjust(x->applied, cs, oid_in, &present);
+		strv_free(&wanted);
+		strv_free(&present);
+	}
 	for (size_t i = 0; r == 0 && i < cs->n; i++) {
 		struct change *c = &cs->v[i];
 		bool tracked_now = in_sorted(&tracked, c->path);

@@ -143,6 +143,30 @@ static bool match_span(const char *pat, const char *path, size_t from, size_t to
 	return fnmatch(pat, buf, FNM_PATHNAME | flags) == 0;
 }
 
+/* How many components a pattern can match at most.  With FNM_PATHNAME a '/'
+ * of the path is matched only by a '/' of the pattern (never by '*', '?' or a
+ * bracket), so a pattern with k of them spans k+1 components at most.  The
+ * spans tried are bounded by it: all of them, from every component to every
+ * later one, cost the path's components squared times its length, and the
+ * agent's commits hold paths 2,000 components deep (15 ms each, minutes for
+ * a commit of them, at every status, diff and export). */
+static size_t span_max(const char *pat, size_t pl)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < pl; i++)
+		n += pat[i] == '/';
+	return n;
+}
+
+/* Where the last `comps` components of path start (0: it has no more). */
+static size_t last_components(const char *path, size_t n, size_t comps)
+{
+	size_t at = n, seen = 0;
+	while (at > 0 && !(path[at - 1] == '/' && ++seen == comps))
+		at--;
+	return at;
+}
+
 static bool ascii_eq_fold(const char *a, const char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -198,19 +222,19 @@ static bool pattern_match_as(const char *pattern, const char *path, bool is_dir,
 	size_t n = strlen(path);
 	if (!may_match(pat, pl, path, n, flags))
 		return false;
-	/* with FNM_PATHNAME only a '/' of the pattern matches one of the path: a
-	 * pattern without one (most of them) can match single components only */
-	bool one = !memchr(pat, '/', pl);
-	/* every span of whole components: start at a component, end at one */
+	/* every span of whole components, as many as the pattern can match
+	 * (span_max): start at a component, end at one */
+	size_t most = span_max(pat, pl);
 	for (size_t from = 0; from < n; from++) {
 		if (from > 0 && path[from - 1] != '/')
 			continue;
 		if (anchored && from > 0)
 			break;
+		size_t comps = 0;
 		for (size_t to = from + 1; to <= n; to++) {
 			if (to < n && path[to] != '/')
 				continue;
-			if (one && memchr(path + from, '/', to - from))
+			if (++comps > most)
 				break;
 			bool last = to == n;
 			if ((!last || !dir_only || is_dir) && match_span(pat, path, from, to, flags))
@@ -245,8 +269,9 @@ static bool pattern_match_below(const char *pattern, const char *path, int flags
 	memcpy(pat, pattern, pl + 1);
 	size_t n = strlen(path);
 	for (char *s = pat; (s = strchr(s, '/')) && s[1]; s++) {
-		*s = '\0';  /* the leading components */
-		for (size_t from = 0; from < n && !(anchored && from > 0); from++)
+		*s = '\0';  /* the leading components, matched by the path's last ones */
+		size_t first = last_components(path, n, span_max(pat, (size_t)(s - pat)));
+		for (size_t from = first; from < n && !(anchored && from > 0); from++)
 			if ((from == 0 || path[from - 1] == '/') && match_span(pat, path, from, n, flags)) {
 				*s = '/';
 				return true;
@@ -615,9 +640,12 @@ const char *path_flag_reason(const char *path, bool symlink)
 	if (is_mise_config(folded, base))
 		return MISE;
 	for (size_t i = 0; i < ARRAY_SIZE(flagged_dirs); i++) {
-		const char *at = strstr(folded, flagged_dirs[i].dir);
-		if (at && (at == folded || at[-1] == '/'))
-			return flagged_dirs[i].why;
+		/* at any level, whatever a name above ends with: the first match in
+		 * "x.devcontainer/app/.devcontainer/" is no directory's whole name */
+		for (const char *at = strstr(folded, flagged_dirs[i].dir); at;
+		     at = strstr(at + 1, flagged_dirs[i].dir))
+			if (at == folded || at[-1] == '/')
+				return flagged_dirs[i].why;
 		/* a symlink named as the directory or one above it (".github ->
 		 * ci"): the files it leads to are the directory's */
 		size_t dl = strlen(flagged_dirs[i].dir);

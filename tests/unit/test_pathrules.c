@@ -40,6 +40,20 @@ T(patterns_match_like_gitignore)
 	CHECK(pattern_match("*.c", "dir.c/x.h", false)); /* dir.c is a directory above */
 	CHECK(!pattern_match("venv/", "myvenv/x", false));
 	CHECK(!pattern_match("", "x", false));
+	/* the spans tried are as many components as the pattern has: the
+	 * matches are the same, deep in a path too */
+	CHECK(pattern_match("a/b/c", "x/y/a/b/c/z", false));
+	CHECK(!pattern_match("a/*/c", "a/b/b/c", false));
+	CHECK(pattern_match("a/*/c", "q/a/b/c", false));
+	CHECK(pattern_match("a\\/b", "x/a/b", false));
+	{
+		char deep[4096] = "";
+		for (int i = 0; i < 1000; i++)
+			strcat(deep, "a/");
+		strcat(deep, ".vscode/tasks.json/f");
+		CHECK(pattern_match(".vscode/tasks.json", deep, false));
+		CHECK(!pattern_match(".vscode/launch.json", deep, false));
+	}
 	/* '?', brackets and escapes: the quick test of may_match() keeps to
 	 * what fnmatch would say */
 	CHECK(pattern_match("f?o.c", "a/fxo.c", false));
@@ -189,6 +203,10 @@ T(flagged_files)
 	CHECK(path_flag_reason(".gitmodules", false) != NULL);
 	CHECK(path_flag_reason(".pre-commit-config.yaml", false) != NULL);
 	CHECK(path_flag_reason("README", false) == NULL);
+	/* a name above that ends like the directory does not hide it */
+	CHECK(path_flag_reason("x.devcontainer/app/.devcontainer/devcontainer.json", false) != NULL);
+	CHECK(path_flag_reason("a.github/workflows/.github/workflows/ci.yml", false) != NULL);
+	CHECK(path_flag_reason("x.devcontainer/app/devcontainer.json", false) == NULL);
 	CHECK(path_flag_reason(".gitignore", false) != NULL);
 	CHECK(path_flag_reason("deep/sub/.gitignore", false) != NULL);
 	CHECK(path_flag_reason(".lfsconfig", false) != NULL);

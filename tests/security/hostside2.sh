@@ -1,0 +1,167 @@
+# The escape suite, second round on the host side: nothing the agent leaves in
+# its session may hurt the commands the user runs on it afterwards (status,
+# diff, export, apply, list, ps, reset, rm, discard).  None of them may hang,
+# take time or memory out of proportion to what the session holds, or write
+# outside the session.  Each test shapes the session from inside a jail, as
+# the agent would, runs the host command and checks its effect; each failed
+# on the build before its fix.
+source "$TESTS/security/helpers.bash"
+
+# cpu_of CMD...: the user+system CPU seconds CMD took (its output dropped).
+cpu_of() {
+	local TIMEFORMAT='%3U %3S' t
+	t=$({ time "$@" >/dev/null 2>&1; } 2>&1)
+	awk '{ print $1 + $2 }' <<<"$t"
+}
+
+# jail reset (and rm, and discard) read a directory again from its start
+# after each subdirectory it removed: on ext4 each read goes past every entry
+# removed before, so a directory of N subdirectories cost N^2/2 entries read
+# (40,000 empty directories, made in a second, held jail reset for 24 s; a
+# million, for hours).  The reset must cost what rm -rf of the same tree does.
+test_hostside2_reset_of_many_directories_is_not_quadratic() {
+	probe_setup
+	local mk='mkdir "D" or die; for (1 .. 30000) { mkdir "D/d$_" or die "$!" }'
+	run_jail -q --no-export -D "$T/p" -- perl -e "$mk"
+	assert_eq "$rc" 0 "the agent's directories: $err"
+	local sd
+	sd=$(session_dir "$T/p")
+	[ -d "$sd/upper/D/d30000" ] || fail "the session's directories (the premise)"
+	mkdir "$T/cmp"
+	(cd "$T/cmp" && perl -e "$mk")
+	local rm_cpu reset_cpu
+	rm_cpu=$(cpu_of rm -rf "$T/cmp")
+	reset_cpu=$(cpu_of "$JAIL" reset --all -D "$T/p")
+	[ ! -e "$sd/upper/D" ] || fail "jail reset left the directories"
+	awk -v a="$reset_cpu" -v b="$rm_cpu" 'BEGIN { exit !(a <= 4 * b + 2) }' ||
+		fail "jail reset took ${reset_cpu}s of CPU, rm -rf of the same tree ${rm_cpu}s"
+	host_safe
+}
+
+# A changed .gitignore is checked for the host files it would un-hide: host
+# git ran once for each, over every host-ignored path.  The agent makes as
+# many .gitignore files as it likes (one per new directory, and one change to
+# the root's that puts every ignored path in play): 100,000 of them held each
+# jail status, diff and export, and the end of the run, for minutes to hours.
+# A .gitignore rules only below its directory; host git is asked about those
+# paths alone, and not at all where the host ignores nothing below it.
+test_hostside2_many_gitignore_files_cost_no_git_run_each() {
+	probe_setup
+	printf '.env\n' >"$T/p/.gitignore"
+	git -C "$T/p" add .gitignore && git -C "$T/p" commit -qm ignore
+	echo 'TOKEN=1' >"$T/p/.env"
+	BEFORE=$(tree_hash "$T/p")
+	run_jail -q --no-export -D "$T/p" -- perl -e '
+		for (1 .. 300) { mkdir "g$_" or die; open(my $f, ">", "g$_/.gitignore") or die;
+			print $f "x\n"; close $f }
+		open(my $r, ">", ".gitignore") or die; print $r "other\n"; close $r'
+	assert_eq "$rc" 0 "the agent's .gitignore files: $err"
+	mkdir -p "$T/wrap"
+	cat >"$T/wrap/git" <<EOF2
+#!/bin/bash
+for a in "\$@"; do [ "\$a" = check-ignore ] && echo run >>"$T/check-ignore.log"; done
+exec $(command -v git) "\$@"
+EOF2
+	chmod +x "$T/wrap/git"
+	: >"$T/check-ignore.log"
+	out=$(PATH="$T/wrap:$PATH" "$JAIL" status -D "$T/p" 2>&1)
+	assert_contains "$out" ".gitignore: no longer ignores .env (exists on the host)"
+	local runs
+	runs=$(wc -l <"$T/check-ignore.log")
+	[ "$runs" -le 2 ] || fail "host git check-ignore ran $runs times for one root .gitignore"
+	host_safe
+}
+
+# Every path of the agent's commits meets the export's rules, and a rule was
+# tried on every span of the path's components, from each to each later one:
+# the components squared times the path's length.  The agent's commits hold
+# paths as deep as git takes (trees made with git mktree, 1,000 directories
+# of one letter): 2,000 such paths held jail status for a minute, at every
+# status, diff and export.  A pattern with k slashes matches k+1 components
+# at most (FNM_PATHNAME), so only those spans are tried.
+test_hostside2_deep_paths_in_a_commit_are_matched_in_linear_time() {
+	probe_setup
+	cat >"$T/bin/deep.sh" <<'EOF2'
+set -e
+blob=$(echo x | git hash-object -w --stdin)
+t=$(i=0; while [ $i -lt 1000 ]; do printf '100644 blob %s\tf%d\n' "$blob" $i; i=$((i+1)); done |
+	git mktree)
+t=$(printf '040000 tree %s\ttasks.json\n' "$t" | git mktree)
+t=$(printf '040000 tree %s\t.vscode\n' "$t" | git mktree)
+d=0
+while [ $d -lt 1000 ]; do t=$(printf '040000 tree %s\ta\n' "$t" | git mktree); d=$((d+1)); done
+git read-tree --prefix=deep/ "$t"
+git commit -qm deep
+EOF2
+	run_jail -q --no-export --ro "$T/bin" -D "$T/p" -- sh "$T/bin/deep.sh"
+	assert_eq "$rc" 0 "the agent's commit of deep paths: $err"
+	local cpu
+	cpu=$(cpu_of "$JAIL" status -D "$T/p")
+	awk -v a="$cpu" 'BEGIN { exit !(a < 5) }' ||
+		fail "jail status took ${cpu}s of CPU for 1,000 paths of one commit"
+	run_jail export -D "$T/p" -o "$T/out"
+	assert_not_contains "$(cat "$T"/out/*.patch 2>/dev/null)" "tasks.json"
+	host_safe
+}
+
+# A directory that is flagged wherever it stands (.devcontainer/, which an
+# editor opened on that folder builds and runs; mise's .config/mise/, read in
+# every directory above the shell's) was looked for once in the path: its
+# first match.  A name above that ends like it ("x.devcontainer/") is no such
+# directory, and the real one below it went out unflagged, landed by jail
+# apply with no question.
+test_hostside2_flagged_directory_below_a_lookalike_name_is_flagged() {
+	probe_setup
+	local f="x.devcontainer/app/.devcontainer/devcontainer.json"
+	run_jail -q --no-export -D "$T/p" -- sh -c \
+		"mkdir -p x.devcontainer/app/.devcontainer && echo '{}' > $f"
+	assert_eq "$rc" 0 "the agent's devcontainer: $err"
+	run_jail status -D "$T/p"
+	assert_contains "$out" "$f: changes what editors build and run in a dev container"
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 125 "jail apply of a flagged file without --accept-flagged: $err"
+	[ ! -e "$T/p/$f" ] || fail "jail apply landed $f unasked"
+	host_safe
+}
+
+# After jail apply, the session records each path it landed, and every later
+# status, diff and export reads that record: it was sorted again after each
+# path read (20,000 landed paths, 9 s of every status, the number squared),
+# and each path the agent changed again cost a git run of its own to check
+# the landed version (20,000: another minute).  The agent makes the paths:
+# many small files the user lands once make every later look at the session
+# slow.  The record is sorted once, and git is asked once.
+test_hostside2_many_applied_paths_cost_no_git_run_each() {
+	probe_setup
+	local mk='my $v = shift; mkdir "gen"; for (1 .. 20000) {
+		open(my $f, ">", "gen/f$_") or die; print $f "$v $_\n"; close $f }'
+	run_jail -q --no-export -D "$T/p" -- perl -e "$mk" a
+	assert_eq "$rc" 0 "the agent's files: $err"
+	# (no gc in the background after git am: the tree is compared below)
+	git -C "$T/p" config gc.auto 0
+	run_jail apply -D "$T/p"
+	assert_eq "$rc" 0 "jail apply of the agent's files: $err"
+	[ -f "$T/p/gen/f20000" ] || fail "jail apply landed the files (the premise)"
+	BEFORE=$(tree_hash "$T/p")
+	run_jail -q --no-export -D "$T/p" -- perl -e "$mk" b
+	assert_eq "$rc" 0 "the agent's second change: $err"
+	mkdir -p "$T/wrap"
+	cat >"$T/wrap/git" <<EOF2
+#!/bin/bash
+for a in "\$@"; do [ "\$a" = cat-file ] && echo run >>"$T/cat-file.log"; done
+exec $(command -v git) "\$@"
+EOF2
+	chmod +x "$T/wrap/git"
+	: >"$T/cat-file.log"
+	local cpu
+	cpu=$(PATH="$T/wrap:$PATH" cpu_of "$JAIL" status -D "$T/p")
+	local runs
+	runs=$(wc -l <"$T/cat-file.log")
+	[ "$runs" -le 3 ] || fail "host git cat-file ran $runs times for 20,000 landed paths"
+	awk -v a="$cpu" 'BEGIN { exit !(a < 6) }' ||
+		fail "jail status took ${cpu}s of CPU over 20,000 landed paths"
+	# the landed versions are still the old side: each path changes one line
+	out=$("$JAIL" status -D "$T/p" 2>&1)
+	assert_contains "$out" "M gen/f7 +1 -1"
+	host_safe
+}
