@@ -132,10 +132,13 @@ void pathrules_free(struct pathrules *r)
 	memset(r, 0, sizeof(*r));
 }
 
+size_t pathrules_spans_tried;
+
 /* Does pat match the components of path between [from, to)? */
 static bool match_span(const char *pat, const char *path, size_t from, size_t to, int flags)
 {
 	char buf[4096];
+	pathrules_spans_tried++;
 	if (to - from >= sizeof(buf))
 		return false;
 	memcpy(buf, path + from, to - from);

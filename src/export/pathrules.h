@@ -36,6 +36,9 @@ char *pathrules_path_pattern(const char *rel, bool dir);
 
 /* Does pattern match path (a file, or a directory when is_dir)? */
 bool pattern_match(const char *pattern, const char *path, bool is_dir);
+/* How many spans of components the matching has tried (fnmatch calls): the
+ * unit tests bound it, so that the cost stays linear in a path's depth. */
+extern size_t pathrules_spans_tried;
 /* The reason a deny rule leaves path out (malloc'd), or NULL. */
 char *pathrules_denied(const struct pathrules *r, const char *path, bool is_dir);
 /* The same for a symlink at path: also a rule that would leave out a path
