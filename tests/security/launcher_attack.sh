@@ -64,3 +64,30 @@ test_command_not_signalled_by_a_thread_of_inits_exit() {
 	assert_eq "$out" fired "the probe whose parent exited"
 	host_safe
 }
+
+# The launcher's thread drops the capabilities and loads the filter; when that
+# fails the command must not start, and the user must hear why.  Its error
+# reached init's main thread after READY, when the supervisor no longer reads
+# init's errors: the jail ended with 125 and no word.  A filter that cannot
+# load: the host's side fills the kernel's per-task bound on filters (32768
+# instructions) with allow-all ones before it starts jail.
+test_filter_load_failure_fails_closed_and_says_why() {
+	probe_setup
+	local fill="$T/host/probe seccomp-fill 64"
+	for net in none allow; do
+		set +e
+		out=$($fill "$JAIL" -q --net "$net" --ro "$T/bin" -D "$T/p" -- sh -c 'echo RAN' \
+			2>"$T/.stderr" </dev/null)
+		rc=$?
+		set -e
+		err=$(cat "$T/.stderr")
+		assert_eq "$rc" 125 "the jail whose filter cannot load (--net $net): $out $err"
+		assert_not_contains "$out" RAN
+		assert_contains "$err" "seccomp: load the filter"
+		assert_eq "$(printf '%s\n' "$err" | grep -c .)" 1 "error lines: $err"
+		host_safe
+	done
+	# positive control: with room left for the jail's filter, it starts
+	out=$("$T/host/probe" seccomp-fill 4096 "$JAIL" -q --ro "$T/bin" -D "$T/p" -- sh -c 'echo RAN' 2>&1 </dev/null) || true
+	assert_eq "$out" RAN "with room left for the jail's filter"
+}
