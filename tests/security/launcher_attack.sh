@@ -50,8 +50,8 @@ jx() { run_jail exec -D "$T/p" -- "$@"; }
 # runs: the race was the command's prctl against the thread's exit.
 test_command_not_signalled_by_a_thread_of_inits_exit() {
 	probe_setup
-	local i fired=0
-	for i in $(seq 40); do
+	local fired=0
+	for _ in $(seq 40); do
 		jp -- pdeath 100
 		assert_eq "$rc" 0 "pdeath probe: $err"
 		[ "$out" = quiet ] || fired=$((fired + 1))
