@@ -2,7 +2,7 @@
  *
  * The containment recipe, in order; each step fails closed:
  *   write the uid/gid maps → a session keyring of its own → hostname → new
- *   root (mounts) → network → pty → READY/GO with the supervisor → not
+ *   root (mounts) → network → pty → GO/READY with the supervisor → not
  *   dumpable → start the command.  Beside the root's build, the launcher's
  *   thread makes the network namespace, takes GO, drops its capabilities and
  *   loads seccomp (launcher.h); the command is its vfork child, which reads
