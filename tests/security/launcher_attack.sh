@@ -276,3 +276,28 @@ test_every_thread_of_init_out_of_reach() {
 	done <<<"$out"
 	host_safe
 }
+
+# The launcher's thread makes the network namespace; when it cannot, the jail
+# ends with that error and the command never starts (nor in the host's
+# namespace).  The host's side sets the outer user namespace's bound on new
+# network namespaces to 0 (the jail's is nested in it).
+test_network_namespace_failure_fails_closed() {
+	probe_setup
+	command -v unshare >/dev/null || skip "no unshare(1)"
+	local run="'$JAIL' -q --ro '$T/bin' -D '$T/p' -- sh -c 'echo RAN'"
+	set +e
+	out=$(unshare -Ur sh -c "$run" 2>&1 </dev/null)
+	rc=$?
+	set -e
+	[ "$rc" = 0 ] || skip "jail does not run in a user namespace of unshare(1)'s here: $out"
+	assert_eq "$out" RAN "positive control: in the outer namespace, unbounded"
+	set +e
+	out=$(unshare -Ur sh -c "echo 0 >/proc/sys/user/max_net_namespaces && $run" 2>&1 </dev/null)
+	rc=$?
+	set -e
+	assert_eq "$rc" 125 "no network namespace to be had: $out"
+	assert_not_contains "$out" RAN
+	assert_contains "$out" "network namespace"
+	assert_eq "$(printf '%s\n' "$out" | grep -c .)" 1 "error lines: $out"
+	host_safe
+}
