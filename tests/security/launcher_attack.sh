@@ -106,9 +106,11 @@ P=$(dirname "$0")/probe
 echo "securebits=$("$P" securebits)"
 grep -E '^(Seccomp_filters|SigBlk|SigPnd|ShdPnd):' /proc/self/status
 echo "net=$(readlink /proc/self/ns/net)"
+echo "pidns=$(readlink /proc/self/ns/pid) mntns=$(readlink /proc/self/ns/mnt)"
 echo "lo=$("$P" ifflags lo)"
 echo "devs=$(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ,)"
 echo "root=$(stat -c %d:%i /)"
+echo "scratch=$(cut -d' ' -f5 /proc/self/mountinfo | grep -cE '^/(oldroot|newroot)(/|$)')"
 echo "cgroup=$(tr '\n' ' ' </proc/self/cgroup)"
 grep -E '^Max (processes|data size|core file size)' /proc/self/limits | tr -s ' ' | sed 's/ *$//'
 "$P" sys mount; echo "mount=$?"
@@ -141,6 +143,12 @@ assert_armed() {
 	assert_contains "$s" "setns=$EPERM"
 	assert_not_contains "$s" "net=$(readlink /proc/self/ns/net)"
 	assert_contains "$s" "net=net:["
+	assert_not_contains "$s" "pidns=$(readlink /proc/self/ns/pid)"
+	assert_not_contains "$s" "mntns=$(readlink /proc/self/ns/mnt)"
+	assert_contains "$s" "pidns=pid:["
+	# the root is the jail's, fully built: nothing of the scratch root's
+	# pivots (mounts.c) is left to see
+	assert_contains "$s" "scratch=0"
 	bits=$(sed -n 's/^lo=//p' <<<"$s")
 	[ -n "$bits" ] && [ $((bits & 1)) = 1 ] || fail "lo is not up: $s"
 	assert_contains "$s" "devs=lo,"
@@ -184,6 +192,9 @@ test_joined_command_holds_nothing_in_both_network_cases() {
 		assert_armed "$out" 2
 		assert_contains "$out" "net=$(cat "$T/sig/agent.netns")"
 		assert_armed "$(cat "$T/sig/agent.state")" 1
+		# the agent's pid and mount namespaces and root, too
+		assert_eq "$(grep -E '^(pidns|root)=' <<<"$out")" \
+			"$(grep -E '^(pidns|root)=' "$T/sig/agent.state")" "jail exec's namespaces and root"
 		assert_contains "$out" "Max core file size 0 0"
 		jx "$T/bin/probe" fds
 		assert_eq "$(tr '\n' ' ' <<<"$out")" "0 1 2 " "the joined command's fds [$opts]"
