@@ -2,7 +2,7 @@
  *
  * The containment recipe, in order; each step fails closed:
  *   write the uid/gid maps → a session keyring of its own → hostname → new
- *   root (mounts) → network → pty → READY/GO with the supervisor → not
+ *   root (mounts) → network → pty → GO/READY with the supervisor → not
  *   dumpable → start the command.  Beside the root's build, the launcher's
  *   thread makes the network namespace, takes GO, drops its capabilities and
  *   loads seccomp (launcher.h); the command is its vfork child, which reads
@@ -97,7 +97,7 @@ static int open_pty(const struct jail_plan *p, int sock, int *slave, struct jail
 }
 
 static int setup_jail(const struct jail_plan *p, struct launcher *l, int sock, int *slave,
-                      struct jail_err *e)
+                      bool *ready, struct jail_err *e)
 {
 	/* The hostname is cosmetic (the UTS namespace is the isolation): container
 	 * seccomp profiles (podman's, docker's) refuse sethostname without
@@ -120,12 +120,17 @@ static int setup_jail(const struct jail_plan *p, struct launcher *l, int sock, i
 		return -1;
 	if (p->use_pty && open_pty(p, sock, slave, e) < 0)
 		return -1;
-	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
-		return -1;
-	/* GO, read by the launcher's thread, which is armed with its filter */
+	/* GO, read by the launcher's thread, which is armed with its filter
+	 * (the supervisor sent GO before it waits for READY).  Before READY: an
+	 * error of the thread's (its capabilities, the filter's load) then
+	 * arrives in READY's place, where the supervisor reports it; after it,
+	 * the supervisor reads nothing of init's but DONE. */
 	if (launcher_wait_armed(l, e) < 0)
 		return -1;
 	log_debug("init: go");
+	if (sync_send(sock, SYNC_READY, NULL, 0, -1, e) < 0)
+		return -1;
+	*ready = true;
 	if (net_host_wanted(p->cfg) && limits_mnt_namespaces(p->cfg, sysuser, e) < 0)
 		return -1;
 	log_debug("init: namespace counts set");
@@ -406,6 +411,17 @@ static int reap_loop(const struct jail_plan *p, struct sync_go *go, pid_t cmd, i
 	}
 }
 
+/* An error of init's goes to the supervisor, which reports it in place of
+ * READY; once READY is out it reads nothing of init's but DONE, so init
+ * says it itself (its stderr is the jail's, the user's), as the command's
+ * process does its own errors. */
+static void report_failure(int sock, bool ready_sent, const struct jail_err *e)
+{
+	if (ready_sent)
+		log_error("%s", e->msg);
+	sync_send_error(sock, e);
+}
+
 int init_main(const struct jail_plan *p, int sock)
 {
 	struct jail_err e = {0};
@@ -438,8 +454,9 @@ int init_main(const struct jail_plan *p, int sock)
 		sync_send_error(sock, &e);
 		return EXIT_JAIL_FAIL;
 	}
-	if (setup_jail(p, &launcher, sock, &slave, &e) < 0) {
-		sync_send_error(sock, &e);
+	bool ready = false;
+	if (setup_jail(p, &launcher, sock, &slave, &ready, &e) < 0) {
+		report_failure(sock, ready, &e);
 		return EXIT_JAIL_FAIL;
 	}
 	sigset_t mask;
@@ -451,12 +468,12 @@ int init_main(const struct jail_plan *p, int sock)
 	int sigfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sigfd < 0) {
 		jail_err_sys(&e, "signalfd in init");
-		sync_send_error(sock, &e);
+		report_failure(sock, true, &e);
 		return EXIT_JAIL_FAIL;
 	}
 	pid_t cmd = spawn_command(p, &launcher, slave, &e);
 	if (cmd < 0) {
-		sync_send_error(sock, &e);
+		report_failure(sock, true, &e);
 		return EXIT_JAIL_FAIL;
 	}
 	if (slave >= 0)

@@ -113,12 +113,17 @@ static void *launcher_main(void *arg)
 		post_failure(l, &e, &l->spawned);
 		return NULL;
 	}
+	/* The command's parent is this thread, and a thread's exit is its
+	 * children's parent's death: a PR_SET_PDEATHSIG the command set before
+	 * it would fire (prctl(2)), killing an agent that asked to die with
+	 * init.  So the thread stays, every signal blocked, until init ends
+	 * (exit_group); it never wakes (nothing broadcasts after this). */
 	pthread_mutex_lock(&l->lock);
 	l->cmd = cmd;
 	l->spawned = true;
 	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
-	return NULL;
+	for (;;)
+		pthread_cond_wait(&l->cond, &l->lock);
 }
 
 /* ---- the main thread ---- */

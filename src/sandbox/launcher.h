@@ -20,8 +20,13 @@
  * theirs in their own child as the command did before).
  *
  * The thread blocks every signal: those for init go to its main thread's
- * signalfd.  The session keyring, the other namespaces and the cgroup are
- * the process's when the thread starts, or follow it (cgroup.procs). */
+ * signalfd.  It outlives the command's start, parked until init's exit: the
+ * command is its child, and a thread's exit would count as the command's
+ * parent's death (PR_SET_PDEATHSIG).  It holds nothing the command lacks
+ * (its credentials and filter are the command's; init is not dumpable);
+ * it is one of the jail's tasks (--pids counts it).  The session keyring,
+ * the other namespaces and the cgroup are the process's when the thread
+ * starts, or follow it (cgroup.procs). */
 #ifndef JAIL_LAUNCHER_H
 #define JAIL_LAUNCHER_H
 #include "netns.h"

@@ -12,7 +12,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/seccomp.h>
+#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -24,6 +27,7 @@
 #include <sys/ipc.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
@@ -571,12 +575,76 @@ static int do_hunt(int argc, char **argv)
 	return leaks ? 1 : 0;
 }
 
+/* pdeath MS: ask for SIGUSR1 at the parent's death (PR_SET_PDEATHSIG), first
+ * thing, then wait MS milliseconds: "fired" if it came (the parent, the
+ * thread that started us, went away meanwhile), else "quiet". */
+static volatile sig_atomic_t pdeath_fired;
+static void on_pdeath(int sig) { (void)sig; pdeath_fired = 1; }
+static int do_pdeath(long ms)
+{
+	signal(SIGUSR1, on_pdeath);
+	if (prctl(PR_SET_PDEATHSIG, SIGUSR1, 0, 0, 0) < 0)
+		return errno;
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&t, &t) < 0 && errno == EINTR)
+		;
+	printf("%s\n", pdeath_fired ? "fired" : "quiet");
+	return 0;
+}
+
+/* seccomp-fill ROOM CMD...: on the host, set no_new_privs and load allow-all
+ * filters, the largest that still fit, until one of ROOM instructions does
+ * not (the kernel's bound on a task's filters, 32768 instructions as it
+ * counts them), then exec CMD: any filter of ROOM instructions or more
+ * loaded in CMD or its children fails (ENOMEM). */
+static int do_seccomp_fill(int argc, char **argv)
+{
+	enum { FILTER_MAX = 4096 };
+	long room = argc > 3 ? atol(argv[2]) : 0;
+	if (room < 1 || room > FILTER_MAX)
+		return USAGE;
+	static struct sock_filter insns[FILTER_MAX];
+	for (size_t i = 0; i < FILTER_MAX; i++)
+		insns[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return errno;
+	for (long n = FILTER_MAX;;) {
+		insns[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		struct sock_fprog prog = {.len = (unsigned short)n, .filter = insns};
+		long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+		insns[n - 1] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+		if (r == 0)
+			continue;
+		if (errno != ENOMEM)
+			return errno;
+		if (n == room)
+			break;
+		n = n / 2 > room ? n / 2 : room;
+	}
+	execvp(argv[3], argv + 3);
+	return errno;
+}
+
 static int more(int argc, char **argv)
 {
 	const char *c = argv[1], *a = argc > 2 ? argv[2] : "", *b = argc > 3 ? argv[3] : "";
 	if (!strcmp(c, "kill")) return err_or_ok(kill(atoi(a), argc > 3 ? atoi(b) : 0));
 	if (!strcmp(c, "ptrace")) return do_ptrace(atoi(a));
 	if (!strcmp(c, "ptrace-child")) return do_ptrace_child();
+	if (!strcmp(c, "pdeath")) return do_pdeath(atol(a));
+	if (!strcmp(c, "seccomp-fill")) return do_seccomp_fill(argc, argv);
+	if (!strcmp(c, "ifflags")) { /* ifflags NAME: the interface's flags (IFF_UP is 0x1) */
+		struct ifreq ifr = {0};
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", a);
+		int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+			return errno;
+		return printf("%#x\n", (unsigned)(unsigned short)ifr.ifr_flags), 0;
+	}
+	if (!strcmp(c, "securebits")) {
+		int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+		return bits < 0 ? errno : (printf("%#x\n", bits), 0);
+	}
 	if (!strcmp(c, "tiocsti")) return do_tiocsti(false, a);
 	if (!strcmp(c, "tiocsti-high")) return do_tiocsti(true, a);
 	if (!strcmp(c, "tioclinux")) return do_tioclinux();
