@@ -145,9 +145,45 @@ static char kind_of(char c)
 	return random_like(c, 0);
 }
 
-/* How much of val a placeholder keeps: up to the last '-' or '_' of its
- * first 16 characters (sk-ant-api03-, ghp_). */
+/* Could [s, s+n) be a word of a key's public format ("sk", "ant", "api03",
+ * "proj", "github", "pat", "v1"): 1 to 8 letters of one case, then at most
+ * 2 digits?  A run of the key's random characters mostly is not (it starts
+ * with a digit, mixes cases, or is longer: a UUID's "123e4567"). */
+static bool format_word(const char *s, size_t n)
+{
+	size_t letters = 0;
+	bool lower = s[0] >= 'a' && s[0] <= 'z';
+	while (letters < n && (lower ? (s[letters] >= 'a' && s[letters] <= 'z')
+	                             : (s[letters] >= 'A' && s[letters] <= 'Z')))
+		letters++;
+	if (!letters || letters > 8 || n - letters > 2)
+		return false;
+	for (size_t i = letters; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* How much of val a placeholder keeps: its public format prefix, the words
+ * each ended by '-' or '_' within its first 16 characters (sk-ant-api03-,
+ * ghp_, github_pat_).  Only such words: the prefix goes to the jail as it
+ * is, and a key whose random part holds a '-' or '_' early (a UUID, an
+ * sk-proj- key) would hand the agent every character before it. */
 static size_t kept_prefix(const char *val)
+{
+	size_t keep = 0;
+	for (size_t i = 0; val[i] && i < 16;) {
+		size_t n = strcspn(val + i, "-_");
+		if (!val[i + n] || i + n >= 16 || !format_word(val + i, n))
+			break;
+		keep = i = i + n + 1;
+	}
+	return keep;
+}
+
+/* The prefix a placeholder kept before kept_prefix read words: up to the
+ * last '-' or '_' of the first 16 characters, random ones included. */
+static size_t old_kept_prefix(const char *val)
 {
 	size_t keep = 0;
 	for (size_t i = 0; val[i] && i < 16; i++)
@@ -182,6 +218,12 @@ bool broker_placeholder_fits(const char *val, const char *ph)
 {
 	size_t len = strlen(val), keep = kept_prefix(val);
 	if (strlen(ph) != len || memcmp(ph, val, keep) != 0 || strcmp(ph, val) == 0)
+		return false;
+	/* one stored by an older jail kept random characters of the value (a
+	 * UUID's first groups): the agent has them, but it gets no more runs
+	 * of them; a new placeholder shares them by chance only */
+	size_t old = old_kept_prefix(val);
+	if (old > keep && memcmp(ph + keep, val + keep, old - keep) == 0)
 		return false;
 	for (size_t i = keep; i < len; i++)
 		if (kind_of(ph[i]) != kind_of(val[i]))

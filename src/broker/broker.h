@@ -37,8 +37,9 @@ int broker_spec_parse(const char *name, const char *value, struct broker_spec *o
                       struct jail_err *e) WUR;
 void broker_spec_free(struct broker_spec *s);
 
-/* A placeholder of val's shape: the same length, a leading prefix up to the
- * last '-' or '_' of the first 16 characters kept (sk-ant-api03-, ghp_), each
+/* A placeholder of val's shape: the same length, its format prefix kept
+ * (words of a few letters and digits, each ended by '-' or '_', within the
+ * first 16 characters: sk-ant-api03-, ghp_; never a UUID's groups), each
  * other letter or digit replaced by a random one of its kind.  -1 when too
  * little of it would be random to tell it apart (fewer than 16 characters). */
 int broker_placeholder(const char *val, char *out, size_t cap);

@@ -215,6 +215,33 @@ T(broker_placeholder_shape)
 	CHECK_INT(broker_placeholder("ghp_short", out, sizeof(out)), -1);
 }
 
+/* The kept prefix is the key's format, never its random characters: a
+ * UUID's groups, or an sk-proj- key's characters before a '-' in its random
+ * part, went to the jail as they were. */
+T(broker_placeholder_keeps_only_format_words)
+{
+	char out[BROKER_PH_MAX];
+	const char *uuid = "123e4567-e89b-12d3-a456-426614174000";
+	CHECK_INT(broker_placeholder(uuid, out, sizeof(out)), 0);
+	size_t same = 0;
+	for (size_t i = 0; i < 13; i++)
+		same += out[i] == uuid[i] && uuid[i] != '-';
+	CHECK(same < 6);  /* by chance only: each digit 1 in 10 */
+	const char *proj = "sk-proj-Ab3_x9ZqLmNoPqRsTuVwXyZ0123456789abc";
+	CHECK_INT(broker_placeholder(proj, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "sk-proj-", 8) == 0);
+	CHECK(strncmp(out + 8, "Ab3", 3) != 0);
+	const char *gh = "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz";
+	CHECK_INT(broker_placeholder(gh, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "github_pat_", 11) == 0);
+	const char *ant = "sk-ant-admin01-AbCd0123456789xyzXYZ-_ta";
+	CHECK_INT(broker_placeholder(ant, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "sk-ant-admin01-", 15) == 0);
+	/* one stored by an older jail, with the UUID's first groups: not kept */
+	CHECK(!broker_placeholder_fits(uuid, "123e4567-e89b-98d7-b123-987654321012"));
+	CHECK(broker_placeholder_fits(uuid, "905e1234-a12c-98d7-b123-987654321012"));
+}
+
 T(broker_placeholder_fits_only_its_shape)
 {
 	const char *v = "sk-ant-api03-AbCd0123456789xyzXYZ-_tail";
