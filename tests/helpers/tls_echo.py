@@ -8,7 +8,8 @@ appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
 is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /echo answers 400 with the request's headers as its body (gzip when
 asked) and x-api-key in X-Echo, written 7 bytes at a time; GET
 /echo-chunked/N the same body in chunks of N bytes each (an extension on
-every size line), and HEAD of it the head alone; GET /echo-pause the same
+every size line), and HEAD of it the head alone ("head", another
+method, gets the body); GET /echo-pause the same
 body as /echo, stopping 20 bytes into x-api-key's value until GET /sse-next;
 GET /echo-range the same body (200), or the byte range a Range header asks (206);
 GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
@@ -185,6 +186,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     do_GET = do_POST = do_PUT = do_HEAD = answer
+    # methods are case-sensitive (RFC 9110 9.1): "head" is not HEAD, and is
+    # answered as any method a handler takes (Go's net/http serves it so),
+    # with a body
+    do_head = answer
 
 
 def main():

@@ -28,3 +28,24 @@ test_broker_placeholder_keeps_no_random_characters() {
 	assert_not_contains "$out" "$uuid"
 	assert_not_contains "$out" "${uuid:0:8}"
 }
+
+# The broker read a response to a method spelled "head" in any case as
+# HEAD's, with no body, and passed what followed as it came, chunk framing
+# and all; but methods are case-sensitive, and a server whose handlers take
+# any method (Go's net/http) answers "head" with a body: a chunked echo
+# whose chunks ended inside the key reached the client, which joined them.
+# Now only "HEAD" is HEAD, and another spelling of it is refused.
+test_broker_lowercase_head_is_no_way_past_the_chunk_scrubber() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c '
+		for n in 3 5 7 11; do
+			curl -sS -m 20 -X head -H "x-api-key: $ANTHROPIC_API_KEY" \
+				https://api.anthropic.com/echo-chunked/$n
+		done
+		echo; echo done'
+	assert_contains "$out" "done" "(stderr: $err)"
+	assert_not_contains "$out" "$REAL_KEY"
+	assert_not_contains "$out" "REALkey0123"
+	assert_not_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY" \
+		"a request the broker cannot frame the answer of carries no key"
+}

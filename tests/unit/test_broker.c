@@ -139,6 +139,10 @@ T(reqp_refuses_ambiguous_framing)
 		"POST / HTTP/1.0\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 5\r\n\r\nhello",
 		"HEAD / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		/* HEAD's answer has no body; "head" gets one from a server whose
+		 * methods are case-sensitive: its framing would go unread */
+		"head / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"Head / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 		/* one target: a server splitting elsewhere would see another URL */
 		"GET /x https://evil.example.net/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 	};
