@@ -414,8 +414,11 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 	struct broker_pair p[MAX_FIELDS];
 	size_t off[MAX_FIELDS], len[MAX_FIELDS];
 	bool sens[MAX_FIELDS];
-	nghttp2_nv nv[MAX_FIELDS];
+	nghttp2_nv nv[MAX_FIELDS + 1];
 	struct strbuf out = {0};
+	bool accept_encoding = false;
+	for (size_t i = 0; i < l->n; i++)
+		accept_encoding |= l->f[i].nlen == 15 && memcmp(l->f[i].name, "accept-encoding", 15) == 0;
 	for (size_t i = 0; i < l->n; i++)
 		p[i] = (struct broker_pair){l->f[i].name, l->f[i].value, l->f[i].nlen, l->f[i].vlen};
 	st->req_end = end;
@@ -433,6 +436,11 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 				nv[nnv++] = (nghttp2_nv){(uint8_t *)l->f[i].name, (uint8_t *)out.s + off[i],
 				                         l->f[i].nlen, len[i],
 				                         sens[i] ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE};
+		/* none lets the server choose any coding (RFC 9110 12.5.3), one
+		 * that hides an echoed value from the scrubber: identity always */
+		if (!accept_encoding)
+			nv[nnv++] = (nghttp2_nv){(uint8_t *)"accept-encoding", (uint8_t *)"identity", 15, 8,
+			                         NGHTTP2_NV_FLAG_NONE};
 		nghttp2_data_provider prd = {{.ptr = st}, read_up};
 		int32_t id = nghttp2_submit_request(h->up.s, NULL, nv, nnv, end ? NULL : &prd, st);
 		if (id < 0)  /* the upstream said GOAWAY: the client may retry elsewhere */

@@ -173,14 +173,12 @@ static void ws_scan(struct reqp *r, const char *in, size_t len)
 
 struct head_info {
 	bool chunked, has_cl, upgrade, websocket, carried;
+	bool accept_encoding;      /* one was sent (as identity) */
 	int hosts;                 /* Host headers seen */
 	uint64_t cl;
 	/* the header names that got a real value (pointing into r->line) */
 	const char *carrier[CARRIERS_MAX];
 	size_t carrier_len[CARRIERS_MAX], n_carriers;
-	/* Connection and Keep-Alive lines, held back: sent only for an upgrade */
-	const char *conn_line[4];
-	size_t conn_len[4], n_conn;
 };
 
 /* A header may carry a real value once per request: a second field of the
@@ -476,15 +474,13 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 		return fail(r, 400, "a method override header to a host with rules");
 	if (nlen == 10 && (strncasecmp(line, "connection", 10) == 0 ||
 	                   strncasecmp(line, "keep-alive", 10) == 0)) {
-		if (h->n_conn == ARRAY_SIZE(h->conn_line))
-			return fail(r, 400, "too many Connection headers");
+		/* held back: the broker sends its own (head_done) */
 		report_in(r, v, vend, PL_HEADER, "the header Connection");
-		h->conn_line[h->n_conn] = line;
-		h->conn_len[h->n_conn++] = (size_t)(end - line);
 		return 0;
 	}
 	out_append(out, line, nlen + 1);
 	if (is_accept_encoding(line, nlen)) {
+		h->accept_encoding = true;
 		out_append(out, " identity\r\n", 11);
 		return 0;
 	}
@@ -608,12 +604,17 @@ static int head_done(struct reqp *r, struct strbuf *out)
 		first = false;
 		s = eol + 2;
 	}
-	for (size_t i = 0; h.upgrade && i < h.n_conn; i++) {
-		out_append(out, h.conn_line[i], h.conn_len[i]);
-		out_append(out, "\r\n", 2);
-	}
-	if (!h.upgrade)
-		out_append(out, "Connection: close\r\n", 19);
+	/* No Accept-Encoding lets a server choose any coding (RFC 9110
+	 * 12.5.3), gzip that hides an echoed value from brokerscrub.c: the
+	 * broker asks for none in every request, not only where the jail's
+	 * client named some */
+	if (!h.accept_encoding)
+		out_append(out, "Accept-Encoding: identity\r\n", 27);
+	/* The broker's own Connection, never the jail's: a header it names is
+	 * hop-by-hop, which a front end drops before the origin (Connection:
+	 * Upgrade, Accept-Encoding would take the identity above away) */
+	out_append(out, h.upgrade ? "Connection: Upgrade\r\n" : "Connection: close\r\n",
+	           h.upgrade ? 21 : 19);
 	out_append(out, "\r\n", 2);
 	if (h.chunked && h.has_cl)
 		return fail(r, 400, "both Content-Length and Transfer-Encoding");

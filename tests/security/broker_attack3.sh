@@ -49,3 +49,41 @@ test_broker_lowercase_head_is_no_way_past_the_chunk_scrubber() {
 	assert_not_contains "$(cat "$T/up.log")" "x-api-key: $REAL_KEY" \
 		"a request the broker cannot frame the answer of carries no key"
 }
+
+# The broker made Accept-Encoding "identity" where the client sent one, and
+# sent none where it did not; with none a server may use any coding (RFC
+# 9110 12.5.3), and one that gzips an echo hid the key from the scrubber:
+# the agent gunzipped it.  A WebSocket upgrade's Connection went as the
+# client wrote it, and "Connection: Upgrade, Accept-Encoding" has a front
+# end drop the header as hop-by-hop, to the same effect.  Now every request
+# goes with "Accept-Encoding: identity", an upgrade with the broker's own
+# "Connection: Upgrade".
+UNASKED='
+	for p in echo-unasked echo-unasked; do
+		curl -sS -m 20 $CURL_OPT -o "$HOME/r" -H "x-api-key: $ANTHROPIC_API_KEY" \
+			https://api.anthropic.com/$p
+		gunzip -c <"$HOME/r" 2>/dev/null || cat "$HOME/r"
+	done
+	echo done'
+
+test_broker_no_accept_encoding_is_no_way_past_the_scrubber() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c "$UNASKED"
+	unasked_checked
+}
+
+test_broker_h2_no_accept_encoding_is_no_way_past_the_scrubber() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	run_jail "${B[@]}" -- env CURL_OPT=--http2 sh -c "$UNASKED"
+	assert_contains "$(cat "$T/up.log")" "proto=2.0" "the upstream spoke HTTP/2"
+	unasked_checked
+}
+
+unasked_checked() {
+	assert_contains "$out" "done" "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "$REAL_KEY" "the upstream got the key"
+	assert_not_contains "$out" "$REAL_KEY"
+	assert_not_contains "$out" "REALkey0123"
+	assert_contains "$out" "identity" "the request asked for no coding"
+}

@@ -65,7 +65,7 @@ T(reqp_replaces_only_in_credential_headers)
 		/* one request per connection: the second is dropped */
 		CHECK_STR(out.s, "POST /v1/" PH " HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " REAL "\r\n"
 		                 "authorization: Bearer " REAL "\r\nX-Other: " PH "\r\n"
-		                 "Content-Length: 37\r\nConnection: close\r\n\r\n{\"k\":\"" PH "\"}");
+		                 "Content-Length: 37\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n{\"k\":\"" PH "\"}");
 		CHECK_INT(r.carried, 1);
 		CHECK_STR(reports, "KEY@the URL;KEY@the header X-Other;KEY@a request body;");
 		reqp_free(&r);
@@ -81,7 +81,7 @@ T(reqp_other_hosts_secret_is_never_replaced)
 	CHECK_INT(feed(&r, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
 	                   "x-api-key: " PH "\r\n\r\n", 5, &out), 0);
 	CHECK_STR(out.s, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
-	                 "x-api-key: " PH "\r\nConnection: close\r\n\r\n");
+	                 "x-api-key: " PH "\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	CHECK_INT(r.carried, 0);
 	CHECK_STR(reports, "KEY@the header x-api-key;");
 	reqp_free(&r);
@@ -544,21 +544,21 @@ T(reqp_one_request_per_connection)
 	CHECK(strstr(out.s, "REAL") == NULL);
 	CHECK_INT(r.carried, 0);
 	CHECK(strstr(out.s, "keep-alive") == NULL && strstr(out.s, "Keep-Alive") == NULL);
-	CHECK(strstr(out.s, "Content-Length: 70\r\nConnection: close\r\n\r\nPOST /v1/echo") != NULL);
+	CHECK(strstr(out.s, "Content-Length: 70\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\nPOST /v1/echo") != NULL);
 	CHECK(strstr(out.s, "GET /") == NULL);
 	reqp_free(&r);
 	sb_free(&out);
-	/* an upgrade keeps its Connection header (and gets no close); what
+	/* an upgrade goes with "Connection: Upgrade" (and no close); what
 	 * follows waits for the answer, and goes on after a 101 */
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
 	                   "Upgrade: websocket\r\n\r\nframes", 4096, &out), 0);
 	CHECK_STR(out.s, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
-	                 "Connection: Upgrade\r\n\r\n");
+	                 "Accept-Encoding: identity\r\nConnection: Upgrade\r\n\r\n");
 	reqp_answered(&r, true, &out);
 	CHECK_INT(feed(&r, " more", 4096, &out), 0);
 	CHECK_STR(out.s, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
-	                 "Connection: Upgrade\r\n\r\nframes more");
+	                 "Accept-Encoding: identity\r\nConnection: Upgrade\r\n\r\nframes more");
 	reqp_free(&r);
 	sb_free(&out);
 	/* an upgrade not taken: what follows (another site's request) goes nowhere */
@@ -581,7 +581,7 @@ T(reqp_one_request_per_connection)
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings\r\nHost: api.example.com\r\n"
 	                   "Upgrade: h2c\r\n\r\n", 4096, &out), 0);
-	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n");
+	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	CHECK(r.st == RQ_HEAD);
 	reqp_free(&r);
 	sb_free(&out);
@@ -1057,12 +1057,29 @@ T(reqp_asks_for_uncompressed_responses)
 	                 "x-api-key: " REAL "\r\nConnection: close\r\n\r\n");
 	reqp_free(&r);
 	sb_free(&out);
+	/* none given lets a server choose any (RFC 9110 12.5.3): identity added */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n", 5,
+	               &out), 0);
+	CHECK(strstr(out.s, "\r\nAccept-Encoding: identity\r\n") != NULL);
+	reqp_free(&r);
+	sb_free(&out);
+	/* an upgrade goes with the broker's Connection, naming no header of the
+	 * request for a front end to drop as hop-by-hop */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
+	                   "Connection: Upgrade, Accept-Encoding\r\nx-api-key: " PH "\r\n\r\n", 5,
+	               &out), 0);
+	CHECK(strstr(out.s, "\r\nConnection: Upgrade\r\n\r\n") != NULL);
+	CHECK(strstr(out.s, "Upgrade, Accept-Encoding") == NULL);
+	reqp_free(&r);
+	sb_free(&out);
 	/* nor a transfer coding (TE: gzip); "trailers" is no coding */
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\nTE: gzip, chunked\r\n"
 	                   "te: trailers\r\nx-api-key: " PH "\r\n\r\n", 5, &out), 0);
 	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nte: trailers\r\n"
-	                 "x-api-key: " REAL "\r\nConnection: close\r\n\r\n");
+	                 "x-api-key: " REAL "\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	reqp_free(&r);
 	sb_free(&out);
 	static const char *const req[] = {":method: GET", ":authority: api.example.com", ":path: /",
