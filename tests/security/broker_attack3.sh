@@ -87,3 +87,24 @@ unasked_checked() {
 	assert_not_contains "$out" "REALkey0123"
 	assert_contains "$out" "identity" "the request asked for no coding"
 }
+
+# A placeholder's characters were each of its key character's kind: a
+# random digit for a digit, a small letter for a small letter, a capital
+# for a capital.  So the jail's variable showed which of the key's
+# characters were which, about 1.5 bits of each of a random key's (140 of
+# an Anthropic key's), narrowing any search for the rest.  Now each is
+# drawn from all the kinds of its run of letters and digits (a run of
+# digits stays digits: a format, not a key's character).
+test_broker_placeholder_shows_no_characters_kinds() {
+	broker_world
+	run_jail "${B[@]}" -- sh -c 'printf "%s\n" "$ANTHROPIC_API_KEY"'
+	assert_eq "$rc" 0 "(stderr: $err)"
+	local ph kinds_ph kinds_key
+	ph=$(printf '%s\n' "$out" | head -n 1)
+	assert_eq "${#ph}" "${#REAL_KEY}" "placeholder length"
+	kinds_of() { printf '%s' "$1" | tr 'a-z' 'a' | tr 'A-Z' 'A' | tr '0-9' '0'; }
+	kinds_ph=$(kinds_of "${ph:13}")
+	kinds_key=$(kinds_of "${REAL_KEY:13}")
+	assert_ne "$kinds_ph" "$kinds_key" "the placeholder's kinds are not the key's, character by character"
+	assert_eq "$(kinds_of "${ph: -5}")" "-AAAA" "'-' and the run of capitals keep their format"
+}

@@ -6,6 +6,7 @@
 #include "brokerpriv.h"
 #include "brokerrules.h"
 
+#include <ctype.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -206,13 +207,21 @@ T(broker_placeholder_shape)
 	CHECK_INT(strlen(out), strlen(v));
 	CHECK(strncmp(out, "sk-ant-api03-", 13) == 0);
 	CHECK(strcmp(out, v) != 0);
-	for (size_t i = 13; i < strlen(v); i++) {
+	/* each character of its run's kinds (the run "tail" small letters,
+	 * "-_" as they are), not of its own character's: that showed which of
+	 * the key's characters were digits, small or capital letters */
+	size_t alike = 0;
+	for (size_t i = 13; i < 33; i++) {
 		char a = v[i], b = out[i];
-		bool same_kind = (a >= '0' && a <= '9') ? (b >= '0' && b <= '9')
-		                 : (a >= 'a' && a <= 'z') ? (b >= 'a' && b <= 'z')
-		                 : (a >= 'A' && a <= 'Z') ? (b >= 'A' && b <= 'Z') : a == b;
-		CHECK(same_kind);
+		CHECK(isalnum((unsigned char)b));
+		alike += (isdigit((unsigned char)a) && isdigit((unsigned char)b)) ||
+		         (islower((unsigned char)a) && islower((unsigned char)b)) ||
+		         (isupper((unsigned char)a) && isupper((unsigned char)b));
 	}
+	CHECK(alike < 20);  /* all 20 alike: 1 in 3^20 by chance */
+	CHECK(strncmp(out + 33, "-_", 2) == 0);
+	for (size_t i = 35; i < strlen(v); i++)
+		CHECK(islower((unsigned char)out[i]));
 	char again[BROKER_PH_MAX];
 	CHECK_INT(broker_placeholder(v, again, sizeof(again)), 0);
 	CHECK(strcmp(out, again) != 0);
@@ -243,7 +252,7 @@ T(broker_placeholder_keeps_only_format_words)
 	CHECK(strncmp(out, "sk-ant-admin01-", 15) == 0);
 	/* one stored by an older jail, with the UUID's first groups: not kept */
 	CHECK(!broker_placeholder_fits(uuid, "123e4567-e89b-98d7-b123-987654321012"));
-	CHECK(broker_placeholder_fits(uuid, "905e1234-a12c-98d7-b123-987654321012"));
+	CHECK(broker_placeholder(uuid, out, sizeof(out)) == 0 && broker_placeholder_fits(uuid, out));
 }
 
 T(broker_placeholder_fits_only_its_shape)
@@ -252,12 +261,13 @@ T(broker_placeholder_fits_only_its_shape)
 	char ph[BROKER_PH_MAX];
 	CHECK_INT(broker_placeholder(v, ph, sizeof(ph)), 0);
 	CHECK(broker_placeholder_fits(v, ph));
-	CHECK(broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxyz"));
+	CHECK(broker_placeholder_fits(v, "sk-ant-api03-0aZ9bY8cX7dW6eV5fU4g-_wxyz"));
+	/* an older jail's, each character of the value's own kind: replaced */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxyz"));
 	CHECK(!broker_placeholder_fits(v, v));                                        /* the value */
 	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxy"));  /* shorter */
 	CHECK(!broker_placeholder_fits(v, "sk-ant-api04-XyZw9876543210abcABC-_wxyz")); /* prefix */
-	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-xyZw9876543210abcABC-_wxyz")); /* a capital */
-	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZwa876543210abcABC-_wxyz")); /* a digit */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-0aZ9bY8cX7dW6eV5fU4g-_wxY1")); /* not small */
 	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC_-wxyz")); /* - and _ */
 	/* the value's shape changed (a longer key, another prefix): no fit */
 	CHECK(!broker_placeholder_fits("sk-ant-api03-AbCd0123456789xyzXYZ-_tails", ph));
@@ -270,7 +280,7 @@ T(broker_add_keeps_a_stored_placeholder_that_fits)
 	struct broker *b = broker_new();
 	struct broker_spec spec;
 	const char *ph = NULL;
-	const char *kept = "sk-test-WXYZVALUE0123456789ab";
+	const char *kept = "sk-test-w1XyA2vB3uC4tD5sE6rp8";
 	CHECK_INT(broker_spec_parse("K", "broker:env:X for api.example.com", &spec, &err), 0);
 	int rc = broker_add(b, "K", REAL, &spec, kept, &ph, &err);
 	broker_spec_free(&spec);
@@ -291,7 +301,7 @@ T(broker_add_keeps_a_stored_placeholder_that_fits)
 	broker_placeholders(b, &l);
 	CHECK_INT(l.n, 3);
 	if (l.n == 3)
-		CHECK_STR(l.v[0], "K=sk-test-WXYZVALUE0123456789ab");
+		CHECK_STR(l.v[0], "K=sk-test-w1XyA2vB3uC4tD5sE6rp8");
 	strv_free(&l);
 	broker_free(b);
 }
