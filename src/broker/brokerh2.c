@@ -9,7 +9,8 @@
  * credential headers never indexed by HPACK.  DATA passes as it comes, in
  * both directions (SSE is never held back), watched for placeholders on the
  * way up; on the way down every real value becomes its placeholder (per
- * stream, brokerscrub.h; in headers and trailers too); trailers pass too.
+ * stream, brokerscrub.h; in headers and trailers too); a response's trailers
+ * pass too, a request's are refused (reqp_trailers).
  * Flow control bounds what waits here: the
  * windows given to one side are opened again only as the other side takes
  * the bytes (automatic WINDOW_UPDATE off), so a slow reader slows its writer
@@ -489,6 +490,18 @@ static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 	fields_clear(&st->in_resp);
 }
 
+/* A request's trailers were refused (reqp_trailers): they go nowhere, and
+ * the stream ends on both sides, its request not whole upstream. */
+static void refuse_trailers(struct h2 *h, struct stream *st)
+{
+	broker_warn(h->c->b, "broker: a request to %s refused: %s", h->c->host->name, st->rq.err);
+	fields_clear(&st->in_req);
+	if (st->uid >= 0 && !st->up_closed && !h->up_dead)
+		(void)nghttp2_submit_rst_stream(h->up.s, NGHTTP2_FLAG_NONE, st->uid, NGHTTP2_CANCEL);
+	if (!st->jail_closed)
+		(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid, NGHTTP2_CANCEL);
+}
+
 static int on_frame(nghttp2_session *s, const nghttp2_frame *frame, void *u)
 {
 	struct h2 *h = u;
@@ -505,12 +518,15 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *frame, void *u)
 		} else if (!st->req_seen) {
 			st->req_seen = true;
 			start_request(h, st, end);
-		} else {  /* trailers: reported if they hold a placeholder, then sent */
+		} else {  /* trailers: refused (reqp_trailers), else the stream's end */
 			struct broker_pair p[MAX_FIELDS];
 			for (size_t i = 0; i < st->in_req.n; i++)
 				p[i] = (struct broker_pair){st->in_req.f[i].name, st->in_req.f[i].value,
 				                            st->in_req.f[i].nlen, st->in_req.f[i].vlen};
-			reqp_trailers(&st->rq, p, st->in_req.n);
+			if (reqp_trailers(&st->rq, p, st->in_req.n) < 0) {
+				refuse_trailers(h, st);
+				break;
+			}
 			hold(h, st, st->in_req.bytes);
 			fields_clear(&st->req_trailers);
 			st->req_trailers = st->in_req;

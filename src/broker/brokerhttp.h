@@ -136,7 +136,9 @@ struct broker_pair {
 };
 int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct strbuf *out,
                size_t *off, size_t *len, bool *sensitive) WUR;
-/* A stream's DATA, watched like a body; its trailers, reported. */
+/* A stream's DATA, watched like a body.  Its trailers: any field is
+ * refused as in HTTP/1.1 (a server may merge them into the head), -1 (its
+ * placeholders reported first). */
 void reqp_data(struct reqp *r, const char *in, size_t len);
-void reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n);
+int reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n) WUR;
 #endif

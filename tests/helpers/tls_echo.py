@@ -12,7 +12,9 @@ every size line), and HEAD of it the head alone ("head", another
 method, gets the body); GET /echo-pause the same
 body as /echo, stopping 20 bytes into x-api-key's value until GET /sse-next;
 GET /echo-range the same body (200), or the byte range a Range header asks (206);
-GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
+A path ending in "-merged" is
+served as the path without it, the request's trailers merged into its head
+first (as Netty's HttpObjectAggregator does).  GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
 answers 200 with the request's body as its own (as a raw file a host serves
 back would), then closes.  GET /upgrade-echo with an Upgrade other than
 websocket answers 101, then the request's headers in hex (standing in for
@@ -57,6 +59,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer(self):
         body = self.read_body()
+        if self.path.endswith("-merged"):  # trailers merged into the head (Netty's aggregator)
+            for k, v in getattr(self, "trailers", []):
+                self.headers[k] = v
+            self.path = self.path[:-len("-merged")]
         n = self.record(body)
         if self.path == "/upgrade-echo":
             up = self.headers.get("Upgrade", "")
