@@ -464,8 +464,12 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 {
 	nghttp2_nv nv[MAX_FIELDS];
-	for (size_t i = 0; i < st->in_resp.n; i++)  /* an echoed credential header */
+	/* an echoed credential header; its value in a name too (HTTP/1.1's
+	 * names pass the stream's scrubber, as every byte of a head does) */
+	for (size_t i = 0; i < st->in_resp.n; i++) {
+		scrub_value(&st->sc, st->in_resp.f[i].name, st->in_resp.f[i].nlen);
 		scrub_value(&st->sc, st->in_resp.f[i].value, st->in_resp.f[i].vlen);
+	}
 	size_t n = fields_nv(&st->in_resp, nv);
 	if (st->jail_closed) {
 		fields_clear(&st->in_resp);

@@ -149,3 +149,22 @@ PY
 	assert_not_contains "$out" "REALkey0123"
 	assert_not_contains "$out" " 206" "no slice of an answer"
 }
+
+# Over HTTP/2 the broker replaced a real value in each response header's
+# value, not in its name (over HTTP/1.1 every byte of a head passes the
+# scrubber): a server that names a header after what it was sent (x-VALUE)
+# handed the agent a key that HTTP/2's lower-case names can spell (a UUID's
+# hex).  Now names are scrubbed too.
+test_broker_h2_header_name_carries_no_key() {
+	command -v node >/dev/null || skip "node is missing (the h2 upstream is node's http2)"
+	UPSTREAM=h2_echo.js broker_world
+	local uuid=9f3c2a71-e4b8-4d05-a6c9-1b7e35d80f42
+	export TEST_UUID_KEY=$uuid
+	run_jail "${B[@]}" --secret "UUID_KEY=broker:env:TEST_UUID_KEY for $HOSTNAME_B" -- sh -c '
+		curl -sS -m 20 --http2 -D - -H "x-api-key: $UUID_KEY" https://api.anthropic.com/echo-as-name
+		echo done'
+	assert_contains "$out" "done" "(stderr: $err)"
+	assert_contains "$(cat "$T/up.log")" "$uuid" "the upstream got the key"
+	assert_not_contains "$out" "$uuid"
+	assert_not_contains "$out" "${uuid:9:14}"
+}
