@@ -172,9 +172,10 @@ static char random_of(unsigned kinds, uint16_t r)
 }
 
 /* Could [s, s+n) be a word of a key's public format ("sk", "ant", "api03",
- * "proj", "github", "pat", "v1"): 1 to 8 letters of one case, then at most
- * 2 digits?  A run of the key's random characters mostly is not (it starts
- * with a digit, mixes cases, or is longer: a UUID's "123e4567"). */
+ * "proj", "github", "pat", "v1"): 2 to 10 characters, 1 to 8 letters of one
+ * case, then at most 2 digits?  A run of the key's random characters mostly
+ * is not (it starts with a digit, mixes cases, is longer, or is one
+ * character: a UUID's "123e4567", the "x" of sk-ant-api03-x-...). */
 static bool format_word(const char *s, size_t n)
 {
 	size_t letters = 0;
@@ -182,7 +183,7 @@ static bool format_word(const char *s, size_t n)
 	while (letters < n && (lower ? (s[letters] >= 'a' && s[letters] <= 'z')
 	                             : (s[letters] >= 'A' && s[letters] <= 'Z')))
 		letters++;
-	if (!letters || letters > 8 || n - letters > 2)
+	if (n < 2 || !letters || letters > 8 || n - letters > 2)
 		return false;
 	for (size_t i = letters; i < n; i++)
 		if (s[i] < '0' || s[i] > '9')

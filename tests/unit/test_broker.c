@@ -256,7 +256,11 @@ T(broker_placeholder_keeps_only_format_words)
 	const char *gh = "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz";
 	CHECK_INT(broker_placeholder(gh, out, sizeof(out)), 0);
 	CHECK(strncmp(out, "github_pat_", 11) == 0);
-	const char *ant = "sk-ant-admin01-AbCd0123456789xyzXYZ-_ta";
+	const char *one = "sk-ant-api03-x-Cd0123456789xyzXYZabcd_ta";
+	CHECK_INT(broker_placeholder(one, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "sk-ant-api03-", 13) == 0 && out[14] == '-');
+	CHECK(broker_placeholder_fits(one, "sk-ant-api03-q-9aZb8Yc7Xd6We5Vf4Ug3Th_tb"));
+		const char *ant = "sk-ant-admin01-AbCd0123456789xyzXYZ-_ta";
 	CHECK_INT(broker_placeholder(ant, out, sizeof(out)), 0);
 	CHECK(strncmp(out, "sk-ant-admin01-", 15) == 0);
 	/* one stored by an older jail, with the UUID's first groups: not kept */
