@@ -158,7 +158,7 @@ static void run_kinds(const char *val, size_t keep, size_t len, unsigned *kinds)
 }
 
 /* A random character of those kinds (KIND_*). */
-static char random_of(unsigned kinds, uint16_t r)
+static char random_of(unsigned kinds, unsigned char r)
 {
 	char alphabet[62];
 	size_t n = 0;
@@ -229,11 +229,13 @@ int broker_placeholder(const char *val, char *out, size_t cap)
 		randomized += is_alnum(val[i]);
 	if (randomized < 16)
 		return -1;
-	uint16_t rnd[BROKER_PH_MAX];
+	/* (a byte each: getrandom gives up to 256 whole; the slight bias of
+	 * r % n tells nothing of the value) */
+	unsigned char rnd[BROKER_PH_MAX];
 	unsigned kinds[BROKER_PH_MAX];
 	run_kinds(val, keep, len, kinds);
 	do {
-		if (getrandom(rnd, len * sizeof(*rnd), 0) != (ssize_t)(len * sizeof(*rnd)))
+		if (getrandom(rnd, len, 0) != (ssize_t)len)
 			return -1;
 		memcpy(out, val, keep);
 		for (size_t i = keep; i < len; i++)
@@ -247,7 +249,8 @@ int broker_placeholder(const char *val, char *out, size_t cap)
 bool broker_placeholder_fits(const char *val, const char *ph)
 {
 	size_t len = strlen(val), keep = kept_prefix(val);
-	if (strlen(ph) != len || memcmp(ph, val, keep) != 0 || strcmp(ph, val) == 0)
+	if (len >= BROKER_PH_MAX || strlen(ph) != len || memcmp(ph, val, keep) != 0 ||
+	    strcmp(ph, val) == 0)
 		return false;
 	/* one stored by an older jail kept random characters of the value (a
 	 * UUID's first groups): the agent has them, but it gets no more runs
