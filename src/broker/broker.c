@@ -122,32 +122,95 @@ int broker_spec_parse(const char *name, const char *value, struct broker_spec *o
 	return 0;
 }
 
-static char random_like(char c, unsigned char r)
-{
-	if (c >= '0' && c <= '9')
-		return (char)('0' + r % 10);
-	if (c >= 'a' && c <= 'z')
-		return (char)('a' + r % 26);
-	if (c >= 'A' && c <= 'Z')
-		return (char)('A' + r % 26);
-	return c;
-}
-
 static bool is_alnum(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* A character's kind: '0' any digit, 'a' any lower-case letter, 'A' any
- * capital; anything else stands for itself. */
-static char kind_of(char c)
+enum { KIND_DIGIT = 1, KIND_LOWER = 2, KIND_UPPER = 4 };
+
+/* A letter's or digit's kind (0: neither). */
+static unsigned kind_of(char c)
 {
-	return random_like(c, 0);
+	return c >= '0' && c <= '9' ? KIND_DIGIT : c >= 'a' && c <= 'z' ? KIND_LOWER
+	       : c >= 'A' && c <= 'Z' ? KIND_UPPER : 0;
 }
 
-/* How much of val a placeholder keeps: up to the last '-' or '_' of its
- * first 16 characters (sk-ant-api03-, ghp_). */
+/* For each character of val from keep on, the kinds its run of letters and
+ * digits holds (0 for anything else).  A placeholder's character is drawn
+ * from all of them, not from its own character's kind: that would show
+ * which of the key's characters are digits, small or capital letters
+ * (about 1.5 bits of each of a random key's), where the run's kinds show
+ * only its format (a run of digits stays digits: xoxb-123-...). */
+static void run_kinds(const char *val, size_t keep, size_t len, unsigned *kinds)
+{
+	for (size_t i = keep; i < len;) {
+		size_t j = i;
+		unsigned k = 0;
+		while (j < len && kind_of(val[j]))
+			k |= kind_of(val[j++]);
+		for (size_t n = i; n < j; n++)
+			kinds[n] = k;
+		if (j == i)
+			kinds[j++] = 0;
+		i = j;
+	}
+}
+
+/* A random character of those kinds (KIND_*). */
+static char random_of(unsigned kinds, unsigned char r)
+{
+	char alphabet[62];
+	size_t n = 0;
+	for (char c = '0'; c <= '9' && (kinds & KIND_DIGIT); c++)
+		alphabet[n++] = c;
+	for (char c = 'a'; c <= 'z' && (kinds & KIND_LOWER); c++)
+		alphabet[n++] = c;
+	for (char c = 'A'; c <= 'Z' && (kinds & KIND_UPPER); c++)
+		alphabet[n++] = c;
+	return alphabet[r % n];
+}
+
+/* Could [s, s+n) be a word of a key's public format ("sk", "ant", "api03",
+ * "proj", "github", "pat", "v1"): 2 to 10 characters, 1 to 8 letters of one
+ * case, then at most 2 digits?  A run of the key's random characters mostly
+ * is not (it starts with a digit, mixes cases, is longer, or is one
+ * character: a UUID's "123e4567", the "x" of sk-ant-api03-x-...). */
+static bool format_word(const char *s, size_t n)
+{
+	size_t letters = 0;
+	bool lower = s[0] >= 'a' && s[0] <= 'z';
+	while (letters < n && (lower ? (s[letters] >= 'a' && s[letters] <= 'z')
+	                             : (s[letters] >= 'A' && s[letters] <= 'Z')))
+		letters++;
+	if (n < 2 || !letters || letters > 8 || n - letters > 2)
+		return false;
+	for (size_t i = letters; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* How much of val a placeholder keeps: its public format prefix, the words
+ * each ended by '-' or '_' within its first 16 characters (sk-ant-api03-,
+ * ghp_, github_pat_).  Only such words: the prefix goes to the jail as it
+ * is, and a key whose random part holds a '-' or '_' early (a UUID, an
+ * sk-proj- key) would hand the agent every character before it. */
 static size_t kept_prefix(const char *val)
+{
+	size_t keep = 0;
+	for (size_t i = 0; val[i] && i < 16;) {
+		size_t n = strcspn(val + i, "-_");
+		if (!val[i + n] || i + n >= 16 || !format_word(val + i, n))
+			break;
+		keep = i = i + n + 1;
+	}
+	return keep;
+}
+
+/* The prefix a placeholder kept before kept_prefix read words: up to the
+ * last '-' or '_' of the first 16 characters, random ones included. */
+static size_t old_kept_prefix(const char *val)
 {
 	size_t keep = 0;
 	for (size_t i = 0; val[i] && i < 16; i++)
@@ -166,27 +229,50 @@ int broker_placeholder(const char *val, char *out, size_t cap)
 		randomized += is_alnum(val[i]);
 	if (randomized < 16)
 		return -1;
+	/* (a byte each: getrandom gives up to 256 whole; the slight bias of
+	 * r % n tells nothing of the value) */
 	unsigned char rnd[BROKER_PH_MAX];
+	unsigned kinds[BROKER_PH_MAX];
+	run_kinds(val, keep, len, kinds);
 	do {
 		if (getrandom(rnd, len, 0) != (ssize_t)len)
 			return -1;
 		memcpy(out, val, keep);
 		for (size_t i = keep; i < len; i++)
-			out[i] = random_like(val[i], rnd[i]);
+			out[i] = kinds[i] ? random_of(kinds[i], rnd[i]) : val[i];
 		out[len] = '\0';
 	} while (strcmp(out, val) == 0);
+	explicit_bzero(kinds, sizeof(kinds));
 	return 0;
 }
 
 bool broker_placeholder_fits(const char *val, const char *ph)
 {
 	size_t len = strlen(val), keep = kept_prefix(val);
-	if (strlen(ph) != len || memcmp(ph, val, keep) != 0 || strcmp(ph, val) == 0)
+	if (len >= BROKER_PH_MAX || strlen(ph) != len || memcmp(ph, val, keep) != 0 ||
+	    strcmp(ph, val) == 0)
 		return false;
-	for (size_t i = keep; i < len; i++)
-		if (kind_of(ph[i]) != kind_of(val[i]))
+	/* one stored by an older jail kept random characters of the value (a
+	 * UUID's first groups): the agent has them, but it gets no more runs
+	 * of them; a new placeholder shares them by chance only */
+	size_t old = old_kept_prefix(val);
+	if (old > keep && memcmp(ph + keep, val + keep, old - keep) == 0)
+		return false;
+	unsigned kinds[BROKER_PH_MAX];
+	size_t mixed = 0, alike = 0;
+	run_kinds(val, keep, len, kinds);
+	for (size_t i = keep; i < len; i++) {
+		if (kinds[i] ? !(kind_of(ph[i]) & kinds[i]) : ph[i] != val[i])
 			return false;
-	return true;
+		bool several = kinds[i] & (kinds[i] - 1);
+		mixed += several;
+		alike += several && kind_of(ph[i]) == kind_of(val[i]);
+	}
+	explicit_bzero(kinds, sizeof(kinds));
+	/* one stored by an older jail has each character of the value's own
+	 * kind; a new one, drawn from the run's kinds, has them all alike by
+	 * chance only (under 1 in 300000 over 16 characters) */
+	return !(mixed >= 16 && alike == mixed);
 }
 
 struct broker *broker_new(void)

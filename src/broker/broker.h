@@ -37,14 +37,19 @@ int broker_spec_parse(const char *name, const char *value, struct broker_spec *o
                       struct jail_err *e) WUR;
 void broker_spec_free(struct broker_spec *s);
 
-/* A placeholder of val's shape: the same length, a leading prefix up to the
- * last '-' or '_' of the first 16 characters kept (sk-ant-api03-, ghp_), each
- * other letter or digit replaced by a random one of its kind.  -1 when too
- * little of it would be random to tell it apart (fewer than 16 characters). */
+/* A placeholder of val's shape: the same length, its format prefix kept
+ * (words of a few letters and digits, each ended by '-' or '_', within the
+ * first 16 characters: sk-ant-api03-, ghp_; never a UUID's groups), every
+ * other character not a letter or digit kept, and each letter or digit
+ * random, of the kinds (digit, small, capital letter) its run of them holds,
+ * not of its own character's kind.  -1 when too little of it would be
+ * random to tell it apart (fewer than 16 characters). */
 int broker_placeholder(const char *val, char *out, size_t cap);
 /* Could ph be a placeholder of val: its length and prefix, every other
- * character of the same kind (digit, small or capital letter) or the same,
- * and not val itself?  (Pure; a stored placeholder is reused only if so.) */
+ * character of its run's kinds (or the same, not a letter or digit), not
+ * val itself, and not one an older jail made (kept characters past the
+ * format prefix, or each of its value character's own kind)?  (Pure; a
+ * stored placeholder is reused only if so.) */
 bool broker_placeholder_fits(const char *val, const char *ph);
 
 struct broker;

@@ -9,7 +9,8 @@
  * credential headers never indexed by HPACK.  DATA passes as it comes, in
  * both directions (SSE is never held back), watched for placeholders on the
  * way up; on the way down every real value becomes its placeholder (per
- * stream, brokerscrub.h; in headers and trailers too); trailers pass too.
+ * stream, brokerscrub.h; in headers and trailers too); a response's trailers
+ * pass too, a request's are refused (reqp_trailers).
  * Flow control bounds what waits here: the
  * windows given to one side are opened again only as the other side takes
  * the bytes (automatic WINDOW_UPDATE off), so a slow reader slows its writer
@@ -414,8 +415,11 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 	struct broker_pair p[MAX_FIELDS];
 	size_t off[MAX_FIELDS], len[MAX_FIELDS];
 	bool sens[MAX_FIELDS];
-	nghttp2_nv nv[MAX_FIELDS];
+	nghttp2_nv nv[MAX_FIELDS + 1];
 	struct strbuf out = {0};
+	bool accept_encoding = false;
+	for (size_t i = 0; i < l->n; i++)
+		accept_encoding |= l->f[i].nlen == 15 && memcmp(l->f[i].name, "accept-encoding", 15) == 0;
 	for (size_t i = 0; i < l->n; i++)
 		p[i] = (struct broker_pair){l->f[i].name, l->f[i].value, l->f[i].nlen, l->f[i].vlen};
 	st->req_end = end;
@@ -433,6 +437,11 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 				nv[nnv++] = (nghttp2_nv){(uint8_t *)l->f[i].name, (uint8_t *)out.s + off[i],
 				                         l->f[i].nlen, len[i],
 				                         sens[i] ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE};
+		/* none lets the server choose any coding (RFC 9110 12.5.3), one
+		 * that hides an echoed value from the scrubber: identity always */
+		if (!accept_encoding)
+			nv[nnv++] = (nghttp2_nv){(uint8_t *)"accept-encoding", (uint8_t *)"identity", 15, 8,
+			                         NGHTTP2_NV_FLAG_NONE};
 		nghttp2_data_provider prd = {{.ptr = st}, read_up};
 		int32_t id = nghttp2_submit_request(h->up.s, NULL, nv, nnv, end ? NULL : &prd, st);
 		if (id < 0)  /* the upstream said GOAWAY: the client may retry elsewhere */
@@ -455,8 +464,12 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 {
 	nghttp2_nv nv[MAX_FIELDS];
-	for (size_t i = 0; i < st->in_resp.n; i++)  /* an echoed credential header */
+	/* an echoed credential header; its value in a name too (HTTP/1.1's
+	 * names pass the stream's scrubber, as every byte of a head does) */
+	for (size_t i = 0; i < st->in_resp.n; i++) {
+		scrub_value(&st->sc, st->in_resp.f[i].name, st->in_resp.f[i].nlen);
 		scrub_value(&st->sc, st->in_resp.f[i].value, st->in_resp.f[i].vlen);
+	}
 	size_t n = fields_nv(&st->in_resp, nv);
 	if (st->jail_closed) {
 		fields_clear(&st->in_resp);
@@ -481,6 +494,18 @@ static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 	fields_clear(&st->in_resp);
 }
 
+/* A request's trailers were refused (reqp_trailers): they go nowhere, and
+ * the stream ends on both sides, its request not whole upstream. */
+static void refuse_trailers(struct h2 *h, struct stream *st)
+{
+	broker_warn(h->c->b, "broker: a request to %s refused: %s", h->c->host->name, st->rq.err);
+	fields_clear(&st->in_req);
+	if (st->uid >= 0 && !st->up_closed && !h->up_dead)
+		(void)nghttp2_submit_rst_stream(h->up.s, NGHTTP2_FLAG_NONE, st->uid, NGHTTP2_CANCEL);
+	if (!st->jail_closed)
+		(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid, NGHTTP2_CANCEL);
+}
+
 static int on_frame(nghttp2_session *s, const nghttp2_frame *frame, void *u)
 {
 	struct h2 *h = u;
@@ -497,12 +522,15 @@ static int on_frame(nghttp2_session *s, const nghttp2_frame *frame, void *u)
 		} else if (!st->req_seen) {
 			st->req_seen = true;
 			start_request(h, st, end);
-		} else {  /* trailers: reported if they hold a placeholder, then sent */
+		} else {  /* trailers: refused (reqp_trailers), else the stream's end */
 			struct broker_pair p[MAX_FIELDS];
 			for (size_t i = 0; i < st->in_req.n; i++)
 				p[i] = (struct broker_pair){st->in_req.f[i].name, st->in_req.f[i].value,
 				                            st->in_req.f[i].nlen, st->in_req.f[i].vlen};
-			reqp_trailers(&st->rq, p, st->in_req.n);
+			if (reqp_trailers(&st->rq, p, st->in_req.n) < 0) {
+				refuse_trailers(h, st);
+				break;
+			}
 			hold(h, st, st->in_req.bytes);
 			fields_clear(&st->req_trailers);
 			st->req_trailers = st->in_req;

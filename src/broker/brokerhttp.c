@@ -173,14 +173,12 @@ static void ws_scan(struct reqp *r, const char *in, size_t len)
 
 struct head_info {
 	bool chunked, has_cl, upgrade, websocket, carried;
+	bool accept_encoding;      /* one was sent (as identity) */
 	int hosts;                 /* Host headers seen */
 	uint64_t cl;
 	/* the header names that got a real value (pointing into r->line) */
 	const char *carrier[CARRIERS_MAX];
 	size_t carrier_len[CARRIERS_MAX], n_carriers;
-	/* Connection and Keep-Alive lines, held back: sent only for an upgrade */
-	const char *conn_line[4];
-	size_t conn_len[4], n_conn;
 };
 
 /* A header may carry a real value once per request: a second field of the
@@ -476,15 +474,13 @@ static int head_field(struct reqp *r, const char *line, const char *end, struct 
 		return fail(r, 400, "a method override header to a host with rules");
 	if (nlen == 10 && (strncasecmp(line, "connection", 10) == 0 ||
 	                   strncasecmp(line, "keep-alive", 10) == 0)) {
-		if (h->n_conn == ARRAY_SIZE(h->conn_line))
-			return fail(r, 400, "too many Connection headers");
+		/* held back: the broker sends its own (head_done) */
 		report_in(r, v, vend, PL_HEADER, "the header Connection");
-		h->conn_line[h->n_conn] = line;
-		h->conn_len[h->n_conn++] = (size_t)(end - line);
 		return 0;
 	}
 	out_append(out, line, nlen + 1);
 	if (is_accept_encoding(line, nlen)) {
+		h->accept_encoding = true;
 		out_append(out, " identity\r\n", 11);
 		return 0;
 	}
@@ -549,8 +545,14 @@ static int request_line(struct reqp *r, const char *line, const char *end, struc
 			return fail(r, 400, "a control character in the request line");
 	if (rules_decide(r, line, (size_t)(sp - line), target, end - 9) < 0)
 		return -1;
-	/* (in any case: a lenient server may take "head" so, and send no body) */
-	r->head_method = sp - line == 4 && strncasecmp(line, "HEAD", 4) == 0;
+	/* A HEAD's answer has no body, and brokerresp.c passes what follows its
+	 * head unread.  Methods are case-sensitive: a server whose handlers take
+	 * any method (Go's net/http) answers "head" with a body, chunked, its
+	 * framing then left inside an echoed value; a lenient one sends none.
+	 * Only one spelling is framed alike by both: the others are refused. */
+	r->head_method = sp - line == 4 && memcmp(line, "HEAD", 4) == 0;
+	if (sp - line == 4 && strncasecmp(line, "HEAD", 4) == 0 && !r->head_method)
+		return fail(r, 400, "a HEAD method not in capitals");
 	report_in(r, line, end, PL_URL, "the URL");
 	out_append(out, line, (size_t)(end - line));
 	out_append(out, "\r\n", 2);
@@ -602,12 +604,17 @@ static int head_done(struct reqp *r, struct strbuf *out)
 		first = false;
 		s = eol + 2;
 	}
-	for (size_t i = 0; h.upgrade && i < h.n_conn; i++) {
-		out_append(out, h.conn_line[i], h.conn_len[i]);
-		out_append(out, "\r\n", 2);
-	}
-	if (!h.upgrade)
-		out_append(out, "Connection: close\r\n", 19);
+	/* No Accept-Encoding lets a server choose any coding (RFC 9110
+	 * 12.5.3), gzip that hides an echoed value from brokerscrub.c: the
+	 * broker asks for none in every request, not only where the jail's
+	 * client named some */
+	if (!h.accept_encoding)
+		out_append(out, "Accept-Encoding: identity\r\n", 27);
+	/* The broker's own Connection, never the jail's: a header it names is
+	 * hop-by-hop, which a front end drops before the origin (Connection:
+	 * Upgrade, Accept-Encoding would take the identity above away) */
+	out_append(out, h.upgrade ? "Connection: Upgrade\r\n" : "Connection: close\r\n",
+	           h.upgrade ? 21 : 19);
 	out_append(out, "\r\n", 2);
 	if (h.chunked && h.has_cl)
 		return fail(r, 400, "both Content-Length and Transfer-Encoding");
@@ -684,6 +691,14 @@ static int chunk_size_line(struct reqp *r)
 	return 0;
 }
 
+/* Some servers merge a request's trailers into its head (Netty's
+ * aggregator and the frameworks on it), past everything the broker does to
+ * a head: a Range there slices an echo into pieces of a real value too short
+ * for brokerscrub.c, an Accept-Encoding compresses it, a credential header
+ * comes twice.  Clients hardly send any: a request with trailer fields is
+ * refused before they go. */
+#define TRAILERS_REFUSED "trailer fields in a request (a server may merge them into its head)"
+
 static int trailer_line(struct reqp *r, struct strbuf *out)
 {
 	if (r->line.len == 2) {  /* the empty line: the request ends */
@@ -696,8 +711,7 @@ static int trailer_line(struct reqp *r, struct strbuf *out)
 		return fail(r, 400, "a control character in a trailer line");
 	/* a trailer is never a credential: a placeholder in it is reported */
 	report_in(r, s, s + r->line.len, PL_TRAILER, "a trailer");
-	out_append(out, s, r->line.len);
-	return 0;
+	return fail(r, 400, TRAILERS_REFUSED);
 }
 
 /* One state's worth of input; returns bytes used or -1. */
@@ -897,10 +911,11 @@ void reqp_data(struct reqp *r, const char *in, size_t len)
 	body_scan(r, in, len);
 }
 
-void reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n)
+int reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		report_in(r, in[i].name, in[i].name + in[i].nlen, PL_TRAILER, "a trailer");
 		report_in(r, in[i].value, in[i].value + in[i].vlen, PL_TRAILER, "a trailer");
 	}
+	return n ? fail(r, 400, TRAILERS_REFUSED) : 0;
 }

@@ -14,7 +14,8 @@
  * upgrade the client's frames are unmasked to be watched (a copy; the bytes
  * sent are the client's), and the upgrade goes without
  * Sec-WebSocket-Extensions, so that no compression hides a placeholder in a
- * message; Accept-Encoding becomes "identity", so that none hides a real
+ * message; Accept-Encoding becomes "identity" (and is added where the
+ * client sent none, which lets a server choose any), so that none hides a real
  * value in a response from brokerscrub.h, and Range goes nowhere, so that no
  * answer is a slice of one, holding pieces of a real value too short for it.
  * The framing is parsed strictly (no CL with TE, no TE in HTTP/1.0,
@@ -33,7 +34,8 @@
  * which some frameworks obey), are refused.
  *
  * One request per HTTP/1.1 connection: it goes upstream with "Connection: close" (the
- * jail's Connection and Keep-Alive headers held back, but for an upgrade),
+ * jail's Connection and Keep-Alive headers held back; an upgrade gets
+ * "Connection: Upgrade", naming no header a front end would drop),
  * and whatever the jail sends after it is dropped.  So no second head, with
  * its real value, ever follows a body on an upstream connection: a server
  * that misreads a body (takes it for a request, whose own Content-Length
@@ -134,7 +136,9 @@ struct broker_pair {
 };
 int reqp_pairs(struct reqp *r, const struct broker_pair *in, size_t n, struct strbuf *out,
                size_t *off, size_t *len, bool *sensitive) WUR;
-/* A stream's DATA, watched like a body; its trailers, reported. */
+/* A stream's DATA, watched like a body.  Its trailers: any field is
+ * refused as in HTTP/1.1 (a server may merge them into the head), -1 (its
+ * placeholders reported first). */
 void reqp_data(struct reqp *r, const char *in, size_t len);
-void reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n);
+int reqp_trailers(struct reqp *r, const struct broker_pair *in, size_t n) WUR;
 #endif

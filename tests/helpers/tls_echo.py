@@ -6,12 +6,15 @@
 Listens on 127.0.0.1 at a free port (written to PORTFILE).  Every request is
 appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
 is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /echo answers 400 with the request's headers as its body (gzip when
-asked) and x-api-key in X-Echo, written 7 bytes at a time; GET
+asked; /echo-unasked also when no Accept-Encoding names any coding) and x-api-key in X-Echo, written 7 bytes at a time; GET
 /echo-chunked/N the same body in chunks of N bytes each (an extension on
-every size line), and HEAD of it the head alone; GET /echo-pause the same
+every size line), and HEAD of it the head alone ("head", another
+method, gets the body); GET /echo-pause the same
 body as /echo, stopping 20 bytes into x-api-key's value until GET /sse-next;
 GET /echo-range the same body (200), or the byte range a Range header asks (206);
-GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
+A path ending in "-merged" is
+served as the path without it, the request's trailers merged into its head
+first (as Netty's HttpObjectAggregator does).  GET /ws with Upgrade answers 101 and echoes what follows.  POST /echo-body
 answers 200 with the request's body as its own (as a raw file a host serves
 back would), then closes.  GET /upgrade-echo with an Upgrade other than
 websocket answers 101, then the request's headers in hex (standing in for
@@ -56,6 +59,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def answer(self):
         body = self.read_body()
+        if self.path.endswith("-merged"):  # trailers merged into the head (Netty's aggregator)
+            for k, v in getattr(self, "trailers", []):
+                self.headers[k] = v
+            self.path = self.path[:-len("-merged")]
         n = self.record(body)
         if self.path == "/upgrade-echo":
             up = self.headers.get("Upgrade", "")
@@ -98,9 +105,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if self.path == "/sse-next":
             NEXT.release()
-        if self.path == "/echo":  # an upstream that quotes the request back
+        if self.path in ("/echo", "/echo-unasked"):  # an upstream that quotes the request back
             text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
             gz = "gzip" in self.headers.get("Accept-Encoding", "")
+            # no Accept-Encoding: any coding will do (RFC 9110 12.5.3)
+            gz |= self.path == "/echo-unasked" and "Accept-Encoding" not in self.headers
             if gz:
                 text = gzip.compress(text)
             self.send_response(400)
@@ -185,6 +194,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     do_GET = do_POST = do_PUT = do_HEAD = answer
+    # methods are case-sensitive (RFC 9110 9.1): "head" is not HEAD, and is
+    # answered as any method a handler takes (Go's net/http serves it so),
+    # with a body
+    do_head = answer
 
 
 def main():

@@ -34,9 +34,11 @@ def read_body(handler):
         out = b""
         while True:
             size = int(handler.rfile.readline().split(b";")[0], 16)
-            if size == 0:
-                while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
-                    pass
+            if size == 0:  # the trailers, kept for a handler that merges them
+                handler.trailers = []
+                while (line := handler.rfile.readline()) not in (b"\r\n", b"\n", b""):
+                    name, _, value = line.decode("latin-1").partition(":")
+                    handler.trailers.append((name.strip(), value.strip()))
                 return out
             out += handler.rfile.read(size)
             handler.rfile.readline()

@@ -738,8 +738,10 @@ s.on("close", () => console.log("closed"));
 	assert_eq "$(grep -o 'session=[0-9]*' "$T/up.log" | sort -u)" "session=1" "one upstream connection"
 }
 
-# Request trailers pass; a placeholder in one stays and is reported.
-test_broker_h2_request_trailers_pass_and_are_watched() {
+# Request trailers are refused (a server may merge them into the head, past
+# what the broker does to it: security/broker_attack3.sh): the stream is
+# reset on both sides and they go nowhere; a placeholder in one is reported.
+test_broker_h2_request_trailers_are_refused() {
 	command -v node >/dev/null || skip "node is missing"
 	UPSTREAM=h2_echo.js broker_world
 	run_jail "${B[@]}" -- node -e '
@@ -748,22 +750,17 @@ const key = process.env.ANTHROPIC_API_KEY;
 const s = http2.connect("https://api.anthropic.com");
 const r = s.request({":method": "POST", ":path": "/with-trailers", "x-api-key": key},
                     {waitForTrailers: true});
-r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key, "x-api-key": key}));
+r.on("wantTrailers", () => r.sendTrailers({"x-checksum": "c-" + key, "range": "bytes=0-5"}));
 r.end("body");
 let body = "";
 r.on("data", (d) => body += d);
-r.on("end", () => { console.log(body.trim()); s.close(); });
+r.on("error", () => {});
+r.on("close", () => { console.log("body=" + body.trim() + " rst=" + r.rstCode); s.close(); });
 '
-	assert_eq "$rc" 0 "(stderr: $err)"
-	assert_eq "$out" "ok 1"
-	local req
-	req=$(h2_req "POST /with-trailers")
-	assert_contains "$req" "trailer x-checksum: c-sk-ant-api03-"
-	# a credential header's name in a trailer: never rewritten (the rules
-	# decided on the head)
-	assert_contains "$req" "trailer x-api-key: sk-ant-api03-"
-	assert_contains "$req" "body=body"
-	assert_eq "$(grep -c "$REAL_KEY" "$T/up.log")" 1 "the real key in x-api-key only"
+	assert_contains "$out" "rst=8" "the stream was reset, CANCEL (stderr: $err)"
+	assert_not_contains "$out" "ok 1"
+	assert_not_contains "$(cat "$T/up.log")" "trailer " "no trailer went upstream"
+	assert_contains "$err" "trailer fields in a request"
 	assert_contains "$err" "the placeholder of ANTHROPIC_API_KEY in a trailer"
 }
 

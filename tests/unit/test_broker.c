@@ -6,6 +6,7 @@
 #include "brokerpriv.h"
 #include "brokerrules.h"
 
+#include <ctype.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -65,7 +66,7 @@ T(reqp_replaces_only_in_credential_headers)
 		/* one request per connection: the second is dropped */
 		CHECK_STR(out.s, "POST /v1/" PH " HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " REAL "\r\n"
 		                 "authorization: Bearer " REAL "\r\nX-Other: " PH "\r\n"
-		                 "Content-Length: 37\r\nConnection: close\r\n\r\n{\"k\":\"" PH "\"}");
+		                 "Content-Length: 37\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n{\"k\":\"" PH "\"}");
 		CHECK_INT(r.carried, 1);
 		CHECK_STR(reports, "KEY@the URL;KEY@the header X-Other;KEY@a request body;");
 		reqp_free(&r);
@@ -81,7 +82,7 @@ T(reqp_other_hosts_secret_is_never_replaced)
 	CHECK_INT(feed(&r, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
 	                   "x-api-key: " PH "\r\n\r\n", 5, &out), 0);
 	CHECK_STR(out.s, "GET https://api.example.com/x HTTP/1.1\r\nHost: api.example.com\r\n"
-	                 "x-api-key: " PH "\r\nConnection: close\r\n\r\n");
+	                 "x-api-key: " PH "\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	CHECK_INT(r.carried, 0);
 	CHECK_STR(reports, "KEY@the header x-api-key;");
 	reqp_free(&r);
@@ -94,16 +95,25 @@ T(reqp_chunked_body_passes_and_is_watched)
 	struct strbuf out = {0};
 	setup(&r, true);
 	const char *in = "POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
-	                 "5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n0\r\nT: 1\r\n\r\n"
+	                 "5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n0\r\n\r\n"
 	                 "GET /next HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n";
 	CHECK_INT(feed(&r, in, 2, &out), 0);
 	if (r.err[0])
 		fprintf(stderr, "  %s\n", r.err);
 	/* the body as it came, then nothing: one request per connection */
-	CHECK(strstr(out.s, "\r\n\r\n5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n0\r\nT: 1\r\n\r\n") != NULL);
+	CHECK(strstr(out.s, "\r\n\r\n5\r\nsk-te\r\n18;x=y\r\nst-PLACEHOLDER0123456789\r\n0\r\n\r\n") != NULL);
 	CHECK(strstr(out.s, "GET /next") == NULL);
 	CHECK_STR(reports, "KEY@a request body;");
 	CHECK_INT(r.carried, 0);
+	reqp_free(&r);
+	sb_free(&out);
+	/* a trailer field: refused before it goes (a server may merge it into
+	 * the head: a Range there, an Accept-Encoding) */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "POST / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n"
+	                   "\r\n0\r\nRange: bytes=0-5\r\n\r\n", 3, &out), -1);
+	CHECK(strstr(out.s, "Range") == NULL);
+	CHECK_INT(r.status, 400);
 	reqp_free(&r);
 	sb_free(&out);
 }
@@ -139,6 +149,10 @@ T(reqp_refuses_ambiguous_framing)
 		"POST / HTTP/1.0\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
 		"GET / HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 5\r\n\r\nhello",
 		"HEAD / HTTP/1.1\r\nHost: api.example.com\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+		/* HEAD's answer has no body; "head" gets one from a server whose
+		 * methods are case-sensitive: its framing would go unread */
+		"head / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
+		"Head / HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 		/* one target: a server splitting elsewhere would see another URL */
 		"GET /x https://evil.example.net/ HTTP/1.1\r\nHost: api.example.com\r\n\r\n",
 	};
@@ -202,17 +216,56 @@ T(broker_placeholder_shape)
 	CHECK_INT(strlen(out), strlen(v));
 	CHECK(strncmp(out, "sk-ant-api03-", 13) == 0);
 	CHECK(strcmp(out, v) != 0);
-	for (size_t i = 13; i < strlen(v); i++) {
+	/* each character of its run's kinds (the run "tail" small letters,
+	 * "-_" as they are), not of its own character's: that showed which of
+	 * the key's characters were digits, small or capital letters */
+	size_t alike = 0;
+	for (size_t i = 13; i < 33; i++) {
 		char a = v[i], b = out[i];
-		bool same_kind = (a >= '0' && a <= '9') ? (b >= '0' && b <= '9')
-		                 : (a >= 'a' && a <= 'z') ? (b >= 'a' && b <= 'z')
-		                 : (a >= 'A' && a <= 'Z') ? (b >= 'A' && b <= 'Z') : a == b;
-		CHECK(same_kind);
+		CHECK(isalnum((unsigned char)b));
+		alike += (isdigit((unsigned char)a) && isdigit((unsigned char)b)) ||
+		         (islower((unsigned char)a) && islower((unsigned char)b)) ||
+		         (isupper((unsigned char)a) && isupper((unsigned char)b));
 	}
+	CHECK(alike < 20);  /* all 20 alike: 1 in 3^20 by chance */
+	CHECK(strncmp(out + 33, "-_", 2) == 0);
+	for (size_t i = 35; i < strlen(v); i++)
+		CHECK(islower((unsigned char)out[i]));
 	char again[BROKER_PH_MAX];
 	CHECK_INT(broker_placeholder(v, again, sizeof(again)), 0);
 	CHECK(strcmp(out, again) != 0);
 	CHECK_INT(broker_placeholder("ghp_short", out, sizeof(out)), -1);
+}
+
+/* The kept prefix is the key's format, never its random characters: a
+ * UUID's groups, or an sk-proj- key's characters before a '-' in its random
+ * part, went to the jail as they were. */
+T(broker_placeholder_keeps_only_format_words)
+{
+	char out[BROKER_PH_MAX];
+	const char *uuid = "123e4567-e89b-12d3-a456-426614174000";
+	CHECK_INT(broker_placeholder(uuid, out, sizeof(out)), 0);
+	size_t same = 0;
+	for (size_t i = 0; i < 13; i++)
+		same += out[i] == uuid[i] && uuid[i] != '-';
+	CHECK(same < 6);  /* by chance only: each digit 1 in 10 */
+	const char *proj = "sk-proj-Ab3_x9ZqLmNoPqRsTuVwXyZ0123456789abc";
+	CHECK_INT(broker_placeholder(proj, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "sk-proj-", 8) == 0);
+	CHECK(strncmp(out + 8, "Ab3", 3) != 0);
+	const char *gh = "github_pat_11ABCDEFG0abcdefghijklmnopqrstuvwxyz";
+	CHECK_INT(broker_placeholder(gh, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "github_pat_", 11) == 0);
+	const char *one = "sk-ant-api03-x-Cd0123456789xyzXYZabcd_ta";
+	CHECK_INT(broker_placeholder(one, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "sk-ant-api03-", 13) == 0 && out[14] == '-');
+	CHECK(broker_placeholder_fits(one, "sk-ant-api03-q-9aZb8Yc7Xd6We5Vf4Ug3Th_tb"));
+		const char *ant = "sk-ant-admin01-AbCd0123456789xyzXYZ-_ta";
+	CHECK_INT(broker_placeholder(ant, out, sizeof(out)), 0);
+	CHECK(strncmp(out, "sk-ant-admin01-", 15) == 0);
+	/* one stored by an older jail, with the UUID's first groups: not kept */
+	CHECK(!broker_placeholder_fits(uuid, "123e4567-e89b-98d7-b123-987654321012"));
+	CHECK(broker_placeholder(uuid, out, sizeof(out)) == 0 && broker_placeholder_fits(uuid, out));
 }
 
 T(broker_placeholder_fits_only_its_shape)
@@ -221,12 +274,13 @@ T(broker_placeholder_fits_only_its_shape)
 	char ph[BROKER_PH_MAX];
 	CHECK_INT(broker_placeholder(v, ph, sizeof(ph)), 0);
 	CHECK(broker_placeholder_fits(v, ph));
-	CHECK(broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxyz"));
+	CHECK(broker_placeholder_fits(v, "sk-ant-api03-0aZ9bY8cX7dW6eV5fU4g-_wxyz"));
+	/* an older jail's, each character of the value's own kind: replaced */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxyz"));
 	CHECK(!broker_placeholder_fits(v, v));                                        /* the value */
 	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC-_wxy"));  /* shorter */
 	CHECK(!broker_placeholder_fits(v, "sk-ant-api04-XyZw9876543210abcABC-_wxyz")); /* prefix */
-	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-xyZw9876543210abcABC-_wxyz")); /* a capital */
-	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZwa876543210abcABC-_wxyz")); /* a digit */
+	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-0aZ9bY8cX7dW6eV5fU4g-_wxY1")); /* not small */
 	CHECK(!broker_placeholder_fits(v, "sk-ant-api03-XyZw9876543210abcABC_-wxyz")); /* - and _ */
 	/* the value's shape changed (a longer key, another prefix): no fit */
 	CHECK(!broker_placeholder_fits("sk-ant-api03-AbCd0123456789xyzXYZ-_tails", ph));
@@ -239,7 +293,7 @@ T(broker_add_keeps_a_stored_placeholder_that_fits)
 	struct broker *b = broker_new();
 	struct broker_spec spec;
 	const char *ph = NULL;
-	const char *kept = "sk-test-WXYZVALUE0123456789ab";
+	const char *kept = "sk-test-w1XyA2vB3uC4tD5sE6rp8";
 	CHECK_INT(broker_spec_parse("K", "broker:env:X for api.example.com", &spec, &err), 0);
 	int rc = broker_add(b, "K", REAL, &spec, kept, &ph, &err);
 	broker_spec_free(&spec);
@@ -260,7 +314,7 @@ T(broker_add_keeps_a_stored_placeholder_that_fits)
 	broker_placeholders(b, &l);
 	CHECK_INT(l.n, 3);
 	if (l.n == 3)
-		CHECK_STR(l.v[0], "K=sk-test-WXYZVALUE0123456789ab");
+		CHECK_STR(l.v[0], "K=sk-test-w1XyA2vB3uC4tD5sE6rp8");
 	strv_free(&l);
 	broker_free(b);
 }
@@ -513,21 +567,21 @@ T(reqp_one_request_per_connection)
 	CHECK(strstr(out.s, "REAL") == NULL);
 	CHECK_INT(r.carried, 0);
 	CHECK(strstr(out.s, "keep-alive") == NULL && strstr(out.s, "Keep-Alive") == NULL);
-	CHECK(strstr(out.s, "Content-Length: 70\r\nConnection: close\r\n\r\nPOST /v1/echo") != NULL);
+	CHECK(strstr(out.s, "Content-Length: 70\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\nPOST /v1/echo") != NULL);
 	CHECK(strstr(out.s, "GET /") == NULL);
 	reqp_free(&r);
 	sb_free(&out);
-	/* an upgrade keeps its Connection header (and gets no close); what
+	/* an upgrade goes with "Connection: Upgrade" (and no close); what
 	 * follows waits for the answer, and goes on after a 101 */
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nConnection: Upgrade\r\nHost: api.example.com\r\n"
 	                   "Upgrade: websocket\r\n\r\nframes", 4096, &out), 0);
 	CHECK_STR(out.s, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
-	                 "Connection: Upgrade\r\n\r\n");
+	                 "Accept-Encoding: identity\r\nConnection: Upgrade\r\n\r\n");
 	reqp_answered(&r, true, &out);
 	CHECK_INT(feed(&r, " more", 4096, &out), 0);
 	CHECK_STR(out.s, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
-	                 "Connection: Upgrade\r\n\r\nframes more");
+	                 "Accept-Encoding: identity\r\nConnection: Upgrade\r\n\r\nframes more");
 	reqp_free(&r);
 	sb_free(&out);
 	/* an upgrade not taken: what follows (another site's request) goes nowhere */
@@ -550,7 +604,7 @@ T(reqp_one_request_per_connection)
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings\r\nHost: api.example.com\r\n"
 	                   "Upgrade: h2c\r\n\r\n", 4096, &out), 0);
-	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n");
+	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	CHECK(r.st == RQ_HEAD);
 	reqp_free(&r);
 	sb_free(&out);
@@ -1026,12 +1080,29 @@ T(reqp_asks_for_uncompressed_responses)
 	                 "x-api-key: " REAL "\r\nConnection: close\r\n\r\n");
 	reqp_free(&r);
 	sb_free(&out);
+	/* none given lets a server choose any (RFC 9110 12.5.3): identity added */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\nx-api-key: " PH "\r\n\r\n", 5,
+	               &out), 0);
+	CHECK(strstr(out.s, "\r\nAccept-Encoding: identity\r\n") != NULL);
+	reqp_free(&r);
+	sb_free(&out);
+	/* an upgrade goes with the broker's Connection, naming no header of the
+	 * request for a front end to drop as hop-by-hop */
+	setup(&r, true);
+	CHECK_INT(feed(&r, "GET /ws HTTP/1.1\r\nHost: api.example.com\r\nUpgrade: websocket\r\n"
+	                   "Connection: Upgrade, Accept-Encoding\r\nx-api-key: " PH "\r\n\r\n", 5,
+	               &out), 0);
+	CHECK(strstr(out.s, "\r\nConnection: Upgrade\r\n\r\n") != NULL);
+	CHECK(strstr(out.s, "Upgrade, Accept-Encoding") == NULL);
+	reqp_free(&r);
+	sb_free(&out);
 	/* nor a transfer coding (TE: gzip); "trailers" is no coding */
 	setup(&r, true);
 	CHECK_INT(feed(&r, "GET / HTTP/1.1\r\nHost: api.example.com\r\nTE: gzip, chunked\r\n"
 	                   "te: trailers\r\nx-api-key: " PH "\r\n\r\n", 5, &out), 0);
 	CHECK_STR(out.s, "GET / HTTP/1.1\r\nHost: api.example.com\r\nte: trailers\r\n"
-	                 "x-api-key: " REAL "\r\nConnection: close\r\n\r\n");
+	                 "x-api-key: " REAL "\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n");
 	reqp_free(&r);
 	sb_free(&out);
 	static const char *const req[] = {":method: GET", ":authority: api.example.com", ":path: /",
