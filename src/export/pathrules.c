@@ -6,6 +6,9 @@
 #include <fnmatch.h>
 #include <string.h>
 #include <strings.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define RUNS_PY "compiled Python that runs instead of the source"
 #define VSCODE "VS Code runs or loads it from the project"
@@ -514,21 +517,55 @@ bool content_is_binary(const char *buf, size_t n)
 	return memchr(buf, '\0', n < BINARY_PROBE_LEN ? n : BINARY_PROBE_LEN) != NULL;
 }
 
+/* Whether the byte at p[i] starts what a terminal acts on: a control but
+ * tab, newline, return and form feed, DEL, a C1 control (C2 80..9F), a bidi
+ * override or isolate (U+202A..U+202E: E2 80 AA..AE; U+2066..U+2069: E2 81
+ * A6..A9). */
+static bool drives_at(const unsigned char *p, size_t i, size_t n)
+{
+	unsigned char b = p[i];
+	if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f)
+		return true;
+	if (b == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] < 0xA0)
+		return true;
+	return b == 0xE2 && i + 2 < n &&
+	       ((p[i + 1] == 0x80 && p[i + 2] >= 0xAA && p[i + 2] <= 0xAE) ||
+	        (p[i + 1] == 0x81 && p[i + 2] >= 0xA6 && p[i + 2] <= 0xA9));
+}
+
+#ifdef __SSE2__
+/* The bytes of a 16-byte block that drives_at must look at: controls but
+ * the four allowed, DEL, and the lead bytes C2 and E2, as a bit mask.  Every
+ * byte of the change's text passes here (12 MB for 2,000 files: a byte at a
+ * time it was a twentieth of an export's CPU). */
+static unsigned suspects(const unsigned char *p)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i ctl = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+	__m128i ok = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+	                                       _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+	                          _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\r')),
+	                                       _mm_cmpeq_epi8(x, _mm_set1_epi8('\f'))));
+	__m128i lead = _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(0x7f)),
+	                            _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xC2)),
+	                                         _mm_cmpeq_epi8(x, _mm_set1_epi8((char)0xE2))));
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_andnot_si128(ok, ctl), lead));
+}
+#endif
+
 bool content_drives_terminal(const char *buf, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)buf;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char b = p[i];
-		if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r' && b != '\f') || b == 0x7f)
+	size_t i = 0;
+#ifdef __SSE2__
+	for (; i + 16 <= n; i += 16)
+		for (unsigned m = suspects(p + i); m; m &= m - 1)
+			if (drives_at(p, i + (size_t)__builtin_ctz(m), n))
+				return true;
+#endif
+	for (; i < n; i++)
+		if (drives_at(p, i, n))
 			return true;
-		if (b == 0xC2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] < 0xA0)
-			return true;
-		/* U+202A..U+202E: E2 80 AA..AE; U+2066..U+2069: E2 81 A6..A9 */
-		if (b == 0xE2 && i + 2 < n &&
-		    ((p[i + 1] == 0x80 && p[i + 2] >= 0xAA && p[i + 2] <= 0xAE) ||
-		     (p[i + 1] == 0x81 && p[i + 2] >= 0xA6 && p[i + 2] <= 0xA9)))
-			return true;
-	}
 	return false;
 }
 

@@ -380,6 +380,25 @@ T(terminal_controls_in_content)
 	                                 "cut \xe2\x80"};
 	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
 		CHECK(!content_drives_terminal(no[i], strlen(no[i])));
+	/* the same inside plain text at every offset: across the 16-byte
+	 * blocks the check reads at a time, and at the buffer's end */
+	for (size_t at = 0; at < 40; at++) {
+		char buf[96];
+		for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+			size_t l = strlen(yes[i]);
+			memset(buf, 'x', sizeof(buf));
+			memcpy(buf + at, yes[i], l);
+			CHECK(content_drives_terminal(buf, sizeof(buf)));
+			CHECK(content_drives_terminal(buf, at + l));
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(no); i++) {
+			size_t l = strlen(no[i]);
+			memset(buf, 'x', sizeof(buf));
+			memcpy(buf + at, no[i], l);
+			CHECK(!content_drives_terminal(buf, sizeof(buf)));
+			CHECK(!content_drives_terminal(buf, at + l));
+		}
+	}
 }
 
 /* The project's core.hooksPath directory, as it is named: anchored, and a
