@@ -927,16 +927,21 @@ static int filter_local(struct export_ctx *x, struct change *c, struct jail_err 
 	return 0;
 }
 
-/* NUL-separated git output into a sorted list. */
+/* NUL-separated git output into a sorted list.  git lists in byte order
+ * already (the index's, a tree's): a pass that finds it so saves the sort
+ * (4,800 paths: 60,000 comparisons). */
 static void split_nul(const struct strbuf *out, struct strv *l)
 {
+	bool sorted = true;
 	for (size_t i = 0; out->s && i < out->len;) {
 		size_t n = strlen(out->s + i);
-		if (n)
+		if (n) {
+			sorted = sorted && (!l->n || strcmp(l->v[l->n - 1], out->s + i) <= 0);
 			strv_push(l, out->s + i);
+		}
 		i += n + 1;
 	}
-	if (l->n)
+	if (l->n && !sorted)
 		qsort(l->v, l->n, sizeof(char *), cmp_str);
 }
 
