@@ -355,21 +355,31 @@ static void add_table(struct batch *bt)
 	batch_next(bt);
 }
 
-static void add_chain(struct batch *bt, const char *name, uint32_t hook, bool accept,
-                      const char *what)
+/* A base chain of our table, of type filter at priority 0, into the batch
+ * (dev: the device of a netdev family's chain, else NULL). */
+static void add_chain_of(struct batch *bt, uint16_t family, const char *name, uint32_t hook,
+                         const char *dev, bool accept, const char *what)
 {
 	struct nftnl_chain *c = oom_check(nftnl_chain_alloc());
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, name);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_INET);
+	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, family);
 	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, hook);
 	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, 0);
+	if (dev)
+		nftnl_chain_set_str(c, NFTNL_CHAIN_DEV, dev);
 	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, accept ? NF_ACCEPT : NF_DROP);
 	nftnl_chain_nlmsg_build_payload(
-		batch_msg(bt, NFT_MSG_NEWCHAIN, NLM_F_CREATE | NLM_F_EXCL, what), c);
+		batch_msg_family(bt, NFT_MSG_NEWCHAIN, family, NLM_F_CREATE | NLM_F_EXCL, what), c);
 	nftnl_chain_free(c);
 	batch_next(bt);
+}
+
+static void add_chain(struct batch *bt, const char *name, uint32_t hook, bool accept,
+                      const char *what)
+{
+	add_chain_of(bt, NFPROTO_INET, name, hook, NULL, accept, what);
 }
 
 /* Key types as nft(8) numbers them: ipv4_addr 7, ipv6_addr 8, inet_service 13,
@@ -604,21 +614,7 @@ int nft_egress_add(int nl_fd, const char *dev, struct jail_err *e)
 	                                t);
 	nftnl_table_free(t);
 	batch_next(&bt);
-	struct nftnl_chain *c = oom_check(nftnl_chain_alloc());
-	nftnl_chain_set_str(c, NFTNL_CHAIN_TABLE, NFT_TABLE);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_NAME, chain);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_FAMILY, NFPROTO_NETDEV);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_TYPE, "filter");
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_HOOKNUM, NF_NETDEV_EGRESS);
-	nftnl_chain_set_s32(c, NFTNL_CHAIN_PRIO, 0);
-	nftnl_chain_set_str(c, NFTNL_CHAIN_DEV, dev);
-	nftnl_chain_set_u32(c, NFTNL_CHAIN_POLICY, NF_ACCEPT);
-	nftnl_chain_nlmsg_build_payload(batch_msg_family(&bt, NFT_MSG_NEWCHAIN, NFPROTO_NETDEV,
-	                                                 NLM_F_CREATE | NLM_F_EXCL,
-	                                                 "add an egress chain"),
-	                                c);
-	nftnl_chain_free(c);
-	batch_next(&bt);
+	add_chain_of(&bt, NFPROTO_NETDEV, chain, NF_NETDEV_EGRESS, dev, true, "add an egress chain");
 	struct nftnl_rule *rules[] = {rule_drop_frag4(), rule_drop_frag6()};
 	for (size_t i = 0; i < ARRAY_SIZE(rules); i++) {
 		nftnl_rule_set_str(rules[i], NFTNL_RULE_TABLE, NFT_TABLE);

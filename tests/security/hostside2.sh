@@ -15,6 +15,19 @@ read_bytes_of() {
 	awk '/getdents64/ && $NF > 0 { n += $NF } END { print n + 0 }' "$T/reads"
 }
 
+# count_git_runs SUBCOMMAND LOG: a git first on $T/wrap's PATH that counts the
+# runs of SUBCOMMAND in LOG, a line each, then runs the real git.
+count_git_runs() {
+	mkdir -p "$T/wrap"
+	cat >"$T/wrap/git" <<EOF2
+#!/bin/bash
+for a in "\$@"; do [ "\$a" = $1 ] && echo run >>"$2"; done
+exec $(command -v git) "\$@"
+EOF2
+	chmod +x "$T/wrap/git"
+	: >"$2"
+}
+
 # jail reset (and rm, and discard) read a directory again from its start
 # after each subdirectory it removed: on ext4 each read goes past every entry
 # removed before, so a directory of N subdirectories cost N^2/2 entries read
@@ -57,14 +70,7 @@ test_hostside2_many_gitignore_files_cost_no_git_run_each() {
 			print $f "x\n"; close $f }
 		open(my $r, ">", ".gitignore") or die; print $r "other\n"; close $r'
 	assert_eq "$rc" 0 "the agent's .gitignore files: $err"
-	mkdir -p "$T/wrap"
-	cat >"$T/wrap/git" <<EOF2
-#!/bin/bash
-for a in "\$@"; do [ "\$a" = check-ignore ] && echo run >>"$T/check-ignore.log"; done
-exec $(command -v git) "\$@"
-EOF2
-	chmod +x "$T/wrap/git"
-	: >"$T/check-ignore.log"
+	count_git_runs check-ignore "$T/check-ignore.log"
 	out=$(PATH="$T/wrap:$PATH" "$JAIL" status -D "$T/p" 2>&1)
 	assert_contains "$out" ".gitignore: no longer ignores .env (exists on the host)"
 	local runs
@@ -145,14 +151,7 @@ test_hostside2_many_applied_paths_cost_no_git_run_each() {
 	BEFORE=$(tree_hash "$T/p")
 	run_jail -q --no-export -D "$T/p" -- perl -e "$mk" b
 	assert_eq "$rc" 0 "the agent's second change: $err"
-	mkdir -p "$T/wrap"
-	cat >"$T/wrap/git" <<EOF2
-#!/bin/bash
-for a in "\$@"; do [ "\$a" = cat-file ] && echo run >>"$T/cat-file.log"; done
-exec $(command -v git) "\$@"
-EOF2
-	chmod +x "$T/wrap/git"
-	: >"$T/cat-file.log"
+	count_git_runs cat-file "$T/cat-file.log"
 	PATH="$T/wrap:$PATH" "$JAIL" status -D "$T/p" >/dev/null 2>&1
 	local runs
 	runs=$(wc -l <"$T/cat-file.log")
