@@ -7,17 +7,19 @@
  * makes the network namespace (netns.h), empties its own bounding set,
  * capability sets and securebits, sets no_new_privs and loads the filter,
  * all while init's main thread builds the root; once the root is ready it
- * vforks the command, which is left to set its limits, close its fds, enter
- * its directory and exec (init_command).  That work ran on the command's
- * way to exec, after the root was built: 0.3-0.5 ms of a 7 ms start.
+ * vforks the command, which reads that back and is left to set its limits,
+ * close its fds, enter its directory and exec (init_command).  That work ran
+ * on the command's way to exec, after the root was built: from "root built"
+ * to the exec, 0.95 -> 0.33 ms on a loaded machine.
  *
  * The filter comes with GO, on the socket init shares with the supervisor:
  * the thread reads GO itself, once the main thread says it has read the
  * messages before it (the /etc snapshot's).  It also sets the jail's
  * namespace counts then (resources.h), which need capabilities it is about
- * to drop and come after GO (a network helper's own sandbox is made by then).  init's main thread keeps its
- * capabilities (it mounts, and it starts `jail exec`'s commands, which drop
- * theirs in their own child as the command did before).
+ * to drop and come after GO (a network helper's own sandbox is made by
+ * then).  init's main thread keeps its capabilities (it mounts, and it
+ * starts `jail exec`'s commands, which drop theirs in their own child as the
+ * command did before).
  *
  * The thread blocks every signal: those for init go to its main thread's
  * signalfd.  It outlives the command's start, parked until init's exit: the
