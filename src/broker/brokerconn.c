@@ -152,8 +152,8 @@ static int write_scrubbed(struct conn *c, const struct resp *rs, struct strbuf *
 	sb_free(out);
 	if (r == 0 && resp_broken(rs)) {
 		broker_warn(c->b, "broker: an answer from %s could not be read to its end (a head over "
-		            "64 KiB, a transfer coding other than chunked, or bad chunk framing): its "
-		            "connection was cut there", c->host->name);
+		            "64 KiB, a transfer coding other than chunked, a content coding, or bad "
+		            "chunk framing): its connection was cut there", c->host->name);
 		return -1;
 	}
 	return r;

@@ -72,6 +72,7 @@ struct stream {
 	struct scrub sc;                   /* real values out of the response (brokerscrub.h) */
 	bool req_seen, req_end, resp_started, resp_end;
 	bool jail_closed, up_closed;
+	bool resp_refused;                 /* the upstream's answer went nowhere (content_coded) */
 	size_t held;                       /* request header bytes counted in h->held */
 	char answer[200];                  /* the broker's own answer (a refused request) */
 };
@@ -331,7 +332,7 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t id, const uint8_t 
 		(void)nghttp2_session_resume_data(h->up.s, st->uid);
 		return 0;
 	}
-	if (!st || st->jail_closed) {
+	if (!st || st->jail_closed || st->resp_refused) {
 		(void)nghttp2_session_consume(s, id, len);
 		return 0;
 	}
@@ -460,6 +461,18 @@ static void start_request(struct h2 *h, struct stream *st, bool end)
 	fields_clear(l);
 }
 
+/* A server may code its answer whatever the request asked (Accept-Encoding:
+ * identity is a wish): a content-encoding other than identity. */
+static bool content_coded(const struct fields *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->f[i].nlen == 16 && strncasecmp(l->f[i].name, "content-encoding", 16) == 0 &&
+		    !(l->f[i].vlen == 0 || (l->f[i].vlen == 8 &&
+		                            strncasecmp(l->f[i].value, "identity", 8) == 0)))
+			return true;
+	return false;
+}
+
 /* A header block from the upstream: a 1xx, the response, or trailers. */
 static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 {
@@ -471,7 +484,7 @@ static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 		scrub_value(&st->sc, st->in_resp.f[i].value, st->in_resp.f[i].vlen);
 	}
 	size_t n = fields_nv(&st->in_resp, nv);
-	if (st->jail_closed) {
+	if (st->jail_closed || st->resp_refused) {
 		fields_clear(&st->in_resp);
 		return;
 	}
@@ -483,6 +496,18 @@ static void on_response_headers(struct h2 *h, struct stream *st, bool end)
 		return;
 	}
 	bool informational = n && nv[0].valuelen == 3 && nv[0].value[0] == '1';
+	if (!informational && content_coded(&st->in_resp)) {
+		/* (brokerresp.c: an echoed value in a gzip body is past the
+		 * scrubber) nothing of it passes; the stream ends on both sides */
+		broker_warn(h->c->b, "broker: an answer from %s in a content coding was not passed",
+		            h->c->host->name);
+		fields_clear(&st->in_resp);
+		st->resp_refused = true;  /* its DATA goes nowhere (on_data) */
+		if (!st->up_closed && !h->up_dead)
+			(void)nghttp2_submit_rst_stream(h->up.s, NGHTTP2_FLAG_NONE, st->uid, NGHTTP2_CANCEL);
+		(void)nghttp2_submit_rst_stream(h->jail.s, NGHTTP2_FLAG_NONE, st->jid, NGHTTP2_CANCEL);
+		return;
+	}
 	if (informational) {
 		(void)nghttp2_submit_headers(h->jail.s, NGHTTP2_FLAG_NONE, st->jid, NULL, nv, n, NULL);
 	} else {

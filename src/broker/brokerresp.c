@@ -92,6 +92,25 @@ static void broken(struct resp *r)
 	r->line.len = 0;
 }
 
+/* The value of the field NAME (with its colon) that line L starts, trimmed
+ * (its end in *vend); NULL if L starts another. */
+static const char *field_value(const char *l, const char *end, const char *name,
+                               const char **vend)
+{
+	size_t nlen = strlen(name);
+	if ((size_t)(end - l) < nlen || strncasecmp(l, name, nlen) != 0)
+		return NULL;
+	const char *v = l + nlen, *ve = memchr(v, '\n', (size_t)(end - v));
+	if (!ve)
+		ve = end;
+	while (v < ve && (*v == ' ' || *v == '\t'))
+		v++;
+	while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+		ve--;
+	*vend = ve;
+	return v;
+}
+
 /* A whole head in r->line: its status, and whether its body is chunked.
  * Its bytes went out already. */
 static enum resp_state after_head(const struct resp *r)
@@ -106,21 +125,25 @@ static enum resp_state after_head(const struct resp *r)
 	if (status < 200 || status == 204 || status == 304 || r->head_request)
 		return RS_RAW;   /* no body (after a 101, another protocol) */
 	int te = 0;
-	bool chunked = false;
+	bool chunked = false, coded = false;
 	for (const char *l = memchr(s, '\n', (size_t)(end - s)); l && ++l < end;
 	     l = memchr(l, '\n', (size_t)(end - l))) {
-		if ((size_t)(end - l) < 18 || strncasecmp(l, "transfer-encoding:", 18) != 0)
-			continue;
-		te++;
-		const char *v = l + 18, *ve = memchr(v, '\n', (size_t)(end - v));
-		while (v < ve && (*v == ' ' || *v == '\t'))
-			v++;
-		while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
-			ve--;
-		chunked = ve - v == 7 && strncasecmp(v, "chunked", 7) == 0;
+		const char *ve, *v = field_value(l, end, "transfer-encoding:", &ve);
+		if (v) {
+			te++;
+			chunked = ve - v == 7 && strncasecmp(v, "chunked", 7) == 0;
+		}
+		/* A server may code its answer whatever the request asked
+		 * (Accept-Encoding: identity is a wish, RFC 9110 12.5.3; an
+		 * endpoint that always gzips, a stored object served with its
+		 * coding): an echoed value in a gzip body is past brokerscrub.c. */
+		v = field_value(l, end, "content-encoding:", &ve);
+		coded |= v && !(ve == v || (ve - v == 8 && strncasecmp(v, "identity", 8) == 0));
 	}
-	/* another coding, or two fields: not readable (the broker asks for
-	 * none but chunked) */
+	/* another coding, or two fields, or a content coding: not readable
+	 * (the broker asks for none but chunked, and identity) */
+	if (coded)
+		return RS_BROKEN;
 	return te == 0 ? RS_RAW : te == 1 && chunked ? RS_CHUNK_SIZE : RS_BROKEN;
 }
 

@@ -13,7 +13,7 @@
 // reads (flow control); POST /upload answers "len=N sha256=HEX"; GET /sse
 // streams three events, one at a time, each after a request to /sse-next;
 // GET /echo answers 400 with the request headers as its body (gzip when
-// asked; /echo-unasked also when no accept-encoding names any); GET
+// asked; /echo-unasked also when no accept-encoding names any, /echo-gzipped always); GET
 // /echo-as-name answers with a header named x-VALUE, VALUE x-api-key's and x-api-key in x-echo, 7 bytes a write.  GET /trailers answers with a trailer "x-done: yes"; GET /goaway answers,
 // then sends GOAWAY.  POST /echo-body answers with the request's body.  A stream reset by the client is logged as
 // "reset PATH code=N"; GET /resets lists those so far, one a line.  GET
@@ -121,13 +121,14 @@ server.on('request', (req, res) => {
       res.writeHead(200, { ['x-' + (req.headers['x-api-key'] || '-')]: 'seen' });
       return res.end('ok\n');
     }
-    if (path === '/echo' || path === '/echo-unasked') {  // quotes the request back, in pieces
+    if (path === '/echo' || path === '/echo-unasked' || path === '/echo-gzipped') {  // quotes the request back, in pieces
       let text = '';
       for (const [k, v] of Object.entries(req.headers)) text += `${k}: ${v}\n`;
       let out = Buffer.from(text);
       // /echo-unasked: no Accept-Encoding, any coding will do (RFC 9110 12.5.3)
       const gz = (req.headers['accept-encoding'] || '').includes('gzip') ||
-        (path === '/echo-unasked' && !('accept-encoding' in req.headers));
+        (path === '/echo-unasked' && !('accept-encoding' in req.headers)) ||
+        path === '/echo-gzipped';  // gzip whatever was asked (a stored .gz)
       if (gz) out = zlib.gzipSync(out);
       res.writeHead(400, { 'x-echo': req.headers['x-api-key'] || '-',
         ...(gz ? { 'content-encoding': 'gzip' } : {}) });

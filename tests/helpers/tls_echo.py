@@ -6,7 +6,7 @@
 Listens on 127.0.0.1 at a free port (written to PORTFILE).  Every request is
 appended to LOG as "METHOD PATH", its headers, and "body=<body>"; the answer
 is "ok <n>\\n" (keep-alive); GET /big/N sends N MiB of zeros.  GET /echo answers 400 with the request's headers as its body (gzip when
-asked; /echo-unasked also when no Accept-Encoding names any coding) and x-api-key in X-Echo, written 7 bytes at a time; GET
+asked; /echo-unasked also when no Accept-Encoding names any coding, /echo-gzipped always) and x-api-key in X-Echo, written 7 bytes at a time; GET
 /echo-chunked/N the same body in chunks of N bytes each (an extension on
 every size line), and HEAD of it the head alone ("head", another
 method, gets the body); GET /echo-pause the same
@@ -105,9 +105,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return
         if self.path == "/sse-next":
             NEXT.release()
-        if self.path in ("/echo", "/echo-unasked"):  # an upstream that quotes the request back
+        if self.path in ("/echo", "/echo-unasked", "/echo-gzipped"):  # quotes the request back
             text = "".join("%s: %s\n" % kv for kv in self.headers.items()).encode()
             gz = "gzip" in self.headers.get("Accept-Encoding", "")
+            gz |= self.path == "/echo-gzipped"  # gzip whatever was asked (a stored .gz)
             # no Accept-Encoding: any coding will do (RFC 9110 12.5.3)
             gz |= self.path == "/echo-unasked" and "Accept-Encoding" not in self.headers
             if gz:
