@@ -29,3 +29,23 @@ test_fix5b_log_line_on_an_eight_bit_terminal_carries_no_c1_byte() {
 	assert_eq "$rc" 0 "jail apply ($err)"
 	assert_contains "$err" $'x\303\233y'
 }
+
+# A changed .gitignore is checked against the paths the host ignores, but
+# only the first 20,000 host git lists: past them the review said nothing of
+# a host file the agent's rules un-hide (zz/secret.key after 20,001 build
+# logs), as if there were none.  The note says now that the check was cut.
+test_fix5b_gitignore_check_past_the_candidate_cap_says_so() {
+	mkrepo "$T/p"
+	printf '*.log\nsecret.key\n' >"$T/p/.gitignore"
+	mkdir -p "$T/p/a" "$T/p/zz"
+	: >"$T/p/a/keep"
+	git -C "$T/p" add .gitignore a/keep && git -C "$T/p" commit -qm ignore
+	(cd "$T/p/a" && seq 0 20000 | sed 's/$/.log/' | xargs touch)
+	echo 'k' >"$T/p/zz/secret.key"
+	run_jail -q --no-export -D "$T/p" -- sh -c 'printf "*.log\n" > .gitignore'
+	assert_eq "$rc" 0 "the run ($err)"
+	run_jail status -D "$T/p"
+	assert_eq "$rc" 0 "jail status ($err)"
+	assert_not_contains "$out$err" "no longer ignores a/"
+	assert_contains "$out$err" "more than 20000 host-ignored paths"
+}
