@@ -49,3 +49,17 @@ test_fix5b_gitignore_check_past_the_candidate_cap_says_so() {
 	assert_not_contains "$out$err" "no longer ignores a/"
 	assert_contains "$out$err" "more than 20000 host-ignored paths"
 }
+
+# jail status writes the agent's names to stdout, escaped by escape_name
+# alone: on an 8-bit terminal U+00DB in a name was CSI there.
+test_fix5b_status_names_on_an_eight_bit_terminal_carry_no_c1_byte() {
+	mkrepo "$T/p"
+	run_jail -q --no-export -D "$T/p" -- sh -c ': > "$(printf "n\303\2332J")"'
+	assert_eq "$rc" 0 "the run ($err)"
+	{ LC_ALL=en_US.ISO-8859-1 run_jail status -D "$T/p"; } 2>/dev/null
+	assert_eq "$rc" 0 "jail status ($err)"
+	assert_contains "$out" $'A n\xc3\\x9b2J'
+	assert_not_contains "$out$err" $'\x9b'
+	run_jail status -D "$T/p"  # a UTF-8 terminal: the character as it is
+	assert_contains "$out" $'A n\xc3\x9b2J'
+}
