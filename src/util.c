@@ -426,14 +426,26 @@ char *escape_name(const char *s)
 	return sb_steal(&b);
 }
 
+bool terminal_eight_bit(void)
+{
+	const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"}, *v = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(names) && !(v && *v); i++)
+		v = getenv(names[i]);
+	if (!v || !*v || !strcmp(v, "C") || !strcmp(v, "POSIX"))
+		return false;
+	return !strcasestr(v, "utf-8") && !strcasestr(v, "utf8");
+}
+
 size_t escape_controls(const char *s, size_t n, char *out, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
+	bool eight_bit = terminal_eight_bit();
 	size_t w = 0;
 	while (n > 0) {
-		size_t l = utf8_seq_len(p, n);
-		bool ok = l == 1 ? (*p >= 0x20 || *p == '\t') && *p != 0x7f
+		/* an 8-bit terminal reads bytes: each is a character or a control */
+		size_t l = eight_bit && *p >= 0x80 ? 1 : utf8_seq_len(p, n);
+		bool ok = l == 1 ? (*p >= 0x20 || *p == '\t') && *p != 0x7f && !(*p >= 0x80 && *p < 0xA0)
 		                 : l > 1 && !(l == 2 && p[0] == 0xC2 && p[1] < 0xA0);
 		if (!l)
 			l = 1;

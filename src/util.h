@@ -120,6 +120,12 @@ bool is_valid_utf8(const char *s, size_t n);
  * For jail's own lines: whatever went into one cannot drive the terminal.
  * No allocation (a vfork child logs). */
 size_t escape_controls(const char *s, size_t n, char *out, size_t cap);
+/* Is the user's terminal not in UTF-8?  The locale tells (LC_ALL, else
+ * LC_CTYPE, else LANG); unset, C and POSIX count as UTF-8.  Such a terminal
+ * reads every byte 0x80-0x9F as a C1 control by itself (0x9B CSI, 0x9D OSC),
+ * also one that is part of a valid UTF-8 character (U+00DB is C3 9B): the
+ * escapers then escape each such byte.  No allocation (a vfork child logs). */
+bool terminal_eight_bit(void);
 /* Unicode's invisible and bidirectional format characters (zero widths, bidi
  * embeddings, overrides and isolates, BOM, tag characters): text that shows
  * nothing, or reorders what is around it ("Trojan Source"). */

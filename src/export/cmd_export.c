@@ -823,7 +823,12 @@ static int act_status(struct cli *c, struct session *s, struct collect *k, struc
 	}
 	if (!out.len)
 		sb_puts(&out, "no changes\n");
-	int r = write_stdout(out.s, out.len, e);
+	/* every name in it is escaped (escape_name), but on an 8-bit terminal a
+	 * byte of a UTF-8 character may be a C1 control: U+00DB is C3 9B, CSI */
+	struct strbuf shown = {0};
+	sanitize_for_terminal(out.s, out.len, &shown);
+	int r = write_stdout(shown.s, shown.len, e);
+	sb_free(&shown);
 	sb_free(&out);
 	return r;
 }

@@ -20,6 +20,7 @@ struct mirror {
 	char *top, *git_dir;   /* the host repository's work tree and git dir */
 	char *dir;             /* the scratch tree */
 	int top_fd, dir_fd;
+	bool cand_cut;         /* host git listed more than CANDIDATES_MAX ignored paths */
 };
 
 static bool is_ignore_file(const struct change *c)
@@ -152,9 +153,10 @@ static int host_ignored_now(struct mirror *m, const struct changeset *cs, struct
 	struct git g = {.cwd = m->top, .config = m->x->user_excludes, .literal_pathspecs = true};
 	struct strbuf out = {0};
 	int r = git_run(&g, (const char *const *)args.v, NULL, 0, &out, NULL, e);
-	for (size_t i = 0; r == 0 && out.s && i < out.len && cand->n < CANDIDATES_MAX;
-	     i += strlen(out.s + i) + 1)
+	size_t i = 0;
+	for (; r == 0 && out.s && i < out.len && cand->n < CANDIDATES_MAX; i += strlen(out.s + i) + 1)
 		strv_push(cand, out.s + i);
+	m->cand_cut = r == 0 && out.s && i < out.len;  /* check_each says so */
 	if (cand->n)  /* for cand_below() */
 		qsort(cand->v, cand->n, sizeof(char *), cmp_str);
 	sb_free(&out);
@@ -264,6 +266,15 @@ static int check_each(struct mirror *m, struct changeset *cs, const struct strv 
 				note_unhidden(m, c, &below, &ign);
 			if (mirror_swap(m, c, false, e) < 0)
 				r = -1;
+		}
+		/* past the cap, a path below d may have been left out of cand:
+		 * say so, never "un-hides nothing" */
+		if (r == 0 && m->cand_cut && !(below.n && checks > CHECKS_MAX)) {
+			char *n = xasprintf("%snot checked against every host-ignored path (more than "
+			                    "%d host-ignored paths); read it\n", c->note ? c->note : "",
+			                    CANDIDATES_MAX);
+			free(c->note);
+			c->note = n;
 		}
 		strv_free(&ign);
 		strv_free(&below);

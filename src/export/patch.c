@@ -1186,10 +1186,12 @@ static size_t utf8_lead_len(unsigned char c)
 void sanitize_for_terminal(const char *s, size_t n, struct strbuf *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	bool eight_bit = terminal_eight_bit();  /* a byte 0x80-0x9F is a control there */
 	sb_append(out, "", 0);
 	for (size_t i = 0; i < n;) {
-		size_t l = utf8_lead_len(p[i]);
-		bool ok = l == 1 ? (p[i] >= 0x20 || p[i] == '\t' || p[i] == '\n') && p[i] != 0x7f
+		size_t l = eight_bit && p[i] >= 0x80 ? 1 : utf8_lead_len(p[i]);
+		bool ok = l == 1 ? (p[i] >= 0x20 || p[i] == '\t' || p[i] == '\n') && p[i] != 0x7f &&
+		                           !(p[i] >= 0x80 && p[i] < 0xA0)
 		                 : l > 1 && i + l <= n && is_valid_utf8(s + i, l) &&
 		                           !(p[i] == 0xC2 && p[i + 1] < 0xA0) && /* C1 controls */
 		                           !invisible_char_len(s + i, l);  /* Trojan Source */

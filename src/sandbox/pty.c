@@ -77,19 +77,6 @@ static void catch_crashes(const struct relay *r)
 		sigaction(fatal[i], &sa, NULL);
 }
 
-/* Is the host terminal not in UTF-8?  The user's locale tells (LC_ALL, else
- * LC_CTYPE, else LANG).  Unset, C and POSIX count as UTF-8: terminals start
- * in it, and those locales are what an ssh session without locale has. */
-static bool host_eight_bit(void)
-{
-	const char *names[] = {"LC_ALL", "LC_CTYPE", "LANG"}, *v = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(names) && !(v && *v); i++)
-		v = getenv(names[i]);
-	if (!v || !*v || !strcmp(v, "C") || !strcmp(v, "POSIX"))
-		return false;
-	return !strcasestr(v, "utf-8") && !strcasestr(v, "utf8");
-}
-
 static void restore_terminal(void)
 {
 	if (termios_saved) {
@@ -315,7 +302,7 @@ int pty_relay(const struct jail_plan *p, int master, pid_t init_pid, int sigfd, 
 	copy_winsize(&r);
 	if (r.in >= 0 && raw_mode(e) < 0)
 		return -1;
-	start_keeper(&r, host_eight_bit());
+	start_keeper(&r, terminal_eight_bit());
 	catch_crashes(&r);
 	bool done = false;
 	while (!done) {
@@ -412,7 +399,7 @@ int pty_relay_join(int master, int done_fd, const int tty_fds[3], struct jail_er
 	int ret = r.in >= 0 ? raw_mode(e) : 0;
 	bool done = ret < 0;
 	/* the agent can write to this pty too: the same filter as the jail's own */
-	start_keeper(&r, host_eight_bit());
+	start_keeper(&r, terminal_eight_bit());
 	catch_crashes(&r);
 	while (!done) {
 		struct pollfd fds[4] = {

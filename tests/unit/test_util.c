@@ -56,6 +56,22 @@ T(escape_controls_leaves_no_control_byte)
 	expect_controls("a\xe5\x9b\xbd", 3, "a");
 }
 
+/* a terminal in an 8-bit encoding reads 0x9B inside U+00DB (C3 9B) as CSI */
+T(escape_controls_on_an_eight_bit_terminal_escapes_every_c1_byte)
+{
+	const char *saved = getenv("LC_ALL");
+	_cleanup_free_ char *keep = saved ? xstrdup(saved) : NULL;
+	setenv("LC_ALL", "de_DE.ISO-8859-1", 1);
+	expect_controls("\xc3\x9b" "2J\xc3\x9d\xe5\x9b\xbd\xc3\xa9", 200,
+	                "\xc3\\x9b2J\xc3\\x9d\xe5\\x9b\xbd\xc3\xa9");
+	setenv("LC_ALL", "de_DE.UTF-8", 1);
+	expect_controls("\xc3\x9b", 200, "\xc3\x9b");
+	if (keep)
+		setenv("LC_ALL", keep, 1);
+	else
+		unsetenv("LC_ALL");
+}
+
 T(utf8_validation)
 {
 	CHECK(is_valid_utf8("plain", 5));
